@@ -1,0 +1,84 @@
+/*!
+ * \file tvmlite/runtime/data_type.h
+ * \brief DataType (a DLDataType with names) and Device.
+ */
+#ifndef TVMLITE_RUNTIME_DATA_TYPE_H_
+#define TVMLITE_RUNTIME_DATA_TYPE_H_
+
+#include <tvmlite/runtime/string.h>
+
+#include <string>
+
+namespace tvmlite {
+namespace runtime {
+
+using Device = DLDevice;
+
+/*! \brief Parse "float32", "int8x4", "bool", "handle"; throws ValueError otherwise. */
+DLDataType StringToDLDataType(const std::string& str);
+/*! \brief Canonical name of a data type ("float32", "uint8x4", ...). */
+std::string DLDataTypeToString(DLDataType t);
+
+class DataType {
+ public:
+  DataType() : DataType(kDLOpaqueHandle, 0, 0) {}
+  DataType(DLDataType t) : t_(t) {}  // NOLINT(*)
+  DataType(int code, int bits, int lanes) {
+    t_.code = static_cast<uint8_t>(code), t_.bits = static_cast<uint8_t>(bits);
+    t_.lanes = static_cast<uint16_t>(lanes);
+  }
+  explicit DataType(const std::string& s) : t_(StringToDLDataType(s)) {}
+
+  static DataType Int(int bits, int lanes = 1) { return DataType(kDLInt, bits, lanes); }
+  static DataType UInt(int bits, int lanes = 1) { return DataType(kDLUInt, bits, lanes); }
+  static DataType Float(int bits, int lanes = 1) { return DataType(kDLFloat, bits, lanes); }
+  static DataType Bool() { return DataType(kDLBool, 8, 1); }
+
+  int code() const { return t_.code; }
+  int bits() const { return t_.bits; }
+  int lanes() const { return t_.lanes; }
+  /*! \brief Bytes per element, rounding sub-byte types up. */
+  int bytes() const { return (t_.bits * t_.lanes + 7) / 8; }
+  bool is_float() const { return t_.code == kDLFloat; }
+  bool is_int() const { return t_.code == kDLInt; }
+  bool is_uint() const { return t_.code == kDLUInt; }
+  bool is_bool() const { return t_.code == kDLBool; }
+  operator DLDataType() const { return t_; }  // NOLINT(*)
+  std::string str() const { return DLDataTypeToString(t_); }
+
+  bool operator==(const DataType& o) const { return t_.code == o.t_.code && t_.bits == o.t_.bits && t_.lanes == o.t_.lanes; }
+  bool operator!=(const DataType& o) const { return !(*this == o); }
+
+ private:
+  DLDataType t_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, DataType t) { return os << t.str(); }
+
+/*! \brief A DataType argument accepts a DataType value or its name as a string. */
+template <>
+struct TypeTraits<DataType> : PODTraitsBase<DataType> {
+  static void CopyToView(DataType v, TVMLiteAny* out) {
+    out->type_index = kTVMLiteDataType, out->reserved = 0, out->v_int64 = 0, out->v_dtype = v;
+  }
+  static std::optional<DataType> TryCast(const TVMLiteAny* v) {
+    if (v->type_index == kTVMLiteDataType) return DataType(v->v_dtype);
+    if (auto s = TypeTraits<std::string>::TryCast(v)) return DataType(*s);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "DataType"; }
+};
+
+template <>
+struct TypeTraits<DLDataType> : PODTraitsBase<DLDataType> {
+  static void CopyToView(DLDataType v, TVMLiteAny* out) { TypeTraits<DataType>::CopyToView(v, out); }
+  static std::optional<DLDataType> TryCast(const TVMLiteAny* v) {
+    if (auto t = TypeTraits<DataType>::TryCast(v)) return static_cast<DLDataType>(*t);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "DataType"; }
+};
+
+}  // namespace runtime
+}  // namespace tvmlite
+#endif  // TVMLITE_RUNTIME_DATA_TYPE_H_

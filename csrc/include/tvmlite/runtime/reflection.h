@@ -1,0 +1,113 @@
+/*!
+ * \file tvmlite/runtime/reflection.h
+ * \brief Declare an object type's fields once; Python attributes, structural equality/hashing and JSON read them.
+ *
+ *   TVMLITE_STATIC_INIT_BLOCK({
+ *     refl::ObjectDef<PairObj>().def_ro("first", &PairObj::first).def_ro("second", &PairObj::second);
+ *   });
+ */
+#ifndef TVMLITE_RUNTIME_REFLECTION_H_
+#define TVMLITE_RUNTIME_REFLECTION_H_
+
+#include <tvmlite/runtime/function.h>
+
+#include <string>
+
+namespace tvmlite {
+namespace runtime {
+namespace refl {
+
+/*! \brief Append a field to a type's info (names are copied into the registry). */
+void RegisterField(int32_t type_index, const std::string& name, const std::string& type_str, int64_t offset,
+                   int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter, TVMLiteFieldSetter setter);
+/*! \brief Set the function that makes a default object of a type (deserialization). */
+void RegisterCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle* out));
+
+/*! \brief Type index every value of a C++ field type has, or -1 when it varies. */
+template <typename FT>
+constexpr int32_t FieldStaticTypeIndex() {
+  if constexpr (std::is_same_v<FT, bool>) {
+    return kTVMLiteBool;
+  } else if constexpr (std::is_integral_v<FT>) {
+    return kTVMLiteInt;
+  } else if constexpr (std::is_floating_point_v<FT>) {
+    return kTVMLiteFloat;
+  } else if constexpr (std::is_same_v<FT, std::string>) {
+    return kTVMLiteString;
+  } else if constexpr (std::is_same_v<FT, DataType> || std::is_same_v<FT, DLDataType>) {
+    return kTVMLiteDataType;
+  } else if constexpr (std::is_same_v<FT, DLDevice>) {
+    return kTVMLiteDevice;
+  } else if constexpr (std::is_base_of_v<ObjectRef, FT>) {
+    if constexpr (FT::ContainerType::_type_index >= 0) return FT::ContainerType::_type_index;
+    return -1;  // a dynamic index is only known at run time; the getter's value says it
+  } else {
+    return -1;
+  }
+}
+
+template <typename T>
+class ObjectDef {
+ public:
+  ObjectDef() : type_index_(T::RuntimeTypeIndex()) {
+    if constexpr (std::is_default_constructible_v<T>) RegisterCreator(type_index_, &Create);
+  }
+
+  /*! \brief A field Python can read but not assign. */
+  template <typename FT>
+  ObjectDef& def_ro(const char* name, FT T::*member, int32_t flags = 0) {
+    return Def(name, member, flags);
+  }
+  /*! \brief A field Python can read and assign (the value is converted and type-checked). */
+  template <typename FT>
+  ObjectDef& def_rw(const char* name, FT T::*member, int32_t flags = 0) {
+    return Def(name, member, flags | kTVMLiteFieldWritable);
+  }
+
+ private:
+  template <typename FT>
+  ObjectDef& Def(const char* name, FT T::*member, int32_t flags) {
+    // Offset from the header: address of the member in a fake object at a non-null base.
+    const T* probe = reinterpret_cast<const T*>(alignof(T) * 1024);
+    int64_t offset = reinterpret_cast<const char*>(&(probe->*member)) -
+                     reinterpret_cast<const char*>(static_cast<const Object*>(probe));
+    RegisterField(type_index_, name, TypeTraits<FT>::TypeStr(), offset, FieldStaticTypeIndex<FT>(), flags,
+                  &Getter<FT>, &Setter<FT>);
+    return *this;
+  }
+  template <typename FT>
+  static int Getter(void* addr, TVMLiteAny* out) {
+    try {
+      Any(*static_cast<const FT*>(addr)).MoveToRaw(out);
+      return 0;
+    } catch (...) {
+      details::SetRaisedFromException(std::current_exception());
+      return -1;
+    }
+  }
+  template <typename FT>
+  static int Setter(void* addr, const TVMLiteAny* value) {
+    try {
+      *static_cast<FT*>(addr) = AnyView::FromRaw(*value).cast<FT>();
+      return 0;
+    } catch (...) {
+      details::SetRaisedFromException(std::current_exception());
+      return -1;
+    }
+  }
+  static int Create(TVMLiteObjectHandle* out) {
+    try {
+      *out = make_object<T>().release()->header();
+      return 0;
+    } catch (...) {
+      details::SetRaisedFromException(std::current_exception());
+      return -1;
+    }
+  }
+  int32_t type_index_;
+};
+
+}  // namespace refl
+}  // namespace runtime
+}  // namespace tvmlite
+#endif  // TVMLITE_RUNTIME_REFLECTION_H_

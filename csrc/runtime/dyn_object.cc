@@ -1,0 +1,161 @@
+/*!
+ * \file dyn_object.cc
+ * \brief Object types defined at run time (from Python): the layout is the header, a slot count, then one owned
+ * Any per field. Their fields are ordinary reflected fields, so C++ reads them like any other object's.
+ */
+#include <tvmlite/runtime/reflection.h>
+#include <tvmlite/runtime/string.h>
+
+#include "./type_registry.h"
+
+namespace tvmlite {
+namespace runtime {
+
+namespace {
+
+class DynObject : public Object {
+ public:
+  int64_t num_slots;
+  Any* slots() { return reinterpret_cast<Any*>(reinterpret_cast<char*>(this) + sizeof(DynObject)); }
+};
+constexpr int64_t kSlotOffset = sizeof(DynObject);
+
+void DeleteDynObject(TVMLiteObject* h) {
+  auto* obj = static_cast<DynObject*>(Object::FromHeader(h));
+  for (int64_t i = 0; i < obj->num_slots; ++i) obj->slots()[i].~Any();
+  ::operator delete(static_cast<void*>(obj));
+  details::LiveCountAdd(-1);
+}
+
+DynObject* NewDynObject(int32_t type_index, int64_t num_slots) {
+  void* mem = ::operator new(sizeof(DynObject) + num_slots * sizeof(Any));
+  auto* obj = new (mem) DynObject();
+  obj->num_slots = num_slots;
+  for (int64_t i = 0; i < num_slots; ++i) new (obj->slots() + i) Any();
+  TVMLiteObject* h = obj->header();
+  h->type_index = type_index;
+  h->ref_count = 1;
+  h->deleter = &DeleteDynObject;
+  details::LiveCountAdd(1);
+  return obj;
+}
+
+/*! \brief Convert value to what a field of static type `want` stores, or nullopt when it does not fit. */
+std::optional<Any> CoerceToField(const TVMLiteAny& value, int32_t want) {
+  AnyView v = AnyView::FromRaw(value);
+  switch (want) {
+    case -1: return Any(v);
+    case kTVMLiteInt:
+      if (value.type_index == kTVMLiteInt) return Any(v);
+      return std::nullopt;
+    case kTVMLiteFloat:
+      if (auto d = v.as<double>()) return Any(*d);
+      return std::nullopt;
+    case kTVMLiteBool:
+      if (value.type_index == kTVMLiteBool) return Any(v);
+      return std::nullopt;
+    case kTVMLiteString:
+      if (auto s = v.as<String>()) return Any(*s);
+      return std::nullopt;
+    default:
+      if (value.type_index == kTVMLiteNone) return Any();
+      if (value.type_index == want ||
+          (value.type_index >= kTVMLiteStaticObjectBegin && TypeIsDerivedFrom(value.type_index, want))) {
+        return Any(v);
+      }
+      return std::nullopt;
+  }
+}
+
+int GetSlot(void* addr, TVMLiteAny* out) {
+  Any(*static_cast<Any*>(addr)).MoveToRaw(out);
+  return 0;
+}
+
+int SetSlot(void* addr, const TVMLiteAny* value) {
+  try {
+    *static_cast<Any*>(addr) = Any(AnyView::FromRaw(*value));
+    return 0;
+  } catch (...) {
+    details::SetRaisedFromException(std::current_exception());
+    return -1;
+  }
+}
+
+/*! \brief All fields of a run-time type, the inherited ones first. */
+std::vector<const TVMLiteFieldInfo*> AllFields(const TypeEntry* e) {
+  std::vector<const TVMLiteFieldInfo*> out;
+  TypeRegistry* reg = TypeRegistry::Global();
+  for (int32_t a : e->ancestors) {
+    const TypeEntry* p = reg->Get(a);
+    for (int32_t i = 0; i < p->info.num_fields; ++i) out.push_back(&p->info.fields[i]);
+  }
+  for (int32_t i = 0; i < e->info.num_fields; ++i) out.push_back(&e->info.fields[i]);
+  return out;
+}
+
+}  // namespace
+
+int32_t DynTypeRegister(const std::string& key, int32_t parent_index) {
+  TypeRegistry* reg = TypeRegistry::Global();
+  const TypeEntry* parent = reg->Get(parent_index);
+  TVMLITE_CHECK_KIND(parent != nullptr, ValueError) << "unknown parent type index " << parent_index;
+  TVMLITE_CHECK_KIND(parent_index == kTVMLiteObject || parent->dyn_num_slots >= 0, TypeError)
+      << "cannot define '" << key << "' with fields as a subclass of the C++ type '" << parent->key
+      << "': a type defined in Python derives from runtime.Object or another Python-defined type";
+  int32_t existing = reg->KeyToIndex(key);
+  int32_t index = reg->Assign(kDynamicTypeIndex, key, parent_index, 0, true);
+  if (existing < 0) {
+    TypeEntry* e = reg->Get(index);
+    std::lock_guard<std::mutex> lock(reg->mutex());
+    e->dyn_num_slots = parent_index == kTVMLiteObject ? 0 : parent->dyn_num_slots;
+  }
+  return index;
+}
+
+void DynTypeAddField(int32_t type_index, const std::string& name, const std::string& type_str,
+                     int32_t static_type_index) {
+  TypeRegistry* reg = TypeRegistry::Global();
+  TypeEntry* e = reg->Get(type_index);
+  TVMLITE_CHECK_KIND(e != nullptr && e->dyn_num_slots >= 0, TypeError)
+      << "type index " << type_index << " is not a type defined at run time";
+  int64_t offset = kSlotOffset + e->dyn_num_slots * static_cast<int64_t>(sizeof(Any));
+  reg->AddField(type_index, name, type_str, offset, static_type_index, kTVMLiteFieldWritable, &GetSlot, &SetSlot);
+  std::lock_guard<std::mutex> lock(reg->mutex());
+  e->dyn_num_slots += 1;
+}
+
+ObjectPtr<Object> DynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values) {
+  TypeRegistry* reg = TypeRegistry::Global();
+  const TypeEntry* e = reg->Get(type_index);
+  TVMLITE_CHECK_KIND(e != nullptr && e->dyn_num_slots >= 0, TypeError)
+      << "type index " << type_index << " is not a type defined at run time";
+  std::vector<const TVMLiteFieldInfo*> fields = AllFields(e);
+  TVMLITE_CHECK_KIND(static_cast<int32_t>(fields.size()) == num_values, TypeError)
+      << e->key << "() takes " << fields.size() << " field values but got " << num_values;
+  ObjectPtr<Object> obj = ObjectPtr<Object>::MoveFromRaw(NewDynObject(type_index, e->dyn_num_slots));
+  for (int32_t i = 0; i < num_values; ++i) {
+    const TVMLiteFieldInfo* f = fields[i];
+    std::optional<Any> v = CoerceToField(values[i], f->static_type_index);
+    TVMLITE_CHECK_KIND(v.has_value(), TypeError)
+        << e->key << "(): field `" << std::string(f->name.data, f->name.size) << "` expects "
+        << std::string(f->type_str.data, f->type_str.size) << " but got " << AnyTypeStr(values[i]);
+    *reinterpret_cast<Any*>(reinterpret_cast<char*>(obj.get()) + f->offset) = std::move(*v);
+  }
+  return obj;
+}
+
+/*! \brief Default object of a run-time type (all fields None), for deserialization. */
+ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index) {
+  const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
+  TVMLITE_ICHECK(e != nullptr && e->dyn_num_slots >= 0) << "not a run-time type";
+  return ObjectPtr<Object>::MoveFromRaw(NewDynObject(type_index, e->dyn_num_slots));
+}
+
+bool IsDynType(int32_t type_index) {
+  const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
+  return e != nullptr && e->dyn_num_slots >= 0;
+}
+
+}  // namespace runtime
+}  // namespace tvmlite

@@ -1,0 +1,208 @@
+/*!
+ * \file ndarray.cc
+ * \brief NDArray storage, DLPack import/export, and data type names.
+ */
+#include <tvmlite/runtime/ndarray.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace tvmlite {
+namespace runtime {
+
+TVMLITE_REGISTER_OBJECT_TYPE(NDArrayObj);
+
+NDArrayObj::~NDArrayObj() {
+  if (owns_data_) std::free(tensor.data);
+  if (manager_deleter_) manager_deleter_(manager_ctx_);
+}
+
+namespace {
+
+ObjectPtr<NDArrayObj> NewNDArrayObj(const DLTensor& t) {
+  TVMLITE_CHECK_KIND(t.ndim >= 0, ValueError) << "NDArray ndim must be >= 0, got " << t.ndim;
+  ObjectPtr<NDArrayObj> n = make_object<NDArrayObj>();
+  n->tensor = t;
+  return n;
+}
+
+void CheckDevice(DLDevice dev) {
+  TVMLITE_CHECK_KIND(dev.device_type == kDLCPU || dev.device_type == kDLCUDAHost, ValueError)
+      << "tvmlite runs on the CPU; got a tensor on device type " << static_cast<int>(dev.device_type);
+}
+
+}  // namespace
+
+// Storage and shape arrays live in the object so the DLTensor pointers stay valid for its whole life.
+NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
+  CheckDevice(device);
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    TVMLITE_CHECK_KIND(d >= 0, ValueError) << "NDArray dimension must be >= 0, got " << d;
+    count *= d;
+  }
+  DataType t(dtype);
+  TVMLITE_CHECK_KIND(t.bits() > 0 && t.lanes() > 0, ValueError) << "cannot allocate an array of " << t.str();
+  size_t nbytes = static_cast<size_t>(count) * t.bytes();
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  size_t padded = (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
+  void* data = std::aligned_alloc(kAllocAlignment, padded ? padded : kAllocAlignment);
+  if (data == nullptr) throw std::bad_alloc();
+  DLTensor tensor{data, device, static_cast<int32_t>(shape.size()), dtype, nullptr, nullptr, 0};
+  ObjectPtr<NDArrayObj> n = NewNDArrayObj(tensor);
+  n->owns_data_ = true;
+  n->shape_ = shape;
+  n->tensor.shape = n->shape_.data();
+  return NDArray(std::move(n));
+}
+
+NDArray NDArray::FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)(void*)) {
+  ObjectPtr<NDArrayObj> n;
+  try {
+    CheckDevice(tensor.device);
+    n = NewNDArrayObj(tensor);
+  } catch (...) {
+    if (deleter) deleter(ctx);  // we were handed ownership; honour it even when we refuse the tensor
+    throw;
+  }
+  n->manager_ctx_ = ctx;
+  n->manager_deleter_ = deleter;
+  n->shape_.assign(tensor.shape, tensor.shape + tensor.ndim);
+  n->tensor.shape = n->shape_.data();
+  if (tensor.strides != nullptr) {
+    n->strides_.assign(tensor.strides, tensor.strides + tensor.ndim);
+    n->tensor.strides = n->strides_.data();
+  }
+  return NDArray(std::move(n));
+}
+
+NDArray NDArray::FromDLPack(DLManagedTensor* managed) {
+  TVMLITE_CHECK_KIND(managed != nullptr, ValueError) << "null DLManagedTensor";
+  return FromExternal(managed->dl_tensor, managed, [](void* p) {
+    auto* m = static_cast<DLManagedTensor*>(p);
+    if (m->deleter) m->deleter(m);
+  });
+}
+
+NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
+  TVMLITE_CHECK_KIND(managed != nullptr, ValueError) << "null DLManagedTensorVersioned";
+  if (managed->version.major > DLPACK_MAJOR_VERSION) {
+    if (managed->deleter) managed->deleter(managed);
+    TVMLITE_THROW(ValueError) << "DLPack version " << managed->version.major << "." << managed->version.minor
+                              << " is newer than the supported " << DLPACK_MAJOR_VERSION << ".x";
+  }
+  return FromExternal(managed->dl_tensor, managed, [](void* p) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(p);
+    if (m->deleter) m->deleter(m);
+  });
+}
+
+namespace {
+/*! \brief An export: the DLPack struct plus the reference that keeps the array alive. */
+template <typename Managed>
+struct Export {
+  Managed managed;
+  ObjectPtr<Object> owner;
+  static void Delete(Managed* self) { delete reinterpret_cast<Export*>(self); }
+};
+}  // namespace
+
+DLManagedTensor* NDArray::ToDLPack() const {
+  auto* e = new Export<DLManagedTensor>();
+  e->owner = data_;
+  e->managed.dl_tensor = get()->tensor;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = &Export<DLManagedTensor>::Delete;
+  return &e->managed;
+}
+
+DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
+  auto* e = new Export<DLManagedTensorVersioned>();
+  e->owner = data_;
+  e->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  e->managed.dl_tensor = get()->tensor;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = &Export<DLManagedTensorVersioned>::Delete;
+  e->managed.flags = 0;
+  return &e->managed;
+}
+
+int64_t NDArray::NumElements() const {
+  int64_t n = 1;
+  for (int32_t i = 0; i < get()->tensor.ndim; ++i) n *= get()->tensor.shape[i];
+  return n;
+}
+
+bool NDArray::IsContiguous() const {
+  const DLTensor& t = get()->tensor;
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+void NDArray::CopyFrom(const NDArray& other) const {
+  TVMLITE_CHECK_KIND(IsContiguous() && other.IsContiguous(), ValueError) << "CopyFrom needs contiguous arrays";
+  TVMLITE_CHECK_KIND(NBytes() == other.NBytes(), ValueError)
+      << "CopyFrom size mismatch: " << NBytes() << " vs " << other.NBytes() << " bytes";
+  std::memcpy(static_cast<char*>(get()->tensor.data) + get()->tensor.byte_offset,
+              static_cast<const char*>(other->tensor.data) + other->tensor.byte_offset, NBytes());
+}
+
+// --------------------------------------------------------------------------------------------------------------
+// Data type names
+// --------------------------------------------------------------------------------------------------------------
+
+DLDataType StringToDLDataType(const std::string& str) {
+  DLDataType t{kDLOpaqueHandle, 64, 1};
+  if (str == "handle") return t;
+  if (str == "bool") return DLDataType{kDLBool, 8, 1};
+  const char* s = str.c_str();
+  auto take = [&](const char* prefix, uint8_t code) {
+    size_t n = std::strlen(prefix);
+    if (std::strncmp(s, prefix, n) != 0) return false;
+    s += n, t.code = code;
+    return true;
+  };
+  if (!(take("bfloat", kDLBfloat) || take("float", kDLFloat) || take("uint", kDLUInt) || take("int", kDLInt) ||
+        take("complex", kDLComplex))) {
+    TVMLITE_THROW(ValueError) << "unknown data type '" << str << "'";
+  }
+  char* end = nullptr;
+  long bits = std::strtol(s, &end, 10);  // NOLINT(runtime/int)
+  if (end == s) bits = t.code == kDLComplex ? 64 : 32;  // "float" alone means float32, as in numpy's names
+  long lanes = 1;  // NOLINT(runtime/int)
+  if (*end == 'x') {
+    const char* l = end + 1;
+    lanes = std::strtol(l, &end, 10);
+    if (end == l) lanes = 0;
+  }
+  TVMLITE_CHECK_KIND(*end == '\0' && bits > 0 && bits <= 255 && lanes > 0 && lanes <= 65535, ValueError)
+      << "unknown data type '" << str << "'";
+  t.bits = static_cast<uint8_t>(bits);
+  t.lanes = static_cast<uint16_t>(lanes);
+  return t;
+}
+
+std::string DLDataTypeToString(DLDataType t) {
+  if (t.code == kDLOpaqueHandle) return t.bits == 0 ? "void" : "handle";
+  if (t.code == kDLBool) return t.lanes == 1 ? "bool" : "boolx" + std::to_string(t.lanes);
+  std::string s;
+  switch (t.code) {
+    case kDLInt: s = "int"; break;
+    case kDLUInt: s = "uint"; break;
+    case kDLFloat: s = "float"; break;
+    case kDLBfloat: s = "bfloat"; break;
+    case kDLComplex: s = "complex"; break;
+    default: s = "custom" + std::to_string(t.code) + "_"; break;
+  }
+  s += std::to_string(t.bits);
+  if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
+  return s;
+}
+
+}  // namespace runtime
+}  // namespace tvmlite

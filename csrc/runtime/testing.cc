@@ -1,0 +1,101 @@
+/*!
+ * \file testing.cc
+ * \brief Functions and a small object type that are always registered, for tests and benchmarks.
+ */
+#include <tvmlite/runtime/reflection.h>
+#include <tvmlite/runtime/registry.h>
+
+#include <chrono>
+#include <thread>
+
+#include "./type_registry.h"
+
+namespace tvmlite {
+namespace runtime {
+
+/*! \brief testing.Pair: two fields of any type. */
+class PairObj : public Object {
+ public:
+  Any first;
+  Any second;
+
+  static constexpr const char* _type_key = "testing.Pair";
+  TVMLITE_DYNAMIC_TYPE_INDEX;
+  TVMLITE_DECLARE_FINAL_OBJECT_INFO(PairObj, Object);
+};
+
+TVMLITE_STATIC_INIT_BLOCK({
+  refl::ObjectDef<PairObj>().def_ro("first", &PairObj::first).def_ro("second", &PairObj::second);
+});
+
+TVMLITE_REGISTER_GLOBAL("testing.Pair").set_body_typed([](Any first, Any second) {
+  ObjectPtr<PairObj> n = make_object<PairObj>();
+  n->first = std::move(first);
+  n->second = std::move(second);
+  return ObjectRef(std::move(n));
+});
+
+TVMLITE_REGISTER_GLOBAL("testing.nop").set_body_packed([](PackedArgs, Any*) {});
+
+TVMLITE_REGISTER_GLOBAL("testing.echo").set_body_packed([](PackedArgs args, Any* rv) {
+  TVMLITE_CHECK_KIND(args.size() == 1, TypeError)
+      << "testing.echo takes exactly one argument, got " << args.size();
+  *rv = Any(args[0]);
+});
+
+TVMLITE_REGISTER_GLOBAL("testing.call_n").set_body_typed([](Function f, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) f();
+});
+
+/*! \brief testing.apply(f, *args) -> f(*args): a C++ frame between two Python calls. */
+TVMLITE_REGISTER_GLOBAL("testing.apply").set_body_packed([](PackedArgs args, Any* rv) {
+  TVMLITE_CHECK_KIND(args.size() >= 1, TypeError) << "testing.apply needs a function";
+  Function f = args[0].cast<Function>();
+  f.CallPacked(PackedArgs(args.data() + 1, args.size() - 1), rv);
+});
+
+TVMLITE_REGISTER_GLOBAL("testing.raise").set_body_typed([](std::string kind, std::string message) {
+  throw Error(kind, message, std::string(__FILE__) + ":" + std::to_string(__LINE__));
+});
+
+TVMLITE_REGISTER_GLOBAL("testing.object_count").set_body_typed([]() { return details::LiveCount(); });
+
+/*! \brief Typed functions whose argument checks the tests exercise. */
+TVMLITE_REGISTER_GLOBAL("testing.add_int").set_body_typed([](int64_t a, int64_t b) { return a + b; });
+TVMLITE_REGISTER_GLOBAL("testing.concat").set_body_typed([](String a, String b) {
+  return String(std::string(a) + std::string(b));
+});
+TVMLITE_REGISTER_GLOBAL("testing.sum_array").set_body_typed([](Array<int64_t> xs) {
+  int64_t s = 0;
+  for (int64_t x : xs) s += x;
+  return s;
+});
+
+/*! \brief Reads a field by reflection, as C++ code reads objects defined in Python. */
+TVMLITE_REGISTER_GLOBAL("testing.get_field").set_body_typed([](ObjectRef obj, std::string name) {
+  TypeRegistry* reg = TypeRegistry::Global();
+  const TypeEntry* e = reg->Get(obj->type_index());
+  std::vector<int32_t> chain = e->ancestors;
+  chain.push_back(e->info.type_index);
+  for (int32_t t : chain) {
+    const TVMLiteTypeInfo& info = reg->Get(t)->info;
+    for (int32_t i = 0; i < info.num_fields; ++i) {
+      const TVMLiteFieldInfo& f = info.fields[i];
+      if (std::string(f.name.data, f.name.size) != name) continue;
+      TVMLiteAny out;
+      AnySetNone(&out);
+      char* addr = reinterpret_cast<char*>(const_cast<Object*>(obj.get())) + f.offset;
+      if (f.getter(addr, &out) != 0) throw Error::MoveFromRaised();
+      return Any::MoveFromRaw(out);
+    }
+  }
+  throw Error("AttributeError", obj->GetTypeKey() + " has no field '" + name + "'");
+});
+
+/*! \brief Sleeps without the interpreter lock (long-running), so tests can see other threads run. */
+TVMLITE_REGISTER_GLOBAL("testing.sleep_ms")
+    .set_body_typed([](int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); })
+    .set_long_running();
+
+}  // namespace runtime
+}  // namespace tvmlite

@@ -1,0 +1,177 @@
+/*!
+ * \file type_registry.cc
+ * \brief Type key <-> type index, ancestors, reserved child slots and reflected fields.
+ *
+ * Indices are handed out once and never change. A base class may reserve child slots: its children are numbered
+ * right after it, so IsInstance is a range check; children past the reservation (when allowed) take fresh indices
+ * and IsInstance falls back to the ancestor list. Readers never lock: entries are published through atomic pointers
+ * and never freed (the registry lives for the process).
+ */
+#include <tvmlite/runtime/reflection.h>
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "./type_registry.h"
+
+namespace tvmlite {
+namespace runtime {
+
+namespace details {
+static std::atomic<int64_t> live_objects{0};
+void LiveCountAdd(int64_t delta) { live_objects.fetch_add(delta, std::memory_order_relaxed); }
+int64_t LiveCount() { return live_objects.load(std::memory_order_relaxed); }
+}  // namespace details
+
+TypeRegistry* TypeRegistry::Global() {
+  // Leaked on purpose: objects destroyed during static destruction may still ask for type info.
+  static TypeRegistry* inst = new TypeRegistry();
+  return inst;
+}
+
+TypeRegistry::TypeRegistry() {
+  for (auto& e : entries_) e.store(nullptr, std::memory_order_relaxed);
+  TypeEntry* root = NewEntry(kTVMLiteObject, Object::_type_key, nullptr, 0, true);
+  (void)root;
+}
+
+TypeEntry* TypeRegistry::NewEntry(int32_t index, const std::string& key, const TypeEntry* parent,
+                                  int32_t num_slots, bool can_overflow) {
+  TVMLITE_ICHECK(index >= 0 && index < kMaxTypes) << "type index " << index << " out of range";
+  TVMLITE_ICHECK(Get(index) == nullptr) << "type index " << index << " is taken by " << Get(index)->key;
+  auto* e = new TypeEntry();
+  e->key = key;
+  e->num_slots = num_slots;
+  e->can_overflow = can_overflow;
+  if (parent != nullptr) {
+    e->ancestors = parent->ancestors;
+    e->ancestors.push_back(parent->info.type_index);
+    e->parent_index = parent->info.type_index;
+  }
+  e->info.type_index = index;
+  e->info.type_depth = static_cast<int32_t>(e->ancestors.size());
+  e->info.type_key = {e->key.data(), static_cast<int64_t>(e->key.size())};
+  e->info.ancestors = e->ancestors.data();
+  e->info.num_fields = 0;
+  e->info.fields = nullptr;
+  e->info.creator = nullptr;
+  key2index_[key] = index;
+  entries_[index].store(e, std::memory_order_release);
+  if (index >= next_dynamic_) next_dynamic_ = index + 1 + num_slots;
+  return e;
+}
+
+int32_t TypeRegistry::Assign(int32_t static_index, const std::string& key, int32_t parent_index,
+                             int32_t num_slots, bool can_overflow) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = key2index_.find(key);
+  if (it != key2index_.end()) {
+    // Same declaration seen again (another shared library, a re-import): hand back the same index.
+    TypeEntry* e = Get(it->second);
+    TVMLITE_CHECK_KIND(e->parent_index == parent_index, ValueError)
+        << "type key '" << key << "' is already registered with parent '" << TypeIndexToKey(e->parent_index)
+        << "', not '" << TypeIndexToKey(parent_index) << "'";
+    return it->second;
+  }
+  TypeEntry* parent = Get(parent_index);
+  TVMLITE_ICHECK(parent != nullptr) << "parent of '" << key << "' is not registered";
+  int32_t index = static_index;
+  if (index < 0) {
+    if (parent->allocated_slots + num_slots + 1 <= parent->num_slots) {
+      index = parent->info.type_index + 1 + parent->allocated_slots;
+      parent->allocated_slots += num_slots + 1;
+    } else {
+      TVMLITE_CHECK_KIND(parent->can_overflow, RuntimeError)
+          << "type '" << parent->key << "' has no child slot left for '" << key
+          << "'; raise its _type_child_slots";
+      index = next_dynamic_;
+    }
+  }
+  return NewEntry(index, key, parent, num_slots, can_overflow)->info.type_index;
+}
+
+bool TypeRegistry::IsDerivedFrom(int32_t derived, int32_t base) const {
+  if (derived == base) return true;
+  const TypeEntry* d = Get(derived);
+  const TypeEntry* b = Get(base);
+  if (d == nullptr || b == nullptr) return false;
+  if (b->info.type_depth >= d->info.type_depth) return false;
+  return d->ancestors[b->info.type_depth] == base;
+}
+
+int32_t TypeRegistry::KeyToIndex(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = key2index_.find(key);
+  return it == key2index_.end() ? -1 : it->second;
+}
+
+void TypeRegistry::AddField(int32_t type_index, const std::string& name, const std::string& type_str,
+                            int64_t offset, int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter,
+                            TVMLiteFieldSetter setter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TypeEntry* e = Get(type_index);
+  TVMLITE_ICHECK(e != nullptr) << "unknown type index " << type_index;
+  for (const auto& f : e->fields) {
+    TVMLITE_CHECK_KIND(std::string(f.name.data, f.name.size) != name, ValueError)
+        << "type '" << e->key << "' already has a field '" << name << "'";
+  }
+  const std::string& n = e->strings.emplace_back(name);
+  const std::string& t = e->strings.emplace_back(type_str);
+  TVMLiteFieldInfo f;
+  f.name = {n.data(), static_cast<int64_t>(n.size())};
+  f.type_str = {t.data(), static_cast<int64_t>(t.size())};
+  f.offset = offset;
+  f.static_type_index = static_type_index;
+  f.flags = flags;
+  f.getter = getter;
+  f.setter = setter;
+  // The field list is replaced, not grown in place, so a reader holding the old pointer stays valid.
+  auto* next = new std::vector<TVMLiteFieldInfo>(e->fields);
+  next->push_back(f);
+  e->retired_fields.emplace_back(next);
+  e->fields = *next;
+  e->info.fields = next->data();
+  e->info.num_fields = static_cast<int32_t>(next->size());
+}
+
+void TypeRegistry::SetCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle*)) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TypeEntry* e = Get(type_index);
+  TVMLITE_ICHECK(e != nullptr) << "unknown type index " << type_index;
+  e->info.creator = creator;
+}
+
+// --------------------------------------------------------------------------------------------------------------
+// Free functions used by object.h and reflection.h
+// --------------------------------------------------------------------------------------------------------------
+
+int32_t TypeIndexAssign(int32_t static_index, const char* type_key, int32_t parent_index, int32_t num_child_slots,
+                        bool child_slots_can_overflow) {
+  return TypeRegistry::Global()->Assign(static_index, type_key, parent_index, num_child_slots,
+                                        child_slots_can_overflow);
+}
+
+bool TypeIsDerivedFrom(int32_t derived_index, int32_t base_index) {
+  return TypeRegistry::Global()->IsDerivedFrom(derived_index, base_index);
+}
+
+const std::string& TypeIndexToKey(int32_t type_index) {
+  static const std::string unknown = "<unknown>";
+  const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
+  return e ? e->key : unknown;
+}
+
+namespace refl {
+void RegisterField(int32_t type_index, const std::string& name, const std::string& type_str, int64_t offset,
+                   int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter, TVMLiteFieldSetter setter) {
+  TypeRegistry::Global()->AddField(type_index, name, type_str, offset, static_type_index, flags, getter, setter);
+}
+void RegisterCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle* out)) {
+  TypeRegistry::Global()->SetCreator(type_index, creator);
+}
+}  // namespace refl
+
+}  // namespace runtime
+}  // namespace tvmlite

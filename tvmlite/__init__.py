@@ -1,0 +1,21 @@
+"""tvmlite: a compact, fast re-imagining of Apache TVM's core."""
+from ._ffi import core as _core
+from ._ffi.registry import (register_object, register_func, get_global_func, list_global_func_names,
+                            remove_global_func)
+from .error import TVMLiteError
+from .runtime import Object, DataType, Device, cpu, device
+from . import runtime, nd, error
+
+__version__ = "0.1.0"
+
+__all__ = ["register_object", "register_func", "get_global_func", "list_global_func_names", "remove_global_func",
+           "TVMLiteError", "Object", "DataType", "Device", "cpu", "device", "runtime", "nd", "error"]
+
+
+def __getattr__(name):
+    # Submodules that are heavier or rarely needed load on first use, keeping `import tvmlite` fast.
+    if name == "testing":
+        from . import testing
+
+        return testing
+    raise AttributeError(f"module 'tvmlite' has no attribute '{name}'")

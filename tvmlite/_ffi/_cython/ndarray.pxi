@@ -1,0 +1,337 @@
+# ndarray.pxi: DataType, Device, NDArray, DLPack import/export and zero-copy wrapping of Python buffers.
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
+from cpython.pycapsule cimport PyCapsule_New, PyCapsule_IsValid, PyCapsule_GetPointer, PyCapsule_SetName
+
+DEF MAX_NDIM = 32
+
+
+cdef class DataType:
+    """An element type such as ``float32``; compares equal to its name."""
+    cdef DLDataType cdtype
+
+    def __init__(self, dtype):
+        if isinstance(dtype, DataType):
+            self.cdtype = (<DataType>dtype).cdtype
+            return
+        name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
+        CHECK_CALL(TVMLiteDataTypeFromString(name.encode("utf-8"), &self.cdtype))
+
+    @property
+    def type_code(self):
+        return self.cdtype.code
+
+    @property
+    def bits(self):
+        return self.cdtype.bits
+
+    @property
+    def lanes(self):
+        return self.cdtype.lanes
+
+    def __str__(self):
+        cdef TVMLiteObject* out = NULL
+        cdef TVMLiteStringCell* cell
+        CHECK_CALL(TVMLiteDataTypeToString(self.cdtype, &out))
+        cell = <TVMLiteStringCell*>object_cell(out)
+        s = PyUnicode_DecodeUTF8(cell.data, cell.size, "strict")
+        TVMLiteObjectDecRef(out)
+        return s
+
+    def __repr__(self):
+        return f"DataType({str(self)!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = DataType(other)
+            except Exception:
+                return False
+        if not isinstance(other, DataType):
+            return NotImplemented
+        return (self.cdtype.code == (<DataType>other).cdtype.code and self.cdtype.bits == (<DataType>other).cdtype.bits
+                and self.cdtype.lanes == (<DataType>other).cdtype.lanes)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (DataType, (str(self),))
+
+
+cdef object make_data_type(DLDataType t):
+    cdef DataType d = DataType.__new__(DataType)
+    d.cdtype = t
+    return d
+
+
+_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
+                 12: "ext_dev", 14: "oneapi", 15: "webgpu", 16: "hexagon"}
+
+
+cdef class Device:
+    """A device: kind (DLPack device type) and ordinal. tvmlite computes on ``cpu(0)``."""
+    cdef DLDevice cdevice
+
+    def __init__(self, int device_type, int device_id=0):
+        self.cdevice.device_type = device_type
+        self.cdevice.device_id = device_id
+
+    @property
+    def device_type(self):
+        return self.cdevice.device_type
+
+    @property
+    def device_id(self):
+        return self.cdevice.device_id
+
+    def __repr__(self):
+        return f"{_DEVICE_NAMES.get(self.cdevice.device_type, 'device' + str(self.cdevice.device_type))}" \
+               f"({self.cdevice.device_id})"
+
+    def __eq__(self, other):
+        if not isinstance(other, Device):
+            return NotImplemented
+        return (self.cdevice.device_type == (<Device>other).cdevice.device_type
+                and self.cdevice.device_id == (<Device>other).cdevice.device_id)
+
+    def __hash__(self):
+        return hash((self.cdevice.device_type, self.cdevice.device_id))
+
+    def __reduce__(self):
+        return (Device, (self.cdevice.device_type, self.cdevice.device_id))
+
+    def _dlpack_tuple(self):
+        return (self.cdevice.device_type, self.cdevice.device_id)
+
+
+cdef object make_device(DLDevice d):
+    cdef Device dev = Device.__new__(Device)
+    dev.cdevice = d
+    return dev
+
+
+cdef class NDArrayBase(ObjectBase):
+    """An n-dimensional array on a device. Shares memory with numpy through DLPack: ``np.from_dlpack(x)``."""
+
+    cdef inline DLTensor* _tensor(self) except NULL:
+        if self.chandle == NULL:
+            raise ValueError("NDArray handle is null")
+        return &(<TVMLiteNDArrayObject*>self.chandle).tensor
+
+    @property
+    def shape(self):
+        cdef DLTensor* t = self._tensor()
+        return tuple(t.shape[i] for i in range(t.ndim))
+
+    @property
+    def ndim(self):
+        return self._tensor().ndim
+
+    @property
+    def dtype(self):
+        """Element type name, e.g. ``"float32"``."""
+        return str(make_data_type(self._tensor().dtype))
+
+    @property
+    def device(self):
+        return make_device(self._tensor().device)
+
+    @property
+    def strides(self):
+        """Strides in elements, or None when compact row-major."""
+        cdef DLTensor* t = self._tensor()
+        if t.strides == NULL:
+            return None
+        return tuple(t.strides[i] for i in range(t.ndim))
+
+    @property
+    def data_ptr(self):
+        cdef DLTensor* t = self._tensor()
+        return <size_t>t.data + t.byte_offset
+
+    def __dlpack_device__(self):
+        cdef DLTensor* t = self._tensor()
+        return (t.device.device_type, t.device.device_id)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export as a DLPack capsule that shares this array's memory (the capsule keeps the array alive)."""
+        cdef DLManagedTensor* legacy
+        cdef DLManagedTensorVersioned* versioned
+        if copy:
+            raise BufferError("NDArray.__dlpack__: copy=True is not supported; copy with numpy afterwards")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"NDArray.__dlpack__: cannot export to device {dl_device}")
+        if max_version is not None and max_version[0] >= 1:
+            CHECK_CALL(TVMLiteNDArrayToDLPackVersioned(self.chandle, &versioned))
+            return PyCapsule_New(versioned, b"dltensor_versioned", _versioned_capsule_destructor)
+        CHECK_CALL(TVMLiteNDArrayToDLPack(self.chandle, &legacy))
+        return PyCapsule_New(legacy, b"dltensor", _legacy_capsule_destructor)
+
+    def numpy(self):
+        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view)."""
+        import numpy
+        return numpy.array(numpy.from_dlpack(self), copy=True)
+
+    def __repr__(self):
+        if self.chandle == NULL:
+            return "<NDArray (null)>"
+        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
+
+
+cdef void _legacy_capsule_destructor(object capsule) noexcept:
+    cdef DLManagedTensor* m
+    if PyCapsule_IsValid(capsule, b"dltensor"):  # never consumed: we still own it
+        m = <DLManagedTensor*>PyCapsule_GetPointer(capsule, b"dltensor")
+        if m.deleter != NULL:
+            m.deleter(m)
+
+
+cdef void _versioned_capsule_destructor(object capsule) noexcept:
+    cdef DLManagedTensorVersioned* m
+    if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
+        m = <DLManagedTensorVersioned*>PyCapsule_GetPointer(capsule, b"dltensor_versioned")
+        if m.deleter != NULL:
+            m.deleter(m)
+
+
+cdef TVMLiteObject* ndarray_handle_from_dlpack(object obj) except NULL:
+    """Consume obj.__dlpack__() (1.0 when the producer supports it) into a new NDArray handle."""
+    cdef TVMLiteObject* out = NULL
+    cdef void* p
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        capsule = obj.__dlpack__()
+    if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
+        p = PyCapsule_GetPointer(capsule, b"dltensor_versioned")
+        PyCapsule_SetName(capsule, b"used_dltensor_versioned")
+        CHECK_CALL(TVMLiteNDArrayFromDLPackVersioned(<DLManagedTensorVersioned*>p, &out))
+    elif PyCapsule_IsValid(capsule, b"dltensor"):
+        p = PyCapsule_GetPointer(capsule, b"dltensor")
+        PyCapsule_SetName(capsule, b"used_dltensor")
+        CHECK_CALL(TVMLiteNDArrayFromDLPack(<DLManagedTensor*>p, &out))
+    else:
+        raise TypeError(f"{type(obj).__name__}.__dlpack__() did not return a DLPack capsule")
+    return out
+
+
+cdef struct BufferCtx:
+    Py_buffer view
+
+
+cdef void _release_buffer(void* p) noexcept nogil:
+    cdef GILState state
+    cdef BufferCtx* ctx = <BufferCtx*>p
+    if Py_IsInitialized():
+        state = gil_ensure()
+        buffer_release(&ctx.view)
+        gil_release(state)
+    free(ctx)
+
+
+cdef int _dtype_from_format(const char* fmt, Py_ssize_t itemsize, DLDataType* out) except -1:
+    """struct-module format of a buffer -> DLDataType (native byte order only)."""
+    cdef char c
+    if fmt == NULL:
+        fmt = b"B"
+    if fmt[0] in (b"@", b"=", b"<"):
+        fmt += 1
+    c = fmt[0]
+    if c == 0 or fmt[1] != 0:
+        raise TypeError(f"tvmlite cannot wrap a buffer of format {fmt!r}")
+    out.lanes = 1
+    out.bits = <uint8_t>(itemsize * 8)
+    if c in (b"b", b"h", b"i", b"l", b"q", b"n"):
+        out.code = kDLInt
+    elif c in (b"B", b"H", b"I", b"L", b"Q", b"N"):
+        out.code = kDLUInt
+    elif c in (b"e", b"f", b"d"):
+        out.code = kDLFloat
+    elif c == b"?":
+        out.code = kDLBool
+    else:
+        raise TypeError(f"tvmlite cannot wrap a buffer of format {fmt!r}")
+    return 0
+
+
+cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
+    """A new NDArray handle sharing obj's memory; the buffer is held until the NDArray dies."""
+    cdef BufferCtx* ctx = <BufferCtx*>malloc(sizeof(BufferCtx))
+    cdef DLTensor t
+    cdef int64_t strides[MAX_NDIM]
+    cdef int64_t shape[MAX_NDIM]
+    cdef TVMLiteObject* out = NULL
+    cdef int i
+    cdef bint compact = True
+    cdef Py_ssize_t expected
+    if ctx == NULL:
+        raise MemoryError()
+    if PyObject_GetBuffer(obj, &ctx.view, PyBUF_RECORDS_RO) != 0:
+        free(ctx)
+        return NULL
+    try:
+        if ctx.view.ndim > MAX_NDIM:
+            raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {ctx.view.ndim}")
+        _dtype_from_format(ctx.view.format, ctx.view.itemsize, &t.dtype)
+        expected = ctx.view.itemsize
+        for i in range(ctx.view.ndim - 1, -1, -1):
+            shape[i] = ctx.view.shape[i]
+            if ctx.view.strides[i] % ctx.view.itemsize != 0:
+                raise ValueError("tvmlite cannot wrap a buffer whose strides are not a multiple of its item size")
+            strides[i] = ctx.view.strides[i] // ctx.view.itemsize
+            if shape[i] != 1 and ctx.view.strides[i] != expected:
+                compact = False
+            expected *= shape[i]
+    except BaseException:
+        PyBuffer_Release(&ctx.view)
+        free(ctx)
+        raise
+    t.data = ctx.view.buf
+    t.device.device_type = kDLCPU
+    t.device.device_id = 0
+    t.ndim = ctx.view.ndim
+    t.shape = shape
+    t.strides = NULL if compact else strides
+    t.byte_offset = 0
+    # From here the NDArray owns ctx: even on failure TVMLiteNDArrayFromExternal calls _release_buffer.
+    CHECK_CALL(TVMLiteNDArrayFromExternal(&t, ctx, _release_buffer, &out))
+    return out
+
+
+cdef TVMLiteObject* ndarray_handle_from_python(object obj) except NULL:
+    if isinstance(obj, NDArrayBase):
+        TVMLiteObjectIncRef((<NDArrayBase>obj).chandle)
+        return (<NDArrayBase>obj).chandle
+    if PyObject_CheckBuffer(obj):
+        return ndarray_handle_from_buffer(obj)
+    if hasattr(obj, "__dlpack__"):
+        return ndarray_handle_from_dlpack(obj)
+    raise TypeError(f"cannot convert {type(obj).__name__} to an NDArray")
+
+
+def from_dlpack(obj):
+    """Wrap any DLPack producer (numpy, PyTorch, ...) or Python buffer as an NDArray sharing its memory."""
+    if isinstance(obj, NDArrayBase):
+        return obj
+    if hasattr(obj, "__dlpack__"):
+        return make_object(ndarray_handle_from_dlpack(obj))
+    if PyObject_CheckBuffer(obj):
+        return make_object(ndarray_handle_from_buffer(obj))
+    raise TypeError(f"from_dlpack: {type(obj).__name__} supports neither __dlpack__ nor the buffer protocol")
+
+
+def ndarray_empty(shape, dtype, Device device=None):
+    """An uninitialised compact NDArray (64-byte aligned)."""
+    cdef int64_t dims[MAX_NDIM]
+    cdef DLDevice dev
+    cdef TVMLiteObject* out = NULL
+    cdef DataType dt = dtype if isinstance(dtype, DataType) else DataType(dtype)
+    shape = tuple(shape)
+    if len(shape) > MAX_NDIM:
+        raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {len(shape)}")
+    for i, d in enumerate(shape):
+        dims[i] = d
+    dev.device_type = kDLCPU if device is None else device.cdevice.device_type
+    dev.device_id = 0 if device is None else device.cdevice.device_id
+    CHECK_CALL(TVMLiteNDArrayEmpty(dims, len(shape), dt.cdtype, dev, &out))
+    return make_object(out)

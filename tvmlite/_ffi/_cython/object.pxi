@@ -1,0 +1,297 @@
+# object.pxi: the handle class, the type-index -> Python class table, and reflected field access.
+
+cdef extern from "fast_new.h":
+    object TVMLiteNewInstance(object cls)
+
+# Classes registered with register_object, indexed by type index (None where nothing is registered).
+cdef list _REGISTERED = []
+# Resolved classes: _REGISTERED plus, for unregistered types, the nearest registered ancestor. Rebuilt lazily.
+cdef list _RESOLVED = []
+
+
+cdef class ObjectBase:
+    """Base of every Python class that wraps a tvmlite object; holds one strong reference to it."""
+    cdef TVMLiteObject* chandle
+    cdef object __weakref__
+
+    def __dealloc__(self):
+        if self.chandle != NULL:
+            TVMLiteObjectDecRef(self.chandle)
+            self.chandle = NULL
+
+    def __init_handle_by_constructor__(self, fconstructor, *args):
+        """Construct the underlying object by calling ``fconstructor(*args)`` (a packed function)."""
+        cdef TVMLiteAny result
+        if not isinstance(fconstructor, Function):
+            raise TypeError(f"__init_handle_by_constructor__: fconstructor must be a Function, "
+                            f"got {type(fconstructor).__name__}")
+        call_function(<Function>fconstructor, args, &result)
+        if result.type_index < kTVMLiteStaticObjectBegin:
+            TVMLiteAnyRelease(&result)
+            raise TypeError(f"__init_handle_by_constructor__: {(<Function>fconstructor)._name or 'constructor'} "
+                            f"did not return an object")
+        if self.chandle != NULL:
+            TVMLiteObjectDecRef(self.chandle)
+        self.chandle = result.v_obj
+
+    @property
+    def handle(self):
+        """Address of the object (an int), or None when this wrapper holds nothing."""
+        return None if self.chandle == NULL else <size_t>self.chandle
+
+    @property
+    def type_key(self):
+        return _type_key_of(self._checked_handle_index())
+
+    @property
+    def type_index(self):
+        return self._checked_handle_index()
+
+    cdef int32_t _checked_handle_index(self) except -1:
+        if self.chandle == NULL:
+            raise ValueError(f"{type(self).__name__}: the object handle is null (never constructed or released)")
+        return self.chandle.type_index
+
+    def same_as(self, other):
+        """Whether both refer to the same object (identity, not structure)."""
+        return isinstance(other, ObjectBase) and self.chandle == (<ObjectBase>other).chandle
+
+    def __eq__(self, other):
+        return self.same_as(other)
+
+    def __ne__(self, other):
+        return not self.same_as(other)
+
+    def __hash__(self):
+        return <size_t>self.chandle >> 4
+
+    def __repr__(self):
+        if self.chandle == NULL:
+            return f"<{type(self).__name__} (null)>"
+        names = _field_names_of(self.chandle.type_index)
+        if not names:
+            return f"{_type_key_of(self.chandle.type_index)}(0x{<size_t>self.chandle:x})"
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        return f"{_type_key_of(self.chandle.type_index)}({inner})"
+
+    def __dir__(self):
+        base = set(object.__dir__(self))
+        if self.chandle != NULL:
+            base.update(_field_names_of(self.chandle.type_index))
+        return sorted(base)
+
+
+cdef inline object _type_key_of(int32_t tindex):
+    cdef const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(tindex)
+    return "<unknown>" if info == NULL else byte_array_str(info.type_key)
+
+
+cdef list _fields_of(int32_t tindex):
+    """All reflected fields of a type, inherited ones first, as pointers wrapped in ints."""
+    cdef const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(tindex)
+    cdef const TVMLiteTypeInfo* anc
+    cdef list out = []
+    cdef int32_t d, i
+    if info == NULL:
+        return out
+    for d in range(info.type_depth):
+        anc = TVMLiteGetTypeInfo(info.ancestors[d])
+        for i in range(anc.num_fields):
+            out.append(<size_t>&anc.fields[i])
+    for i in range(info.num_fields):
+        out.append(<size_t>&info.fields[i])
+    return out
+
+
+cdef tuple _field_names_of(int32_t tindex):
+    cdef const TVMLiteFieldInfo* f
+    names = []
+    for p in _fields_of(tindex):
+        f = <const TVMLiteFieldInfo*><size_t>p
+        names.append(byte_array_str(f.name))
+    return tuple(names)
+
+
+cdef class FieldDescriptor:
+    """Attribute access to one reflected field: reads through the field's C getter, no dictionary lookups."""
+    cdef const TVMLiteFieldInfo* info
+    cdef readonly str name
+    cdef readonly str type_str
+
+    def __get__(self, obj, objtype):
+        cdef TVMLiteAny out
+        cdef ObjectBase o
+        if obj is None:
+            return self
+        o = <ObjectBase>obj
+        if o.chandle == NULL:
+            raise ValueError(f"cannot read field '{self.name}': the object handle is null")
+        out.type_index = kTVMLiteNone
+        CHECK_CALL(self.info.getter(<char*>o.chandle + self.info.offset, &out))
+        return make_ret(&out)
+
+    def __set__(self, obj, value):
+        cdef TVMLiteAny arg
+        cdef TVMLiteObject* temp = NULL
+        cdef ObjectBase o = <ObjectBase>obj
+        if not (self.info.flags & kTVMLiteFieldWritable):
+            raise AttributeError(f"field '{self.name}' of {_type_key_of(o.chandle.type_index) if o.chandle else ''}"
+                                 f" is read-only")
+        if o.chandle == NULL:
+            raise ValueError(f"cannot set field '{self.name}': the object handle is null")
+        make_arg(value, &arg, &temp, "field setter", 0)
+        try:
+            CHECK_CALL(self.info.setter(<char*>o.chandle + self.info.offset, &arg))
+        finally:
+            TVMLiteObjectDecRef(temp)
+
+    def __repr__(self):
+        return f"<field {self.name}: {self.type_str}>"
+
+
+cdef object _class_for_index(int32_t tindex):
+    """The Python class for a type index: its registered class, else its nearest registered ancestor's."""
+    cdef const TVMLiteTypeInfo* info
+    cdef int32_t d
+    if tindex < len(_RESOLVED):
+        cls = _RESOLVED[tindex]
+        if cls is not None:
+            return cls
+    else:
+        _RESOLVED.extend([None] * (tindex + 1 - len(_RESOLVED)))
+    cls = _REGISTERED[tindex] if tindex < len(_REGISTERED) else None
+    if cls is None:
+        info = TVMLiteGetTypeInfo(tindex)
+        cls = ObjectBase
+        if info != NULL:
+            for d in range(info.type_depth - 1, -1, -1):
+                a = info.ancestors[d]
+                if a < len(_REGISTERED) and _REGISTERED[a] is not None:
+                    cls = _REGISTERED[a]
+                    break
+    _RESOLVED[tindex] = cls
+    return cls
+
+
+cdef object make_object(TVMLiteObject* h):
+    """Wrap a handle (taking over its reference) in its Python class, without running __init__."""
+    cdef int32_t tindex = h.type_index
+    cls = _RESOLVED[tindex] if tindex < len(_RESOLVED) else None
+    if cls is None:
+        cls = _class_for_index(tindex)
+    cdef ObjectBase obj = <ObjectBase>TVMLiteNewInstance(cls)
+    obj.chandle = h
+    return obj
+
+
+def _type_key_to_index(str type_key, bint allow_missing=False):
+    """Type index of a key; None (allow_missing) or KeyError when it is not registered."""
+    cdef int32_t out
+    if TVMLiteTypeKeyToIndex(type_key.encode("utf-8"), &out) != 0:
+        if allow_missing:
+            raise_last_error_silently()
+            return None
+        raise_last_error()
+    return out
+
+
+cdef void raise_last_error_silently() noexcept:
+    """Drop this thread's pending error (when a failure is an expected answer)."""
+    cdef TVMLiteObjectHandle err = NULL
+    TVMLiteErrorMoveFromRaised(&err)
+    TVMLiteObjectDecRef(err)
+
+
+def _type_info(int32_t tindex):
+    """(type_key, ancestors, fields) of a type index; fields are (name, type_str, static_type_index, writable)."""
+    cdef const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(tindex)
+    cdef const TVMLiteFieldInfo* f
+    if info == NULL:
+        raise KeyError(f"unknown type index {tindex}")
+    ancestors = tuple(info.ancestors[d] for d in range(info.type_depth))
+    fields = []
+    for p in _fields_of(tindex):
+        f = <const TVMLiteFieldInfo*><size_t>p
+        fields.append((byte_array_str(f.name), byte_array_str(f.type_str), f.static_type_index,
+                       bool(f.flags & kTVMLiteFieldWritable)))
+    return byte_array_str(info.type_key), ancestors, tuple(fields)
+
+
+def _register_object_class(int32_t tindex, cls):
+    """Map a type index to a Python class and give the class one descriptor per reflected field.
+
+    Fields the class defines itself (a property of the same name) are left alone.
+    """
+    cdef FieldDescriptor desc
+    cdef const TVMLiteFieldInfo* f
+    if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
+        raise TypeError(f"register_object: {cls!r} must be a subclass of tvmlite.Object")
+    if tindex >= len(_REGISTERED):
+        _REGISTERED.extend([None] * (tindex + 1 - len(_REGISTERED)))
+    _REGISTERED[tindex] = cls
+    _RESOLVED.clear()  # ancestors' resolutions may change; rebuilt lazily
+    for p in _fields_of(tindex):
+        f = <const TVMLiteFieldInfo*><size_t>p
+        name = byte_array_str(f.name)
+        if name in cls.__dict__ and not isinstance(cls.__dict__[name], FieldDescriptor):
+            continue
+        desc = FieldDescriptor.__new__(FieldDescriptor)
+        desc.info = f
+        desc.name = name
+        desc.type_str = byte_array_str(f.type_str)
+        setattr(cls, name, desc)
+    return cls
+
+
+def _define_object_type(str type_key, int32_t parent_index, list fields):
+    """Register a type defined in Python: fields is [(name, type_str, static_type_index)]. Returns its index.
+
+    Defining the same key again with the same parent and fields returns the same index; anything else is a
+    ValueError (a type key clash).
+    """
+    cdef int32_t tindex
+    CHECK_CALL(TVMLiteTypeRegisterDynamic(type_key.encode("utf-8"), parent_index, &tindex))
+    key, _, existing = _type_info(tindex)
+    inherited = _type_info(parent_index)[2] if parent_index != kTVMLiteObject else ()
+    own_existing = existing[len(inherited):]
+    if own_existing:
+        if [(n, s) for n, _, s, _ in own_existing] != [(n, s) for n, _, s in fields]:
+            raise ValueError(f"type key '{type_key}' is already defined with fields "
+                             f"{[n for n, *_ in own_existing]}; cannot redefine it with {[n for n, *_ in fields]}")
+        return tindex
+    for name, type_str, static_index in fields:
+        CHECK_CALL(TVMLiteTypeRegisterDynField(tindex, name.encode("utf-8"), type_str.encode("utf-8"),
+                                               static_index))
+    return tindex
+
+
+def _dyn_object_init(ObjectBase self, int32_t tindex, tuple values):
+    """Construct a Python-defined object in place from its field values (in field order)."""
+    cdef int32_t n = len(values)
+    cdef TVMLiteAny* args = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (n + 1))
+    cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (n + 1))
+    cdef TVMLiteObject* out = NULL
+    cdef int32_t i, done = 0
+    if args == NULL or temps == NULL:
+        free(args)
+        free(temps)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            temps[i] = NULL
+            make_arg(values[i], &args[i], &temps[i], _type_key_of(tindex), i)
+            done = i + 1
+        CHECK_CALL(TVMLiteDynObjectCreate(tindex, args, n, &out))
+    finally:
+        for i in range(done):
+            TVMLiteObjectDecRef(temps[i])
+        free(args)
+        free(temps)
+    if self.chandle != NULL:
+        TVMLiteObjectDecRef(self.chandle)
+    self.chandle = out
+
+
+def _object_live_count():
+    """Number of live C++ objects in the process (for leak tests)."""
+    return TVMLiteObjectLiveCount()

@@ -1,0 +1,361 @@
+# packed_func.pxi: Python value <-> TVMLiteAny conversion, calls, Python callbacks and the global registry.
+#
+# The common call path (<= 8 arguments of plain types or objects) allocates nothing: argument values live in a
+# stack array and no temporary objects are made. Conversions that must make an object (list -> Array, callable ->
+# Function, numpy -> NDArray) record it in a per-argument temp slot, released after the call.
+
+DEF MAX_STACK_ARGS = 8
+
+cdef extern from "Python.h":
+    bint PyObject_CheckBuffer(object o)
+    bint PyTuple_CheckExact(object o)
+    bint PyList_CheckExact(object o)
+    bint PyDict_CheckExact(object o)
+
+
+cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fname, int index) except -1:
+    """Fill out with a view of arg. A created object goes to *temp (the caller releases it after the call)."""
+    cdef int overflow = 0
+    cdef Py_ssize_t size
+    cdef const char* s
+    out.reserved = 0
+    if arg is None:
+        out.type_index = kTVMLiteNone
+        out.v_int64 = 0
+    elif PyBool_Check(arg):
+        out.type_index = kTVMLiteBool
+        out.v_int64 = 1 if arg is True else 0
+    elif PyLong_CheckExact(arg):
+        out.type_index = kTVMLiteInt
+        out.v_int64 = PyLong_AsLongLongAndOverflow(arg, &overflow)
+        if overflow:
+            raise OverflowError(f"{fname}: argument #{index} ({arg}) does not fit in int64")
+    elif PyFloat_CheckExact(arg):
+        out.type_index = kTVMLiteFloat
+        out.v_float64 = arg
+    elif isinstance(arg, ObjectBase):
+        if (<ObjectBase>arg).chandle == NULL:
+            raise ValueError(f"{fname}: argument #{index} is a {type(arg).__name__} whose handle is null "
+                             f"(never constructed or released)")
+        out.type_index = (<ObjectBase>arg).chandle.type_index
+        out.v_obj = (<ObjectBase>arg).chandle
+    elif PyUnicode_Check(arg):
+        s = PyUnicode_AsUTF8AndSize(arg, &size)
+        if memchr(s, 0, size) == NULL:
+            out.type_index = kTVMLiteRawStr
+            out.v_c_str = s
+        else:  # an embedded NUL would cut a C string short: pass a String object
+            CHECK_CALL(TVMLiteStringCreate(kTVMLiteString, s, size, temp))
+            out.type_index = kTVMLiteString
+            out.v_obj = temp[0]
+    elif isinstance(arg, DataType):
+        out.type_index = kTVMLiteDataType
+        out.v_int64 = 0
+        out.v_dtype = (<DataType>arg).cdtype
+    elif isinstance(arg, Device):
+        out.type_index = kTVMLiteDevice
+        out.v_int64 = 0
+        out.v_device = (<Device>arg).cdevice
+    elif isinstance(arg, (list, tuple)):
+        temp[0] = make_array(arg, fname, index)
+        out.type_index = kTVMLiteArray
+        out.v_obj = temp[0]
+    elif isinstance(arg, dict):
+        temp[0] = make_map(arg, fname, index)
+        out.type_index = kTVMLiteMap
+        out.v_obj = temp[0]
+    elif isinstance(arg, (bytes, bytearray)):
+        s = arg
+        CHECK_CALL(TVMLiteStringCreate(kTVMLiteBytes, s, len(arg), temp))
+        out.type_index = kTVMLiteBytes
+        out.v_obj = temp[0]
+    elif PyObject_CheckBuffer(arg) and hasattr(arg, "__len__"):  # numpy arrays, memoryview, array.array
+        temp[0] = ndarray_handle_from_python(arg)
+        out.type_index = kTVMLiteNDArray
+        out.v_obj = temp[0]
+    elif isinstance(arg, int):  # int subclasses such as IntEnum
+        return make_arg(int(arg), out, temp, fname, index)
+    elif isinstance(arg, float):
+        return make_arg(float(arg), out, temp, fname, index)
+    elif hasattr(arg, "dtype") and hasattr(arg, "item") and not hasattr(arg, "__len__"):  # numpy scalars
+        return make_arg(arg.item(), out, temp, fname, index)
+    elif hasattr(arg, "__dlpack__"):  # other array libraries
+        temp[0] = ndarray_handle_from_python(arg)
+        out.type_index = kTVMLiteNDArray
+        out.v_obj = temp[0]
+    elif callable(arg):
+        temp[0] = function_handle_from_callable(arg)
+        out.type_index = kTVMLiteFunction
+        out.v_obj = temp[0]
+    else:
+        raise TypeError(f"{fname}: argument #{index} has type {type(arg).__module__}.{type(arg).__qualname__}, "
+                        f"which tvmlite cannot pass to C++")
+    return 0
+
+
+cdef TVMLiteObject* make_array(object seq, object fname, int index) except NULL:
+    cdef Py_ssize_t n = len(seq), i, done = 0
+    cdef TVMLiteAny* items = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (n + 1))
+    cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (n + 1))
+    cdef TVMLiteObject* out = NULL
+    if items == NULL or temps == NULL:
+        free(items)
+        free(temps)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            temps[i] = NULL
+            make_arg(seq[i], &items[i], &temps[i], fname, index)
+            done = i + 1
+        CHECK_CALL(TVMLiteArrayCreate(items, n, &out))
+    finally:
+        for i in range(done):
+            TVMLiteObjectDecRef(temps[i])
+        free(items)
+        free(temps)
+    return out
+
+
+cdef TVMLiteObject* make_map(dict d, object fname, int index) except NULL:
+    cdef Py_ssize_t n = len(d), i = 0, done = 0
+    cdef TVMLiteAny* kv = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (2 * n + 1))
+    cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (2 * n + 1))
+    cdef TVMLiteObject* out = NULL
+    if kv == NULL or temps == NULL:
+        free(kv)
+        free(temps)
+        raise MemoryError()
+    try:
+        for k, v in d.items():
+            temps[i] = NULL
+            make_arg(k, &kv[i], &temps[i], fname, index)
+            done = i + 1
+            temps[i + 1] = NULL
+            make_arg(v, &kv[i + 1], &temps[i + 1], fname, index)
+            done = i + 2
+            i += 2
+        CHECK_CALL(TVMLiteMapCreate(kv, n, &out))
+    finally:
+        for i in range(done):
+            TVMLiteObjectDecRef(temps[i])
+        free(kv)
+        free(temps)
+    return out
+
+
+cdef object make_ret(TVMLiteAny* v):
+    """Turn an owned value into a Python object, taking over its reference."""
+    cdef int32_t t = v.type_index
+    cdef TVMLiteStringCell* cell
+    if t == kTVMLiteNone:
+        return None
+    if t == kTVMLiteInt:
+        return v.v_int64
+    if t == kTVMLiteBool:
+        return v.v_int64 != 0
+    if t == kTVMLiteFloat:
+        return v.v_float64
+    if t == kTVMLiteString or t == kTVMLiteBytes:
+        cell = <TVMLiteStringCell*>object_cell(v.v_obj)
+        try:
+            if t == kTVMLiteString:
+                return PyUnicode_DecodeUTF8(cell.data, cell.size, "surrogateescape")
+            return PyBytes_FromStringAndSize(cell.data, cell.size)
+        finally:
+            TVMLiteObjectDecRef(v.v_obj)
+    if t >= kTVMLiteStaticObjectBegin:
+        return make_object(v.v_obj)
+    if t == kTVMLiteDataType:
+        return make_data_type(v.v_dtype)
+    if t == kTVMLiteDevice:
+        return make_device(v.v_device)
+    if t == kTVMLiteOpaquePtr:
+        import ctypes
+        return ctypes.c_void_p(<size_t>v.v_ptr)
+    raise TypeError(f"tvmlite: cannot return a value of type index {t} to Python")
+
+
+cdef object make_ret_view(const TVMLiteAny* v):
+    """Turn a borrowed value (a callback argument) into a Python object, owning what it needs to."""
+    cdef TVMLiteAny owned
+    if v.type_index < kTVMLiteStaticObjectBegin and v.type_index != kTVMLiteRawStr \
+            and v.type_index != kTVMLiteByteArrayPtr and v.type_index != kTVMLiteDLTensorPtr:
+        owned = v[0]
+        return make_ret(&owned)
+    if v.type_index >= kTVMLiteStaticObjectBegin:
+        TVMLiteObjectIncRef(v.v_obj)
+        owned = v[0]
+        return make_ret(&owned)
+    CHECK_CALL(TVMLiteAnyViewToOwned(v, &owned))
+    return make_ret(&owned)
+
+
+cdef class Function(ObjectBase):
+    """A packed function: a C++ function, a Python callable wrapped for C++, or anything else with the C calling
+    convention. Call it like a Python function (positional arguments only)."""
+    cdef public object _name
+
+    def __call__(self, *args, **kwargs):
+        cdef TVMLiteAny result
+        if kwargs:
+            raise TypeError(f"{self._name or 'tvmlite.Function'}: packed functions take positional arguments only, "
+                            f"got keywords {sorted(kwargs)}")
+        call_function(self, args, &result)
+        return make_ret(&result)
+
+    def __repr__(self):
+        return f"<tvmlite.Function {self._name}>" if self._name else "<tvmlite.Function>"
+
+
+cdef int call_function(Function func, tuple args, TVMLiteAny* result) except -1:
+    """Call func with Python arguments; result receives an owned value."""
+    cdef TVMLiteAny stack_values[MAX_STACK_ARGS]
+    cdef TVMLiteObject* stack_temps[MAX_STACK_ARGS]
+    cdef TVMLiteAny* values = stack_values
+    cdef TVMLiteObject** temps = stack_temps
+    cdef Py_ssize_t n = len(args), i, done = 0
+    cdef TVMLiteObject* h = func.chandle
+    cdef TVMLiteFunctionCell* cell
+    cdef int ret
+    if h == NULL:
+        raise ValueError("cannot call a Function whose handle is null")
+    if n > MAX_STACK_ARGS:
+        values = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * n)
+        temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * n)
+        if values == NULL or temps == NULL:
+            free(values)
+            free(temps)
+            raise MemoryError()
+    try:
+        for i in range(n):
+            temps[i] = NULL
+            make_arg(args[i], &values[i], &temps[i], func._name or "tvmlite.Function", i)
+            done = i + 1
+        cell = <TVMLiteFunctionCell*>object_cell(h)
+        result.type_index = kTVMLiteNone
+        result.v_int64 = 0
+        if cell.flags & kTVMLiteFunctionLongRunning:
+            with nogil:
+                ret = cell.safe_call(h, values, <int32_t>n, result)
+        else:
+            ret = cell.safe_call(h, values, <int32_t>n, result)
+    finally:
+        for i in range(done):
+            if temps[i] != NULL:
+                TVMLiteObjectDecRef(temps[i])
+        if values != stack_values:
+            free(values)
+            free(temps)
+    if ret != 0:
+        raise_last_error()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Python callables called from C++
+# ---------------------------------------------------------------------------------------------------------------
+
+cdef int _py_safe_call(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) noexcept with gil:
+    """The C calling convention for a Python callable. An exception is kept whole in the error's payload."""
+    cdef TVMLiteAny view
+    cdef TVMLiteObject* temp = NULL
+    cdef int32_t i
+    try:
+        pyfunc = <object>TVMLiteFunctionGetResource(<TVMLiteObject*>self)
+        pyargs = [make_ret_view(&args[i]) for i in range(num_args)]
+        rv = pyfunc(*pyargs)
+        make_arg(rv, &view, &temp, "callback return value", 0)
+        try:
+            CHECK_CALL(TVMLiteAnyViewToOwned(&view, result))
+        finally:
+            TVMLiteObjectDecRef(temp)
+        return 0
+    except BaseException as exc:
+        set_raised_from_py_exception(exc)
+        return -1
+
+
+cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:
+    """A new Function object that calls pyfunc."""
+    cdef TVMLiteObject* out = NULL
+    if isinstance(pyfunc, Function):
+        TVMLiteObjectIncRef((<Function>pyfunc).chandle)
+        return (<Function>pyfunc).chandle
+    if not callable(pyfunc):
+        raise TypeError(f"expected a callable, got {type(pyfunc).__name__}")
+    Py_INCREF(pyfunc)
+    # On failure TVMLiteFunctionCreate calls the deleter itself, so the reference is never leaked.
+    CHECK_CALL(TVMLiteFunctionCreate(<void*>pyfunc, _py_safe_call, _release_py_object, &out))
+    return out
+
+
+def convert_to_function(pyfunc, name=None):
+    """Wrap a Python callable as a :class:`Function` that C++ can call."""
+    cdef Function f = <Function>make_object(function_handle_from_callable(pyfunc))
+    f._name = name if name is not None else getattr(pyfunc, "__qualname__", None)
+    return f
+
+
+def convert(value):
+    """Convert a Python value to its tvmlite form: list/tuple -> Array, dict -> Map, callable -> Function, ...
+
+    Values that have no object form (ints, floats, str, None) come back unchanged.
+    """
+    cdef TVMLiteAny view, owned
+    cdef TVMLiteObject* temp = NULL
+    make_arg(value, &view, &temp, "convert", 0)
+    try:
+        CHECK_CALL(TVMLiteAnyViewToOwned(&view, &owned))
+    finally:
+        TVMLiteObjectDecRef(temp)
+    return make_ret(&owned)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Global registry
+# ---------------------------------------------------------------------------------------------------------------
+
+def get_global_func(str name, bint allow_missing=False):
+    """The global function registered under name; None or ValueError when there is none."""
+    cdef TVMLiteObject* out = NULL
+    CHECK_CALL(TVMLiteFunctionGetGlobal(name.encode("utf-8"), &out))
+    if out == NULL:
+        if allow_missing:
+            return None
+        raise ValueError(f"Cannot find global function {name}")
+    cdef Function f = <Function>make_object(out)
+    f._name = name
+    return f
+
+
+def register_global_func(str name, func, bint override=False):
+    """Register func (a callable or Function) as a global function; ValueError when taken and not override."""
+    cdef TVMLiteObject* h
+    if not callable(func):
+        raise TypeError(f"register_func: '{name}' must be registered with a callable, got {type(func).__name__}")
+    h = function_handle_from_callable(func)
+    try:
+        CHECK_CALL(TVMLiteFunctionSetGlobal(name.encode("utf-8"), h, 1 if override else 0))
+    finally:
+        TVMLiteObjectDecRef(h)
+
+
+def remove_global_func(str name):
+    CHECK_CALL(TVMLiteFunctionRemoveGlobal(name.encode("utf-8")))
+
+
+def list_global_func_names():
+    """Names of all registered global functions."""
+    cdef TVMLiteObject* out = NULL
+    cdef TVMLiteSeqCell* cell
+    cdef TVMLiteStringCell* s
+    CHECK_CALL(TVMLiteFunctionListGlobalNames(&out))
+    try:
+        cell = <TVMLiteSeqCell*>object_cell(out)
+        names = []
+        for i in range(cell.size):
+            s = <TVMLiteStringCell*>object_cell(cell.data[i].v_obj)
+            names.append(PyUnicode_DecodeUTF8(s.data, s.size, "surrogateescape"))
+        return names
+    finally:
+        TVMLiteObjectDecRef(out)

@@ -1,0 +1,228 @@
+"""Registration: object types (``register_object``) and global functions (``register_func`` & co.)."""
+import sys
+
+from . import core
+
+__all__ = ["register_object", "register_func", "get_global_func", "list_global_func_names",
+           "remove_global_func", "_init_api"]
+
+_PY_TYPES = {int: (1, "int"), float: (3, "float"), bool: (2, "bool"), str: (65, "str")}
+
+
+def register_object(type_key=None):
+    """Register a Python class for an object type (decorator).
+
+    Objects of that type returned from C++ become instances of the class (without running ``__init__``).
+    When ``type_key`` is not a C++ type and the class declares annotated fields, a **new object type** is defined
+    at run time: its instances cross the FFI, live in Array/Map, are readable from C++ by reflection and
+    round-trip through JSON and pickle. Such a class is constructed like a dataclass.
+
+    Parameters
+    ----------
+    type_key : str, optional
+        The type key; defaults to the class name.
+
+    Returns
+    -------
+    decorator : Callable[[type], type]
+
+    Example
+    -------
+    >>> @tvmlite.register_object("mylib.Point")
+    ... class Point(tvmlite.Object):
+    ...     x: int
+    ...     y: float = 0.0
+    >>> Point(1, y=2.5).y
+    2.5
+    """
+    if isinstance(type_key, type):  # used as @register_object without arguments
+        return register_object(type_key.__name__)(type_key)
+
+    def register(cls):
+        key = type_key or cls.__name__
+        if not (isinstance(cls, type) and issubclass(cls, core.ObjectBase)):
+            raise TypeError(f"register_object('{key}'): {cls!r} must be a subclass of tvmlite.Object")
+        tindex = core._type_key_to_index(key, allow_missing=True)
+        own_fields = _annotated_fields(cls)
+        if tindex is None or _is_python_defined(tindex):
+            if tindex is None and not own_fields and not _has_python_defined_base(cls):
+                raise ValueError(
+                    f"register_object: type key '{key}' is not registered in C++. Declare annotated fields on "
+                    f"{cls.__name__} to define a new object type from Python.")
+            tindex = _define_type(key, cls, own_fields)
+        core._register_object_class(tindex, cls)
+        if "_tvmlite_type_index" not in getattr(cls, "__dict__", {}) and not _is_immutable(cls):
+            cls._tvmlite_type_index = tindex
+        return cls
+
+    return register
+
+
+def _is_immutable(cls):
+    return not (cls.__flags__ & (1 << 9))  # Py_TPFLAGS_HEAPTYPE: classes built in C (the FFI core) are immutable
+
+
+def _annotated_fields(cls):
+    """(name, annotation) pairs declared by cls itself, in order."""
+    ann = cls.__dict__.get("__annotations__", {})
+    if not ann:
+        return []
+    try:
+        import typing
+
+        hints = typing.get_type_hints(cls)
+    except Exception:  # unresolved forward references: treat those fields as Any
+        hints = {}
+    return [(name, hints.get(name, ann[name])) for name in ann if not name.startswith("_")]
+
+
+def _is_python_defined(tindex):
+    return bool(getattr(_CLASS_BY_INDEX.get(tindex), "_tvmlite_fields", None) is not None)
+
+
+def _has_python_defined_base(cls):
+    return any(getattr(b, "_tvmlite_fields", None) is not None for b in cls.__mro__[1:])
+
+
+_CLASS_BY_INDEX = {}
+_MISSING = object()
+
+
+def _field_type(annotation):
+    """(static type index, type string) for a field annotation; -1 means any value."""
+    if annotation in _PY_TYPES:
+        index, name = _PY_TYPES[annotation]
+        return index, name
+    if isinstance(annotation, type) and issubclass(annotation, core.ObjectBase):
+        index = getattr(annotation, "_tvmlite_type_index", None)
+        if index is not None:
+            return index, core._type_info(index)[0]
+        return 64, "Object"
+    return -1, getattr(annotation, "__name__", None) or str(annotation)
+
+
+def _define_type(key, cls, own_fields):
+    parent = next((b for b in cls.__mro__[1:] if getattr(b, "_tvmlite_fields", None) is not None), None)
+    parent_index = parent._tvmlite_type_index if parent is not None else 64
+    inherited = list(parent._tvmlite_fields) if parent is not None else []
+    specs = []
+    defaults = dict(parent._tvmlite_defaults) if parent is not None else {}
+    for name, ann in own_fields:
+        index, type_str = _field_type(ann)
+        specs.append((name, type_str, index))
+        value = cls.__dict__.get(name, _MISSING)
+        if value is not _MISSING:
+            defaults[name] = value
+        else:
+            defaults.pop(name, None)
+    tindex = core._define_object_type(key, parent_index, specs)
+    cls._tvmlite_fields = tuple(inherited + [n for n, _, _ in specs])
+    cls._tvmlite_defaults = defaults
+    _CLASS_BY_INDEX[tindex] = cls
+    if "__init__" not in cls.__dict__:
+        cls.__init__ = _make_init(cls, tindex)
+    return tindex
+
+
+def _make_init(cls, tindex):
+    fields = cls._tvmlite_fields
+    defaults = cls._tvmlite_defaults
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} positional arguments but {len(args)} were given")
+        values = list(args)
+        for name in fields[len(args):]:
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif name in defaults:
+                values.append(defaults[name])
+            else:
+                raise TypeError(f"{cls.__name__}() missing required argument: '{name}'")
+        if kwargs:
+            dup = [k for k in kwargs if k in fields]
+            what = "got multiple values for" if dup else "got an unexpected keyword argument"
+            raise TypeError(f"{cls.__name__}() {what} '{(dup or list(kwargs))[0]}'")
+        core._dyn_object_init(self, tindex, tuple(values))
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
+def register_func(func_name, f=None, override=False):
+    """Register a Python function as a global packed function, callable from C++ and Python.
+
+    Parameters
+    ----------
+    func_name : str or callable
+        The global name; used bare as a decorator (``@register_func``) it is the function and its name is used.
+    f : callable, optional
+        The function; when omitted, returns a decorator.
+    override : bool
+        Replace an existing registration instead of raising ValueError.
+
+    Example
+    -------
+    >>> @tvmlite.register_func("mylib.add_one")
+    ... def add_one(x):
+    ...     return x + 1
+    >>> tvmlite.get_global_func("mylib.add_one")(1)
+    2
+    """
+    if callable(func_name) and f is None:
+        f, func_name = func_name, func_name.__name__
+    if not isinstance(func_name, str):
+        raise TypeError(f"register_func: func_name must be a str, got {type(func_name).__name__}")
+
+    def register(func):
+        core.register_global_func(func_name, func, override)
+        return func
+
+    return register(f) if f is not None else register
+
+
+def get_global_func(name, allow_missing=False):
+    """The global function registered under ``name``.
+
+    Raises ValueError when it is missing, unless ``allow_missing`` (then returns None).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"get_global_func: name must be a str, got {type(name).__name__}")
+    return core.get_global_func(name, allow_missing)
+
+
+def list_global_func_names():
+    """Names of every registered global function."""
+    return core.list_global_func_names()
+
+
+def remove_global_func(name):
+    """Remove a global function (no error when absent)."""
+    core.remove_global_func(name)
+
+
+def _init_api(namespace, target_module_name=None):
+    """Bind the global functions ``namespace.*`` into a module, lazily: each is looked up on first access.
+
+    Example: ``_init_api("relay.op", __name__)`` at the end of a module makes ``relay.op.add`` its ``add``.
+    """
+    target_module_name = target_module_name or namespace
+    module = sys.modules[target_module_name]
+    prefix = namespace + "."
+    previous = module.__dict__.get("__getattr__")
+
+    def __getattr__(name):
+        f = core.get_global_func(prefix + name, True) if not name.startswith("__") else None
+        if f is None:
+            if previous is not None:
+                return previous(name)
+            raise AttributeError(f"module '{target_module_name}' has no attribute '{name}'")
+        setattr(module, name, f)  # cache: later accesses never come here
+        return f
+
+    def __dir__():
+        names = {n[len(prefix):] for n in core.list_global_func_names() if n.startswith(prefix)}
+        return sorted(set(module.__dict__) | {n for n in names if "." not in n})
+
+    module.__getattr__ = __getattr__
+    module.__dir__ = __dir__

@@ -1,0 +1,71 @@
+"""Containers: Array, Map, ShapeTuple (C++ objects) and String (a Python str)."""
+from .._ffi import core
+from .._ffi.registry import register_object, get_global_func
+from .object import Object
+
+__all__ = ["Array", "Map", "ShapeTuple", "String", "convert"]
+
+
+@register_object("runtime.Array")
+class Array(core.ArrayBase, Object):
+    """An immutable sequence that C++ sees as ``Array<T>``. ``Array([1, 2])``; a list or tuple argument converts
+    to one automatically."""
+
+    def __init__(self, items=()):
+        self.__init_handle_by_constructor__(get_global_func("runtime.Array"), *items)
+
+    def __repr__(self):
+        return repr(list(self))
+
+
+@register_object("runtime.Map")
+class Map(core.MapBase, Object):
+    """An immutable insertion-ordered mapping that C++ sees as ``Map<K, V>``. A dict argument converts to one."""
+
+    def __init__(self, mapping=None):
+        flat = []
+        for k, v in dict(mapping or {}).items():
+            flat += (k, v)
+        self.__init_handle_by_constructor__(get_global_func("runtime.Map"), *flat)
+
+    def __repr__(self):
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self.items()) + "}"
+
+
+@register_object("runtime.ShapeTuple")
+class ShapeTuple(core.ShapeTupleBase, Object):
+    """An immutable tuple of int64 dimensions."""
+
+    def __init__(self, dims=()):
+        self.__init_handle_by_constructor__(get_global_func("runtime.ShapeTuple"), *dims)
+
+    def __eq__(self, other):
+        if isinstance(other, (tuple, list, ShapeTuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(tuple(self))
+
+    def __repr__(self):
+        return f"ShapeTuple({tuple(self)})"
+
+
+class String(str):
+    """A tvmlite string. Strings cross the FFI as Python ``str``; this subclass exists for TVM-style code."""
+
+    __slots__ = ()
+
+
+def convert(value):
+    """Convert a Python value to its tvmlite object form: list/tuple -> Array, dict -> Map, callable -> Function.
+
+    Example
+    -------
+    >>> tvmlite.runtime.convert([1, 2, 3])
+    [1, 2, 3]
+    """
+    return core.convert(value)
+
+
+register_object("runtime.Function")(core.Function)

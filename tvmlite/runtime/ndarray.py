@@ -1,0 +1,68 @@
+"""NDArray, devices and data types."""
+from .._ffi import core
+from .._ffi.registry import register_object
+from .object import Object
+
+__all__ = ["NDArray", "DataType", "Device", "array", "empty", "from_dlpack", "cpu", "device"]
+
+DataType = core.DataType
+Device = core.Device
+
+
+@register_object("runtime.NDArray")
+class NDArray(core.NDArrayBase, Object):
+    """An n-dimensional array (64-byte aligned when tvmlite allocates it).
+
+    ``tvmlite.nd.array(np_array)`` copies from numpy; ``np.from_dlpack(x)`` and ``tvmlite.nd.from_dlpack(t)`` share
+    memory without copying.
+    """
+
+    def copyfrom(self, source):
+        """Copy a numpy array (or anything numpy accepts) of the same shape into this array."""
+        import numpy as np
+
+        np.copyto(np.from_dlpack(self), np.asarray(source, dtype=self.dtype), casting="no")
+        return self
+
+
+def cpu(dev_id=0):
+    """The CPU device."""
+    return Device(1, dev_id)
+
+
+def device(dev_type, dev_id=0):
+    """A device by name ("cpu", "llvm") or DLPack device type number."""
+    if isinstance(dev_type, str):
+        if dev_type not in ("cpu", "llvm"):
+            raise ValueError(f"tvmlite runs on the CPU; unknown device '{dev_type}'")
+        dev_type = 1
+    return Device(dev_type, dev_id)
+
+
+def empty(shape, dtype="float32", dev=None):
+    """An uninitialised array."""
+    return core.ndarray_empty(shape, dtype, dev)
+
+
+def array(arr, dev=None, dtype=None):
+    """Copy a numpy array (or anything ``numpy.asarray`` accepts) into a new NDArray.
+
+    Example
+    -------
+    >>> x = tvmlite.nd.array(np.ones((2, 3), "float32"))
+    >>> x.shape
+    (2, 3)
+    """
+    import numpy as np
+
+    src = np.asarray(arr, dtype=dtype)
+    if src.dtype == np.float64 and dtype is None and not isinstance(arr, np.ndarray):
+        src = src.astype("float32")  # Python floats default to float32, as in TVM
+    out = empty(src.shape, str(src.dtype), dev)
+    np.copyto(np.from_dlpack(out), src)
+    return out
+
+
+def from_dlpack(tensor):
+    """Wrap a DLPack producer (numpy, PyTorch, ...) as an NDArray sharing its memory."""
+    return core.from_dlpack(tensor)
