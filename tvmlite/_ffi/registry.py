@@ -113,6 +113,7 @@ def _define_type(key, cls, own_fields):
         value = cls.__dict__.get(name, _MISSING)
         if value is not _MISSING:
             defaults[name] = value
+            delattr(cls, name)  # the field's descriptor takes this name; the default lives in __init__
         else:
             defaults.pop(name, None)
     tindex = core._define_object_type(key, parent_index, specs)
