@@ -14,6 +14,14 @@ cdef extern from "Python.h" nogil:
     void buffer_release "PyBuffer_Release"(Py_buffer* view)
 
 cdef extern from "Python.h":
+    # Vectorcall (PEP 590), used to give Function instances a tuple-free call path.
+    ctypedef PyObject* (*vectorcallfunc)(PyObject* callable, PyObject** args, size_t nargsf, PyObject* kwnames)
+    Py_ssize_t PyVectorcall_NARGS(size_t nargsf)
+    PyObject** PySequence_Fast_ITEMS(object o)
+    enum: Py_TPFLAGS_HAVE_VECTORCALL
+    ctypedef struct PyTypeObject:
+        Py_ssize_t tp_vectorcall_offset
+        unsigned long tp_flags
     const char* PyUnicode_AsUTF8AndSize(object s, Py_ssize_t* size) except NULL
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
     object PyBytes_FromStringAndSize(const char* s, Py_ssize_t size)

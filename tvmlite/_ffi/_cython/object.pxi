@@ -25,7 +25,7 @@ cdef class ObjectBase:
         if not isinstance(fconstructor, Function):
             raise TypeError(f"__init_handle_by_constructor__: fconstructor must be a Function, "
                             f"got {type(fconstructor).__name__}")
-        call_function(<Function>fconstructor, args, &result)
+        call_function(<Function>fconstructor, PySequence_Fast_ITEMS(args), len(args), &result)
         if result.type_index < kTVMLiteStaticObjectBegin:
             TVMLiteAnyRelease(&result)
             raise TypeError(f"__init_handle_by_constructor__: {(<Function>fconstructor)._name or 'constructor'} "

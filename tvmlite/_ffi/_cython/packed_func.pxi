@@ -193,27 +193,56 @@ cdef object make_ret_view(const TVMLiteAny* v):
 cdef class Function(ObjectBase):
     """A packed function: a C++ function, a Python callable wrapped for C++, or anything else with the C calling
     convention. Call it like a Python function (positional arguments only)."""
+    # Vectorcall entry (PEP 590): Python calls it with the caller's argument array, no tuple is built.
+    cdef vectorcallfunc _vectorcall
     cdef public object _name
 
+    def __cinit__(self):
+        self._vectorcall = <vectorcallfunc>_function_vectorcall
+
     def __call__(self, *args, **kwargs):
+        # Used only when vectorcall is not (a Python subclass of Function, or a caller that builds a tuple).
         cdef TVMLiteAny result
         if kwargs:
-            raise TypeError(f"{self._name or 'tvmlite.Function'}: packed functions take positional arguments only, "
-                            f"got keywords {sorted(kwargs)}")
-        call_function(self, args, &result)
+            _reject_keywords(self, tuple(kwargs))
+        call_function(self, PySequence_Fast_ITEMS(args), len(args), &result)
         return make_ret(&result)
 
     def __repr__(self):
         return f"<tvmlite.Function {self._name}>" if self._name else "<tvmlite.Function>"
 
 
-cdef int call_function(Function func, tuple args, TVMLiteAny* result) except -1:
-    """Call func with Python arguments; result receives an owned value."""
+cdef object _function_vectorcall(Function self, PyObject** args, size_t nargsf, PyObject* kwnames):
+    cdef TVMLiteAny result
+    if kwnames != NULL and len(<object>kwnames) != 0:
+        _reject_keywords(self, <object>kwnames)
+    call_function(self, args, PyVectorcall_NARGS(nargsf), &result)
+    return make_ret(&result)
+
+
+cdef int _reject_keywords(Function self, tuple names) except -1:
+    raise TypeError(f"{self._name or 'tvmlite.Function'}: packed functions take positional arguments only, "
+                    f"got keywords {sorted(names)}")
+
+
+cdef void _enable_function_vectorcall():
+    """Point Function's type at the per-instance vectorcall slot (Cython does not do this for __call__)."""
+    cdef Function probe = Function.__new__(Function)
+    cdef PyTypeObject* tp = <PyTypeObject*>Function
+    tp.tp_vectorcall_offset = <Py_ssize_t>(<char*>&probe._vectorcall - <char*><PyObject*>probe)
+    tp.tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL
+
+
+_enable_function_vectorcall()
+
+
+cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny* result) except -1:
+    """Call func with Python arguments args[0:n]; result receives an owned value."""
     cdef TVMLiteAny stack_values[MAX_STACK_ARGS]
     cdef TVMLiteObject* stack_temps[MAX_STACK_ARGS]
     cdef TVMLiteAny* values = stack_values
     cdef TVMLiteObject** temps = stack_temps
-    cdef Py_ssize_t n = len(args), i, done = 0
+    cdef Py_ssize_t i, done = 0
     cdef TVMLiteObject* h = func.chandle
     cdef TVMLiteFunctionCell* cell
     cdef int ret
@@ -229,7 +258,7 @@ cdef int call_function(Function func, tuple args, TVMLiteAny* result) except -1:
     try:
         for i in range(n):
             temps[i] = NULL
-            make_arg(args[i], &values[i], &temps[i], func._name or "tvmlite.Function", i)
+            make_arg(<object>args[i], &values[i], &temps[i], func._name or "tvmlite.Function", i)
             done = i + 1
         cell = <TVMLiteFunctionCell*>object_cell(h)
         result.type_index = kTVMLiteNone
