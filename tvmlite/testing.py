@@ -11,17 +11,11 @@ class Pair(Object):
     """A C++ object with two reflected fields, ``first`` and ``second``, of any type."""
 
     def __init__(self, first, second):
-        self.__init_handle_by_constructor__(_pair_ctor(), first, second)
+        self.__init_handle_by_constructor__(_PAIR_CTOR, first, second)
 
 
-_PAIR_CTOR = []
-
-
-def _pair_ctor():
-    # Looked up once: a registry lookup per construction would double its cost.
-    if not _PAIR_CTOR:
-        _PAIR_CTOR.append(get_global_func("testing.Pair"))
-    return _PAIR_CTOR[0]
+# Looked up once at import: a registry lookup per construction would double its cost.
+_PAIR_CTOR = get_global_func("testing.Pair")
 
 
 def object_count():

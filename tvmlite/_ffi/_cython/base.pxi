@@ -19,9 +19,13 @@ cdef extern from "Python.h":
     Py_ssize_t PyVectorcall_NARGS(size_t nargsf)
     PyObject** PySequence_Fast_ITEMS(object o)
     enum: Py_TPFLAGS_HAVE_VECTORCALL
+    ctypedef struct PySequenceMethods:
+        void* sq_length
     ctypedef struct PyTypeObject:
         Py_ssize_t tp_vectorcall_offset
         unsigned long tp_flags
+        PySequenceMethods* tp_as_sequence
+    PyTypeObject* Py_TYPE(object o)
     const char* PyUnicode_AsUTF8AndSize(object s, Py_ssize_t* size) except NULL
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
     object PyBytes_FromStringAndSize(const char* s, Py_ssize_t size)

@@ -86,8 +86,15 @@ cdef inline object _type_key_of(int32_t tindex):
     return "<unknown>" if info == NULL else byte_array_str(info.type_key)
 
 
-cdef list _fields_of(int32_t tindex):
-    """All reflected fields of a type, inherited ones first, as pointers wrapped in ints."""
+cdef object _field_entry(const TVMLiteFieldInfo* f, int32_t owner, bint with_owner):
+    if with_owner:
+        return (<size_t>f, owner)
+    return <size_t>f
+
+
+cdef list _fields_of(int32_t tindex, bint with_owner=False):
+    """All reflected fields of a type, inherited ones first, as pointers wrapped in ints (or (pointer, owner type
+    index) pairs with_owner)."""
     cdef const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(tindex)
     cdef const TVMLiteTypeInfo* anc
     cdef list out = []
@@ -97,9 +104,9 @@ cdef list _fields_of(int32_t tindex):
     for d in range(info.type_depth):
         anc = TVMLiteGetTypeInfo(info.ancestors[d])
         for i in range(anc.num_fields):
-            out.append(<size_t>&anc.fields[i])
+            out.append(_field_entry(&anc.fields[i], anc.type_index, with_owner))
     for i in range(info.num_fields):
-        out.append(<size_t>&info.fields[i])
+        out.append(_field_entry(&info.fields[i], tindex, with_owner))
     return out
 
 
@@ -115,17 +122,28 @@ cdef tuple _field_names_of(int32_t tindex):
 cdef class FieldDescriptor:
     """Attribute access to one reflected field: reads through the field's C getter, no dictionary lookups."""
     cdef const TVMLiteFieldInfo* info
+    cdef int32_t owner_index  # the type that declares the field; the offset is only valid inside its objects
     cdef readonly str name
     cdef readonly str type_str
 
+    cdef ObjectBase _checked_owner(self, object obj):
+        """obj as an ObjectBase whose object really has this field (a wrong offset would read foreign memory)."""
+        if self.info == NULL or not isinstance(obj, ObjectBase):
+            raise TypeError(f"field descriptor '{self.name}' used on {type(obj).__name__}")
+        cdef ObjectBase o = <ObjectBase>obj
+        if o.chandle == NULL:
+            raise ValueError(f"cannot access field '{self.name}': the object handle is null")
+        if o.chandle.type_index != self.owner_index and not TVMLiteTypeIsInstance(o.chandle.type_index,
+                                                                                  self.owner_index):
+            raise TypeError(f"field '{self.name}' belongs to {_type_key_of(self.owner_index)}, "
+                            f"not {_type_key_of(o.chandle.type_index)}")
+        return o
+
     def __get__(self, obj, objtype):
         cdef TVMLiteAny out
-        cdef ObjectBase o
         if obj is None:
             return self
-        o = <ObjectBase>obj
-        if o.chandle == NULL:
-            raise ValueError(f"cannot read field '{self.name}': the object handle is null")
+        cdef ObjectBase o = self._checked_owner(obj)
         out.type_index = kTVMLiteNone
         CHECK_CALL(self.info.getter(<char*>o.chandle + self.info.offset, &out))
         return make_ret(&out)
@@ -133,12 +151,9 @@ cdef class FieldDescriptor:
     def __set__(self, obj, value):
         cdef TVMLiteAny arg
         cdef TVMLiteObject* temp = NULL
-        cdef ObjectBase o = <ObjectBase>obj
+        cdef ObjectBase o = self._checked_owner(obj)
         if not (self.info.flags & kTVMLiteFieldWritable):
-            raise AttributeError(f"field '{self.name}' of {_type_key_of(o.chandle.type_index) if o.chandle else ''}"
-                                 f" is read-only")
-        if o.chandle == NULL:
-            raise ValueError(f"cannot set field '{self.name}': the object handle is null")
+            raise AttributeError(f"field '{self.name}' of {_type_key_of(self.owner_index)} is read-only")
         make_arg(value, &arg, &temp, "field setter", 0)
         try:
             CHECK_CALL(self.info.setter(<char*>o.chandle + self.info.offset, &arg))
@@ -230,13 +245,14 @@ def _register_object_class(int32_t tindex, cls):
         _REGISTERED.extend([None] * (tindex + 1 - len(_REGISTERED)))
     _REGISTERED[tindex] = cls
     _RESOLVED.clear()  # ancestors' resolutions may change; rebuilt lazily
-    for p in _fields_of(tindex):
+    for p, owner in _fields_of(tindex, True):
         f = <const TVMLiteFieldInfo*><size_t>p
         name = byte_array_str(f.name)
         if name in cls.__dict__ and not isinstance(cls.__dict__[name], FieldDescriptor):
             continue
         desc = FieldDescriptor.__new__(FieldDescriptor)
         desc.info = f
+        desc.owner_index = owner
         desc.name = name
         desc.type_str = byte_array_str(f.type_str)
         setattr(cls, name, desc)

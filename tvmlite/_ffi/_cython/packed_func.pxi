@@ -69,7 +69,7 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         CHECK_CALL(TVMLiteStringCreate(kTVMLiteBytes, s, len(arg), temp))
         out.type_index = kTVMLiteBytes
         out.v_obj = temp[0]
-    elif PyObject_CheckBuffer(arg) and hasattr(arg, "__len__"):  # numpy arrays, memoryview, array.array
+    elif PyObject_CheckBuffer(arg) and _has_len(arg):  # numpy arrays, memoryview, array.array (not scalars)
         temp[0] = ndarray_handle_from_python(arg)
         out.type_index = kTVMLiteNDArray
         out.v_obj = temp[0]
@@ -91,6 +91,12 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         raise TypeError(f"{fname}: argument #{index} has type {type(arg).__module__}.{type(arg).__qualname__}, "
                         f"which tvmlite cannot pass to C++")
     return 0
+
+
+cdef inline bint _has_len(object o):
+    """Whether o's type defines len() (checked on the type slot: an attribute lookup would cost more)."""
+    cdef PySequenceMethods* sq = Py_TYPE(o).tp_as_sequence
+    return sq != NULL and sq.sq_length != NULL
 
 
 cdef TVMLiteObject* make_array(object seq, object fname, int index) except NULL:
