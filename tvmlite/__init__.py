@@ -4,12 +4,14 @@ from ._ffi.registry import (register_object, register_func, get_global_func, lis
                             remove_global_func)
 from .error import TVMLiteError
 from .runtime import Object, DataType, Device, cpu, device
+from .runtime.serialization import structural_equal, structural_hash, save_json, load_json
 from . import runtime, nd, error
 
 __version__ = "0.1.0"
 
 __all__ = ["register_object", "register_func", "get_global_func", "list_global_func_names", "remove_global_func",
-           "TVMLiteError", "Object", "DataType", "Device", "cpu", "device", "runtime", "nd", "error"]
+           "TVMLiteError", "Object", "DataType", "Device", "cpu", "device", "runtime", "nd", "error",
+           "structural_equal", "structural_hash", "save_json", "load_json"]
 
 
 def __getattr__(name):

@@ -28,6 +28,9 @@ Any::Any(const AnyView& view) {
       TypeTraits<Bytes>::MoveToAny(Bytes(b->data, static_cast<size_t>(b->size)), &data_);
       return;
     }
+    case kTVMLiteTensorView:
+      TypeTraits<NDArray>::MoveToAny(RetainTensorView(static_cast<TVMLiteTensorView*>(v.v_ptr)), &data_);
+      return;
     case kTVMLiteDLTensorPtr:
       // A borrowed tensor is wrapped as a view NDArray; whoever passed it keeps the memory alive.
       TypeTraits<NDArray>::MoveToAny(NDArray::FromExternal(*static_cast<DLTensor*>(v.v_ptr), nullptr, nullptr),

@@ -82,6 +82,7 @@ std::string AnyTypeStr(const TVMLiteAny& v) {
     case kTVMLiteDLTensorPtr: return "DLTensor*";
     case kTVMLiteRawStr: return "str";
     case kTVMLiteByteArrayPtr: return "bytes";
+    case kTVMLiteTensorView: return "NDArray";
     case kTVMLiteString: return "str";
     case kTVMLiteBytes: return "bytes";
     default: return TypeIndexToKey(v.type_index);

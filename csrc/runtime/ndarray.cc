@@ -127,6 +127,17 @@ DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
   return &e->managed;
 }
 
+NDArray RetainTensorView(TVMLiteTensorView* view) {
+  TVMLiteObject* out = nullptr;
+  if (view->retain == nullptr || view->retain(view, &out) != 0) {
+    if (view->retain == nullptr) TVMLITE_THROW(ValueError) << "tensor view has no retain callback";
+    throw Error::MoveFromRaised();
+  }
+  ObjectPtr<Object> p = ObjectPtr<Object>::MoveFromRaw(Object::FromHeader(out));
+  TVMLITE_ICHECK(p->type_index() == kTVMLiteNDArray) << "tensor view retain returned " << p->GetTypeKey();
+  return NDArray(std::move(p));
+}
+
 int64_t NDArray::NumElements() const {
   int64_t n = 1;
   for (int32_t i = 0; i < get()->tensor.ndim; ++i) n *= get()->tensor.shape[i];

@@ -2,4 +2,6 @@
 from .object import Object
 from .container import Array, Map, ShapeTuple, String, convert
 from .ndarray import NDArray, DataType, Device, cpu, device
+from .serialization import (structural_equal, structural_hash, assert_structural_equal, save_json,
+                            load_json)
 from . import ndarray

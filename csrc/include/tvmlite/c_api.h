@@ -52,6 +52,7 @@ typedef enum {
   kTVMLiteDLTensorPtr = 7,   /*!< v_ptr is a borrowed DLTensor*; arguments only. */
   kTVMLiteRawStr = 8,        /*!< v_c_str is a borrowed NUL-terminated UTF-8 string; arguments only. */
   kTVMLiteByteArrayPtr = 9,  /*!< v_ptr is a borrowed TVMLiteByteArray*; arguments only. */
+  kTVMLiteTensorView = 10,   /*!< v_ptr is a borrowed TVMLiteTensorView*; arguments only. */
   kTVMLiteStaticObjectBegin = 64,
   kTVMLiteObject = 64,       /*!< The root of all objects ("runtime.Object"). */
   kTVMLiteString = 65,       /*!< "runtime.String": TVMLiteStringCell follows the header. */
@@ -106,6 +107,19 @@ typedef struct {
   };
 } TVMLiteAny;
 
+/*!
+ * \brief A tensor borrowed from a host-language array (numpy) for the duration of one call, that can be turned
+ * into an owning NDArray on demand. Passing it costs nothing; a callee that only reads or writes the memory
+ * during the call uses `tensor` directly, and one that keeps the tensor (an NDArray parameter, storing the
+ * value) calls retain, which returns an NDArray that keeps the host array alive. retain is called on the calling
+ * thread, while the call runs; it returns 0, or -1 with the error set.
+ */
+typedef struct TVMLiteTensorView {
+  DLTensor tensor; /*!< Must stay first: a TVMLiteTensorView* is also a DLTensor*. */
+  int (*retain)(struct TVMLiteTensorView* self, struct TVMLiteObject** out);
+  void* owner;     /*!< The host array, for retain. */
+} TVMLiteTensorView;
+
 /*! \brief Layout after the header of String and Bytes. data is NUL-terminated and lives as long as the object. */
 typedef struct {
   const char* data;
@@ -145,8 +159,8 @@ TVMLITE_DLL int64_t TVMLiteObjectLiveCount(void);
 
 /*!
  * \brief Turn an argument view into an owned value: raw strings and byte arrays become String/Bytes objects,
- * a borrowed DLTensor becomes an NDArray view that does NOT own the data (its memory must outlive the result),
- * objects gain a reference. out receives an owned value.
+ * a tensor view becomes the NDArray its retain returns, a plain borrowed DLTensor becomes an NDArray view that
+ * does NOT own the data (its memory must outlive the result), objects gain a reference. out: an owned value.
  */
 TVMLITE_DLL int TVMLiteAnyViewToOwned(const TVMLiteAny* view, TVMLiteAny* out);
 

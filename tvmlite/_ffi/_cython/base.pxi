@@ -84,6 +84,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
         kTVMLiteDLTensorPtr
         kTVMLiteRawStr
         kTVMLiteByteArrayPtr
+        kTVMLiteTensorView
         kTVMLiteStaticObjectBegin
         kTVMLiteObject
         kTVMLiteString
@@ -130,6 +131,10 @@ cdef extern from "tvmlite/c_api.h" nogil:
     ctypedef struct TVMLiteShapeCell:
         const int64_t* data
         int64_t size
+    ctypedef struct TVMLiteTensorView:
+        DLTensor tensor
+        int (*retain)(TVMLiteTensorView* self, TVMLiteObject** out)
+        void* owner
     ctypedef struct TVMLiteNDArrayObject:
         TVMLiteObject header
         DLTensor tensor

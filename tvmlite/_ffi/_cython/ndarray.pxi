@@ -256,6 +256,7 @@ cdef int _dtype_from_format(const char* fmt, Py_ssize_t itemsize, DLDataType* ou
 
 cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
     """A new NDArray handle sharing obj's memory; the buffer is held until the NDArray dies."""
+    learn_numpy_type(obj)
     cdef BufferCtx* ctx = <BufferCtx*>malloc(sizeof(BufferCtx))
     cdef DLTensor t
     cdef int64_t strides[MAX_NDIM]
@@ -307,6 +308,62 @@ cdef TVMLiteObject* ndarray_handle_from_python(object obj) except NULL:
     if hasattr(obj, "__dlpack__"):
         return ndarray_handle_from_dlpack(obj)
     raise TypeError(f"cannot convert {type(obj).__name__} to an NDArray")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# numpy arrays as borrowed tensor views (see TVMLiteTensorView in c_api.h and numpy_view.h)
+# ---------------------------------------------------------------------------------------------------------------
+cdef extern from "numpy_view.h":
+    bint TVMLiteNumpyFillView(object arr, TVMLiteTensorView* view)
+    void* TVMLiteNumpyData(object arr)
+    int TVMLiteNumpyNDim(object arr)
+    int64_t TVMLiteNumpyDim(object arr, int i)
+    int TVMLiteNumpyTypeNum(object arr)
+
+# numpy.ndarray once seen and checked (NULL until then, or forever when the struct mirror does not match).
+cdef void* _np_ndarray_type = NULL
+cdef bint _np_checked = False
+
+
+cdef void learn_numpy_type(object arr):
+    """Remember numpy.ndarray after checking numpy_view.h's struct mirror against this array's own account."""
+    global _np_ndarray_type, _np_checked
+    if _np_checked:
+        return
+    t = type(arr)
+    if t.__name__ != "ndarray" or t.__module__ != "numpy":
+        return
+    _np_checked = True
+    try:
+        iface = arr.__array_interface__
+        ok = (iface["data"][0] == <size_t>TVMLiteNumpyData(arr) and TVMLiteNumpyNDim(arr) == arr.ndim
+              and all(TVMLiteNumpyDim(arr, i) == arr.shape[i] for i in range(arr.ndim))
+              and TVMLiteNumpyTypeNum(arr) == arr.dtype.num)
+    except Exception:
+        ok = False
+    if ok:
+        _np_ndarray_type = <void*>t
+
+
+cdef int _retain_numpy_view(TVMLiteTensorView* view, TVMLiteObject** out) noexcept with gil:
+    """A callee keeps a borrowed numpy argument: give it an NDArray that holds the numpy array."""
+    try:
+        out[0] = ndarray_handle_from_buffer(<object>view.owner)
+        return 0
+    except BaseException as exc:
+        set_raised_from_py_exception(exc)
+        return -1
+
+
+cdef inline bint numpy_view_arg(object arg, TVMLiteTensorView* view, TVMLiteAny* out):
+    """Pass a plain numpy array as a borrowed tensor view (no allocation). False: take the general path."""
+    if <void*>Py_TYPE(arg) != _np_ndarray_type or not TVMLiteNumpyFillView(arg, view):
+        return False
+    view.retain = _retain_numpy_view
+    out.type_index = kTVMLiteTensorView
+    out.reserved = 0
+    out.v_ptr = view
+    return True
 
 
 def from_dlpack(obj):

@@ -185,7 +185,8 @@ cdef object make_ret_view(const TVMLiteAny* v):
     """Turn a borrowed value (a callback argument) into a Python object, owning what it needs to."""
     cdef TVMLiteAny owned
     if v.type_index < kTVMLiteStaticObjectBegin and v.type_index != kTVMLiteRawStr \
-            and v.type_index != kTVMLiteByteArrayPtr and v.type_index != kTVMLiteDLTensorPtr:
+            and v.type_index != kTVMLiteByteArrayPtr and v.type_index != kTVMLiteDLTensorPtr \
+            and v.type_index != kTVMLiteTensorView:
         owned = v[0]
         return make_ret(&owned)
     if v.type_index >= kTVMLiteStaticObjectBegin:
@@ -220,10 +221,25 @@ cdef class Function(ObjectBase):
 
 cdef object _function_vectorcall(Function self, PyObject** args, size_t nargsf, PyObject* kwnames):
     cdef TVMLiteAny result
+    cdef Py_ssize_t n = PyVectorcall_NARGS(nargsf)
     if kwnames != NULL and len(<object>kwnames) != 0:
         _reject_keywords(self, <object>kwnames)
-    call_function(self, args, PyVectorcall_NARGS(nargsf), &result)
+    call_function(self, args, n, &result)
+    if result.type_index >= kTVMLiteStaticObjectBegin:
+        return _ret_object_reusing_args(&result, args, n)
     return make_ret(&result)
+
+
+cdef object _ret_object_reusing_args(TVMLiteAny* result, PyObject** args, Py_ssize_t n):
+    """A function that returns one of its argument objects gets that same Python object back: identity and the
+    Python subclass survive the round trip, and no wrapper is allocated."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        arg = <object>args[i]
+        if isinstance(arg, ObjectBase) and (<ObjectBase>arg).chandle == result.v_obj:
+            TVMLiteObjectDecRef(result.v_obj)
+            return arg
+    return make_ret(result)
 
 
 cdef int _reject_keywords(Function self, tuple names) except -1:
@@ -246,6 +262,7 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
     """Call func with Python arguments args[0:n]; result receives an owned value."""
     cdef TVMLiteAny stack_values[MAX_STACK_ARGS]
     cdef TVMLiteObject* stack_temps[MAX_STACK_ARGS]
+    cdef TVMLiteTensorView tensor_views[MAX_STACK_ARGS]
     cdef TVMLiteAny* values = stack_values
     cdef TVMLiteObject** temps = stack_temps
     cdef Py_ssize_t i, done = 0
@@ -264,8 +281,11 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
     try:
         for i in range(n):
             temps[i] = NULL
-            make_arg(<object>args[i], &values[i], &temps[i], func._name or "tvmlite.Function", i)
             done = i + 1
+            # numpy arrays travel as borrowed views in this call's stack (first MAX_STACK_ARGS arguments).
+            if i < MAX_STACK_ARGS and numpy_view_arg(<object>args[i], &tensor_views[i], &values[i]):
+                continue
+            make_arg(<object>args[i], &values[i], &temps[i], func._name or "tvmlite.Function", i)
         cell = <TVMLiteFunctionCell*>object_cell(h)
         result.type_index = kTVMLiteNone
         result.v_int64 = 0
@@ -290,15 +310,32 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
 # Python callables called from C++
 # ---------------------------------------------------------------------------------------------------------------
 
-cdef int _py_safe_call(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) noexcept with gil:
-    """The C calling convention for a Python callable. An exception is kept whole in the error's payload."""
+cdef extern from "py_callback.h":
+    int (*tvmlite_py_callback_impl)(void*, const TVMLiteAny*, int32_t, TVMLiteAny*)
+    int TVMLitePyCallback(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) nogil
+    object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
+
+
+cdef int _py_callback_impl(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) noexcept:
+    """Call the Python callable behind a Function (GIL held). An exception is kept whole in the error's payload."""
+    cdef PyObject* stack_argv[MAX_STACK_ARGS]
+    cdef PyObject** argv = stack_argv
     cdef TVMLiteAny view
     cdef TVMLiteObject* temp = NULL
     cdef int32_t i
+    cdef list keep = None
     try:
         pyfunc = <object>TVMLiteFunctionGetResource(<TVMLiteObject*>self)
-        pyargs = [make_ret_view(&args[i]) for i in range(num_args)]
-        rv = pyfunc(*pyargs)
+        if num_args > MAX_STACK_ARGS:
+            keep = [make_ret_view(&args[i]) for i in range(num_args)]
+            rv = pyfunc(*keep)
+        else:
+            keep = [make_ret_view(&args[i]) for i in range(num_args)] if num_args else None
+            for i in range(num_args):
+                argv[i] = <PyObject*>keep[i]
+            rv = PyObject_Vectorcall(pyfunc, argv, num_args, NULL)
+        if rv is None:
+            return 0  # result is already None
         make_arg(rv, &view, &temp, "callback return value", 0)
         try:
             CHECK_CALL(TVMLiteAnyViewToOwned(&view, result))
@@ -308,6 +345,9 @@ cdef int _py_safe_call(void* self, const TVMLiteAny* args, int32_t num_args, TVM
     except BaseException as exc:
         set_raised_from_py_exception(exc)
         return -1
+
+
+tvmlite_py_callback_impl = _py_callback_impl
 
 
 cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:
@@ -320,7 +360,7 @@ cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:
         raise TypeError(f"expected a callable, got {type(pyfunc).__name__}")
     Py_INCREF(pyfunc)
     # On failure TVMLiteFunctionCreate calls the deleter itself, so the reference is never leaked.
-    CHECK_CALL(TVMLiteFunctionCreate(<void*>pyfunc, _py_safe_call, _release_py_object, &out))
+    CHECK_CALL(TVMLiteFunctionCreate(<void*>pyfunc, TVMLitePyCallback, _release_py_object, &out))
     return out
 
 

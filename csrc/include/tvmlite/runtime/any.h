@@ -246,7 +246,10 @@ struct TypeTraits<DLTensor*> {
     out->type_index = kTVMLiteDLTensorPtr, out->reserved = 0, out->v_ptr = v;
   }
   static std::optional<DLTensor*> TryCast(const TVMLiteAny* v) {
-    if (v->type_index == kTVMLiteDLTensorPtr) return static_cast<DLTensor*>(v->v_ptr);
+    // A tensor view starts with its DLTensor, so both borrowed kinds are a DLTensor*.
+    if (v->type_index == kTVMLiteDLTensorPtr || v->type_index == kTVMLiteTensorView) {
+      return static_cast<DLTensor*>(v->v_ptr);
+    }
     if (v->type_index == kTVMLiteNDArray) return &reinterpret_cast<TVMLiteNDArrayObject*>(v->v_obj)->tensor;
     return std::nullopt;
   }

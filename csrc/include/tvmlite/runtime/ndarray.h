@@ -60,6 +60,20 @@ class NDArray : public ObjectRef {
   void CopyFrom(const NDArray& other) const;
 };
 
+/*! \brief Take ownership of a borrowed tensor view through its retain callback (see TVMLiteTensorView). */
+NDArray RetainTensorView(TVMLiteTensorView* view);
+
+/*! \brief An NDArray argument also accepts a tensor view (numpy), retained so the callee may keep it. */
+template <>
+struct ObjectRefConvert<NDArray> {
+  static bool Check(const Object* obj) { return obj->type_index() == kTVMLiteNDArray; }
+  static std::optional<NDArray> FromValue(const TVMLiteAny* v) {
+    if (v->type_index == kTVMLiteTensorView) return RetainTensorView(static_cast<TVMLiteTensorView*>(v->v_ptr));
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "NDArray"; }
+};
+
 }  // namespace runtime
 }  // namespace tvmlite
 #endif  // TVMLITE_RUNTIME_NDARRAY_H_
