@@ -17,7 +17,7 @@ __all__ = ["register_object", "register_func", "get_global_func", "list_global_f
 def __getattr__(name):
     # Submodules that are heavier or rarely needed load on first use, keeping `import tvmlite` fast.
     if name == "testing":
-        from . import testing
+        import importlib  # `from . import testing` would ask this __getattr__ again, forever
 
-        return testing
+        return importlib.import_module(".testing", __name__)
     raise AttributeError(f"module 'tvmlite' has no attribute '{name}'")

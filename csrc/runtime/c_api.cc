@@ -12,13 +12,9 @@
 using namespace tvmlite::runtime;  // NOLINT(*)
 
 #define API_BEGIN() try {
-#define API_END()                                                        \
-  }                                                                      \
-  catch (...) {                                                          \
-    ::tvmlite::runtime::details::SetRaisedFromException(std::current_exception()); \
-    return -1;                                                           \
-  }                                                                      \
-  return 0
+#define API_END() \
+  }               \
+  TVMLITE_CATCH_TO_RAISED(return -1) return 0
 
 namespace {
 TVMLiteObjectHandle Release(ObjectPtr<Object> p) { return p.release()->header(); }
@@ -76,6 +72,12 @@ int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index) {
 int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_type_index, int32_t* out) {
   API_BEGIN();
   *out = DynTypeRegister(type_key, parent_type_index);
+  API_END();
+}
+
+int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field, const TVMLiteAny* value) {
+  API_BEGIN();
+  SetFieldChecked(Obj(obj), field, *value);
   API_END();
 }
 

@@ -6,6 +6,7 @@
 #include <tvmlite/runtime/ndarray.h>
 #include <tvmlite/runtime/shape.h>
 
+#include <cmath>
 #include <cstring>
 
 namespace tvmlite {
@@ -62,6 +63,13 @@ ObjectPtr<ArrayObj> ArrayObj::Empty(int64_t capacity) {
 
 namespace {
 bool IsValueKey(int32_t t) { return t < kTVMLiteStaticObjectBegin || t == kTVMLiteString || t == kTVMLiteBytes; }
+
+/*! \brief Whether d is an integer that int64 holds exactly (then *out is it). NaN, inf and 2^63 are not. */
+bool FloatAsInt(double d, int64_t* out) {
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != std::trunc(d)) return false;
+  *out = static_cast<int64_t>(d);
+  return true;
+}
 }  // namespace
 
 size_t AnyKeyHash::operator()(const Any& a) const {
@@ -74,9 +82,9 @@ size_t AnyKeyHash::operator()(const Any& a) const {
     }
     case kTVMLiteFloat: {
       // Integral floats hash like the equal int, as in Python (1.0 == 1).
-      double d = v.v_float64;
-      if (d == static_cast<double>(static_cast<int64_t>(d))) return std::hash<int64_t>()(static_cast<int64_t>(d));
-      return std::hash<double>()(d);
+      int64_t i;
+      if (FloatAsInt(v.v_float64, &i)) return std::hash<int64_t>()(i);
+      return std::hash<double>()(v.v_float64);
     }
     case kTVMLiteInt:
     case kTVMLiteBool:
@@ -91,10 +99,12 @@ bool AnyKeyEqual::operator()(const Any& a, const Any& b) const {
   const TVMLiteAny& y = *b.raw();
   auto numeric = [](int32_t t) { return t == kTVMLiteInt || t == kTVMLiteBool || t == kTVMLiteFloat; };
   if (numeric(x.type_index) && numeric(y.type_index)) {
-    double dx = x.type_index == kTVMLiteFloat ? x.v_float64 : static_cast<double>(x.v_int64);
-    double dy = y.type_index == kTVMLiteFloat ? y.v_float64 : static_cast<double>(y.v_int64);
-    if (x.type_index != kTVMLiteFloat && y.type_index != kTVMLiteFloat) return x.v_int64 == y.v_int64;
-    return dx == dy;
+    bool fx = x.type_index == kTVMLiteFloat, fy = y.type_index == kTVMLiteFloat;
+    if (fx && fy) return x.v_float64 == y.v_float64;
+    if (!fx && !fy) return x.v_int64 == y.v_int64;
+    // int vs float: equal only when the float is exactly that integer (consistent with the hash).
+    int64_t i;
+    return FloatAsInt(fx ? x.v_float64 : y.v_float64, &i) && i == (fx ? y.v_int64 : x.v_int64);
   }
   if (x.type_index != y.type_index) return false;
   if (x.type_index == kTVMLiteString || x.type_index == kTVMLiteBytes) {

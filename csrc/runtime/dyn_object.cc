@@ -76,10 +76,8 @@ int SetSlot(void* addr, const TVMLiteAny* value) {
   try {
     *static_cast<Any*>(addr) = Any(AnyView::FromRaw(*value));
     return 0;
-  } catch (...) {
-    details::SetRaisedFromException(std::current_exception());
-    return -1;
   }
+  TVMLITE_CATCH_TO_RAISED(return -1)
 }
 
 /*! \brief All fields of a run-time type, the inherited ones first. */
@@ -150,6 +148,17 @@ ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index) {
   const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
   TVMLITE_ICHECK(e != nullptr && e->dyn_num_slots >= 0) << "not a run-time type";
   return ObjectPtr<Object>::MoveFromRaw(NewDynObject(type_index, e->dyn_num_slots));
+}
+
+void SetFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value) {
+  std::string name(field->name.data, static_cast<size_t>(field->name.size));
+  TVMLITE_CHECK_KIND(field->flags & kTVMLiteFieldWritable, AttributeError)
+      << "field '" << name << "' of " << obj->GetTypeKey() << " is read-only";
+  std::optional<Any> v = CoerceToField(value, field->static_type_index);
+  TVMLITE_CHECK_KIND(v.has_value(), TypeError)
+      << obj->GetTypeKey() << "." << name << " expects " << std::string(field->type_str.data, field->type_str.size)
+      << " but got " << AnyTypeStr(value);
+  if (field->setter(reinterpret_cast<char*>(obj) + field->offset, v->raw()) != 0) throw Error::MoveFromRaised();
 }
 
 bool IsDynType(int32_t type_index) {

@@ -4,6 +4,8 @@
  */
 #include <tvmlite/runtime/ndarray.h>
 
+#include <ostream>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -36,14 +38,17 @@ void CheckDevice(DLDevice dev) {
 // Storage and shape arrays live in the object so the DLTensor pointers stay valid for its whole life.
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
   CheckDevice(device);
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    TVMLITE_CHECK_KIND(d >= 0, ValueError) << "NDArray dimension must be >= 0, got " << d;
-    count *= d;
-  }
   DataType t(dtype);
   TVMLITE_CHECK_KIND(t.bits() > 0 && t.lanes() > 0, ValueError) << "cannot allocate an array of " << t.str();
-  size_t nbytes = static_cast<size_t>(count) * t.bytes();
+  // Checked arithmetic: a wrapped size would allocate a few bytes for a huge array.
+  uint64_t nbytes = static_cast<uint64_t>(t.bytes());
+  for (int64_t d : shape) {
+    TVMLITE_CHECK_KIND(d >= 0, ValueError) << "NDArray dimension must be >= 0, got " << d;
+    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(nbytes, static_cast<uint64_t>(d), &nbytes) &&
+                           nbytes <= (uint64_t{1} << 62),
+                       MemoryError)
+        << "NDArray of shape " << ShapeTuple(shape) << " and type " << t.str() << " is too large";
+  }
   // aligned_alloc needs a size that is a multiple of the alignment.
   size_t padded = (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
   void* data = std::aligned_alloc(kAllocAlignment, padded ? padded : kAllocAlignment);
@@ -170,7 +175,12 @@ void NDArray::CopyFrom(const NDArray& other) const {
 DLDataType StringToDLDataType(const std::string& str) {
   DLDataType t{kDLOpaqueHandle, 64, 1};
   if (str == "handle") return t;
+  if (str == "void") return DLDataType{kDLOpaqueHandle, 0, 0};
   if (str == "bool") return DLDataType{kDLBool, 8, 1};
+  if (str.rfind("boolx", 0) == 0) {  // vector of bools, as DLDataTypeToString writes it
+    DLDataType v = StringToDLDataType("int8" + str.substr(4));
+    return DLDataType{kDLBool, 8, v.lanes};
+  }
   const char* s = str.c_str();
   auto take = [&](const char* prefix, uint8_t code) {
     size_t n = std::strlen(prefix);
@@ -208,7 +218,7 @@ std::string DLDataTypeToString(DLDataType t) {
     case kDLFloat: s = "float"; break;
     case kDLBfloat: s = "bfloat"; break;
     case kDLComplex: s = "complex"; break;
-    default: s = "custom" + std::to_string(t.code) + "_"; break;
+    default: TVMLITE_THROW(ValueError) << "data type code " << static_cast<int>(t.code) << " has no name";
   }
   s += std::to_string(t.bits);
   if (t.lanes != 1) s += "x" + std::to_string(t.lanes);

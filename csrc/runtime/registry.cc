@@ -3,8 +3,9 @@
  * \brief Function calls and the global function registry.
  *
  * The registry is an open-addressing table of immutable entries. Writers (registration) hold a mutex, build the
- * new entry and publish it with a release store; readers probe without any lock. Replaced entries and outgrown
- * tables are retired, never freed, so a reader can never see freed memory: the cost is a few bytes per override.
+ * new entry and publish it; readers probe without any lock, only announcing themselves in a counter. A replaced
+ * or removed entry (and the function it holds, maybe a Python closure) is freed once no reader is in flight, so a
+ * reader never sees freed memory and nothing leaks. Outgrown tables are kept (a few KB over a process).
  */
 #include <tvmlite/runtime/registry.h>
 
@@ -51,9 +52,10 @@ class GlobalTable {
   }
 
   Function Find(const std::string& name) const {
-    const Table* t = current_.load(std::memory_order_acquire);
+    ReaderScope reading(this);
+    const Table* t = current_.load(std::memory_order_seq_cst);
     for (size_t i = StringHash(name) & t->mask;; i = (i + 1) & t->mask) {
-      const Entry* e = t->slots[i].load(std::memory_order_acquire);
+      const Entry* e = t->slots[i].load(std::memory_order_seq_cst);
       if (e == nullptr) return Function();
       if (e->name == name) return e->func;
     }
@@ -61,29 +63,39 @@ class GlobalTable {
 
   /*! \brief Publish func under name (undefined func removes). Returns whether a live entry was there. */
   bool Put(const std::string& name, Function func, bool can_override) {
-    std::lock_guard<std::mutex> lock(mu_);
-    Table* t = current_.load(std::memory_order_relaxed);
-    size_t i = StringHash(name) & t->mask;
-    for (;; i = (i + 1) & t->mask) {
-      Entry* e = t->slots[i].load(std::memory_order_relaxed);
-      if (e == nullptr) break;
-      if (e->name == name) {
-        bool live = e->func.defined();
-        TVMLITE_CHECK_KIND(!live || can_override || !func.defined(), ValueError)
-            << "Global function '" << name << "' is already registered; pass override=True to replace it";
-        t->slots[i].store(Retain(new Entry{name, std::move(func)}), std::memory_order_release);
-        return live;
+    std::vector<std::unique_ptr<Entry>> to_free;  // destroyed after the lock: a Python deleter may re-enter
+    bool live = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      Table* t = current_.load(std::memory_order_relaxed);
+      size_t i = StringHash(name) & t->mask;
+      Entry* old = nullptr;
+      for (;; i = (i + 1) & t->mask) {
+        old = t->slots[i].load(std::memory_order_relaxed);
+        if (old == nullptr || old->name == name) break;
       }
+      live = old != nullptr && old->func.defined();
+      TVMLITE_CHECK_KIND(!live || can_override || !func.defined(), ValueError)
+          << "Global function '" << name << "' is already registered; pass override=True to replace it";
+      if (old == nullptr && !func.defined()) return false;
+      Entry* e = new Entry{name, std::move(func)};
+      // seq_cst store then seq_cst load of readers_: a reader that we do not count started after the store
+      // and can only find the new entry.
+      t->slots[i].store(e, std::memory_order_seq_cst);
+      if (old != nullptr) {
+        retired_.emplace_back(old);
+      } else if (++t->used * 2 > t->mask + 1) {
+        Grow(t);
+      }
+      if (readers_.load(std::memory_order_seq_cst) == 0) to_free.swap(retired_);
     }
-    if (!func.defined()) return false;
-    t->slots[i].store(Retain(new Entry{name, std::move(func)}), std::memory_order_release);
-    if (++t->used * 2 > t->mask + 1) Grow(t);
-    return false;
+    return live;
   }
 
   std::vector<std::string> Names() const {
+    ReaderScope reading(this);
     std::vector<std::string> names;
-    const Table* t = current_.load(std::memory_order_acquire);
+    const Table* t = current_.load(std::memory_order_seq_cst);
     for (size_t i = 0; i <= t->mask; ++i) {
       const Entry* e = t->slots[i].load(std::memory_order_acquire);
       if (e != nullptr && e->func.defined()) names.push_back(e->name);
@@ -93,8 +105,15 @@ class GlobalTable {
 
  private:
   GlobalTable() { current_.store(RetainTable(new Table(1024)), std::memory_order_relaxed); }
+  // Entries live in the tables (never destroyed: the registry lives for the process).
 
-  Entry* Retain(Entry* e) { entries_.emplace_back(e); return e; }
+  /*! \brief Counts a lock-free reader for as long as it may hold a pointer into the table. */
+  struct ReaderScope {
+    explicit ReaderScope(const GlobalTable* g) : g(g) { g->readers_.fetch_add(1, std::memory_order_seq_cst); }
+    ~ReaderScope() { g->readers_.fetch_sub(1, std::memory_order_seq_cst); }
+    const GlobalTable* g;
+  };
+
   Table* RetainTable(Table* t) { tables_.emplace_back(t); return t; }
 
   void Grow(Table* old) {
@@ -107,12 +126,13 @@ class GlobalTable {
       t->slots[j].store(e, std::memory_order_relaxed);
       ++t->used;
     }
-    current_.store(t, std::memory_order_release);
+    current_.store(t, std::memory_order_seq_cst);
   }
 
   std::atomic<Table*> current_;
+  mutable std::atomic<int64_t> readers_{0};
   std::mutex mu_;
-  std::vector<std::unique_ptr<Entry>> entries_;
+  std::vector<std::unique_ptr<Entry>> retired_;  // unpublished, freed when no reader is in flight
   std::vector<std::unique_ptr<Table>> tables_;
 };
 

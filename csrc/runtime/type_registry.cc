@@ -22,6 +22,24 @@ namespace runtime {
 namespace details {
 static std::atomic<int64_t> live_objects{0};
 void LiveCountAdd(int64_t delta) { live_objects.fetch_add(delta, std::memory_order_relaxed); }
+
+void DestroyObject(TVMLiteObject* header) {
+  // Like CPython's trashcan: nested destructions are deferred to the outermost one on this thread.
+  static thread_local bool destroying = false;
+  static thread_local std::vector<TVMLiteObject*> pending;
+  if (destroying) {
+    pending.push_back(header);
+    return;
+  }
+  destroying = true;
+  header->deleter(header);
+  while (!pending.empty()) {
+    TVMLiteObject* next = pending.back();
+    pending.pop_back();
+    next->deleter(next);
+  }
+  destroying = false;
+}
 int64_t LiveCount() { return live_objects.load(std::memory_order_relaxed); }
 }  // namespace details
 

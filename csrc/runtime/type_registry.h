@@ -75,6 +75,8 @@ ObjectPtr<Object> DynObjectCreate(int32_t type_index, const TVMLiteAny* values, 
 /*! \brief An object of a run-time type with every field None (deserialization fills them in). */
 ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index);
 bool IsDynType(int32_t type_index);
+/*! \brief Assign a field with the checks of TVMLiteObjectSetField. */
+void SetFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value);
 
 }  // namespace runtime
 }  // namespace tvmlite

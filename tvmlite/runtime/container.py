@@ -15,7 +15,7 @@ class Array(core.ArrayBase, Object):
         self.__init_handle_by_constructor__(get_global_func("runtime.Array"), *items)
 
     def __repr__(self):
-        return repr(list(self))
+        return repr(list(self)) if self.handle is not None else super().__repr__()
 
 
 @register_object("runtime.Map")
@@ -29,6 +29,8 @@ class Map(core.MapBase, Object):
         self.__init_handle_by_constructor__(get_global_func("runtime.Map"), *flat)
 
     def __repr__(self):
+        if self.handle is None:
+            return super().__repr__()
         return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self.items()) + "}"
 
 
@@ -48,7 +50,7 @@ class ShapeTuple(core.ShapeTupleBase, Object):
         return hash(tuple(self))
 
     def __repr__(self):
-        return f"ShapeTuple({tuple(self)})"
+        return f"ShapeTuple({tuple(self)})" if self.handle is not None else super().__repr__()
 
 
 class String(str):

@@ -56,6 +56,9 @@ def array(arr, dev=None, dtype=None):
     import numpy as np
 
     src = np.asarray(arr, dtype=dtype)
+    if src.dtype.kind not in "biuf" or not src.dtype.isnative:
+        raise TypeError(f"tvmlite.nd.array: unsupported numpy dtype {src.dtype} (supported: bool, int, uint and "
+                        f"float types in native byte order)")
     if src.dtype == np.float64 and dtype is None and not isinstance(arr, np.ndarray):
         src = src.astype("float32")  # Python floats default to float32, as in TVM
     out = empty(src.shape, str(src.dtype), dev)

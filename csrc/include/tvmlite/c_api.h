@@ -180,6 +180,7 @@ typedef int (*TVMLiteFieldSetter)(void* field_addr, const TVMLiteAny* value);
 typedef enum {
   kTVMLiteFieldWritable = 1,    /*!< Python may assign the attribute. */
   kTVMLiteFieldNoCompare = 2,   /*!< Skipped by structural equality and hashing. */
+  kTVMLiteFieldDefinition = 4,  /*!< Defines variables (a function's params): structural equality binds them. */
 } TVMLiteFieldFlag;
 
 /*! \brief One reflected field. Strings are owned by the registry and live for the process. */
@@ -225,6 +226,13 @@ TVMLITE_DLL int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index)
  * the existing index in out and succeeds, so re-imports are harmless).
  */
 TVMLITE_DLL int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_type_index, int32_t* out);
+
+/*!
+ * \brief Assign a field of obj: checks that the field is writable (AttributeError), converts and checks value
+ * against the field's static type (TypeError naming the field), then calls its setter.
+ */
+TVMLITE_DLL int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field,
+                                      const TVMLiteAny* value);
 
 /*!
  * \brief Append a field to a type made by TVMLiteTypeRegisterDynamic. static_type_index is the index every

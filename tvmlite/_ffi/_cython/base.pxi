@@ -178,6 +178,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
     const TVMLiteTypeInfo* TVMLiteGetTypeInfo(int32_t type_index)
     int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index)
     int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_type_index, int32_t* out)
+    int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field, const TVMLiteAny* value)
     int TVMLiteTypeRegisterDynField(int32_t type_index, const char* name, const char* type_str,
                                     int32_t static_type_index)
     int TVMLiteDynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values,

@@ -68,11 +68,18 @@ cdef class ObjectBase:
     def __repr__(self):
         if self.chandle == NULL:
             return f"<{type(self).__name__} (null)>"
-        names = _field_names_of(self.chandle.type_index)
-        if not names:
+        cdef const TVMLiteFieldInfo* f
+        cdef TVMLiteAny out
+        fields = _fields_of(self.chandle.type_index)
+        if not fields:
             return f"{_type_key_of(self.chandle.type_index)}(0x{<size_t>self.chandle:x})"
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
-        return f"{_type_key_of(self.chandle.type_index)}({inner})"
+        parts = []
+        for p in fields:  # read through the getters: the class may lack descriptors for a subtype's fields
+            f = <const TVMLiteFieldInfo*><size_t>p
+            out.type_index = kTVMLiteNone
+            CHECK_CALL(f.getter(<char*>self.chandle + f.offset, &out))
+            parts.append(f"{byte_array_str(f.name)}={make_ret(&out)!r}")
+        return f"{_type_key_of(self.chandle.type_index)}({', '.join(parts)})"
 
     def __dir__(self):
         base = set(object.__dir__(self))
@@ -154,11 +161,14 @@ cdef class FieldDescriptor:
         cdef ObjectBase o = self._checked_owner(obj)
         if not (self.info.flags & kTVMLiteFieldWritable):
             raise AttributeError(f"field '{self.name}' of {_type_key_of(self.owner_index)} is read-only")
-        make_arg(value, &arg, &temp, "field setter", 0)
+        make_arg(value, &arg, &temp, f"{_type_key_of(self.owner_index)}.{self.name}", 0)
         try:
-            CHECK_CALL(self.info.setter(<char*>o.chandle + self.info.offset, &arg))
+            CHECK_CALL(TVMLiteObjectSetField(o.chandle, self.info, &arg))
         finally:
             TVMLiteObjectDecRef(temp)
+
+    def __delete__(self, obj):
+        raise AttributeError(f"field '{self.name}' cannot be deleted")
 
     def __repr__(self):
         return f"<field {self.name}: {self.type_str}>"

@@ -99,7 +99,21 @@ cdef inline bint _has_len(object o):
     return sq != NULL and sq.sq_length != NULL
 
 
+cdef extern from "Python.h":
+    int Py_EnterRecursiveCall(const char* where) except -1
+    void Py_LeaveRecursiveCall()
+
+
 cdef TVMLiteObject* make_array(object seq, object fname, int index) except NULL:
+    # Nested lists convert recursively: a self-referential or absurdly deep one is a RecursionError, not a crash.
+    Py_EnterRecursiveCall(" while converting a list argument to an Array")
+    try:
+        return _make_array(seq, fname, index)
+    finally:
+        Py_LeaveRecursiveCall()
+
+
+cdef TVMLiteObject* _make_array(object seq, object fname, int index) except NULL:
     cdef Py_ssize_t n = len(seq), i, done = 0
     cdef TVMLiteAny* items = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (n + 1))
     cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (n + 1))
@@ -123,6 +137,14 @@ cdef TVMLiteObject* make_array(object seq, object fname, int index) except NULL:
 
 
 cdef TVMLiteObject* make_map(dict d, object fname, int index) except NULL:
+    Py_EnterRecursiveCall(" while converting a dict argument to a Map")
+    try:
+        return _make_map(d, fname, index)
+    finally:
+        Py_LeaveRecursiveCall()
+
+
+cdef TVMLiteObject* _make_map(dict d, object fname, int index) except NULL:
     cdef Py_ssize_t n = len(d), i = 0, done = 0
     cdef TVMLiteAny* kv = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (2 * n + 1))
     cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (2 * n + 1))
@@ -217,6 +239,9 @@ cdef class Function(ObjectBase):
 
     def __repr__(self):
         return f"<tvmlite.Function {self._name}>" if self._name else "<tvmlite.Function>"
+
+    def __reduce__(self):
+        raise TypeError(f"{self!r} cannot be pickled: functions are code, not data")
 
 
 cdef object _function_vectorcall(Function self, PyObject** args, size_t nargsf, PyObject* kwnames):
@@ -354,6 +379,8 @@ cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:
     """A new Function object that calls pyfunc."""
     cdef TVMLiteObject* out = NULL
     if isinstance(pyfunc, Function):
+        if (<Function>pyfunc).chandle == NULL:
+            raise ValueError("cannot use a Function whose handle is null")
         TVMLiteObjectIncRef((<Function>pyfunc).chandle)
         return (<Function>pyfunc).chandle
     if not callable(pyfunc):

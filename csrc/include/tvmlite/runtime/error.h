@@ -8,6 +8,8 @@
 
 #include <tvmlite/runtime/object.h>
 
+#include <cxxabi.h>
+
 #include <exception>
 #include <sstream>
 #include <string>
@@ -59,6 +61,8 @@ class Error : public ObjectRef, public std::exception {
 namespace details {
 /*! \brief Make error this thread's pending error (what the C API reports after returning -1). */
 void SetRaised(ObjectPtr<Object> error);
+/*! \brief Store a caught C++ exception as this thread's pending error (used at every C boundary). */
+void SetRaisedFromException(std::exception_ptr e);
 
 /*! \brief Collects a message and throws it as an Error when the statement ends. */
 class ErrorBuilder {
@@ -77,6 +81,20 @@ class ErrorBuilder {
 
 }  // namespace runtime
 }  // namespace tvmlite
+
+/*!
+ * \brief Catch every C++ exception at a C boundary, except a thread's forced unwind (pthread_exit, which CPython
+ * uses to end daemon threads at exit): that one must keep unwinding or the process aborts.
+ *   try { ... } TVMLITE_CATCH_TO_RAISED(return -1);
+ */
+#define TVMLITE_CATCH_TO_RAISED(on_error)                                         \
+  catch (abi::__forced_unwind&) {                                                 \
+    throw;                                                                        \
+  }                                                                               \
+  catch (...) {                                                                   \
+    ::tvmlite::runtime::details::SetRaisedFromException(std::current_exception()); \
+    on_error;                                                                     \
+  }
 
 /*! \brief Throw an error of the given kind: TVMLITE_THROW(ValueError) << "bad " << x; */
 #define TVMLITE_THROW(Kind) ::tvmlite::runtime::details::ErrorBuilder(#Kind, __FILE__, __LINE__).stream()

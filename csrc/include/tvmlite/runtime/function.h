@@ -49,9 +49,6 @@ class FunctionObj : public Object {
 };
 
 namespace details {
-/*! \brief Store a caught C++ exception as this thread's pending error (used at every C boundary). */
-void SetRaisedFromException(std::exception_ptr e);
-
 /*! \brief A FunctionObj running a C++ callable with signature void(PackedArgs, Any*). */
 template <typename TCallable>
 class FunctionObjImpl : public FunctionObj {
@@ -66,10 +63,8 @@ class FunctionObjImpl : public FunctionObj {
           ->f_(PackedArgs(reinterpret_cast<const AnyView*>(args), num_args), &rv);
       rv.MoveToRaw(result);
       return 0;
-    } catch (...) {
-      SetRaisedFromException(std::current_exception());
-      return -1;
     }
+    TVMLITE_CATCH_TO_RAISED(return -1)
   }
   TCallable f_;
 };

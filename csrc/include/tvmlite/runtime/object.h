@@ -24,6 +24,11 @@ namespace runtime {
 namespace details {
 /*! \brief Count of live objects, for leak tests. Relaxed: it is a statistic, not a synchronisation point. */
 void LiveCountAdd(int64_t delta);
+/*!
+ * \brief Run an object's deleter. Deleters that drop further last references do not recurse: those objects are
+ * queued and destroyed by the outermost call, so freeing a million-long chain needs no deep C stack.
+ */
+void DestroyObject(TVMLiteObject* header);
 }  // namespace details
 
 /*! \brief Type index sentinel: "allocate one at run time". */
@@ -60,7 +65,7 @@ class Object {
 
   void IncRef() { __atomic_fetch_add(&header_.ref_count, 1, __ATOMIC_RELAXED); }
   void DecRef() {
-    if (__atomic_fetch_sub(&header_.ref_count, 1, __ATOMIC_ACQ_REL) == 1) header_.deleter(&header_);
+    if (__atomic_fetch_sub(&header_.ref_count, 1, __ATOMIC_ACQ_REL) == 1) details::DestroyObject(&header_);
   }
 
   TVMLiteObject* header() { return &header_; }

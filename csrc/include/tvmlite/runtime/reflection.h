@@ -80,29 +80,23 @@ class ObjectDef {
     try {
       Any(*static_cast<const FT*>(addr)).MoveToRaw(out);
       return 0;
-    } catch (...) {
-      details::SetRaisedFromException(std::current_exception());
-      return -1;
     }
+    TVMLITE_CATCH_TO_RAISED(return -1)
   }
   template <typename FT>
   static int Setter(void* addr, const TVMLiteAny* value) {
     try {
       *static_cast<FT*>(addr) = AnyView::FromRaw(*value).cast<FT>();
       return 0;
-    } catch (...) {
-      details::SetRaisedFromException(std::current_exception());
-      return -1;
     }
+    TVMLITE_CATCH_TO_RAISED(return -1)
   }
   static int Create(TVMLiteObjectHandle* out) {
     try {
       *out = make_object<T>().release()->header();
       return 0;
-    } catch (...) {
-      details::SetRaisedFromException(std::current_exception());
-      return -1;
     }
+    TVMLITE_CATCH_TO_RAISED(return -1)
   }
   int32_t type_index_;
 };

@@ -7,6 +7,7 @@
 
 #include <tvmlite/runtime/array.h>
 
+#include <ostream>
 #include <vector>
 
 namespace tvmlite {
@@ -50,6 +51,12 @@ class ShapeTuple : public ObjectRef {
   static constexpr bool _type_is_nullable = false;
   using ContainerType = ShapeTupleObj;
 };
+
+inline std::ostream& operator<<(std::ostream& os, const ShapeTuple& shape) {
+  os << '(';
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  return os << (shape.size() == 1 ? ",)" : ")");
+}
 
 /*! \brief A ShapeTuple argument also accepts an Array of ints (a Python tuple or list). */
 template <>

@@ -38,7 +38,7 @@ namespace runtime {
  * field defines the variables it holds, so comparing it binds lhs variables to rhs ones.
  * Pass it to refl::ObjectDef::def_ro(name, member, kFieldDefinition).
  */
-constexpr int32_t kFieldDefinition = 4;
+constexpr int32_t kFieldDefinition = kTVMLiteFieldDefinition;
 
 /*! \brief Mark a type as a variable type (see the file comment). Thread-safe; call at registration time. */
 void MarkVarType(int32_t type_index);

@@ -1,0 +1,500 @@
+"""Every bad-input path gives a clear Python exception, never a crash.
+
+Crash reproducers run in a subprocess so that a segfault fails one test instead of killing the run.
+"""
+import enum
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tvmlite
+from tvmlite._ffi import core
+from tvmlite.runtime import Array, Map, NDArray, ShapeTuple
+from tvmlite.testing import Pair
+
+Function = core.Function
+
+echo = tvmlite.get_global_func("testing.echo")
+nop = tvmlite.get_global_func("testing.nop")
+apply = tvmlite.get_global_func("testing.apply")
+call_n = tvmlite.get_global_func("testing.call_n")
+add_int = tvmlite.get_global_func("testing.add_int")
+concat = tvmlite.get_global_func("testing.concat")
+sum_array = tvmlite.get_global_func("testing.sum_array")
+get_field = tvmlite.get_global_func("testing.get_field")
+make_pair = tvmlite.get_global_func("testing.Pair")
+
+
+def _run(code, timeout=120):
+    """Run code in a fresh interpreter; returns (returncode, stdout + stderr)."""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Typed C++ functions: wrong argument types and counts
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("func,args,index,expected,got", [
+    ("testing.add_int", (1, "a"), 1, "int", "str"),
+    ("testing.add_int", ("a", 1), 0, "int", "str"),
+    ("testing.add_int", (1.5, 1), 0, "int", "float"),
+    ("testing.add_int", (None, 1), 0, "int", "None"),
+    ("testing.add_int", ([1], 1), 0, "int", "runtime.Array"),
+    ("testing.concat", ("a", 1), 1, "str", "int"),
+    ("testing.concat", (None, "b"), 0, "str", "None"),
+    ("testing.call_n", (5, 1), 0, "runtime.Function", "int"),
+    ("testing.call_n", (lambda: None, "x"), 1, "int", "str"),
+    ("testing.get_field", (5, "x"), 0, "runtime.Object", "int"),
+    ("testing.get_field", (Pair(1, 2), 5), 1, "str", "int"),
+    ("testing.sleep_ms", ("a",), 0, "int", "str"),
+    ("testing.sum_array", ("abc",), 0, "Array<int>", "str"),
+])
+def test_wrong_argument_type(func, args, index, expected, got):
+    f = tvmlite.get_global_func(func)
+    with pytest.raises(TypeError) as info:
+        f(*args)
+    msg = str(info.value)
+    assert f"argument #{index}" in msg
+    assert func in msg
+    assert f"Expected `{expected}` but got `{got}`" in msg
+    assert isinstance(info.value, tvmlite.TVMLiteError)
+
+
+@pytest.mark.parametrize("func,args,want", [
+    ("testing.add_int", (), 2), ("testing.add_int", (1,), 2), ("testing.add_int", (1, 2, 3), 2),
+    ("testing.concat", ("a",), 2), ("testing.sum_array", (), 1), ("testing.Pair", (1,), 2),
+    ("testing.Pair", (1, 2, 3), 2), ("testing.object_count", (1,), 0), ("testing.raise", ("ValueError",), 2),
+    ("testing.get_field", (Pair(1, 2),), 2), ("testing.call_n", (lambda: None,), 2),
+])
+def test_wrong_argument_count(func, args, want):
+    with pytest.raises(TypeError, match=f"{func}.*Expected {want} but got {len(args)} arguments"):
+        tvmlite.get_global_func(func)(*args)
+
+
+def test_packed_functions_checking_their_own_arguments():
+    with pytest.raises(TypeError, match="testing.echo takes exactly one argument, got 0"):
+        echo()
+    with pytest.raises(TypeError, match="testing.echo takes exactly one argument, got 2"):
+        echo(1, 2)
+    with pytest.raises(TypeError, match="testing.apply needs a function"):
+        apply()
+    with pytest.raises(TypeError, match="runtime.Function"):
+        apply(5)
+
+
+def test_keyword_arguments_are_type_error():
+    with pytest.raises(TypeError, match="positional arguments only"):
+        add_int(a=1, b=2)
+    with pytest.raises(TypeError, match=r"testing\.add_int"):
+        add_int(1, b=2)
+
+
+def test_int_like_and_float_like_arguments_are_converted():
+    class Color(enum.IntEnum):
+        RED = 3
+
+    assert add_int(Color.RED, 1) == 4
+    assert type(echo(Color.RED)) is int
+
+
+def test_bool_to_int_parameter():
+    assert add_int(True, 2) == 3
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Unsupported argument types
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value,type_name", [(object(), "builtins.object"), ({1, 2}, "builtins.set"),
+                                             (1 + 2j, "builtins.complex"), (frozenset(), "builtins.frozenset"),
+                                             (range(3), "builtins.range"), (Ellipsis, "builtins.ellipsis")])
+def test_unsupported_argument_type_names_function_and_index(value, type_name):
+    with pytest.raises(TypeError, match=rf"testing\.nop: argument #2 has type {type_name}"):
+        nop(1, "x", value)
+
+
+def test_unsupported_argument_after_many_arguments():
+    # More than 8 arguments take the heap path; the temporaries made for earlier arguments must be released.
+    from tvmlite.testing import object_count
+
+    before = object_count()
+    with pytest.raises(TypeError, match=r"testing\.nop: argument #11 has type builtins\.object"):
+        nop(*([[1, 2]] * 11), object())
+    assert object_count() == before
+
+
+def test_unsupported_value_inside_a_container_argument():
+    with pytest.raises(TypeError, match=r"testing\.echo: argument #0 has type builtins\.set"):
+        echo([1, [2, {3}]])
+    with pytest.raises(TypeError, match=r"testing\.echo: argument #0 has type builtins\.object"):
+        echo({"k": object()})
+    with pytest.raises(TypeError, match=r"testing\.echo"):
+        echo({object(): 1})
+
+
+def test_unsupported_argument_to_constructor_and_field_setter():
+    with pytest.raises(TypeError, match=r"testing\.Pair: argument #1 has type builtins\.set"):
+        Pair(1, {2})
+
+    @tvmlite.register_object("test_bad_input.Box")
+    class Box(tvmlite.Object):
+        v: object = None
+
+    with pytest.raises(TypeError, match="builtins.object"):
+        Box(object())
+    b = Box(1)
+    with pytest.raises(TypeError, match="builtins.set"):
+        b.v = {1}
+    assert b.v == 1
+
+
+def test_int_beyond_int64_is_overflow_error():
+    with pytest.raises(OverflowError, match=r"testing\.add_int: argument #1 .*does not fit in int64"):
+        add_int(1, 2**63)
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        add_int(-(2**63) - 1, 0)
+    with pytest.raises(OverflowError):
+        echo([1, 2**64])
+    with pytest.raises(OverflowError):
+        echo({2**100: 1})
+    assert echo(2**63 - 1) == 2**63 - 1
+    assert echo(-(2**63)) == -(2**63)
+
+
+def test_int64_extremes_pass_typed_functions():
+    assert add_int(2**62, 2**62 - 1) == 2**63 - 1
+    assert add_int(-(2**63), 0) == -(2**63)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Unknown names, duplicate registration, non-callables, type key clashes
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_unknown_global_name():
+    with pytest.raises(ValueError, match="Cannot find global function test_bad_input.nope"):
+        tvmlite.get_global_func("test_bad_input.nope")
+    with pytest.raises(ValueError):
+        tvmlite.get_global_func("")
+    assert tvmlite.get_global_func("test_bad_input.nope", allow_missing=True) is None
+
+
+def test_duplicate_registration():
+    tvmlite.register_func("test_bad_input.dup", lambda: 1)
+    try:
+        with pytest.raises(ValueError, match="already registered"):
+            tvmlite.register_func("test_bad_input.dup", lambda: 2)
+        assert tvmlite.get_global_func("test_bad_input.dup")() == 1
+    finally:
+        tvmlite.remove_global_func("test_bad_input.dup")
+
+
+@pytest.mark.parametrize("value", [1, "f", [], object()])
+def test_registering_a_non_callable(value):
+    with pytest.raises(TypeError, match="callable"):
+        tvmlite.register_func("test_bad_input.nc", value)
+    with pytest.raises(TypeError, match="callable"):
+        tvmlite.register_func("test_bad_input.nc")(value)
+    assert tvmlite.get_global_func("test_bad_input.nc", allow_missing=True) is None
+
+
+def test_type_key_clash():
+    @tvmlite.register_object("test_bad_input.Clash")
+    class A(tvmlite.Object):
+        x: int
+
+    with pytest.raises(ValueError, match="test_bad_input.Clash"):
+        @tvmlite.register_object("test_bad_input.Clash")
+        class B(tvmlite.Object):
+            y: int
+
+
+def test_register_object_on_non_object_class():
+    with pytest.raises(TypeError, match="must be a subclass of tvmlite.Object"):
+        tvmlite.register_object("test_bad_input.NotObj")(int)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Null handles: never constructed (or released) -> clear errors, not segfaults
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_null_object_field_read():
+    p = Pair.__new__(Pair)
+    with pytest.raises(ValueError, match="null"):
+        p.first
+    with pytest.raises(ValueError, match="null"):
+        p.second
+
+
+def test_null_object_field_write():
+    @tvmlite.register_object("test_bad_input.Writable")
+    class Writable(tvmlite.Object):
+        v: int = 0
+
+    w = Writable.__new__(Writable)
+    with pytest.raises(ValueError, match="null"):
+        w.v = 1
+    with pytest.raises(ValueError, match="null"):
+        w.v
+
+
+@pytest.mark.parametrize("wrap", [lambda o: (o,), lambda o: (1, o), lambda o: ([o],), lambda o: ({"k": o},)])
+def test_null_object_as_argument(wrap):
+    p = Pair.__new__(Pair)
+    args = wrap(p)
+    with pytest.raises(ValueError, match=r"testing\.nop: argument #\d is a Pair whose handle is null"):
+        nop(*args)
+
+
+def test_null_object_to_typed_function():
+    with pytest.raises(ValueError, match=r"testing\.get_field: argument #0 .*null"):
+        get_field(Pair.__new__(Pair), "first")
+
+
+def test_null_object_as_constructor_argument():
+    with pytest.raises(ValueError, match="null"):
+        Pair(Pair.__new__(Pair), 1)
+
+
+def test_null_object_returned_from_callback():
+    with pytest.raises(ValueError, match="null"):
+        apply(lambda: Pair.__new__(Pair))
+
+
+def test_null_function_call():
+    f = Function.__new__(Function)
+    with pytest.raises(ValueError, match="null"):
+        f()
+    with pytest.raises(ValueError, match="null"):
+        f(1, 2)
+    with pytest.raises(ValueError, match="null"):
+        apply(f)  # passing it as a callback
+    with pytest.raises(ValueError, match="null"):
+        call_n(f, 3)
+    assert "Function" in repr(f)
+
+
+@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
+                    "backend behaves correctly here, so the strict xfail below would XPASS")
+def test_null_function_registration():
+    with pytest.raises((ValueError, TypeError), match="(?i)null"):
+        tvmlite.register_func("test_bad_input.null_fn", Function.__new__(Function))
+    assert tvmlite.get_global_func("test_bad_input.null_fn", allow_missing=True) is None
+
+
+@pytest.mark.parametrize("cls", [Array, Map, ShapeTuple])
+def test_null_containers(cls):
+    c = cls.__new__(cls)
+    with pytest.raises(ValueError, match="null"):
+        len(c)
+    with pytest.raises(ValueError, match="null"):
+        c[0]
+    with pytest.raises(ValueError, match="null"):
+        list(c)
+
+
+@pytest.mark.parametrize("cls", [Array, Map, ShapeTuple])
+def test_null_container_repr(cls):
+    assert "null" in repr(cls.__new__(cls))
+
+
+def test_null_map_methods():
+    m = Map.__new__(Map)
+    for call in (m.items, m.keys, m.values, lambda: "k" in m, lambda: m.get("k")):
+        with pytest.raises(ValueError, match="null"):
+            call()
+
+
+def test_null_ndarray():
+    x = NDArray.__new__(NDArray)
+    for attr in ("shape", "dtype", "ndim", "device", "strides", "data_ptr"):
+        with pytest.raises(ValueError, match="null"):
+            getattr(x, attr)
+    with pytest.raises((ValueError, TypeError), match="(?i)null"):
+        x.numpy()
+
+
+def test_null_object_identity_and_misc():
+    p = Pair.__new__(Pair)
+    assert p.handle is None
+    with pytest.raises(ValueError, match="null"):
+        p.type_index
+    assert not p.same_as(Pair(1, 2))
+    hash(p)  # must not crash
+    assert "null" in repr(p)
+    assert "type_key" in dir(p)
+
+
+def test_failed_construction_leaves_a_null_handle():
+    class Fragile(Pair):
+        def __init__(self):
+            self.__init_handle_by_constructor__(make_pair, 1)  # wrong argument count
+
+    with pytest.raises(TypeError):
+        Fragile()
+    obj = Fragile.__new__(Fragile)
+    with pytest.raises(TypeError):
+        obj.__init__()
+    with pytest.raises(ValueError, match="null"):
+        obj.first
+    with pytest.raises(ValueError, match="null"):
+        echo(obj)
+
+
+def test_dyn_object_never_constructed():
+    @tvmlite.register_object("test_bad_input.Never")
+    class Never(tvmlite.Object):
+        v: int
+
+    n = Never.__new__(Never)
+    with pytest.raises(ValueError, match="null"):
+        n.v
+    with pytest.raises(ValueError, match="null"):
+        echo(n)
+    with pytest.raises(ValueError, match="null"):
+        get_field(n, "v")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Callbacks
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_exception_inside_callback():
+    def bad(x):
+        raise LookupError(f"bad {x}")
+
+    with pytest.raises(LookupError, match="bad 3"):
+        apply(bad, 3)
+
+
+def test_callback_with_wrong_arity():
+    with pytest.raises(TypeError, match="positional argument"):
+        apply(lambda a, b: a, 1)
+    with pytest.raises(TypeError):
+        call_n(lambda x: x, 2)
+
+
+@pytest.mark.parametrize("value,type_name", [(object(), "builtins.object"), ({1}, "builtins.set"),
+                                             (1j, "builtins.complex")])
+def test_callback_returning_unsupported_type(value, type_name):
+    with pytest.raises(TypeError, match=f"callback return value.*{type_name}"):
+        apply(lambda: value)
+
+
+def test_callback_returning_unsupported_type_nested():
+    with pytest.raises(TypeError, match="callback return value"):
+        apply(lambda: [1, object()])
+
+
+def test_callback_returning_int_beyond_int64():
+    with pytest.raises(OverflowError, match="callback return value"):
+        apply(lambda: 2**64)
+
+
+def test_callable_object_raising_in_call():
+    class Boom:
+        def __call__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        apply(Boom())
+
+
+def test_dlpack_producer_raising():
+    class Broken:
+        def __dlpack__(self, stream=None, max_version=None):
+            raise RuntimeError("no export today")
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(RuntimeError, match="no export today"):
+        echo(Broken())
+    with pytest.raises(RuntimeError, match="no export today"):
+        tvmlite.nd.from_dlpack(Broken())
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Crashes (subprocess)
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_subprocess_helper_reports_success():
+    rc, out = _run("import tvmlite; print(tvmlite.get_global_func('testing.echo')(41) + 1)")
+    assert rc == 0 and out.strip() == "42"
+
+
+@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
+                    "backend behaves correctly here, so the strict xfail below would XPASS")
+@pytest.mark.xfail(strict=True, reason=(
+    "CRASH (segfault, exit -11): a self-referential list or dict argument recurses without bound in make_arg -> "
+    "make_array/make_map (tvmlite/_ffi/_cython/packed_func.pxi); cdef functions do not check the recursion "
+    "limit, so the C stack overflows. Reproducer: python -c \"import tvmlite; l = []; l.append(l); "
+    "tvmlite.get_global_func('testing.echo')(l)\". Fix: guard make_array/make_map with Py_EnterRecursiveCall(' "
+    "while converting an argument') / Py_LeaveRecursiveCall (RecursionError), or track ids of containers being "
+    "converted (ValueError 'circular reference')."))
+@pytest.mark.parametrize("setup", ["value = []; value.append(value)", "value = {}; value['self'] = value",
+                                   "value = [1, {'k': []}]; value[1]['k'].append(value)"])
+def test_self_referential_container_argument_is_an_error_not_a_crash(setup):
+    rc, out = _run(f"""
+        import tvmlite
+        {setup}
+        try:
+            tvmlite.get_global_func("testing.echo")(value)
+        except (RecursionError, ValueError) as e:
+            print("clean error:", type(e).__name__)
+    """)
+    assert rc == 0, f"crashed with exit code {rc}: {out[-500:]}"
+    assert "clean error" in out
+
+
+@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
+                    "backend behaves correctly here, so the strict xfail below would XPASS")
+@pytest.mark.xfail(strict=True, reason=(
+    "CRASH (segfault): a list nested 100000 deep overflows the C stack in make_arg/make_array (same missing "
+    "recursion guard as the self-referential case). Reproducer: python -c \"import tvmlite; x = []\\nfor _ in "
+    "range(100000): x = [x]\\ntvmlite.get_global_func('testing.echo')(x)\". Python itself raises RecursionError "
+    "for such structures (e.g. repr); tvmlite should too."))
+def test_deeply_nested_list_argument_is_an_error_not_a_crash():
+    rc, out = _run("""
+        import tvmlite
+        x = []
+        for _ in range(100000):
+            x = [x]
+        try:
+            tvmlite.get_global_func("testing.echo")(x)
+            print("converted")
+        except (RecursionError, ValueError, MemoryError) as e:
+            print("clean error:", type(e).__name__)
+    """)
+    assert rc == 0, f"crashed with exit code {rc}: {out[-500:]}"
+    assert "converted" in out or "clean error" in out
+
+
+def test_long_object_chain_is_freed_without_crash():
+    rc, out = _run("""
+        from tvmlite.testing import Pair, object_count
+        base = object_count()
+        x = None
+        for i in range(1000000):
+            x = Pair(x, i)
+        del x
+        print("freed", object_count() - base)
+    """, timeout=300)
+    assert rc == 0, f"crashed with exit code {rc}: {out[-500:]}"
+    assert "freed 0" in out
+
+
+@pytest.mark.parametrize("shape,dtype", [((2**62,), "float32"), ((2**31, 2**31), "float32"),
+                                         ((2**32, 2**32), "int8")])
+def test_empty_with_overflowing_size_is_an_error(shape, dtype):
+    with pytest.raises((ValueError, MemoryError, OverflowError)):
+        x = tvmlite.nd.empty(shape, dtype)
+        del x
+
+
+def test_empty_too_large_is_memory_error():
+    with pytest.raises(MemoryError):
+        tvmlite.nd.empty((2**42,), "float32")  # 16 TiB: a clean allocation failure

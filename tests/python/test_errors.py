@@ -1,0 +1,271 @@
+"""Errors across the FFI: kinds map to classes, Python exceptions survive C++ frames whole."""
+import traceback
+
+import pytest
+
+import tvmlite
+from tvmlite.error import TVMLiteError, get_error_class, register_error
+
+apply = tvmlite.get_global_func("testing.apply")
+call_n = tvmlite.get_global_func("testing.call_n")
+raise_ = tvmlite.get_global_func("testing.raise")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# C++ error kinds -> Python classes
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,builtin", [("ValueError", ValueError), ("TypeError", TypeError),
+                                          ("IndexError", IndexError), ("KeyError", KeyError),
+                                          ("AttributeError", AttributeError), ("RuntimeError", RuntimeError),
+                                          ("NotImplementedError", NotImplementedError),
+                                          ("OverflowError", OverflowError), ("ZeroDivisionError", ZeroDivisionError),
+                                          ("MemoryError", MemoryError)])
+def test_cpp_kind_derives_from_tvmlite_error_and_builtin(kind, builtin):
+    with pytest.raises(builtin) as info:
+        raise_(kind, "the message")
+    exc = info.value
+    assert isinstance(exc, TVMLiteError)
+    assert type(exc).__name__ == kind
+    assert type(exc).__module__ == "tvmlite.error"
+    assert "the message" in str(exc)
+
+
+def test_kind_class_is_stable():
+    with pytest.raises(ValueError) as first:
+        raise_("ValueError", "a")
+    with pytest.raises(ValueError) as second:
+        raise_("ValueError", "b")
+    assert type(first.value) is type(second.value) is get_error_class("ValueError")
+
+
+def test_unknown_kind_is_a_tvmlite_error():
+    with pytest.raises(TVMLiteError, match="custom message") as info:
+        raise_("TestErrorsCustomKind", "custom message")
+    assert type(info.value).__name__ == "TestErrorsCustomKind"
+    assert not isinstance(info.value, (ValueError, TypeError, RuntimeError))
+
+
+def test_kind_that_is_not_an_identifier():
+    with pytest.raises(TVMLiteError, match="odd"):
+        raise_("not an identifier!", "odd")
+
+
+def test_kind_naming_a_non_exception_builtin_is_plain_tvmlite_error():
+    with pytest.raises(TVMLiteError) as info:
+        raise_("print", "x")
+    assert type(info.value).__mro__[1] is TVMLiteError
+
+
+def test_internal_error_is_runtime_error():
+    with pytest.raises(RuntimeError) as info:
+        raise_("InternalError", "broken invariant")
+    assert type(info.value) is tvmlite.error.InternalError
+    assert isinstance(info.value, TVMLiteError)
+
+
+def test_registered_error_class_is_used():
+    @register_error
+    class TestErrorsRegistered(TVMLiteError, LookupError):
+        pass
+
+    with pytest.raises(TestErrorsRegistered, match="here"):
+        raise_("TestErrorsRegistered", "here")
+
+
+def test_registered_error_under_other_kind():
+    class Mine(TVMLiteError):
+        pass
+
+    register_error("TestErrorsOtherKind", Mine)
+    with pytest.raises(Mine):
+        raise_("TestErrorsOtherKind", "m")
+
+
+def test_register_error_rejects_non_exception():
+    with pytest.raises(TypeError):
+        register_error("TestErrorsBad", int)
+
+
+def test_op_error_classes():
+    with pytest.raises(tvmlite.error.OpAttributeInvalid) as info:
+        raise_("OpAttributeInvalid", "bad attr")
+    assert isinstance(info.value, AttributeError)
+    assert isinstance(info.value, tvmlite.error.OpError)
+
+
+def test_cpp_error_carries_location_note():
+    with pytest.raises(ValueError) as info:
+        raise_("ValueError", "located")
+    notes = getattr(info.value, "__notes__", [])
+    assert any("testing.cc" in n for n in notes)
+
+
+def test_message_with_unicode_and_nul_survives():
+    with pytest.raises(ValueError) as info:
+        raise_("ValueError", "üñí ✓ a\x00b")
+    assert str(info.value) == "üñí ✓ a\x00b"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Python exceptions through C++ frames
+# ----------------------------------------------------------------------------------------------------------------
+
+class CallbackError(Exception):
+    pass
+
+
+def test_exception_nested_through_cpp_twice_is_same_object_with_frames():
+    err = CallbackError("deep")
+
+    def innermost():
+        raise err
+
+    def middle():
+        return apply(innermost)  # second C++ frame
+
+    with pytest.raises(CallbackError) as info:
+        apply(middle)  # first C++ frame
+    assert info.value is err
+    names = [frame.name for frame in traceback.extract_tb(info.value.__traceback__)]
+    assert "middle" in names and "innermost" in names
+    assert names.index("middle") < names.index("innermost")
+    assert names[-1] == "innermost"
+
+
+def test_exception_through_cpp_function_applied_by_cpp():
+    err = CallbackError("via C++ apply")
+
+    def bad():
+        raise err
+
+    with pytest.raises(CallbackError) as info:
+        apply(apply, bad)  # C++ calls C++ which calls Python
+    assert info.value is err
+
+
+def test_exception_attributes_and_cause_preserved():
+    class Rich(Exception):
+        def __init__(self, code):
+            super().__init__(code)
+            self.code = code
+
+    def bad():
+        try:
+            {}["missing"]
+        except KeyError as cause:
+            raise Rich(42) from cause
+
+    with pytest.raises(Rich) as info:
+        apply(lambda: apply(bad))
+    assert info.value.code == 42
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_cpp_error_raised_inside_callback_keeps_kind():
+    def bad():
+        raise_("IndexError", "from C++ inside Python inside C++")
+
+    with pytest.raises(IndexError, match="from C\\+\\+ inside") as info:
+        apply(lambda: apply(bad))
+    assert isinstance(info.value, TVMLiteError)
+
+
+def test_cpp_error_caught_in_callback_does_not_escape():
+    def handled():
+        try:
+            raise_("ValueError", "x")
+        except ValueError:
+            return "handled"
+
+    assert apply(handled) == "handled"
+    assert apply(lambda: 5) == 5  # no stale pending error
+
+
+def test_exception_with_unprintable_message():
+    class BadStr(Exception):
+        def __str__(self):
+            raise RuntimeError("cannot format")
+
+    err = BadStr()
+
+    def bad():
+        raise err
+
+    with pytest.raises(BadStr) as info:
+        apply(bad)
+    assert info.value is err
+
+
+def test_error_in_call_n_callback_stops_the_loop():
+    calls = []
+
+    def cb():
+        calls.append(1)
+        if len(calls) == 5:
+            raise CallbackError("stop at 5")
+
+    with pytest.raises(CallbackError, match="stop at 5"):
+        call_n(cb, 1000)
+    assert len(calls) == 5
+
+
+def test_error_in_first_call_n_iteration():
+    calls = []
+
+    def cb():
+        calls.append(1)
+        raise ValueError("first")
+
+    with pytest.raises(ValueError, match="first"):
+        call_n(cb, 10)
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("exc_type", [KeyboardInterrupt, SystemExit, GeneratorExit])
+def test_base_exception_in_callback_propagates_as_itself(exc_type):
+    err = exc_type()
+
+    def bad():
+        raise err
+
+    with pytest.raises(exc_type) as info:
+        apply(bad)
+    assert info.value is err
+    assert not isinstance(info.value, TVMLiteError)
+
+
+def test_keyboard_interrupt_stops_call_n():
+    calls = []
+
+    def cb():
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        call_n(cb, 100)
+    assert len(calls) == 3
+
+
+def test_system_exit_code_preserved():
+    def bad():
+        raise SystemExit(3)
+
+    with pytest.raises(SystemExit) as info:
+        apply(lambda: apply(bad))
+    assert info.value.code == 3
+
+
+def test_errors_do_not_leak_between_calls():
+    with pytest.raises(CallbackError):
+        apply(lambda: (_ for _ in ()).throw(CallbackError("x")))
+    with pytest.raises(ValueError):
+        raise_("ValueError", "y")
+    assert apply(lambda: "clean") == "clean"
+    assert tvmlite.get_global_func("testing.echo")(1) == 1
+
+
+def test_callback_returning_unsupported_type_is_type_error():
+    with pytest.raises(TypeError, match="callback return value"):
+        apply(lambda: object())
