@@ -277,8 +277,6 @@ def test_null_function_call():
     assert "Function" in repr(f)
 
 
-@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
-                    "backend behaves correctly here, so the strict xfail below would XPASS")
 def test_null_function_registration():
     with pytest.raises((ValueError, TypeError), match="(?i)null"):
         tvmlite.register_func("test_bad_input.null_fn", Function.__new__(Function))
@@ -426,15 +424,6 @@ def test_subprocess_helper_reports_success():
     assert rc == 0 and out.strip() == "42"
 
 
-@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
-                    "backend behaves correctly here, so the strict xfail below would XPASS")
-@pytest.mark.xfail(strict=True, reason=(
-    "CRASH (segfault, exit -11): a self-referential list or dict argument recurses without bound in make_arg -> "
-    "make_array/make_map (tvmlite/_ffi/_cython/packed_func.pxi); cdef functions do not check the recursion "
-    "limit, so the C stack overflows. Reproducer: python -c \"import tvmlite; l = []; l.append(l); "
-    "tvmlite.get_global_func('testing.echo')(l)\". Fix: guard make_array/make_map with Py_EnterRecursiveCall(' "
-    "while converting an argument') / Py_LeaveRecursiveCall (RecursionError), or track ids of containers being "
-    "converted (ValueError 'circular reference')."))
 @pytest.mark.parametrize("setup", ["value = []; value.append(value)", "value = {}; value['self'] = value",
                                    "value = [1, {'k': []}]; value[1]['k'].append(value)"])
 def test_self_referential_container_argument_is_an_error_not_a_crash(setup):
@@ -450,13 +439,6 @@ def test_self_referential_container_argument_is_an_error_not_a_crash(setup):
     assert "clean error" in out
 
 
-@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
-                    "backend behaves correctly here, so the strict xfail below would XPASS")
-@pytest.mark.xfail(strict=True, reason=(
-    "CRASH (segfault): a list nested 100000 deep overflows the C stack in make_arg/make_array (same missing "
-    "recursion guard as the self-referential case). Reproducer: python -c \"import tvmlite; x = []\\nfor _ in "
-    "range(100000): x = [x]\\ntvmlite.get_global_func('testing.echo')(x)\". Python itself raises RecursionError "
-    "for such structures (e.g. repr); tvmlite should too."))
 def test_deeply_nested_list_argument_is_an_error_not_a_crash():
     rc, out = _run("""
         import tvmlite

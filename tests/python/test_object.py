@@ -102,8 +102,6 @@ def test_unregistered_root_type_maps_to_object():
     assert get_field(out, "q") == 5
 
 
-@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
-                    "backend behaves correctly here, so the strict xfail below would XPASS")
 def test_repr_of_object_materialised_as_ancestor_class():
     obj = fresh(_make_unregistered(Base, "test_object.ReprChild", [("z", "int", 1)], (1, 42)))
     assert type(obj) is Base
@@ -257,8 +255,6 @@ def test_read_only_field_assignment_raises_attribute_error():
     assert p.first == 1 and p.second == 2
 
 
-@pytest.mark.skipif(core.BACKEND == "ctypes", reason="documents a bug of the Cython core only; the ctypes "
-                    "backend behaves correctly here, so the strict xfail below would XPASS")
 def test_deleting_a_field_raises_attribute_error():
     p = Pair(1, 2)
     with pytest.raises(AttributeError):

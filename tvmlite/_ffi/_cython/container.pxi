@@ -13,15 +13,13 @@ cdef class ArrayBase(ObjectBase):
     """Base of tvmlite.runtime.Array: a read-only sequence."""
 
     def __len__(self):
-        self._checked_handle_index()
-        return (<TVMLiteSeqCell*>object_cell(self.chandle)).size
+        return (<TVMLiteSeqCell*>self._checked_cell(kTVMLiteArray)).size
 
     def __getitem__(self, idx):
         cdef TVMLiteSeqCell* cell
         cdef TVMLiteAny v
         cdef Py_ssize_t i
-        self._checked_handle_index()
-        cell = <TVMLiteSeqCell*>object_cell(self.chandle)
+        cell = <TVMLiteSeqCell*>self._checked_cell(kTVMLiteArray)
         if isinstance(idx, slice):
             return [self[j] for j in range(*idx.indices(cell.size))]
         i = _normalize_index(idx, cell.size, "Array")
@@ -39,14 +37,14 @@ cdef class MapBase(ObjectBase):
     """Base of tvmlite.runtime.Map: a read-only mapping in insertion order."""
 
     def __len__(self):
-        self._checked_handle_index()
+        self._checked_cell(kTVMLiteMap)
         return TVMLiteMapSize(self.chandle)
 
     def __getitem__(self, key):
         cdef TVMLiteAny k, out
         cdef TVMLiteObject* temp = NULL
         cdef int ret
-        self._checked_handle_index()
+        self._checked_cell(kTVMLiteMap)
         make_arg(key, &k, &temp, "Map.__getitem__", 0)
         try:
             ret = TVMLiteMapGet(self.chandle, &k, &out)
@@ -73,7 +71,7 @@ cdef class MapBase(ObjectBase):
 
     def items(self):
         cdef TVMLiteAny k, v
-        self._checked_handle_index()
+        self._checked_cell(kTVMLiteMap)
         out = []
         for i in range(TVMLiteMapSize(self.chandle)):
             CHECK_CALL(TVMLiteMapItemAt(self.chandle, i, &k, &v))
@@ -94,13 +92,11 @@ cdef class ShapeTupleBase(ObjectBase):
     """Base of tvmlite.runtime.ShapeTuple: a tuple of int64 dimensions."""
 
     def __len__(self):
-        self._checked_handle_index()
-        return (<TVMLiteShapeCell*>object_cell(self.chandle)).size
+        return (<TVMLiteShapeCell*>self._checked_cell(kTVMLiteShape)).size
 
     def __getitem__(self, idx):
         cdef TVMLiteShapeCell* cell
-        self._checked_handle_index()
-        cell = <TVMLiteShapeCell*>object_cell(self.chandle)
+        cell = <TVMLiteShapeCell*>self._checked_cell(kTVMLiteShape)
         if isinstance(idx, slice):
             return tuple(self[j] for j in range(*idx.indices(cell.size)))
         return cell.data[_normalize_index(idx, cell.size, "ShapeTuple")]

@@ -114,8 +114,7 @@ cdef class NDArrayBase(ObjectBase):
     """An n-dimensional array on a device. Shares memory with numpy through DLPack: ``np.from_dlpack(x)``."""
 
     cdef inline DLTensor* _tensor(self) except NULL:
-        if self.chandle == NULL:
-            raise ValueError("NDArray handle is null")
+        self._checked_cell(kTVMLiteNDArray)
         return &(<TVMLiteNDArrayObject*>self.chandle).tensor
 
     @property
@@ -157,6 +156,7 @@ cdef class NDArrayBase(ObjectBase):
         """Export as a DLPack capsule that shares this array's memory (the capsule keeps the array alive)."""
         cdef DLManagedTensor* legacy
         cdef DLManagedTensorVersioned* versioned
+        self._tensor()  # checks the handle
         if copy:
             raise BufferError("NDArray.__dlpack__: copy=True is not supported; copy with numpy afterwards")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():

@@ -52,6 +52,14 @@ cdef class ObjectBase:
             raise ValueError(f"{type(self).__name__}: the object handle is null (never constructed or released)")
         return self.chandle.type_index
 
+    cdef void* _checked_cell(self, int32_t expected_index) except NULL:
+        """The C cell after the header, once the object is known to be of expected_index (whose layout we read).
+        A wrapper can hold another type (a constructor returning something else): reading it would be a crash."""
+        if self._checked_handle_index() != expected_index:
+            raise TypeError(f"{type(self).__name__} holds a {_type_key_of(self.chandle.type_index)}, "
+                            f"not a {_type_key_of(expected_index)}")
+        return object_cell(self.chandle)
+
     def same_as(self, other):
         """Whether both refer to the same object (identity, not structure)."""
         return isinstance(other, ObjectBase) and self.chandle == (<ObjectBase>other).chandle

@@ -100,13 +100,14 @@ cdef inline bint _has_len(object o):
 
 
 cdef extern from "Python.h":
-    int Py_EnterRecursiveCall(const char* where) except -1
+    int Py_EnterRecursiveCall(const char* where)  # nonzero (with RecursionError set) past the limit
     void Py_LeaveRecursiveCall()
 
 
 cdef TVMLiteObject* make_array(object seq, object fname, int index) except NULL:
     # Nested lists convert recursively: a self-referential or absurdly deep one is a RecursionError, not a crash.
-    Py_EnterRecursiveCall(" while converting a list argument to an Array")
+    if Py_EnterRecursiveCall(" while converting a list argument to an Array") != 0:
+        return NULL  # RecursionError is set
     try:
         return _make_array(seq, fname, index)
     finally:
@@ -137,7 +138,8 @@ cdef TVMLiteObject* _make_array(object seq, object fname, int index) except NULL
 
 
 cdef TVMLiteObject* make_map(dict d, object fname, int index) except NULL:
-    Py_EnterRecursiveCall(" while converting a dict argument to a Map")
+    if Py_EnterRecursiveCall(" while converting a dict argument to a Map") != 0:
+        return NULL
     try:
         return _make_map(d, fname, index)
     finally:
@@ -391,11 +393,21 @@ cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:
     return out
 
 
+cdef Function make_function(TVMLiteObject* h, object name):
+    """Wrap a function handle (taking its reference) as a Function, whatever class is registered for it."""
+    cls = _class_for_index(h.type_index)
+    if not issubclass(cls, Function):  # nothing registered for runtime.Function (the core used on its own)
+        cls = Function
+    cdef Function f = <Function>TVMLiteNewInstance(cls)
+    f.chandle = h
+    f._name = name
+    return f
+
+
 def convert_to_function(pyfunc, name=None):
     """Wrap a Python callable as a :class:`Function` that C++ can call."""
-    cdef Function f = <Function>make_object(function_handle_from_callable(pyfunc))
-    f._name = name if name is not None else getattr(pyfunc, "__qualname__", None)
-    return f
+    return make_function(function_handle_from_callable(pyfunc),
+                         name if name is not None else getattr(pyfunc, "__qualname__", None))
 
 
 def convert(value):
@@ -425,9 +437,7 @@ def get_global_func(str name, bint allow_missing=False):
         if allow_missing:
             return None
         raise ValueError(f"Cannot find global function {name}")
-    cdef Function f = <Function>make_object(out)
-    f._name = name
-    return f
+    return make_function(out, name)
 
 
 def register_global_func(str name, func, bint override=False):

@@ -1,0 +1,338 @@
+"""C API declarations (csrc/include/tvmlite/c_api.h) for ctypes, and error translation (the twin of base.pxi)."""
+import ctypes
+import itertools
+import operator
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_char_p, c_double, c_int, c_int32, c_int64,
+                    c_uint8, c_uint16, c_uint32, c_uint64, c_void_p, c_size_t)
+
+from tvmlite._ffi.error import get_error_class as _get_error_class
+
+# ---------------------------------------------------------------------------------------------------------------
+# The shared library
+# ---------------------------------------------------------------------------------------------------------------
+_LIB_PATH = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib",
+                                          "libtvmlite.so"))
+if not os.path.exists(_LIB_PATH):
+    raise ImportError(f"tvmlite ctypes backend: the C++ runtime {_LIB_PATH} is missing; build it with "
+                      "`pip install -e .` (or `pip install .`)")
+try:
+    # PyDLL keeps the GIL during calls, as the Cython core does (deleters and callbacks then run without a
+    # release/re-acquire round trip). The same file is loaded once per process, so both cores share one runtime.
+    _LIB = ctypes.PyDLL(_LIB_PATH)
+    # CDLL releases the GIL: used only to call functions flagged long-running.
+    _LIB_NOGIL = ctypes.CDLL(_LIB_PATH)
+except OSError as err:  # pragma: no cover - depends on the build
+    raise ImportError(f"tvmlite ctypes backend: cannot load {_LIB_PATH}: {err}") from err
+
+# ---------------------------------------------------------------------------------------------------------------
+# Constants
+# ---------------------------------------------------------------------------------------------------------------
+kDLCPU = 1
+kDLInt, kDLUInt, kDLFloat, kDLOpaqueHandle, kDLBfloat, kDLComplex, kDLBool = 0, 1, 2, 3, 4, 5, 6
+
+kTVMLiteNone = 0
+kTVMLiteInt = 1
+kTVMLiteBool = 2
+kTVMLiteFloat = 3
+kTVMLiteOpaquePtr = 4
+kTVMLiteDataType = 5
+kTVMLiteDevice = 6
+kTVMLiteDLTensorPtr = 7
+kTVMLiteRawStr = 8
+kTVMLiteByteArrayPtr = 9
+kTVMLiteStaticObjectBegin = 64
+kTVMLiteObject = 64
+kTVMLiteString = 65
+kTVMLiteBytes = 66
+kTVMLiteError = 67
+kTVMLiteFunction = 68
+kTVMLiteArray = 69
+kTVMLiteMap = 70
+kTVMLiteShape = 71
+kTVMLiteNDArray = 72
+kTVMLiteModule = 73
+
+kTVMLiteFieldWritable = 1
+kTVMLiteFunctionLongRunning = 1
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+# ---------------------------------------------------------------------------------------------------------------
+# Structs
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class DLDataType(Structure):
+    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
+
+
+class DLDevice(Structure):
+    _fields_ = [("device_type", c_int), ("device_id", c_int32)]
+
+
+class DLTensor(Structure):
+    _fields_ = [("data", c_void_p), ("device", DLDevice), ("ndim", c_int32), ("dtype", DLDataType),
+                ("shape", POINTER(c_int64)), ("strides", POINTER(c_int64)), ("byte_offset", c_uint64)]
+
+
+class DLManagedTensor(Structure):
+    pass
+
+
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p),
+                            ("deleter", CFUNCTYPE(None, POINTER(DLManagedTensor)))]
+
+
+class DLPackVersion(Structure):
+    _fields_ = [("major", c_uint32), ("minor", c_uint32)]
+
+
+class DLManagedTensorVersioned(Structure):
+    pass
+
+
+DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx", c_void_p),
+                                     ("deleter", CFUNCTYPE(None, POINTER(DLManagedTensorVersioned))),
+                                     ("flags", c_uint64), ("dl_tensor", DLTensor)]
+
+
+class _AnyValue(Union):
+    # v_obj is a plain address (int): handles are kept as ints throughout this backend.
+    _fields_ = [("v_int64", c_int64), ("v_float64", c_double), ("v_ptr", c_void_p), ("v_c_str", c_char_p),
+                ("v_obj", c_size_t), ("v_dtype", DLDataType), ("v_device", DLDevice)]
+
+
+class TVMLiteAny(Structure):
+    """The 16-byte tagged value. The union is anonymous so fields read as ``any.v_int64``."""
+    _anonymous_ = ("u",)
+    _fields_ = [("type_index", c_int32), ("reserved", c_uint32), ("u", _AnyValue)]
+
+
+class TVMLiteByteArray(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_int64)]
+
+
+TVMLiteFieldGetter = ctypes.PYFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny))
+TVMLiteFieldSetter = ctypes.PYFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny))
+
+
+class TVMLiteFieldInfo(Structure):
+    _fields_ = [("name", TVMLiteByteArray), ("type_str", TVMLiteByteArray), ("offset", c_int64),
+                ("static_type_index", c_int32), ("flags", c_int32), ("getter", TVMLiteFieldGetter),
+                ("setter", TVMLiteFieldSetter)]
+
+
+class TVMLiteTypeInfo(Structure):
+    _fields_ = [("type_index", c_int32), ("type_depth", c_int32), ("type_key", TVMLiteByteArray),
+                ("ancestors", POINTER(c_int32)), ("num_fields", c_int32), ("fields", POINTER(TVMLiteFieldInfo)),
+                ("creator", c_void_p)]
+
+
+class TVMLiteErrorCell(Structure):
+    _fields_ = [("kind", TVMLiteByteArray), ("message", TVMLiteByteArray), ("backtrace", TVMLiteByteArray),
+                ("payload", c_void_p), ("payload_deleter", c_void_p)]
+
+
+HEADER_SIZE = 24  # sizeof(TVMLiteObject): ref_count, type_index, reserved, deleter; cells follow it
+TYPE_INDEX_OFFSET = 8
+NDARRAY_TENSOR_OFFSET = HEADER_SIZE
+
+SafeCall = CFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny), c_int32, POINTER(TVMLiteAny))
+Deleter = CFUNCTYPE(None, c_void_p)
+
+# ---------------------------------------------------------------------------------------------------------------
+# Function prototypes
+# ---------------------------------------------------------------------------------------------------------------
+_h = c_void_p  # handles are passed as addresses
+_ph = POINTER(c_void_p)
+_PROTOTYPES = {
+    "TVMLiteObjectIncRef": (None, [_h]),
+    "TVMLiteObjectDecRef": (None, [_h]),
+    "TVMLiteObjectLiveCount": (c_int64, []),
+    "TVMLiteAnyViewToOwned": (c_int, [POINTER(TVMLiteAny), POINTER(TVMLiteAny)]),
+    "TVMLiteAnyRelease": (None, [POINTER(TVMLiteAny)]),
+    "TVMLiteTypeKeyToIndex": (c_int, [c_char_p, POINTER(c_int32)]),
+    "TVMLiteGetTypeInfo": (POINTER(TVMLiteTypeInfo), [c_int32]),
+    "TVMLiteTypeIsInstance": (c_int, [c_int32, c_int32]),
+    "TVMLiteTypeRegisterDynamic": (c_int, [c_char_p, c_int32, POINTER(c_int32)]),
+    "TVMLiteTypeRegisterDynField": (c_int, [c_int32, c_char_p, c_char_p, c_int32]),
+    "TVMLiteDynObjectCreate": (c_int, [c_int32, POINTER(TVMLiteAny), c_int32, _ph]),
+    "TVMLiteObjectSetField": (c_int, [_h, c_void_p, POINTER(TVMLiteAny)]),
+    "TVMLiteErrorCreate": (c_int, [c_char_p, c_char_p, c_char_p, _ph]),
+    "TVMLiteErrorSetPayload": (None, [_h, c_void_p, c_void_p]),
+    "TVMLiteErrorSetRaised": (None, [_h]),
+    "TVMLiteErrorSetRaisedFromCStr": (None, [c_char_p, c_char_p]),
+    "TVMLiteErrorMoveFromRaised": (None, [_ph]),
+    "TVMLiteFunctionCall": (c_int, [_h, POINTER(TVMLiteAny), c_int32, POINTER(TVMLiteAny)]),
+    "TVMLiteFunctionCreate": (c_int, [c_void_p, c_void_p, c_void_p, _ph]),
+    "TVMLiteFunctionGetResource": (c_void_p, [_h]),
+    "TVMLiteFunctionSetFlags": (None, [_h, c_int32]),
+    "TVMLiteFunctionSetGlobal": (c_int, [c_char_p, _h, c_int]),
+    "TVMLiteFunctionGetGlobal": (c_int, [c_char_p, _ph]),
+    "TVMLiteFunctionRemoveGlobal": (c_int, [c_char_p]),
+    "TVMLiteFunctionListGlobalNames": (c_int, [_ph]),
+    "TVMLiteStringCreate": (c_int, [c_int32, c_char_p, c_int64, _ph]),
+    "TVMLiteArrayCreate": (c_int, [POINTER(TVMLiteAny), c_int64, _ph]),
+    "TVMLiteMapCreate": (c_int, [POINTER(TVMLiteAny), c_int64, _ph]),
+    "TVMLiteMapSize": (c_int64, [_h]),
+    "TVMLiteMapGet": (c_int, [_h, POINTER(TVMLiteAny), POINTER(TVMLiteAny)]),
+    "TVMLiteMapItemAt": (c_int, [_h, c_int64, POINTER(TVMLiteAny), POINTER(TVMLiteAny)]),
+    "TVMLiteShapeCreate": (c_int, [POINTER(c_int64), c_int64, _ph]),
+    "TVMLiteNDArrayEmpty": (c_int, [POINTER(c_int64), c_int32, DLDataType, DLDevice, _ph]),
+    "TVMLiteNDArrayFromExternal": (c_int, [POINTER(DLTensor), c_void_p, c_void_p, _ph]),
+    "TVMLiteNDArrayFromDLPack": (c_int, [c_void_p, _ph]),
+    "TVMLiteNDArrayFromDLPackVersioned": (c_int, [c_void_p, _ph]),
+    "TVMLiteNDArrayToDLPack": (c_int, [_h, _ph]),
+    "TVMLiteNDArrayToDLPackVersioned": (c_int, [_h, _ph]),
+    "TVMLiteDataTypeFromString": (c_int, [c_char_p, POINTER(DLDataType)]),
+    "TVMLiteDataTypeToString": (c_int, [DLDataType, _ph]),
+}
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _fn = getattr(_LIB, _name)
+    _fn.restype, _fn.argtypes = _restype, _argtypes
+del _name, _restype, _argtypes, _fn
+
+LIB = _LIB
+FunctionCallNoGIL = _LIB_NOGIL.TVMLiteFunctionCall
+FunctionCallNoGIL.restype, FunctionCallNoGIL.argtypes = _PROTOTYPES["TVMLiteFunctionCall"]
+# Bound once: hot paths and __del__ (which may run while the interpreter tears modules down) use these names.
+ObjectIncRef = _LIB.TVMLiteObjectIncRef
+ObjectDecRef = _LIB.TVMLiteObjectDecRef
+FunctionCall = _LIB.TVMLiteFunctionCall
+
+
+def _pyapi(name, restype, *argtypes):
+    """A private prototype of a CPython API function (never mutate the shared ctypes.pythonapi attributes)."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+Py_IncRef = _pyapi("Py_IncRef", None, ctypes.py_object)
+
+
+def as_c_int(value, bits=32):
+    """Convert like a Cython C-integer argument: integers (or __index__), floats truncated (as Cython does),
+    range-checked."""
+    if isinstance(value, float):
+        value = int(value)
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError("an integer is required") from None
+    if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+        raise OverflowError(f"value too large to convert to int{bits}_t")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Memory helpers
+# ---------------------------------------------------------------------------------------------------------------
+_i64_at = c_int64.from_address
+_ptr_at = c_size_t.from_address
+
+
+def byte_array_str(b, errors="replace"):
+    """A TVMLiteByteArray decoded as UTF-8."""
+    if not b.size:
+        return ""
+    return ctypes.string_at(b.data, b.size).decode("utf-8", errors)
+
+
+def string_cell_bytes(h):
+    """The bytes of a String/Bytes object (TVMLiteStringCell after the header)."""
+    size = _i64_at(h + HEADER_SIZE + 8).value
+    return ctypes.string_at(_ptr_at(h + HEADER_SIZE).value, size) if size else b""
+
+
+def leak(obj):
+    """Keep obj alive for the whole process: C code may use it after this module's globals are torn down."""
+    Py_IncRef(obj)
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Python objects held by C++ (callbacks, exception payloads, buffers): a table keyed by a fresh integer
+# ---------------------------------------------------------------------------------------------------------------
+_HELD = {}
+_next_key = itertools.count(1).__next__  # 0 would read as NULL
+
+
+def hold(obj):
+    """Keep obj alive for C++; returns the key (a pointer-sized int) that RELEASE_HELD(key) frees."""
+    key = _next_key()
+    _HELD[key] = obj
+    return key
+
+
+def held(key):
+    return _HELD[key]
+
+
+def _release_held(key, _pop=_HELD.pop):
+    # ctypes callbacks take the GIL themselves, so this is safe on any thread.
+    _pop(key, None)
+
+
+RELEASE_HELD = leak(Deleter(_release_held))
+RELEASE_HELD_ADDR = ctypes.cast(RELEASE_HELD, c_void_p).value
+
+# ---------------------------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def move_from_raised():
+    """Take this thread's pending error handle (an int, or 0)."""
+    err = c_void_p()
+    _LIB.TVMLiteErrorMoveFromRaised(byref(err))
+    return err.value or 0
+
+
+def raise_last_error():
+    """Raise this thread's pending C error as a Python exception. A Python exception that crossed C++ (raised in
+    a callback) comes back as the same object, its traceback extended by the frames it passed."""
+    err = move_from_raised()
+    if not err:  # the runtime always leaves an error; be defensive rather than crash
+        raise _get_error_class("InternalError")("a call failed without setting an error")
+    try:
+        cell = TVMLiteErrorCell.from_address(err + HEADER_SIZE)
+        if cell.payload and cell.payload_deleter == RELEASE_HELD_ADDR:
+            exc = _HELD.get(cell.payload)
+            if exc is not None:
+                raise exc
+        kind = byte_array_str(cell.kind)
+        message = byte_array_str(cell.message)
+        where = byte_array_str(cell.backtrace)
+    finally:
+        ObjectDecRef(err)
+    exc = _get_error_class(kind)(message)
+    if where and hasattr(exc, "add_note"):
+        exc.add_note("raised at " + where)
+    raise exc
+
+
+def check_call(ret):
+    if ret != 0:
+        raise_last_error()
+
+
+def drop_last_error():
+    """Drop this thread's pending error (when a failure is an expected answer)."""
+    ObjectDecRef(move_from_raised())
+
+
+def set_raised_from_py_exception(exc):
+    """Store a Python exception as this thread's pending C error, keeping the exception object as payload."""
+    try:
+        kind = type(exc).__name__.encode("utf-8", "replace")
+        message = str(exc).encode("utf-8", "replace")
+    except BaseException:
+        kind, message = b"RuntimeError", b"<exception could not be formatted>"
+    kind, message = kind.replace(b"\0", b"?"), message.replace(b"\0", b"?")
+    err = c_void_p()
+    if _LIB.TVMLiteErrorCreate(kind, message, None, byref(err)) != 0:
+        return -1
+    _LIB.TVMLiteErrorSetPayload(err, hold(exc), RELEASE_HELD_ADDR)
+    _LIB.TVMLiteErrorSetRaised(err)
+    ObjectDecRef(err)
+    return 0

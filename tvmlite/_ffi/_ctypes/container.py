@@ -1,0 +1,137 @@
+"""Element access for Array, Map and ShapeTuple (twin of container.pxi): Array and ShapeTuple read their C cells."""
+import operator
+from ctypes import byref, c_int64, c_size_t
+
+from .base import (LIB, HEADER_SIZE, ObjectIncRef, TVMLiteAny, check_call, kTVMLiteArray, kTVMLiteMap,
+                   kTVMLiteShape, kTVMLiteStaticObjectBegin, raise_last_error)
+from .object import ObjectBase, set_default_class
+from .packed_func import make_arg, make_ret, release_temps
+
+_ptr_at = c_size_t.from_address
+_i64_at = c_int64.from_address
+_any_at = TVMLiteAny.from_address
+
+
+def _normalize_index(i, n, what):
+    i = operator.index(i)
+    if i < 0:
+        i += n
+    if i < 0 or i >= n:
+        raise IndexError(f"{what} index out of range")
+    return i
+
+
+def _check_kind(self, kind):
+    """The handle, checked to hold an object of the container kind the wrapper reads (never foreign memory)."""
+    tindex = self._checked_handle_index()
+    if tindex != kind and not LIB.TVMLiteTypeIsInstance(tindex, kind):
+        raise TypeError(f"{type(self).__name__} wraps an object of type {self.type_key}, not {_KEYS[kind]}")
+    return self.chandle
+
+
+def _cell_size(self, kind):
+    """Size field of an Array/ShapeTuple cell ({data, size, ...} after the header)."""
+    return _i64_at(_check_kind(self, kind) + HEADER_SIZE + 8).value
+
+
+_KEYS = {kTVMLiteArray: "runtime.Array", kTVMLiteMap: "runtime.Map", kTVMLiteShape: "runtime.ShapeTuple"}
+
+
+class ArrayBase(ObjectBase):
+    """Base of tvmlite.runtime.Array: a read-only sequence."""
+    __slots__ = ()
+
+    def __len__(self):
+        return _cell_size(self, kTVMLiteArray)
+
+    def __getitem__(self, idx):
+        size = _cell_size(self, kTVMLiteArray)
+        if isinstance(idx, slice):
+            return [self[j] for j in range(*idx.indices(size))]
+        i = _normalize_index(idx, size, "Array")
+        v = _any_at(_ptr_at(self.chandle + HEADER_SIZE).value + 16 * i)
+        if v.type_index >= kTVMLiteStaticObjectBegin:  # make_ret takes over a reference: give it one
+            ObjectIncRef(v.v_obj)
+        return make_ret(v)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+
+class MapBase(ObjectBase):
+    """Base of tvmlite.runtime.Map: a read-only mapping in insertion order."""
+    __slots__ = ()
+
+    def __len__(self):
+        return LIB.TVMLiteMapSize(_check_kind(self, kTVMLiteMap))
+
+    def __getitem__(self, key):
+        _check_kind(self, kTVMLiteMap)
+        k = TVMLiteAny()
+        out = TVMLiteAny()
+        temps = []
+        try:
+            make_arg(key, k, temps, "Map.__getitem__", 0)
+            ret = LIB.TVMLiteMapGet(self.chandle, byref(k), byref(out))
+        finally:
+            release_temps(temps)
+        if ret < 0:
+            raise_last_error()
+        if ret == 1:
+            raise KeyError(key)
+        return make_ret(out)
+
+    def __contains__(self, key):
+        try:
+            self[key]
+            return True
+        except KeyError:
+            return False
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def items(self):
+        out = []
+        for i in range(LIB.TVMLiteMapSize(_check_kind(self, kTVMLiteMap))):
+            k, v = TVMLiteAny(), TVMLiteAny()
+            check_call(LIB.TVMLiteMapItemAt(self.chandle, i, byref(k), byref(v)))
+            out.append((make_ret(k), make_ret(v)))
+        return out
+
+    def keys(self):
+        return [k for k, _ in self.items()]
+
+    def values(self):
+        return [v for _, v in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+
+class ShapeTupleBase(ObjectBase):
+    """Base of tvmlite.runtime.ShapeTuple: a tuple of int64 dimensions."""
+    __slots__ = ()
+
+    def __len__(self):
+        return _cell_size(self, kTVMLiteShape)
+
+    def __getitem__(self, idx):
+        size = _cell_size(self, kTVMLiteShape)
+        if isinstance(idx, slice):
+            return tuple(self[j] for j in range(*idx.indices(size)))
+        i = _normalize_index(idx, size, "ShapeTuple")
+        return _i64_at(_ptr_at(self.chandle + HEADER_SIZE).value + 8 * i).value
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+
+set_default_class(kTVMLiteArray, ArrayBase)
+set_default_class(kTVMLiteMap, MapBase)
+set_default_class(kTVMLiteShape, ShapeTupleBase)

@@ -1,0 +1,426 @@
+"""DataType, Device, NDArray, DLPack import/export and zero-copy wrapping of Python buffers (twin of ndarray.pxi)."""
+import ctypes
+from ctypes import POINTER, Structure, byref, c_char_p, c_int, c_int32, c_int64, c_ssize_t, c_void_p
+
+from .base import (LIB, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR, TYPE_INDEX_OFFSET, DLDataType, DLDevice, DLTensor,
+                   DLManagedTensor, DLManagedTensorVersioned,                   ObjectDecRef, ObjectIncRef, as_c_int, check_call, hold, kDLBool, kDLCPU, kDLFloat, kDLInt,
+                   kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
+from .object import ObjectBase, make_object, set_default_class
+
+MAX_NDIM = 32
+
+# ---------------------------------------------------------------------------------------------------------------
+# CPython API used here. Private prototypes: the shared ctypes.pythonapi attributes are left untouched.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class Py_buffer(Structure):
+    _fields_ = [("buf", c_void_p), ("obj", c_void_p), ("len", c_ssize_t), ("itemsize", c_ssize_t),
+                ("readonly", c_int), ("ndim", c_int), ("format", c_char_p), ("shape", POINTER(c_ssize_t)),
+                ("strides", POINTER(c_ssize_t)), ("suboffsets", POINTER(c_ssize_t)), ("internal", c_void_p)]
+
+
+def _pyapi(name, restype, *argtypes):
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+check_buffer = _pyapi("PyObject_CheckBuffer", c_int, ctypes.py_object)
+_GetBuffer = _pyapi("PyObject_GetBuffer", c_int, ctypes.py_object, POINTER(Py_buffer), c_int)
+_ReleaseBuffer = _pyapi("PyBuffer_Release", None, POINTER(Py_buffer))
+_CapsuleNew = _pyapi("PyCapsule_New", ctypes.py_object, c_void_p, c_void_p, c_void_p)
+_CapsuleIsValid = _pyapi("PyCapsule_IsValid", c_int, ctypes.py_object, c_char_p)
+_CapsuleGetPointer = _pyapi("PyCapsule_GetPointer", c_void_p, ctypes.py_object, c_char_p)
+_CapsuleSetName = _pyapi("PyCapsule_SetName", c_int, ctypes.py_object, c_void_p)
+# In the capsule destructor the capsule is being freed: pass it as an address, never as an object.
+_CapsuleIsValidAddr = _pyapi("PyCapsule_IsValid", c_int, c_void_p, c_char_p)
+_CapsuleGetPointerAddr = _pyapi("PyCapsule_GetPointer", c_void_p, c_void_p, c_char_p)
+PyBUF_RECORDS_RO = 0x1C  # PyBUF_STRIDES | PyBUF_FORMAT
+
+
+def _static_cstr(s):
+    """A C string that lives for the process: capsule names must outlive every capsule."""
+    return ctypes.addressof(leak(ctypes.create_string_buffer(s)))
+
+
+_NAME_LEGACY = _static_cstr(b"dltensor")
+_NAME_VERSIONED = _static_cstr(b"dltensor_versioned")
+_NAME_USED_LEGACY = _static_cstr(b"used_dltensor")
+_NAME_USED_VERSIONED = _static_cstr(b"used_dltensor_versioned")
+_DLPackDeleter = ctypes.CFUNCTYPE(None, c_void_p)
+_LEGACY_DELETER_OFFSET = DLManagedTensor.deleter.offset
+_VERSIONED_DELETER_OFFSET = DLManagedTensorVersioned.deleter.offset
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# DataType and Device
+# ---------------------------------------------------------------------------------------------------------------
+_DTYPE_STR = {}  # (code, bits, lanes) -> canonical name; names never change
+
+
+class DataType:
+    """An element type such as ``float32``; compares equal to its name."""
+    __slots__ = ("_cdtype",)
+
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        self._cdtype = DLDataType()
+        return self
+
+    def __init__(self, dtype):
+        if isinstance(dtype, DataType):
+            self._cdtype = DLDataType(dtype._cdtype.code, dtype._cdtype.bits, dtype._cdtype.lanes)
+            return
+        name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
+        check_call(LIB.TVMLiteDataTypeFromString(name.encode("utf-8"), byref(self._cdtype)))
+
+    @property
+    def type_code(self):
+        return self._cdtype.code
+
+    @property
+    def bits(self):
+        return self._cdtype.bits
+
+    @property
+    def lanes(self):
+        return self._cdtype.lanes
+
+    def _key(self):
+        t = self._cdtype
+        return (t.code, t.bits, t.lanes)
+
+    def __str__(self):
+        key = self._key()
+        s = _DTYPE_STR.get(key)
+        if s is None:
+            out = c_void_p()
+            check_call(LIB.TVMLiteDataTypeToString(self._cdtype, byref(out)))
+            try:
+                s = string_cell_bytes(out.value).decode("utf-8")
+            finally:
+                ObjectDecRef(out.value)
+            _DTYPE_STR[key] = s
+        return s
+
+    def __repr__(self):
+        return f"DataType({str(self)!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = DataType(other)
+            except Exception:
+                return False
+        if not isinstance(other, DataType):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (DataType, (str(self),))
+
+
+def make_data_type(t):
+    """A DataType holding a copy of t (a DLDataType, possibly inside memory that is about to change)."""
+    d = object.__new__(DataType)
+    d._cdtype = DLDataType(t.code, t.bits, t.lanes)
+    return d
+
+
+_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
+                 12: "ext_dev", 14: "oneapi", 15: "webgpu", 16: "hexagon"}
+
+
+class Device:
+    """A device: kind (DLPack device type) and ordinal. tvmlite computes on ``cpu(0)``."""
+    __slots__ = ("_cdevice",)
+
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        self._cdevice = DLDevice()
+        return self
+
+    def __init__(self, device_type, device_id=0):
+        self._cdevice = DLDevice(as_c_int(device_type), as_c_int(device_id))
+
+    @property
+    def device_type(self):
+        return self._cdevice.device_type
+
+    @property
+    def device_id(self):
+        return self._cdevice.device_id
+
+    def __repr__(self):
+        d = self._cdevice
+        return f"{_DEVICE_NAMES.get(d.device_type, 'device' + str(d.device_type))}({d.device_id})"
+
+    def __eq__(self, other):
+        if not isinstance(other, Device):
+            return NotImplemented
+        return self._dlpack_tuple() == other._dlpack_tuple()
+
+    def __hash__(self):
+        return hash(self._dlpack_tuple())
+
+    def __reduce__(self):
+        return (Device, self._dlpack_tuple())
+
+    def _dlpack_tuple(self):
+        return (self._cdevice.device_type, self._cdevice.device_id)
+
+
+def make_device(d):
+    dev = object.__new__(Device)
+    dev._cdevice = DLDevice(d.device_type, d.device_id)
+    return dev
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# NDArray
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class NDArrayBase(ObjectBase):
+    """An n-dimensional array on a device. Shares memory with numpy through DLPack: ``np.from_dlpack(x)``."""
+    __slots__ = ()
+
+    def _tensor(self):
+        h = self.chandle
+        if not h:
+            raise ValueError("NDArray handle is null")
+        tindex = c_int32.from_address(h + TYPE_INDEX_OFFSET).value
+        if tindex != kTVMLiteNDArray and not LIB.TVMLiteTypeIsInstance(tindex, kTVMLiteNDArray):
+            raise TypeError(f"{type(self).__name__} wraps an object of type {self.type_key}, not runtime.NDArray")
+        return DLTensor.from_address(h + NDARRAY_TENSOR_OFFSET)
+
+    @property
+    def shape(self):
+        t = self._tensor()
+        return tuple(t.shape[:t.ndim])
+
+    @property
+    def ndim(self):
+        return self._tensor().ndim
+
+    @property
+    def dtype(self):
+        """Element type name, e.g. ``"float32"``."""
+        return str(make_data_type(self._tensor().dtype))
+
+    @property
+    def device(self):
+        return make_device(self._tensor().device)
+
+    @property
+    def strides(self):
+        """Strides in elements, or None when compact row-major."""
+        t = self._tensor()
+        return tuple(t.strides[:t.ndim]) if t.strides else None
+
+    @property
+    def data_ptr(self):
+        t = self._tensor()
+        return (t.data or 0) + t.byte_offset
+
+    def __dlpack_device__(self):
+        d = self._tensor().device
+        return (d.device_type, d.device_id)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export as a DLPack capsule that shares this array's memory (the capsule keeps the array alive)."""
+        if copy:
+            raise BufferError("NDArray.__dlpack__: copy=True is not supported; copy with numpy afterwards")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"NDArray.__dlpack__: cannot export to device {dl_device}")
+        out = c_void_p()
+        if max_version is not None and max_version[0] >= 1:
+            check_call(LIB.TVMLiteNDArrayToDLPackVersioned(self.chandle, byref(out)))
+            return _capsule(out.value, _NAME_VERSIONED, _VERSIONED_DESTRUCTOR_ADDR, _VERSIONED_DELETER_OFFSET)
+        check_call(LIB.TVMLiteNDArrayToDLPack(self.chandle, byref(out)))
+        return _capsule(out.value, _NAME_LEGACY, _LEGACY_DESTRUCTOR_ADDR, _LEGACY_DELETER_OFFSET)
+
+    def numpy(self):
+        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view)."""
+        import numpy
+        return numpy.array(numpy.from_dlpack(self), copy=True)
+
+    def __repr__(self):
+        if not self.chandle:
+            return "<NDArray (null)>"
+        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
+
+
+set_default_class(kTVMLiteNDArray, NDArrayBase)
+
+
+def _call_dlpack_deleter(managed, deleter_offset):
+    fn = ctypes.c_size_t.from_address(managed + deleter_offset).value
+    if fn:
+        _DLPackDeleter(fn)(managed)
+
+
+def _capsule(managed, name, destructor, deleter_offset):
+    try:
+        return _CapsuleNew(managed, name, destructor)
+    except BaseException:
+        _call_dlpack_deleter(managed, deleter_offset)
+        raise
+
+
+_ErrFetch = ctypes.PYFUNCTYPE(None)(("PyErr_Fetch", ctypes.pythonapi))  # no argtypes: byref args pass as-is
+_ErrRestore = _pyapi("PyErr_Restore", None, c_void_p, c_void_p, c_void_p)
+
+
+def _make_destructor(name, deleter_offset):
+    saved = (c_void_p(), c_void_p(), c_void_p())
+    saved_refs = tuple(byref(x) for x in saved)
+
+    def destructor(capsule, _fetch=_ErrFetch, _saved_refs=saved_refs):
+        # Runs only for a capsule nobody consumed (a consumer renames it "used_..."): we still own the tensor.
+        # The capsule may die while a Python exception is pending (a consumer that failed); any ctypes call would
+        # then fail, so first take the exception aside (pre-built byref arguments need no conversion).
+        _fetch(*_saved_refs)
+        pending = tuple(x.value for x in saved)
+        try:
+            if _CapsuleIsValidAddr(capsule, name):
+                _call_dlpack_deleter(_CapsuleGetPointerAddr(capsule, name), deleter_offset)
+        finally:
+            if pending[0]:
+                # Limitation of ctypes: a callback cannot hand a pending exception back. Restoring it raises it
+                # here; ctypes reports it as unraisable and the consumer reports a SystemError instead.
+                _ErrRestore(*pending)
+    return leak(ctypes.CFUNCTYPE(None, c_void_p)(destructor))
+
+
+_LEGACY_DESTRUCTOR_ADDR = ctypes.cast(_make_destructor(b"dltensor", _LEGACY_DELETER_OFFSET), c_void_p).value
+_VERSIONED_DESTRUCTOR_ADDR = ctypes.cast(_make_destructor(b"dltensor_versioned", _VERSIONED_DELETER_OFFSET),
+                                         c_void_p).value
+
+
+def ndarray_handle_from_dlpack(obj):
+    """Consume obj.__dlpack__() (1.0 when the producer supports it) into a new NDArray handle."""
+    out = c_void_p()
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        capsule = obj.__dlpack__()
+    if _CapsuleIsValid(capsule, b"dltensor_versioned"):
+        p = _CapsuleGetPointer(capsule, b"dltensor_versioned")
+        _CapsuleSetName(capsule, _NAME_USED_VERSIONED)
+        check_call(LIB.TVMLiteNDArrayFromDLPackVersioned(p, byref(out)))
+    elif _CapsuleIsValid(capsule, b"dltensor"):
+        p = _CapsuleGetPointer(capsule, b"dltensor")
+        _CapsuleSetName(capsule, _NAME_USED_LEGACY)
+        check_call(LIB.TVMLiteNDArrayFromDLPack(p, byref(out)))
+    else:
+        raise TypeError(f"{type(obj).__name__}.__dlpack__() did not return a DLPack capsule")
+    return out.value
+
+
+class _HeldBuffer:
+    """A Py_buffer acquired from an exporter, released when the NDArray wrapping it dies (and drops this)."""
+    __slots__ = ("view", "acquired")
+
+    def __init__(self):
+        self.view = Py_buffer()
+        self.acquired = False
+
+    def __del__(self, _release=_ReleaseBuffer):
+        if self.acquired:
+            self.acquired = False
+            _release(byref(self.view))
+
+
+_FORMAT_CODES = {}
+for _chars, _code in (("bhilqn", kDLInt), ("BHILQN", kDLUInt), ("efd", kDLFloat), ("?", kDLBool)):
+    for _c in _chars:
+        _FORMAT_CODES[_c] = _code
+del _chars, _code, _c
+
+
+def _dtype_from_format(fmt, itemsize):
+    """struct-module format of a buffer -> DLDataType (native byte order only)."""
+    text = (fmt if fmt is not None else b"B").decode("latin-1")
+    stripped = text[1:] if text[:1] in ("@", "=", "<") else text
+    code = _FORMAT_CODES.get(stripped) if len(stripped) == 1 else None
+    if code is None:
+        raise TypeError(f"tvmlite cannot wrap a buffer of format {stripped.encode('latin-1')!r}")
+    return DLDataType(code, itemsize * 8, 1)
+
+
+def ndarray_handle_from_buffer(obj):
+    """A new NDArray handle sharing obj's memory; the buffer is held until the NDArray dies."""
+    holder = _HeldBuffer()
+    view = holder.view
+    _GetBuffer(obj, byref(view), PyBUF_RECORDS_RO)  # raises the exporter's error on failure
+    holder.acquired = True
+    ndim = view.ndim
+    if ndim > MAX_NDIM:
+        raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {ndim}")
+    t = DLTensor()
+    t.dtype = _dtype_from_format(view.format, view.itemsize)
+    shape = (c_int64 * max(ndim, 1))()
+    strides = (c_int64 * max(ndim, 1))()
+    compact = True
+    expected = view.itemsize
+    for i in range(ndim - 1, -1, -1):
+        shape[i] = view.shape[i]
+        stride = view.strides[i]
+        if stride % view.itemsize != 0:
+            raise ValueError("tvmlite cannot wrap a buffer whose strides are not a multiple of its item size")
+        strides[i] = stride // view.itemsize
+        if shape[i] != 1 and stride != expected:
+            compact = False
+        expected *= shape[i]
+    t.data = view.buf
+    t.device = DLDevice(kDLCPU, 0)
+    t.ndim = ndim
+    t.shape = ctypes.cast(shape, POINTER(c_int64))
+    t.strides = None if compact else ctypes.cast(strides, POINTER(c_int64))
+    t.byte_offset = 0
+    out = c_void_p()
+    # From here the NDArray owns the holder: even on failure TVMLiteNDArrayFromExternal calls the deleter.
+    check_call(LIB.TVMLiteNDArrayFromExternal(byref(t), hold(holder), RELEASE_HELD_ADDR, byref(out)))
+    return out.value
+
+
+def ndarray_handle_from_python(obj):
+    if isinstance(obj, NDArrayBase):
+        if not obj.chandle:
+            raise ValueError("NDArray handle is null")
+        ObjectIncRef(obj.chandle)
+        return obj.chandle
+    if check_buffer(obj):
+        return ndarray_handle_from_buffer(obj)
+    if hasattr(obj, "__dlpack__"):
+        return ndarray_handle_from_dlpack(obj)
+    raise TypeError(f"cannot convert {type(obj).__name__} to an NDArray")
+
+
+def from_dlpack(obj):
+    """Wrap any DLPack producer (numpy, PyTorch, ...) or Python buffer as an NDArray sharing its memory."""
+    if isinstance(obj, NDArrayBase):
+        return obj
+    if hasattr(obj, "__dlpack__"):
+        return make_object(ndarray_handle_from_dlpack(obj))
+    if check_buffer(obj):
+        return make_object(ndarray_handle_from_buffer(obj))
+    raise TypeError(f"from_dlpack: {type(obj).__name__} supports neither __dlpack__ nor the buffer protocol")
+
+
+def ndarray_empty(shape, dtype, device=None):
+    """An uninitialised compact NDArray (64-byte aligned)."""
+    if device is not None and not isinstance(device, Device):
+        raise TypeError(f"Argument 'device' has incorrect type (expected Device, got {type(device).__name__})")
+    dt = dtype if isinstance(dtype, DataType) else DataType(dtype)
+    shape = tuple(shape)
+    if len(shape) > MAX_NDIM:
+        raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {len(shape)}")
+    dims = (c_int64 * max(len(shape), 1))(*[as_c_int(d, 64) for d in shape])
+    dev = DLDevice(kDLCPU, 0) if device is None else DLDevice(device.device_type, device.device_id)
+    out = c_void_p()
+    check_call(LIB.TVMLiteNDArrayEmpty(dims, len(shape), dt._cdtype, dev, byref(out)))
+    return make_object(out.value)

@@ -1,0 +1,387 @@
+"""Python value <-> TVMLiteAny conversion, calls, Python callbacks and the global registry (twin of
+packed_func.pxi).
+
+Conversions that must make an object (list -> Array, callable -> Function, numpy -> NDArray) record its handle in a
+``temps`` list, released after the call.
+"""
+import ctypes
+from ctypes import byref, c_int32, c_void_p
+
+from .base import (INT64_MAX, INT64_MIN, LIB, HEADER_SIZE, TYPE_INDEX_OFFSET, RELEASE_HELD_ADDR, FunctionCall,
+                   FunctionCallNoGIL, ObjectDecRef, ObjectIncRef, SafeCall, TVMLiteAny, TVMLiteByteArray, check_call, held, hold, leak,
+                   raise_last_error, set_raised_from_py_exception, string_cell_bytes)
+from .base import (kTVMLiteArray, kTVMLiteBool, kTVMLiteByteArrayPtr, kTVMLiteBytes, kTVMLiteDataType,
+                   kTVMLiteDevice, kTVMLiteFloat, kTVMLiteFunction,
+                   kTVMLiteFunctionLongRunning, kTVMLiteInt, kTVMLiteMap, kTVMLiteNDArray, kTVMLiteNone,
+                   kTVMLiteOpaquePtr, kTVMLiteRawStr, kTVMLiteStaticObjectBegin, kTVMLiteString)
+from .object import ObjectBase, make_object, set_default_class
+from .ndarray import DataType, Device, check_buffer, make_data_type, make_device, ndarray_handle_from_python
+
+_i32_at = c_int32.from_address
+_AnyViewToOwned = LIB.TVMLiteAnyViewToOwned
+_GetResource = LIB.TVMLiteFunctionGetResource
+
+
+def _new_object(type_index, data):
+    """A new String or Bytes object holding a copy of data."""
+    out = c_void_p()
+    check_call(LIB.TVMLiteStringCreate(type_index, data, len(data), byref(out)))
+    return out.value
+
+
+def make_arg(arg, out, temps, fname, index):
+    """Fill out (a TVMLiteAny) with a view of arg. A created object's handle goes to temps (released after the
+    call by the caller). Strings are borrowed from bytes that out keeps alive (ctypes records them)."""
+    t = type(arg)
+    if arg is None:
+        out.type_index = kTVMLiteNone
+        out.v_int64 = 0
+    elif t is bool:
+        out.type_index = kTVMLiteBool
+        out.v_int64 = 1 if arg else 0
+    elif t is int:
+        if not INT64_MIN <= arg <= INT64_MAX:
+            raise OverflowError(f"{fname}: argument #{index} ({arg}) does not fit in int64")
+        out.type_index = kTVMLiteInt
+        out.v_int64 = arg
+    elif t is float:
+        out.type_index = kTVMLiteFloat
+        out.v_float64 = arg
+    elif isinstance(arg, ObjectBase):
+        h = arg.chandle
+        if not h:
+            raise ValueError(f"{fname}: argument #{index} is a {type(arg).__name__} whose handle is null "
+                             f"(never constructed or released)")
+        out.type_index = _i32_at(h + TYPE_INDEX_OFFSET).value
+        out.v_obj = h
+    elif isinstance(arg, str):
+        s = arg.encode("utf-8")
+        if b"\0" not in s:
+            out.type_index = kTVMLiteRawStr
+            out.v_c_str = s
+        else:  # an embedded NUL would cut a C string short: pass a String object
+            h = _new_object(kTVMLiteString, s)
+            temps.append(h)
+            out.type_index = kTVMLiteString
+            out.v_obj = h
+    elif isinstance(arg, DataType):
+        out.type_index = kTVMLiteDataType
+        out.v_int64 = 0
+        out.v_dtype = arg._cdtype
+    elif isinstance(arg, Device):
+        out.type_index = kTVMLiteDevice
+        out.v_int64 = 0
+        out.v_device = arg._cdevice
+    elif isinstance(arg, (list, tuple)):
+        h = make_array(arg, fname, index)
+        temps.append(h)
+        out.type_index = kTVMLiteArray
+        out.v_obj = h
+    elif isinstance(arg, dict):
+        h = make_map(arg, fname, index)
+        temps.append(h)
+        out.type_index = kTVMLiteMap
+        out.v_obj = h
+    elif isinstance(arg, (bytes, bytearray)):
+        h = _new_object(kTVMLiteBytes, bytes(arg))
+        temps.append(h)
+        out.type_index = kTVMLiteBytes
+        out.v_obj = h
+    elif check_buffer(arg) and hasattr(t, "__len__"):  # numpy arrays, memoryview, array.array (not scalars)
+        h = ndarray_handle_from_python(arg)
+        temps.append(h)
+        out.type_index = kTVMLiteNDArray
+        out.v_obj = h
+    elif isinstance(arg, int):  # int subclasses such as IntEnum
+        return make_arg(int(arg), out, temps, fname, index)
+    elif isinstance(arg, float):
+        return make_arg(float(arg), out, temps, fname, index)
+    elif hasattr(arg, "dtype") and hasattr(arg, "item") and not hasattr(arg, "__len__"):  # numpy scalars
+        return make_arg(arg.item(), out, temps, fname, index)
+    elif hasattr(arg, "__dlpack__"):  # other array libraries
+        h = ndarray_handle_from_python(arg)
+        temps.append(h)
+        out.type_index = kTVMLiteNDArray
+        out.v_obj = h
+    elif callable(arg):
+        h = function_handle_from_callable(arg)
+        temps.append(h)
+        out.type_index = kTVMLiteFunction
+        out.v_obj = h
+    else:
+        raise TypeError(f"{fname}: argument #{index} has type {type(arg).__module__}.{type(arg).__qualname__}, "
+                        f"which tvmlite cannot pass to C++")
+    return 0
+
+
+def release_temps(temps):
+    for h in temps:
+        ObjectDecRef(h)
+
+
+def make_args(values, fname, index=None):
+    """(array of views, temps) for a sequence; error messages name argument index (or each position)."""
+    n = len(values)
+    if n == 0:
+        return None, []
+    arr = (TVMLiteAny * n)()
+    temps = []
+    try:
+        for i in range(n):
+            make_arg(values[i], arr[i], temps, fname, i if index is None else index)
+    except BaseException:
+        release_temps(temps)
+        raise
+    return arr, temps
+
+
+def make_array(seq, fname, index):
+    """A new Array handle holding the converted items of seq."""
+    items, temps = make_args(seq, fname, index)
+    out = c_void_p()
+    try:
+        check_call(LIB.TVMLiteArrayCreate(items, len(seq), byref(out)))
+    finally:
+        release_temps(temps)
+    return out.value
+
+
+def make_map(d, fname, index):
+    """A new Map handle holding the converted items of dict d."""
+    flat = []
+    for k, v in d.items():
+        flat += (k, v)
+    kv, temps = make_args(flat, fname, index)
+    out = c_void_p()
+    try:
+        check_call(LIB.TVMLiteMapCreate(kv, len(d), byref(out)))
+    finally:
+        release_temps(temps)
+    return out.value
+
+
+def make_ret(v):
+    """Turn an owned value (a TVMLiteAny) into a Python object, taking over its reference."""
+    t = v.type_index
+    if t == kTVMLiteNone:
+        return None
+    if t == kTVMLiteInt:
+        return v.v_int64
+    if t == kTVMLiteBool:
+        return v.v_int64 != 0
+    if t == kTVMLiteFloat:
+        return v.v_float64
+    if t >= kTVMLiteStaticObjectBegin:
+        h = v.v_obj
+        if t == kTVMLiteString or t == kTVMLiteBytes:
+            try:
+                data = string_cell_bytes(h)
+            finally:
+                ObjectDecRef(h)
+            return data.decode("utf-8", "surrogateescape") if t == kTVMLiteString else data
+        return make_object(h)
+    if t == kTVMLiteDataType:
+        return make_data_type(v.v_dtype)
+    if t == kTVMLiteDevice:
+        return make_device(v.v_device)
+    if t == kTVMLiteOpaquePtr:
+        return ctypes.c_void_p(v.v_ptr)
+    raise TypeError(f"tvmlite: cannot return a value of type index {t} to Python")
+
+
+_PLAIN_KINDS = frozenset((kTVMLiteNone, kTVMLiteInt, kTVMLiteBool, kTVMLiteFloat, kTVMLiteOpaquePtr, kTVMLiteDataType,
+                          kTVMLiteDevice))
+
+
+def make_ret_view(v):
+    """Turn a borrowed value (a callback argument) into a Python object, owning what it needs to."""
+    t = v.type_index
+    if t >= kTVMLiteStaticObjectBegin:
+        ObjectIncRef(v.v_obj)
+        return make_ret(v)
+    if t in _PLAIN_KINDS:
+        return make_ret(v)
+    if t == kTVMLiteRawStr:
+        return (v.v_c_str or b"").decode("utf-8", "surrogateescape")
+    if t == kTVMLiteByteArrayPtr:
+        b = TVMLiteByteArray.from_address(v.v_ptr)
+        return ctypes.string_at(b.data, b.size) if b.size else b""
+    # Other argument-only kinds (borrowed tensors, tensor views): the runtime makes them owned (an NDArray).
+    owned = TVMLiteAny()
+    check_call(_AnyViewToOwned(byref(v), byref(owned)))
+    return make_ret(owned)
+
+
+class Function(ObjectBase):
+    """A packed function: a C++ function, a Python callable wrapped for C++, or anything else with the C calling
+    convention. Call it like a Python function (positional arguments only)."""
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args, **kwargs):
+        self = ObjectBase.__new__(cls)
+        self._name = None
+        return self
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{self._name or 'tvmlite.Function'}: packed functions take positional arguments only, "
+                            f"got keywords {sorted(kwargs)}")
+        result = call_function(self, args)
+        if result.type_index >= kTVMLiteStaticObjectBegin:
+            # A function that returns one of its argument objects gives back that same Python object (as the
+            # Cython core does): identity and the Python subclass survive the round trip.
+            h = result.v_obj
+            for arg in args:
+                if isinstance(arg, ObjectBase) and arg.chandle == h:
+                    ObjectDecRef(h)
+                    return arg
+        return make_ret(result)
+
+    def __repr__(self):
+        return f"<tvmlite.Function {self._name}>" if self._name else "<tvmlite.Function>"
+
+
+set_default_class(kTVMLiteFunction, Function)
+
+
+def call_function(func, args):
+    """Call func with Python arguments; returns the owned result (a TVMLiteAny)."""
+    h = func.chandle
+    if not h:
+        raise ValueError("cannot call a Function whose handle is null")
+    # The cell's flags (after safe_call) say whether to release the GIL (long-running functions), as Cython does.
+    flags = _i32_at(h + HEADER_SIZE + 8).value
+    call = FunctionCallNoGIL if flags & kTVMLiteFunctionLongRunning else FunctionCall
+    result = TVMLiteAny()
+    if args:
+        values, temps = make_args(args, func._name or "tvmlite.Function")
+        try:
+            ret = call(h, values, len(args), byref(result))
+        finally:
+            release_temps(temps)
+    else:
+        ret = call(h, None, 0, byref(result))
+    if ret != 0:
+        raise_last_error()
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Python callables called from C++
+# ---------------------------------------------------------------------------------------------------------------
+
+def _py_safe_call(self, args, num_args, result):
+    """The C calling convention for a Python callable. An exception is kept whole in the error's payload."""
+    try:
+        pyfunc = held(_GetResource(self))
+        rv = pyfunc(*[make_ret_view(args[i]) for i in range(num_args)]) if num_args else pyfunc()
+        if rv is None:  # result is pre-set to None by the caller
+            return 0
+        view = TVMLiteAny()
+        temps = []
+        try:
+            make_arg(rv, view, temps, "callback return value", 0)
+            check_call(_AnyViewToOwned(byref(view), result))
+        finally:
+            release_temps(temps)
+        return 0
+    except BaseException as exc:  # noqa: B902 - everything, KeyboardInterrupt included, goes back to the caller
+        set_raised_from_py_exception(exc)
+        return -1
+
+
+_PY_SAFE_CALL = leak(SafeCall(_py_safe_call))  # C++ may call it until the process ends
+_PY_SAFE_CALL_ADDR = ctypes.cast(_PY_SAFE_CALL, c_void_p).value
+
+
+def function_handle_from_callable(pyfunc):
+    """A new Function handle that calls pyfunc (or a new reference to pyfunc when it is a Function)."""
+    if isinstance(pyfunc, Function):
+        if not pyfunc.chandle:
+            raise ValueError("cannot pass a Function whose handle is null")
+        ObjectIncRef(pyfunc.chandle)
+        return pyfunc.chandle
+    if not callable(pyfunc):
+        raise TypeError(f"expected a callable, got {type(pyfunc).__name__}")
+    out = c_void_p()
+    # On failure TVMLiteFunctionCreate calls the deleter itself, so the held callable is never leaked.
+    check_call(LIB.TVMLiteFunctionCreate(hold(pyfunc), _PY_SAFE_CALL_ADDR, RELEASE_HELD_ADDR, byref(out)))
+    return out.value
+
+
+def convert_to_function(pyfunc, name=None):
+    """Wrap a Python callable as a :class:`Function` that C++ can call."""
+    f = make_object(function_handle_from_callable(pyfunc))
+    f._name = name if name is not None else getattr(pyfunc, "__qualname__", None)
+    return f
+
+
+def convert(value):
+    """Convert a Python value to its tvmlite form: list/tuple -> Array, dict -> Map, callable -> Function, ...
+
+    Values that have no object form (ints, floats, str, None) come back unchanged.
+    """
+    view = TVMLiteAny()
+    owned = TVMLiteAny()
+    temps = []
+    try:
+        make_arg(value, view, temps, "convert", 0)
+        check_call(_AnyViewToOwned(byref(view), byref(owned)))
+    finally:
+        release_temps(temps)
+    return make_ret(owned)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Global registry
+# ---------------------------------------------------------------------------------------------------------------
+
+def _check_name(name):
+    if not isinstance(name, str):
+        raise TypeError(f"Argument 'name' has incorrect type (expected str, got {type(name).__name__})")
+    return name.encode("utf-8")
+
+
+def get_global_func(name, allow_missing=False):
+    """The global function registered under name; None or ValueError when there is none."""
+    out = c_void_p()
+    check_call(LIB.TVMLiteFunctionGetGlobal(_check_name(name), byref(out)))
+    if not out.value:
+        if allow_missing:
+            return None
+        raise ValueError(f"Cannot find global function {name}")
+    f = make_object(out.value)
+    f._name = name
+    return f
+
+
+def register_global_func(name, func, override=False):
+    """Register func (a callable or Function) as a global function; ValueError when taken and not override."""
+    cname = _check_name(name)
+    if not callable(func):
+        raise TypeError(f"register_func: '{name}' must be registered with a callable, got {type(func).__name__}")
+    h = function_handle_from_callable(func)
+    try:
+        check_call(LIB.TVMLiteFunctionSetGlobal(cname, h, 1 if override else 0))
+    finally:
+        ObjectDecRef(h)
+
+
+def remove_global_func(name):
+    check_call(LIB.TVMLiteFunctionRemoveGlobal(_check_name(name)))
+
+
+def list_global_func_names():
+    """Names of all registered global functions."""
+    out = c_void_p()
+    check_call(LIB.TVMLiteFunctionListGlobalNames(byref(out)))
+    h = out.value
+    try:
+        data = ctypes.c_size_t.from_address(h + HEADER_SIZE).value
+        size = ctypes.c_int64.from_address(h + HEADER_SIZE + 8).value
+        # Each item is a TVMLiteAny holding a String: its handle is at offset 8 of the 16-byte value.
+        return [string_cell_bytes(ctypes.c_size_t.from_address(data + 16 * i + 8).value)
+                .decode("utf-8", "surrogateescape") for i in range(size)]
+    finally:
+        ObjectDecRef(h)
+
