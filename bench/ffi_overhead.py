@@ -271,7 +271,10 @@ class TvmliteCythonImpl:
         return f
 
     def pair_class(self):
-        return self.tvmlite.testing.Pair
+        import importlib
+
+        # Explicit submodule import (`import tvmlite.testing`), rather than relying on lazy attribute access.
+        return importlib.import_module("tvmlite.testing").Pair
 
     def make_pair(self):
         return self.pair_class()(1, 2)
@@ -581,7 +584,7 @@ def setup_cells(impl_names: List[str], call_n_inner: int, verbose: bool):
         except Exception as e:  # a broken package must not take the whole table down
             impl_errors[name] = "import/setup failed: " + _short_exc(e)
             if verbose:
-                traceback.print_exc()
+                traceback.print_exc(limit=-8)
 
     grid: Dict[str, Dict[str, Cell]] = {}
     for row in ROWS:
@@ -611,7 +614,7 @@ def setup_cells(impl_names: List[str], call_n_inner: int, verbose: bool):
             except Exception as e:
                 cell.reason = _short_exc(e)
                 if verbose:
-                    traceback.print_exc()
+                    traceback.print_exc(limit=-8)
     return impls, impl_errors, grid
 
 

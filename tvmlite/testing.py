@@ -10,6 +10,8 @@ __all__ = ["Pair", "object_count"]
 class Pair(Object):
     """A C++ object with two reflected fields, ``first`` and ``second``, of any type."""
 
+    __slots__ = ()  # state lives in C++; no per-wrapper __dict__ (cheaper to create)
+
     def __init__(self, first, second):
         self.__init_handle_by_constructor__(_PAIR_CTOR, first, second)
 

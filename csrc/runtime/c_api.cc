@@ -144,14 +144,14 @@ int TVMLiteFunctionCreate(void* resource, TVMLiteSafeCall safe_call, void (*dele
     throw;
   }
   f->cell.safe_call = safe_call;
-  f->resource = resource;
+  f->cell.resource = resource;
   f->resource_deleter = deleter;
   *out = Release(ObjectPtr<Object>(std::move(f)));
   API_END();
 }
 
 void* TVMLiteFunctionGetResource(TVMLiteObjectHandle func) {
-  return static_cast<FunctionObj*>(Obj(func))->resource;
+  return static_cast<FunctionObj*>(Obj(func))->cell.resource;
 }
 
 void TVMLiteFunctionSetFlags(TVMLiteObjectHandle func, int32_t flags) {

@@ -9,6 +9,7 @@
  */
 #include <tvmlite/runtime/reflection.h>
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <mutex>
@@ -20,8 +21,44 @@ namespace tvmlite {
 namespace runtime {
 
 namespace details {
-static std::atomic<int64_t> live_objects{0};
-void LiveCountAdd(int64_t delta) { live_objects.fetch_add(delta, std::memory_order_relaxed); }
+namespace {
+/*!
+ * \brief Live objects are counted per thread (a plain add on every allocation and free, no lock-prefixed atomic on
+ * a shared cache line) and summed when asked. A thread's count is folded into `retired` when it exits; an object
+ * freed on another thread than it was made on is simply +1 there and -1 here.
+ */
+struct LiveCounters {
+  std::mutex mu;
+  std::vector<std::atomic<int64_t>*> threads;
+  int64_t retired = 0;
+  static LiveCounters* Global() {
+    static LiveCounters* inst = new LiveCounters();  // leaked: threads may exit during static destruction
+    return inst;
+  }
+};
+
+struct ThreadLiveCounter {
+  std::atomic<int64_t> value{0};
+  ThreadLiveCounter() {
+    LiveCounters* g = LiveCounters::Global();
+    std::lock_guard<std::mutex> lock(g->mu);
+    g->threads.push_back(&value);
+  }
+  ~ThreadLiveCounter() {
+    LiveCounters* g = LiveCounters::Global();
+    std::lock_guard<std::mutex> lock(g->mu);
+    g->retired += value.load(std::memory_order_relaxed);
+    g->threads.erase(std::find(g->threads.begin(), g->threads.end(), &value));
+  }
+};
+thread_local ThreadLiveCounter this_thread_live;
+}  // namespace
+
+void LiveCountAdd(int64_t delta) {
+  // Only this thread writes its counter: a relaxed load and store is exact and compiles to a plain add.
+  std::atomic<int64_t>& v = this_thread_live.value;
+  v.store(v.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
 
 void DestroyObject(TVMLiteObject* header) {
   // Like CPython's trashcan: nested destructions are deferred to the outermost one on this thread.
@@ -40,7 +77,13 @@ void DestroyObject(TVMLiteObject* header) {
   }
   destroying = false;
 }
-int64_t LiveCount() { return live_objects.load(std::memory_order_relaxed); }
+int64_t LiveCount() {
+  LiveCounters* g = LiveCounters::Global();
+  std::lock_guard<std::mutex> lock(g->mu);
+  int64_t sum = g->retired;
+  for (const std::atomic<int64_t>* v : g->threads) sum += v->load(std::memory_order_relaxed);
+  return sum;
+}
 }  // namespace details
 
 TypeRegistry* TypeRegistry::Global() {

@@ -11,6 +11,8 @@ class Array(core.ArrayBase, Object):
     """An immutable sequence that C++ sees as ``Array<T>``. ``Array([1, 2])``; a list or tuple argument converts
     to one automatically."""
 
+    __slots__ = ()
+
     def __init__(self, items=()):
         self.__init_handle_by_constructor__(get_global_func("runtime.Array"), *items)
 
@@ -21,6 +23,8 @@ class Array(core.ArrayBase, Object):
 @register_object("runtime.Map")
 class Map(core.MapBase, Object):
     """An immutable insertion-ordered mapping that C++ sees as ``Map<K, V>``. A dict argument converts to one."""
+
+    __slots__ = ()
 
     def __init__(self, mapping=None):
         flat = []
@@ -37,6 +41,8 @@ class Map(core.MapBase, Object):
 @register_object("runtime.ShapeTuple")
 class ShapeTuple(core.ShapeTupleBase, Object):
     """An immutable tuple of int64 dimensions."""
+
+    __slots__ = ()
 
     def __init__(self, dims=()):
         self.__init_handle_by_constructor__(get_global_func("runtime.ShapeTuple"), *dims)

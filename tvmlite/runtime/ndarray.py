@@ -17,6 +17,8 @@ class NDArray(core.NDArrayBase, Object):
     memory without copying.
     """
 
+    __slots__ = ()
+
     def copyfrom(self, source):
         """Copy a numpy array (or anything numpy accepts) of the same shape into this array."""
         import numpy as np

@@ -306,6 +306,7 @@ typedef struct {
   TVMLiteSafeCall safe_call;
   int32_t flags;
   int32_t reserved;
+  void* resource; /*!< The resource given to TVMLiteFunctionCreate (NULL for C++ functions); read-only. */
 } TVMLiteFunctionCell;
 
 /*! \brief Call a function object (shorthand for its cell's safe_call). */

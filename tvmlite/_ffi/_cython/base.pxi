@@ -167,6 +167,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
     ctypedef struct TVMLiteFunctionCell:
         TVMLiteSafeCall safe_call
         int32_t flags
+        void* resource
 
     void TVMLiteObjectIncRef(TVMLiteObjectHandle h)
     void TVMLiteObjectDecRef(TVMLiteObjectHandle h)

@@ -13,8 +13,16 @@ cdef extern from "Python.h":
     bint PyDict_CheckExact(object o)
 
 
+cdef str _callee_name(object fname):
+    """Name used in argument errors: fname is a name, or the Function being called (named lazily: only on error)."""
+    if isinstance(fname, Function):
+        return (<Function>fname)._name or "tvmlite.Function"
+    return str(fname)
+
+
 cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fname, int index) except -1:
-    """Fill out with a view of arg. A created object goes to *temp (the caller releases it after the call)."""
+    """Fill out with a view of arg. A created object goes to *temp (the caller releases it after the call).
+    fname (a name or the Function called) appears in error messages."""
     cdef int overflow = 0
     cdef Py_ssize_t size
     cdef const char* s
@@ -29,13 +37,13 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         out.type_index = kTVMLiteInt
         out.v_int64 = PyLong_AsLongLongAndOverflow(arg, &overflow)
         if overflow:
-            raise OverflowError(f"{fname}: argument #{index} ({arg}) does not fit in int64")
+            raise OverflowError(f"{_callee_name(fname)}: argument #{index} ({arg}) does not fit in int64")
     elif PyFloat_CheckExact(arg):
         out.type_index = kTVMLiteFloat
         out.v_float64 = arg
     elif isinstance(arg, ObjectBase):
         if (<ObjectBase>arg).chandle == NULL:
-            raise ValueError(f"{fname}: argument #{index} is a {type(arg).__name__} whose handle is null "
+            raise ValueError(f"{_callee_name(fname)}: argument #{index} is a {type(arg).__name__} whose handle is null "
                              f"(never constructed or released)")
         out.type_index = (<ObjectBase>arg).chandle.type_index
         out.v_obj = (<ObjectBase>arg).chandle
@@ -88,7 +96,8 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         out.type_index = kTVMLiteFunction
         out.v_obj = temp[0]
     else:
-        raise TypeError(f"{fname}: argument #{index} has type {type(arg).__module__}.{type(arg).__qualname__}, "
+        raise TypeError(f"{_callee_name(fname)}: argument #{index} has type "
+                        f"{type(arg).__module__}.{type(arg).__qualname__}, "
                         f"which tvmlite cannot pass to C++")
     return 0
 
@@ -287,6 +296,7 @@ _enable_function_vectorcall()
 
 cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny* result) except -1:
     """Call func with Python arguments args[0:n]; result receives an owned value."""
+    global tvmlite_gil_call_depth
     cdef TVMLiteAny stack_values[MAX_STACK_ARGS]
     cdef TVMLiteObject* stack_temps[MAX_STACK_ARGS]
     cdef TVMLiteTensorView tensor_views[MAX_STACK_ARGS]
@@ -295,7 +305,7 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
     cdef Py_ssize_t i, done = 0
     cdef TVMLiteObject* h = func.chandle
     cdef TVMLiteFunctionCell* cell
-    cdef int ret
+    cdef int ret, saved_depth
     if h == NULL:
         raise ValueError("cannot call a Function whose handle is null")
     if n > MAX_STACK_ARGS:
@@ -312,15 +322,20 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
             # numpy arrays travel as borrowed views in this call's stack (first MAX_STACK_ARGS arguments).
             if i < MAX_STACK_ARGS and numpy_view_arg(<object>args[i], &tensor_views[i], &values[i]):
                 continue
-            make_arg(<object>args[i], &values[i], &temps[i], func._name or "tvmlite.Function", i)
+            make_arg(<object>args[i], &values[i], &temps[i], func, i)
         cell = <TVMLiteFunctionCell*>object_cell(h)
         result.type_index = kTVMLiteNone
         result.v_int64 = 0
         if cell.flags & kTVMLiteFunctionLongRunning:
+            saved_depth = tvmlite_gil_call_depth
+            tvmlite_gil_call_depth = 0  # callbacks from inside must take the GIL back
             with nogil:
                 ret = cell.safe_call(h, values, <int32_t>n, result)
+            tvmlite_gil_call_depth = saved_depth
         else:
+            tvmlite_gil_call_depth += 1
             ret = cell.safe_call(h, values, <int32_t>n, result)
+            tvmlite_gil_call_depth -= 1
     finally:
         for i in range(done):
             if temps[i] != NULL:
@@ -338,7 +353,10 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
 # ---------------------------------------------------------------------------------------------------------------
 
 cdef extern from "py_callback.h":
+    int tvmlite_gil_call_depth
     int (*tvmlite_py_callback_impl)(void*, const TVMLiteAny*, int32_t, TVMLiteAny*)
+    int (*tvmlite_py_raise_impl)()
+    int (*tvmlite_py_set_result_impl)(PyObject*, TVMLiteAny*)
     int TVMLitePyCallback(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) nogil
     object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
 
@@ -352,7 +370,7 @@ cdef int _py_callback_impl(void* self, const TVMLiteAny* args, int32_t num_args,
     cdef int32_t i
     cdef list keep = None
     try:
-        pyfunc = <object>TVMLiteFunctionGetResource(<TVMLiteObject*>self)
+        pyfunc = <object>(<TVMLiteFunctionCell*>object_cell(<TVMLiteObject*>self)).resource
         if num_args > MAX_STACK_ARGS:
             keep = [make_ret_view(&args[i]) for i in range(num_args)]
             rv = pyfunc(*keep)
@@ -374,7 +392,48 @@ cdef int _py_callback_impl(void* self, const TVMLiteAny* args, int32_t num_args,
         return -1
 
 
+cdef extern from "Python.h":
+    void PyErr_Fetch(PyObject** ptype, PyObject** pvalue, PyObject** ptb)
+    void PyErr_NormalizeException(PyObject** ptype, PyObject** pvalue, PyObject** ptb)
+    int PyException_SetTraceback(PyObject* ex, PyObject* tb)
+    void Py_XDECREF(PyObject* o)
+
+
+cdef int _py_raise_impl() noexcept:
+    """The Python exception being raised (by a callback) becomes the pending tvmlite error, kept whole."""
+    cdef PyObject* etype = NULL
+    cdef PyObject* evalue = NULL
+    cdef PyObject* etb = NULL
+    PyErr_Fetch(&etype, &evalue, &etb)
+    PyErr_NormalizeException(&etype, &evalue, &etb)
+    if etb != NULL:
+        PyException_SetTraceback(evalue, etb)
+    exc = <object>evalue
+    Py_XDECREF(etype)
+    Py_XDECREF(evalue)
+    Py_XDECREF(etb)
+    set_raised_from_py_exception(exc)
+    return -1
+
+
+cdef int _py_set_result_impl(PyObject* rv, TVMLiteAny* result) noexcept:
+    cdef TVMLiteAny view
+    cdef TVMLiteObject* temp = NULL
+    try:
+        make_arg(<object>rv, &view, &temp, "callback return value", 0)
+        try:
+            CHECK_CALL(TVMLiteAnyViewToOwned(&view, result))
+        finally:
+            TVMLiteObjectDecRef(temp)
+        return 0
+    except BaseException as exc:
+        set_raised_from_py_exception(exc)
+        return -1
+
+
 tvmlite_py_callback_impl = _py_callback_impl
+tvmlite_py_raise_impl = _py_raise_impl
+tvmlite_py_set_result_impl = _py_set_result_impl
 
 
 cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:

@@ -6,17 +6,38 @@
 #include <Python.h>
 #include "tvmlite/c_api.h"
 
-/* Set once at module init to the Cython implementation (which requires the GIL). */
+/* Set once at module init to Cython functions (each requires the GIL):
+ * the general callback, which converts arguments and result; */
 static int (*tvmlite_py_callback_impl)(void*, const TVMLiteAny*, int32_t, TVMLiteAny*) = NULL;
+/* turning the Python exception being raised into the pending tvmlite error (returns -1); */
+static int (*tvmlite_py_raise_impl)(void) = NULL;
+/* converting a callback's return value (borrowed) into result (returns 0 or -1). */
+static int (*tvmlite_py_set_result_impl)(PyObject*, TVMLiteAny*) = NULL;
+
+/* How many calls from Python into C++ this thread is inside while holding the GIL (the Cython core counts them
+ * around every call that keeps the GIL and zeroes it around calls that release it). Non-zero means a callback
+ * arriving on this thread already holds the GIL, which is much cheaper to know than to ask CPython. */
+static __thread int tvmlite_gil_call_depth = 0;
+
+/* Call with the GIL held. Callbacks without arguments (the common "notify" shape) skip argument conversion. */
+static inline int TVMLitePyCallbackHeld(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) {
+  if (num_args != 0) return tvmlite_py_callback_impl(self, args, num_args, result);
+  PyObject* rv = PyObject_CallNoArgs((PyObject*)TVMLITE_OBJECT_CELL(TVMLiteFunctionCell, self)->resource);
+  if (rv == NULL) return tvmlite_py_raise_impl();
+  int ret = rv == Py_None ? 0 : tvmlite_py_set_result_impl(rv, result);
+  Py_DECREF(rv);
+  return ret;
+}
 
 static int TVMLitePyCallback(void* self, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) {
+  if (tvmlite_gil_call_depth > 0) return TVMLitePyCallbackHeld(self, args, num_args, result);
   if (!Py_IsInitialized()) {
     TVMLiteErrorSetRaisedFromCStr("RuntimeError", "a Python callback was called after the interpreter exited");
     return -1;
   }
-  if (PyGILState_Check()) return tvmlite_py_callback_impl(self, args, num_args, result);
+  if (PyGILState_Check()) return TVMLitePyCallbackHeld(self, args, num_args, result);
   PyGILState_STATE state = PyGILState_Ensure();
-  int ret = tvmlite_py_callback_impl(self, args, num_args, result);
+  int ret = TVMLitePyCallbackHeld(self, args, num_args, result);
   PyGILState_Release(state);
   return ret;
 }

@@ -33,12 +33,11 @@ class PackedArgs {
 
 class FunctionObj : public Object {
  public:
-  TVMLiteFunctionCell cell;  // must directly follow the header
-  void* resource = nullptr;                     // foreign callable (Python function), or null for C++
+  TVMLiteFunctionCell cell;  // must directly follow the header; cell.resource: a foreign callable, or null
   void (*resource_deleter)(void*) = nullptr;
 
-  FunctionObj() { cell.safe_call = nullptr, cell.flags = 0, cell.reserved = 0; }
-  ~FunctionObj() { if (resource_deleter) resource_deleter(resource); }
+  FunctionObj() { cell.safe_call = nullptr, cell.flags = 0, cell.reserved = 0, cell.resource = nullptr; }
+  ~FunctionObj() { if (resource_deleter) resource_deleter(cell.resource); }
 
   /*! \brief Call; throws the callee's Error on failure. */
   void CallPacked(const AnyView* args, int32_t num_args, Any* rv) const;
