@@ -258,10 +258,10 @@ int TVMLiteNDArrayEmpty(const int64_t* shape, int32_t ndim, DLDataType dtype, DL
   API_END();
 }
 
-int TVMLiteNDArrayFromExternal(const DLTensor* tensor, void* manager_ctx, void (*deleter)(void*),
+int TVMLiteNDArrayFromExternal(const DLTensor* tensor, uint64_t flags, void* manager_ctx, void (*deleter)(void*),
                                TVMLiteObjectHandle* out) {
   API_BEGIN();
-  *out = Release(NDArray::FromExternal(*tensor, manager_ctx, deleter));
+  *out = Release(NDArray::FromExternal(*tensor, manager_ctx, deleter, flags));
   API_END();
 }
 

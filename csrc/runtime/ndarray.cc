@@ -61,7 +61,7 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDe
   return NDArray(std::move(n));
 }
 
-NDArray NDArray::FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)(void*)) {
+NDArray NDArray::FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)(void*), uint64_t flags) {
   ObjectPtr<NDArrayObj> n;
   try {
     CheckDevice(tensor.device);
@@ -72,6 +72,7 @@ NDArray NDArray::FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)
   }
   n->manager_ctx_ = ctx;
   n->manager_deleter_ = deleter;
+  n->flags = flags & DLPACK_FLAG_BITMASK_READ_ONLY;
   n->shape_.assign(tensor.shape, tensor.shape + tensor.ndim);
   n->tensor.shape = n->shape_.data();
   if (tensor.strides != nullptr) {
@@ -96,10 +97,13 @@ NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* managed) {
     TVMLITE_THROW(ValueError) << "DLPack version " << managed->version.major << "." << managed->version.minor
                               << " is newer than the supported " << DLPACK_MAJOR_VERSION << ".x";
   }
-  return FromExternal(managed->dl_tensor, managed, [](void* p) {
-    auto* m = static_cast<DLManagedTensorVersioned*>(p);
-    if (m->deleter) m->deleter(m);
-  });
+  return FromExternal(
+      managed->dl_tensor, managed,
+      [](void* p) {
+        auto* m = static_cast<DLManagedTensorVersioned*>(p);
+        if (m->deleter) m->deleter(m);
+      },
+      managed->flags);
 }
 
 namespace {
@@ -113,6 +117,9 @@ struct Export {
 }  // namespace
 
 DLManagedTensor* NDArray::ToDLPack() const {
+  TVMLITE_CHECK_KIND(!read_only(), BufferError)
+      << "a read-only NDArray cannot be exported as a pre-1.0 DLPack tensor, which cannot mark it read-only; "
+         "ask for DLPack 1.0 (__dlpack__(max_version=(1, 0)))";
   auto* e = new Export<DLManagedTensor>();
   e->owner = data_;
   e->managed.dl_tensor = get()->tensor;
@@ -128,7 +135,7 @@ DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
   e->managed.dl_tensor = get()->tensor;
   e->managed.manager_ctx = e;
   e->managed.deleter = &Export<DLManagedTensorVersioned>::Delete;
-  e->managed.flags = 0;
+  e->managed.flags = get()->flags & DLPACK_FLAG_BITMASK_READ_ONLY;
   return &e->managed;
 }
 

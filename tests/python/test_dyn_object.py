@@ -145,10 +145,6 @@ def test_underscore_annotations_are_not_fields():
         Private(1, 2)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: registry._annotated_fields (tvmlite/_ffi/registry.py) turns typing.ClassVar annotations into instance "
-    "fields (typed Any, with the class value as default), unlike dataclasses. Fix: skip annotations whose "
-    "typing.get_origin(hint) is typing.ClassVar."))
 def test_classvar_annotation_is_not_a_field():
     @tvmlite.register_object("test_dyn.WithClassVar")
     class WithClassVar(tvmlite.Object):
@@ -210,13 +206,6 @@ def test_self_referential_field_accepts_same_type():
     assert n.child.child.child is None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a self-referential annotation (child: 'Node', or any field under `from __future__ import annotations`) "
-    "is unresolvable when register_object runs (the class name is not bound yet), typing.get_type_hints raises, "
-    "and registry._annotated_fields then falls back to the raw string for the field, which _field_type maps to Any. "
-    "Node(1, Pair(1, 2)) is accepted. Fix: call get_type_hints with localns={cls.__name__: cls}, and give a "
-    "self-referential field the type's own index (register the key with TVMLiteTypeRegisterDynamic before "
-    "computing field types)."))
 def test_self_referential_field_rejects_other_types():
     with pytest.raises(TypeError, match="`child`"):
         Node(1, Pair(1, 2))
@@ -229,12 +218,6 @@ class StrAnnotated(tvmlite.Object):
     link: "StrAnnotated" = None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: when typing.get_type_hints fails for ONE field (here the self reference 'StrAnnotated'), "
-    "registry._annotated_fields discards all resolved hints (hints = {}), so every string annotation, including "
-    "count: 'int', becomes an untyped field: StrAnnotated('x') is accepted. Under `from __future__ import "
-    "annotations` this silently disables all field type checks of any class with a self reference. Fix: resolve "
-    "with localns={cls.__name__: cls} and resolve fields one by one (typing.ForwardRef / eval per annotation)."))
 def test_string_annotations_are_still_type_checked():
     assert StrAnnotated(1).count == 1
     with pytest.raises(TypeError, match="`count`"):
@@ -470,14 +453,6 @@ def test_non_object_class_is_type_error():
     assert core._type_key_to_index("test_dyn.NotAnObject", allow_missing=True) is None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a class with annotated fields that subclasses a C++ type (here testing.Pair) is accepted. "
-    "registry._define_type only looks for Python-defined bases, so it registers the new type under runtime.Object: "
-    "instances are isinstance(x, Pair) but are not Pairs (x.first raises 'field first belongs to testing.Pair, not "
-    "test_dyn.SubPair'; before commit 9409aed it read Pair's offsets out of the DynObject, a heap out-of-bounds "
-    "read). C++ DynTypeRegister already rejects a C++ parent with TypeError. Fix: in _define_type, when no "
-    "Python-defined base exists, pass the nearest registered base's _tvmlite_type_index as parent (C++ then raises "
-    "TypeError), or raise TypeError in Python."))
 def test_fields_on_subclass_of_cpp_type_is_type_error():
     with pytest.raises(TypeError):
         @tvmlite.register_object("test_dyn.SubPair")
@@ -485,12 +460,6 @@ def test_fields_on_subclass_of_cpp_type_is_type_error():
             z: int
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: registering a class with annotated fields under an existing C++ type key (register_object('testing.Pair') "
-    "on a class declaring `z: int`) silently ignores the declared fields and re-maps every testing.Pair returned from "
-    "C++ to that class. The declaration does not match the C++ type's reflected fields (first, second): a type key "
-    "clash that should raise ValueError (registry.register_object, branch `tindex is not None and not "
-    "_is_python_defined`: compare own annotated fields with core._type_info(tindex) fields)."))
 def test_fields_on_existing_cpp_key_is_value_error():
     try:
         with pytest.raises(ValueError, match="testing.Pair"):
@@ -502,14 +471,15 @@ def test_fields_on_existing_cpp_key_is_value_error():
         assert type(fresh(Pair(1, 2))) is Pair
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a field whose name collides with the tvmlite.Object API (same_as, handle, type_key, type_index) is "
-    "accepted and its descriptor replaces the API on the class: with a field `same_as`, `a == b` raises "
-    "TypeError(\"'int' object is not callable\") (ObjectBase.__eq__ calls self.same_as); with `type_key`, "
-    "obj.type_key returns the field value. Fix: register_object/_define_type should raise ValueError for "
-    "annotated field names that exist on core.ObjectBase (or _register_object_class should refuse to shadow them)."))
 @pytest.mark.parametrize("name", ["same_as", "type_key", "handle", "type_index"])
 def test_field_name_colliding_with_object_api_is_value_error(name):
     with pytest.raises(ValueError, match=name):
         tvmlite.register_object(f"test_dyn.Collide_{name}")(
             type(f"Collide_{name}", (tvmlite.Object,), {"__annotations__": {name: int}}))
+
+
+def test_redeclaring_a_parent_field_is_value_error():
+    with pytest.raises(ValueError, match="'x' is already declared by Point"):
+        @tvmlite.register_object("test_dyn.RedeclaresX")
+        class RedeclaresX(Point):
+            x: float

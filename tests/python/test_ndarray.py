@@ -440,13 +440,6 @@ def test_big_endian_argument_is_rejected():
         echo(np.arange(3, dtype=">i4"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (memory safety): a read-only numpy array (or any read-only buffer, e.g. np.frombuffer(bytes)) passed as an "
-    "argument or to nd.from_dlpack becomes a writable NDArray: ndarray_handle_from_buffer "
-    "(tvmlite/_ffi/_cython/ndarray.pxi) ignores view.readonly and ndarray.cc ignores DLPACK_FLAG_BITMASK_READ_ONLY "
-    "on import and sets flags=0 on export, so np.from_dlpack(echo(ro)) is writable and mutates immutable memory "
-    "(this test mutates a bytes object). Fix: record read-only on the NDArray and export it with "
-    "DLPACK_FLAG_BITMASK_READ_ONLY (versioned) / refuse the legacy export or the wrapping."))
 def test_read_only_buffer_stays_read_only():
     data = bytes(range(16))
     ro = np.frombuffer(data, dtype=np.uint8)
@@ -479,3 +472,13 @@ def test_copyfrom_shape_mismatch_is_an_error():
     with pytest.raises(ValueError):
         x.copyfrom(np.zeros(3, "float32"))
 
+
+
+def test_read_only_flag_and_legacy_export():
+    ro = tvmlite.nd.from_dlpack(np.frombuffer(b"abcd", dtype=np.uint8))
+    assert ro.read_only
+    assert not tvmlite.nd.array(np.zeros(3, "float32")).read_only
+    # The pre-1.0 DLPack format cannot mark memory read-only, so that export is refused rather than made writable.
+    with pytest.raises(BufferError, match="read-only"):
+        ro.__dlpack__()
+    assert not np.from_dlpack(ro).flags.writeable

@@ -44,12 +44,14 @@ def register_object(type_key=None):
             raise TypeError(f"register_object('{key}'): {cls!r} must be a subclass of tvmlite.Object")
         tindex = core._type_key_to_index(key, allow_missing=True)
         own_fields = _annotated_fields(cls)
-        if tindex is None or _is_python_defined(tindex):
-            if tindex is None and not own_fields and not _has_python_defined_base(cls):
-                raise ValueError(
-                    f"register_object: type key '{key}' is not registered in C++. Declare annotated fields on "
-                    f"{cls.__name__} to define a new object type from Python.")
-            tindex = _define_type(key, cls, own_fields)
+        if tindex is not None and not _is_python_defined(tindex):
+            _check_matches_cpp_type(key, tindex, own_fields)
+        elif tindex is None and not own_fields and not _has_python_defined_base(cls):
+            raise ValueError(
+                f"register_object: type key '{key}' is not registered in C++. Declare annotated fields on "
+                f"{cls.__name__} to define a new object type from Python.")
+        else:
+            tindex = _define_type(key, cls, own_fields, tindex)
         core._register_object_class(tindex, cls)
         if "_tvmlite_type_index" not in getattr(cls, "__dict__", {}) and not _is_immutable(cls):
             cls._tvmlite_type_index = tindex
@@ -63,17 +65,38 @@ def _is_immutable(cls):
 
 
 def _annotated_fields(cls):
-    """(name, annotation) pairs declared by cls itself, in order."""
-    ann = cls.__dict__.get("__annotations__", {})
-    if not ann:
-        return []
-    try:
-        import typing
+    """(name, annotation) pairs declared by cls itself, in order; ClassVar annotations are not fields.
 
-        hints = typing.get_type_hints(cls)
-    except Exception:  # unresolved forward references: treat those fields as Any
-        hints = {}
-    return [(name, hints.get(name, ann[name])) for name in ann if not name.startswith("_")]
+    String annotations (``from __future__ import annotations``) are resolved one by one in the class's module with
+    the class itself in scope, so a self reference resolves and one unresolvable name does not untype the rest.
+    """
+    import typing
+
+    ann = cls.__dict__.get("__annotations__", {})
+    module = sys.modules.get(cls.__module__)
+    globalns = dict(vars(module)) if module is not None else {}
+    localns = {cls.__name__: cls}
+    fields = []
+    for name, hint in ann.items():
+        if isinstance(hint, str):
+            try:
+                hint = eval(hint, globalns, localns)  # what typing.get_type_hints does, per field
+            except Exception:  # unresolvable: an untyped field
+                pass
+        if hint is typing.ClassVar or typing.get_origin(hint) is typing.ClassVar:
+            continue
+        if not name.startswith("_"):
+            fields.append((name, hint))
+    return fields
+
+
+def _check_matches_cpp_type(key, tindex, own_fields):
+    """Annotations on a class for a C++ type may only restate the C++ type's fields."""
+    cpp_fields = [name for name, *_ in core._type_info(tindex)[2]]
+    extra = [name for name, _ in own_fields if name not in cpp_fields]
+    if extra:
+        raise ValueError(f"register_object: '{key}' is a C++ type with fields {cpp_fields}; the class declares "
+                         f"fields {extra} it does not have (a type key clash?)")
 
 
 def _is_python_defined(tindex):
@@ -88,8 +111,16 @@ _CLASS_BY_INDEX = {}
 _MISSING = object()
 
 
-def _field_type(annotation):
+def _field_type(annotation, cls, tindex):
     """(static type index, type string) for a field annotation; -1 means any value."""
+    import typing
+
+    if typing.get_origin(annotation) is typing.Union:  # Optional[Obj]: object fields accept None already
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1 and isinstance(args[0], type) and issubclass(args[0], core.ObjectBase):
+            annotation = args[0]
+    if annotation is cls:
+        return tindex, core._type_info(tindex)[0]
     if annotation in _PY_TYPES:
         index, name = _PY_TYPES[annotation]
         return index, name
@@ -101,14 +132,27 @@ def _field_type(annotation):
     return -1, getattr(annotation, "__name__", None) or str(annotation)
 
 
-def _define_type(key, cls, own_fields):
-    parent = next((b for b in cls.__mro__[1:] if getattr(b, "_tvmlite_fields", None) is not None), None)
+def _define_type(key, cls, own_fields, tindex):
+    """Define (or find again) the run-time type for a class with annotated fields."""
+    registered_base = next((b for b in cls.__mro__[1:] if "_tvmlite_type_index" in b.__dict__), None)
+    parent = registered_base if getattr(registered_base, "_tvmlite_fields", None) is not None else None
+    if parent is None and registered_base is not None and registered_base._tvmlite_type_index != 64:
+        raise TypeError(f"register_object('{key}'): cannot add fields to {registered_base.__name__}, a C++ type; "
+                        f"types defined in Python derive from tvmlite.Object or another type defined in Python")
     parent_index = parent._tvmlite_type_index if parent is not None else 64
     inherited = list(parent._tvmlite_fields) if parent is not None else []
+    for name, _ in own_fields:
+        if name in inherited:
+            raise ValueError(f"register_object('{key}'): field '{name}' is already declared by "
+                             f"{parent.__name__}")
+        if hasattr(core.ObjectBase, name):
+            raise ValueError(f"register_object('{key}'): field name '{name}' would hide tvmlite.Object.{name}")
+    if tindex is None:  # register the key first, so a field annotated with the class itself can name it
+        tindex = core._define_object_type(key, parent_index, [])
     specs = []
     defaults = dict(parent._tvmlite_defaults) if parent is not None else {}
     for name, ann in own_fields:
-        index, type_str = _field_type(ann)
+        index, type_str = _field_type(ann, cls, tindex)
         specs.append((name, type_str, index))
         value = cls.__dict__.get(name, _MISSING)
         if value is not _MISSING:

@@ -139,10 +139,14 @@ typedef struct {
   int64_t size;
 } TVMLiteShapeCell;
 
-/*! \brief Layout of an NDArray object: the header, then the DLTensor it describes. */
+/*!
+ * \brief Layout of an NDArray object: the header, the DLTensor it describes, then DLPack flag bits
+ * (DLPACK_FLAG_BITMASK_READ_ONLY: the memory must not be written, e.g. it wraps a Python bytes object).
+ */
 typedef struct {
   TVMLiteObject header;
   DLTensor tensor;
+  uint64_t flags;
 } TVMLiteNDArrayObject;
 
 /*! \brief Return a pointer to the cell that follows an object's header. */
@@ -381,9 +385,10 @@ TVMLITE_DLL int TVMLiteNDArrayEmpty(const int64_t* shape, int32_t ndim, DLDataTy
 
 /*!
  * \brief Wrap memory owned by someone else. tensor is copied (shape and strides too); its data is not.
- * deleter(manager_ctx) runs once when the NDArray dies, on any thread.
+ * flags are DLPack flag bits (DLPACK_FLAG_BITMASK_READ_ONLY for read-only memory).
+ * deleter(manager_ctx) runs once when the NDArray dies, on any thread, and also when this call fails.
  */
-TVMLITE_DLL int TVMLiteNDArrayFromExternal(const DLTensor* tensor, void* manager_ctx,
+TVMLITE_DLL int TVMLiteNDArrayFromExternal(const DLTensor* tensor, uint64_t flags, void* manager_ctx,
                                            void (*deleter)(void* manager_ctx), TVMLiteObjectHandle* out);
 
 /*! \brief Take ownership of a DLPack (pre-1.0) tensor; its deleter runs when the NDArray dies. */
@@ -394,11 +399,12 @@ TVMLITE_DLL int TVMLiteNDArrayFromDLPackVersioned(DLManagedTensorVersioned* mana
 
 /*!
  * \brief Export an NDArray as a DLPack (pre-1.0) tensor sharing its memory. The export holds a reference to the
- * array; the consumer must call (*out)->deleter(*out) exactly once.
+ * array; the consumer must call (*out)->deleter(*out) exactly once. Fails with BufferError for a read-only
+ * array: the pre-1.0 format cannot say so (use the versioned export).
  */
 TVMLITE_DLL int TVMLiteNDArrayToDLPack(TVMLiteObjectHandle array, DLManagedTensor** out);
 
-/*! \brief As TVMLiteNDArrayToDLPack, for DLPack 1.0. */
+/*! \brief As TVMLiteNDArrayToDLPack, for DLPack 1.0 (carries the read-only flag). */
 TVMLITE_DLL int TVMLiteNDArrayToDLPackVersioned(TVMLiteObjectHandle array, DLManagedTensorVersioned** out);
 
 /* ------------------------------------------------------------------------------------------------------------

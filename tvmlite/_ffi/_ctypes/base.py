@@ -180,7 +180,7 @@ _PROTOTYPES = {
     "TVMLiteMapItemAt": (c_int, [_h, c_int64, POINTER(TVMLiteAny), POINTER(TVMLiteAny)]),
     "TVMLiteShapeCreate": (c_int, [POINTER(c_int64), c_int64, _ph]),
     "TVMLiteNDArrayEmpty": (c_int, [POINTER(c_int64), c_int32, DLDataType, DLDevice, _ph]),
-    "TVMLiteNDArrayFromExternal": (c_int, [POINTER(DLTensor), c_void_p, c_void_p, _ph]),
+    "TVMLiteNDArrayFromExternal": (c_int, [POINTER(DLTensor), ctypes.c_uint64, c_void_p, c_void_p, _ph]),
     "TVMLiteNDArrayFromDLPack": (c_int, [c_void_p, _ph]),
     "TVMLiteNDArrayFromDLPackVersioned": (c_int, [c_void_p, _ph]),
     "TVMLiteNDArrayToDLPack": (c_int, [_h, _ph]),

@@ -3,11 +3,12 @@ import ctypes
 from ctypes import POINTER, Structure, byref, c_char_p, c_int, c_int32, c_int64, c_ssize_t, c_void_p
 
 from .base import (LIB, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR, TYPE_INDEX_OFFSET, DLDataType, DLDevice, DLTensor,
-                   DLManagedTensor, DLManagedTensorVersioned,                   ObjectDecRef, ObjectIncRef, as_c_int, check_call, hold, kDLBool, kDLCPU, kDLFloat, kDLInt,
-                   kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
+                   DLManagedTensor, DLManagedTensorVersioned, ObjectDecRef, ObjectIncRef, as_c_int, check_call,
+                   hold, kDLBool, kDLCPU, kDLFloat, kDLInt, kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
 from .object import ObjectBase, make_object, set_default_class
 
 MAX_NDIM = 32
+DLPACK_FLAG_BITMASK_READ_ONLY = 1  # dlpack.h: the memory must not be written
 
 # ---------------------------------------------------------------------------------------------------------------
 # CPython API used here. Private prototypes: the shared ctypes.pythonapi attributes are left untouched.
@@ -221,6 +222,13 @@ class NDArrayBase(ObjectBase):
         return tuple(t.strides[:t.ndim]) if t.strides else None
 
     @property
+    def read_only(self):
+        """Whether the memory must not be written (it wraps a read-only buffer)."""
+        self._tensor()  # checks the handle
+        flags = ctypes.c_uint64.from_address(self.chandle + NDARRAY_TENSOR_OFFSET + ctypes.sizeof(DLTensor)).value
+        return bool(flags & DLPACK_FLAG_BITMASK_READ_ONLY)
+
+    @property
     def data_ptr(self):
         t = self._tensor()
         return (t.data or 0) + t.byte_offset
@@ -383,7 +391,8 @@ def ndarray_handle_from_buffer(obj):
     t.byte_offset = 0
     out = c_void_p()
     # From here the NDArray owns the holder: even on failure TVMLiteNDArrayFromExternal calls the deleter.
-    check_call(LIB.TVMLiteNDArrayFromExternal(byref(t), hold(holder), RELEASE_HELD_ADDR, byref(out)))
+    flags = DLPACK_FLAG_BITMASK_READ_ONLY if view.readonly else 0  # read-only memory stays read-only
+    check_call(LIB.TVMLiteNDArrayFromExternal(byref(t), flags, hold(holder), RELEASE_HELD_ADDR, byref(out)))
     return out.value
 
 

@@ -67,6 +67,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
 
     enum:
         kDLCPU
+        DLPACK_FLAG_BITMASK_READ_ONLY
         kDLInt
         kDLUInt
         kDLFloat
@@ -138,6 +139,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
     ctypedef struct TVMLiteNDArrayObject:
         TVMLiteObject header
         DLTensor tensor
+        uint64_t flags
     ctypedef struct TVMLiteErrorCell:
         TVMLiteByteArray kind
         TVMLiteByteArray message
@@ -210,7 +212,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
 
     int TVMLiteNDArrayEmpty(const int64_t* shape, int32_t ndim, DLDataType dtype, DLDevice device,
                             TVMLiteObjectHandle* out)
-    int TVMLiteNDArrayFromExternal(const DLTensor* tensor, void* manager_ctx, void (*deleter)(void*),
+    int TVMLiteNDArrayFromExternal(const DLTensor* tensor, uint64_t flags, void* manager_ctx, void (*deleter)(void*),
                                    TVMLiteObjectHandle* out)
     int TVMLiteNDArrayFromDLPack(DLManagedTensor* managed, TVMLiteObjectHandle* out)
     int TVMLiteNDArrayFromDLPackVersioned(DLManagedTensorVersioned* managed, TVMLiteObjectHandle* out)

@@ -144,6 +144,12 @@ cdef class NDArrayBase(ObjectBase):
         return tuple(t.strides[i] for i in range(t.ndim))
 
     @property
+    def read_only(self):
+        """Whether the memory must not be written (it wraps a read-only buffer)."""
+        self._tensor()
+        return ((<TVMLiteNDArrayObject*>self.chandle).flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0
+
+    @property
     def data_ptr(self):
         cdef DLTensor* t = self._tensor()
         return <size_t>t.data + t.byte_offset
@@ -295,7 +301,8 @@ cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
     t.strides = NULL if compact else strides
     t.byte_offset = 0
     # From here the NDArray owns ctx: even on failure TVMLiteNDArrayFromExternal calls _release_buffer.
-    CHECK_CALL(TVMLiteNDArrayFromExternal(&t, ctx, _release_buffer, &out))
+    CHECK_CALL(TVMLiteNDArrayFromExternal(&t, DLPACK_FLAG_BITMASK_READ_ONLY if ctx.view.readonly else 0, ctx,
+                                          _release_buffer, &out))
     return out
 
 

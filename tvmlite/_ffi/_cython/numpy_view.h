@@ -31,6 +31,7 @@ typedef struct {
 } TVMLiteNumpyDescrHead;
 
 #define TVMLITE_NPY_C_CONTIGUOUS 0x0001
+#define TVMLITE_NPY_WRITEABLE 0x0400
 
 /* numpy type numbers -> DLPack types, for an LP64 platform (numpy's long is 64-bit). */
 static inline int TVMLiteNumpyDType(int type_num, DLDataType* out) {
@@ -53,7 +54,8 @@ static inline int TVMLiteNumpyDType(int type_num, DLDataType* out) {
 static inline int TVMLiteNumpyFillView(PyObject* obj, TVMLiteTensorView* view) {
   TVMLiteNumpyArray* a = (TVMLiteNumpyArray*)obj;
   TVMLiteNumpyDescrHead* d = (TVMLiteNumpyDescrHead*)a->descr;
-  if (!(a->flags & TVMLITE_NPY_C_CONTIGUOUS) || d->byteorder == '>') return 0;
+  /* Read-only arrays take the general path, which records the flag on the NDArray. */
+  if (!(a->flags & TVMLITE_NPY_C_CONTIGUOUS) || !(a->flags & TVMLITE_NPY_WRITEABLE) || d->byteorder == '>') return 0;
   if (!TVMLiteNumpyDType(d->type_num, &view->tensor.dtype)) return 0;
   view->tensor.data = a->data;
   view->tensor.device.device_type = kDLCPU;

@@ -18,9 +18,11 @@ constexpr size_t kAllocAlignment = 64;
 
 class NDArrayObj : public Object {
  public:
-  DLTensor tensor;  // must directly follow the header
+  DLTensor tensor;     // must directly follow the header
+  uint64_t flags = 0;  // DLPack flag bits: DLPACK_FLAG_BITMASK_READ_ONLY
 
   NDArrayObj() = default;
+  bool read_only() const { return flags & DLPACK_FLAG_BITMASK_READ_ONLY; }
   ~NDArrayObj();
 
   static constexpr const char* _type_key = "runtime.NDArray";
@@ -43,7 +45,7 @@ class NDArray : public ObjectRef {
   /*! \brief Uninitialised compact array. */
   static NDArray Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device = {kDLCPU, 0});
   /*! \brief Wrap memory owned elsewhere; deleter(ctx) runs when the array dies (tensor is copied, data is not). */
-  static NDArray FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)(void*));
+  static NDArray FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)(void*), uint64_t flags = 0);
   static NDArray FromDLPack(DLManagedTensor* managed);
   static NDArray FromDLPackVersioned(DLManagedTensorVersioned* managed);
   /*! \brief Export sharing memory; the export keeps this array alive until its deleter runs. */
@@ -51,6 +53,7 @@ class NDArray : public ObjectRef {
   DLManagedTensorVersioned* ToDLPackVersioned() const;
 
   DLTensor* mutable_tensor() const { return &const_cast<NDArrayObj*>(get())->tensor; }
+  bool read_only() const { return get()->read_only(); }
   std::vector<int64_t> Shape() const { return get()->shape_; }
   DataType dtype() const { return get()->tensor.dtype; }
   int64_t NumElements() const;
