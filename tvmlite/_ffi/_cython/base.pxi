@@ -223,6 +223,11 @@ cdef extern from "tvmlite/c_api.h" nogil:
     int TVMLiteDataTypeToString(DLDataType dtype, TVMLiteObjectHandle* out)
 
 
+cdef extern from *:
+    int64_t __atomic_fetch_sub(int64_t* ptr, int64_t val, int order) nogil
+    enum: __ATOMIC_RELEASE
+
+
 cdef inline void* object_cell(TVMLiteObject* h) noexcept nogil:
     """The C cell that follows an object's header (String, Array, Function, Error...)."""
     return <void*>((<char*>h) + sizeof(TVMLiteObject))

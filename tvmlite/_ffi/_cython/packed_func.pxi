@@ -273,7 +273,8 @@ cdef object _ret_object_reusing_args(TVMLiteAny* result, PyObject** args, Py_ssi
     for i in range(n):
         arg = <object>args[i]
         if isinstance(arg, ObjectBase) and (<ObjectBase>arg).chandle == result.v_obj:
-            TVMLiteObjectDecRef(result.v_obj)
+            # The argument still holds a reference, so this one is never the last: no destruction to run.
+            __atomic_fetch_sub(&result.v_obj.ref_count, 1, __ATOMIC_RELEASE)
             return arg
     return make_ret(result)
 
@@ -319,10 +320,16 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
         for i in range(n):
             temps[i] = NULL
             done = i + 1
-            # numpy arrays travel as borrowed views in this call's stack (first MAX_STACK_ARGS arguments).
-            if i < MAX_STACK_ARGS and numpy_view_arg(<object>args[i], &tensor_views[i], &values[i]):
+            arg = <object>args[i]
+            if isinstance(arg, ObjectBase) and (<ObjectBase>arg).chandle != NULL:  # objects: the common case
+                values[i].type_index = (<ObjectBase>arg).chandle.type_index
+                values[i].reserved = 0
+                values[i].v_obj = (<ObjectBase>arg).chandle
                 continue
-            make_arg(<object>args[i], &values[i], &temps[i], func, i)
+            # numpy arrays travel as borrowed views in this call's stack (first MAX_STACK_ARGS arguments).
+            if i < MAX_STACK_ARGS and numpy_view_arg(arg, &tensor_views[i], &values[i]):
+                continue
+            make_arg(arg, &values[i], &temps[i], func, i)
         cell = <TVMLiteFunctionCell*>object_cell(h)
         result.type_index = kTVMLiteNone
         result.v_int64 = 0
