@@ -7,3 +7,4 @@ include "ndarray.pxi"
 include "container.pxi"
 
 BACKEND = "cython"
+TVMLiteInstallInitByCtor(ObjectBase)

@@ -15,4 +15,28 @@ static inline PyObject* TVMLiteNewInstance(PyObject* cls) {
   }
   return type->tp_new(type, tvmlite_empty_tuple, NULL);
 }
+
+/* __init_handle_by_constructor__(fconstructor, *args) as a METH_FASTCALL method: every object construction from
+ * Python goes through it, and Cython's *args would build a tuple each time. The Cython implementation is plugged
+ * in at module init. */
+static PyObject* (*tvmlite_init_by_ctor_impl)(PyObject* self, PyObject** args, Py_ssize_t nargs) = NULL;
+
+static PyObject* TVMLiteInitByCtorFastcall(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return tvmlite_init_by_ctor_impl(self, (PyObject**)args, nargs);
+}
+
+static PyMethodDef tvmlite_init_by_ctor_def = {
+    "__init_handle_by_constructor__", (PyCFunction)(void (*)(void))TVMLiteInitByCtorFastcall, METH_FASTCALL,
+    "__init_handle_by_constructor__(fconstructor, *args)\n--\n\n"
+    "Construct the underlying object by calling fconstructor(*args) (a packed function)."};
+
+/* Replace cls.__init_handle_by_constructor__ with the fastcall version. */
+static inline int TVMLiteInstallInitByCtor(PyObject* cls) {
+  PyObject* descr = PyDescr_NewMethod((PyTypeObject*)cls, &tvmlite_init_by_ctor_def);
+  if (descr == NULL) return -1;
+  int ret = PyDict_SetItemString(((PyTypeObject*)cls)->tp_dict, "__init_handle_by_constructor__", descr);
+  Py_DECREF(descr);
+  PyType_Modified((PyTypeObject*)cls);
+  return ret;
+}
 #endif

@@ -2,6 +2,8 @@
 
 cdef extern from "fast_new.h":
     object TVMLiteNewInstance(object cls)
+    PyObject* (*tvmlite_init_by_ctor_impl)(PyObject* self, PyObject** args, Py_ssize_t nargs)
+    int TVMLiteInstallInitByCtor(object cls) except -1
 
 # Classes registered with register_object, indexed by type index (None where nothing is registered).
 cdef list _REGISTERED = []
@@ -18,21 +20,6 @@ cdef class ObjectBase:
         if self.chandle != NULL:
             TVMLiteObjectDecRef(self.chandle)
             self.chandle = NULL
-
-    def __init_handle_by_constructor__(self, fconstructor, *args):
-        """Construct the underlying object by calling ``fconstructor(*args)`` (a packed function)."""
-        cdef TVMLiteAny result
-        if not isinstance(fconstructor, Function):
-            raise TypeError(f"__init_handle_by_constructor__: fconstructor must be a Function, "
-                            f"got {type(fconstructor).__name__}")
-        call_function(<Function>fconstructor, PySequence_Fast_ITEMS(args), len(args), &result)
-        if result.type_index < kTVMLiteStaticObjectBegin:
-            TVMLiteAnyRelease(&result)
-            raise TypeError(f"__init_handle_by_constructor__: {(<Function>fconstructor)._name or 'constructor'} "
-                            f"did not return an object")
-        if self.chandle != NULL:
-            TVMLiteObjectDecRef(self.chandle)
-        self.chandle = result.v_obj
 
     @property
     def handle(self):
@@ -94,6 +81,30 @@ cdef class ObjectBase:
         if self.chandle != NULL:
             base.update(_field_names_of(self.chandle.type_index))
         return sorted(base)
+
+
+cdef object _init_by_ctor(object self, PyObject** args, Py_ssize_t nargs):
+    """ObjectBase.__init_handle_by_constructor__(fconstructor, *args): the object becomes fconstructor(*args)."""
+    cdef TVMLiteAny result
+    if not isinstance(self, ObjectBase):
+        raise TypeError("__init_handle_by_constructor__ must be called on a tvmlite object")
+    if nargs < 1 or not isinstance(<object>args[0], Function):
+        raise TypeError(f"__init_handle_by_constructor__: fconstructor must be a Function, "
+                        f"got {type(<object>args[0]).__name__ if nargs else 'nothing'}")
+    call_function(<Function>args[0], args + 1, nargs - 1, &result)
+    if result.type_index < kTVMLiteStaticObjectBegin:
+        TVMLiteAnyRelease(&result)
+        raise TypeError(f"__init_handle_by_constructor__: {(<Function>args[0])._name or 'constructor'} "
+                        f"did not return an object")
+    cdef ObjectBase obj = <ObjectBase>self
+    if obj.chandle != NULL:
+        TVMLiteObjectDecRef(obj.chandle)
+    obj.chandle = result.v_obj
+    return None
+
+
+# A cdef function returning object returns NULL with the exception set: the C API convention of a method.
+tvmlite_init_by_ctor_impl = <PyObject* (*)(PyObject*, PyObject**, Py_ssize_t) noexcept>_init_by_ctor
 
 
 cdef inline object _type_key_of(int32_t tindex):
