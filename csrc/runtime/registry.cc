@@ -18,15 +18,7 @@ namespace runtime {
 
 TVMLITE_REGISTER_OBJECT_TYPE(FunctionObj);
 
-void FunctionObj::CallPacked(const AnyView* args, int32_t num_args, Any* rv) const {
-  TVMLiteAny result;
-  AnySetNone(&result);
-  if (cell.safe_call(const_cast<FunctionObj*>(this)->header(), reinterpret_cast<const TVMLiteAny*>(args), num_args,
-                     &result) != 0) {
-    throw Error::MoveFromRaised();
-  }
-  *rv = Any::MoveFromRaw(result);
-}
+void FunctionObj::ThrowRaised() { throw Error::MoveFromRaised(); }
 
 namespace {
 

@@ -39,8 +39,18 @@ class FunctionObj : public Object {
   FunctionObj() { cell.safe_call = nullptr, cell.flags = 0, cell.reserved = 0, cell.resource = nullptr; }
   ~FunctionObj() { if (resource_deleter) resource_deleter(cell.resource); }
 
-  /*! \brief Call; throws the callee's Error on failure. */
-  void CallPacked(const AnyView* args, int32_t num_args, Any* rv) const;
+  /*! \brief Call; throws the callee's Error on failure. Inline: C++ -> callback loops live on this path. */
+  void CallPacked(const AnyView* args, int32_t num_args, Any* rv) const {
+    TVMLiteAny result;
+    AnySetNone(&result);
+    if (cell.safe_call(const_cast<FunctionObj*>(this)->header(), reinterpret_cast<const TVMLiteAny*>(args),
+                       num_args, &result) != 0) {
+      ThrowRaised();
+    }
+    *rv = Any::MoveFromRaw(result);
+  }
+  /*! \brief Throw this thread's pending error (out of line: the cold path). */
+  [[noreturn]] static void ThrowRaised();
 
   static constexpr const char* _type_key = "runtime.Function";
   static constexpr int32_t _type_index = kTVMLiteFunction;
