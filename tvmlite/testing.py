@@ -1,6 +1,9 @@
-"""Objects and helpers for tests and benchmarks (the C++ side is csrc/runtime/testing.cc)."""
+"""Objects and helpers for tests and benchmarks (the C++ side is csrc/runtime/testing.cc).
+
+The ``testing.*`` global functions are bound here lazily: ``from tvmlite.testing import echo, nop, call_n``.
+"""
 from ._ffi import core
-from ._ffi.registry import register_object, get_global_func
+from ._ffi.registry import _init_api, get_global_func, register_object
 from .runtime.object import Object
 
 __all__ = ["Pair", "object_count"]
@@ -23,3 +26,6 @@ _PAIR_CTOR = get_global_func("testing.Pair")
 def object_count():
     """Live C++ objects in the process."""
     return core._object_live_count()
+
+
+_init_api("testing", __name__)

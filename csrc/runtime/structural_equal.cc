@@ -362,55 +362,5 @@ TVMLITE_REGISTER_GLOBAL("runtime.StructuralMismatch").set_body_packed([](PackedA
   if (m.has_value()) *rv = String(*m);
 });
 
-// --------------------------------------------------------------------------------------------------------------
-// Testing types: a variable and a binder, the smallest IR that exercises definition fields and variable binding.
-// --------------------------------------------------------------------------------------------------------------
-
-/*! \brief testing.Var: a variable; `name` is a hint that structural equality ignores. */
-class TestingVarObj : public Object {
- public:
-  std::string name;
-  Any annotation;
-
-  static constexpr const char* _type_key = "testing.Var";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TestingVarObj, Object);
-};
-
-/*! \brief testing.Lambda: binds `params` (a definition field) in `body`. */
-class TestingLambdaObj : public Object {
- public:
-  Array<Any> params;
-  Any body;
-
-  static constexpr const char* _type_key = "testing.Lambda";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TestingLambdaObj, Object);
-};
-
-TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<TestingVarObj>()
-      .def_ro("name", &TestingVarObj::name, kTVMLiteFieldNoCompare)
-      .def_ro("annotation", &TestingVarObj::annotation);
-  MarkVarType(TestingVarObj::RuntimeTypeIndex());
-  refl::ObjectDef<TestingLambdaObj>()
-      .def_ro("params", &TestingLambdaObj::params, kFieldDefinition)
-      .def_ro("body", &TestingLambdaObj::body);
-});
-
-TVMLITE_REGISTER_GLOBAL("testing.Var").set_body_typed([](std::string name, Any annotation) {
-  ObjectPtr<TestingVarObj> n = make_object<TestingVarObj>();
-  n->name = std::move(name);
-  n->annotation = std::move(annotation);
-  return ObjectRef(std::move(n));
-});
-
-TVMLITE_REGISTER_GLOBAL("testing.Lambda").set_body_typed([](Array<Any> params, Any body) {
-  ObjectPtr<TestingLambdaObj> n = make_object<TestingLambdaObj>();
-  n->params = std::move(params);
-  n->body = std::move(body);
-  return ObjectRef(std::move(n));
-});
-
 }  // namespace runtime
 }  // namespace tvmlite
