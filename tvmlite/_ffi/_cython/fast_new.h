@@ -1,4 +1,6 @@
-/* Make an instance of a class without running __init__: call its tp_new directly.
+/* Fast paths for making objects from Python.
+ *
+ * Make an instance of a class without running __init__: call its tp_new directly.
  * Cython's Base.__new__(Sub) refuses subclasses with a different tp_new (Function, Array...), and going through
  * type.__call__ would run __init__. Objects returned from C++ are built this way. */
 #ifndef TVMLITE_FAST_NEW_H_

@@ -217,15 +217,12 @@ cdef object make_ret(TVMLiteAny* v):
 cdef object make_ret_view(const TVMLiteAny* v):
     """Turn a borrowed value (a callback argument) into a Python object, owning what it needs to."""
     cdef TVMLiteAny owned
-    if v.type_index < kTVMLiteStaticObjectBegin and v.type_index != kTVMLiteRawStr \
-            and v.type_index != kTVMLiteByteArrayPtr and v.type_index != kTVMLiteDLTensorPtr \
-            and v.type_index != kTVMLiteTensorView:
-        owned = v[0]
-        return make_ret(&owned)
     if v.type_index >= kTVMLiteStaticObjectBegin:
         TVMLiteObjectIncRef(v.v_obj)
         owned = v[0]
         return make_ret(&owned)
+    # The C API knows which value kinds borrow memory (raw strings, byte arrays, tensors) and must be copied or
+    # retained; plain values come back unchanged. No list of kinds to keep in step with the ABI here.
     CHECK_CALL(TVMLiteAnyViewToOwned(v, &owned))
     return make_ret(&owned)
 
