@@ -27,6 +27,13 @@ void CheckType(TVMLiteObjectHandle h, int32_t type_index, const char* what) {
       << what << " expects a " << TypeIndexToKey(type_index) << " handle, got "
       << (h ? TypeIndexToKey(h->type_index) : std::string("NULL"));
 }
+
+int RejectFunctionCall(TVMLiteObjectHandle func, int32_t num_args) {
+  API_BEGIN();
+  CheckType(func, kTVMLiteFunction, "TVMLiteFunctionCall");
+  TVMLITE_THROW(ValueError) << "TVMLiteFunctionCall: num_args must be >= 0, got " << num_args;
+  API_END();
+}
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -69,22 +76,20 @@ int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index) {
   return TypeIsDerivedFrom(derived_index, base_index) ? 1 : 0;
 }
 
-int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_type_index, int32_t* out) {
+int TVMLiteTypeDefineDynamic(const char* type_key, int32_t parent_type_index, const TVMLiteDynFieldSpec* fields,
+                             int32_t num_fields, int32_t* out) {
   API_BEGIN();
-  *out = DynTypeRegister(type_key, parent_type_index);
+  TVMLITE_CHECK_KIND(type_key != nullptr && num_fields >= 0 && (num_fields == 0 || fields != nullptr), ValueError)
+      << "TVMLiteTypeDefineDynamic: a type key and num_fields >= 0 field specs are required";
+  *out = DynTypeDefine(type_key, parent_type_index, std::vector<TVMLiteDynFieldSpec>(fields, fields + num_fields));
   API_END();
 }
+
+int TVMLiteTypeIsDynamic(int32_t type_index) { return IsDynType(type_index) ? 1 : 0; }
 
 int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field, const TVMLiteAny* value) {
   API_BEGIN();
   SetFieldChecked(Obj(obj), field, *value);
-  API_END();
-}
-
-int TVMLiteTypeRegisterDynField(int32_t type_index, const char* name, const char* type_str,
-                                int32_t static_type_index) {
-  API_BEGIN();
-  DynTypeAddField(type_index, name, type_str, static_type_index);
   API_END();
 }
 
@@ -130,6 +135,10 @@ void TVMLiteErrorMoveFromRaised(TVMLiteObjectHandle* out) {
 // ---------------------------------------------------------------------------------------------------------------
 
 int TVMLiteFunctionCall(TVMLiteObjectHandle func, const TVMLiteAny* args, int32_t num_args, TVMLiteAny* result) {
+  // One compare guards every foreign caller: a handle of another type has no safe_call to jump to.
+  if (func == nullptr || func->type_index != kTVMLiteFunction || num_args < 0) {
+    return RejectFunctionCall(func, num_args);
+  }
   return TVMLITE_OBJECT_CELL(TVMLiteFunctionCell, func)->safe_call(func, args, num_args, result);
 }
 

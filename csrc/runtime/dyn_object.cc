@@ -94,33 +94,56 @@ std::vector<const TVMLiteFieldInfo*> AllFields(const TypeEntry* e) {
 
 }  // namespace
 
-int32_t DynTypeRegister(const std::string& key, int32_t parent_index) {
+namespace {
+std::string ByteArrayString(const TVMLiteByteArray& b) {
+  TVMLITE_CHECK_KIND(b.size >= 0 && (b.size == 0 || b.data != nullptr), ValueError) << "invalid byte array";
+  std::string s(b.data ? b.data : "", static_cast<size_t>(b.size));
+  TVMLITE_CHECK_KIND(s.find('\0') == std::string::npos, ValueError)
+      << "a NUL byte inside '" << s.c_str() << "...' would make names collide";
+  return s;
+}
+
+bool ValidFieldType(int32_t index) {
+  switch (index) {
+    case -1: case kTVMLiteDynFieldSelf: case kTVMLiteInt: case kTVMLiteBool: case kTVMLiteFloat:
+    case kTVMLiteDataType: case kTVMLiteDevice:
+      return true;
+    default:
+      return index >= kTVMLiteStaticObjectBegin && TypeRegistry::Global()->Get(index) != nullptr;
+  }
+}
+}  // namespace
+
+int32_t DynTypeDefine(const std::string& key, int32_t parent_index, const std::vector<TVMLiteDynFieldSpec>& fields) {
   TypeRegistry* reg = TypeRegistry::Global();
+  TVMLITE_CHECK_KIND(!key.empty(), ValueError) << "a type key must not be empty";
   const TypeEntry* parent = reg->Get(parent_index);
   TVMLITE_CHECK_KIND(parent != nullptr, ValueError) << "unknown parent type index " << parent_index;
   TVMLITE_CHECK_KIND(parent_index == kTVMLiteObject || parent->dyn_num_slots >= 0, TypeError)
       << "cannot define '" << key << "' with fields as a subclass of the C++ type '" << parent->key
       << "': a type defined in Python derives from runtime.Object or another Python-defined type";
-  int32_t existing = reg->KeyToIndex(key);
-  int32_t index = reg->Assign(kDynamicTypeIndex, key, parent_index, 0, true);
-  if (existing < 0) {
-    TypeEntry* e = reg->Get(index);
-    std::lock_guard<std::mutex> lock(reg->mutex());
-    e->dyn_num_slots = parent_index == kTVMLiteObject ? 0 : parent->dyn_num_slots;
+  // A run-time parent's layout is fixed once it is visible, so its slot count and fields can be read unlocked.
+  int64_t inherited_slots = parent_index == kTVMLiteObject ? 0 : parent->dyn_num_slots;
+  std::vector<const TVMLiteFieldInfo*> inherited = AllFields(parent);
+  std::vector<FieldDecl> decls;
+  for (const TVMLiteDynFieldSpec& spec : fields) {
+    std::string name = ByteArrayString(spec.name);
+    TVMLITE_CHECK_KIND(!name.empty(), ValueError) << "type '" << key << "': a field name must not be empty";
+    for (const TVMLiteFieldInfo* f : inherited) {
+      TVMLITE_CHECK_KIND(std::string(f->name.data, f->name.size) != name, ValueError)
+          << "type '" << key << "': field '" << name << "' is already declared by '" << parent->key << "'";
+    }
+    for (const FieldDecl& d : decls) {
+      TVMLITE_CHECK_KIND(d.name != name, ValueError)
+          << "type '" << key << "': field '" << name << "' is declared twice";
+    }
+    TVMLITE_CHECK_KIND(ValidFieldType(spec.static_type_index), ValueError)
+        << "type '" << key << "': field '" << name << "' has an invalid type index " << spec.static_type_index;
+    int64_t offset = kSlotOffset + (inherited_slots + static_cast<int64_t>(decls.size())) * sizeof(Any);
+    decls.push_back({name, ByteArrayString(spec.type_str), offset, spec.static_type_index, kTVMLiteFieldWritable,
+                     &GetSlot, &SetSlot});
   }
-  return index;
-}
-
-void DynTypeAddField(int32_t type_index, const std::string& name, const std::string& type_str,
-                     int32_t static_type_index) {
-  TypeRegistry* reg = TypeRegistry::Global();
-  TypeEntry* e = reg->Get(type_index);
-  TVMLITE_CHECK_KIND(e != nullptr && e->dyn_num_slots >= 0, TypeError)
-      << "type index " << type_index << " is not a type defined at run time";
-  int64_t offset = kSlotOffset + e->dyn_num_slots * static_cast<int64_t>(sizeof(Any));
-  reg->AddField(type_index, name, type_str, offset, static_type_index, kTVMLiteFieldWritable, &GetSlot, &SetSlot);
-  std::lock_guard<std::mutex> lock(reg->mutex());
-  e->dyn_num_slots += 1;
+  return reg->DefineDynamic(key, parent_index, decls, static_cast<int32_t>(inherited_slots + decls.size()));
 }
 
 ObjectPtr<Object> DynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values) {

@@ -62,13 +62,21 @@ TVMLITE_REGISTER_GLOBAL("testing.raise").set_body_typed([](std::string kind, std
 TVMLITE_REGISTER_GLOBAL("testing.object_count").set_body_typed([]() { return details::LiveCount(); });
 
 /*! \brief Typed functions whose argument checks the tests exercise. */
-TVMLITE_REGISTER_GLOBAL("testing.add_int").set_body_typed([](int64_t a, int64_t b) { return a + b; });
+TVMLITE_REGISTER_GLOBAL("testing.add_int").set_body_typed([](int64_t a, int64_t b) {
+  int64_t sum;
+  TVMLITE_CHECK_KIND(!__builtin_add_overflow(a, b, &sum), OverflowError)
+      << "testing.add_int: " << a << " + " << b << " does not fit in int64";
+  return sum;
+});
 TVMLITE_REGISTER_GLOBAL("testing.concat").set_body_typed([](String a, String b) {
   return String(std::string(a) + std::string(b));
 });
 TVMLITE_REGISTER_GLOBAL("testing.sum_array").set_body_typed([](Array<int64_t> xs) {
   int64_t s = 0;
-  for (int64_t x : xs) s += x;
+  for (int64_t x : xs) {
+    TVMLITE_CHECK_KIND(!__builtin_add_overflow(s, x, &s), OverflowError)
+        << "testing.sum_array: the sum does not fit in int64";
+  }
   return s;
 });
 

@@ -94,8 +94,8 @@ TypeRegistry* TypeRegistry::Global() {
 
 TypeRegistry::TypeRegistry() {
   for (auto& e : entries_) e.store(nullptr, std::memory_order_relaxed);
-  TypeEntry* root = NewEntry(kTVMLiteObject, Object::_type_key, nullptr, 0, true);
-  (void)root;
+  std::lock_guard<std::mutex> lock(mu_);
+  Publish(NewEntry(kTVMLiteObject, Object::_type_key, nullptr, 0, true));
 }
 
 TypeEntry* TypeRegistry::NewEntry(int32_t index, const std::string& key, const TypeEntry* parent,
@@ -118,10 +118,27 @@ TypeEntry* TypeRegistry::NewEntry(int32_t index, const std::string& key, const T
   e->info.num_fields = 0;
   e->info.fields = nullptr;
   e->info.creator = nullptr;
-  key2index_[key] = index;
-  entries_[index].store(e, std::memory_order_release);
-  if (index >= next_dynamic_) next_dynamic_ = index + 1 + num_slots;
   return e;
+}
+
+void TypeRegistry::Publish(TypeEntry* e) {
+  int32_t index = e->info.type_index;
+  key2index_[e->key] = index;
+  entries_[index].store(e, std::memory_order_release);
+  if (index >= next_dynamic_) next_dynamic_ = index + 1 + e->num_slots;
+}
+
+int32_t TypeRegistry::AllocateIndex(TypeEntry* parent, const std::string& key, int32_t num_slots) {
+  if (parent->allocated_slots + num_slots + 1 <= parent->num_slots) {
+    int32_t index = parent->info.type_index + 1 + parent->allocated_slots;
+    parent->allocated_slots += num_slots + 1;
+    return index;
+  }
+  TVMLITE_CHECK_KIND(parent->can_overflow, RuntimeError)
+      << "type '" << parent->key << "' has no child slot left for '" << key << "'; raise its _type_child_slots";
+  TVMLITE_CHECK_KIND(next_dynamic_ < kMaxTypes, RuntimeError)
+      << "cannot register '" << key << "': all " << kMaxTypes << " type indices are taken";
+  return next_dynamic_;
 }
 
 int32_t TypeRegistry::Assign(int32_t static_index, const std::string& key, int32_t parent_index,
@@ -138,21 +155,63 @@ int32_t TypeRegistry::Assign(int32_t static_index, const std::string& key, int32
   }
   TypeEntry* parent = Get(parent_index);
   TVMLITE_ICHECK(parent != nullptr) << "parent of '" << key << "' is not registered";
-  int32_t index = static_index;
-  if (index < 0) {
-    if (parent->allocated_slots + num_slots + 1 <= parent->num_slots) {
-      index = parent->info.type_index + 1 + parent->allocated_slots;
-      parent->allocated_slots += num_slots + 1;
-    } else {
-      TVMLITE_CHECK_KIND(parent->can_overflow, RuntimeError)
-          << "type '" << parent->key << "' has no child slot left for '" << key
-          << "'; raise its _type_child_slots";
-      index = next_dynamic_;
-    }
-  }
-  return NewEntry(index, key, parent, num_slots, can_overflow)->info.type_index;
+  int32_t index = static_index >= 0 ? static_index : AllocateIndex(parent, key, num_slots);
+  TypeEntry* e = NewEntry(index, key, parent, num_slots, can_overflow);
+  Publish(e);
+  return index;
 }
 
+namespace {
+std::string FieldNames(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out + "]";
+}
+}  // namespace
+
+int32_t TypeRegistry::DefineDynamic(const std::string& key, int32_t parent_index, const std::vector<FieldDecl>& fields,
+                                    int32_t num_slots) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto resolve = [](int32_t static_index, int32_t self) {
+    return static_index == kTVMLiteDynFieldSelf ? self : static_index;
+  };
+  auto it = key2index_.find(key);
+  if (it != key2index_.end()) {
+    const TypeEntry* e = Get(it->second);
+    TVMLITE_CHECK_KIND(e->dyn_num_slots >= 0, ValueError)
+        << "type key '" << key << "' is a C++ type; a type defined in Python needs a key of its own";
+    TVMLITE_CHECK_KIND(e->parent_index == parent_index, ValueError)
+        << "type key '" << key << "' is already defined with parent '" << TypeIndexToKey(e->parent_index)
+        << "'; cannot redefine it with parent '" << TypeIndexToKey(parent_index) << "'";
+    bool same = e->fields.size() == fields.size();
+    for (size_t i = 0; same && i < fields.size(); ++i) {
+      const TVMLiteFieldInfo& f = e->fields[i];
+      same = std::string(f.name.data, f.name.size) == fields[i].name &&
+             std::string(f.type_str.data, f.type_str.size) == fields[i].type_str &&
+             f.static_type_index == resolve(fields[i].static_type_index, e->info.type_index);
+    }
+    if (!same) {
+      std::vector<std::string> old_names, new_names;
+      for (const auto& f : e->fields) old_names.emplace_back(f.name.data, f.name.size);
+      for (const auto& f : fields) new_names.push_back(f.name);
+      TVMLITE_THROW(ValueError) << "type key '" << key << "' is already defined with fields " << FieldNames(old_names)
+                                << "; cannot redefine it with fields " << FieldNames(new_names)
+                                << " (a defined type's layout never changes: use a new key)";
+    }
+    return e->info.type_index;
+  }
+  TypeEntry* parent = Get(parent_index);
+  TVMLITE_CHECK_KIND(parent != nullptr, ValueError) << "unknown parent type index " << parent_index;
+  int32_t index = AllocateIndex(parent, key, 0);
+  TypeEntry* e = NewEntry(index, key, parent, 0, true);
+  for (FieldDecl f : fields) {
+    f.static_type_index = resolve(f.static_type_index, index);
+    AppendField(e, f);
+  }
+  e->dyn_num_slots = num_slots;
+  Publish(e);
+  return index;
+}
 bool TypeRegistry::IsDerivedFrom(int32_t derived, int32_t base) const {
   if (derived == base) return true;
   const TypeEntry* d = Get(derived);
@@ -168,26 +227,28 @@ int32_t TypeRegistry::KeyToIndex(const std::string& key) {
   return it == key2index_.end() ? -1 : it->second;
 }
 
-void TypeRegistry::AddField(int32_t type_index, const std::string& name, const std::string& type_str,
-                            int64_t offset, int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter,
-                            TVMLiteFieldSetter setter) {
+void TypeRegistry::AddField(int32_t type_index, const FieldDecl& field) {
   std::lock_guard<std::mutex> lock(mu_);
   TypeEntry* e = Get(type_index);
   TVMLITE_ICHECK(e != nullptr) << "unknown type index " << type_index;
+  AppendField(e, field);
+}
+
+void TypeRegistry::AppendField(TypeEntry* e, const FieldDecl& field) {
   for (const auto& f : e->fields) {
-    TVMLITE_CHECK_KIND(std::string(f.name.data, f.name.size) != name, ValueError)
-        << "type '" << e->key << "' already has a field '" << name << "'";
+    TVMLITE_CHECK_KIND(std::string(f.name.data, f.name.size) != field.name, ValueError)
+        << "type '" << e->key << "' already has a field '" << field.name << "'";
   }
-  const std::string& n = e->strings.emplace_back(name);
-  const std::string& t = e->strings.emplace_back(type_str);
+  const std::string& n = e->strings.emplace_back(field.name);
+  const std::string& t = e->strings.emplace_back(field.type_str);
   TVMLiteFieldInfo f;
   f.name = {n.data(), static_cast<int64_t>(n.size())};
   f.type_str = {t.data(), static_cast<int64_t>(t.size())};
-  f.offset = offset;
-  f.static_type_index = static_type_index;
-  f.flags = flags;
-  f.getter = getter;
-  f.setter = setter;
+  f.offset = field.offset;
+  f.static_type_index = field.static_type_index;
+  f.flags = field.flags;
+  f.getter = field.getter;
+  f.setter = field.setter;
   // The field list is replaced, not grown in place, so a reader holding the old pointer stays valid.
   auto* next = new std::vector<TVMLiteFieldInfo>(e->fields);
   next->push_back(f);
@@ -227,7 +288,7 @@ const std::string& TypeIndexToKey(int32_t type_index) {
 namespace refl {
 void RegisterField(int32_t type_index, const std::string& name, const std::string& type_str, int64_t offset,
                    int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter, TVMLiteFieldSetter setter) {
-  TypeRegistry::Global()->AddField(type_index, name, type_str, offset, static_type_index, flags, getter, setter);
+  TypeRegistry::Global()->AddField(type_index, {name, type_str, offset, static_type_index, flags, getter, setter});
 }
 void RegisterCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle* out)) {
   TypeRegistry::Global()->SetCreator(type_index, creator);

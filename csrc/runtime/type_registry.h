@@ -36,6 +36,17 @@ struct TypeEntry {
   std::vector<std::unique_ptr<std::vector<TVMLiteFieldInfo>>> retired_fields;
 };
 
+/*! \brief A field to declare: what a TVMLiteFieldInfo says, with strings the registry copies. */
+struct FieldDecl {
+  std::string name;
+  std::string type_str;
+  int64_t offset;
+  int32_t static_type_index;
+  int32_t flags;
+  TVMLiteFieldGetter getter;
+  TVMLiteFieldSetter setter;
+};
+
 class TypeRegistry {
  public:
   static constexpr int32_t kMaxTypes = 1 << 15;
@@ -51,15 +62,29 @@ class TypeRegistry {
   bool IsDerivedFrom(int32_t derived, int32_t base) const;
   /*! \brief -1 when unknown. */
   int32_t KeyToIndex(const std::string& key);
-  void AddField(int32_t type_index, const std::string& name, const std::string& type_str, int64_t offset,
-                int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter, TVMLiteFieldSetter setter);
+  void AddField(int32_t type_index, const FieldDecl& field);
+  /*!
+   * \brief Define a run-time type (dyn_num_slots = num_slots) with exactly `fields` as its own fields, published
+   * only once complete, so lock-free readers never see it half-made. When key already names a run-time type with
+   * the same parent and fields, returns its index; any other use of a taken key is a ValueError. A field whose
+   * static_type_index is kTVMLiteDynFieldSelf holds objects of the type itself.
+   */
+  int32_t DefineDynamic(const std::string& key, int32_t parent_index, const std::vector<FieldDecl>& fields,
+                        int32_t num_slots);
   void SetCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle*));
   std::mutex& mutex() { return mu_; }
 
  private:
   TypeRegistry();
+  /*! \brief A new entry for key (not yet visible: see Publish). Caller holds mu_. */
   TypeEntry* NewEntry(int32_t index, const std::string& key, const TypeEntry* parent, int32_t num_slots,
                       bool can_overflow);
+  /*! \brief Make an entry visible to lookups. Caller holds mu_. */
+  void Publish(TypeEntry* e);
+  /*! \brief The index for a new child of parent: a reserved slot, else a fresh one. Caller holds mu_. */
+  int32_t AllocateIndex(TypeEntry* parent, const std::string& key, int32_t num_slots);
+  /*! \brief Append a field to e's own fields. Caller holds mu_. */
+  void AppendField(TypeEntry* e, const FieldDecl& field);
 
   std::atomic<TypeEntry*> entries_[kMaxTypes];
   std::mutex mu_;
@@ -68,9 +93,8 @@ class TypeRegistry {
 };
 
 // Types defined at run time (dyn_object.cc).
-int32_t DynTypeRegister(const std::string& key, int32_t parent_index);
-void DynTypeAddField(int32_t type_index, const std::string& name, const std::string& type_str,
-                     int32_t static_type_index);
+/*! \brief Define (or find again, when identical) a run-time type; see TVMLiteTypeDefineDynamic. */
+int32_t DynTypeDefine(const std::string& key, int32_t parent_index, const std::vector<TVMLiteDynFieldSpec>& fields);
 ObjectPtr<Object> DynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values);
 /*! \brief An object of a run-time type with every field None (deserialization fills them in). */
 ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index);

@@ -480,3 +480,170 @@ def test_empty_with_overflowing_size_is_an_error(shape, dtype):
 def test_empty_too_large_is_memory_error():
     with pytest.raises(MemoryError):
         tvmlite.nd.empty((2**42,), "float32")  # 16 TiB: a clean allocation failure
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The hardening audit's reproducers: each ends in a clear exception (run in a subprocess: a crash fails the test)
+# ----------------------------------------------------------------------------------------------------------------
+
+def _run_clean(code):
+    """Run code that must end in a Python exception or a result, never a crash; returns its output."""
+    rc, out = _run(code)
+    assert rc == 0, f"crashed with exit code {rc}: {out[-800:]}"
+    return out
+
+
+def test_function_wrapper_refuses_a_non_function_handle():
+    out = _run_clean("""
+        from tvmlite import get_global_func
+        f = get_global_func("testing.nop")
+        try:
+            f.__init_handle_by_constructor__(get_global_func("testing.Pair"), 1, 2)
+        except TypeError as e:
+            print("refused:", e)
+        print("still callable:", f())
+    """)
+    assert "refused: Function holds runtime.Function objects; the constructor returned a testing.Pair" in out
+    assert "still callable: None" in out
+
+
+def test_wrapper_keeps_its_object_when_a_constructor_returns_another_type():
+    p = Pair(1, 2)
+    with pytest.raises(TypeError, match="returned a runtime.Array"):
+        p.__init_handle_by_constructor__(tvmlite.get_global_func("runtime.Array"), 1)
+    assert (p.first, p.second) == (1, 2)
+
+
+def test_function_subclass_cannot_stand_for_another_type():
+    with pytest.raises(TypeError, match="cannot stand for testing.Pair"):
+        tvmlite.register_object("testing.Pair")(type("PairAsFunction", (Function,), {}))
+    assert type(Pair(1, 2)) is Pair  # the registration did not take
+
+
+def test_subclass_of_registered_class_adopts_only_its_type():
+    class MyPair(Pair):
+        __slots__ = ()
+    assert MyPair(1, 2).first == 1
+    with pytest.raises(TypeError, match="returned a testing.Var"):
+        MyPair.__new__(MyPair).__init_handle_by_constructor__(tvmlite.get_global_func("testing.Var"), "v", None)
+
+
+@pytest.mark.parametrize("func,args", [("runtime.GetTypeKey", (None,)), ("testing.get_field", (None, "x")),
+                                       ("testing.call_n", (None, 1))])
+def test_none_for_an_object_parameter_is_type_error(func, args):
+    with pytest.raises(TypeError, match=rf"argument #0 when calling: `{func}.*got `None`"):
+        tvmlite.get_global_func(func)(*args)
+
+
+def test_int64_overflow_in_cpp_is_overflow_error():
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        add_int(2**63 - 1, 1)
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        sum_array([2**62, 2**62])
+    assert add_int(2**63 - 2, 1) == 2**63 - 1
+
+
+@pytest.mark.parametrize("make,value", [
+    ("np.bool_(True)", True), ("np.int8(-5)", -5), ("np.uint64(2**63 - 1)", 2**63 - 1), ("np.float16(0.5)", 0.5),
+    ("np.float32(1.25)", 1.25), ("np.intc(7)", 7)])
+def test_numpy_scalars_convert_exactly(make, value):
+    np = pytest.importorskip("numpy")
+    got = echo(eval(make, {"np": np}))
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("make", ["np.longdouble(1)", "np.complex128(1j)", "np.datetime64('2020-01-01')",
+                                  "np.timedelta64(5, 's')"])
+def test_numpy_scalar_without_lossless_value_is_type_error(make):
+    np = pytest.importorskip("numpy")
+    if make == "np.longdouble(1)" and np.dtype(np.longdouble).itemsize <= 8:
+        pytest.skip("long double is a double on this platform")
+    with pytest.raises(TypeError, match=r"testing.echo: argument #0 is a numpy \S+ scalar, which has no lossless"):
+        echo(eval(make, {"np": np}))
+
+
+def test_numpy_uint64_beyond_int64_is_overflow_error():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        echo(np.uint64(2**64 - 1))
+
+
+def test_list_emptied_during_its_own_conversion():
+    out = _run_clean("""
+        from tvmlite import get_global_func
+        items = []
+        class Clears:
+            def __getattr__(self, name):  # runs while the list converts (a __dlpack__ probe)
+                items.clear()
+                raise AttributeError(name)
+            def __call__(self):
+                return 7
+        items.extend([Clears()] + [5] * 100)
+        out = get_global_func("testing.echo")(items)
+        print("converted", len(out), out[1], len(items))
+    """)
+    assert "converted 101 5 0" in out  # the snapshot taken at the call is what converts
+
+
+def test_dict_changing_during_its_own_conversion():
+    out = _run_clean("""
+        from tvmlite import get_global_func
+        d = {}
+        class Grows:
+            def __getattr__(self, name):
+                if 0 in d:  # same size, new keys: a live iteration would yield more pairs than it counted
+                    del d[0]
+                    for i in range(1000, 1100):
+                        d[i] = i
+                raise AttributeError(name)
+            def __call__(self):
+                pass
+        d[0] = Grows()
+        for i in range(1, 50):
+            d[i] = i
+        m = get_global_func("testing.echo")(d)
+        print("converted", len(m), sorted(m.keys())[:3])
+    """)
+    assert "converted 50 [0, 1, 2]" in out
+
+
+def _fields_class(annotations):
+    return type("Fields", (tvmlite.Object,), {"__module__": __name__, "__annotations__": annotations})
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tvmlite.get_global_func("testing.nop\x00x"),
+    lambda: tvmlite.register_func("demo.nul\x00a", lambda: 1),
+    lambda: tvmlite.remove_global_func("demo.nul\x00a"),
+    lambda: tvmlite.register_object("demo.Nul\x00a")(_fields_class({"x": int})),
+    lambda: tvmlite.register_object("demo.Nul2")(_fields_class({"x\x00y": int})),
+], ids=["get_global_func", "register_func", "remove_global_func", "type key", "field name"])
+def test_nul_byte_in_a_name_is_value_error(call):
+    with pytest.raises(ValueError, match="contains a NUL byte"):
+        call()
+
+
+def test_nul_names_do_not_collide():
+    tvmlite.register_func("demo.nul_a", lambda: "a", override=True)
+    with pytest.raises(ValueError):
+        tvmlite.get_global_func("demo.nul_a\x00b")
+    assert tvmlite.get_global_func("demo.nul_a")() == "a"
+    tvmlite.remove_global_func("demo.nul_a")
+
+
+def test_unencodable_field_name_leaves_no_half_registered_type():
+    key = "demo.BadFieldName"
+    with pytest.raises(ValueError, match="cannot be encoded as UTF-8"):
+        tvmlite.register_object(key)(_fields_class({"ok": int, "bad\ud800": int}))
+    assert core._type_key_to_index(key, allow_missing=True) is None  # nothing was defined
+
+
+def test_lone_surrogate_argument_is_value_error():
+    with pytest.raises(ValueError, match="testing.echo: argument #0 is a str with a lone surrogate at position 1"):
+        echo("a\ud800")
+
+
+def test_surrogate_escaped_str_round_trips_as_its_bytes():
+    s = b"ok \xff\xfe".decode("utf-8", "surrogateescape")  # what C++ strings that are not UTF-8 become
+    assert echo(s) == s
+    assert concat(s, "!") == s + "!"

@@ -434,6 +434,61 @@ def test_redefining_key_with_same_fields_rebinds_the_class():
     assert New(2).a == 2
 
 
+def test_subtype_without_own_fields_keeps_its_layout():
+    # A key defined with no fields of its own is defined all the same: adding fields later would grow the layout
+    # of objects that already exist (reading the new field would run past them).
+    @tvmlite.register_object("test_dyn.NoOwnFields")
+    class NoOwnFields(Point):
+        pass
+
+    existing = NoOwnFields(1, 2.0)
+
+    class Grown(Point):
+        z: int = 5
+
+    with pytest.raises(ValueError, match=r"already defined with fields \[\]; cannot redefine it with fields \[z\]"):
+        tvmlite.register_object("test_dyn.NoOwnFields")(Grown)
+
+    assert core._type_info(NoOwnFields._tvmlite_type_index)[2] == core._type_info(Point._tvmlite_type_index)[2]
+    assert (existing.x, existing.y) == (1, 2.0)
+    with pytest.raises(AttributeError, match="no field 'z'"):
+        get_field(existing, "z")
+    assert Grown.__dict__["z"] == 5  # a refused class is left as it was: its default was not taken over
+
+
+def test_same_layout_defined_from_many_threads_at_once():
+    import sys
+    import threading
+
+    errors, made = [], []
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+
+    def define(tid):
+        try:
+            for r in range(25):
+                ns = {"__module__": __name__, "__annotations__": {"x": int, "y": float}, "y": 2.5}
+                cls = tvmlite.register_object(f"test_dyn.Race{r}")(type(f"Race{r}", (tvmlite.Object,), ns))
+                obj = cls(tid)
+                made.append((r, cls._tvmlite_type_index, obj.x == tid, obj.y, "y" in cls.__dict__ and
+                             not isinstance(cls.__dict__["y"], core.FieldDescriptor)))
+        except Exception as e:  # noqa: BLE001 - collected and asserted on below
+            errors.append(e)
+
+    threads = [threading.Thread(target=define, args=(t,)) for t in range(8)]
+    try:
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+    finally:
+        sys.setswitchinterval(old_interval)
+    assert errors == []
+    assert len(made) == 8 * 25
+    for r in range(25):
+        rows = [m for m in made if m[0] == r]
+        assert len({index for _, index, *_ in rows}) == 1  # one type per key
+        assert all(ok and y == 2.5 and not shadowed for _, _, ok, y, shadowed in rows)
+
+
 def test_unknown_key_without_fields_is_value_error():
     with pytest.raises(ValueError, match="test_dyn.NoFields"):
         @tvmlite.register_object("test_dyn.NoFields")
@@ -479,7 +534,7 @@ def test_field_name_colliding_with_object_api_is_value_error(name):
 
 
 def test_redeclaring_a_parent_field_is_value_error():
-    with pytest.raises(ValueError, match="'x' is already declared by Point"):
+    with pytest.raises(ValueError, match="field 'x' is already declared by 'test_dyn.Point'"):
         @tvmlite.register_object("test_dyn.RedeclaresX")
         class RedeclaresX(Point):
             x: float

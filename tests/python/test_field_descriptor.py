@@ -24,10 +24,12 @@ def test_descriptor_made_by_hand_has_no_field():
         desc.__get__(Pair(1, 2), None)
 
 
-def test_constructor_returning_another_type_cannot_be_read_as_pair():
+def test_constructor_returning_another_type_is_refused():
     p = Pair.__new__(Pair)
-    p.__init_handle_by_constructor__(tvmlite.get_global_func("runtime.Array"), 1)
-    with pytest.raises(TypeError, match="belongs to testing.Pair"):
+    with pytest.raises(TypeError, match="Pair holds testing.Pair objects; the constructor returned a runtime.Array"):
+        p.__init_handle_by_constructor__(tvmlite.get_global_func("runtime.Array"), 1)
+    assert p.handle is None  # nothing was adopted
+    with pytest.raises(ValueError, match="handle is null"):
         p.first
 
 

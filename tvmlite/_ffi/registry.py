@@ -1,5 +1,6 @@
 """Registration: object types (``register_object``) and global functions (``register_func`` & co.)."""
 import sys
+import threading
 
 from . import core
 
@@ -7,6 +8,8 @@ __all__ = ["register_object", "register_func", "get_global_func", "list_global_f
            "remove_global_func", "_init_api"]
 
 _PY_TYPES = {int: (1, "int"), float: (3, "float"), bool: (2, "bool"), str: (65, "str")}
+# register_object runs whole under this lock: its look-up, define and class set-up are one step for other threads.
+_REGISTRATION_LOCK = threading.RLock()
 
 
 def register_object(type_key=None):
@@ -39,22 +42,32 @@ def register_object(type_key=None):
         return register_object(type_key.__name__)(type_key)
 
     def register(cls):
-        key = type_key or cls.__name__
+        key = type_key or getattr(cls, "__name__", None)
+        if not isinstance(key, str):
+            raise TypeError(f"register_object: type_key must be a str, got {type(key).__name__}")
         if not (isinstance(cls, type) and issubclass(cls, core.ObjectBase)):
             raise TypeError(f"register_object('{key}'): {cls!r} must be a subclass of tvmlite.Object")
-        tindex = core._type_key_to_index(key, allow_missing=True)
-        own_fields = _annotated_fields(cls)
-        if tindex is not None and not _is_python_defined(tindex):
-            _check_matches_cpp_type(key, tindex, own_fields)
-        elif tindex is None and not own_fields and not _has_python_defined_base(cls):
-            raise ValueError(
-                f"register_object: type key '{key}' is not registered in C++. Declare annotated fields on "
-                f"{cls.__name__} to define a new object type from Python.")
-        else:
-            tindex = _define_type(key, cls, own_fields, tindex)
-        core._register_object_class(tindex, cls)
-        if "_tvmlite_type_index" not in getattr(cls, "__dict__", {}) and not _is_immutable(cls):
-            cls._tvmlite_type_index = tindex
+        with _REGISTRATION_LOCK:
+            tindex = core._type_key_to_index(key, allow_missing=True)
+            own_fields = _annotated_fields(cls)
+            if tindex is not None and not core._type_is_dynamic(tindex):
+                _check_matches_cpp_type(key, tindex, own_fields)
+            elif tindex is None and not own_fields and not _has_python_defined_base(cls):
+                raise ValueError(
+                    f"register_object: type key '{key}' is not registered in C++. Declare annotated fields on "
+                    f"{cls.__name__} to define a new object type from Python.")
+            else:
+                tindex = _define_type(key, cls, own_fields)
+            # The class knows its index before other threads can get instances of it.
+            set_index = "_tvmlite_type_index" not in cls.__dict__ and not _is_immutable(cls)
+            if set_index:
+                cls._tvmlite_type_index = tindex
+            try:
+                core._register_object_class(tindex, cls)
+            except BaseException:
+                if set_index:
+                    del cls._tvmlite_type_index
+                raise
         return cls
 
     return register
@@ -78,6 +91,8 @@ def _annotated_fields(cls):
     localns = {cls.__name__: cls}
     fields = []
     for name, hint in ann.items():
+        if not isinstance(name, str):
+            raise TypeError(f"register_object: {cls.__name__} has a non-str annotation name {name!r}")
         if isinstance(hint, str):
             try:
                 hint = eval(hint, globalns, localns)  # what typing.get_type_hints does, per field
@@ -99,19 +114,14 @@ def _check_matches_cpp_type(key, tindex, own_fields):
                          f"fields {extra} it does not have (a type key clash?)")
 
 
-def _is_python_defined(tindex):
-    return bool(getattr(_CLASS_BY_INDEX.get(tindex), "_tvmlite_fields", None) is not None)
-
-
 def _has_python_defined_base(cls):
     return any(getattr(b, "_tvmlite_fields", None) is not None for b in cls.__mro__[1:])
 
 
-_CLASS_BY_INDEX = {}
 _MISSING = object()
 
 
-def _field_type(annotation, cls, tindex):
+def _field_type(annotation, cls, key):
     """(static type index, type string) for a field annotation; -1 means any value."""
     import typing
 
@@ -119,8 +129,8 @@ def _field_type(annotation, cls, tindex):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) == 1 and isinstance(args[0], type) and issubclass(args[0], core.ObjectBase):
             annotation = args[0]
-    if annotation is cls:
-        return tindex, core._type_info(tindex)[0]
+    if annotation is cls:  # a self reference: the type's index is only known once it is defined
+        return core.DYN_FIELD_SELF, key
     if annotation in _PY_TYPES:
         index, name = _PY_TYPES[annotation]
         return index, name
@@ -132,38 +142,33 @@ def _field_type(annotation, cls, tindex):
     return -1, getattr(annotation, "__name__", None) or str(annotation)
 
 
-def _define_type(key, cls, own_fields, tindex):
-    """Define (or find again) the run-time type for a class with annotated fields."""
+def _define_type(key, cls, own_fields):
+    """Define (or find again, when identical) the run-time type for a class with annotated fields."""
     registered_base = next((b for b in cls.__mro__[1:] if "_tvmlite_type_index" in b.__dict__), None)
     parent = registered_base if getattr(registered_base, "_tvmlite_fields", None) is not None else None
     if parent is None and registered_base is not None and registered_base._tvmlite_type_index != 64:
         raise TypeError(f"register_object('{key}'): cannot add fields to {registered_base.__name__}, a C++ type; "
                         f"types defined in Python derive from tvmlite.Object or another type defined in Python")
-    parent_index = parent._tvmlite_type_index if parent is not None else 64
-    inherited = list(parent._tvmlite_fields) if parent is not None else []
     for name, _ in own_fields:
-        if name in inherited:
-            raise ValueError(f"register_object('{key}'): field '{name}' is already declared by "
-                             f"{parent.__name__}")
         if hasattr(core.ObjectBase, name):
             raise ValueError(f"register_object('{key}'): field name '{name}' would hide tvmlite.Object.{name}")
-    if tindex is None:  # register the key first, so a field annotated with the class itself can name it
-        tindex = core._define_object_type(key, parent_index, [])
     specs = []
-    defaults = dict(parent._tvmlite_defaults) if parent is not None else {}
     for name, ann in own_fields:
-        index, type_str = _field_type(ann, cls, tindex)
+        index, type_str = _field_type(ann, cls, key)
         specs.append((name, type_str, index))
+    # C++ checks the names (against the parent's too) and, for a key already defined, that the layout is the same.
+    tindex = core._define_object_type(key, parent._tvmlite_type_index if parent is not None else 64, specs)
+    # Only once the type exists does the class change: the field descriptors take over its default values.
+    defaults = dict(parent._tvmlite_defaults) if parent is not None else {}
+    for name, _ in own_fields:
         value = cls.__dict__.get(name, _MISSING)
         if value is not _MISSING:
             defaults[name] = value
-            delattr(cls, name)  # the field's descriptor takes this name; the default lives in __init__
+            delattr(cls, name)  # the default lives in __init__
         else:
             defaults.pop(name, None)
-    tindex = core._define_object_type(key, parent_index, specs)
-    cls._tvmlite_fields = tuple(inherited + [n for n, _, _ in specs])
+    cls._tvmlite_fields = (parent._tvmlite_fields if parent is not None else ()) + tuple(n for n, _ in own_fields)
     cls._tvmlite_defaults = defaults
-    _CLASS_BY_INDEX[tindex] = cls
     if "__init__" not in cls.__dict__:
         cls.__init__ = _make_init(cls, tindex)
     return tindex

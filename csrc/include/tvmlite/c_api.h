@@ -223,13 +223,33 @@ TVMLITE_DLL const TVMLiteTypeInfo* TVMLiteGetTypeInfo(int32_t type_index);
 /*! \brief 1 when an object of type derived_index is a (possibly indirect) child of base_index, else 0. */
 TVMLITE_DLL int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index);
 
+/*! \brief One own field of a type defined at run time (see TVMLiteTypeDefineDynamic). Strings are borrowed. */
+typedef struct {
+  TVMLiteByteArray name;      /*!< Non-empty UTF-8, no NUL byte. */
+  TVMLiteByteArray type_str;  /*!< Human-readable type, e.g. "int", "demo.Point". */
+  /*!
+   * \brief The type index every value must have: -1 (any value), kTVMLiteInt, kTVMLiteBool, kTVMLiteFloat,
+   * kTVMLiteString, kTVMLiteDataType, kTVMLiteDevice, a registered object type (that type or a child, or None),
+   * or kTVMLiteDynFieldSelf for the type being defined (a self reference, as in a linked list).
+   */
+  int32_t static_type_index;
+} TVMLiteDynFieldSpec;
+
+/*! \brief static_type_index of a field whose values are objects of the type being defined. */
+#define kTVMLiteDynFieldSelf (-2)
+
 /*!
- * \brief Register a new object type at run time (used for types defined in Python).
- * The layout is the parent's followed by num_fields owned TVMLiteAny slots; fields are declared with
- * TVMLiteTypeRegisterDynField. Fails with ValueError when the key is taken (same key and same parent returns
- * the existing index in out and succeeds, so re-imports are harmless).
+ * \brief Define an object type at run time (types defined in Python), with all of its own fields, in one atomic
+ * step. The layout is the parent's followed by one owned TVMLiteAny slot per field; the parent is runtime.Object or
+ * another type defined at run time. A type's layout never changes once defined: defining the same key again with
+ * the same parent and the same fields returns the existing index (a module imported twice, a notebook cell run
+ * again); any other definition of a taken key fails with ValueError, as do invalid names and field types.
  */
-TVMLITE_DLL int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_type_index, int32_t* out);
+TVMLITE_DLL int TVMLiteTypeDefineDynamic(const char* type_key, int32_t parent_type_index,
+                                         const TVMLiteDynFieldSpec* fields, int32_t num_fields, int32_t* out);
+
+/*! \brief 1 when type_index names a type defined with TVMLiteTypeDefineDynamic, else 0. */
+TVMLITE_DLL int TVMLiteTypeIsDynamic(int32_t type_index);
 
 /*!
  * \brief Assign a field of obj: checks that the field is writable (AttributeError), converts and checks value
@@ -237,13 +257,6 @@ TVMLITE_DLL int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_
  */
 TVMLITE_DLL int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field,
                                       const TVMLiteAny* value);
-
-/*!
- * \brief Append a field to a type made by TVMLiteTypeRegisterDynamic. static_type_index is the index every
- * value must have (-1: any value; kTVMLiteObject or above: that object type or a child, or None).
- */
-TVMLITE_DLL int TVMLiteTypeRegisterDynField(int32_t type_index, const char* name, const char* type_str,
-                                            int32_t static_type_index);
 
 /*!
  * \brief Construct a dynamic-type object with fields set from values (num_values must equal the field count;

@@ -54,6 +54,7 @@ kTVMLiteNDArray = 72
 kTVMLiteModule = 73
 
 kTVMLiteFieldWritable = 1
+kTVMLiteDynFieldSelf = -2
 kTVMLiteFunctionLongRunning = 1
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -117,6 +118,10 @@ TVMLiteFieldGetter = ctypes.PYFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny))
 TVMLiteFieldSetter = ctypes.PYFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny))
 
 
+class TVMLiteDynFieldSpec(Structure):
+    _fields_ = [("name", TVMLiteByteArray), ("type_str", TVMLiteByteArray), ("static_type_index", c_int32)]
+
+
 class TVMLiteFieldInfo(Structure):
     _fields_ = [("name", TVMLiteByteArray), ("type_str", TVMLiteByteArray), ("offset", c_int64),
                 ("static_type_index", c_int32), ("flags", c_int32), ("getter", TVMLiteFieldGetter),
@@ -155,8 +160,9 @@ _PROTOTYPES = {
     "TVMLiteTypeKeyToIndex": (c_int, [c_char_p, POINTER(c_int32)]),
     "TVMLiteGetTypeInfo": (POINTER(TVMLiteTypeInfo), [c_int32]),
     "TVMLiteTypeIsInstance": (c_int, [c_int32, c_int32]),
-    "TVMLiteTypeRegisterDynamic": (c_int, [c_char_p, c_int32, POINTER(c_int32)]),
-    "TVMLiteTypeRegisterDynField": (c_int, [c_int32, c_char_p, c_char_p, c_int32]),
+    "TVMLiteTypeDefineDynamic": (c_int, [c_char_p, c_int32, POINTER(TVMLiteDynFieldSpec), c_int32,
+                                         POINTER(c_int32)]),
+    "TVMLiteTypeIsDynamic": (c_int, [c_int32]),
     "TVMLiteDynObjectCreate": (c_int, [c_int32, POINTER(TVMLiteAny), c_int32, _ph]),
     "TVMLiteObjectSetField": (c_int, [_h, c_void_p, POINTER(TVMLiteAny)]),
     "TVMLiteErrorCreate": (c_int, [c_char_p, c_char_p, c_char_p, _ph]),

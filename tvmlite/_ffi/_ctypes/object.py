@@ -2,9 +2,10 @@
 import ctypes
 from ctypes import byref, c_int32, c_void_p
 
-from .base import (LIB, TYPE_INDEX_OFFSET, ObjectDecRef, TVMLiteAny, as_c_int, byte_array_str, check_call,
-                   drop_last_error, kTVMLiteFieldWritable, kTVMLiteObject, kTVMLiteStaticObjectBegin,
-                   raise_last_error)
+from .base import (LIB, TYPE_INDEX_OFFSET, ObjectDecRef, TVMLiteAny, TVMLiteByteArray, TVMLiteDynFieldSpec, as_c_int,
+                   byte_array_str, check_call, drop_last_error, kTVMLiteDynFieldSelf, kTVMLiteFieldWritable,
+                   kTVMLiteObject, kTVMLiteStaticObjectBegin, raise_last_error)
+from ..values import c_name
 
 _i32_at = c_int32.from_address
 _GetTypeInfo = LIB.TVMLiteGetTypeInfo
@@ -20,6 +21,10 @@ _RESOLVED = {}
 # Reflected fields by type index, for ObjectBase.__getattr__: {name: FieldDescriptor}.
 _FIELD_TABLES = {}
 _TYPE_KEYS = {}
+# The type index each class was registered for (default classes included), and what a class's instances may hold:
+# objects of this index or a child (from the nearest registered class in its MRO).
+_CLASS_INDEX = {}
+_ADOPTABLE = {}
 
 
 class ObjectBase:
@@ -53,9 +58,7 @@ class ObjectBase:
             LIB.TVMLiteAnyRelease(byref(result))
             raise TypeError(f"__init_handle_by_constructor__: {fconstructor._name or 'constructor'} "
                             f"did not return an object")
-        old, self.chandle = self.chandle, result.v_obj
-        if old:
-            ObjectDecRef(old)
+        adopt_handle(self, result.v_obj)
 
     @property
     def handle(self):
@@ -120,6 +123,32 @@ class ObjectBase:
                 if desc is not None:
                     return desc.__get__(self, type(self))
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _adoptable_index(cls):
+    """The type every object held by an instance of cls must have (or derive from)."""
+    found = _ADOPTABLE.get(cls)
+    if found is None:
+        found = _ADOPTABLE[cls] = next((_CLASS_INDEX[c] for c in cls.__mro__ if c in _CLASS_INDEX), kTVMLiteObject)
+    return found
+
+
+def adopt_handle(obj, h):
+    """Make obj hold h once h's type fits obj's class: a Function holding a Pair would jump to garbage when called,
+    and a Pair wrapper holding anything else would read foreign fields. Takes over h's reference, and drops it
+    when h does not fit."""
+    got = _i32_at(h + TYPE_INDEX_OFFSET).value
+    try:
+        want = _adoptable_index(type(obj))
+        if got != want and want != kTVMLiteObject and not _IsInstance(got, want):
+            raise TypeError(f"{type(obj).__name__} holds {_type_key_of(want)} objects; the constructor returned a "
+                            f"{_type_key_of(got)}")
+    except BaseException:
+        ObjectDecRef(h)
+        raise
+    old, obj.chandle = obj.chandle, h
+    if old:
+        ObjectDecRef(old)
 
 
 def _type_info_struct(tindex):
@@ -271,19 +300,15 @@ def make_object(h):
 
 def set_default_class(tindex, cls):
     _DEFAULTS[tindex] = cls
+    _CLASS_INDEX[cls] = tindex
     _RESOLVED.clear()
-
-
-def _check_str(value, what):
-    if not isinstance(value, str):
-        raise TypeError(f"Argument '{what}' has incorrect type (expected str, got {type(value).__name__})")
+    _ADOPTABLE.clear()
 
 
 def _type_key_to_index(type_key, allow_missing=False):
     """Type index of a key; None (allow_missing) or KeyError when it is not registered."""
-    _check_str(type_key, "type_key")
     out = c_int32()
-    if LIB.TVMLiteTypeKeyToIndex(type_key.encode("utf-8"), byref(out)) != 0:
+    if LIB.TVMLiteTypeKeyToIndex(c_name(type_key, "type key"), byref(out)) != 0:
         if allow_missing:
             drop_last_error()
             return None
@@ -311,6 +336,14 @@ def _register_object_class(tindex, cls):
     tindex = as_c_int(tindex)
     if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
         raise TypeError(f"register_object: {cls!r} must be a subclass of tvmlite.Object")
+    if _type_info_struct(tindex) is None:
+        raise KeyError(f"register_object: unknown type index {tindex}")
+    base_index = _adoptable_index(cls.__mro__[1]) if len(cls.__mro__) > 1 else kTVMLiteObject
+    if not _IsInstance(tindex, base_index):
+        raise TypeError(f"register_object: {cls.__name__} derives from a class for {_type_key_of(base_index)}, "
+                        f"so it cannot stand for {_type_key_of(tindex)}, which is not one")
+    _CLASS_INDEX[cls] = tindex
+    _ADOPTABLE.clear()
     _REGISTERED[tindex] = cls
     _RESOLVED.clear()  # ancestors' resolutions may change; rebuilt lazily
     for f, owner in _fields_of(tindex):
@@ -322,33 +355,35 @@ def _register_object_class(tindex, cls):
 
 
 def _define_object_type(type_key, parent_index, fields):
-    """Register a type defined in Python: fields is [(name, type_str, static_type_index)]. Returns its index.
+    """Define a type in Python, atomically: fields is [(name, type_str, static_type_index)], where
+    DYN_FIELD_SELF stands for the type itself. Returns its index.
 
     Defining the same key again with the same parent and fields returns the same index; anything else is a
-    ValueError (a type key clash).
+    ValueError (a type's layout never changes).
     """
-    _check_str(type_key, "type_key")
+    ckey = c_name(type_key, "register_object: type key")
     parent_index = as_c_int(parent_index)
     if not isinstance(fields, list):
         raise TypeError(f"Argument 'fields' has incorrect type (expected list, got {type(fields).__name__})")
+    specs = (TVMLiteDynFieldSpec * max(len(fields), 1))()
+    keep = []  # the encoded names, alive until the call returns
+    for spec, (name, type_str, static_index) in zip(specs, fields):
+        keep.append(c_name(name, f"register_object('{type_key}'): field name"))
+        keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
+        spec.name = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(keep[-2]), c_void_p), len(keep[-2]))
+        spec.type_str = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(keep[-1]), c_void_p), len(keep[-1]))
+        spec.static_type_index = as_c_int(static_index)
     tindex = c_int32()
-    check_call(LIB.TVMLiteTypeRegisterDynamic(type_key.encode("utf-8"), parent_index, byref(tindex)))
-    tindex = tindex.value
-    _, _, existing = _type_info(tindex)
-    inherited = _type_info(parent_index)[2] if parent_index != kTVMLiteObject else ()
-    own_existing = existing[len(inherited):]
-    if own_existing:
-        if [(n, s) for n, _, s, _ in own_existing] != [(n, s) for n, _, s in fields]:
-            raise ValueError(f"type key '{type_key}' is already defined with fields "
-                             f"{[n for n, *_ in own_existing]}; cannot redefine it with {[n for n, *_ in fields]}")
-        return tindex
-    try:
-        for name, type_str, static_index in fields:
-            check_call(LIB.TVMLiteTypeRegisterDynField(tindex, name.encode("utf-8"), type_str.encode("utf-8"),
-                                                       as_c_int(static_index)))
-    finally:
-        _FIELD_TABLES.clear()  # the type's field list grew
-    return tindex
+    check_call(LIB.TVMLiteTypeDefineDynamic(ckey, parent_index, specs, len(fields), byref(tindex)))
+    return tindex.value
+
+
+DYN_FIELD_SELF = kTVMLiteDynFieldSelf
+
+
+def _type_is_dynamic(tindex):
+    """Whether tindex names a type defined at run time (from Python)."""
+    return LIB.TVMLiteTypeIsDynamic(as_c_int(tindex)) != 0
 
 
 def _dyn_object_init(self, tindex, values):
@@ -364,9 +399,7 @@ def _dyn_object_init(self, tindex, values):
         check_call(LIB.TVMLiteDynObjectCreate(tindex, args, len(values), byref(out)))
     finally:
         _pf.release_temps(temps)
-    old, self.chandle = self.chandle, out.value
-    if old:
-        ObjectDecRef(old)
+    adopt_handle(self, out.value)
 
 
 def _object_live_count():

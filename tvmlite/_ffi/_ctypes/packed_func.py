@@ -14,8 +14,9 @@ from .base import (kTVMLiteArray, kTVMLiteBool, kTVMLiteByteArrayPtr, kTVMLiteBy
                    kTVMLiteDevice, kTVMLiteFloat, kTVMLiteFunction,
                    kTVMLiteFunctionLongRunning, kTVMLiteInt, kTVMLiteMap, kTVMLiteNDArray, kTVMLiteNone,
                    kTVMLiteOpaquePtr, kTVMLiteRawStr, kTVMLiteStaticObjectBegin, kTVMLiteString)
-from .object import ObjectBase, make_object, set_default_class
+from .object import ObjectBase, _type_key_of, make_object, set_default_class
 from .ndarray import DataType, Device, check_buffer, make_data_type, make_device, ndarray_handle_from_python
+from ..values import c_name, numpy_scalar_value, str_utf8_fallback
 
 _i32_at = c_int32.from_address
 _AnyViewToOwned = LIB.TVMLiteAnyViewToOwned
@@ -55,11 +56,15 @@ def make_arg(arg, out, temps, fname, index):
         out.type_index = _i32_at(h + TYPE_INDEX_OFFSET).value
         out.v_obj = h
     elif isinstance(arg, str):
-        s = arg.encode("utf-8")
-        if b"\0" not in s:
+        try:
+            s = arg.encode("utf-8")
+            borrowed = b"\0" not in s  # an embedded NUL would cut a C string short
+        except UnicodeEncodeError:  # surrogate escapes go back to their bytes; a lone surrogate is a ValueError
+            s, borrowed = str_utf8_fallback(arg, fname, index), False
+        if borrowed:
             out.type_index = kTVMLiteRawStr
             out.v_c_str = s
-        else:  # an embedded NUL would cut a C string short: pass a String object
+        else:  # pass a String object
             h = _new_object(kTVMLiteString, s)
             temps.append(h)
             out.type_index = kTVMLiteString
@@ -92,12 +97,12 @@ def make_arg(arg, out, temps, fname, index):
         temps.append(h)
         out.type_index = kTVMLiteNDArray
         out.v_obj = h
-    elif isinstance(arg, int):  # int subclasses such as IntEnum
-        return make_arg(int(arg), out, temps, fname, index)
+    elif isinstance(arg, int):  # int subclasses such as IntEnum (the base slot: no user code runs)
+        return make_arg(int.__index__(arg), out, temps, fname, index)
     elif isinstance(arg, float):
-        return make_arg(float(arg), out, temps, fname, index)
-    elif hasattr(arg, "dtype") and hasattr(arg, "item") and not hasattr(arg, "__len__"):  # numpy scalars
-        return make_arg(arg.item(), out, temps, fname, index)
+        return make_arg(float.__float__(arg), out, temps, fname, index)
+    elif (value := numpy_scalar_value(arg, fname, index)) is not None:  # an exact bool/int/float
+        return make_arg(value, out, temps, fname, index)
     elif hasattr(arg, "__dlpack__"):  # other array libraries
         h = ndarray_handle_from_python(arg)
         temps.append(h)
@@ -137,6 +142,8 @@ def make_args(values, fname, index=None):
 
 def make_array(seq, fname, index):
     """A new Array handle holding the converted items of seq."""
+    # A snapshot: converting an item runs Python code that may resize seq, and it keeps the items alive meanwhile.
+    seq = tuple(seq)
     items, temps = make_args(seq, fname, index)
     out = c_void_p()
     try:
@@ -149,12 +156,12 @@ def make_array(seq, fname, index):
 def make_map(d, fname, index):
     """A new Map handle holding the converted items of dict d."""
     flat = []
-    for k, v in d.items():
+    for k, v in list(dict.items(d)):  # a snapshot, as in make_array: d may change while its items convert
         flat += (k, v)
     kv, temps = make_args(flat, fname, index)
     out = c_void_p()
     try:
-        check_call(LIB.TVMLiteMapCreate(kv, len(d), byref(out)))
+        check_call(LIB.TVMLiteMapCreate(kv, len(flat) // 2, byref(out)))
     finally:
         release_temps(temps)
     return out.value
@@ -249,6 +256,9 @@ def call_function(func, args):
     h = func.chandle
     if not h:
         raise ValueError("cannot call a Function whose handle is null")
+    if _i32_at(h + TYPE_INDEX_OFFSET).value != kTVMLiteFunction:
+        raise TypeError(f"cannot call {type(func).__name__}: it holds a "
+                        f"{_type_key_of(_i32_at(h + TYPE_INDEX_OFFSET).value)}, not a runtime.Function")
     # The cell's flags (after safe_call) say whether to release the GIL (long-running functions), as Cython does.
     flags = _i32_at(h + HEADER_SIZE + 8).value
     call = FunctionCallNoGIL if flags & kTVMLiteFunctionLongRunning else FunctionCall
@@ -336,16 +346,10 @@ def convert(value):
 # Global registry
 # ---------------------------------------------------------------------------------------------------------------
 
-def _check_name(name):
-    if not isinstance(name, str):
-        raise TypeError(f"Argument 'name' has incorrect type (expected str, got {type(name).__name__})")
-    return name.encode("utf-8")
-
-
 def get_global_func(name, allow_missing=False):
     """The global function registered under name; None or ValueError when there is none."""
     out = c_void_p()
-    check_call(LIB.TVMLiteFunctionGetGlobal(_check_name(name), byref(out)))
+    check_call(LIB.TVMLiteFunctionGetGlobal(c_name(name, "get_global_func: name"), byref(out)))
     if not out.value:
         if allow_missing:
             return None
@@ -357,7 +361,7 @@ def get_global_func(name, allow_missing=False):
 
 def register_global_func(name, func, override=False):
     """Register func (a callable or Function) as a global function; ValueError when taken and not override."""
-    cname = _check_name(name)
+    cname = c_name(name, "register_func: name")
     if not callable(func):
         raise TypeError(f"register_func: '{name}' must be registered with a callable, got {type(func).__name__}")
     h = function_handle_from_callable(func)
@@ -368,7 +372,7 @@ def register_global_func(name, func, override=False):
 
 
 def remove_global_func(name):
-    check_call(LIB.TVMLiteFunctionRemoveGlobal(_check_name(name)))
+    check_call(LIB.TVMLiteFunctionRemoveGlobal(c_name(name, "remove_global_func: name")))
 
 
 def list_global_func_names():

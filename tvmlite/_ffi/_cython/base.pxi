@@ -180,10 +180,15 @@ cdef extern from "tvmlite/c_api.h" nogil:
     int TVMLiteTypeKeyToIndex(const char* type_key, int32_t* out)
     const TVMLiteTypeInfo* TVMLiteGetTypeInfo(int32_t type_index)
     int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index)
-    int TVMLiteTypeRegisterDynamic(const char* type_key, int32_t parent_type_index, int32_t* out)
+    ctypedef struct TVMLiteDynFieldSpec:
+        TVMLiteByteArray name
+        TVMLiteByteArray type_str
+        int32_t static_type_index
+    enum: kTVMLiteDynFieldSelf
+    int TVMLiteTypeDefineDynamic(const char* type_key, int32_t parent_type_index, const TVMLiteDynFieldSpec* fields,
+                                 int32_t num_fields, int32_t* out)
+    int TVMLiteTypeIsDynamic(int32_t type_index)
     int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field, const TVMLiteAny* value)
-    int TVMLiteTypeRegisterDynField(int32_t type_index, const char* name, const char* type_str,
-                                    int32_t static_type_index)
     int TVMLiteDynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values,
                                TVMLiteObjectHandle* out)
 
@@ -235,6 +240,25 @@ cdef inline void* object_cell(TVMLiteObject* h) noexcept nogil:
 
 cdef inline str byte_array_str(TVMLiteByteArray b):
     return PyUnicode_DecodeUTF8(b.data, b.size, "replace")
+
+
+cdef object _import_from(str module, str name):
+    """A name from a Python module, kept in a C global: the core's module namespace exports only its own API."""
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+# Conversion rules shared with the ctypes backend (tvmlite/_ffi/values.py).
+cdef object c_name = _import_from("tvmlite._ffi.values", "c_name")
+cdef object numpy_scalar_value = _import_from("tvmlite._ffi.values", "numpy_scalar_value")
+cdef object str_utf8_fallback = _import_from("tvmlite._ffi.values", "str_utf8_fallback")
+
+
+cdef inline TVMLiteByteArray bytes_view(bytes b):
+    """A borrowed view of b (valid while b lives)."""
+    cdef TVMLiteByteArray out
+    out.data = b
+    out.size = len(b)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------

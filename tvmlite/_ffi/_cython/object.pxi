@@ -9,6 +9,10 @@ cdef extern from "fast_new.h":
 cdef list _REGISTERED = []
 # Resolved classes: _REGISTERED plus, for unregistered types, the nearest registered ancestor. Rebuilt lazily.
 cdef list _RESOLVED = []
+# The type index each class was registered for; the core's own bases (Function, ArrayBase...) are seeded in core.pyx.
+cdef dict _CLASS_INDEX = {}
+# What a class's instances may hold: objects of this index or a child (from the nearest registered class in its MRO).
+cdef dict _ADOPTABLE = {}
 
 
 cdef class ObjectBase:
@@ -96,11 +100,64 @@ cdef object _init_by_ctor(object self, PyObject** args, Py_ssize_t nargs):
         TVMLiteAnyRelease(&result)
         raise TypeError(f"__init_handle_by_constructor__: {(<Function>args[0])._name or 'constructor'} "
                         f"did not return an object")
-    cdef ObjectBase obj = <ObjectBase>self
+    adopt_handle(<ObjectBase>self, result.v_obj)
+    return None
+
+
+cdef int32_t _adoptable_index(object cls) except -1:
+    """The type every object held by an instance of cls must have (or derive from)."""
+    found = _ADOPTABLE.get(cls)
+    if found is None:
+        found = next((_CLASS_INDEX[c] for c in cls.__mro__ if c in _CLASS_INDEX), kTVMLiteObject)
+        _ADOPTABLE[cls] = found
+    return found
+
+
+# One-entry cache of _adoptable_index for the hot path (constructions tend to repeat one class); cleared with it.
+cdef object _adopt_cache_cls = None
+cdef int32_t _adopt_cache_index = kTVMLiteObject
+
+
+cdef inline int adopt_handle(ObjectBase obj, TVMLiteObject* h) except -1:
+    """Make obj hold h once h's type fits obj's class: a Function holding a Pair would jump to garbage when called,
+    and a Pair wrapper holding anything else would read foreign fields. Takes over h's reference, and drops it
+    when h does not fit."""
+    cdef int32_t want
+    if type(obj) is _adopt_cache_cls:
+        want = _adopt_cache_index
+    else:
+        want = _adopt_lookup(obj, h)
+    if h.type_index != want and want != kTVMLiteObject and not TVMLiteTypeIsInstance(h.type_index, want):
+        return _refuse_adoption(obj, h, want)
     if obj.chandle != NULL:
         TVMLiteObjectDecRef(obj.chandle)
-    obj.chandle = result.v_obj
-    return None
+    obj.chandle = h
+    return 0
+
+
+cdef int32_t _adopt_lookup(ObjectBase obj, TVMLiteObject* h) except -1:
+    """_adoptable_index for obj's class, remembered in the one-entry cache. Drops h on failure."""
+    global _adopt_cache_cls, _adopt_cache_index
+    try:
+        want = _adoptable_index(type(obj))
+    except BaseException:
+        TVMLiteObjectDecRef(h)
+        raise
+    _adopt_cache_cls, _adopt_cache_index = type(obj), want
+    return want
+
+
+cdef int _refuse_adoption(ObjectBase obj, TVMLiteObject* h, int32_t want) except -1:
+    cdef int32_t got = h.type_index
+    TVMLiteObjectDecRef(h)
+    raise TypeError(f"{type(obj).__name__} holds {_type_key_of(want)} objects; the constructor returned a "
+                    f"{_type_key_of(got)}")
+
+
+cdef void _clear_adoption_caches():
+    global _adopt_cache_cls
+    _ADOPTABLE.clear()
+    _adopt_cache_cls = None
 
 
 # A cdef function returning object returns NULL with the exception set: the C API convention of a method.
@@ -231,7 +288,7 @@ cdef object make_object(TVMLiteObject* h):
 def _type_key_to_index(str type_key, bint allow_missing=False):
     """Type index of a key; None (allow_missing) or KeyError when it is not registered."""
     cdef int32_t out
-    if TVMLiteTypeKeyToIndex(type_key.encode("utf-8"), &out) != 0:
+    if TVMLiteTypeKeyToIndex(c_name(type_key, "type key"), &out) != 0:
         if allow_missing:
             raise_last_error_silently()
             return None
@@ -268,8 +325,17 @@ def _register_object_class(int32_t tindex, cls):
     """
     cdef FieldDescriptor desc
     cdef const TVMLiteFieldInfo* f
+    cdef int32_t base_index
     if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
         raise TypeError(f"register_object: {cls!r} must be a subclass of tvmlite.Object")
+    if TVMLiteGetTypeInfo(tindex) == NULL:
+        raise KeyError(f"register_object: unknown type index {tindex}")
+    base_index = _adoptable_index(cls.__mro__[1]) if len(cls.__mro__) > 1 else kTVMLiteObject
+    if not TVMLiteTypeIsInstance(tindex, base_index):
+        raise TypeError(f"register_object: {cls.__name__} derives from a class for {_type_key_of(base_index)}, "
+                        f"so it cannot stand for {_type_key_of(tindex)}, which is not one")
+    _CLASS_INDEX[cls] = tindex
+    _clear_adoption_caches()
     if tindex >= len(_REGISTERED):
         _REGISTERED.extend([None] * (tindex + 1 - len(_REGISTERED)))
     _REGISTERED[tindex] = cls
@@ -289,25 +355,39 @@ def _register_object_class(int32_t tindex, cls):
 
 
 def _define_object_type(str type_key, int32_t parent_index, list fields):
-    """Register a type defined in Python: fields is [(name, type_str, static_type_index)]. Returns its index.
+    """Define a type in Python, atomically: fields is [(name, type_str, static_type_index)], where
+    DYN_FIELD_SELF stands for the type itself. Returns its index.
 
     Defining the same key again with the same parent and fields returns the same index; anything else is a
-    ValueError (a type key clash).
+    ValueError (a type's layout never changes).
     """
     cdef int32_t tindex
-    CHECK_CALL(TVMLiteTypeRegisterDynamic(type_key.encode("utf-8"), parent_index, &tindex))
-    key, _, existing = _type_info(tindex)
-    inherited = _type_info(parent_index)[2] if parent_index != kTVMLiteObject else ()
-    own_existing = existing[len(inherited):]
-    if own_existing:
-        if [(n, s) for n, _, s, _ in own_existing] != [(n, s) for n, _, s in fields]:
-            raise ValueError(f"type key '{type_key}' is already defined with fields "
-                             f"{[n for n, *_ in own_existing]}; cannot redefine it with {[n for n, *_ in fields]}")
-        return tindex
-    for name, type_str, static_index in fields:
-        CHECK_CALL(TVMLiteTypeRegisterDynField(tindex, name.encode("utf-8"), type_str.encode("utf-8"),
-                                               static_index))
+    cdef Py_ssize_t n = len(fields), i
+    cdef TVMLiteDynFieldSpec* specs = <TVMLiteDynFieldSpec*>malloc(sizeof(TVMLiteDynFieldSpec) * (n + 1))
+    if specs == NULL:
+        raise MemoryError()
+    keep = []  # the encoded names, alive until the call returns
+    try:
+        for i in range(n):
+            name, type_str, static_index = fields[i]
+            keep.append(c_name(name, f"register_object('{type_key}'): field name"))
+            keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
+            specs[i].name = bytes_view(keep[-2])
+            specs[i].type_str = bytes_view(keep[-1])
+            specs[i].static_type_index = static_index
+        CHECK_CALL(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
+                                            <int32_t>n, &tindex))
+    finally:
+        free(specs)
     return tindex
+
+
+DYN_FIELD_SELF = kTVMLiteDynFieldSelf
+
+
+def _type_is_dynamic(int32_t tindex):
+    """Whether tindex names a type defined at run time (from Python)."""
+    return TVMLiteTypeIsDynamic(tindex) != 0
 
 
 def _dyn_object_init(ObjectBase self, int32_t tindex, tuple values):
@@ -332,9 +412,7 @@ def _dyn_object_init(ObjectBase self, int32_t tindex, tuple values):
             TVMLiteObjectDecRef(temps[i])
         free(args)
         free(temps)
-    if self.chandle != NULL:
-        TVMLiteObjectDecRef(self.chandle)
-    self.chandle = out
+    adopt_handle(self, out)
 
 
 def _object_live_count():

@@ -8,9 +8,11 @@ DEF MAX_STACK_ARGS = 8
 
 cdef extern from "Python.h":
     bint PyObject_CheckBuffer(object o)
-    bint PyTuple_CheckExact(object o)
-    bint PyList_CheckExact(object o)
-    bint PyDict_CheckExact(object o)
+    tuple PySequence_Tuple(object o)
+    list PyDict_Items(object d)
+    # No `except`: NULL with UnicodeEncodeError set is handled (a str strict UTF-8 rejects takes the slow path).
+    const char* utf8_or_null "PyUnicode_AsUTF8AndSize"(object s, Py_ssize_t* size)
+    void PyErr_Clear()
 
 
 cdef str _callee_name(object fname):
@@ -48,11 +50,15 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         out.type_index = (<ObjectBase>arg).chandle.type_index
         out.v_obj = (<ObjectBase>arg).chandle
     elif PyUnicode_Check(arg):
-        s = PyUnicode_AsUTF8AndSize(arg, &size)
-        if memchr(s, 0, size) == NULL:
+        s = utf8_or_null(arg, &size)
+        if s != NULL and memchr(s, 0, size) == NULL:
             out.type_index = kTVMLiteRawStr
             out.v_c_str = s
-        else:  # an embedded NUL would cut a C string short: pass a String object
+        else:  # an embedded NUL would cut a C string short, or strict UTF-8 failed: pass a String object
+            if s == NULL:
+                PyErr_Clear()
+                data = str_utf8_fallback(arg, _callee_name(fname), index)
+                s, size = data, len(data)
             CHECK_CALL(TVMLiteStringCreate(kTVMLiteString, s, size, temp))
             out.type_index = kTVMLiteString
             out.v_obj = temp[0]
@@ -82,11 +88,11 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         out.type_index = kTVMLiteNDArray
         out.v_obj = temp[0]
     elif isinstance(arg, int):  # int subclasses such as IntEnum
-        return make_arg(int(arg), out, temp, fname, index)
+        return make_arg(int.__index__(arg), out, temp, fname, index)
     elif isinstance(arg, float):
-        return make_arg(float(arg), out, temp, fname, index)
-    elif hasattr(arg, "dtype") and hasattr(arg, "item") and not hasattr(arg, "__len__"):  # numpy scalars
-        return make_arg(arg.item(), out, temp, fname, index)
+        return make_arg(float.__float__(arg), out, temp, fname, index)
+    elif (value := numpy_scalar_value(arg, _callee_name(fname), index)) is not None:  # an exact bool/int/float
+        return make_arg(value, out, temp, fname, index)
     elif hasattr(arg, "__dlpack__"):  # other array libraries
         temp[0] = ndarray_handle_from_python(arg)
         out.type_index = kTVMLiteNDArray
@@ -124,7 +130,10 @@ cdef TVMLiteObject* make_array(object seq, object fname, int index) except NULL:
 
 
 cdef TVMLiteObject* _make_array(object seq, object fname, int index) except NULL:
-    cdef Py_ssize_t n = len(seq), i, done = 0
+    # A snapshot: converting an item runs Python code (__index__, callbacks) that may resize or clear seq, and the
+    # snapshot keeps the items alive meanwhile.
+    cdef tuple items_py = PySequence_Tuple(seq)
+    cdef Py_ssize_t n = len(items_py), i, done = 0
     cdef TVMLiteAny* items = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (n + 1))
     cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (n + 1))
     cdef TVMLiteObject* out = NULL
@@ -135,7 +144,7 @@ cdef TVMLiteObject* _make_array(object seq, object fname, int index) except NULL
     try:
         for i in range(n):
             temps[i] = NULL
-            make_arg(seq[i], &items[i], &temps[i], fname, index)
+            make_arg(items_py[i], &items[i], &temps[i], fname, index)
             done = i + 1
         CHECK_CALL(TVMLiteArrayCreate(items, n, &out))
     finally:
@@ -156,7 +165,9 @@ cdef TVMLiteObject* make_map(dict d, object fname, int index) except NULL:
 
 
 cdef TVMLiteObject* _make_map(dict d, object fname, int index) except NULL:
-    cdef Py_ssize_t n = len(d), i = 0, done = 0
+    # A snapshot of the pairs, for the same reasons as in _make_array: d may change while its items convert.
+    cdef list pairs = PyDict_Items(d)
+    cdef Py_ssize_t n = len(pairs), i = 0, done = 0
     cdef TVMLiteAny* kv = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * (2 * n + 1))
     cdef TVMLiteObject** temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * (2 * n + 1))
     cdef TVMLiteObject* out = NULL
@@ -165,7 +176,7 @@ cdef TVMLiteObject* _make_map(dict d, object fname, int index) except NULL:
         free(temps)
         raise MemoryError()
     try:
-        for k, v in d.items():
+        for k, v in pairs:
             temps[i] = NULL
             make_arg(k, &kv[i], &temps[i], fname, index)
             done = i + 1
@@ -276,6 +287,13 @@ cdef object _ret_object_reusing_args(TVMLiteAny* result, PyObject** args, Py_ssi
     return make_ret(result)
 
 
+cdef int _raise_uncallable(Function func) except -1:
+    if func.chandle == NULL:
+        raise ValueError("cannot call a Function whose handle is null")
+    raise TypeError(f"cannot call {type(func).__name__}: it holds a {_type_key_of(func.chandle.type_index)}, "
+                    f"not a runtime.Function")
+
+
 cdef int _reject_keywords(Function self, tuple names) except -1:
     raise TypeError(f"{self._name or 'tvmlite.Function'}: packed functions take positional arguments only, "
                     f"got keywords {sorted(names)}")
@@ -304,8 +322,8 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
     cdef TVMLiteObject* h = func.chandle
     cdef TVMLiteFunctionCell* cell
     cdef int ret, saved_depth
-    if h == NULL:
-        raise ValueError("cannot call a Function whose handle is null")
+    if h == NULL or h.type_index != kTVMLiteFunction:
+        _raise_uncallable(func)
     if n > MAX_STACK_ARGS:
         values = <TVMLiteAny*>malloc(sizeof(TVMLiteAny) * n)
         temps = <TVMLiteObject**>malloc(sizeof(TVMLiteObject*) * n)
@@ -495,7 +513,7 @@ def convert(value):
 def get_global_func(str name, bint allow_missing=False):
     """The global function registered under name; None or ValueError when there is none."""
     cdef TVMLiteObject* out = NULL
-    CHECK_CALL(TVMLiteFunctionGetGlobal(name.encode("utf-8"), &out))
+    CHECK_CALL(TVMLiteFunctionGetGlobal(c_name(name, "get_global_func: name"), &out))
     if out == NULL:
         if allow_missing:
             return None
@@ -506,17 +524,18 @@ def get_global_func(str name, bint allow_missing=False):
 def register_global_func(str name, func, bint override=False):
     """Register func (a callable or Function) as a global function; ValueError when taken and not override."""
     cdef TVMLiteObject* h
+    cdef bytes cname = c_name(name, "register_func: name")
     if not callable(func):
         raise TypeError(f"register_func: '{name}' must be registered with a callable, got {type(func).__name__}")
     h = function_handle_from_callable(func)
     try:
-        CHECK_CALL(TVMLiteFunctionSetGlobal(name.encode("utf-8"), h, 1 if override else 0))
+        CHECK_CALL(TVMLiteFunctionSetGlobal(cname, h, 1 if override else 0))
     finally:
         TVMLiteObjectDecRef(h)
 
 
 def remove_global_func(str name):
-    CHECK_CALL(TVMLiteFunctionRemoveGlobal(name.encode("utf-8")))
+    CHECK_CALL(TVMLiteFunctionRemoveGlobal(c_name(name, "remove_global_func: name")))
 
 
 def list_global_func_names():

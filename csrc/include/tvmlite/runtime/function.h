@@ -114,13 +114,24 @@ struct CallableSignature<F, std::void_t<decltype(&F::operator())>> : FuncSignatu
 [[noreturn]] void ThrowArgTypeError(const std::string& name, const std::string& sig, size_t index,
                                     const TVMLiteAny& got, const std::string& expected);
 
+/*!
+ * \brief A typed body's argument as T. An object parameter is never null: None reaches a typed body only through
+ * Optional<T> (or Any), so bodies may dereference their ObjectRef parameters.
+ */
+template <typename T>
+std::optional<T> TryCastArg(const TVMLiteAny* raw) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    if (raw->type_index == kTVMLiteNone) return std::nullopt;
+  }
+  return TypeTraits<T>::TryCast(raw);
+}
+
 template <typename Sig, size_t I>
 auto UnpackArg(const std::string& name, const PackedArgs& args) {
   using T = std::tuple_element_t<I, typename Sig::ArgsTuple>;
-  std::optional<T> v = TypeTraits<T>::TryCast(args[static_cast<int32_t>(I)].raw());
-  if (!v.has_value()) {
-    ThrowArgTypeError(name, Sig::Str(), I, *args[static_cast<int32_t>(I)].raw(), TypeTraits<T>::TypeStr());
-  }
+  const TVMLiteAny* raw = args[static_cast<int32_t>(I)].raw();
+  std::optional<T> v = TryCastArg<T>(raw);
+  if (!v.has_value()) ThrowArgTypeError(name, Sig::Str(), I, *raw, TypeTraits<T>::TypeStr());
   return std::move(*v);
 }
 
