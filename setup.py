@@ -69,7 +69,14 @@ def _extensions():
         # The core finds libtvmlite.so relative to itself, wherever the package is installed.
         extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib"],
     )
-    return cythonize(
+    # The ctypes backend's C DLPack capsule destructors (plain C, no libtvmlite: they only call the tensor's deleter).
+    capsule = Extension(
+        "tvmlite._ffi._ctypes._capsule",
+        ["tvmlite/_ffi/_ctypes/_capsule.c"],
+        include_dirs=["csrc/include", "tvmlite/_ffi/_cython"],
+        extra_compile_args=["-O2"],
+    )
+    return [capsule] + cythonize(
         [core],
         compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False,
                              "embedsignature": True},

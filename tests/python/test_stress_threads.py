@@ -326,9 +326,5 @@ def test_mixed_workload():
     run_in_child(mixed_workload)
 
 
-@pytest.mark.xfail(core.BACKEND == "ctypes", strict=True,
-                   reason="issue item 8: the ctypes DLPack capsule destructor keeps the pending error in one buffer "
-                          "shared by all threads, and restores it wrongly: np.from_dlpack raises SystemError "
-                          "(tvmlite/_ffi/_ctypes/ndarray.py)")
 def test_failing_dlpack_exports_from_threads():
     run_in_child(dlpack_export_errors)

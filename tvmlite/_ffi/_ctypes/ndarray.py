@@ -5,6 +5,7 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_int, c_int32, c_int64,
 from .base import (LIB, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR, TYPE_INDEX_OFFSET, DLDataType, DLDevice, DLTensor,
                    DLManagedTensor, DLManagedTensorVersioned, ObjectDecRef, ObjectIncRef, as_c_int, check_call,
                    hold, kDLBool, kDLCPU, kDLFloat, kDLInt, kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
+from . import _capsule as _capsule_destructors
 from .object import ObjectBase, make_object, set_default_class
 
 MAX_NDIM = 32
@@ -32,9 +33,6 @@ _CapsuleNew = _pyapi("PyCapsule_New", ctypes.py_object, c_void_p, c_void_p, c_vo
 _CapsuleIsValid = _pyapi("PyCapsule_IsValid", c_int, ctypes.py_object, c_char_p)
 _CapsuleGetPointer = _pyapi("PyCapsule_GetPointer", c_void_p, ctypes.py_object, c_char_p)
 _CapsuleSetName = _pyapi("PyCapsule_SetName", c_int, ctypes.py_object, c_void_p)
-# In the capsule destructor the capsule is being freed: pass it as an address, never as an object.
-_CapsuleIsValidAddr = _pyapi("PyCapsule_IsValid", c_int, c_void_p, c_char_p)
-_CapsuleGetPointerAddr = _pyapi("PyCapsule_GetPointer", c_void_p, c_void_p, c_char_p)
 PyBUF_RECORDS_RO = 0x1C  # PyBUF_STRIDES | PyBUF_FORMAT
 
 
@@ -278,34 +276,10 @@ def _capsule(managed, name, destructor, deleter_offset):
         raise
 
 
-_ErrFetch = ctypes.PYFUNCTYPE(None)(("PyErr_Fetch", ctypes.pythonapi))  # no argtypes: byref args pass as-is
-_ErrRestore = _pyapi("PyErr_Restore", None, c_void_p, c_void_p, c_void_p)
-
-
-def _make_destructor(name, deleter_offset):
-    saved = (c_void_p(), c_void_p(), c_void_p())
-    saved_refs = tuple(byref(x) for x in saved)
-
-    def destructor(capsule, _fetch=_ErrFetch, _saved_refs=saved_refs):
-        # Runs only for a capsule nobody consumed (a consumer renames it "used_..."): we still own the tensor.
-        # The capsule may die while a Python exception is pending (a consumer that failed); any ctypes call would
-        # then fail, so first take the exception aside (pre-built byref arguments need no conversion).
-        _fetch(*_saved_refs)
-        pending = tuple(x.value for x in saved)
-        try:
-            if _CapsuleIsValidAddr(capsule, name):
-                _call_dlpack_deleter(_CapsuleGetPointerAddr(capsule, name), deleter_offset)
-        finally:
-            if pending[0]:
-                # Limitation of ctypes: a callback cannot hand a pending exception back. Restoring it raises it
-                # here; ctypes reports it as unraisable and the consumer reports a SystemError instead.
-                _ErrRestore(*pending)
-    return leak(ctypes.CFUNCTYPE(None, c_void_p)(destructor))
-
-
-_LEGACY_DESTRUCTOR_ADDR = ctypes.cast(_make_destructor(b"dltensor", _LEGACY_DELETER_OFFSET), c_void_p).value
-_VERSIONED_DESTRUCTOR_ADDR = ctypes.cast(_make_destructor(b"dltensor_versioned", _VERSIONED_DELETER_OFFSET),
-                                         c_void_p).value
+# The capsule destructors are C (tvmlite/_ffi/_cython/dlpack_capsule.h): a ctypes callback can neither run with a
+# consumer's exception pending nor hand it back.
+_LEGACY_DESTRUCTOR_ADDR = _capsule_destructors.LEGACY_DESTRUCTOR
+_VERSIONED_DESTRUCTOR_ADDR = _capsule_destructors.VERSIONED_DESTRUCTOR
 
 
 def ndarray_handle_from_dlpack(obj):

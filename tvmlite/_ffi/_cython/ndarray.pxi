@@ -184,20 +184,10 @@ cdef class NDArrayBase(ObjectBase):
         return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
 
 
-cdef void _legacy_capsule_destructor(object capsule) noexcept:
-    cdef DLManagedTensor* m
-    if PyCapsule_IsValid(capsule, b"dltensor"):  # never consumed: we still own it
-        m = <DLManagedTensor*>PyCapsule_GetPointer(capsule, b"dltensor")
-        if m.deleter != NULL:
-            m.deleter(m)
-
-
-cdef void _versioned_capsule_destructor(object capsule) noexcept:
-    cdef DLManagedTensorVersioned* m
-    if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
-        m = <DLManagedTensorVersioned*>PyCapsule_GetPointer(capsule, b"dltensor_versioned")
-        if m.deleter != NULL:
-            m.deleter(m)
+cdef extern from "dlpack_capsule.h":
+    # C, shared with the ctypes backend: they set the pending exception aside around the deleter.
+    void _legacy_capsule_destructor "TVMLiteLegacyCapsuleDestructor"(object capsule) noexcept
+    void _versioned_capsule_destructor "TVMLiteVersionedCapsuleDestructor"(object capsule) noexcept
 
 
 cdef TVMLiteObject* ndarray_handle_from_dlpack(object obj) except NULL:
