@@ -310,6 +310,12 @@ int TVMLiteDataTypeFromString(const char* str, DLDataType* out) {
   API_END();
 }
 
+int TVMLiteDeviceCreate(int64_t device_type, int64_t device_id, DLDevice* out) {
+  API_BEGIN();
+  *out = MakeDevice(device_type, device_id);
+  API_END();
+}
+
 int TVMLiteDataTypeToString(DLDataType dtype, TVMLiteObjectHandle* out) {
   API_BEGIN();
   *out = Release(String(DLDataTypeToString(dtype)));

@@ -6,6 +6,14 @@
 #include <tvmlite/runtime/reflection.h>
 #include <tvmlite/runtime/string.h>
 
+#include <tvmlite/runtime/map.h>
+#include <tvmlite/runtime/registry.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
 #include "./type_registry.h"
 
 namespace tvmlite {
@@ -173,16 +181,91 @@ ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index) {
   return ObjectPtr<Object>::MoveFromRaw(NewDynObject(type_index, e->dyn_num_slots));
 }
 
-void SetFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value) {
-  std::string name(field->name.data, static_cast<size_t>(field->name.size));
-  TVMLITE_CHECK_KIND(field->flags & kTVMLiteFieldWritable, AttributeError)
-      << "field '" << name << "' of " << obj->GetTypeKey() << " is read-only";
+void InitFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value) {
   std::optional<Any> v = CoerceToField(value, field->static_type_index);
   TVMLITE_CHECK_KIND(v.has_value(), TypeError)
-      << obj->GetTypeKey() << "." << name << " expects " << std::string(field->type_str.data, field->type_str.size)
-      << " but got " << AnyTypeStr(value);
+      << obj->GetTypeKey() << "." << std::string(field->name.data, static_cast<size_t>(field->name.size))
+      << " expects " << std::string(field->type_str.data, field->type_str.size) << " but got " << AnyTypeStr(value);
   if (field->setter(reinterpret_cast<char*>(obj) + field->offset, v->raw()) != 0) throw Error::MoveFromRaised();
 }
+
+void SetFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value) {
+  TVMLITE_CHECK_KIND(field->flags & kTVMLiteFieldWritable, AttributeError)
+      << "field '" << std::string(field->name.data, static_cast<size_t>(field->name.size)) << "' of "
+      << obj->GetTypeKey() << " is read-only";
+  InitFieldChecked(obj, field, value);
+}
+
+namespace {
+// Field defaults of run-time types, as their Python class declares them; LoadJSON fills a missing field with its
+// default. They live apart from the type's layout because registering a class again (a notebook cell run twice)
+// may change its defaults, never its fields: the latest registration wins, as it does for the Python class.
+// A str default is kept as text, not as a String object: the usual defaults then hold no objects, so defining a
+// type leaves the live object count alone. An object default (rare) lives as long as the type.
+struct FieldDefault {
+  Any value;
+  std::optional<std::string> text;
+};
+using FieldDefaults = std::unordered_map<std::string, FieldDefault>;
+struct DynDefaultsTable {
+  std::mutex mu;
+  std::unordered_map<int32_t, std::shared_ptr<const FieldDefaults>> by_type;
+};
+DynDefaultsTable* DynDefaults() {
+  static auto* table = new DynDefaultsTable();  // leaked: the values may be objects that must not die at exit
+  return table;
+}
+}  // namespace
+
+void DynTypeSetDefaults(int32_t type_index, const Map<Any, Any>& defaults) {
+  const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
+  TVMLITE_CHECK_KIND(e != nullptr && e->dyn_num_slots >= 0, TypeError)
+      << "type index " << type_index << " is not a type defined at run time";
+  std::vector<const TVMLiteFieldInfo*> fields = AllFields(e);
+  auto table = std::make_shared<FieldDefaults>();
+  for (const auto& kv : defaults) {
+    std::optional<std::string> name = kv.first.as<std::string>();
+    TVMLITE_CHECK_KIND(name.has_value(), TypeError)
+        << e->key << ": field default names must be str, got " << AnyTypeStr(*kv.first.raw());
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const TVMLiteFieldInfo* f) {
+      return std::string_view(f->name.data, static_cast<size_t>(f->name.size)) == *name;
+    });
+    TVMLITE_CHECK_KIND(it != fields.end(), ValueError) << e->key << " has no field '" << *name << "'";
+    std::optional<Any> v = CoerceToField(*kv.second.raw(), (*it)->static_type_index);
+    TVMLITE_CHECK_KIND(v.has_value(), TypeError)
+        << e->key << "." << *name << " expects " << std::string((*it)->type_str.data, (*it)->type_str.size)
+        << " but its default is " << AnyTypeStr(*kv.second.raw());
+    if (v->raw()->type_index == kTVMLiteString) {
+      table->emplace(*name, FieldDefault{Any(), v->cast<std::string>()});
+    } else {
+      table->emplace(*name, FieldDefault{std::move(*v), std::nullopt});
+    }
+  }
+  std::shared_ptr<const FieldDefaults> old = std::move(table);
+  {
+    std::lock_guard<std::mutex> lock(DynDefaults()->mu);
+    std::swap(DynDefaults()->by_type[type_index], old);
+  }
+  // `old` dies here, outside the lock: freeing a default may run arbitrary code (a Python callable's deleter).
+}
+
+std::optional<Any> DynFieldDefault(int32_t type_index, std::string_view name) {
+  std::shared_ptr<const FieldDefaults> table;
+  {
+    std::lock_guard<std::mutex> lock(DynDefaults()->mu);
+    auto it = DynDefaults()->by_type.find(type_index);
+    if (it == DynDefaults()->by_type.end()) return std::nullopt;
+    table = it->second;
+  }
+  auto it = table->find(std::string(name));
+  if (it == table->end()) return std::nullopt;
+  if (it->second.text) return Any(String(*it->second.text));
+  return it->second.value;
+}
+
+TVMLITE_REGISTER_GLOBAL("runtime.DynTypeSetDefaults").set_body_typed([](int32_t type_index, Map<Any, Any> d) {
+  DynTypeSetDefaults(type_index, d);
+});
 
 bool IsDynType(int32_t type_index) {
   const TypeEntry* e = TypeRegistry::Global()->Get(type_index);

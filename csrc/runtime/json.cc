@@ -348,6 +348,10 @@ bool SameDType(DLDataType a, DLDataType b) { return a.code == b.code && a.bits =
 
 /*! \brief A data type by name when the name parses back to it, else as [code, bits, lanes] ("void", "boolx4"). */
 void WriteDType(DLDataType t, std::string* out) {
+  // What LoadJSON would reject is never written (DLPack imports and DataType names are checked; C++ may not be).
+  TVMLITE_CHECK_KIND(IsValidDLDataType(t), ValueError)
+      << "SaveJSON: invalid data type (code " << static_cast<int>(t.code) << ", bits " << static_cast<int>(t.bits)
+      << ", lanes " << t.lanes << ")";
   std::string name = DLDataTypeToString(t);
   bool by_name = false;
   try {
@@ -514,10 +518,18 @@ class JSONSaver {
         WriteDType(a.v_dtype, out);
         *out += "}";
         return;
-      case kTVMLiteDevice:
-        *out += "{\"$device\":[" + std::to_string(a.v_device.device_type) + "," +
-                std::to_string(a.v_device.device_id) + "]}";
+      case kTVMLiteDevice: {
+        int32_t type;  // read as an int: a value outside DLDeviceType is undefined behaviour to load as the enum
+        std::memcpy(&type, &a.v_device.device_type, sizeof(type));
+        DLDevice d;
+        try {
+          d = MakeDevice(type, a.v_device.device_id);
+        } catch (const Error& e) {
+          TVMLITE_THROW(ValueError) << "SaveJSON: " << e.message();
+        }
+        *out += "{\"$device\":[" + std::to_string(d.device_type) + "," + std::to_string(d.device_id) + "]}";
         return;
+      }
       case kTVMLiteString: {
         std::string_view s = static_cast<const StringObj*>(v.object())->view();
         if (IsValidUTF8(s)) return WriteString(s, out);
@@ -577,7 +589,8 @@ DLDataType DecodeDType(const JValue& v) {
   if (v.kind == JValue::kArray && v.items.size() == 3) {
     std::vector<int64_t> t = Ints(v, "a data type");
     if (t[0] >= 0 && t[0] < 256 && t[1] >= 0 && t[1] < 256 && t[2] >= 0 && t[2] < 65536) {
-      return DLDataType{static_cast<uint8_t>(t[0]), static_cast<uint8_t>(t[1]), static_cast<uint16_t>(t[2])};
+      DLDataType dt{static_cast<uint8_t>(t[0]), static_cast<uint8_t>(t[1]), static_cast<uint16_t>(t[2])};
+      if (IsValidDLDataType(dt)) return dt;
     }
   }
   Malformed("bad data type");
@@ -630,8 +643,10 @@ class JSONLoader {
     if (tag == "$dtype") return Any(DataType(DecodeDType(x)));
     if (tag == "$device" && x.kind == JValue::kArray && x.items.size() == 2) {
       std::vector<int64_t> d = Ints(x, "a device");
-      if (d[0] >= 0 && d[0] <= INT32_MAX && d[1] >= 0 && d[1] <= INT32_MAX) {
-        return Any(DLDevice{static_cast<DLDeviceType>(d[0]), static_cast<int32_t>(d[1])});
+      try {
+        return Any(MakeDevice(d[0], d[1]));
+      } catch (const Error& e) {
+        Malformed("bad device: " + e.message());
       }
     }
     if (tag == "$bytes" && x.kind == JValue::kString) return Any(Bytes(Base64Decode(x.s)));
@@ -647,11 +662,12 @@ class JSONLoader {
       key = Member(node, "type", JValue::kString).s;
       return BuildNodeOfType(node, key);
     } catch (const Error& e) {
-      // Setters and constructors report bad values with their own kinds; to the caller it is all bad input.
+      // A field value of the wrong type stays a TypeError (as in construction); anything else is a ValueError.
       if (e.kind() == "MemoryError" || e.kind() == "InternalError") throw;
       std::string msg = e.message();
       if (msg.rfind("LoadJSON: ", 0) == 0) msg = msg.substr(10);
-      TVMLITE_THROW(ValueError) << "LoadJSON: node " << index << " (" << key << "): " << msg;
+      msg = "LoadJSON: node " + std::to_string(index) + " (" + key + "): " + msg;
+      throw Error(e.kind() == "TypeError" ? "TypeError" : "ValueError", msg);
     }
   }
 
@@ -687,24 +703,32 @@ class JSONLoader {
       obj = ObjectPtr<Object>::MoveFromRaw(Object::FromHeader(h));
     }
     const JValue* fields = node.Get("fields");
-    if (fields == nullptr) return Any(ObjectRef(std::move(obj)));
-    if (fields->kind != JValue::kObject) Malformed("\"fields\" must be an object");
+    if (fields != nullptr && fields->kind != JValue::kObject) Malformed("\"fields\" must be an object");
     std::vector<const TVMLiteFieldInfo*> infos;
     details::ForEachReflectedField(tindex, [&](const TVMLiteFieldInfo& f) { infos.push_back(&f); });
-    for (size_t k = 0; k < fields->keys.size(); ++k) {
+    std::vector<bool> given(infos.size(), false);
+    for (size_t k = 0; fields != nullptr && k < fields->keys.size(); ++k) {
       const std::string& name = fields->keys[k];
-      auto it = std::find_if(infos.begin(), infos.end(), [&](const TVMLiteFieldInfo* f) {
-        return std::string_view(f->name.data, static_cast<size_t>(f->name.size)) == name;
-      });
+      auto it = std::find_if(infos.begin(), infos.end(), [&](const TVMLiteFieldInfo* f) { return FieldName(*f) == name; });
       if (it == infos.end()) Malformed("type '" + key + "' has no field '" + name + "'");
-      Any value = Decode(fields->items[k]);
-      // Missing fields keep their defaults; present ones go through the setter, which checks the value's type.
-      if ((*it)->setter(reinterpret_cast<char*>(obj.get()) + (*it)->offset, value.raw()) != 0) {
-        Error e = Error::MoveFromRaised();
-        Malformed("field '" + name + "': " + e.message());
-      }
+      if (given[it - infos.begin()]) Malformed("field '" + name + "' is given twice");
+      given[it - infos.begin()] = true;
+      // The checks of construction: a value of the wrong type is a TypeError naming the type and the field.
+      InitFieldChecked(obj.get(), *it, *Decode(fields->items[k]).raw());
+    }
+    // A missing field takes its default: a C++ type's is what its constructor left, a Python-defined type's is the
+    // one its class declares (registered with DynTypeSetDefaults). A Python field without one is required.
+    for (size_t k = 0; k < infos.size() && IsDynType(tindex); ++k) {
+      if (given[k]) continue;
+      std::optional<Any> dflt = DynFieldDefault(tindex, FieldName(*infos[k]));
+      if (!dflt) Malformed("missing field '" + std::string(FieldName(*infos[k])) + "', which has no default");
+      InitFieldChecked(obj.get(), infos[k], *dflt->raw());
     }
     return Any(ObjectRef(std::move(obj)));
+  }
+
+  static std::string_view FieldName(const TVMLiteFieldInfo& f) {
+    return std::string_view(f.name.data, static_cast<size_t>(f.name.size));
   }
 
   Any BuildNDArray(const JValue& node) {

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -35,20 +36,57 @@ void CheckDevice(DLDevice dev) {
 
 }  // namespace
 
+namespace {
+/*! \brief The byte size of a compact array of shape and dtype; ValueError when it cannot be one. */
+uint64_t CheckedByteSize(const int64_t* shape, int64_t ndim, DataType t) {
+  TVMLITE_CHECK_KIND(ndim >= 0 && ndim <= kMaxNDim, ValueError)
+      << "tvmlite supports at most " << kMaxNDim << " dimensions, got " << ndim;
+  uint64_t nbytes = static_cast<uint64_t>(t.bytes());
+  for (int64_t i = 0; i < ndim; ++i) {
+    TVMLITE_CHECK_KIND(shape[i] >= 0, ValueError) << "NDArray dimension must be >= 0, got " << shape[i];
+    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(nbytes, static_cast<uint64_t>(shape[i]), &nbytes) &&
+                           nbytes <= static_cast<uint64_t>(INT64_MAX),
+                       ValueError)
+        << "NDArray of shape " << ShapeTuple(std::vector<int64_t>(shape, shape + ndim)) << " and type " << t.str()
+        << " would have more than 2**63 - 1 bytes";
+  }
+  return nbytes;
+}
+
+/*!
+ * \brief Check a foreign tensor before wrapping it: tvmlite's data type and dimension limits, no negative dims, and
+ * strides whose extent fits in int64 (negative strides are fine: a reversed view has them).
+ */
+void CheckExternalTensor(const DLTensor& t) {
+  TVMLITE_CHECK_KIND(IsValidDLDataType(t.dtype), ValueError)
+      << "tensor has an invalid data type (code " << static_cast<int>(t.dtype.code) << ", bits "
+      << static_cast<int>(t.dtype.bits) << ", lanes " << t.dtype.lanes << ")";
+  TVMLITE_CHECK_KIND(t.ndim == 0 || t.shape != nullptr, ValueError) << "tensor of ndim " << t.ndim << " has no shape";
+  uint64_t nbytes = CheckedByteSize(t.shape, t.ndim, DataType(t.dtype));
+  TVMLITE_CHECK_KIND(nbytes == 0 || t.data != nullptr, ValueError) << "tensor of " << nbytes << " bytes has no data";
+  if (t.strides == nullptr || nbytes == 0) return;
+  int64_t extent = 0;  // largest |element offset| the strides reach
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    int64_t step = 0;
+    TVMLITE_CHECK_KIND(t.strides[i] != INT64_MIN && !__builtin_mul_overflow(t.strides[i] < 0 ? -t.strides[i] : t.strides[i],
+                                                                           t.shape[i] - 1, &step) &&
+                           !__builtin_add_overflow(extent, step, &extent) &&
+                           !__builtin_mul_overflow(extent, static_cast<int64_t>(DataType(t.dtype).bytes()), &step),
+                       ValueError)
+        << "tensor stride " << t.strides[i] << " of dimension " << i << " reaches outside any memory";
+  }
+}
+}  // namespace
+
 // Storage and shape arrays live in the object so the DLTensor pointers stay valid for its whole life.
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DLDataType dtype, DLDevice device) {
   CheckDevice(device);
   DataType t(dtype);
-  TVMLITE_CHECK_KIND(t.bits() > 0 && t.lanes() > 0, ValueError) << "cannot allocate an array of " << t.str();
-  // Checked arithmetic: a wrapped size would allocate a few bytes for a huge array.
-  uint64_t nbytes = static_cast<uint64_t>(t.bytes());
-  for (int64_t d : shape) {
-    TVMLITE_CHECK_KIND(d >= 0, ValueError) << "NDArray dimension must be >= 0, got " << d;
-    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(nbytes, static_cast<uint64_t>(d), &nbytes) &&
-                           nbytes <= (uint64_t{1} << 62),
-                       MemoryError)
-        << "NDArray of shape " << ShapeTuple(shape) << " and type " << t.str() << " is too large";
-  }
+  TVMLITE_CHECK_KIND(t.bits() > 0 && t.lanes() > 0 && IsValidDLDataType(dtype), ValueError)
+      << "cannot allocate an array of " << (IsValidDLDataType(dtype) ? t.str() : "an invalid data type");
+  uint64_t nbytes = CheckedByteSize(shape.data(), static_cast<int64_t>(shape.size()), t);
+  TVMLITE_CHECK_KIND(nbytes <= (uint64_t{1} << 62), MemoryError)
+      << "NDArray of shape " << ShapeTuple(shape) << " and type " << t.str() << " is too large";
   // aligned_alloc needs a size that is a multiple of the alignment.
   size_t padded = (nbytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
   void* data = std::aligned_alloc(kAllocAlignment, padded ? padded : kAllocAlignment);
@@ -65,6 +103,7 @@ NDArray NDArray::FromExternal(const DLTensor& tensor, void* ctx, void (*deleter)
   ObjectPtr<NDArrayObj> n;
   try {
     CheckDevice(tensor.device);
+    CheckExternalTensor(tensor);
     n = NewNDArrayObj(tensor);
   } catch (...) {
     if (deleter) deleter(ctx);  // we were handed ownership; honour it even when we refuse the tensor
@@ -213,6 +252,25 @@ DLDataType StringToDLDataType(const std::string& str) {
   t.bits = static_cast<uint8_t>(bits);
   t.lanes = static_cast<uint16_t>(lanes);
   return t;
+}
+
+bool IsValidDLDataType(DLDataType t) {
+  if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return true;  // "void"
+  return t.code <= kDLBool && t.bits > 0 && t.lanes > 0;
+}
+
+DLDevice MakeDevice(int64_t device_type, int64_t device_id) {
+  switch (device_type) {
+    case kDLCPU: case kDLCUDA: case kDLCUDAHost: case kDLOpenCL: case kDLVulkan: case kDLMetal: case kDLVPI:
+    case kDLROCM: case kDLROCMHost: case kDLExtDev: case kDLCUDAManaged: case kDLOneAPI: case kDLWebGPU:
+    case kDLHexagon:
+      break;
+    default:
+      TVMLITE_THROW(ValueError) << "Device: " << device_type << " is not a DLPack device type";
+  }
+  TVMLITE_CHECK_KIND(device_id >= 0 && device_id <= INT32_MAX, ValueError)
+      << "Device: device id must be in [0, 2**31), got " << device_id;
+  return DLDevice{static_cast<DLDeviceType>(device_type), static_cast<int32_t>(device_id)};
 }
 
 std::string DLDataTypeToString(DLDataType t) {

@@ -5,6 +5,7 @@
 #ifndef TVMLITE_RUNTIME_TYPE_REGISTRY_INTERNAL_H_
 #define TVMLITE_RUNTIME_TYPE_REGISTRY_INTERNAL_H_
 
+#include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/object.h>
 
 #include <atomic>
@@ -101,6 +102,18 @@ ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index);
 bool IsDynType(int32_t type_index);
 /*! \brief Assign a field with the checks of TVMLiteObjectSetField. */
 void SetFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value);
+/*!
+ * \brief Fill a field of an object being built (LoadJSON): SetFieldChecked's conversion and type check (a TypeError
+ * naming the type key and field), without the writable check, since read-only fields are set at construction too.
+ */
+void InitFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value);
+/*!
+ * \brief Replace the field defaults of a run-time type (name -> value, each checked against its field's type), as
+ * its Python class declares them. Exposed as the global "runtime.DynTypeSetDefaults".
+ */
+void DynTypeSetDefaults(int32_t type_index, const Map<Any, Any>& defaults);
+/*! \brief The default of a field of a run-time type, or nullopt when it has none (a required field). */
+std::optional<Any> DynFieldDefault(int32_t type_index, std::string_view name);
 
 }  // namespace runtime
 }  // namespace tvmlite

@@ -158,15 +158,22 @@ def _define_type(key, cls, own_fields):
         specs.append((name, type_str, index))
     # C++ checks the names (against the parent's too) and, for a key already defined, that the layout is the same.
     tindex = core._define_object_type(key, parent._tvmlite_type_index if parent is not None else 64, specs)
-    # Only once the type exists does the class change: the field descriptors take over its default values.
     defaults = dict(parent._tvmlite_defaults) if parent is not None else {}
     for name, _ in own_fields:
         value = cls.__dict__.get(name, _MISSING)
         if value is not _MISSING:
             defaults[name] = value
-            delattr(cls, name)  # the default lives in __init__
         else:
             defaults.pop(name, None)
+    # C++ keeps the defaults too (checked against the field types): load_json fills a missing field with its default.
+    try:
+        core.get_global_func("runtime.DynTypeSetDefaults")(tindex, defaults)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"register_object('{key}'): bad field default: {err}") from None
+    # Only once the type exists does the class change: the field descriptors take over its default values.
+    for name in defaults:
+        if name in cls.__dict__:
+            delattr(cls, name)  # the default lives in __init__
     cls._tvmlite_fields = (parent._tvmlite_fields if parent is not None else ()) + tuple(n for n, _ in own_fields)
     cls._tvmlite_defaults = defaults
     if "__init__" not in cls.__dict__:

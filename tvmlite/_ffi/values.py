@@ -6,7 +6,7 @@ kind, and only where the value survives the trip.
 """
 import sys
 
-__all__ = ["c_name", "numpy_scalar_value", "str_utf8_fallback"]
+__all__ = ["c_name", "numpy_scalar_value", "str_utf8_fallback", "dlpack_export_version", "shape_dims"]
 
 
 def c_name(name, what):
@@ -51,3 +51,54 @@ def str_utf8_fallback(arg, fname, index):
     except UnicodeEncodeError as err:
         raise ValueError(f"{fname}: argument #{index} is a str with a lone surrogate at position {err.start}, "
                          f"which UTF-8 cannot encode") from None
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_int_pair(x):
+    return isinstance(x, tuple) and len(x) == 2 and _is_int(x[0]) and _is_int(x[1])
+
+
+def dlpack_export_version(device, stream, max_version, dl_device, copy):
+    """Check ``NDArray.__dlpack__``'s keyword arguments (array API standard) for an array on ``device`` (a
+    (device_type, device_id) tuple); True when the consumer takes DLPack 1.0 (the versioned capsule).
+
+    A wrongly typed argument is a TypeError; a request tvmlite cannot meet (a copy, another device) a BufferError.
+    """
+    if stream is not None and not _is_int(stream):
+        raise TypeError(f"NDArray.__dlpack__: stream must be None or an int, got {type(stream).__name__}")
+    if max_version is not None and not _is_int_pair(max_version):
+        raise TypeError(f"NDArray.__dlpack__: max_version must be None or a (major, minor) tuple of ints, "
+                        f"got {max_version!r}")
+    if dl_device is not None and not _is_int_pair(dl_device):
+        raise TypeError(f"NDArray.__dlpack__: dl_device must be None or a (device_type, device_id) tuple of ints, "
+                        f"got {dl_device!r}")
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"NDArray.__dlpack__: copy must be None or a bool, got {type(copy).__name__}")
+    if copy:
+        raise BufferError("NDArray.__dlpack__: copy=True is not supported; copy with numpy afterwards")
+    if dl_device is not None and dl_device != device:
+        raise BufferError(f"NDArray.__dlpack__: cannot export to device {dl_device}")
+    return max_version is not None and max_version[0] >= 1
+
+
+def shape_dims(shape, fname):
+    """``shape`` as a tuple of ints for C: TypeError for a non-integer, ValueError for one outside [0, 2**63)."""
+    import operator
+
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{fname}: shape must be a sequence of ints, got {type(shape).__name__}") from None
+    out = []
+    for d in dims:
+        try:
+            d = operator.index(d)
+        except TypeError:
+            raise TypeError(f"{fname}: shape must hold ints, got {type(d).__name__} in {dims}") from None
+        if not 0 <= d < 1 << 63:
+            raise ValueError(f"{fname}: dimension {d} of shape {dims} is out of range [0, 2**63)")
+        out.append(d)
+    return tuple(out)

@@ -430,6 +430,12 @@ TVMLITE_DLL int TVMLiteDataTypeFromString(const char* str, DLDataType* out);
 /*! \brief Format a data type as its canonical string (new String reference in out). */
 TVMLITE_DLL int TVMLiteDataTypeToString(DLDataType dtype, TVMLiteObjectHandle* out);
 
+/*!
+ * \brief Make a device: device_type must be a DLDeviceType value and device_id >= 0 (ValueError otherwise), so no
+ * DLDevice that tvmlite hands out holds a value outside its enum.
+ */
+TVMLITE_DLL int TVMLiteDeviceCreate(int64_t device_type, int64_t device_id, DLDevice* out);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

@@ -193,6 +193,7 @@ _PROTOTYPES = {
     "TVMLiteNDArrayToDLPackVersioned": (c_int, [_h, _ph]),
     "TVMLiteDataTypeFromString": (c_int, [c_char_p, POINTER(DLDataType)]),
     "TVMLiteDataTypeToString": (c_int, [DLDataType, _ph]),
+    "TVMLiteDeviceCreate": (c_int, [c_int64, c_int64, POINTER(DLDevice)]),
 }
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(_LIB, _name)

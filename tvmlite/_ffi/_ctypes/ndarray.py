@@ -6,6 +6,7 @@ from .base import (LIB, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR, TYPE_INDEX_OFF
                    DLManagedTensor, DLManagedTensorVersioned, ObjectDecRef, ObjectIncRef, as_c_int, check_call,
                    hold, kDLBool, kDLCPU, kDLFloat, kDLInt, kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
 from . import _capsule as _capsule_destructors
+from ..values import dlpack_export_version, shape_dims
 from .object import ObjectBase, make_object, set_default_class
 
 MAX_NDIM = 32
@@ -138,11 +139,15 @@ class Device:
 
     def __new__(cls, *args, **kwargs):
         self = object.__new__(cls)
-        self._cdevice = DLDevice()
+        self._cdevice = DLDevice(kDLCPU, 0)  # even Device.__new__(Device) holds a valid device
         return self
 
     def __init__(self, device_type, device_id=0):
-        self._cdevice = DLDevice(as_c_int(device_type), as_c_int(device_id))
+        # C checks the numbers: a Device never holds a value outside DLDeviceType, so save_json/structural_hash
+        # never see one.
+        dev = DLDevice()
+        check_call(LIB.TVMLiteDeviceCreate(as_c_int(device_type, 64), as_c_int(device_id, 64), byref(dev)))
+        self._cdevice = dev
 
     @property
     def device_type(self):
@@ -237,12 +242,8 @@ class NDArrayBase(ObjectBase):
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export as a DLPack capsule that shares this array's memory (the capsule keeps the array alive)."""
-        if copy:
-            raise BufferError("NDArray.__dlpack__: copy=True is not supported; copy with numpy afterwards")
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"NDArray.__dlpack__: cannot export to device {dl_device}")
         out = c_void_p()
-        if max_version is not None and max_version[0] >= 1:
+        if dlpack_export_version(self.__dlpack_device__(), stream, max_version, dl_device, copy):
             check_call(LIB.TVMLiteNDArrayToDLPackVersioned(self.chandle, byref(out)))
             return _capsule(out.value, _NAME_VERSIONED, _VERSIONED_DESTRUCTOR_ADDR, _VERSIONED_DELETER_OFFSET)
         check_call(LIB.TVMLiteNDArrayToDLPack(self.chandle, byref(out)))
@@ -399,7 +400,7 @@ def ndarray_empty(shape, dtype, device=None):
     if device is not None and not isinstance(device, Device):
         raise TypeError(f"Argument 'device' has incorrect type (expected Device, got {type(device).__name__})")
     dt = dtype if isinstance(dtype, DataType) else DataType(dtype)
-    shape = tuple(shape)
+    shape = shape_dims(shape, "nd.empty")
     if len(shape) > MAX_NDIM:
         raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {len(shape)}")
     dims = (c_int64 * max(len(shape), 1))(*[as_c_int(d, 64) for d in shape])

@@ -226,6 +226,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
 
     int TVMLiteDataTypeFromString(const char* s, DLDataType* out)
     int TVMLiteDataTypeToString(DLDataType dtype, TVMLiteObjectHandle* out)
+    int TVMLiteDeviceCreate(int64_t device_type, int64_t device_id, DLDevice* out)
 
 
 cdef extern from *:
@@ -251,6 +252,8 @@ cdef object _import_from(str module, str name):
 cdef object c_name = _import_from("tvmlite._ffi.values", "c_name")
 cdef object numpy_scalar_value = _import_from("tvmlite._ffi.values", "numpy_scalar_value")
 cdef object str_utf8_fallback = _import_from("tvmlite._ffi.values", "str_utf8_fallback")
+cdef object dlpack_export_version = _import_from("tvmlite._ffi.values", "dlpack_export_version")
+cdef object shape_dims = _import_from("tvmlite._ffi.values", "shape_dims")
 
 
 cdef inline TVMLiteByteArray bytes_view(bytes b):

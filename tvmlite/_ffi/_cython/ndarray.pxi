@@ -72,9 +72,14 @@ cdef class Device:
     """A device: kind (DLPack device type) and ordinal. tvmlite computes on ``cpu(0)``."""
     cdef DLDevice cdevice
 
-    def __init__(self, int device_type, int device_id=0):
-        self.cdevice.device_type = device_type
-        self.cdevice.device_id = device_id
+    def __cinit__(self):
+        self.cdevice.device_type = kDLCPU  # even Device.__new__(Device) holds a valid device
+        self.cdevice.device_id = 0
+
+    def __init__(self, int64_t device_type, int64_t device_id=0):
+        # C checks the numbers: a Device never holds a value outside DLDeviceType, so save_json/structural_hash
+        # never see one.
+        CHECK_CALL(TVMLiteDeviceCreate(device_type, device_id, &self.cdevice))
 
     @property
     def device_type(self):
@@ -163,11 +168,7 @@ cdef class NDArrayBase(ObjectBase):
         cdef DLManagedTensor* legacy
         cdef DLManagedTensorVersioned* versioned
         self._tensor()  # checks the handle
-        if copy:
-            raise BufferError("NDArray.__dlpack__: copy=True is not supported; copy with numpy afterwards")
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"NDArray.__dlpack__: cannot export to device {dl_device}")
-        if max_version is not None and max_version[0] >= 1:
+        if dlpack_export_version(self.__dlpack_device__(), stream, max_version, dl_device, copy):
             CHECK_CALL(TVMLiteNDArrayToDLPackVersioned(self.chandle, &versioned))
             return PyCapsule_New(versioned, b"dltensor_versioned", _versioned_capsule_destructor)
         CHECK_CALL(TVMLiteNDArrayToDLPack(self.chandle, &legacy))
@@ -380,7 +381,7 @@ def ndarray_empty(shape, dtype, Device device=None):
     cdef DLDevice dev
     cdef TVMLiteObject* out = NULL
     cdef DataType dt = dtype if isinstance(dtype, DataType) else DataType(dtype)
-    shape = tuple(shape)
+    shape = shape_dims(shape, "nd.empty")
     if len(shape) > MAX_NDIM:
         raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {len(shape)}")
     for i, d in enumerate(shape):

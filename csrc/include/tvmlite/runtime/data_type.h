@@ -18,6 +18,13 @@ using Device = DLDevice;
 DLDataType StringToDLDataType(const std::string& str);
 /*! \brief Canonical name of a data type ("float32", "uint8x4", ...). */
 std::string DLDataTypeToString(DLDataType t);
+/*! \brief Whether t is a data type tvmlite can name: a DLDataTypeCode with bits and lanes > 0, or "void". */
+bool IsValidDLDataType(DLDataType t);
+/*!
+ * \brief A device from untrusted numbers: a DLDeviceType value and an id >= 0, else ValueError. Every Device that
+ * enters tvmlite from outside (Python, JSON) is made here, so none holds a value outside the enum.
+ */
+DLDevice MakeDevice(int64_t device_type, int64_t device_id);
 
 class DataType {
  public:

@@ -15,6 +15,8 @@ namespace runtime {
 
 /*! \brief Alignment of storage that tvmlite allocates: one cache line, enough for AVX-512 loads. */
 constexpr size_t kAllocAlignment = 64;
+/*! \brief Most dimensions an NDArray may have (Python's buffer and nd.empty paths share the limit). */
+constexpr int64_t kMaxNDim = 32;
 
 class NDArrayObj : public Object {
  public:
