@@ -482,3 +482,144 @@ def test_read_only_flag_and_legacy_export():
     with pytest.raises(BufferError, match="read-only"):
         ro.__dlpack__()
     assert not np.from_dlpack(ro).flags.writeable
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Invalid devices, shapes and DLPack arguments are refused where they come in
+# ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    ((-5, 0), "-5 is not a DLPack device type"),
+    ((0, 0), "0 is not a DLPack device type"),
+    ((5, 0), "5 is not a DLPack device type"),
+    ((17, 0), "17 is not a DLPack device type"),
+    ((2**40, 0), "is not a DLPack device type"),
+    ((1, -1), r"device id must be in \[0, 2\*\*31\), got -1"),
+    ((1, 2**31), r"device id must be in \[0, 2\*\*31\), got 2147483648"),
+])
+def test_invalid_device_cannot_be_made(args, message):
+    # No Device holds a value outside DLDeviceType, so save_json and structural_hash never see one.
+    with pytest.raises(ValueError, match=message):
+        tvmlite.runtime.Device(*args)
+    with pytest.raises(ValueError, match=message):
+        tvmlite.nd.device(*args)
+
+
+def test_device_made_without_init_is_cpu():
+    dev = tvmlite.runtime.Device.__new__(tvmlite.runtime.Device)
+    assert dev == tvmlite.nd.cpu(0)
+    assert tvmlite.load_json(tvmlite.save_json(dev)) == dev
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((-1, 2), r"dimension -1 of shape \(-1, 2\) is out of range"),
+    ((2**63,), r"dimension 9223372036854775808 of shape .* is out of range"),
+    ((2**40, 2**40), r"would have more than 2\*\*63 - 1 bytes"),
+    ((2**62, 2**62, 0), r"would have more than 2\*\*63 - 1 bytes"),  # overflow is an error even with a zero dim
+])
+def test_empty_with_bad_shape_is_value_error(shape, message):
+    with pytest.raises(ValueError, match=message):
+        tvmlite.nd.empty(shape, "float32")
+
+
+def test_empty_with_non_integer_shape_is_type_error():
+    with pytest.raises(TypeError, match=r"nd.empty: shape must hold ints, got float"):
+        tvmlite.nd.empty((2.0,), "float32")
+    with pytest.raises(TypeError, match=r"nd.empty: shape must be a sequence of ints, got int"):
+        tvmlite.nd.empty(3, "float32")
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"max_version": ()}, TypeError, r"max_version must be None or a \(major, minor\) tuple of ints, got \(\)"),
+    ({"max_version": (1,)}, TypeError, "max_version must be None or a"),
+    ({"max_version": "10"}, TypeError, "max_version must be None or a"),
+    ({"max_version": (1.0, 0)}, TypeError, "max_version must be None or a"),
+    ({"dl_device": 1}, TypeError, r"dl_device must be None or a \(device_type, device_id\) tuple of ints, got 1"),
+    ({"dl_device": (1, 0, 0)}, TypeError, "dl_device must be None or a"),
+    ({"stream": "s"}, TypeError, "stream must be None or an int, got str"),
+    ({"copy": 1}, TypeError, "copy must be None or a bool, got int"),
+    ({"copy": True}, BufferError, "copy=True is not supported"),
+    ({"dl_device": (2, 0)}, BufferError, r"cannot export to device \(2, 0\)"),
+])
+def test_dlpack_export_arguments_are_checked(kwargs, error, message):
+    x = tvmlite.nd.empty((2,), "float32")
+    with pytest.raises(error, match=message):
+        x.__dlpack__(**kwargs)
+
+
+def test_dlpack_export_accepts_the_standard_arguments():
+    x = tvmlite.nd.array(np.arange(3, dtype="float32"))
+    for kwargs in ({}, {"max_version": (1, 0)}, {"max_version": (0, 8)}, {"stream": None, "copy": False},
+                   {"dl_device": (1, 0), "max_version": (1, 2)}):
+        np.testing.assert_array_equal(np.from_dlpack(_Producer(x.__dlpack__(**kwargs))), [0, 1, 2])
+
+
+class _Producer:
+    """Hands out one ready-made DLPack capsule."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def _foreign_tensor(shape, strides=None, ndim=None, dtype=(2, 32, 1), nbytes=64):
+    """A legacy DLPack capsule over our own buffer, built field by field (as a buggy or hostile producer could),
+    and a list that records its deleter's calls."""
+    import ctypes
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                    ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                    ("lanes", ctypes.c_uint16), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                    ("byte_offset", ctypes.c_uint64)]
+
+    Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+    class Managed(ctypes.Structure):
+        _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", Deleter)]
+
+    calls = []
+    buf = ctypes.create_string_buffer(nbytes)
+    dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+    steps = (ctypes.c_int64 * max(len(strides), 1))(*strides) if strides is not None else None
+    m = Managed()
+    m.dl_tensor = DLTensor(ctypes.addressof(buf), 1, 0, len(shape) if ndim is None else ndim, *dtype,
+                           ctypes.addressof(dims), ctypes.addressof(steps) if steps is not None else None, 0)
+    deleter = Deleter(lambda p: calls.append(p))
+    m.deleter = deleter
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = new_capsule(ctypes.addressof(m), b"dltensor", None)
+    return capsule, calls, (buf, dims, steps, m, deleter)  # the caller keeps the last item alive
+
+
+@pytest.mark.parametrize("tensor, message", [
+    (dict(shape=(2, -3)), "NDArray dimension must be >= 0, got -3"),
+    (dict(shape=(2, 2**62)), r"would have more than 2\*\*63 - 1 bytes"),
+    (dict(shape=(1,), ndim=-1), "at most 32 dimensions, got -1"),
+    (dict(shape=(1,) * 40), "at most 32 dimensions, got 40"),
+    (dict(shape=(2, 3), strides=(2**62, 1)), "stride 4611686018427387904 of dimension 0 reaches outside"),
+    (dict(shape=(2, 3), strides=(-2**63, 1)), "reaches outside"),
+    (dict(shape=(2,), dtype=(99, 32, 1)), r"invalid data type \(code 99, bits 32, lanes 1\)"),
+    (dict(shape=(2,), dtype=(2, 0, 1)), r"invalid data type \(code 2, bits 0, lanes 1\)"),
+    (dict(shape=(2,), dtype=(2, 32, 0)), r"invalid data type \(code 2, bits 32, lanes 0\)"),
+])
+def test_absurd_dlpack_tensor_is_value_error(tensor, message):
+    capsule, calls, keep = _foreign_tensor(**tensor)
+    with pytest.raises(ValueError, match=message):
+        tvmlite.nd.from_dlpack(_Producer(capsule))
+    assert len(calls) == 1  # refused, but still handed back to its producer
+
+
+def test_negative_strides_from_dlpack_are_fine():
+    capsule, calls, keep = _foreign_tensor(shape=(4,), strides=(-1,))
+    x = tvmlite.nd.from_dlpack(_Producer(capsule))
+    assert x.shape == (4,) and x.strides == (-1,)
+    del x
+    gc.collect()
+    assert len(calls) == 1

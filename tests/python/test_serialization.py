@@ -288,3 +288,154 @@ def test_malformed_json_is_a_value_error(text, message):
 def test_load_json_wants_str():
     with pytest.raises(TypeError):
         tvmlite.load_json(b"{}")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Fields are set with the checks of construction; missing ones take their declared default
+# ----------------------------------------------------------------------------------------------------------------
+
+def _node_doc(fields, key="test.PickleNode"):
+    return _doc({"$ref": 0}, nodes=[{"type": key, "fields": fields}])
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"x": "a"}, r"node 0 \(test.PickleNode\): test.PickleNode.x expects int but got str"),
+    ({"x": 1.5}, "test.PickleNode.x expects int but got float"),
+    ({"x": True}, "test.PickleNode.x expects int but got bool"),
+    ({"x": 1, "y": "1.5"}, "test.PickleNode.y expects float but got str"),
+    ({"x": 1, "name": 3}, "test.PickleNode.name expects str but got int"),
+])
+def test_load_json_checks_field_types(fields, message):
+    with pytest.raises(TypeError, match=message):
+        tvmlite.load_json(_node_doc(fields))
+
+
+def test_load_json_checks_object_field_types():
+    # testing.Lambda.params is an Array: read-only fields are filled at load too, but with their type checked.
+    with pytest.raises(TypeError, match="testing.Lambda.params expects Array<Any> but got int"):
+        tvmlite.load_json(_doc(None, nodes=[{"type": "testing.Lambda", "fields": {"params": 5}}]))
+
+
+def test_load_json_missing_fields_take_declared_defaults():
+    out = tvmlite.load_json(_node_doc({"x": 7}))
+    assert (out.x, out.y, out.name, out.child) == (7, 0.0, "", None)
+    child = tvmlite.load_json(_node_doc({"x": 1, "extra": "e"}, key="test.PickleNodeChild"))
+    assert (child.x, child.y, child.name, child.extra) == (1, 0.0, "", "e")  # inherited defaults too
+
+
+@pytest.mark.parametrize("doc", [
+    _node_doc({"y": 2.0}),
+    _doc({"$ref": 0}, nodes=[{"type": "test.PickleNode"}]),  # no "fields" at all
+])
+def test_load_json_missing_required_field_is_value_error(doc):
+    with pytest.raises(ValueError, match=r"node 0 \(test.PickleNode\): missing field 'x', which has no default"):
+        tvmlite.load_json(doc)
+
+
+def test_load_json_defaults_follow_the_latest_registration():
+    def define(default):
+        @tvmlite.register_object("test.RebindDefault")
+        class RebindDefault(tvmlite.Object):
+            x: int
+            tag: str = default
+        return RebindDefault
+
+    define("old")
+    doc = _node_doc({"x": 1}, key="test.RebindDefault")
+    assert tvmlite.load_json(doc).tag == "old"
+    cls = define("new")  # the same fields: the class is rebound, its defaults replaced
+    out = tvmlite.load_json(doc)
+    assert type(out) is cls and out.tag == "new" == cls(1).tag
+
+
+def test_field_default_of_the_wrong_type_is_an_error_at_registration():
+    with pytest.raises(TypeError, match=r"register_object\('test.BadDefault'\): bad field default: "
+                                        r"test.BadDefault.x expects int but its default is str"):
+        @tvmlite.register_object("test.BadDefault")
+        class BadDefault(tvmlite.Object):
+            x: int = "one"
+
+
+def test_load_json_field_given_twice_is_value_error():
+    text = _node_doc({"x": 1}).replace('"x": 1', '"x": 1, "x": 2')
+    with pytest.raises(ValueError, match="field 'x' is given twice"):
+        tvmlite.load_json(text)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Tampered documents: every one is a clear error (a local mutation sweep found these shapes; see also the fuzz test)
+# ----------------------------------------------------------------------------------------------------------------
+
+def _nd(dtype="int8", shape=(2,), data="AAA="):
+    return {"type": "runtime.NDArray", "dtype": dtype, "shape": list(shape), "data": data}
+
+
+@pytest.mark.parametrize("text, error, message", [
+    # values that cannot be what save_json writes
+    (_doc({"$device": [-5, 0]}), ValueError, "bad device: Device: -5 is not a DLPack device type"),
+    (_doc({"$device": [1, -1]}), ValueError, "bad device: .*device id must be in"),
+    (_doc({"$device": [1, 2**40]}), ValueError, "bad device"),
+    (_doc({"$device": [1]}), ValueError, "bad tagged value"),
+    (_doc({"$device": [1.0, 0]}), ValueError, "a device must hold integers"),
+    (_doc({"$dtype": [99, 8, 1]}), ValueError, "bad data type"),
+    (_doc({"$dtype": [0, 0, 1]}), ValueError, "bad data type"),
+    (_doc({"$dtype": [2, 32, 0]}), ValueError, "bad data type"),
+    (_doc({"$dtype": [2, 32]}), ValueError, "bad data type"),
+    # references out of range, forward (a cycle needs one), negative, of the wrong kind
+    (_doc({"$ref": -1}), ValueError, "bad reference"),
+    (_doc({"$ref": 2**63 - 1}), ValueError, "bad reference"),
+    (_doc({"$ref": 0}, nodes=[{"type": "testing.Pair", "fields": {"first": {"$ref": 0}}}]), ValueError,
+     r"node 0 \(testing.Pair\): bad reference"),
+    (_doc({"$ref": 1}, nodes=[{"type": "runtime.Array", "items": [{"$ref": 1}]}, {"type": "runtime.Array",
+                                                                                 "items": [{"$ref": 0}]}]),
+     ValueError, r"node 0 \(runtime.Array\): bad reference"),
+    (_doc({"$ref": "0"}, nodes=[{"type": "runtime.Array", "items": []}]), ValueError, "bad reference"),
+    (_doc({"$ref": 0.0}, nodes=[{"type": "runtime.Array", "items": []}]), ValueError, "bad reference"),
+    # nodes of the wrong shape
+    (_doc(None, nodes=[5]), ValueError, r"node 0 \(\?\): a node must be a JSON object"),
+    (_doc(None, nodes=[{"type": 5}]), ValueError, '"type" must be a string'),
+    (_doc(None, nodes=[{"type": "runtime.Array"}]), ValueError, 'missing "items"'),
+    (_doc(None, nodes=[{"type": "runtime.Map", "items": [[1]]}]), ValueError, r"\[key, value\] pairs"),
+    (_doc(None, nodes=[{"type": "runtime.ShapeTuple", "dims": [1.5]}]), ValueError, "dims must hold integers"),
+    (_doc(None, nodes=[{"type": "runtime.String"}]), ValueError, "strings and bytes are values"),
+    (_doc(None, nodes=[{"type": "test.PickleNode", "fields": []}]), ValueError, '"fields" must be an object'),
+    (_doc(None, nodes=[{"type": "test.PickleNode", "fields": {"x": 1, "child": {"$ref": 0}}}]), ValueError,
+     "bad reference"),
+    (_doc(None, nodes=[{"type": "runtime.Array", "items": []},
+                       {"type": "test.PickleNode", "fields": {"x": {"$ref": 0}}}]), TypeError,
+     r"node 1 \(test.PickleNode\): test.PickleNode.x expects int but got runtime.Array"),
+    # absurd NDArrays: never an allocation attempt
+    (_doc(None, nodes=[_nd(shape=(-2,))]), ValueError, "bad NDArray shape"),
+    (_doc(None, nodes=[_nd(shape=(-2, -1))]), ValueError, "bad NDArray shape"),
+    (_doc(None, nodes=[_nd(shape=(2**62, 2**62, 0), data="")]), ValueError, "bad NDArray shape"),
+    (_doc(None, nodes=[_nd(dtype="float64", shape=(2**61,), data="")]), ValueError, "NDArray data has 0 bytes"),
+    (_doc(None, nodes=[_nd(shape=(1,) * 40, data="AA==")]), ValueError, "at most 32 dimensions, got 40"),
+    (_doc(None, nodes=[_nd(shape=(1,) * 100000, data="AA==")]), ValueError, "at most 32 dimensions"),
+    (_doc(None, nodes=[_nd(dtype="void", shape=(2,), data="")]), ValueError, "cannot allocate an array of void"),
+    (_doc(None, nodes=[_nd(dtype=[99, 8, 1])]), ValueError, "bad data type"),
+    (_doc(None, nodes=[_nd(shape=(2.0,))]), ValueError, "shape must hold integers"),
+    # numbers and text out of range
+    (_doc(None, version=2**63 - 1), ValueError, "version 9223372036854775807 is not supported"),
+    ('{"format": "tvmlite-json", "version": 1e400, "root": null, "nodes": []}', ValueError, "out of range"),
+    ('{"format": "tvmlite-json", "version": 1, "root": -99999999999999999999, "nodes": []}', ValueError,
+     "out of range"),
+    (_doc({"$str_b64": "A"}), ValueError, "base64"),
+    ('{"format": "tvmlite-json", "version": 1, "root": ' + "{\"$ref\": " * 70 + "0" + "}" * 70 + ', "nodes": []}',
+     ValueError, "nested too deeply"),
+])
+def test_tampered_json_is_a_clear_error(text, error, message):
+    with pytest.raises(error, match=message):
+        tvmlite.load_json(text)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Pair(1, [2, "a", {"k": 3.5}]),
+    lambda: PickleNode(1, 2.0, "a", PickleNodeChild(2, extra=tvmlite.Device(2, 0))),
+    lambda: tvmlite.nd.array(np.arange(6, dtype="float32").reshape(2, 3)),
+    lambda: {"d": tvmlite.DataType("int8x4"), 1: ShapeTuple((1, 2))},
+])
+def test_every_truncation_is_a_clear_error(make):
+    text = tvmlite.save_json(make())
+    for end in range(len(text)):
+        with pytest.raises(ValueError, match="LoadJSON: "):
+            tvmlite.load_json(text[:end])
