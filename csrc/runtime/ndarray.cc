@@ -34,9 +34,6 @@ void CheckDevice(DLDevice dev) {
       << "tvmlite runs on the CPU; got a tensor on device type " << static_cast<int>(dev.device_type);
 }
 
-}  // namespace
-
-namespace {
 /*! \brief The byte size of a compact array of shape and dtype; ValueError when it cannot be one. */
 uint64_t CheckedByteSize(const int64_t* shape, int64_t ndim, DataType t) {
   TVMLITE_CHECK_KIND(ndim >= 0 && ndim <= kMaxNDim, ValueError)
@@ -65,15 +62,16 @@ void CheckExternalTensor(const DLTensor& t) {
   uint64_t nbytes = CheckedByteSize(t.shape, t.ndim, DataType(t.dtype));
   TVMLITE_CHECK_KIND(nbytes == 0 || t.data != nullptr, ValueError) << "tensor of " << nbytes << " bytes has no data";
   if (t.strides == nullptr || nbytes == 0) return;
-  int64_t extent = 0;  // largest |element offset| the strides reach
+  // The farthest element is sum(|stride| * (dim - 1)) elements away; its byte offset must fit in int64.
+  const int64_t item = DataType(t.dtype).bytes();
+  int64_t extent = 0, step = 0, reach = 0;
   for (int32_t i = 0; i < t.ndim; ++i) {
-    int64_t step = 0;
-    TVMLITE_CHECK_KIND(t.strides[i] != INT64_MIN && !__builtin_mul_overflow(t.strides[i] < 0 ? -t.strides[i] : t.strides[i],
-                                                                           t.shape[i] - 1, &step) &&
+    const int64_t s = t.strides[i];
+    TVMLITE_CHECK_KIND(s != INT64_MIN && !__builtin_mul_overflow(s < 0 ? -s : s, t.shape[i] - 1, &step) &&
                            !__builtin_add_overflow(extent, step, &extent) &&
-                           !__builtin_mul_overflow(extent, static_cast<int64_t>(DataType(t.dtype).bytes()), &step),
+                           !__builtin_mul_overflow(extent, item, &reach),
                        ValueError)
-        << "tensor stride " << t.strides[i] << " of dimension " << i << " reaches outside any memory";
+        << "tensor stride " << s << " of dimension " << i << " reaches outside any memory";
   }
 }
 }  // namespace

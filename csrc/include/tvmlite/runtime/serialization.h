@@ -18,8 +18,12 @@
  * {"$dtype": "float32" | [code, bits, lanes]}, {"$device": [type, id]}, {"$bytes": "<base64>"} or
  * {"$str_b64": "<base64>"} (a String that is not valid UTF-8).
  *
- * Loading makes objects with the type's creator (or, for types defined at run time, a default object) and writes
- * fields through their setters, so the setters' type checks apply.
+ * Loading makes objects with the type's creator (or, for types defined at run time, a default object) and fills
+ * fields with the checks of construction: a value of the wrong type is a TypeError naming the type and field. A
+ * missing field keeps what a C++ type's constructor set, or takes the default a Python-defined type's class declares
+ * (registered with it); a Python-defined field without a default is required (ValueError). Everything else that is
+ * not what SaveJSON writes (bad references, devices, data types, shapes, malformed text) is a ValueError, and
+ * SaveJSON refuses to write what LoadJSON would reject.
  */
 #ifndef TVMLITE_RUNTIME_SERIALIZATION_H_
 #define TVMLITE_RUNTIME_SERIALIZATION_H_
