@@ -48,10 +48,11 @@ DynObject* NewDynObject(int32_t type_index, int64_t num_slots) {
   return obj;
 }
 
-/*! \brief Convert value to what a field of static type `want` stores, or nullopt when it does not fit. */
-std::optional<Any> CoerceToField(const TVMLiteAny& value, int32_t want) {
+/*! \brief Convert value to what `field` stores, or nullopt when it does not fit its static type. */
+std::optional<Any> CoerceToField(const TVMLiteAny& value, const TVMLiteFieldInfo* field) {
   AnyView v = AnyView::FromRaw(value);
-  switch (want) {
+  if (value.type_index == kTVMLiteNone && (field->flags & kTVMLiteFieldOptional)) return Any();
+  switch (field->static_type_index) {
     case -1: return Any(v);
     case kTVMLiteInt:
       if (value.type_index == kTVMLiteInt) return Any(v);
@@ -67,8 +68,9 @@ std::optional<Any> CoerceToField(const TVMLiteAny& value, int32_t want) {
       return std::nullopt;
     default:
       if (value.type_index == kTVMLiteNone) return Any();
-      if (value.type_index == want ||
-          (value.type_index >= kTVMLiteStaticObjectBegin && TypeIsDerivedFrom(value.type_index, want))) {
+      if (value.type_index == field->static_type_index ||
+          (value.type_index >= kTVMLiteStaticObjectBegin &&
+           TypeIsDerivedFrom(value.type_index, field->static_type_index))) {
         return Any(v);
       }
       return std::nullopt;
@@ -147,8 +149,11 @@ int32_t DynTypeDefine(const std::string& key, int32_t parent_index, const std::v
     }
     TVMLITE_CHECK_KIND(ValidFieldType(spec.static_type_index), ValueError)
         << "type '" << key << "': field '" << name << "' has an invalid type index " << spec.static_type_index;
+    TVMLITE_CHECK_KIND((spec.flags & ~kTVMLiteFieldOptional) == 0, ValueError)
+        << "type '" << key << "': field '" << name << "' has invalid flags " << spec.flags;
     int64_t offset = kSlotOffset + (inherited_slots + static_cast<int64_t>(decls.size())) * sizeof(Any);
-    decls.push_back({name, ByteArrayString(spec.type_str), offset, spec.static_type_index, kTVMLiteFieldWritable,
+    decls.push_back({name, ByteArrayString(spec.type_str), offset, spec.static_type_index,
+                     kTVMLiteFieldWritable | spec.flags,
                      &GetSlot, &SetSlot});
   }
   return reg->DefineDynamic(key, parent_index, decls, static_cast<int32_t>(inherited_slots + decls.size()));
@@ -165,7 +170,7 @@ ObjectPtr<Object> DynObjectCreate(int32_t type_index, const TVMLiteAny* values, 
   ObjectPtr<Object> obj = ObjectPtr<Object>::MoveFromRaw(NewDynObject(type_index, e->dyn_num_slots));
   for (int32_t i = 0; i < num_values; ++i) {
     const TVMLiteFieldInfo* f = fields[i];
-    std::optional<Any> v = CoerceToField(values[i], f->static_type_index);
+    std::optional<Any> v = CoerceToField(values[i], f);
     TVMLITE_CHECK_KIND(v.has_value(), TypeError)
         << e->key << "(): field `" << std::string(f->name.data, f->name.size) << "` expects "
         << std::string(f->type_str.data, f->type_str.size) << " but got " << AnyTypeStr(values[i]);
@@ -182,7 +187,7 @@ ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index) {
 }
 
 void InitFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value) {
-  std::optional<Any> v = CoerceToField(value, field->static_type_index);
+  std::optional<Any> v = CoerceToField(value, field);
   TVMLITE_CHECK_KIND(v.has_value(), TypeError)
       << obj->GetTypeKey() << "." << std::string(field->name.data, static_cast<size_t>(field->name.size))
       << " expects " << std::string(field->type_str.data, field->type_str.size) << " but got " << AnyTypeStr(value);
@@ -231,7 +236,7 @@ void DynTypeSetDefaults(int32_t type_index, const Map<Any, Any>& defaults) {
       return std::string_view(f->name.data, static_cast<size_t>(f->name.size)) == *name;
     });
     TVMLITE_CHECK_KIND(it != fields.end(), ValueError) << e->key << " has no field '" << *name << "'";
-    std::optional<Any> v = CoerceToField(*kv.second.raw(), (*it)->static_type_index);
+    std::optional<Any> v = CoerceToField(*kv.second.raw(), *it);
     TVMLITE_CHECK_KIND(v.has_value(), TypeError)
         << e->key << "." << *name << " expects " << std::string((*it)->type_str.data, (*it)->type_str.size)
         << " but its default is " << AnyTypeStr(*kv.second.raw());

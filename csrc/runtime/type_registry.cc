@@ -188,7 +188,8 @@ int32_t TypeRegistry::DefineDynamic(const std::string& key, int32_t parent_index
       const TVMLiteFieldInfo& f = e->fields[i];
       same = std::string(f.name.data, f.name.size) == fields[i].name &&
              std::string(f.type_str.data, f.type_str.size) == fields[i].type_str &&
-             f.static_type_index == resolve(fields[i].static_type_index, e->info.type_index);
+             f.static_type_index == resolve(fields[i].static_type_index, e->info.type_index) &&
+             f.flags == fields[i].flags;
     }
     if (!same) {
       std::vector<std::string> old_names, new_names;

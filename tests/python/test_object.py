@@ -85,7 +85,7 @@ def test_registered_python_types_map_to_their_own_class():
 
 
 def test_unregistered_subtype_maps_to_nearest_registered_ancestor():
-    obj = _make_unregistered(Derived, "test_object.UnregisteredGrandChild", [("c", "float", 3)], (7, "s", 1.5))
+    obj = _make_unregistered(Derived, "test_object.UnregisteredGrandChild", [("c", "float", 3, False)], (7, "s", 1.5))
     out = fresh(obj)
     assert out.type_key == "test_object.UnregisteredGrandChild"
     assert type(out) is Derived  # nearest registered ancestor, not Base or Object
@@ -95,7 +95,7 @@ def test_unregistered_subtype_maps_to_nearest_registered_ancestor():
 
 
 def test_unregistered_root_type_maps_to_object():
-    obj = _make_unregistered(tvmlite.Object, "test_object.UnregisteredRoot", [("q", "int", 1)], (5,))
+    obj = _make_unregistered(tvmlite.Object, "test_object.UnregisteredRoot", [("q", "int", 1, False)], (5,))
     out = fresh(obj)
     assert type(out) is tvmlite.Object
     assert out.type_key == "test_object.UnregisteredRoot"
@@ -103,7 +103,7 @@ def test_unregistered_root_type_maps_to_object():
 
 
 def test_repr_of_object_materialised_as_ancestor_class():
-    obj = fresh(_make_unregistered(Base, "test_object.ReprChild", [("z", "int", 1)], (1, 42)))
+    obj = fresh(_make_unregistered(Base, "test_object.ReprChild", [("z", "int", 1, False)], (1, 42)))
     assert type(obj) is Base
     text = repr(obj)
     assert "test_object.ReprChild" in text and "42" in text

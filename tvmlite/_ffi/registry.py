@@ -122,24 +122,28 @@ _MISSING = object()
 
 
 def _field_type(annotation, cls, key):
-    """(static type index, type string) for a field annotation; -1 means any value."""
+    """(static type index, type string, optional) for a field annotation; index -1 means any value, and optional
+    that None is a value too (Optional[int]; object fields accept None anyway)."""
     import typing
 
-    if typing.get_origin(annotation) is typing.Union:  # Optional[Obj]: object fields accept None already
+    if typing.get_origin(annotation) is typing.Union:
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(args) == 1 and isinstance(args[0], type) and issubclass(args[0], core.ObjectBase):
-            annotation = args[0]
+        if len(args) == 1 and len(args) < len(typing.get_args(annotation)):  # Optional[X]
+            index, name, _ = _field_type(args[0], cls, key)
+            if index == -1 or index == core.DYN_FIELD_SELF or index >= 64:  # these accept None already
+                return index, name, False
+            return index, f"Optional[{name}]", True
     if annotation is cls:  # a self reference: the type's index is only known once it is defined
-        return core.DYN_FIELD_SELF, key
+        return core.DYN_FIELD_SELF, key, False
     if annotation in _PY_TYPES:
         index, name = _PY_TYPES[annotation]
-        return index, name
+        return index, name, False
     if isinstance(annotation, type) and issubclass(annotation, core.ObjectBase):
         index = getattr(annotation, "_tvmlite_type_index", None)
         if index is not None:
-            return index, core._type_info(index)[0]
-        return 64, "Object"
-    return -1, getattr(annotation, "__name__", None) or str(annotation)
+            return index, core._type_info(index)[0], False
+        return 64, "Object", False
+    return -1, getattr(annotation, "__name__", None) or str(annotation), False
 
 
 def _define_type(key, cls, own_fields):
@@ -154,8 +158,8 @@ def _define_type(key, cls, own_fields):
             raise ValueError(f"register_object('{key}'): field name '{name}' would hide tvmlite.Object.{name}")
     specs = []
     for name, ann in own_fields:
-        index, type_str = _field_type(ann, cls, key)
-        specs.append((name, type_str, index))
+        index, type_str, optional = _field_type(ann, cls, key)
+        specs.append((name, type_str, index, optional))
     # C++ checks the names (against the parent's too) and, for a key already defined, that the layout is the same.
     tindex = core._define_object_type(key, parent._tvmlite_type_index if parent is not None else 64, specs)
     defaults = dict(parent._tvmlite_defaults) if parent is not None else {}

@@ -185,6 +185,7 @@ typedef enum {
   kTVMLiteFieldWritable = 1,    /*!< Python may assign the attribute. */
   kTVMLiteFieldNoCompare = 2,   /*!< Skipped by structural equality and hashing. */
   kTVMLiteFieldDefinition = 4,  /*!< Defines variables (a function's params): structural equality binds them. */
+  kTVMLiteFieldOptional = 8,    /*!< None is a value too (Optional[int]); object fields accept None anyway. */
 } TVMLiteFieldFlag;
 
 /*! \brief One reflected field. Strings are owned by the registry and live for the process. */
@@ -233,6 +234,7 @@ typedef struct {
    * or kTVMLiteDynFieldSelf for the type being defined (a self reference, as in a linked list).
    */
   int32_t static_type_index;
+  int32_t flags;  /*!< 0 or kTVMLiteFieldOptional (the field is always writable). */
 } TVMLiteDynFieldSpec;
 
 /*! \brief static_type_index of a field whose values are objects of the type being defined. */

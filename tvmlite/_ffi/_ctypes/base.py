@@ -54,6 +54,7 @@ kTVMLiteNDArray = 72
 kTVMLiteModule = 73
 
 kTVMLiteFieldWritable = 1
+kTVMLiteFieldOptional = 8
 kTVMLiteDynFieldSelf = -2
 kTVMLiteFunctionLongRunning = 1
 
@@ -119,7 +120,8 @@ TVMLiteFieldSetter = ctypes.PYFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny))
 
 
 class TVMLiteDynFieldSpec(Structure):
-    _fields_ = [("name", TVMLiteByteArray), ("type_str", TVMLiteByteArray), ("static_type_index", c_int32)]
+    _fields_ = [("name", TVMLiteByteArray), ("type_str", TVMLiteByteArray), ("static_type_index", c_int32),
+                ("flags", c_int32)]
 
 
 class TVMLiteFieldInfo(Structure):

@@ -3,8 +3,8 @@ import ctypes
 from ctypes import byref, c_int32, c_void_p
 
 from .base import (LIB, TYPE_INDEX_OFFSET, ObjectDecRef, TVMLiteAny, TVMLiteByteArray, TVMLiteDynFieldSpec, as_c_int,
-                   byte_array_str, check_call, drop_last_error, kTVMLiteDynFieldSelf, kTVMLiteFieldWritable,
-                   kTVMLiteObject, kTVMLiteStaticObjectBegin, raise_last_error)
+                   byte_array_str, check_call, drop_last_error, kTVMLiteDynFieldSelf, kTVMLiteFieldOptional,
+                   kTVMLiteFieldWritable, kTVMLiteObject, kTVMLiteStaticObjectBegin, raise_last_error)
 from ..values import c_name
 
 _i32_at = c_int32.from_address
@@ -355,7 +355,7 @@ def _register_object_class(tindex, cls):
 
 
 def _define_object_type(type_key, parent_index, fields):
-    """Define a type in Python, atomically: fields is [(name, type_str, static_type_index)], where
+    """Define a type in Python, atomically: fields is [(name, type_str, static_type_index, optional)], where
     DYN_FIELD_SELF stands for the type itself. Returns its index.
 
     Defining the same key again with the same parent and fields returns the same index; anything else is a
@@ -367,12 +367,13 @@ def _define_object_type(type_key, parent_index, fields):
         raise TypeError(f"Argument 'fields' has incorrect type (expected list, got {type(fields).__name__})")
     specs = (TVMLiteDynFieldSpec * max(len(fields), 1))()
     keep = []  # the encoded names, alive until the call returns
-    for spec, (name, type_str, static_index) in zip(specs, fields):
+    for spec, (name, type_str, static_index, optional) in zip(specs, fields):
         keep.append(c_name(name, f"register_object('{type_key}'): field name"))
         keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
         spec.name = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(keep[-2]), c_void_p), len(keep[-2]))
         spec.type_str = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(keep[-1]), c_void_p), len(keep[-1]))
         spec.static_type_index = as_c_int(static_index)
+        spec.flags = kTVMLiteFieldOptional if optional else 0
     tindex = c_int32()
     check_call(LIB.TVMLiteTypeDefineDynamic(ckey, parent_index, specs, len(fields), byref(tindex)))
     return tindex.value

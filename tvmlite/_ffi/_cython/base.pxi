@@ -99,6 +99,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
         kTVMLiteModule
         kTVMLiteFunctionLongRunning
         kTVMLiteFieldWritable
+        kTVMLiteFieldOptional
 
     ctypedef struct TVMLiteObject:
         int64_t ref_count
@@ -184,6 +185,7 @@ cdef extern from "tvmlite/c_api.h" nogil:
         TVMLiteByteArray name
         TVMLiteByteArray type_str
         int32_t static_type_index
+        int32_t flags
     enum: kTVMLiteDynFieldSelf
     int TVMLiteTypeDefineDynamic(const char* type_key, int32_t parent_type_index, const TVMLiteDynFieldSpec* fields,
                                  int32_t num_fields, int32_t* out)

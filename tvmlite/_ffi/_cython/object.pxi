@@ -355,7 +355,7 @@ def _register_object_class(int32_t tindex, cls):
 
 
 def _define_object_type(str type_key, int32_t parent_index, list fields):
-    """Define a type in Python, atomically: fields is [(name, type_str, static_type_index)], where
+    """Define a type in Python, atomically: fields is [(name, type_str, static_type_index, optional)], where
     DYN_FIELD_SELF stands for the type itself. Returns its index.
 
     Defining the same key again with the same parent and fields returns the same index; anything else is a
@@ -369,12 +369,13 @@ def _define_object_type(str type_key, int32_t parent_index, list fields):
     keep = []  # the encoded names, alive until the call returns
     try:
         for i in range(n):
-            name, type_str, static_index = fields[i]
+            name, type_str, static_index, optional = fields[i]
             keep.append(c_name(name, f"register_object('{type_key}'): field name"))
             keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
             specs[i].name = bytes_view(keep[-2])
             specs[i].type_str = bytes_view(keep[-1])
             specs[i].static_type_index = static_index
+            specs[i].flags = kTVMLiteFieldOptional if optional else 0
         CHECK_CALL(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
                                             <int32_t>n, &tindex))
     finally:
