@@ -208,6 +208,7 @@ void NDArray::CopyFrom(const NDArray& other) const {
   TVMLITE_CHECK_KIND(IsContiguous() && other.IsContiguous(), ValueError) << "CopyFrom needs contiguous arrays";
   TVMLITE_CHECK_KIND(NBytes() == other.NBytes(), ValueError)
       << "CopyFrom size mismatch: " << NBytes() << " vs " << other.NBytes() << " bytes";
+  if (NBytes() == 0) return;  // an empty tensor's data may be null: no memcpy (nor offset) from or to null
   std::memcpy(static_cast<char*>(get()->tensor.data) + get()->tensor.byte_offset,
               static_cast<const char*>(other->tensor.data) + other->tensor.byte_offset, NBytes());
 }

@@ -50,7 +50,9 @@ uint64_t BytesHash(std::string_view s) {
     h = (h ^ Mix(w)) * 0x100000001b3ULL;
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
+  // No zero-size copy: an empty view (an empty tensor's bytes) may have a null data(), and memcpy from null is
+  // undefined even for zero bytes.
+  if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);
   return Mix(h ^ Mix(tail + s.size() - i));
 }
 

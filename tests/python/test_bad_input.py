@@ -540,7 +540,10 @@ def test_int64_overflow_in_cpp_is_overflow_error():
         add_int(2**63 - 1, 1)
     with pytest.raises(OverflowError, match="does not fit in int64"):
         sum_array([2**62, 2**62])
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        add_int(-2**63, -1)
     assert add_int(2**63 - 2, 1) == 2**63 - 1
+    assert add_int(-2**63 + 1, -1) == -2**63
 
 
 @pytest.mark.parametrize("make,value", [

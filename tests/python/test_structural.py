@@ -121,6 +121,17 @@ def test_ndarray():
     assert_equal_and_same_hash(tvmlite.nd.array(np.zeros((0, 3), "int8")), tvmlite.nd.array(np.zeros((0, 3), "int8")))
 
 
+def test_empty_ndarrays_hash_and_compare():
+    # No bytes to hash or compare: the hash must not memcpy zero bytes from the null data of an empty byte view
+    # (undefined behaviour, a UBSan report under tests/sanitize.sh).
+    for shape in [(0,), (0, 3), (2, 0, 4)]:
+        assert_equal_and_same_hash(tvmlite.nd.empty(shape, "float32"), tvmlite.nd.empty(shape, "float32"))
+    assert shash(tvmlite.nd.empty((0,), "float32")) == shash(tvmlite.nd.empty((0,), "float32"))
+    assert shash(tvmlite.nd.empty((0,), "float32")) != shash(tvmlite.nd.empty((0,), "int32"))
+    assert not seq(tvmlite.nd.empty((0,), "float32"), tvmlite.nd.empty((0, 0), "float32"))
+    assert_equal_and_same_hash(Pair(tvmlite.nd.empty((0,), "int8"), 1), Pair(tvmlite.nd.empty((0,), "int8"), 1))
+
+
 def test_ndarray_strided_view_compares_by_elements():
     base = np.arange(24, dtype="int32").reshape(4, 6)
     view = base[:, ::2]

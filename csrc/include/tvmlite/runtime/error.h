@@ -8,8 +8,6 @@
 
 #include <tvmlite/runtime/object.h>
 
-#include <cxxabi.h>
-
 #include <exception>
 #include <sstream>
 #include <string>
@@ -86,14 +84,15 @@ class ErrorBuilder {
  * \brief Catch every C++ exception at a C boundary, except a thread's forced unwind (pthread_exit, which CPython
  * uses to end daemon threads at exit): that one must keep unwinding or the process aborts.
  *   try { ... } TVMLITE_CATCH_TO_RAISED(return -1);
+ * The forced unwind is a foreign exception, told apart by having no exception_ptr: catching it as
+ * `abi::__forced_unwind&` would bind that reference to null, which is undefined behaviour (a UBSan report).
  */
-#define TVMLITE_CATCH_TO_RAISED(on_error)                                         \
-  catch (abi::__forced_unwind&) {                                                 \
-    throw;                                                                        \
-  }                                                                               \
-  catch (...) {                                                                   \
-    ::tvmlite::runtime::details::SetRaisedFromException(std::current_exception()); \
-    on_error;                                                                     \
+#define TVMLITE_CATCH_TO_RAISED(on_error)                                                \
+  catch (...) {                                                                          \
+    std::exception_ptr tvmlite_caught_ = std::current_exception();                       \
+    if (!tvmlite_caught_) throw; /* foreign: the forced unwind of a thread that exits */ \
+    ::tvmlite::runtime::details::SetRaisedFromException(std::move(tvmlite_caught_));     \
+    on_error;                                                                            \
   }
 
 /*! \brief Throw an error of the given kind: TVMLITE_THROW(ValueError) << "bad " << x; */
