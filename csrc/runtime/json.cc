@@ -519,11 +519,9 @@ class JSONSaver {
         *out += "}";
         return;
       case kTVMLiteDevice: {
-        int32_t type;  // read as an int: a value outside DLDeviceType is undefined behaviour to load as the enum
-        std::memcpy(&type, &a.v_device.device_type, sizeof(type));
         DLDevice d;
         try {
-          d = MakeDevice(type, a.v_device.device_id);
+          d = MakeDevice(DeviceTypeCode(a.v_device), a.v_device.device_id);
         } catch (const Error& e) {
           TVMLITE_THROW(ValueError) << "SaveJSON: " << e.message();
         }

@@ -30,8 +30,9 @@ ObjectPtr<NDArrayObj> NewNDArrayObj(const DLTensor& t) {
 }
 
 void CheckDevice(DLDevice dev) {
-  TVMLITE_CHECK_KIND(dev.device_type == kDLCPU || dev.device_type == kDLCUDAHost, ValueError)
-      << "tvmlite runs on the CPU; got a tensor on device type " << static_cast<int>(dev.device_type);
+  int32_t type = DeviceTypeCode(dev);  // a foreign tensor's device may hold any int
+  TVMLITE_CHECK_KIND(type == kDLCPU || type == kDLCUDAHost, ValueError)
+      << "tvmlite runs on the CPU; got a tensor on device type " << type;
 }
 
 /*! \brief The byte size of a compact array of shape and dtype; ValueError when it cannot be one. */

@@ -214,7 +214,8 @@ class StructuralEqualChecker {
         return (a.v_dtype.code == b.v_dtype.code && a.v_dtype.bits == b.v_dtype.bits &&
                 a.v_dtype.lanes == b.v_dtype.lanes) || FailValues(t);
       case kTVMLiteDevice:
-        return (a.v_device.device_type == b.v_device.device_type && a.v_device.device_id == b.v_device.device_id) ||
+        return (DeviceTypeCode(a.v_device) == DeviceTypeCode(b.v_device) &&
+                a.v_device.device_id == b.v_device.device_id) ||
                FailValues(t);
       default:
         break;

@@ -78,7 +78,7 @@ uint64_t PlainHash(const TVMLiteAny& a) {
     case kTVMLiteDataType:
       return Combine(Combine(Combine(h, a.v_dtype.code), a.v_dtype.bits), a.v_dtype.lanes);
     case kTVMLiteDevice:
-      return Combine(Combine(h, static_cast<uint64_t>(a.v_device.device_type)),
+      return Combine(Combine(h, static_cast<uint64_t>(DeviceTypeCode(a.v_device))),
                      static_cast<uint64_t>(a.v_device.device_id));
     default:  // None; an opaque pointer hashes by kind only (its value is not deterministic)
       return h;

@@ -567,7 +567,7 @@ class _Producer:
         return (1, 0)
 
 
-def _foreign_tensor(shape, strides=None, ndim=None, dtype=(2, 32, 1), nbytes=64):
+def _foreign_tensor(shape, strides=None, ndim=None, dtype=(2, 32, 1), nbytes=64, device_type=1):
     """A legacy DLPack capsule over our own buffer, built field by field (as a buggy or hostile producer could),
     and a list that records its deleter's calls."""
     import ctypes
@@ -588,7 +588,7 @@ def _foreign_tensor(shape, strides=None, ndim=None, dtype=(2, 32, 1), nbytes=64)
     dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
     steps = (ctypes.c_int64 * max(len(strides), 1))(*strides) if strides is not None else None
     m = Managed()
-    m.dl_tensor = DLTensor(ctypes.addressof(buf), 1, 0, len(shape) if ndim is None else ndim, *dtype,
+    m.dl_tensor = DLTensor(ctypes.addressof(buf), device_type, 0, len(shape) if ndim is None else ndim, *dtype,
                            ctypes.addressof(dims), ctypes.addressof(steps) if steps is not None else None, 0)
     deleter = Deleter(lambda p: calls.append(p))
     m.deleter = deleter
@@ -608,6 +608,8 @@ def _foreign_tensor(shape, strides=None, ndim=None, dtype=(2, 32, 1), nbytes=64)
     (dict(shape=(2,), dtype=(99, 32, 1)), r"invalid data type \(code 99, bits 32, lanes 1\)"),
     (dict(shape=(2,), dtype=(2, 0, 1)), r"invalid data type \(code 2, bits 0, lanes 1\)"),
     (dict(shape=(2,), dtype=(2, 32, 0)), r"invalid data type \(code 2, bits 32, lanes 0\)"),
+    (dict(shape=(2,), device_type=-5), "tvmlite runs on the CPU; got a tensor on device type -5"),  # not an enum
+    (dict(shape=(2,), device_type=2), "tvmlite runs on the CPU; got a tensor on device type 2"),
 ])
 def test_absurd_dlpack_tensor_is_value_error(tensor, message):
     capsule, calls, keep = _foreign_tensor(**tensor)

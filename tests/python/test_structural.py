@@ -265,3 +265,34 @@ def test_assert_structural_equal_names_the_path():
         assert_structural_equal([1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match=r"root\.x: 1 vs 2"):
         assert_structural_equal(Point(1), Point(2))
+
+
+def test_device_outside_the_enum_from_a_c_caller_is_read_as_an_int():
+    """A C caller may hand over a Device holding any int (Python cannot make one): hashing and comparing read it as
+    an int, never as the enum (undefined behaviour, which tests/sanitize.sh's UBSan run would report), and
+    save_json refuses it."""
+    import ctypes
+
+    from tvmlite._ffi._ctypes import base as c
+
+    def call(name, *values):
+        func = ctypes.c_void_p()
+        c.check_call(c.LIB.TVMLiteFunctionGetGlobal(name.encode(), ctypes.byref(func)))
+        args, out = (c.TVMLiteAny * len(values))(*values), c.TVMLiteAny()
+        try:
+            c.check_call(c.LIB.TVMLiteFunctionCall(func.value, args, len(values), ctypes.byref(out)))
+            return out.v_int64 if out.type_index == c.kTVMLiteInt else bool(out.v_int64)
+        finally:
+            c.LIB.TVMLiteAnyRelease(ctypes.byref(out))
+            c.LIB.TVMLiteObjectDecRef(func.value)
+
+    def device(device_type):
+        a = c.TVMLiteAny()
+        a.type_index, a.v_device = c.kTVMLiteDevice, c.DLDevice(device_type, 0)
+        return a
+
+    assert call("runtime.StructuralHash", device(-5)) != call("runtime.StructuralHash", device(-6))
+    assert call("runtime.StructuralEqual", device(-5), device(-5)) is True
+    assert call("runtime.StructuralEqual", device(-5), device(1)) is False
+    with pytest.raises(ValueError, match="-5 is not a DLPack device type"):
+        call("runtime.SaveJSON", device(-5))

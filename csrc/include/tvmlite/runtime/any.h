@@ -13,6 +13,7 @@
 
 #include <tvmlite/runtime/error.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -225,6 +226,17 @@ struct TypeTraits<void*> : PODTraitsBase<void*> {
   }
   static std::string TypeStr() { return "void*"; }
 };
+
+/*!
+ * \brief A device's type as the int it holds. A DLDevice from a C caller may hold a value outside DLDeviceType,
+ * and loading that as the enum is undefined behaviour: code that reads a device it did not make reads it so.
+ */
+inline int32_t DeviceTypeCode(const DLDevice& d) {
+  static_assert(sizeof(d.device_type) == sizeof(int32_t), "DLDeviceType is stored as an int");
+  int32_t code;
+  std::memcpy(&code, &d.device_type, sizeof(code));
+  return code;
+}
 
 template <>
 struct TypeTraits<DLDevice> : PODTraitsBase<DLDevice> {
