@@ -127,8 +127,8 @@ def _extensions():
     )
     return [capsule] + cythonize(
         [core],
-        compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False,
-                             "embedsignature": True},
+        # Bounds checks stay on (core.pyx says why); no directive here may contradict the .pyx.
+        compiler_directives={"language_level": 3, "embedsignature": True},
         quiet=True,
     )
 
