@@ -647,3 +647,19 @@ def test_surrogate_escaped_str_round_trips_as_its_bytes():
     s = b"ok \xff\xfe".decode("utf-8", "surrogateescape")  # what C++ strings that are not UTF-8 become
     assert echo(s) == s
     assert concat(s, "!") == s + "!"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Found by the fuzzer (tests/python/fuzz_calls.py; the seed and call are in each test's comment)
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_buffer_without_strides_wraps_as_c_contiguous():
+    # seed=1 call=#1006 nd.from_dlpack(np.timedelta64(5, 's')) crashed: numpy datetime64/timedelta64 scalars export
+    # their 8 bytes with strides NULL although asked for strides, which the buffer protocol defines as C-contiguous.
+    out = _run_clean("""
+        import numpy as np, tvmlite
+        for scalar in (np.timedelta64(5, "s"), np.datetime64(7, "D")):
+            x = tvmlite.nd.from_dlpack(scalar)
+            print(x.shape, x.dtype, x.strides, np.from_dlpack(x).view("int64")[0])
+    """)
+    assert out.splitlines() == ["(8,) uint8 None 5", "(8,) uint8 None 7"]
