@@ -663,3 +663,39 @@ def test_buffer_without_strides_wraps_as_c_contiguous():
             print(x.shape, x.dtype, x.strides, np.from_dlpack(x).view("int64")[0])
     """)
     assert out.splitlines() == ["(8,) uint8 None 5", "(8,) uint8 None 7"]
+
+
+@pytest.mark.parametrize("call,got", [
+    ("echo([p, evil])", "out[0]"), ("echo((evil, p, evil))", "out[1]"), ("echo({'k': p, 'e': evil})", "out['k']"),
+    ("echo({p: 1, 'e': evil})", "list(out.keys())[0]"), ("make_pair(p, evil)", "out.first"),
+    ("apply(lambda *a: a[0], p, 1, evil)", "out"), ("apply(lambda *a: a[8], *[1] * 8, p, evil)", "out"),
+    ("tvmlite.runtime.convert([p, evil])", "out[0]"), ("nop(p, evil)", None)])
+def test_object_argument_whose_wrapper_is_reinitialised_during_conversion(call, got):
+    # Converting a later value runs Python code (here a __dlpack__ probe) that re-initialises the wrapper of an
+    # earlier object argument, dropping the object it held. The converter used to borrow that object's handle: the
+    # callee then got freed memory (an Array showed the Function made for `evil` in p's place, allocated where p's
+    # object had been). The handle is held now: C++ gets the object p held when p was converted.
+    out = _run_clean(f"""
+        import tvmlite
+        from tvmlite.testing import Pair
+        echo, nop = tvmlite.get_global_func("testing.echo"), tvmlite.get_global_func("testing.nop")
+        apply, make_pair = tvmlite.get_global_func("testing.apply"), tvmlite.get_global_func("testing.Pair")
+        p = Pair("old", [1, 2, 3])
+        old = p.handle
+        class Evil:
+            def __getattr__(self, name):
+                p.__init_handle_by_constructor__(make_pair, "new", 2)  # p's old object loses its only reference
+                raise AttributeError(name)
+            def __call__(self):
+                pass
+        evil = Evil()
+        out = {call}
+        if {got!r} is not None:
+            got = {got}
+            print("converted:", type(got).__name__, got.first, got.handle == old)
+        print("reinitialised:", p.first, p.handle != old)
+    """)
+    assert "reinitialised: new True" in out
+    if got is not None:
+        # p converted before the re-initialisation gives its old object; after it (out[1] above), the new one.
+        assert ("converted: Pair new False" if call.startswith("echo((evil") else "converted: Pair old True") in out

@@ -55,6 +55,10 @@ def make_arg(arg, out, temps, fname, index):
                              f"(never constructed or released)")
         out.type_index = _i32_at(h + TYPE_INDEX_OFFSET).value
         out.v_obj = h
+        # Held, not borrowed: converting the values after it can run Python code that re-initialises arg's wrapper
+        # (__init_handle_by_constructor__), which drops the object it held.
+        ObjectIncRef(h)
+        temps.append(h)
     elif isinstance(arg, str):
         try:
             s = arg.encode("utf-8")
