@@ -331,7 +331,7 @@ class Fuzzer:
                 return Value(ShapeTuple(dims), f"ShapeTuple({dims!r})")
             if k == 4:
                 e = rng.choice(["tvmlite.nd.array(np.arange(6, dtype='float32').reshape(2, 3))",
-                                "tvmlite.nd.empty((0,), 'int8')", "tvmlite.nd.empty((), 'float64')",
+                                "tvmlite.nd.empty((0,), 'int8')", "tvmlite.nd.array(np.zeros((), 'float64'))",
                                 "tvmlite.nd.from_dlpack(np.arange(5, dtype='int32')[::2])",
                                 "tvmlite.nd.from_dlpack(_ro(np.arange(4, dtype='float16')))",
                                 "tvmlite.nd.from_dlpack(np.arange(12, dtype='int64').reshape(3, 4).T)",
@@ -419,7 +419,28 @@ class Fuzzer:
     def draw_callable(self):
         rng = self.rng
         fz = self
-        k = rng.randrange(9)
+        k = rng.randrange(12)
+        if k == 9:
+            def keeps(*a):  # arguments outlive the call (borrowed numpy views, Function args, ...)
+                for i, v in enumerate(a):
+                    fz._keep(Value(v, f"<argument #{i} kept by a callback>"))
+                return a[0] if a else None
+            return Value(keeps, "keeps its arguments")
+        if k == 10:
+            name = OWN_PREFIX + rng.choice(["f0", "f1", "f2"])
+            remove = rng.random() < 0.5
+
+            def edits_registry(*a):  # the registry changes under a running call (maybe this very function)
+                if remove:
+                    fz.tvmlite.remove_global_func(name)
+                else:
+                    fz.tvmlite.register_func(name, lambda *b: b, override=True)
+                    fz._registered_names.add(name)
+                gc.collect()
+                return len(a)
+            return Value(edits_registry, f"{'removes' if remove else 'overrides'} {name!r} and collects")
+        if k == 11:
+            return Value(self.tvmlite.get_global_func("testing.apply"), "get_global_func('testing.apply')")
         if k == 0:
             return Value(lambda *a: None, "lambda *a: None")
         if k == 1:
@@ -481,8 +502,40 @@ class Fuzzer:
            "_MyDict({'k': 1})", "_BadDLPack()", "_BadGetattr()", "_BadIndex()", "_Lying()", "np.float64"]
 
     def draw_odd(self):
+        if self.rng.random() < 0.25:
+            return self.draw_hook()
         e = self.rng.choice(self.ODD)
         return Value(eval(e, dict(_ODD_NS, np=self.np)), e)
+
+    def draw_hook(self):
+        """A value whose conversion runs fuzzer code (the converter probes it for __dlpack__): it re-initialises a
+        held object's wrapper, calls back into tvmlite or collects garbage, while the arguments around it convert."""
+        fz = self
+        action = self.rng.choice(["reinit", "reenter", "gc"])
+        victims = [v for v in self.pool if isinstance(v.v, self.core.ObjectBase)]
+        victim = self.rng.choice(victims) if victims else None
+        ctor = self.tvmlite.get_global_func(self.rng.choice(self.global_names()))
+
+        class Hook:
+            def __getattr__(self, name):
+                if action == "reinit" and victim is not None:
+                    try:
+                        victim.v.__init_handle_by_constructor__(ctor, 1, 2)
+                    except Exception:
+                        pass
+                elif action == "reenter":
+                    try:
+                        fz.nested_call()
+                    except Exception:
+                        pass
+                else:
+                    gc.collect()
+                raise AttributeError(name)
+
+            def __call__(self, *args):
+                return len(args)
+        what = f"re-initialises {victim.expr} with {ctor._name!r}" if action == "reinit" and victim else action
+        return Value(Hook(), f"<hook that {what} when probed>")
 
     # ------------------------------------------------------------------------------------------------------------
     # Operations
@@ -490,7 +543,7 @@ class Fuzzer:
 
     def draw_args(self, n=None):
         if n is None:
-            n = self.rng.choice([0, 1, 1, 2, 2, 2, 3, 3, 4, 5, 9])
+            n = self.rng.choice([0, 1, 1, 2, 2, 2, 3, 3, 4, 5, 9, 9, 40])
         return [self.draw() for _ in range(n)]
 
     def step(self):
@@ -581,6 +634,12 @@ class Fuzzer:
                   [Value(ctor, f"get_global_func({name!r})")] + args, kind="ctor",
                   key=f"{type(target.v).__name__}.__init_handle_by_constructor__")
 
+    def _keep(self, value):
+        if len(self.pool) < 64:
+            self.pool.append(value)
+        else:
+            self.pool[self.rng.randrange(len(self.pool))] = value
+
     def _holder(self):
         r = self.rng.random()
         if r < 0.15:  # NDArrays (their methods are the largest surface)
@@ -624,7 +683,7 @@ class Fuzzer:
             shape = rng.choice([Value((2, 3), "(2, 3)"), Value((), "()"), Value((-1,), "(-1,)"),
                                 Value((2**40, 2**40), "(2**40, 2**40)"), Value([0, 1], "[0, 1]"), self.draw()])
             dtype = rng.choice([self.draw_str(), Value("float32", "'float32'"), self.draw()])
-            f = rng.choice([("nd.empty", self.tvmlite.nd.empty, [shape, dtype]),
+            f = rng.choice([("nd.empty", self._empty_zeroed, [shape, dtype]),
                             ("DataType", core.DataType, [dtype]),
                             ("Device", core.Device, [self.draw_scalar(), self.draw_scalar()]),
                             ("device", self.tvmlite.device, [self.draw(), self.draw_scalar()])])
@@ -638,6 +697,15 @@ class Fuzzer:
             self.call("same_as/==", lambda a, b: (a.same_as(b), a == b, a != b), [obj, other], kind="method")
         else:
             self.call(f"{type(o).__name__}.misc", self._misc, [obj], kind="method")
+
+    def _empty_zeroed(self, shape, dtype):
+        """nd.empty, zero-filled when numpy can view it: uninitialised data would make runs of a seed differ."""
+        x = self.tvmlite.nd.empty(shape, dtype)
+        try:
+            self.np.from_dlpack(x).view("uint8").fill(0)
+        except Exception:
+            pass
+        return x
 
     def _field_names(self, o):
         try:
@@ -726,8 +794,9 @@ class Fuzzer:
         if k == 0:
             f = rng.choice([self.draw_callable(), self.draw()])
             override = rng.random() < 0.6
-            if self.call("register_func", tvmlite.register_func, [Value(name, repr(name)), f,
-                                                                  Value(override, repr(override))], kind="api"):
+            self.call("register_func", tvmlite.register_func, [Value(name, repr(name)), f,
+                                                               Value(override, repr(override))], kind="api")
+            if name in tvmlite.list_global_func_names():  # (register_func(name, None) is a decorator)
                 self._registered_names.add(name)
         elif k == 1:
             self.call("remove_global_func", tvmlite.remove_global_func, [Value(name, repr(name))], kind="api")
