@@ -699,3 +699,41 @@ def test_object_argument_whose_wrapper_is_reinitialised_during_conversion(call, 
     if got is not None:
         # p converted before the re-initialisation gives its old object; after it (out[1] above), the new one.
         assert ("converted: Pair new False" if call.startswith("echo((evil") else "converted: Pair old True") in out
+
+
+def test_self_referential_container_at_any_stack_depth_frees_its_temporaries():
+    # A self-referential list or dict converts until the recursion limit. The ctypes converter recurses in Python
+    # frames, and at the limit the clean-up of the frames being unwound failed as well: the Functions made for the
+    # callables inside (and the Python callables they hold, with what those capture) leaked, by how deep the stack
+    # already was (the fuzzer's leak check found it: seed 20261123 on the ctypes backend), and the error surfaced as
+    # ctypes.ArgumentError. Now the nesting stops with a RecursionError while there is room left to clean up.
+    out = _run_clean("""
+        import gc, sys, tvmlite
+        from tvmlite._ffi import core
+        from tvmlite.testing import object_count, Pair
+        echo = tvmlite.get_global_func("testing.echo")
+        def held():
+            return len(sys.modules["tvmlite._ffi._ctypes.base"]._HELD) if core.BACKEND == "ctypes" else 0
+        def deep(n, f):
+            return f() if n == 0 else deep(n - 1, f)
+        kinds = set()
+        base_count, base_held = object_count(), held()
+        for start in range(60):
+            for make in range(2):
+                keep = Pair(1, 2)
+                cb = lambda keep=keep: keep
+                if make == 0:
+                    value = [cb, "a" + chr(0) + "b", Pair(3, 4)]
+                    value.append(value)
+                else:
+                    value = {"f": cb}
+                    value["self"] = [value]
+                try:
+                    deep(start, lambda: echo(value))
+                except Exception as e:
+                    kinds.add(type(e).__name__)
+                del value, cb, keep
+        gc.collect()
+        print("leaked", object_count() - base_count, "held", held() - base_held, sorted(kinds))
+    """)
+    assert "leaked 0 held 0 ['RecursionError']" in out
