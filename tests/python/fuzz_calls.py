@@ -28,6 +28,7 @@ import enum
 import gc
 import json
 import math
+import operator
 import os
 import pickle
 import random
@@ -377,8 +378,9 @@ class Fuzzer:
                     pass
             p = Pair(1, "a")
             return Value(Pair(p, p), "(p := Pair(1, 'a'), Pair(p, p))[1]")  # a shared node
-        except Exception as exc:  # a hostile field value: the construction itself is fuzzed elsewhere
-            self._check_exception(exc, "draw_object")
+        except (Exception, FuzzExit, FuzzInterrupt) as exc:  # a hostile field value: constructions are fuzzed
+            if isinstance(exc, Exception):                      # as calls elsewhere
+                self._check_exception(exc, "draw_object")
             return Value(None, "None")
 
     def draw_plain(self, depth):
@@ -410,7 +412,7 @@ class Fuzzer:
         if k == 5:
             lst = [i.v for i in items]
             lst.append(lst)
-            return Value(lst, "(l := [...], l.append(l))")
+            return Value(lst, "(l := [" + "".join(i.expr + ", " for i in items) + "], l.append(l), l)[2]")
         nested = [1]
         for _ in range(rng.choice([10, 200, 2000])):
             nested = [nested]
@@ -436,7 +438,7 @@ class Fuzzer:
                 else:
                     fz.tvmlite.register_func(name, lambda *b: b, override=True)
                     fz._registered_names.add(name)
-                gc.collect()
+                gc.collect(0)
                 return len(a)
             return Value(edits_registry, f"{'removes' if remove else 'overrides'} {name!r} and collects")
         if k == 11:
@@ -516,8 +518,13 @@ class Fuzzer:
         victim = self.rng.choice(victims) if victims else None
         ctor = self.tvmlite.get_global_func(self.rng.choice(self.global_names()))
 
+        fired = []
+
         class Hook:
             def __getattr__(self, name):
+                if fired:  # once: converters probe several names
+                    raise AttributeError(name)
+                fired.append(name)
                 if action == "reinit" and victim is not None:
                     try:
                         victim.v.__init_handle_by_constructor__(ctor, 1, 2)
@@ -526,10 +533,10 @@ class Fuzzer:
                 elif action == "reenter":
                     try:
                         fz.nested_call()
-                    except Exception:
+                    except (Exception, FuzzExit, FuzzInterrupt):
                         pass
                 else:
-                    gc.collect()
+                    gc.collect(0)  # the young generation: where the objects of the calls in flight are
                 raise AttributeError(name)
 
             def __call__(self, *args):
@@ -584,8 +591,12 @@ class Fuzzer:
             self.skipped[name] += 1
             return None
         _, index, lo, hi = action
-        if index < len(args) and type(args[index].v) is int:
-            v = min(max(args[index].v, lo), hi)
+        if index < len(args) and not isinstance(args[index].v, (bool, float)):
+            try:
+                v = operator.index(args[index].v)  # any int-like: numpy ints, IntEnum, int subclasses
+            except Exception:
+                return args  # not an int: the call fails its argument check
+            v = min(max(v, lo), hi)
             args[index] = Value(v, repr(v))
         return args
 
@@ -875,13 +886,15 @@ class Fuzzer:
         index = where if isinstance(where, int) else self.ncalls
         self.findings.append(f"seed={self.seed} call=#{index}: {what}\n    call: {call}")
 
-    def run(self, ncalls, deadline=None, crash_at=None):
+    def run(self, ncalls, deadline=None, crash_at=None, hang_at=None):
         while self.ncalls < ncalls:
             if deadline is not None and time.monotonic() > deadline:
                 break
             if crash_at is not None and self.ncalls + 1 == crash_at:  # the harness's self-test
                 self.call("selftest.crash", os.kill, [Value(os.getpid(), "os.getpid()"),
                                                       Value(signal.SIGSEGV, "signal.SIGSEGV")])
+            if hang_at is not None and self.ncalls + 1 == hang_at:
+                self.call("selftest.hang", time.sleep, [Value(3600, "3600")])
             self.step()
 
     def drop_values(self):
@@ -968,14 +981,15 @@ _ODD_NS = {name: obj for name, obj in globals().items() if name.startswith("_") 
 # A batch (run in a child process) and the driver (the parent)
 # ----------------------------------------------------------------------------------------------------------------
 
-def run_batch(seed, ncalls, log_path=None, trace_from=None, leak_check=True, seconds=None, crash_at=None):
+def run_batch(seed, ncalls, log_path=None, trace_from=None, leak_check=True, seconds=None, crash_at=None,
+              hang_at=None):
     """Run one batch in this process; returns a report dict (JSON-able)."""
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if log_path else None
     import tvmlite.testing
     fz = Fuzzer(seed, log_fd, trace_from)
     baseline = fz.baseline
     start = time.monotonic()
-    fz.run(ncalls, None if seconds is None else start + seconds, crash_at)
+    fz.run(ncalls, None if seconds is None else start + seconds, crash_at, hang_at)
     elapsed = time.monotonic() - start
     leak = None
     fz.drop_values()
@@ -999,19 +1013,29 @@ def run_batch(seed, ncalls, log_path=None, trace_from=None, leak_check=True, sec
 
 def _child_main(args):
     report = run_batch(args.seed, args.calls, args.log, leak_check=not args.no_leak_check, seconds=args.seconds,
-                       crash_at=args.selftest_crash_at)
+                       crash_at=args.selftest_crash_at, hang_at=args.selftest_hang_at)
     with open(args.report, "w") as f:
         json.dump(report, f)
 
 
-def run_child(seed, ncalls, timeout, seconds=None, leak_check=True, crash_at=None):
-    """Run a batch in a fresh interpreter on this process's backend (TVMLITE_FFI is inherited)."""
+def hang_seconds():
+    """A batch whose log shows no new call for this long is hung (the sanitizers slow every call down)."""
+    return 150 if os.environ.get("TVMLITE_SANITIZE_RUN") == "1" else 30
+
+
+def run_child(seed, ncalls, timeout=None, seconds=None, leak_check=True, crash_at=None, hang_at=None, hang=None):
+    """Run a batch in a fresh interpreter on this process's backend (TVMLITE_FFI is inherited).
+
+    The child logs each call before making it; when the log does not grow for `hang` seconds the child gets SIGABRT
+    (faulthandler prints where it is stuck), then SIGKILL. `timeout` bounds the whole batch."""
     here = os.path.abspath(__file__)
+    hang = hang or hang_seconds()
     import tvmlite
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(tvmlite.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]))
     with tempfile.TemporaryDirectory(prefix="tvmlite-fuzz-") as tmp:
         log, report = os.path.join(tmp, "calls.log"), os.path.join(tmp, "report.json")
+        out_path = os.path.join(tmp, "output.txt")
         cmd = [sys.executable, "-X", "faulthandler", here, "--child", "--seed", str(seed), "--calls", str(ncalls),
                "--log", log, "--report", report]
         if seconds is not None:
@@ -1020,14 +1044,34 @@ def run_child(seed, ncalls, timeout, seconds=None, leak_check=True, crash_at=Non
             cmd.append("--no-leak-check")
         if crash_at is not None:
             cmd += ["--selftest-crash-at", str(crash_at)]
+        if hang_at is not None:
+            cmd += ["--selftest-hang-at", str(hang_at)]
         how = None
-        try:
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-            rc, out = proc.returncode, proc.stdout + proc.stderr
-            if rc != 0:
-                how = f"killed by {signal.Signals(-rc).name}" if rc < 0 else f"exit {rc}"
-        except subprocess.TimeoutExpired as exc:
-            how, out = f"hung (no result after {timeout}s)", (exc.stdout or b"").decode() + (exc.stderr or b"").decode()
+        start = last_progress = time.monotonic()
+        last_size = -1
+        with open(out_path, "w") as out_file:
+            proc = subprocess.Popen(cmd, env=env, stdout=out_file, stderr=subprocess.STDOUT)
+            while proc.poll() is None:
+                time.sleep(0.1)
+                now = time.monotonic()
+                size = os.path.getsize(log) if os.path.exists(log) else -1
+                if size != last_size:
+                    last_size, last_progress = size, now
+                stuck = now - last_progress > hang
+                if stuck or (timeout is not None and now - start > timeout):
+                    how = (f"hung (no new call for {hang}s)" if stuck else f"timed out after {timeout}s")
+                    proc.send_signal(signal.SIGABRT)  # faulthandler dumps the stuck traceback
+                    try:
+                        proc.wait(10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+                    break
+        with open(out_path, errors="replace") as f:
+            out = f.read()
+        rc = proc.returncode
+        if how is None and rc != 0:
+            how = f"killed by {signal.Signals(-rc).name}" if rc < 0 else f"exit {rc}"
         if how is None and os.path.exists(report):
             with open(report) as f:
                 return json.load(f)
@@ -1065,7 +1109,7 @@ def drive(total_calls, base_seed, nbatches=DEFAULT_BATCHES, seconds=None, timeou
     if seconds is not None:
         per_batch = min(per_batch, 20000)
     sanitize = os.environ.get("TVMLITE_SANITIZE_RUN") == "1"
-    timeout = timeout or (600 if sanitize else 240) + per_batch // 100
+    timeout = timeout or (5 if sanitize else 1) * (120 + per_batch // 50)  # a batch's cap; hangs end sooner
     merged = {"calls": 0, "batches": [], "findings": [], "targets": collections.Counter(),
               "outcomes": collections.Counter(), "skipped": collections.Counter(),
               "unreachable": collections.Counter()}
@@ -1131,6 +1175,7 @@ def main(argv=None):
     p.add_argument("--report", help=argparse.SUPPRESS)
     p.add_argument("--no-leak-check", action="store_true")
     p.add_argument("--selftest-crash-at", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--selftest-hang-at", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
         _child_main(args)

@@ -33,12 +33,20 @@ def test_fuzz_budget():
 
 
 def test_crash_is_reported_with_seed_and_call():
-    rep = fuzz_calls.run_child(seed=5, ncalls=200, timeout=120, crash_at=57)
+    rep = fuzz_calls.run_child(seed=5, ncalls=200, crash_at=57)
     assert rep.get("crashed"), rep
     (finding,) = rep["findings"]
     assert "killed by SIGSEGV" in finding
     assert "seed=5 call=#57 selftest.crash(os.getpid(), signal.SIGSEGV)" in finding
     assert f"--seed 5 --calls 200 --inline" in finding
+
+
+def test_hang_is_reported_with_seed_and_call():
+    rep = fuzz_calls.run_child(seed=6, ncalls=200, hang_at=31, hang=3)
+    (finding,) = rep["findings"]
+    assert "hung (no new call for 3s)" in finding
+    assert "seed=6 call=#31 selftest.hang(3600)" in finding
+    assert "in run" in finding  # faulthandler's traceback of the stuck child
 
 
 @pytest.fixture
