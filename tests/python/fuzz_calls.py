@@ -27,7 +27,6 @@ import collections
 import enum
 import gc
 import json
-import math
 import operator
 import os
 import pickle
@@ -72,10 +71,6 @@ class FuzzExit(SystemExit):
 
 class FuzzInterrupt(KeyboardInterrupt):
     """A KeyboardInterrupt raised on purpose by a fuzzer callback."""
-
-
-class Finding(Exception):
-    """A contract violation found by the fuzzer."""
 
 
 def _short(text, limit=300):
@@ -700,7 +695,7 @@ class Fuzzer:
                             ("device", self.tvmlite.device, [self.draw(), self.draw_scalar()])])
             self.call(f[0], f[1], f[2], kind="api")
         elif k == 8 and callable(o):
-            self.call(f"{obj.expr}(...)", o, self.draw_args(), kind="method")
+            self.call(f"{obj.expr}(...)", o, self.draw_args(), kind="method", key=f"call a {type(o).__name__}")
         elif k == 9:
             self.call("pickle", lambda x: pickle.loads(pickle.dumps(x)), [obj], kind="api")
         elif k == 10 and isinstance(o, core.ObjectBase):
@@ -876,7 +871,7 @@ class Fuzzer:
         return ok
 
     def _check_exception(self, exc, where, target=None, args=None):
-        name = type(exc).__name__
+        name = _short(type(exc).__name__, 40)  # (testing.raise makes error classes named by any str)
         self.outcomes[name] += 1
         if isinstance(exc, SystemError) and not isinstance(exc, self.tvmlite.TVMLiteError):
             self._finding(f"SystemError (C-API misuse): {exc!r}", where, target, args)
@@ -988,6 +983,7 @@ def run_batch(seed, ncalls, log_path=None, trace_from=None, leak_check=True, sec
     import tvmlite.testing
     fz = Fuzzer(seed, log_fd, trace_from)
     baseline = fz.baseline
+    initial_globals = fz.global_names()
     start = time.monotonic()
     fz.run(ncalls, None if seconds is None else start + seconds, crash_at, hang_at)
     elapsed = time.monotonic() - start
@@ -1008,7 +1004,7 @@ def run_batch(seed, ncalls, log_path=None, trace_from=None, leak_check=True, sec
         os.close(log_fd)
     return {"seed": seed, "calls": fz.ncalls, "seconds": round(elapsed, 2), "findings": fz.findings,
             "targets": dict(fz.stats), "outcomes": dict(fz.outcomes), "skipped": dict(fz.skipped),
-            "unreachable": dict(fz.unreachable), "leak": leak}
+            "unreachable": dict(fz.unreachable), "leak": leak, "globals": initial_globals}
 
 
 def _child_main(args):
@@ -1112,7 +1108,7 @@ def drive(total_calls, base_seed, nbatches=DEFAULT_BATCHES, seconds=None, timeou
     timeout = timeout or (5 if sanitize else 1) * (120 + per_batch // 50)  # a batch's cap; hangs end sooner
     merged = {"calls": 0, "batches": [], "findings": [], "targets": collections.Counter(),
               "outcomes": collections.Counter(), "skipped": collections.Counter(),
-              "unreachable": collections.Counter()}
+              "unreachable": collections.Counter(), "globals": set()}
     start = time.monotonic()
     seed = base_seed
     done_batches = 0
@@ -1138,6 +1134,7 @@ def drive(total_calls, base_seed, nbatches=DEFAULT_BATCHES, seconds=None, timeou
             merged["outcomes"].update(rep["outcomes"])
             merged["skipped"].update(rep["skipped"])
             merged["unreachable"].update(rep.get("unreachable", {}))
+            merged["globals"].update(rep.get("globals", ()))
             echo(f"batch seed={rep['seed']}: {rep['calls']} calls in {rep.get('seconds')}s, "
                  f"leak {rep.get('leak')}, {len(rep['findings'])} findings")
     return merged
