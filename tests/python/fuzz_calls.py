@@ -27,6 +27,7 @@ import collections
 import enum
 import gc
 import json
+import math
 import operator
 import os
 import pickle
@@ -705,8 +706,13 @@ class Fuzzer:
             self.call(f"{type(o).__name__}.misc", self._misc, [obj], kind="method")
 
     def _empty_zeroed(self, shape, dtype):
-        """nd.empty, zero-filled when numpy can view it: uninitialised data would make runs of a seed differ."""
+        """nd.empty, zero-filled when numpy can view it: uninitialised data would make runs of a seed differ.
+        An array above 1 MiB is dropped at once: a shape drawn from odd values can be gigabytes (never touched),
+        which later calls (save_json, structural_hash) would take minutes to go through."""
         x = self.tvmlite.nd.empty(shape, dtype)
+        dt = self.tvmlite.DataType(x.dtype)
+        if math.prod(x.shape) * ((dt.bits * dt.lanes + 7) // 8) > 1 << 20:
+            return None
         try:
             self.np.from_dlpack(x).view("uint8").fill(0)
         except Exception:
