@@ -103,6 +103,7 @@ class Fuzzer:
         self.depth = 0
         self.stats = collections.Counter()  # target -> calls
         self.outcomes = collections.Counter()  # exception type name (or "ok") -> count
+        self.examples = {}  # exception type name -> the first call that raised it
         self.skipped = collections.Counter()  # policy skips
         self.unreachable = collections.Counter()  # types with neither a constructor global nor a class
         self.findings = []
@@ -110,6 +111,7 @@ class Fuzzer:
         self._own_exc = set()  # ids of BaseExceptions our callbacks raised (alive while the call runs)
         self._own_exc_objs = []
         self._registered_names = set()
+        self._written = []  # objects whose fields the fuzzer wrote (see drop_values)
         self._dyn_types = {}
         self._unraisable = []
         self._old_hook = sys.unraisablehook
@@ -339,8 +341,8 @@ class Fuzzer:
                 cls = rng.choice([Pair, Array, Map, ShapeTuple, NDArray, tvmlite.Object, self.core.Function]
                                  + list(self.py_types.values()))
                 return Value(cls.__new__(cls), f"{cls.__name__}.__new__({cls.__name__})")  # a null handle
-            if k == 6:
-                name = rng.choice(self.global_names())
+            if k == 6:  # (not a function the policy bounds: as a value it would be called with any arguments)
+                name = rng.choice([n for n in self.global_names() if n not in POLICY])
                 return Value(tvmlite.get_global_func(name), f"get_global_func({name!r})")
             if k == 7:
                 P = self.py_types["FuzzPoint"]
@@ -668,7 +670,8 @@ class Fuzzer:
         elif k == 1 and isinstance(o, core.ObjectBase):  # write a field with an odd value
             names = self._field_names(o) or ["first"]
             attr = rng.choice(names + ["type_key", "handle", "nope"])
-            self.call(f"setattr(.{attr})", setattr, [obj, Value(attr, repr(attr)), self.draw()], kind="method")
+            if self.call(f"setattr(.{attr})", setattr, [obj, Value(attr, repr(attr)), self.draw()], kind="method"):
+                self._written.append(o)
         elif k == 2:  # __getitem__ with an odd index
             idx = rng.choice([self.draw_scalar(), self.draw_str(), Value(slice(None, None, -1), "::-1"),
                               Value(-1, "-1"), Value(2**63, "2**63"), Value(-2**63 - 1, "-2**63 - 1"), self.draw()])
@@ -879,6 +882,9 @@ class Fuzzer:
     def _check_exception(self, exc, where, target=None, args=None):
         name = _short(type(exc).__name__, 40)  # (testing.raise makes error classes named by any str)
         self.outcomes[name] += 1
+        if name not in self.examples and target is not None:  # the first call that raised each type
+            self.examples[name] = f"call=#{self.ncalls} {_short(self.describe(target, args), 400)}: {_short(str(exc), 200)}"
+
         if isinstance(exc, SystemError) and not isinstance(exc, self.tvmlite.TVMLiteError):
             self._finding(f"SystemError (C-API misuse): {exc!r}", where, target, args)
 
@@ -899,6 +905,19 @@ class Fuzzer:
             self.step()
 
     def drop_values(self):
+        """Drop every value the fuzzer holds, for the leak check.
+
+        C++ objects are reference-counted, so a cycle made through a writable field (``node.value = node``, or
+        ``node.value = [node]``) is never freed: by design, as in TVM. Only field writes make such cycles (a
+        constructor's arguments exist before the object), so the objects written to get None in their writable
+        fields first; the leak check then counts every other object that outlives its last reference."""
+        for o in self._written:
+            for name in self._field_names(o):
+                try:
+                    setattr(o, name, None)
+                except Exception:
+                    pass
+        self._written.clear()
         self.pool.clear()
         self._dyn_types.clear()
 
@@ -1010,7 +1029,8 @@ def run_batch(seed, ncalls, log_path=None, trace_from=None, leak_check=True, sec
         os.close(log_fd)
     return {"seed": seed, "calls": fz.ncalls, "seconds": round(elapsed, 2), "findings": fz.findings,
             "targets": dict(fz.stats), "outcomes": dict(fz.outcomes), "skipped": dict(fz.skipped),
-            "unreachable": dict(fz.unreachable), "leak": leak, "globals": initial_globals}
+            "unreachable": dict(fz.unreachable), "leak": leak, "globals": initial_globals,
+            "examples": fz.examples}
 
 
 def _child_main(args):
@@ -1114,7 +1134,7 @@ def drive(total_calls, base_seed, nbatches=DEFAULT_BATCHES, seconds=None, timeou
     timeout = timeout or (5 if sanitize else 1) * (120 + per_batch // 50)  # a batch's cap; hangs end sooner
     merged = {"calls": 0, "batches": [], "findings": [], "targets": collections.Counter(),
               "outcomes": collections.Counter(), "skipped": collections.Counter(),
-              "unreachable": collections.Counter(), "globals": set()}
+              "unreachable": collections.Counter(), "globals": set(), "examples": {}}
     start = time.monotonic()
     seed = base_seed
     done_batches = 0
@@ -1141,6 +1161,8 @@ def drive(total_calls, base_seed, nbatches=DEFAULT_BATCHES, seconds=None, timeou
             merged["skipped"].update(rep["skipped"])
             merged["unreachable"].update(rep.get("unreachable", {}))
             merged["globals"].update(rep.get("globals", ()))
+            for k, v in rep.get("examples", {}).items():
+                merged["examples"].setdefault(k, f"seed={rep['seed']} {v}")
             echo(f"batch seed={rep['seed']}: {rep['calls']} calls in {rep.get('seconds')}s, "
                  f"leak {rep.get('leak')}, {len(rep['findings'])} findings")
     return merged
@@ -1155,6 +1177,10 @@ def format_report(merged):
         lines.append(f"  {v:7d}  {k}")
     if merged["skipped"]:
         lines.append("skipped by policy: " + ", ".join(f"{k} {v}" for k, v in sorted(merged["skipped"].items())))
+    rare = [k for k, v in merged["outcomes"].items() if v < 10 and k in merged.get("examples", {})]
+    if rare:
+        lines.append("rare exceptions, first call:")
+        lines += [f"  {k}: {merged['examples'][k]}" for k in sorted(rare)]
     if merged["unreachable"]:
         lines.append("types with no constructor: " + ", ".join(sorted(merged["unreachable"])))
     lines.append("policy: " + "; ".join(f"{k}: {v[0]} ({v[1]})" for k, v in POLICY.items()))
@@ -1188,7 +1214,7 @@ def main(argv=None):
         merged = {"calls": rep["calls"], "batches": [rep], "findings": rep["findings"],
                   "targets": collections.Counter(rep["targets"]), "outcomes": collections.Counter(rep["outcomes"]),
                   "skipped": collections.Counter(rep["skipped"]),
-                  "unreachable": collections.Counter(rep["unreachable"])}
+                  "unreachable": collections.Counter(rep["unreachable"]), "examples": rep["examples"]}
     else:
         merged = drive(args.calls, args.seed, args.batches, args.seconds, jobs=args.jobs)
     print(format_report(merged))
