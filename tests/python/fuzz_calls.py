@@ -42,8 +42,10 @@ import time
 # Policy: the only targets whose arguments are bounded or that are not called. A target not here is fuzzed freely.
 # ----------------------------------------------------------------------------------------------------------------
 
-#: global name -> (action, reason). Actions: ("cap", index, lo, hi): an int argument at `index` is clamped to [lo, hi]
-#: (any other value there is passed as drawn); ("skip",): never called (counted and reported as skipped).
+#: global name -> (action, reason). Actions: ("cap", index, lo, hi): an int-like argument at `index` (int, numpy
+#: int, IntEnum...) is clamped to [lo, hi], any other value there is passed as drawn; ("skip",): never called (counted
+#: and reported as skipped). A function in this table is never handed out as a value (as a callback, or registered
+#: under another name, it would be called with unbounded arguments).
 POLICY = {
     "testing.sleep_ms": (("cap", 0, -5, 5), "sleeps for its argument: an int64 drawn at random would hang the batch"),
     "testing.call_n": (("cap", 1, -3, 20), "calls its callback n times: a huge n would hang the batch"),
