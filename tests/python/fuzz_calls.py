@@ -58,7 +58,7 @@ OWN_PREFIX = "fuzz.dyn."
 # ----------------------------------------------------------------------------------------------------------------
 
 DEFAULT_CALLS = 30000
-DEFAULT_CALLS_SANITIZE = 12000
+DEFAULT_CALLS_SANITIZE = 20000
 DEFAULT_SEED = 20261123
 DEFAULT_BATCHES = 3
 MAX_DEPTH = 3  # callbacks that call back into tvmlite nest at most this deep

@@ -5,7 +5,7 @@ Batches run in child processes on this run's backend (TVMLITE_FFI is inherited, 
 fuzzes the ctypes core too). A crash, hang, bare SystemError, unraisable exception or leaked object fails the test
 with the seed and the call, and the command that replays it.
 
-Budget: TVMLITE_FUZZ_CALLS (default 30000 per backend; 12000 when TVMLITE_SANITIZE_RUN=1), TVMLITE_FUZZ_SEED (the
+Budget: TVMLITE_FUZZ_CALLS (default 30000 per backend; 20000 when TVMLITE_SANITIZE_RUN=1), TVMLITE_FUZZ_SEED (the
 first batch's seed), TVMLITE_FUZZ_SECONDS (a soak: batches with new seeds until the time is up).
 """
 import pytest
