@@ -885,7 +885,8 @@ class Fuzzer:
         name = _short(type(exc).__name__, 40)  # (testing.raise makes error classes named by any str)
         self.outcomes[name] += 1
         if name not in self.examples and target is not None:  # the first call that raised each type
-            self.examples[name] = f"call=#{self.ncalls} {_short(self.describe(target, args), 400)}: {_short(str(exc), 200)}"
+            call = _short(self.describe(target, args), 400)
+            self.examples[name] = f"call=#{self.ncalls} {call}: {_short(str(exc), 200)}"
 
         if isinstance(exc, SystemError) and not isinstance(exc, self.tvmlite.TVMLiteError):
             self._finding(f"SystemError (C-API misuse): {exc!r}", where, target, args)

@@ -654,8 +654,9 @@ def test_surrogate_escaped_str_round_trips_as_its_bytes():
 # ----------------------------------------------------------------------------------------------------------------
 
 def test_buffer_without_strides_wraps_as_c_contiguous():
-    # seed=1 call=#1006 nd.from_dlpack(np.timedelta64(5, 's')) crashed: numpy datetime64/timedelta64 scalars export
-    # their 8 bytes with strides NULL although asked for strides, which the buffer protocol defines as C-contiguous.
+    # The fuzzer's first version crashed on nd.from_dlpack(np.timedelta64(5, 's')): numpy datetime64/timedelta64
+    # scalars export their 8 bytes with strides NULL although asked for strides, which the buffer protocol defines as
+    # C-contiguous.
     out = _run_clean("""
         import numpy as np, tvmlite
         for scalar in (np.timedelta64(5, "s"), np.datetime64(7, "D")):
@@ -705,7 +706,7 @@ def test_self_referential_container_at_any_stack_depth_frees_its_temporaries():
     # A self-referential list or dict converts until the recursion limit. The ctypes converter recurses in Python
     # frames, and at the limit the clean-up of the frames being unwound failed as well: the Functions made for the
     # callables inside (and the Python callables they hold, with what those capture) leaked, by how deep the stack
-    # already was (the fuzzer's leak check found it: seed 20261123 on the ctypes backend), and the error surfaced as
+    # already was (found by the fuzzer's leak check on the ctypes backend), and the error surfaced as
     # ctypes.ArgumentError. Now the nesting stops with a RecursionError while there is room left to clean up.
     out = _run_clean("""
         import gc, sys, tvmlite
