@@ -650,3 +650,94 @@ def test_surrogate_escaped_str_round_trips_as_its_bytes():
     s = b"ok \xff\xfe".decode("utf-8", "surrogateescape")  # what C++ strings that are not UTF-8 become
     assert echo(s) == s
     assert concat(s, "!") == s + "!"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Found by the fuzzer (tests/python/fuzz_calls.py; the seed and call are in each test's comment)
+# ----------------------------------------------------------------------------------------------------------------
+
+def test_buffer_without_strides_wraps_as_c_contiguous():
+    # The fuzzer's first version crashed on nd.from_dlpack(np.timedelta64(5, 's')): numpy datetime64/timedelta64
+    # scalars export their 8 bytes with strides NULL although asked for strides, which the buffer protocol defines as
+    # C-contiguous.
+    out = _run_clean("""
+        import numpy as np, tvmlite
+        for scalar in (np.timedelta64(5, "s"), np.datetime64(7, "D")):
+            x = tvmlite.nd.from_dlpack(scalar)
+            print(x.shape, x.dtype, x.strides, np.from_dlpack(x).view("int64")[0])
+    """)
+    assert out.splitlines() == ["(8,) uint8 None 5", "(8,) uint8 None 7"]
+
+
+@pytest.mark.parametrize("call,got", [
+    ("echo([p, evil])", "out[0]"), ("echo((evil, p, evil))", "out[1]"), ("echo({'k': p, 'e': evil})", "out['k']"),
+    ("echo({p: 1, 'e': evil})", "list(out.keys())[0]"), ("make_pair(p, evil)", "out.first"),
+    ("apply(lambda *a: a[0], p, 1, evil)", "out"), ("apply(lambda *a: a[8], *[1] * 8, p, evil)", "out"),
+    ("tvmlite.runtime.convert([p, evil])", "out[0]"), ("nop(p, evil)", None)])
+def test_object_argument_whose_wrapper_is_reinitialised_during_conversion(call, got):
+    # Converting a later value runs Python code (here a __dlpack__ probe) that re-initialises the wrapper of an
+    # earlier object argument, dropping the object it held. The converter used to borrow that object's handle: the
+    # callee then got freed memory (an Array showed the Function made for `evil` in p's place, allocated where p's
+    # object had been). The handle is held now: C++ gets the object p held when p was converted.
+    out = _run_clean(f"""
+        import tvmlite
+        from tvmlite.testing import Pair
+        echo, nop = tvmlite.get_global_func("testing.echo"), tvmlite.get_global_func("testing.nop")
+        apply, make_pair = tvmlite.get_global_func("testing.apply"), tvmlite.get_global_func("testing.Pair")
+        p = Pair("old", [1, 2, 3])
+        old = p.handle
+        class Evil:
+            def __getattr__(self, name):
+                p.__init_handle_by_constructor__(make_pair, "new", 2)  # p's old object loses its only reference
+                raise AttributeError(name)
+            def __call__(self):
+                pass
+        evil = Evil()
+        out = {call}
+        if {got!r} is not None:
+            got = {got}
+            print("converted:", type(got).__name__, got.first, got.handle == old)
+        print("reinitialised:", p.first, p.handle != old)
+    """)
+    assert "reinitialised: new True" in out
+    if got is not None:
+        # p converted before the re-initialisation gives its old object; after it (out[1] above), the new one.
+        assert ("converted: Pair new False" if call.startswith("echo((evil") else "converted: Pair old True") in out
+
+
+def test_self_referential_container_at_any_stack_depth_frees_its_temporaries():
+    # A self-referential list or dict converts until the recursion limit. The ctypes converter recurses in Python
+    # frames, and at the limit the clean-up of the frames being unwound failed as well: the Functions made for the
+    # callables inside (and the Python callables they hold, with what those capture) leaked, by how deep the stack
+    # already was (found by the fuzzer's leak check on the ctypes backend), and the error surfaced as
+    # ctypes.ArgumentError. Now the nesting stops with a RecursionError while there is room left to clean up.
+    out = _run_clean("""
+        import gc, sys, tvmlite
+        from tvmlite._ffi import core
+        from tvmlite.testing import object_count, Pair
+        echo = tvmlite.get_global_func("testing.echo")
+        def held():
+            return len(sys.modules["tvmlite._ffi._ctypes.base"]._HELD) if core.BACKEND == "ctypes" else 0
+        def deep(n, f):
+            return f() if n == 0 else deep(n - 1, f)
+        kinds = set()
+        base_count, base_held = object_count(), held()
+        for start in range(60):
+            for make in range(2):
+                keep = Pair(1, 2)
+                cb = lambda keep=keep: keep
+                if make == 0:
+                    value = [cb, "a" + chr(0) + "b", Pair(3, 4)]
+                    value.append(value)
+                else:
+                    value = {"f": cb}
+                    value["self"] = [value]
+                try:
+                    deep(start, lambda: echo(value))
+                except Exception as e:
+                    kinds.add(type(e).__name__)
+                del value, cb, keep
+        gc.collect()
+        print("leaked", object_count() - base_count, "held", held() - base_held, sorted(kinds))
+    """)
+    assert "leaked 0 held 0 ['RecursionError']" in out

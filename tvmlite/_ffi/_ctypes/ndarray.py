@@ -349,9 +349,13 @@ def ndarray_handle_from_buffer(obj):
     strides = (c_int64 * max(ndim, 1))()
     compact = True
     expected = view.itemsize
+    if ndim > 0 and not view.shape:
+        raise ValueError(f"tvmlite cannot wrap a buffer of {type(obj).__name__} without a shape")
     for i in range(ndim - 1, -1, -1):
         shape[i] = view.shape[i]
-        stride = view.strides[i]
+        # An exporter may leave strides NULL even when asked for them (numpy datetime64 scalars do): by the buffer
+        # protocol that means C-contiguous.
+        stride = view.strides[i] if view.strides else expected
         if stride % view.itemsize != 0:
             raise ValueError("tvmlite cannot wrap a buffer whose strides are not a multiple of its item size")
         strides[i] = stride // view.itemsize

@@ -5,6 +5,8 @@ Conversions that must make an object (list -> Array, callable -> Function, numpy
 ``temps`` list, released after the call.
 """
 import ctypes
+import sys
+import threading
 from ctypes import byref, c_int32, c_void_p
 
 from .base import (INT64_MAX, INT64_MIN, LIB, HEADER_SIZE, TYPE_INDEX_OFFSET, RELEASE_HELD_ADDR, FunctionCall,
@@ -55,6 +57,10 @@ def make_arg(arg, out, temps, fname, index):
                              f"(never constructed or released)")
         out.type_index = _i32_at(h + TYPE_INDEX_OFFSET).value
         out.v_obj = h
+        # Held, not borrowed: converting the values after it can run Python code that re-initialises arg's wrapper
+        # (__init_handle_by_constructor__), which drops the object it held.
+        ObjectIncRef(h)
+        temps.append(h)
     elif isinstance(arg, str):
         try:
             s = arg.encode("utf-8")
@@ -140,31 +146,61 @@ def make_args(values, fname, index=None):
     return arr, temps
 
 
+# Nested lists and dicts convert recursively, in Python frames. At the interpreter's recursion limit every call
+# fails, the clean-up calls that release the temporaries of the frames being unwound included: a self-referential
+# list leaked objects. So the nesting stops with a RecursionError while there is room left to clean up.
+_nesting = threading.local()
+_FRAMES_PER_LEVEL = 3  # make_arg -> make_array/make_map -> make_args
+_CLEANUP_FRAMES = 40
+
+
+def _enter_container():
+    """Count one more level of container nesting; RecursionError when the clean-up would have no room left."""
+    depth = getattr(_nesting, "depth", 0)
+    if depth == 0:  # the outermost container: how deep is the stack already?
+        frame, used = sys._getframe(), 0
+        while frame is not None:
+            used += 1
+            frame = frame.f_back
+        _nesting.levels = (sys.getrecursionlimit() - used - _CLEANUP_FRAMES) // _FRAMES_PER_LEVEL
+    if depth >= _nesting.levels:
+        raise RecursionError("maximum recursion depth exceeded while converting a nested list or dict argument")
+    _nesting.depth = depth + 1
+
+
 def make_array(seq, fname, index):
     """A new Array handle holding the converted items of seq."""
-    # A snapshot: converting an item runs Python code that may resize seq, and it keeps the items alive meanwhile.
-    seq = tuple(seq)
-    items, temps = make_args(seq, fname, index)
-    out = c_void_p()
+    _enter_container()
     try:
-        check_call(LIB.TVMLiteArrayCreate(items, len(seq), byref(out)))
+        # A snapshot: converting an item runs Python code that may resize seq, and it keeps the items alive.
+        seq = tuple(seq)
+        items, temps = make_args(seq, fname, index)
+        out = c_void_p()
+        try:
+            check_call(LIB.TVMLiteArrayCreate(items, len(seq), byref(out)))
+        finally:
+            release_temps(temps)
+        return out.value
     finally:
-        release_temps(temps)
-    return out.value
+        _nesting.depth -= 1
 
 
 def make_map(d, fname, index):
     """A new Map handle holding the converted items of dict d."""
-    flat = []
-    for k, v in list(dict.items(d)):  # a snapshot, as in make_array: d may change while its items convert
-        flat += (k, v)
-    kv, temps = make_args(flat, fname, index)
-    out = c_void_p()
+    _enter_container()
     try:
-        check_call(LIB.TVMLiteMapCreate(kv, len(flat) // 2, byref(out)))
+        flat = []
+        for k, v in list(dict.items(d)):  # a snapshot, as in make_array: d may change while its items convert
+            flat += (k, v)
+        kv, temps = make_args(flat, fname, index)
+        out = c_void_p()
+        try:
+            check_call(LIB.TVMLiteMapCreate(kv, len(flat) // 2, byref(out)))
+        finally:
+            release_temps(temps)
+        return out.value
     finally:
-        release_temps(temps)
-    return out.value
+        _nesting.depth -= 1
 
 
 def make_ret(v):

@@ -262,6 +262,7 @@ cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
     cdef int i
     cdef bint compact = True
     cdef Py_ssize_t expected
+    cdef Py_ssize_t stride
     if ctx == NULL:
         raise MemoryError()
     if PyObject_GetBuffer(obj, &ctx.view, PyBUF_RECORDS_RO) != 0:
@@ -272,12 +273,17 @@ cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
             raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {ctx.view.ndim}")
         _dtype_from_format(ctx.view.format, ctx.view.itemsize, &t.dtype)
         expected = ctx.view.itemsize
+        if ctx.view.ndim > 0 and ctx.view.shape == NULL:
+            raise ValueError(f"tvmlite cannot wrap a buffer of {type(obj).__name__} without a shape")
         for i in range(ctx.view.ndim - 1, -1, -1):
             shape[i] = ctx.view.shape[i]
-            if ctx.view.strides[i] % ctx.view.itemsize != 0:
+            # An exporter may leave strides NULL even when asked for them (numpy datetime64 scalars do): by the
+            # buffer protocol that means C-contiguous.
+            stride = ctx.view.strides[i] if ctx.view.strides != NULL else expected
+            if stride % ctx.view.itemsize != 0:
                 raise ValueError("tvmlite cannot wrap a buffer whose strides are not a multiple of its item size")
-            strides[i] = ctx.view.strides[i] // ctx.view.itemsize
-            if shape[i] != 1 and ctx.view.strides[i] != expected:
+            strides[i] = stride // ctx.view.itemsize
+            if shape[i] != 1 and stride != expected:
                 compact = False
             expected *= shape[i]
     except BaseException:

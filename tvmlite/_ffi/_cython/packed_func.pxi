@@ -24,7 +24,11 @@ cdef str _callee_name(object fname):
 
 cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fname, int index) except -1:
     """Fill out with a view of arg. A created object goes to *temp (the caller releases it after the call).
-    fname (a name or the Function called) appears in error messages."""
+    fname (a name or the Function called) appears in error messages.
+
+    An object argument is held too (a reference in *temp), not borrowed: converting the values after it (list
+    items, dict values, later arguments) can run Python code that re-initialises its wrapper
+    (``__init_handle_by_constructor__``), which drops the object the wrapper held."""
     cdef int overflow = 0
     cdef Py_ssize_t size
     cdef const char* s
@@ -49,6 +53,8 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
                              f"(never constructed or released)")
         out.type_index = (<ObjectBase>arg).chandle.type_index
         out.v_obj = (<ObjectBase>arg).chandle
+        TVMLiteObjectIncRef(out.v_obj)
+        temp[0] = out.v_obj
     elif PyUnicode_Check(arg):
         s = utf8_or_null(arg, &size)
         if s != NULL and memchr(s, 0, size) == NULL:
@@ -106,6 +112,12 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
                         f"{type(arg).__module__}.{type(arg).__qualname__}, "
                         f"which tvmlite cannot pass to C++")
     return 0
+
+
+cdef inline bint _converts_without_python_code(object arg):
+    """Whether make_arg converts arg without running any Python code (no __index__, __dlpack__ probe, list item)."""
+    return (arg is None or PyBool_Check(arg) or PyLong_CheckExact(arg) or PyFloat_CheckExact(arg)
+            or PyUnicode_Check(arg) or isinstance(arg, (DataType, Device)))
 
 
 cdef inline bint _has_len(object o):
@@ -318,10 +330,11 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
     cdef TVMLiteTensorView tensor_views[MAX_STACK_ARGS]
     cdef TVMLiteAny* values = stack_values
     cdef TVMLiteObject** temps = stack_temps
-    cdef Py_ssize_t i, done = 0
+    cdef Py_ssize_t i, j, done = 0
     cdef TVMLiteObject* h = func.chandle
     cdef TVMLiteFunctionCell* cell
     cdef int ret, saved_depth
+    cdef bint hold_objects = False
     if h == NULL or h.type_index != kTVMLiteFunction:
         _raise_uncallable(func)
     if n > MAX_STACK_ARGS:
@@ -340,10 +353,21 @@ cdef int call_function(Function func, PyObject** args, Py_ssize_t n, TVMLiteAny*
                 values[i].type_index = (<ObjectBase>arg).chandle.type_index
                 values[i].reserved = 0
                 values[i].v_obj = (<ObjectBase>arg).chandle
+                if hold_objects:
+                    TVMLiteObjectIncRef(values[i].v_obj)
+                    temps[i] = values[i].v_obj
                 continue
             # numpy arrays travel as borrowed views in this call's stack (first MAX_STACK_ARGS arguments).
             if i < MAX_STACK_ARGS and numpy_view_arg(arg, &tensor_views[i], &values[i]):
                 continue
+            if not hold_objects and not _converts_without_python_code(arg):
+                # Converting arg may run Python code, which may re-initialise the wrapper of an object argument
+                # and so drop the object an earlier slot borrows: from here on, object arguments are held.
+                hold_objects = True
+                for j in range(i):
+                    if values[j].type_index >= kTVMLiteStaticObjectBegin and temps[j] == NULL:
+                        TVMLiteObjectIncRef(values[j].v_obj)
+                        temps[j] = values[j].v_obj
             make_arg(arg, &values[i], &temps[i], func, i)
         cell = <TVMLiteFunctionCell*>object_cell(h)
         result.type_index = kTVMLiteNone
