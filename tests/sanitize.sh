@@ -34,6 +34,7 @@ export ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:halt_on_error=1:
 suppressions=$PWD/tests/sanitize_site/asan.supp:log_path=$LOG_DIR/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$LOG_DIR/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
+export TVMLITE_SANITIZE_RUN=1  # longer time limits where tests have them (the fuzz test's hang detection)
 status=0
 start=$SECONDS
 python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
