@@ -505,6 +505,22 @@ def test_invalid_device_cannot_be_made(args, message):
         tvmlite.nd.device(*args)
 
 
+@pytest.mark.parametrize("args, error, message", [
+    ((1.5, 0), TypeError, "Device: device_type must be an int, got float"),  # not truncated to cpu(0)
+    ((1, 2.7), TypeError, "Device: device_id must be an int, got float"),
+    (("1", 0), TypeError, "Device: device_type must be an int, got str"),
+    ((None, 0), TypeError, "Device: device_type must be an int, got NoneType"),
+    ((2**64, 0), ValueError, "Device: device_type 18446744073709551616 is out of range"),
+])
+def test_device_numbers_must_be_ints(args, error, message):
+    with pytest.raises(error, match=message):
+        tvmlite.runtime.Device(*args)
+
+
+def test_device_accepts_integer_likes():
+    assert tvmlite.runtime.Device(np.int32(1), np.uint8(0)) == tvmlite.nd.cpu(0)
+
+
 def test_device_made_without_init_is_cpu():
     dev = tvmlite.runtime.Device.__new__(tvmlite.runtime.Device)
     assert dev == tvmlite.nd.cpu(0)

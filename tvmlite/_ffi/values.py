@@ -6,7 +6,8 @@ kind, and only where the value survives the trip.
 """
 import sys
 
-__all__ = ["c_name", "numpy_scalar_value", "str_utf8_fallback", "dlpack_export_version", "shape_dims"]
+__all__ = ["c_name", "numpy_scalar_value", "str_utf8_fallback", "dlpack_export_version", "shape_dims",
+           "device_numbers"]
 
 
 def c_name(name, what):
@@ -101,4 +102,21 @@ def shape_dims(shape, fname):
         if not 0 <= d < 1 << 63:
             raise ValueError(f"{fname}: dimension {d} of shape {dims} is out of range [0, 2**63)")
         out.append(d)
+    return tuple(out)
+
+
+def device_numbers(device_type, device_id):
+    """``(device_type, device_id)`` as int64s for C, which checks that they name a device: TypeError for a
+    non-integer (a float would silently truncate), ValueError for one no int64 holds."""
+    import operator
+
+    out = []
+    for what, value in (("device_type", device_type), ("device_id", device_id)):
+        try:
+            value = operator.index(value)
+        except TypeError:
+            raise TypeError(f"Device: {what} must be an int, got {type(value).__name__}") from None
+        if not -(1 << 63) <= value < 1 << 63:
+            raise ValueError(f"Device: {what} {value} is out of range")
+        out.append(value)
     return tuple(out)

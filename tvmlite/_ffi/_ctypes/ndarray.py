@@ -6,7 +6,7 @@ from .base import (LIB, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR, TYPE_INDEX_OFF
                    DLManagedTensor, DLManagedTensorVersioned, ObjectDecRef, ObjectIncRef, as_c_int, check_call,
                    hold, kDLBool, kDLCPU, kDLFloat, kDLInt, kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
 from . import _capsule as _capsule_destructors
-from ..values import dlpack_export_version, shape_dims
+from ..values import device_numbers, dlpack_export_version, shape_dims
 from .object import ObjectBase, make_object, set_default_class
 
 MAX_NDIM = 32
@@ -146,7 +146,7 @@ class Device:
         # C checks the numbers: a Device never holds a value outside DLDeviceType, so save_json/structural_hash
         # never see one.
         dev = DLDevice()
-        check_call(LIB.TVMLiteDeviceCreate(as_c_int(device_type, 64), as_c_int(device_id, 64), byref(dev)))
+        check_call(LIB.TVMLiteDeviceCreate(*device_numbers(device_type, device_id), byref(dev)))
         self._cdevice = dev
 
     @property

@@ -256,6 +256,7 @@ cdef object numpy_scalar_value = _import_from("tvmlite._ffi.values", "numpy_scal
 cdef object str_utf8_fallback = _import_from("tvmlite._ffi.values", "str_utf8_fallback")
 cdef object dlpack_export_version = _import_from("tvmlite._ffi.values", "dlpack_export_version")
 cdef object shape_dims = _import_from("tvmlite._ffi.values", "shape_dims")
+cdef object device_numbers = _import_from("tvmlite._ffi.values", "device_numbers")
 
 
 cdef inline TVMLiteByteArray bytes_view(bytes b):

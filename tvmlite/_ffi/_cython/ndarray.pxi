@@ -76,10 +76,12 @@ cdef class Device:
         self.cdevice.device_type = kDLCPU  # even Device.__new__(Device) holds a valid device
         self.cdevice.device_id = 0
 
-    def __init__(self, int64_t device_type, int64_t device_id=0):
+    def __init__(self, device_type, device_id=0):
         # C checks the numbers: a Device never holds a value outside DLDeviceType, so save_json/structural_hash
         # never see one.
-        CHECK_CALL(TVMLiteDeviceCreate(device_type, device_id, &self.cdevice))
+        cdef int64_t checked_type, checked_id
+        checked_type, checked_id = device_numbers(device_type, device_id)
+        CHECK_CALL(TVMLiteDeviceCreate(checked_type, checked_id, &self.cdevice))
 
     @property
     def device_type(self):
