@@ -28,19 +28,12 @@ import pytest
 import tvmlite
 from tvmlite._ffi import core
 from tvmlite.runtime import Array, Map
-from tvmlite.testing import Pair, object_count
+from tvmlite.testing import (Pair, add_int, apply, call_n, concat, echo, get_field, object_count, sleep_ms,
+                             sum_array)
 
 NUM_THREADS = 8
 SCALE = int(os.environ.get("TVMLITE_STRESS_SCALE", "1"))
 
-echo = tvmlite.get_global_func("testing.echo")
-apply = tvmlite.get_global_func("testing.apply")
-call_n = tvmlite.get_global_func("testing.call_n")
-add_int = tvmlite.get_global_func("testing.add_int")
-concat = tvmlite.get_global_func("testing.concat")
-sum_array = tvmlite.get_global_func("testing.sum_array")
-get_field = tvmlite.get_global_func("testing.get_field")
-sleep_ms = tvmlite.get_global_func("testing.sleep_ms")
 
 
 # ----------------------------------------------------------------------------------------------------------------
