@@ -705,6 +705,25 @@ def test_object_argument_whose_wrapper_is_reinitialised_during_conversion(call, 
         assert ("converted: Pair new False" if call.startswith("echo((evil") else "converted: Pair old True") in out
 
 
+def test_callee_keeps_an_argument_whose_wrapper_a_callback_reinitialises():
+    # While C++ runs, a callback can re-initialise the wrapper of an argument the call borrowed, dropping the
+    # object's last Python-side reference. A typed body holds its object arguments (unpacking takes a reference),
+    # so call_n keeps calling the Function it was given, not freed memory.
+    out = _run_clean("""
+        import tvmlite
+        from tvmlite.testing import call_n, echo
+        calls = []
+        def body():
+            calls.append("body")
+            f.__init_handle_by_constructor__(echo, tvmlite.runtime.convert(lambda: calls.append("other")))
+        f = tvmlite.runtime.convert(body)
+        call_n(f, 5)
+        f()
+        print(calls)
+    """)
+    assert out.strip().splitlines()[-1] == str(["body"] * 5 + ["other"])
+
+
 def test_self_referential_container_at_any_stack_depth_frees_its_temporaries():
     # A self-referential list or dict converts until the recursion limit. The ctypes converter recurses in Python
     # frames, and at the limit the clean-up of the frames being unwound failed as well: the Functions made for the
