@@ -13,6 +13,9 @@
  * - A TVMLiteAny is a 16-byte tagged value. In an argument array it is a *view*: it borrows objects and raw
  *   pointers. In a result slot it is *owned*: an object in it carries one strong reference for the receiver, and
  *   raw-pointer kinds (RawStr, ByteArrayPtr, DLTensorPtr) never appear there.
+ * - Layouts are fixed for 64-bit targets and checked at compile time below (TVMLITE_STATIC_ASSERT): a 16-byte Any,
+ *   a 24-byte object header, cells directly after the header. Bindings that cannot include this header (ctypes)
+ *   read every constant and layout fact from TVMLiteGetABIConstants() instead of restating it.
  */
 #ifndef TVMLITE_C_API_H_
 #define TVMLITE_C_API_H_
@@ -26,6 +29,13 @@
 #define TVMLITE_DLL __declspec(dllexport)
 #else
 #define TVMLITE_DLL __attribute__((visibility("default")))
+#endif
+
+/*! \brief A compile-time check that compiles as C11 and as C++11. */
+#ifdef __cplusplus
+#define TVMLITE_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define TVMLITE_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
 #ifdef __cplusplus
@@ -148,6 +158,23 @@ typedef struct {
   DLTensor tensor;
   uint64_t flags;
 } TVMLiteNDArrayObject;
+
+/*! \brief Most dimensions an NDArray may have: the one definition (C++, both Python bindings use it). */
+#define kTVMLiteMaxNDim 32
+
+/* The layouts bindings read by address (ctypes restates them as offsets; TVMLITE_OBJECT_CELL relies on them). */
+TVMLITE_STATIC_ASSERT(sizeof(TVMLiteObject) == 24, "TVMLiteObject must be 24 bytes");
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteObject, type_index) == 8, "TVMLiteObject.type_index must be at byte 8");
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteObject, deleter) == 16, "TVMLiteObject.deleter must be at byte 16");
+TVMLITE_STATIC_ASSERT(sizeof(TVMLiteAny) == 16, "TVMLiteAny must be 16 bytes");
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteAny, v_int64) == 8, "TVMLiteAny's value must be at byte 8");
+TVMLITE_STATIC_ASSERT(sizeof(DLDataType) <= 8 && sizeof(DLDevice) <= 8, "dtype and device must fit an Any");
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteNDArrayObject, tensor) == sizeof(TVMLiteObject),
+                      "an NDArray's DLTensor must directly follow the header");
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteStringCell, size) == 8 && offsetof(TVMLiteSeqCell, size) == 8 &&
+                          offsetof(TVMLiteShapeCell, size) == 8,
+                      "cells keep their data pointer at byte 0 and their size at byte 8");
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteTensorView, tensor) == 0, "a TVMLiteTensorView* must be a DLTensor*");
 
 /*! \brief Return a pointer to the cell that follows an object's header. */
 #define TVMLITE_OBJECT_CELL(type, handle) ((type*)((char*)(handle) + sizeof(TVMLiteObject)))
@@ -327,6 +354,7 @@ typedef struct {
   int32_t reserved;
   void* resource; /*!< The resource given to TVMLiteFunctionCreate (NULL for C++ functions); read-only. */
 } TVMLiteFunctionCell;
+TVMLITE_STATIC_ASSERT(offsetof(TVMLiteFunctionCell, flags) == 8, "TVMLiteFunctionCell.flags must be at byte 8");
 
 /*! \brief Call a function object (shorthand for its cell's safe_call). */
 TVMLITE_DLL int TVMLiteFunctionCall(TVMLiteObjectHandle func, const TVMLiteAny* args, int32_t num_args,
@@ -437,6 +465,24 @@ TVMLITE_DLL int TVMLiteDataTypeToString(DLDataType dtype, TVMLiteObjectHandle* o
  * DLDevice that tvmlite hands out holds a value outside its enum.
  */
 TVMLITE_DLL int TVMLiteDeviceCreate(int64_t device_type, int64_t device_id, DLDevice* out);
+
+/* ------------------------------------------------------------------------------------------------------------
+ * ABI constants
+ * ------------------------------------------------------------------------------------------------------------ */
+
+/*! \brief One named fact of this header: an enum value, a sizeof or an offsetof. */
+typedef struct {
+  const char* name; /*!< As spelled in C: "kTVMLiteInt", "sizeof(TVMLiteAny)", "offsetof(TVMLiteObject, deleter)". */
+  int64_t value;
+} TVMLiteABIConstant;
+
+/*!
+ * \brief The table of this header's constants and layouts, computed by the compiler that built the runtime: every
+ * type index, field and function flag, kTVMLiteMaxNDim, the DLPack codes, and sizeof/offsetof of every struct a
+ * binding mirrors. It is the source for bindings that cannot include this header (the ctypes backend builds its
+ * constants from it and checks its structures against it). out: a static array of num entries; names are unique.
+ */
+TVMLITE_DLL int TVMLiteGetABIConstants(const TVMLiteABIConstant** out, int32_t* num);
 
 #ifdef __cplusplus
 }  // extern "C"

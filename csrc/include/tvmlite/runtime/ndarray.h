@@ -16,7 +16,7 @@ namespace runtime {
 /*! \brief Alignment of storage that tvmlite allocates: one cache line, enough for AVX-512 loads. */
 constexpr size_t kAllocAlignment = 64;
 /*! \brief Most dimensions an NDArray may have (Python's buffer and nd.empty paths share the limit). */
-constexpr int64_t kMaxNDim = 32;
+constexpr int64_t kMaxNDim = kTVMLiteMaxNDim;
 
 class NDArrayObj : public Object {
  public:
