@@ -67,6 +67,16 @@ cdef extern from "tvmlite/c_api.h" nogil:
 
     enum:
         kDLCPU
+        kDLCUDA
+        kDLCUDAHost
+        kDLOpenCL
+        kDLVulkan
+        kDLMetal
+        kDLROCM
+        kDLExtDev
+        kDLOneAPI
+        kDLWebGPU
+        kDLHexagon
         DLPACK_FLAG_BITMASK_READ_ONLY
         kDLInt
         kDLUInt
@@ -97,6 +107,8 @@ cdef extern from "tvmlite/c_api.h" nogil:
         kTVMLiteShape
         kTVMLiteNDArray
         kTVMLiteModule
+        kTVMLiteDynObjectBegin
+        kTVMLiteMaxNDim
         kTVMLiteFunctionLongRunning
         kTVMLiteFieldWritable
         kTVMLiteFieldOptional

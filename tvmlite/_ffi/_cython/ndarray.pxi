@@ -2,8 +2,6 @@
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_IsValid, PyCapsule_GetPointer, PyCapsule_SetName
 
-DEF MAX_NDIM = 32
-
 
 cdef class DataType:
     """An element type such as ``float32``; compares equal to its name."""
@@ -64,8 +62,9 @@ cdef object make_data_type(DLDataType t):
     return d
 
 
-_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
-                 12: "ext_dev", 14: "oneapi", 15: "webgpu", 16: "hexagon"}
+_DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host", kDLOpenCL: "opencl", kDLVulkan: "vulkan",
+                 kDLMetal: "metal", kDLROCM: "rocm", kDLExtDev: "ext_dev", kDLOneAPI: "oneapi", kDLWebGPU: "webgpu",
+                 kDLHexagon: "hexagon"}
 
 
 cdef class Device:
@@ -258,8 +257,8 @@ cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
     learn_numpy_type(obj)
     cdef BufferCtx* ctx = <BufferCtx*>malloc(sizeof(BufferCtx))
     cdef DLTensor t
-    cdef int64_t strides[MAX_NDIM]
-    cdef int64_t shape[MAX_NDIM]
+    cdef int64_t strides[kTVMLiteMaxNDim]
+    cdef int64_t shape[kTVMLiteMaxNDim]
     cdef TVMLiteObject* out = NULL
     cdef int i
     cdef bint compact = True
@@ -271,8 +270,8 @@ cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
         free(ctx)
         return NULL
     try:
-        if ctx.view.ndim > MAX_NDIM:
-            raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {ctx.view.ndim}")
+        if ctx.view.ndim > kTVMLiteMaxNDim:
+            raise ValueError(f"tvmlite supports at most {kTVMLiteMaxNDim} dimensions, got {ctx.view.ndim}")
         _dtype_from_format(ctx.view.format, ctx.view.itemsize, &t.dtype)
         expected = ctx.view.itemsize
         if ctx.view.ndim > 0 and ctx.view.shape == NULL:
@@ -385,13 +384,13 @@ def from_dlpack(obj):
 
 def ndarray_empty(shape, dtype, Device device=None):
     """An uninitialised compact NDArray (64-byte aligned)."""
-    cdef int64_t dims[MAX_NDIM]
+    cdef int64_t dims[kTVMLiteMaxNDim]
     cdef DLDevice dev
     cdef TVMLiteObject* out = NULL
     cdef DataType dt = dtype if isinstance(dtype, DataType) else DataType(dtype)
     shape = shape_dims(shape, "nd.empty")
-    if len(shape) > MAX_NDIM:
-        raise ValueError(f"tvmlite supports at most {MAX_NDIM} dimensions, got {len(shape)}")
+    if len(shape) > kTVMLiteMaxNDim:
+        raise ValueError(f"tvmlite supports at most {kTVMLiteMaxNDim} dimensions, got {len(shape)}")
     for i, d in enumerate(shape):
         dims[i] = d
     dev.device_type = kDLCPU if device is None else device.cdevice.device_type
