@@ -26,37 +26,26 @@ except OSError as err:  # pragma: no cover - depends on the build
     raise ImportError(f"tvmlite ctypes backend: cannot load {_LIB_PATH}: {err}") from err
 
 # ---------------------------------------------------------------------------------------------------------------
-# Constants
+# Constants: read from the runtime's table (TVMLiteGetABIConstants), never restated here
 # ---------------------------------------------------------------------------------------------------------------
-kDLCPU = 1
-kDLInt, kDLUInt, kDLFloat, kDLOpaqueHandle, kDLBfloat, kDLComplex, kDLBool = 0, 1, 2, 3, 4, 5, 6
 
-kTVMLiteNone = 0
-kTVMLiteInt = 1
-kTVMLiteBool = 2
-kTVMLiteFloat = 3
-kTVMLiteOpaquePtr = 4
-kTVMLiteDataType = 5
-kTVMLiteDevice = 6
-kTVMLiteDLTensorPtr = 7
-kTVMLiteRawStr = 8
-kTVMLiteByteArrayPtr = 9
-kTVMLiteStaticObjectBegin = 64
-kTVMLiteObject = 64
-kTVMLiteString = 65
-kTVMLiteBytes = 66
-kTVMLiteError = 67
-kTVMLiteFunction = 68
-kTVMLiteArray = 69
-kTVMLiteMap = 70
-kTVMLiteShape = 71
-kTVMLiteNDArray = 72
-kTVMLiteModule = 73
 
-kTVMLiteFieldWritable = 1
-kTVMLiteFieldOptional = 8
-kTVMLiteDynFieldSelf = -2
-kTVMLiteFunctionLongRunning = 1
+class TVMLiteABIConstant(Structure):
+    _fields_ = [("name", c_char_p), ("value", c_int64)]
+
+
+def _read_abi_constants():
+    table, num = POINTER(TVMLiteABIConstant)(), c_int32()
+    _LIB.TVMLiteGetABIConstants(byref(table), byref(num))
+    return {c.name.decode(): c.value for c in table[:num.value]}
+
+
+#: Every constant and layout fact of c_api.h, named as in C: "kTVMLiteInt", "sizeof(TVMLiteAny)",
+#: "offsetof(TVMLiteObject, type_index)".
+ABI = _read_abi_constants()
+# The enum values under their C names (kTVMLiteInt, kTVMLiteFieldOptional, kDLCPU, DLPACK_FLAG_BITMASK_READ_ONLY...);
+# a name the runtime does not export fails the importing module's `from .base import`.
+globals().update((name, value) for name, value in ABI.items() if "(" not in name)
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -141,9 +130,63 @@ class TVMLiteErrorCell(Structure):
                 ("payload", c_void_p), ("payload_deleter", c_void_p)]
 
 
-HEADER_SIZE = 24  # sizeof(TVMLiteObject): ref_count, type_index, reserved, deleter; cells follow it
-TYPE_INDEX_OFFSET = 8
-NDARRAY_TENSOR_OFFSET = HEADER_SIZE
+
+
+def _c_layouts(abi):
+    """{struct name: (sizeof, {field: offsetof})} from the table's "sizeof(S)" and "offsetof(S, f)" entries."""
+    layouts = {}
+    for key, value in abi.items():
+        if key.startswith("sizeof("):
+            layouts.setdefault(key[7:-1], [None, {}])[0] = value
+        elif key.startswith("offsetof("):
+            struct, field = key[9:-1].split(", ")
+            layouts.setdefault(struct, [None, {}])[1][field] = value
+    return layouts
+
+
+C_LAYOUTS = _c_layouts(ABI)
+
+
+def check_layout(struct):
+    """The differences between a ctypes Structure and the C struct of the same name (an empty list when they agree):
+    its size and the offset of every field the runtime's table lists."""
+    name = struct.__name__
+    size, offsets = C_LAYOUTS.get(name, (None, {}))
+    problems = []
+    if size != ctypes.sizeof(struct):
+        problems.append(f"sizeof({name}) is {size} in C, {ctypes.sizeof(struct)} here")
+    for field_name, offset in offsets.items():
+        field = getattr(struct, field_name, None)
+        if field is None or field.offset != offset:
+            problems.append(f"offsetof({name}, {field_name}) is {offset} in C, "
+                            f"{None if field is None else field.offset} here")
+    return problems
+
+
+MIRRORED_STRUCTS = (DLDataType, DLDevice, DLTensor, DLManagedTensor, DLPackVersion, DLManagedTensorVersioned,
+                    TVMLiteAny, TVMLiteByteArray, TVMLiteDynFieldSpec, TVMLiteFieldInfo, TVMLiteTypeInfo,
+                    TVMLiteErrorCell)
+_problems = [p for struct in MIRRORED_STRUCTS for p in check_layout(struct)]
+if _problems:
+    raise ImportError("tvmlite ctypes backend: its structures do not match the runtime's (" + _LIB_PATH + "): " +
+                      "; ".join(_problems))
+del _problems
+
+# Byte offsets from an object handle (cells directly follow the header) and within arrays of values.
+HEADER_SIZE = ABI["sizeof(TVMLiteObject)"]
+TYPE_INDEX_OFFSET = ABI["offsetof(TVMLiteObject, type_index)"]
+ANY_SIZE = ABI["sizeof(TVMLiteAny)"]
+ANY_VALUE_OFFSET = ABI["offsetof(TVMLiteAny, v_int64)"]
+STRING_DATA_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteStringCell, data)"]
+STRING_SIZE_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteStringCell, size)"]
+SEQ_DATA_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteSeqCell, data)"]
+SEQ_SIZE_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteSeqCell, size)"]
+SHAPE_DATA_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteShapeCell, data)"]
+SHAPE_SIZE_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteShapeCell, size)"]
+FUNCTION_FLAGS_OFFSET = HEADER_SIZE + ABI["offsetof(TVMLiteFunctionCell, flags)"]
+ERROR_CELL_OFFSET = HEADER_SIZE
+NDARRAY_TENSOR_OFFSET = ABI["offsetof(TVMLiteNDArrayObject, tensor)"]
+NDARRAY_FLAGS_OFFSET = ABI["offsetof(TVMLiteNDArrayObject, flags)"]
 
 SafeCall = CFUNCTYPE(c_int, c_void_p, POINTER(TVMLiteAny), c_int32, POINTER(TVMLiteAny))
 Deleter = CFUNCTYPE(None, c_void_p)
@@ -196,6 +239,7 @@ _PROTOTYPES = {
     "TVMLiteDataTypeFromString": (c_int, [c_char_p, POINTER(DLDataType)]),
     "TVMLiteDataTypeToString": (c_int, [DLDataType, _ph]),
     "TVMLiteDeviceCreate": (c_int, [c_int64, c_int64, POINTER(DLDevice)]),
+    "TVMLiteGetABIConstants": (c_int, [POINTER(POINTER(TVMLiteABIConstant)), POINTER(c_int32)]),
 }
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(_LIB, _name)
@@ -249,8 +293,8 @@ def byte_array_str(b, errors="replace"):
 
 def string_cell_bytes(h):
     """The bytes of a String/Bytes object (TVMLiteStringCell after the header)."""
-    size = _i64_at(h + HEADER_SIZE + 8).value
-    return ctypes.string_at(_ptr_at(h + HEADER_SIZE).value, size) if size else b""
+    size = _i64_at(h + STRING_SIZE_OFFSET).value
+    return ctypes.string_at(_ptr_at(h + STRING_DATA_OFFSET).value, size) if size else b""
 
 
 def leak(obj):
@@ -304,7 +348,7 @@ def raise_last_error():
     if not err:  # the runtime always leaves an error; be defensive rather than crash
         raise _get_error_class("InternalError")("a call failed without setting an error")
     try:
-        cell = TVMLiteErrorCell.from_address(err + HEADER_SIZE)
+        cell = TVMLiteErrorCell.from_address(err + ERROR_CELL_OFFSET)
         if cell.payload and cell.payload_deleter == RELEASE_HELD_ADDR:
             exc = _HELD.get(cell.payload)
             if exc is not None:

@@ -1,15 +1,17 @@
 """Element access for Array, Map and ShapeTuple (twin of container.pxi): Array and ShapeTuple read their C cells."""
 import operator
-from ctypes import byref, c_int64, c_size_t
+from ctypes import byref, c_int64, c_size_t, sizeof
 
-from .base import (LIB, HEADER_SIZE, ObjectIncRef, TVMLiteAny, check_call, kTVMLiteArray, kTVMLiteMap,
-                   kTVMLiteShape, kTVMLiteStaticObjectBegin, raise_last_error)
+from .base import (ANY_SIZE, LIB, SEQ_DATA_OFFSET, SEQ_SIZE_OFFSET, SHAPE_DATA_OFFSET, SHAPE_SIZE_OFFSET,
+                   ObjectIncRef, TVMLiteAny, check_call, kTVMLiteArray, kTVMLiteMap, kTVMLiteShape,
+                   kTVMLiteStaticObjectBegin, raise_last_error)
 from .object import ObjectBase, set_default_class
 from .packed_func import make_arg, make_ret, release_temps
 
 _ptr_at = c_size_t.from_address
 _i64_at = c_int64.from_address
 _any_at = TVMLiteAny.from_address
+_DIM_SIZE = sizeof(c_int64)  # ShapeTuple dimensions are int64_t
 
 
 def _normalize_index(i, n, what):
@@ -29,9 +31,9 @@ def _check_kind(self, kind):
     return self.chandle
 
 
-def _cell_size(self, kind):
+def _cell_size(self, kind, size_offset):
     """Size field of an Array/ShapeTuple cell ({data, size, ...} after the header)."""
-    return _i64_at(_check_kind(self, kind) + HEADER_SIZE + 8).value
+    return _i64_at(_check_kind(self, kind) + size_offset).value
 
 
 _KEYS = {kTVMLiteArray: "runtime.Array", kTVMLiteMap: "runtime.Map", kTVMLiteShape: "runtime.ShapeTuple"}
@@ -42,14 +44,14 @@ class ArrayBase(ObjectBase):
     __slots__ = ()
 
     def __len__(self):
-        return _cell_size(self, kTVMLiteArray)
+        return _cell_size(self, kTVMLiteArray, SEQ_SIZE_OFFSET)
 
     def __getitem__(self, idx):
-        size = _cell_size(self, kTVMLiteArray)
+        size = _cell_size(self, kTVMLiteArray, SEQ_SIZE_OFFSET)
         if isinstance(idx, slice):
             return [self[j] for j in range(*idx.indices(size))]
         i = _normalize_index(idx, size, "Array")
-        v = _any_at(_ptr_at(self.chandle + HEADER_SIZE).value + 16 * i)
+        v = _any_at(_ptr_at(self.chandle + SEQ_DATA_OFFSET).value + ANY_SIZE * i)
         if v.type_index >= kTVMLiteStaticObjectBegin:  # make_ret takes over a reference: give it one
             ObjectIncRef(v.v_obj)
         return make_ret(v)
@@ -118,14 +120,14 @@ class ShapeTupleBase(ObjectBase):
     __slots__ = ()
 
     def __len__(self):
-        return _cell_size(self, kTVMLiteShape)
+        return _cell_size(self, kTVMLiteShape, SHAPE_SIZE_OFFSET)
 
     def __getitem__(self, idx):
-        size = _cell_size(self, kTVMLiteShape)
+        size = _cell_size(self, kTVMLiteShape, SHAPE_SIZE_OFFSET)
         if isinstance(idx, slice):
             return tuple(self[j] for j in range(*idx.indices(size)))
         i = _normalize_index(idx, size, "ShapeTuple")
-        return _i64_at(_ptr_at(self.chandle + HEADER_SIZE).value + 8 * i).value
+        return _i64_at(_ptr_at(self.chandle + SHAPE_DATA_OFFSET).value + _DIM_SIZE * i).value
 
     def __iter__(self):
         for i in range(len(self)):

@@ -2,15 +2,17 @@
 import ctypes
 from ctypes import POINTER, Structure, byref, c_char_p, c_int, c_int32, c_int64, c_ssize_t, c_void_p
 
-from .base import (LIB, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR, TYPE_INDEX_OFFSET, DLDataType, DLDevice, DLTensor,
-                   DLManagedTensor, DLManagedTensorVersioned, ObjectDecRef, ObjectIncRef, as_c_int, check_call,
-                   hold, kDLBool, kDLCPU, kDLFloat, kDLInt, kDLUInt, kTVMLiteNDArray, leak, string_cell_bytes)
+from .base import (DLPACK_FLAG_BITMASK_READ_ONLY, LIB, NDARRAY_FLAGS_OFFSET, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR,
+                   TYPE_INDEX_OFFSET, DLDataType, DLDevice, DLTensor, DLManagedTensor, DLManagedTensorVersioned,
+                   ObjectDecRef, ObjectIncRef, as_c_int, check_call, hold, kTVMLiteMaxNDim, kTVMLiteNDArray, leak,
+                   string_cell_bytes)
+from .base import (kDLBool, kDLCPU, kDLCUDA, kDLCUDAHost, kDLExtDev, kDLFloat, kDLHexagon, kDLInt, kDLMetal,
+                   kDLOneAPI, kDLOpenCL, kDLROCM, kDLUInt, kDLVulkan, kDLWebGPU)
 from . import _capsule as _capsule_destructors
 from ..values import device_numbers, dlpack_export_version, shape_dims
 from .object import ObjectBase, make_object, set_default_class
 
-MAX_NDIM = 32
-DLPACK_FLAG_BITMASK_READ_ONLY = 1  # dlpack.h: the memory must not be written
+MAX_NDIM = kTVMLiteMaxNDim
 
 # ---------------------------------------------------------------------------------------------------------------
 # CPython API used here. Private prototypes: the shared ctypes.pythonapi attributes are left untouched.
@@ -129,8 +131,9 @@ def make_data_type(t):
     return d
 
 
-_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
-                 12: "ext_dev", 14: "oneapi", 15: "webgpu", 16: "hexagon"}
+_DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host", kDLOpenCL: "opencl", kDLVulkan: "vulkan",
+                 kDLMetal: "metal", kDLROCM: "rocm", kDLExtDev: "ext_dev", kDLOneAPI: "oneapi", kDLWebGPU: "webgpu",
+                 kDLHexagon: "hexagon"}
 
 
 class Device:
@@ -228,7 +231,7 @@ class NDArrayBase(ObjectBase):
     def read_only(self):
         """Whether the memory must not be written (it wraps a read-only buffer)."""
         self._tensor()  # checks the handle
-        flags = ctypes.c_uint64.from_address(self.chandle + NDARRAY_TENSOR_OFFSET + ctypes.sizeof(DLTensor)).value
+        flags = ctypes.c_uint64.from_address(self.chandle + NDARRAY_FLAGS_OFFSET).value
         return bool(flags & DLPACK_FLAG_BITMASK_READ_ONLY)
 
     @property

@@ -9,9 +9,10 @@ import sys
 import threading
 from ctypes import byref, c_int32, c_void_p
 
-from .base import (INT64_MAX, INT64_MIN, LIB, HEADER_SIZE, TYPE_INDEX_OFFSET, RELEASE_HELD_ADDR, FunctionCall,
-                   FunctionCallNoGIL, ObjectDecRef, ObjectIncRef, SafeCall, TVMLiteAny, TVMLiteByteArray, check_call, held, hold, leak,
-                   raise_last_error, set_raised_from_py_exception, string_cell_bytes)
+from .base import (ANY_SIZE, ANY_VALUE_OFFSET, FUNCTION_FLAGS_OFFSET, INT64_MAX, INT64_MIN, LIB, RELEASE_HELD_ADDR,
+                   SEQ_DATA_OFFSET, SEQ_SIZE_OFFSET, TYPE_INDEX_OFFSET, FunctionCall, FunctionCallNoGIL, ObjectDecRef,
+                   ObjectIncRef, SafeCall, TVMLiteAny, TVMLiteByteArray, check_call, held, hold, leak, raise_last_error,
+                   set_raised_from_py_exception, string_cell_bytes)
 from .base import (kTVMLiteArray, kTVMLiteBool, kTVMLiteByteArrayPtr, kTVMLiteBytes, kTVMLiteDataType,
                    kTVMLiteDevice, kTVMLiteFloat, kTVMLiteFunction,
                    kTVMLiteFunctionLongRunning, kTVMLiteInt, kTVMLiteMap, kTVMLiteNDArray, kTVMLiteNone,
@@ -296,7 +297,7 @@ def call_function(func, args):
         raise TypeError(f"cannot call {type(func).__name__}: it holds a "
                         f"{_type_key_of(_i32_at(h + TYPE_INDEX_OFFSET).value)}, not a runtime.Function")
     # The cell's flags (after safe_call) say whether to release the GIL (long-running functions), as Cython does.
-    flags = _i32_at(h + HEADER_SIZE + 8).value
+    flags = _i32_at(h + FUNCTION_FLAGS_OFFSET).value
     call = FunctionCallNoGIL if flags & kTVMLiteFunctionLongRunning else FunctionCall
     result = TVMLiteAny()
     if args:
@@ -417,10 +418,10 @@ def list_global_func_names():
     check_call(LIB.TVMLiteFunctionListGlobalNames(byref(out)))
     h = out.value
     try:
-        data = ctypes.c_size_t.from_address(h + HEADER_SIZE).value
-        size = ctypes.c_int64.from_address(h + HEADER_SIZE + 8).value
-        # Each item is a TVMLiteAny holding a String: its handle is at offset 8 of the 16-byte value.
-        return [string_cell_bytes(ctypes.c_size_t.from_address(data + 16 * i + 8).value)
+        data = ctypes.c_size_t.from_address(h + SEQ_DATA_OFFSET).value
+        size = ctypes.c_int64.from_address(h + SEQ_SIZE_OFFSET).value
+        # Each item is a TVMLiteAny holding a String: read its handle (v_obj) straight from the value.
+        return [string_cell_bytes(ctypes.c_size_t.from_address(data + ANY_SIZE * i + ANY_VALUE_OFFSET).value)
                 .decode("utf-8", "surrogateescape") for i in range(size)]
     finally:
         ObjectDecRef(h)
