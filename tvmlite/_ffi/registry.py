@@ -7,7 +7,8 @@ from . import core
 __all__ = ["register_object", "register_func", "get_global_func", "list_global_func_names",
            "remove_global_func", "_init_api"]
 
-_PY_TYPES = {int: (1, "int"), float: (3, "float"), bool: (2, "bool"), str: (65, "str")}
+_PY_TYPES = {int: (core.TYPE_INDEX_INT, "int"), float: (core.TYPE_INDEX_FLOAT, "float"),
+             bool: (core.TYPE_INDEX_BOOL, "bool"), str: (core.TYPE_INDEX_STRING, "str")}
 # register_object runs whole under this lock: its look-up, define and class set-up are one step for other threads.
 _REGISTRATION_LOCK = threading.RLock()
 
@@ -130,7 +131,8 @@ def _field_type(annotation, cls, key):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) == 1 and len(args) < len(typing.get_args(annotation)):  # Optional[X]
             index, name, _ = _field_type(args[0], cls, key)
-            if index == -1 or index == core.DYN_FIELD_SELF or index >= 64:  # these accept None already
+            # Any value, a self reference and object types accept None already.
+            if index == -1 or index == core.DYN_FIELD_SELF or index >= core.TYPE_INDEX_STATIC_OBJECT_BEGIN:
                 return index, name, False
             return index, f"Optional[{name}]", True
     if annotation is cls:  # a self reference: the type's index is only known once it is defined
@@ -142,7 +144,7 @@ def _field_type(annotation, cls, key):
         index = getattr(annotation, "_tvmlite_type_index", None)
         if index is not None:
             return index, core._type_info(index)[0], False
-        return 64, "Object", False
+        return core.TYPE_INDEX_OBJECT, "Object", False
     return -1, getattr(annotation, "__name__", None) or str(annotation), False
 
 
@@ -150,7 +152,7 @@ def _define_type(key, cls, own_fields):
     """Define (or find again, when identical) the run-time type for a class with annotated fields."""
     registered_base = next((b for b in cls.__mro__[1:] if "_tvmlite_type_index" in b.__dict__), None)
     parent = registered_base if getattr(registered_base, "_tvmlite_fields", None) is not None else None
-    if parent is None and registered_base is not None and registered_base._tvmlite_type_index != 64:
+    if parent is None and registered_base is not None and registered_base._tvmlite_type_index != core.TYPE_INDEX_OBJECT:
         raise TypeError(f"register_object('{key}'): cannot add fields to {registered_base.__name__}, a C++ type; "
                         f"types defined in Python derive from tvmlite.Object or another type defined in Python")
     for name, _ in own_fields:
@@ -161,7 +163,8 @@ def _define_type(key, cls, own_fields):
         index, type_str, optional = _field_type(ann, cls, key)
         specs.append((name, type_str, index, optional))
     # C++ checks the names (against the parent's too) and, for a key already defined, that the layout is the same.
-    tindex = core._define_object_type(key, parent._tvmlite_type_index if parent is not None else 64, specs)
+    parent_index = parent._tvmlite_type_index if parent is not None else core.TYPE_INDEX_OBJECT
+    tindex = core._define_object_type(key, parent_index, specs)
     defaults = dict(parent._tvmlite_defaults) if parent is not None else {}
     for name, _ in own_fields:
         value = cls.__dict__.get(name, _MISSING)

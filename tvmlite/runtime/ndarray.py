@@ -29,7 +29,7 @@ class NDArray(core.NDArrayBase, Object):
 
 def cpu(dev_id=0):
     """The CPU device."""
-    return Device(1, dev_id)
+    return Device(core.DEVICE_CPU, dev_id)
 
 
 def device(dev_type, dev_id=0):
@@ -37,7 +37,7 @@ def device(dev_type, dev_id=0):
     if isinstance(dev_type, str):
         if dev_type not in ("cpu", "llvm"):
             raise ValueError(f"tvmlite runs on the CPU; unknown device '{dev_type}'")
-        dev_type = 1
+        dev_type = core.DEVICE_CPU
     return Device(dev_type, dev_id)
 
 
