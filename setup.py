@@ -6,8 +6,8 @@ libtvmlite_testing.so holds the testing.* functions and types, linked against it
 compile in parallel with the system C++ compiler, each to build_temp/<its path>.o, with the extra flags DIR_FLAGS
 gives its directory; objects are reused when nothing they depend on (source, any csrc header, flags) changed.
 
-TVMLITE_SANITIZE=address,undefined (any -fsanitize= list) builds the sanitized flavour instead: the runtime, the
-Cython core and the ctypes backend's _capsule extension with -fsanitize=<list> -O1 -fno-inline -g, no frame pointer
+TVMLITE_SANITIZE=address,undefined (any -fsanitize= list) builds the sanitized flavour instead: both libraries,
+the Cython core and the ctypes backend's _capsule extension with -fsanitize=<list> -O1 -fno-inline -g, no frame pointer
 omission, and UBSan errors fatal. Each flavour keeps its objects in its own directory (recompiled when the flags
 change), and a stamp next to libtvmlite.so records the flavour and flags that produced it: switching flavours
 relinks the runtime and rebuilds the extensions, never linking stale objects. Unset, it is the normal optimized
@@ -28,9 +28,11 @@ CXX = os.environ.get("CXX", "g++")
 # -fno-semantic-interposition: calls inside the library bind directly instead of through the PLT.
 CXXFLAGS = ["-std=c++17", "-O3", "-fPIC", "-fno-semantic-interposition", "-Wall", "-Wextra", "-Icsrc/include"]
 # Extra compile flags by path prefix (a directory or a single file; the longest match wins), after CXXFLAGS. An ISA
-# variant of a kernel gets its own file or directory and is chosen at run time from the CPU's features, e.g.
+# variant of a kernel gets its own file or directory, picked once from the CPU's features, e.g.
 #   "csrc/topi/x86/avx512": ["-mavx512f", "-mavx512bw", "-mavx512vl"],
 #   "csrc/topi/x86/avx2": ["-mavx2", "-mfma"],
+# Such files keep their code in an anonymous namespace behind a plain entry point, and instantiate no inline or
+# template code other files use too: the linker could keep their AVX-512 copy of it for the whole library.
 DIR_FLAGS = {}
 SOURCES = sorted(glob.glob("csrc/**/*.cc", recursive=True))
 HEADERS = sorted(glob.glob("csrc/**/*.h", recursive=True))  # any header change recompiles every object
@@ -121,11 +123,12 @@ class BuildExtWithRuntime(build_ext):
             f.write(all_flags)
         for name, sources in LIBRARIES.items():
             lib, lib_objs = os.path.join(lib_dir, name), [objs[s] for s in sources]
-            # Not libtvmlite itself: linked against it, found next to this library wherever it is installed.
+            # The others link against libtvmlite.so, found next to them wherever they are installed; its soname makes
+            # the loader reuse the copy already loaded (by the core or by path), whatever LD_LIBRARY_PATH holds.
             deps = [] if name == "libtvmlite.so" else ["-L" + lib_dir, "-ltvmlite", "-Wl,-rpath,$ORIGIN"]
             if self.force or _newer(lib, lib_objs):
-                subprocess.check_call([CXX, "-shared", *SAN_LINK, "-o", lib, *lib_objs, *deps, "-lpthread"],
-                                      cwd=ROOT)
+                subprocess.check_call([CXX, "-shared", *SAN_LINK, f"-Wl,-soname,{name}", "-o", lib, *lib_objs, *deps,
+                                       "-lpthread"], cwd=ROOT)
 
 
 def _extensions():
