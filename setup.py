@@ -1,11 +1,13 @@
-"""Build: the C++ runtime as tvmlite/lib/libtvmlite.so, then the Cython core linked against it.
+"""Build: the C++ libraries in tvmlite/lib (see LIBRARIES), then the Cython core linked against libtvmlite.so.
 
-The runtime is a plain shared library (not a Python extension) so the ctypes backend and exported modules can load
-the same copy. Its sources compile in parallel with the system C++ compiler; objects are reused when nothing they
-depend on changed.
+libtvmlite.so holds every csrc/**/*.cc except csrc/testing/ (runtime, and the IR, ops and kernels to come); it is
+a plain shared library (not a Python extension) so the ctypes backend and exported modules can load the same copy.
+libtvmlite_testing.so holds the testing.* functions and types, linked against it; tvmlite.testing loads it. Sources
+compile in parallel with the system C++ compiler, each to build_temp/<its path>.o, with the extra flags DIR_FLAGS
+gives its directory; objects are reused when nothing they depend on (source, any csrc header, flags) changed.
 
-TVMLITE_SANITIZE=address,undefined (any -fsanitize= list) builds the sanitized flavour instead: the runtime, the
-Cython core and the ctypes backend's _capsule extension with -fsanitize=<list> -O1 -fno-inline -g, no frame pointer
+TVMLITE_SANITIZE=address,undefined (any -fsanitize= list) builds the sanitized flavour instead: both libraries,
+the Cython core and the ctypes backend's _capsule extension with -fsanitize=<list> -O1 -fno-inline -g, no frame pointer
 omission, and UBSan errors fatal. Each flavour keeps its objects in its own directory (recompiled when the flags
 change), and a stamp next to libtvmlite.so records the flavour and flags that produced it: switching flavours
 relinks the runtime and rebuilds the extensions, never linking stale objects. Unset, it is the normal optimized
@@ -25,8 +27,20 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CXX = os.environ.get("CXX", "g++")
 # -fno-semantic-interposition: calls inside the library bind directly instead of through the PLT.
 CXXFLAGS = ["-std=c++17", "-O3", "-fPIC", "-fno-semantic-interposition", "-Wall", "-Wextra", "-Icsrc/include"]
-RUNTIME_SOURCES = sorted(glob.glob("csrc/runtime/*.cc"))
-HEADERS = sorted(glob.glob("csrc/include/**/*.h", recursive=True) + glob.glob("csrc/runtime/*.h"))
+# Extra compile flags by path prefix (a directory or a single file; the longest match wins), after CXXFLAGS. An ISA
+# variant of a kernel gets its own file or directory, picked once from the CPU's features, e.g.
+#   "csrc/topi/x86/avx512": ["-mavx512f", "-mavx512bw", "-mavx512vl"],
+#   "csrc/topi/x86/avx2": ["-mavx2", "-mfma"],
+# Such files keep their code in an anonymous namespace behind a plain entry point, and instantiate no inline or
+# template code other files use too: the linker could keep their AVX-512 copy of it for the whole library.
+DIR_FLAGS = {}
+SOURCES = sorted(glob.glob("csrc/**/*.cc", recursive=True))
+HEADERS = sorted(glob.glob("csrc/**/*.h", recursive=True))  # any header change recompiles every object
+# Library -> its sources, built in this order; each links against libtvmlite.so when it is not that one.
+LIBRARIES = {
+    "libtvmlite.so": [s for s in SOURCES if not s.startswith("csrc/testing/")],
+    "libtvmlite_testing.so": [s for s in SOURCES if s.startswith("csrc/testing/")],
+}
 
 SANITIZE = ",".join(s.strip() for s in os.environ.get("TVMLITE_SANITIZE", "").split(",") if s.strip())
 if not re.fullmatch(r"[a-z0-9_,-]*", SANITIZE):
@@ -45,6 +59,11 @@ else:
 RUNTIME_FLAGS = " ".join([CXX, *CXXFLAGS, *SAN_COMPILE])
 
 
+def _compile_flags(src):
+    prefixes = [p for p in DIR_FLAGS if src == p or src.startswith(p.rstrip("/") + "/")]
+    return [*CXXFLAGS, *(DIR_FLAGS[max(prefixes, key=len)] if prefixes else []), *SAN_COMPILE]
+
+
 def _newer(target, deps):
     if not os.path.exists(target):
         return True
@@ -53,7 +72,7 @@ def _newer(target, deps):
 
 
 class BuildExtWithRuntime(build_ext):
-    """build_ext that first builds libtvmlite.so next to the package (in place for editable installs)."""
+    """build_ext that first builds the C++ libraries next to the package (in place for editable installs)."""
 
     def finalize_options(self):
         super().finalize_options()
@@ -72,37 +91,44 @@ class BuildExtWithRuntime(build_ext):
             self.force = True
             if os.path.exists(stamp):
                 os.remove(stamp)
-        self._build_runtime(lib_dir)
+        self._build_libraries(lib_dir)
         for ext in self.extensions:
             ext.library_dirs.append(lib_dir)
         super().run()
         with open(stamp, "w") as f:
             f.write(wanted + "\n")
 
-    def _build_runtime(self, lib_dir):
-        obj_dir = os.path.join(self.build_temp, "csrc")  # build_temp is per flavour
-        os.makedirs(obj_dir, exist_ok=True)
+    def _build_libraries(self, lib_dir):
+        obj_dir = self.build_temp  # per flavour; an object's path is its source's, so names never collide
+        os.makedirs(os.path.join(obj_dir, "csrc"), exist_ok=True)
         os.makedirs(lib_dir, exist_ok=True)
-        # The flags the objects in obj_dir were compiled with: others (setup.py changed) recompile them all.
-        flags_file = os.path.join(obj_dir, ".flags")
-        same_flags = os.path.exists(flags_file) and open(flags_file).read() == RUNTIME_FLAGS
+        # The flags the objects were compiled with: others (setup.py changed) recompile them all.
+        flags_file = os.path.join(obj_dir, "csrc", ".flags")
+        all_flags = RUNTIME_FLAGS + "\n" + repr(sorted(DIR_FLAGS.items()))
+        same_flags = os.path.exists(flags_file) and open(flags_file).read() == all_flags
         if not same_flags and os.path.exists(flags_file):
             os.remove(flags_file)
 
         def compile_one(src):
-            obj = os.path.join(obj_dir, os.path.basename(src) + ".o")
+            obj = os.path.join(obj_dir, src + ".o")
             if not same_flags or _newer(obj, [src] + HEADERS):
                 print(f"compiling {src}", flush=True)
-                subprocess.check_call([CXX, *CXXFLAGS, *SAN_COMPILE, "-c", src, "-o", obj], cwd=ROOT)
+                os.makedirs(os.path.dirname(obj), exist_ok=True)
+                subprocess.check_call([CXX, *_compile_flags(src), "-c", src, "-o", obj], cwd=ROOT)
             return obj
 
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            objs = list(pool.map(compile_one, RUNTIME_SOURCES))
+            objs = {src: obj for src, obj in zip(SOURCES, pool.map(compile_one, SOURCES))}
         with open(flags_file, "w") as f:
-            f.write(RUNTIME_FLAGS)
-        lib = os.path.join(lib_dir, "libtvmlite.so")
-        if self.force or _newer(lib, objs):
-            subprocess.check_call([CXX, "-shared", *SAN_LINK, "-o", lib, *objs, "-lpthread"], cwd=ROOT)
+            f.write(all_flags)
+        for name, sources in LIBRARIES.items():
+            lib, lib_objs = os.path.join(lib_dir, name), [objs[s] for s in sources]
+            # The others link against libtvmlite.so, found next to them wherever they are installed; its soname makes
+            # the loader reuse the copy already loaded (by the core or by path), whatever LD_LIBRARY_PATH holds.
+            deps = [] if name == "libtvmlite.so" else ["-L" + lib_dir, "-ltvmlite", "-Wl,-rpath,$ORIGIN"]
+            if self.force or _newer(lib, lib_objs):
+                subprocess.check_call([CXX, "-shared", *SAN_LINK, f"-Wl,-soname,{name}", "-o", lib, *lib_objs, *deps,
+                                       "-lpthread"], cwd=ROOT)
 
 
 def _extensions():

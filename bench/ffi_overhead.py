@@ -253,6 +253,7 @@ class TvmliteCythonImpl:
 
     def __init__(self):
         import tvmlite  # noqa: F401
+        import tvmlite.testing  # noqa: F401  (loads libtvmlite_testing.so: the testing.* functions used below)
 
         where = getattr(tvmlite, "__file__", None) or list(getattr(tvmlite, "__path__", []))
         if not hasattr(tvmlite, "get_global_func"):
@@ -302,6 +303,8 @@ class TvmliteCtypesImpl(TvmliteCythonImpl):
         import importlib
 
         self.core = importlib.import_module("tvmlite._ffi._ctypes.core")
+        # Loads libtvmlite_testing.so into the libtvmlite.so this core shares with the Cython one: testing.* below.
+        importlib.import_module("tvmlite.testing")
         self.version = "(%s)" % getattr(self.core, "__file__", "?")
         self._funcs = {}
 

@@ -1,12 +1,22 @@
-"""Objects and helpers for tests and benchmarks (the C++ side is csrc/runtime/testing.cc).
+"""Objects and helpers for tests and benchmarks (the C++ side is csrc/testing/testing.cc).
 
-The ``testing.*`` global functions are bound here lazily: ``from tvmlite.testing import echo, nop, call_n``.
+The ``testing.*`` global functions and types live in their own library, ``tvmlite/lib/libtvmlite_testing.so``,
+not in libtvmlite.so: importing this module loads it (its static initializers register them in libtvmlite's
+registry; loading it again is a no-op), so ``get_global_func("testing.echo")`` works only after
+``import tvmlite.testing``. They are bound here lazily: ``from tvmlite.testing import echo, nop, call_n``.
 """
+import ctypes
+import os
+
 from ._ffi import core
 from ._ffi.registry import _init_api, get_global_func, register_object
 from .runtime.object import Object
 
 __all__ = ["Pair", "object_count"]
+
+# After `core` (which loaded libtvmlite.so): the testing library's own reference to libtvmlite.so (found next to it)
+# resolves to that copy. Kept referenced; ctypes never unloads a library.
+_LIB = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "libtvmlite_testing.so"))
 
 
 @register_object("testing.Pair")

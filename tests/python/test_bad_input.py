@@ -28,9 +28,10 @@ make_pair = tvmlite.get_global_func("testing.Pair")
 
 
 def _run(code, timeout=120):
-    """Run code in a fresh interpreter; returns (returncode, stdout + stderr)."""
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout)
+    """Run code in a fresh interpreter with the testing library loaded, as in the suite (conftest.py); returns
+    (returncode, stdout + stderr)."""
+    code = "import tvmlite.testing\n" + textwrap.dedent(code)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
     return proc.returncode, proc.stdout + proc.stderr
 
 

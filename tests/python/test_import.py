@@ -34,6 +34,7 @@ def test_plain_ffi_use_does_not_import_numpy():
     rc, out, err = _run("""
         import sys
         import tvmlite
+        import tvmlite.testing  # loads the testing.* functions (and must not import numpy either)
         echo = tvmlite.get_global_func("testing.echo")
         assert echo([1, "a", {"k": 2.5}])[2]["k"] == 2.5
         assert tvmlite.get_global_func("testing.apply")(lambda x: x + 1, 1) == 2

@@ -301,6 +301,7 @@ def test_daemon_thread_in_callback_loop_at_exit_does_not_crash():
     code = textwrap.dedent("""
         import threading, time
         import tvmlite
+        import tvmlite.testing  # loads the testing.* functions
         call_n = tvmlite.get_global_func("testing.call_n")
         f = tvmlite.runtime.convert(lambda: None)
         started = threading.Event()

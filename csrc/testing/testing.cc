@@ -1,15 +1,19 @@
 /*!
  * \file testing.cc
- * \brief Functions and a small object type that are always registered, for tests and benchmarks.
+ * \brief The testing.* functions and types (testing.Pair, testing.Var, testing.Lambda) for tests and benchmarks.
+ *
+ * Built as its own library, tvmlite/lib/libtvmlite_testing.so, linked against libtvmlite.so: loading it (import
+ * tvmlite.testing) runs its static initializers, which register everything below in libtvmlite's registries.
+ * Only the public headers and the C API are used here, as any library built on tvmlite would.
  */
+#include <tvmlite/c_api.h>
 #include <tvmlite/runtime/reflection.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/structural.h>
 
 #include <chrono>
 #include <thread>
-
-#include "./type_registry.h"
+#include <vector>
 
 namespace tvmlite {
 namespace runtime {
@@ -59,7 +63,7 @@ TVMLITE_REGISTER_GLOBAL("testing.raise").set_body_typed([](std::string kind, std
   throw Error(kind, message, std::string(__FILE__) + ":" + std::to_string(__LINE__));
 });
 
-TVMLITE_REGISTER_GLOBAL("testing.object_count").set_body_typed([]() { return details::LiveCount(); });
+TVMLITE_REGISTER_GLOBAL("testing.object_count").set_body_typed([]() { return TVMLiteObjectLiveCount(); });
 
 /*! \brief Typed functions whose argument checks the tests exercise. */
 TVMLITE_REGISTER_GLOBAL("testing.add_int").set_body_typed([](int64_t a, int64_t b) {
@@ -82,12 +86,11 @@ TVMLITE_REGISTER_GLOBAL("testing.sum_array").set_body_typed([](Array<int64_t> xs
 
 /*! \brief Reads a field by reflection, as C++ code reads objects defined in Python. */
 TVMLITE_REGISTER_GLOBAL("testing.get_field").set_body_typed([](ObjectRef obj, std::string name) {
-  TypeRegistry* reg = TypeRegistry::Global();
-  const TypeEntry* e = reg->Get(obj->type_index());
-  std::vector<int32_t> chain = e->ancestors;
-  chain.push_back(e->info.type_index);
+  const TVMLiteTypeInfo* own = TVMLiteGetTypeInfo(obj->type_index());
+  std::vector<int32_t> chain(own->ancestors, own->ancestors + own->type_depth);
+  chain.push_back(own->type_index);
   for (int32_t t : chain) {
-    const TVMLiteTypeInfo& info = reg->Get(t)->info;
+    const TVMLiteTypeInfo& info = *TVMLiteGetTypeInfo(t);
     for (int32_t i = 0; i < info.num_fields; ++i) {
       const TVMLiteFieldInfo& f = info.fields[i];
       if (std::string(f.name.data, f.name.size) != name) continue;
