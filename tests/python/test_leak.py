@@ -6,7 +6,6 @@ import gc
 import os
 
 import numpy as np
-import pytest
 
 import tvmlite
 from tvmlite.runtime import Array, Map

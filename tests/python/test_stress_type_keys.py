@@ -9,8 +9,6 @@ test_stress_threads.py's.
 """
 import threading
 
-import pytest
-
 import tvmlite
 from tvmlite._ffi import core
 from tvmlite.runtime import Array
