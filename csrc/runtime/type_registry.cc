@@ -8,6 +8,7 @@
  * and never freed (the registry lives for the process).
  */
 #include <tvmlite/runtime/reflection.h>
+#include <tvmlite/runtime/registry.h>
 
 #include <algorithm>
 #include <atomic>
@@ -293,6 +294,9 @@ void RegisterField(int32_t type_index, const std::string& name, const std::strin
 }
 void RegisterCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle* out)) {
   TypeRegistry::Global()->SetCreator(type_index, creator);
+}
+void RegisterConstructor(const std::string& type_key, Function f) {
+  Registry::Set(ConstructorName(type_key), std::move(f), /*can_override=*/false);
 }
 }  // namespace refl
 

@@ -69,9 +69,25 @@ def register_object(type_key=None):
                 if set_index:
                     del cls._tvmlite_type_index
                 raise
+            if "__init__" not in cls.__dict__ and not core._type_is_dynamic(tindex):
+                _bind_cpp_constructor(cls, key)
         return cls
 
     return register
+
+
+def _bind_cpp_constructor(cls, key):
+    """Give cls the constructor C++ declared with refl::init (the global "<key>.__init__"), if there is one."""
+    ctor = core.get_global_func(key + ".__init__", True)
+    if ctor is None or _is_immutable(cls):
+        return
+
+    def __init__(self, *args):
+        self.__init_handle_by_constructor__(ctor, *args)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__doc__ = f"Make a {key} (C++ constructor {key}.__init__)."
+    cls.__init__ = __init__
 
 
 def _is_immutable(cls):

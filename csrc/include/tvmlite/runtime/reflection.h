@@ -3,8 +3,15 @@
  * \brief Declare an object type's fields once; Python attributes, structural equality/hashing and JSON read them.
  *
  *   TVMLITE_STATIC_INIT_BLOCK({
- *     refl::ObjectDef<PairObj>().def_ro("first", &PairObj::first).def_ro("second", &PairObj::second);
+ *     refl::ObjectDef<PairObj>()
+ *         .def_ro("first", &PairObj::first)
+ *         .def_ro("second", &PairObj::second)
+ *         .def(refl::init<Any, Any>());   // Python: Pair(first, second)
  *   });
+ *
+ * refl::init<Args...> registers the global "<type_key>.__init__" (a typed function making the object with
+ * `new T(args...)`): register_object gives the Python class an __init__ that calls it through
+ * __init_handle_by_constructor__, so a new node type needs no hand-written maker or Python __init__.
  */
 #ifndef TVMLITE_RUNTIME_REFLECTION_H_
 #define TVMLITE_RUNTIME_REFLECTION_H_
@@ -22,6 +29,15 @@ void RegisterField(int32_t type_index, const std::string& name, const std::strin
                    int32_t static_type_index, int32_t flags, TVMLiteFieldGetter getter, TVMLiteFieldSetter setter);
 /*! \brief Set the function that makes a default object of a type (deserialization). */
 void RegisterCreator(int32_t type_index, int (*creator)(TVMLiteObjectHandle* out));
+
+/*! \brief Tag for ObjectDef::def: construct with T's constructor taking Args. */
+template <typename... Args>
+struct init {};
+
+/*! \brief The global name under which a type's constructor is registered. */
+inline std::string ConstructorName(const std::string& type_key) { return type_key + ".__init__"; }
+/*! \brief Register f as the constructor of type_key (once; a second registration is a ValueError). */
+void RegisterConstructor(const std::string& type_key, Function f);
 
 /*! \brief Type index every value of a C++ field type has, or -1 when it varies. */
 template <typename FT>
@@ -62,6 +78,17 @@ class ObjectDef {
   template <typename FT>
   ObjectDef& def_rw(const char* name, FT T::*member, int32_t flags = 0) {
     return Def(name, member, flags | kTVMLiteFieldWritable);
+  }
+  /*! \brief The constructor Python calls (see the file comment). Arguments are checked like any typed call. */
+  template <typename... Args>
+  ObjectDef& def(init<Args...>) {
+    std::string name = ConstructorName(T::_type_key);
+    RegisterConstructor(T::_type_key, Function::FromTyped(
+                                          [](Args... args) {
+                                            return ObjectRef(make_object<T>(std::forward<Args>(args)...));
+                                          },
+                                          name));
+    return *this;
   }
 
  private:

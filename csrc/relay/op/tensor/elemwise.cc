@@ -1,0 +1,113 @@
+/*!
+ * \file elemwise.cc
+ * \brief Elementwise ops without attributes: numpy-broadcasting binary ops and unary math.
+ *
+ * Binary ops broadcast their inputs (numpy rules) and require one dtype; comparisons and logical ops return
+ * bool. Unary ops keep their input's type; predicates (isnan, logical_not) return bool.
+ */
+#include <tvmlite/relay/type_rel.h>
+
+namespace tvmlite {
+namespace relay {
+
+Type BroadcastRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 2);
+  const TensorTypeNode* a = TensorArg(args, 0);
+  const TensorTypeNode* b = TensorArg(args, 1);
+  return TensorType(BroadcastShapes(a->shape, b->shape), MatchDtype(a, b));
+}
+
+Type BroadcastCompareRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 2);
+  const TensorTypeNode* a = TensorArg(args, 0);
+  const TensorTypeNode* b = TensorArg(args, 1);
+  MatchDtype(a, b);
+  return TensorType(BroadcastShapes(a->shape, b->shape), DataType::Bool());
+}
+
+Type IdentityRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 1);
+  TensorArg(args, 0);
+  return args[0];
+}
+
+Type PredicateRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 1);
+  return TensorType(TensorArg(args, 0)->shape, DataType::Bool());
+}
+
+#define TVMLITE_REGISTER_BINARY_OP(OpName, Rel)                           \
+  TVMLITE_REGISTER_OP(OpName)                                            \
+      .describe("Elementwise " OpName " with numpy broadcasting.")        \
+      .set_num_inputs(2)                                                 \
+      .add_argument("lhs", "Tensor", "The left operand.")                \
+      .add_argument("rhs", "Tensor", "The right operand.")               \
+      .add_type_rel("Broadcast", Rel)                                    \
+      .set_attr<TOpPattern>("TOpPattern", kBroadcast)
+
+TVMLITE_REGISTER_BINARY_OP("add", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("subtract", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("multiply", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("divide", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("floor_divide", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("power", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("maximum", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("minimum", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("mod", BroadcastRel);        // C fmod: the sign of the dividend
+TVMLITE_REGISTER_BINARY_OP("floor_mod", BroadcastRel);  // Python %: the sign of the divisor
+TVMLITE_REGISTER_BINARY_OP("bitwise_and", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("bitwise_or", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("bitwise_xor", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("left_shift", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("right_shift", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("logical_and", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("logical_or", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("logical_xor", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("equal", BroadcastCompareRel);
+TVMLITE_REGISTER_BINARY_OP("not_equal", BroadcastCompareRel);
+TVMLITE_REGISTER_BINARY_OP("less", BroadcastCompareRel);
+TVMLITE_REGISTER_BINARY_OP("less_equal", BroadcastCompareRel);
+TVMLITE_REGISTER_BINARY_OP("greater", BroadcastCompareRel);
+TVMLITE_REGISTER_BINARY_OP("greater_equal", BroadcastCompareRel);
+
+#define TVMLITE_REGISTER_UNARY_OP(OpName, Rel)          \
+  TVMLITE_REGISTER_OP(OpName)                          \
+      .describe("Elementwise " OpName ".")              \
+      .set_num_inputs(1)                               \
+      .add_argument("data", "Tensor", "The input.")    \
+      .add_type_rel("Identity", Rel)                   \
+      .set_attr<TOpPattern>("TOpPattern", kElemWise)
+
+TVMLITE_REGISTER_UNARY_OP("negative", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("abs", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("sign", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("exp", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("log", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("sqrt", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("rsqrt", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("reciprocal", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("sigmoid", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("tanh", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("erf", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("sin", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("cos", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("tan", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("asin", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("acos", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("atan", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("sinh", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("cosh", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("asinh", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("acosh", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("atanh", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("floor", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("ceil", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("round", IdentityRel);  // half to even, as numpy and ONNX
+TVMLITE_REGISTER_UNARY_OP("bitwise_not", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("copy", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("nn.relu", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("logical_not", PredicateRel);
+TVMLITE_REGISTER_UNARY_OP("isnan", PredicateRel);
+
+}  // namespace relay
+}  // namespace tvmlite

@@ -1,0 +1,2 @@
+"""``relay.nn``: neural-network ops."""
+from .nn import *  # noqa: F401,F403
