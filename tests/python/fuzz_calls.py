@@ -200,7 +200,7 @@ class Fuzzer:
             except KeyError:
                 pass
         tindex, misses = 128, 0
-        while misses < 16:
+        while misses < 1024:  # base types reserve child slots (ir.Attrs: 96), so indices have gaps
             try:
                 out.append((tindex, core._type_info(tindex)[0]))
                 misses = 0
@@ -621,10 +621,11 @@ class Fuzzer:
             self.call(f"{cls.__name__}()", cls, args, kind="ctor")
             return
         if r < 0.85:
-            # Every type in the type table: through its constructor global (named like the type key), else its
-            # registered class; a type with neither is counted as unreachable.
+            # Every type in the type table: through its constructor global (refl::init's "<key>.__init__", or one
+            # named like the type key), else its registered class; a type with none is counted as unreachable.
             tindex, key = rng.choice(self.object_types())
-            f = self.tvmlite.get_global_func(key, allow_missing=True)
+            f = (self.tvmlite.get_global_func(key + ".__init__", allow_missing=True)
+                 or self.tvmlite.get_global_func(key, allow_missing=True))
             if f is None:
                 f = next((c for c in self.classes() if c._tvmlite_type_index == tindex), None)
             if f is None:
