@@ -16,6 +16,14 @@ __all__ = ["register_object", "register_func", "get_global_func", "list_global_f
 
 def __getattr__(name):
     # Submodules that are heavier or rarely needed load on first use, keeping `import tvmlite` fast.
+    if name in ("ir", "relay", "frontend"):
+        import importlib
+
+        return importlib.import_module("." + name, __name__)
+    if name == "build":
+        from .relay.build_module import build
+
+        return build
     if name == "testing":
         import importlib  # `from . import testing` would ask this __getattr__ again, forever
 

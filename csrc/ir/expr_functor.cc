@@ -32,12 +32,23 @@ namespace {
  */
 template <typename F>
 void PostOrder(const Expr& root, std::unordered_set<const Object*>* visited, F on_node) {
+  PostOrder(root, visited, on_node, [](const Expr&) { return false; });
+}
+
+/*! \brief As above; a node for which is_final holds is passed to on_node without a walk below it. */
+template <typename F, typename Final>
+void PostOrder(const Expr& root, std::unordered_set<const Object*>* visited, F on_node, Final is_final) {
   struct Frame {
     Expr node;
     Array<Expr> children;
     size_t next = 0;
   };
   if (!root.defined() || visited->count(root.get())) return;
+  if (is_final(root)) {
+    visited->insert(root.get());
+    on_node(root, Array<Expr>());
+    return;
+  }
   std::vector<Frame> stack;
   stack.push_back({root, ExprChildren(root), 0});
   visited->insert(root.get());
@@ -48,6 +59,10 @@ void PostOrder(const Expr& root, std::unordered_set<const Object*>* visited, F o
       TVMLITE_CHECK_KIND(child.defined(), ValueError) << "the graph has a null expression below a "
                                                       << top.node->GetTypeKey();
       if (visited->insert(child.get()).second) {
+        if (is_final(child)) {
+          on_node(child, Array<Expr>());
+          continue;
+        }
         Array<Expr> grandchildren = ExprChildren(child);
         stack.push_back({std::move(child), std::move(grandchildren), 0});
       }
@@ -79,12 +94,19 @@ Expr ExprMutator::Mutate(const Expr& expr) {
   auto it = memo_.find(expr.get());
   if (it != memo_.end()) return it->second;
   try {
-    PostOrder(expr, &visited_, [this](const Expr& node, const Array<Expr>& children) {
-      std::vector<Expr> new_children;
-      new_children.reserve(children.size());
-      for (const Expr& c : children) new_children.push_back(memo_.at(c.get()));
-      memo_[node.get()] = Rewrite(node, Array<Expr>(new_children));
-    });
+    PostOrder(
+        expr, &visited_,
+        [this](const Expr& node, const Array<Expr>& children) {
+          if (children.empty() && IsFinal(node)) {
+            memo_[node.get()] = node;
+            return;
+          }
+          std::vector<Expr> new_children;
+          new_children.reserve(children.size());
+          for (const Expr& c : children) new_children.push_back(memo_.at(c.get()));
+          memo_[node.get()] = Rewrite(node, Array<Expr>(new_children));
+        },
+        [this](const Expr& node) { return IsFinal(node); });
   } catch (...) {
     visited_.clear();  // nodes entered but never finished would otherwise be skipped by the next walk
     memo_.clear();

@@ -9,6 +9,7 @@
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/reflection.h>
 
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -68,6 +69,7 @@ class OpRegistry {
     slot.value = std::move(value);
     slot.plevel = plevel;
     slot.set = true;
+    snapshots_.erase(key);
   }
 
   void ResetAttr(const Op& op_in, const std::string& key) {
@@ -75,6 +77,7 @@ class OpRegistry {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = attrs_.find(key);
     if (it != attrs_.end() && op->registry_index < it->second.size()) it->second[op->registry_index] = Slot();
+    snapshots_.erase(key);
   }
 
   /*! \brief The value and its level, or nullopt. */
@@ -88,13 +91,18 @@ class OpRegistry {
     return std::make_pair(slot.value, slot.plevel);
   }
 
-  std::vector<Any> Snapshot(const std::string& key) {
+  /*! \brief The values of key per op; cached until the key's table changes. */
+  std::shared_ptr<const std::vector<Any>> Snapshot(const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<Any> values;
+    std::shared_ptr<const std::vector<Any>>& cached = snapshots_[key];
+    if (cached) return cached;
+    auto values = std::make_shared<std::vector<Any>>();
     auto it = attrs_.find(key);
-    if (it == attrs_.end()) return values;
-    for (const Slot& s : it->second) values.push_back(s.set ? s.value : Any());
-    return values;
+    if (it != attrs_.end()) {
+      for (const Slot& s : it->second) values->push_back(s.set ? s.value : Any());
+    }
+    cached = values;
+    return cached;
   }
 
  private:
@@ -153,6 +161,7 @@ class OpRegistry {
   std::vector<Op> ops_;
   std::unordered_map<std::string, OpRegEntry*> entries_;
   std::unordered_map<std::string, std::vector<Slot>> attrs_;
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<Any>>> snapshots_;
 };
 
 Op Op::Get(const std::string& name) {

@@ -4,6 +4,7 @@ from .expr import Var, Constant, Call, Tuple, TupleGetItem, Function, var, const
 from .op import *  # noqa: F401,F403
 from .op import nn
 from . import transform
+from .build_module import build
 
 __all__ = ["IRModule", "TensorType", "TupleType", "FuncType", "SizeVar", "Any", "Var", "Constant", "Call",
-           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform"]
+           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build"]

@@ -5,3 +5,4 @@ from .ndarray import NDArray, DataType, Device, cpu, device
 from .serialization import (structural_equal, structural_hash, assert_structural_equal, save_json,
                             load_json)
 from . import ndarray
+from .graph_module import GraphModule

@@ -44,6 +44,9 @@ class TypeInferencer : public ExprMutator {
   TypeInferencer() : relations_("FTypeRelation") {}
 
  protected:
+  // A typed node was made by InferType, so everything below it is typed too (leaves carry theirs).
+  bool IsFinal(const Expr& e) override { return e->checked_type_.defined() || e.as<OpNode>(); }
+
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
     Array<Expr> old_children = ExprChildren(original);
     bool changed = false;

@@ -5,5 +5,8 @@ nn/_nn.py, ...) registered as the ops' "FReference" attribute when this package 
 """
 from .op import get, register_reference, get_reference
 from .tensor import *  # noqa: F401,F403
+from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
+
+__all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)

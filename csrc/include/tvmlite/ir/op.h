@@ -26,6 +26,7 @@
 #include <tvmlite/ir/expr.h>
 #include <tvmlite/runtime/registry.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,14 +99,14 @@ class OpAttrMapBase {
   explicit OpAttrMapBase(const std::string& key);
   /*! \brief The value for op, or nullptr. */
   const Any* Find(const Op& op) const {
-    uint32_t i = IndexOf(op);
-    return i < values_.size() && !values_[i].is_none() ? &values_[i] : nullptr;
+    uint32_t i = op->registry_index != OpNode::kUnregistered ? op->registry_index : IndexOf(op);
+    return i < values_->size() && !(*values_)[i].is_none() ? &(*values_)[i] : nullptr;
   }
   bool count(const Op& op) const { return Find(op) != nullptr; }
 
  private:
   static uint32_t IndexOf(const Op& op);
-  std::vector<Any> values_;
+  std::shared_ptr<const std::vector<Any>> values_;  // shared with the registry's cache until the key changes
 };
 
 template <typename T>

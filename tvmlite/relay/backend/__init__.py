@@ -1,0 +1,1 @@
+"""Backends that run relay modules: the debug executor (numpy references)."""

@@ -1,0 +1,31 @@
+"""``tvmlite.build``: a module -> a library whose ``lib["default"](device)`` is an executor module."""
+from ..ir.module import IRModule
+from ..relay.expr import Function
+
+__all__ = ["build"]
+
+_TARGETS = ("debug",)
+
+
+def build(mod, target="debug", params=None):
+    """Build mod for target. ``target="debug"`` interprets the IR with the ops' numpy references.
+
+    Parameters
+    ----------
+    mod : IRModule or Function
+    target : str
+    params : dict of str to array, optional
+        Values of main's inputs that are weights (from ``from_onnx``); set in every executor made.
+    """
+    if isinstance(mod, Function):
+        mod = IRModule.from_expr(mod)
+    if not isinstance(mod, IRModule):
+        raise TypeError(f"tvmlite.build: mod must be an IRModule or a Function, got {type(mod).__name__}")
+    if not isinstance(target, str):
+        raise TypeError(f"tvmlite.build: target must be a str, got {type(target).__name__}")
+    if target == "debug":
+        from .backend.debug_executor import DebugExecutorFactory
+
+        return DebugExecutorFactory(mod, params)
+    raise ValueError(f"tvmlite.build: unknown target '{target}' (available: {', '.join(_TARGETS)}; the native "
+                     f"'cpu' target comes with the compiler)")

@@ -1,0 +1,2 @@
+"""Every op-family module of the ONNX frontend; importing one registers its converters."""
+from . import elemwise  # noqa: F401
