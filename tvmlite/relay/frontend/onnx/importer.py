@@ -1,20 +1,44 @@
 """The ONNX graph importer: ModelProto -> (IRModule, params).
 
-Steps: read the model (a path or a ModelProto); pick the opset per domain; scan every node (subgraphs included)
-for ops without a converter and raise one OpNotImplemented listing them all; make typed Vars for graph inputs
-(user shapes win) and params (or constants, when frozen) for initializers; convert nodes in order, typing each
-result as it is made (so converters see their inputs' shapes); collect the graph outputs in order.
+Steps, each of which fails with one clear error before the next begins:
+
+1. read the model (a ModelProto, a path, or serialized bytes); a file that is not an ONNX model is a ValueError
+   naming it;
+2. check the model's structure: an opset_import for the default domain (and for every domain a node uses),
+   every node input produced by an earlier node, an initializer or a graph input, no name produced twice, every
+   graph output produced. The error names the node;
+3. scan every node, subgraphs in attributes included, for ops without a converter at the model's opset, and
+   raise ONE OpNotImplemented listing them all (op, domain, opset);
+4. make typed Vars for graph inputs (``value_type``: user shapes win) and params (or Constants, when frozen) for
+   initializers;
+5. convert the nodes in order. Each converter gets typed inputs; its results are typed at once (so the next
+   converter sees their shapes) and folded when they are computable at import time (see fold.py): a result
+   whose inputs are all constants, or whose value depends only on its inputs' static types (Shape, Size), of at
+   most FOLD_LIMIT elements, becomes a Constant. Any failure inside a converter or its type relation is
+   re-raised with the node's name and op type in front of the original message;
+6. collect the graph outputs in graph order (a Tuple when there are several).
+
+Subgraphs (If/Loop/Scan bodies) are converted by ``convert_subgraph`` (subgraph.py), through the same
+``convert_nodes`` / ``convert_node`` machinery over a nested symbol table.
 """
+import collections
+import os
+
 import numpy as np
 
-from ....error import OpError, OpNotImplemented
+from ....error import OpAttributeInvalid, OpError, OpNotImplemented, get_error_class
 from ....ir.module import IRModule
 from ....ir.type import SizeVar, TensorType
 from ... import expr as _expr
-from ...backend.dtypes import to_numpy_dtype
-from .common import get_convert_map, registered_ops
+from .common import ConverterContext, get_convert_map, registered_ops
+from .fold import ConstantFolder
 
-__all__ = ["GraphImporter", "from_onnx"]
+__all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT"]
+
+FOLD_LIMIT = 1 << 20  # elements: larger import-time constants are left as expressions
+
+ValueError_ = get_error_class("ValueError")  # tvmlite.error.ValueError: a TVMLiteError and a ValueError
+TypeError_ = get_error_class("TypeError")
 
 
 def _onnx():
@@ -26,12 +50,46 @@ def _onnx():
 def tensor_dtype(elem_type):
     """The IR dtype string of an ONNX TensorProto element type."""
     onnx = _onnx()
-    np_dtype = onnx.helper.tensor_dtype_to_np_dtype(elem_type)
+    try:
+        np_dtype = onnx.helper.tensor_dtype_to_np_dtype(elem_type)
+    except (KeyError, ValueError):
+        raise ValueError_(f"unknown ONNX element type {elem_type}") from None
     name = np.dtype(np_dtype).name
     return "string" if name == "object" else name
 
 
-class GraphImporter:
+def node_label(node):
+    """How errors name a node: ``node 'conv1' (Conv)``, or ``node #3 (Conv)`` when it has no name."""
+    if node.name:
+        return f"node {node.name!r} ({node.op_type})"
+    return f"node ({node.op_type}) producing {', '.join(repr(o) for o in node.output if o) or 'nothing'}"
+
+
+def _norm_domain(domain):
+    return "" if domain in ("", "ai.onnx") else domain
+
+
+def _with_node(err, label):
+    """err's class with ``label: `` in front of its message (the same class when it takes one message)."""
+    msg = str(err.args[0]) if isinstance(err, KeyError) and len(err.args) == 1 else str(err)
+    if msg.startswith(label):
+        return err
+    text = f"{label}: {msg}"
+    if isinstance(err, (OpError, TypeError, ValueError, IndexError, AttributeError, NotImplementedError)):
+        try:
+            new = type(err)(text)
+            if str(new) == text:
+                return new
+        except Exception:  # noqa: BLE001 - a class that does not take one message
+            pass
+    if isinstance(err, TypeError):
+        return TypeError_(text)
+    if isinstance(err, NotImplementedError):
+        return OpNotImplemented(text)
+    return ValueError_(text)  # KeyError, ZeroDivisionError, ...: a malformed node, as far as the user can tell
+
+
+class GraphImporter(ConverterContext):
     """Converts one model; also the ConverterContext its converters get."""
 
     def __init__(self, model, shape=None, dtype="float32", opset=None, freeze_params=False):
@@ -39,14 +97,21 @@ class GraphImporter:
         self.user_shapes = dict(shape or {})
         self.default_dtype = dtype
         self.freeze_params = freeze_params
-        self.opsets = {imp.domain or "": imp.version for imp in model.opset_import}
+        self.opsets = {}
+        for imp in model.opset_import:
+            self.opsets[_norm_domain(imp.domain)] = int(imp.version)
         if opset is not None:
             self.opsets[""] = int(opset)
-        self.opset = self.opsets.get("", self.opsets.get("ai.onnx", 1))
+        if "" not in self.opsets:
+            raise ValueError_("the model has no opset_import for the default ONNX domain (ai.onnx): its ops' "
+                              "semantics are unknown; pass opset=N to from_onnx")
+        self.opset = self.opsets[""]
         self.params = {}
         self.node = None
         self._infer = None
         self._dims = {}
+        self._param_vars = {}
+        self._folder = ConstantFolder(self.infer_type, self._param_value)
 
     # -- ConverterContext ---------------------------------------------------------------------------------------
     def infer_type(self, expr):
@@ -57,162 +122,390 @@ class GraphImporter:
         return self._infer(expr)
 
     def try_constant(self, expr):
-        """expr's value as a numpy array when it is a Constant (folding of larger graphs comes later)."""
+        """expr's value as a numpy array when it is computable at import time (its leaves are Constants or
+        params, or it depends only on static types: Shape of a static tensor), else None."""
+        if expr is None:
+            return None
         if isinstance(expr, _expr.Constant):
             return expr.data.numpy()
-        return None
+        return self._folder.value(expr)
 
     def new_var(self, name, type_annotation):
         return _expr.Var(name, type_annotation)
 
-    # -- import ---------------------------------------------------------------------------------------------
+    def convert_subgraph(self, graph, input_types=None, outer=True):
+        """Convert a GraphProto attribute (an If branch, a Loop body): implemented in subgraph.py."""
+        import importlib.util
+
+        if importlib.util.find_spec(__package__ + ".subgraph") is None:
+            raise OpNotImplemented(f"subgraph attributes (graph {graph.name!r}) are not supported yet")
+        from . import subgraph
+
+        return subgraph.convert_subgraph(self, graph, input_types=input_types, outer=outer)
+
+    def _param_value(self, var):
+        name = self._param_vars.get(var)
+        return None if name is None else self.params[name]
+
+    # -- checks -----------------------------------------------------------------------------------------------
+    def check_structure(self, graph):
+        """Names: each node input defined before use, no name produced twice, every graph output produced."""
+        producer = {}
+        for init in graph.initializer:
+            if init.name in producer:
+                raise ValueError_(f"initializer '{init.name}' is defined twice")
+            producer[init.name] = "an initializer"
+        for vi in graph.input:
+            if vi.name in producer and producer[vi.name] != "an initializer":
+                raise ValueError_(f"graph input '{vi.name}' is listed twice")
+            producer.setdefault(vi.name, "a graph input")
+        for node in graph.node:
+            label = node_label(node)
+            domain = _norm_domain(node.domain)
+            if domain not in self.opsets:
+                raise ValueError_(f"{label}: its domain '{node.domain}' has no opset_import entry in the model")
+            for name in node.input:
+                if name and name not in producer:
+                    raise ValueError_(f"{label}: input '{name}' is produced by no earlier node, initializer or "
+                                      f"graph input")
+            for name in node.output:
+                if not name:
+                    continue
+                if name in producer:
+                    raise ValueError_(f"{label}: output '{name}' is already produced by {producer[name]}")
+                producer[name] = node_label(node)
+        seen = set()
+        for out in graph.output:
+            if out.name not in producer:
+                raise ValueError_(f"graph output '{out.name}' is produced by no node, initializer or graph input")
+            if out.name in seen:
+                raise ValueError_(f"graph output '{out.name}' is listed twice")
+            seen.add(out.name)
+
     def check_supported(self, graph):
-        missing = {}
+        """Raise one OpNotImplemented naming every op (subgraphs included) that has no converter."""
+        missing = collections.OrderedDict()
         stack = [graph]
         while stack:
             g = stack.pop()
             for node in g.node:
-                domain = node.domain or ""
-                if domain == "ai.onnx":
-                    domain = ""
-                table = get_convert_map(self.opsets.get(domain, self.opset), domain)
+                domain = _norm_domain(node.domain)
+                opset = self.opsets.get(domain)
+                table = get_convert_map(opset, domain) if opset is not None else {}
                 if node.op_type not in table:
-                    known = node.op_type in registered_ops(domain)
-                    why = "opset older than every converter" if known else "no converter"
-                    missing.setdefault((domain or "ai.onnx", node.op_type), why)
+                    if opset is None:
+                        why = "domain not imported"
+                    elif node.op_type in registered_ops(domain):
+                        versions = registered_ops(domain)[node.op_type].versions()
+                        why = f"converters start at opset {versions[0]}" if versions else "no converter"
+                    else:
+                        why = "no converter"
+                    key = (node.op_type, domain or "ai.onnx", opset)
+                    entry = missing.setdefault(key, [why, 0])
+                    entry[1] += 1
                 for a in node.attribute:
                     if a.type == a.GRAPH:
                         stack.append(a.g)
                     stack.extend(a.graphs)
         if missing:
-            items = ", ".join(f"{op} (domain {dom}, opset {self.opsets.get('' if dom == 'ai.onnx' else dom, '?')}: "
-                              f"{why})" for (dom, op), why in sorted(missing.items()))
-            raise OpNotImplemented(f"the model uses {len(missing)} unsupported op(s): {items}")
+            items = []
+            for (op, dom, opset), (why, count) in sorted(missing.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+                nodes = f", {count} nodes" if count > 1 else ""
+                items.append(f"{op} ({dom} opset {opset if opset is not None else '?'}: {why}{nodes})")
+            err = OpNotImplemented(f"{len(missing)} unsupported ONNX op{'s' if len(missing) > 1 else ''}: "
+                                   + ", ".join(items))
+            err.ops = [key for key in missing]
+            raise err
 
+    # -- inputs -------------------------------------------------------------------------------------------------
     def value_type(self, value_info):
-        onnx = _onnx()
+        """The IR type of a graph input (user shapes win over the model's); the one place input types are made."""
         name = value_info.name
         t = value_info.type
         if not t.HasField("tensor_type"):
-            raise OpNotImplemented(f"graph input '{name}': only tensor inputs are supported so far")
+            kind = t.WhichOneof("value") or "no type"
+            raise OpNotImplemented(f"graph input '{name}': {kind} inputs are not supported yet")
         dtype = tensor_dtype(t.tensor_type.elem_type) if t.tensor_type.elem_type else self.default_dtype
         if name in self.user_shapes:
-            dims = list(self.user_shapes[name])
+            dims = []
+            for d in self.user_shapes[name]:
+                if isinstance(d, str):
+                    dims.append(self._dims.setdefault(d, SizeVar(d)))
+                elif isinstance(d, SizeVar):
+                    dims.append(d)
+                elif d is None or (isinstance(d, (int, np.integer)) and d < 0):
+                    dims.append(SizeVar("?"))
+                else:
+                    dims.append(int(d))
+        elif not t.tensor_type.HasField("shape"):
+            raise OpNotImplemented(f"graph input '{name}' has no shape (unknown rank); pass shape={{'{name}': "
+                                   f"(...)}} to from_onnx")
         else:
             dims = []
             for d in t.tensor_type.shape.dim:
-                if d.HasField("dim_value"):
+                if d.HasField("dim_value") and d.dim_value >= 0:
                     dims.append(int(d.dim_value))
                 elif d.dim_param:
                     dims.append(self._dims.setdefault(d.dim_param, SizeVar(d.dim_param)))
                 else:
                     dims.append(SizeVar("?"))
-        del onnx
         return TensorType(dims, dtype)
 
+    # -- import -------------------------------------------------------------------------------------------------
     def convert(self):
         onnx = _onnx()
         graph = self.model.graph
+        unknown = set(self.user_shapes) - {vi.name for vi in graph.input}
+        if unknown:
+            raise ValueError_(f"from_onnx: shape names no graph input: {', '.join(sorted(unknown))} (inputs: "
+                              f"{', '.join(vi.name for vi in graph.input)})")
+        self.check_structure(graph)
         self.check_supported(graph)
         symbols = {}
-        init_names = set()
         inputs = []
         for init in graph.initializer:
-            array = onnx.numpy_helper.to_array(init)
-            init_names.add(init.name)
+            try:
+                array = onnx.numpy_helper.to_array(init)
+            except Exception as err:  # noqa: BLE001 - a malformed TensorProto
+                raise ValueError_(f"initializer '{init.name}' cannot be read: {err}") from None
             if self.freeze_params:
-                symbols[init.name] = _expr.const(array, dtype=array.dtype.name if array.dtype.kind != "O" else None)
+                symbols[init.name] = self.infer_type(_expr.const(array))
             else:
                 self.params[init.name] = array
                 v = _expr.Var(init.name, TensorType(array.shape, array.dtype.name))
+                self._param_vars[v] = init.name
                 symbols[init.name] = v
         for vi in graph.input:
-            if vi.name in init_names:
+            if vi.name in symbols:
                 continue
             v = _expr.Var(vi.name, self.value_type(vi))
             symbols[vi.name] = v
             inputs.append(v)
-        params_vars = [symbols[n] for n in self.params]
-        for node in graph.node:
-            self.convert_node(node, symbols)
-        outputs = []
-        for out in graph.output:
-            if out.name not in symbols:
-                raise ValueError(f"graph output '{out.name}' is produced by no node")
-            outputs.append(symbols[out.name])
+        params_vars = [v for v in self._param_vars]
+        self.convert_nodes(graph.node, symbols)
+        outputs = [symbols[out.name] for out in graph.output]
         body = outputs[0] if len(outputs) == 1 else _expr.Tuple(outputs)
         func = _expr.Function(inputs + params_vars, body)
-        return IRModule.from_expr(func), {k: v for k, v in self.params.items()}
+        return IRModule.from_expr(func), dict(self.params)
+
+    def convert_nodes(self, nodes, symbols):
+        """Convert nodes in order, reading inputs from and writing outputs to the symbol table (a mapping)."""
+        for node in nodes:
+            self.convert_node(node, symbols)
 
     def convert_node(self, node, symbols):
+        """Convert one node: its outputs go into symbols (typed, folded to Constants when computable)."""
         onnx = _onnx()
-        domain = "" if node.domain in ("", "ai.onnx") else node.domain
-        converter = get_convert_map(self.opsets.get(domain, self.opset), domain)[node.op_type]
+        label = node_label(node)
+        domain = _norm_domain(node.domain)
+        converter = get_convert_map(self.opsets[domain], domain)[node.op_type]
         inputs = []
         for name in node.input:
             if name == "":
                 inputs.append(None)
             elif name not in symbols:
-                raise ValueError(f"node {node.name or node.op_type} ({node.op_type}): input '{name}' is produced "
-                                 f"by no earlier node, initializer or graph input")
+                raise ValueError_(f"{label}: input '{name}' is produced by no earlier node, initializer or graph "
+                                  f"input")
             else:
                 inputs.append(symbols[name])
         while inputs and inputs[-1] is None:
             inputs.pop()
-        attr = {a.name: _attribute_value(onnx, a) for a in node.attribute}
+        attr = {}
+        for a in node.attribute:
+            kind = _check_attribute_type(onnx, node, a, self.opsets[domain], label)
+            attr[a.name] = _attribute_value(onnx, a, label, kind)
         self.node = node
         try:
             result = converter(inputs, attr, self)
             outs = list(result) if isinstance(result, (list, tuple)) else [result]
             outs = [self.infer_type(o) if o is not None else None for o in outs]
-        except OpError:
-            raise
-        except Exception as err:
-            label = f"node {node.name!r} ({node.op_type})" if node.name else f"node {node.op_type}"
-            raise type(err)(f"{label}: {err}") from err
-        for name, value in zip(node.output, outs):
-            if name and value is not None:
-                symbols[name] = value
+        except Exception as err:  # noqa: BLE001 - every failure is reported against the node
+            raise _with_node(err, label) from None
+        finally:
+            self.node = None
+        names = list(node.output)
+        if len(outs) > len(names) and any(o is not None for o in outs[len(names):]):
+            outs = outs[:len(names)]  # optional outputs the node does not ask for
+        for k, name in enumerate(names):
+            if not name:
+                continue
+            value = outs[k] if k < len(outs) else None
+            if value is None:
+                raise OpNotImplemented(f"{label}: output {k} ('{name}') is not produced by the converter")
+            symbols[name] = self._fold(value)
+
+    def _fold(self, expr):
+        """expr, or a Constant of its value when it is computable now and small (see the module docstring)."""
+        if isinstance(expr, (_expr.Constant, _expr.Var, _expr.Function)):
+            return expr
+        value = self._folder.value(expr, limit=FOLD_LIMIT) if _foldable_params_free(expr, self._param_vars) \
+            else None
+        if value is None:
+            return expr
+        try:
+            const = _expr.const(value)
+        except Exception:  # noqa: BLE001 - a dtype the NDArray cannot hold: keep the expression
+            return expr
+        return self.infer_type(const)
 
 
-def _attribute_value(onnx, a):
-    kind = a.type
+def _foldable_params_free(expr, param_vars):
+    """False when expr reads a param: eager folding must not bake a weight the user may replace."""
+    if not param_vars:
+        return True
+    stack, seen = [expr], set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, _expr.Var):
+            if node in param_vars:
+                return False
+        elif isinstance(node, _expr.Call):
+            stack.extend(node.args)
+        elif isinstance(node, _expr.Tuple):
+            stack.extend(node.fields)
+        elif isinstance(node, _expr.TupleGetItem):
+            stack.append(node.tuple_value)
+    return True
+
+
+_SCHEMA_ATTR_TYPES = {}  # (domain, op_type, opset) -> {attr name: AttributeProto type} or None
+
+
+def _schema_attribute_types(onnx, domain, op_type, opset):
+    key = (domain, op_type, opset)
+    types = _SCHEMA_ATTR_TYPES.get(key, False)
+    if types is False:
+        try:
+            schema = onnx.defs.get_schema(op_type, opset, domain)
+            types = {name: int(a.type) for name, a in schema.attributes.items()}
+        except Exception:  # noqa: BLE001 - a domain onnx does not know: no check
+            types = None
+        _SCHEMA_ATTR_TYPES[key] = types
+    return types
+
+
+def _check_attribute_type(onnx, node, a, opset, label):
+    """An attribute whose kind differs from the op schema's is OpAttributeInvalid naming the node."""
     A = onnx.AttributeProto
-    if kind == A.FLOAT:
-        return float(a.f)
-    if kind == A.INT:
-        return int(a.i)
-    if kind == A.STRING:
-        return a.s.decode("utf-8", "surrogateescape")
-    if kind == A.TENSOR:
-        return onnx.numpy_helper.to_array(a.t)
-    if kind == A.GRAPH:
-        return a.g
-    if kind == A.FLOATS:
-        return [float(x) for x in a.floats]
-    if kind == A.INTS:
-        return [int(x) for x in a.ints]
-    if kind == A.STRINGS:
-        return [s.decode("utf-8", "surrogateescape") for s in a.strings]
-    if kind == A.TENSORS:
-        return [onnx.numpy_helper.to_array(t) for t in a.tensors]
-    if kind == A.GRAPHS:
-        return list(a.graphs)
-    if kind == A.TYPE_PROTO:
-        return a.tp
-    raise OpNotImplemented(f"attribute '{a.name}' of an unknown kind {kind}")
+    kind = a.type
+    if kind == A.UNDEFINED:
+        kind = _guess_kind(a)
+        if kind is None:
+            raise OpAttributeInvalid(f"{label}: attribute '{a.name}' has no value")
+    if a.ref_attr_name:
+        raise OpNotImplemented(f"{label}: attribute '{a.name}' refers to a function attribute "
+                               f"('{a.ref_attr_name}'); only model graphs are converted")
+    types = _schema_attribute_types(onnx, node.domain, node.op_type, opset)
+    want = types.get(a.name) if types else None
+    if want is not None and want != kind:
+        raise OpAttributeInvalid(f"{label}: attribute '{a.name}' must be {_kind_name(A, want)}, got "
+                                 f"{_kind_name(A, kind)}")
+    return kind
+
+
+def _kind_name(A, kind):
+    return A.AttributeType.Name(kind) if kind in A.AttributeType.values() else str(kind)
+
+
+def _guess_kind(a):
+    """The kind of an attribute written without its type field (old exporters): the one field that is set."""
+    A = type(a)
+    for kind, field in ((A.FLOAT, "f"), (A.INT, "i"), (A.STRING, "s"), (A.TENSOR, "t"), (A.GRAPH, "g")):
+        if a.HasField(field):
+            return kind
+    for kind, field in ((A.FLOATS, "floats"), (A.INTS, "ints"), (A.STRINGS, "strings"), (A.TENSORS, "tensors"),
+                        (A.GRAPHS, "graphs")):
+        if len(getattr(a, field)):
+            return kind
+    return None
+
+
+def _attribute_value(onnx, a, label="node", kind=None):
+    kind = a.type if kind is None else kind
+    A = onnx.AttributeProto
+    try:
+        if kind == A.FLOAT:
+            return float(a.f)
+        if kind == A.INT:
+            return int(a.i)
+        if kind == A.STRING:
+            return a.s.decode("utf-8", "surrogateescape")
+        if kind == A.TENSOR:
+            return onnx.numpy_helper.to_array(a.t)
+        if kind == A.GRAPH:
+            return a.g
+        if kind == A.FLOATS:
+            return [float(x) for x in a.floats]
+        if kind == A.INTS:
+            return [int(x) for x in a.ints]
+        if kind == A.STRINGS:
+            return [s.decode("utf-8", "surrogateescape") for s in a.strings]
+        if kind == A.TENSORS:
+            return [onnx.numpy_helper.to_array(t) for t in a.tensors]
+        if kind == A.GRAPHS:
+            return list(a.graphs)
+        if kind == A.TYPE_PROTO:
+            return a.tp
+        if kind == A.SPARSE_TENSOR:
+            return a.sparse_tensor
+    except Exception as err:  # noqa: BLE001 - a malformed tensor attribute
+        raise OpAttributeInvalid(f"{label}: attribute '{a.name}' cannot be read: {err}") from None
+    raise OpNotImplemented(f"{label}: attribute '{a.name}' of kind {_kind_name(A, kind)} is not supported")
+
+
+def load_model(model):
+    """A ModelProto from a ModelProto, a path or serialized bytes; ValueError/FileNotFoundError when it is not."""
+    onnx = _onnx()
+    from google.protobuf.message import DecodeError
+
+    if isinstance(model, onnx.ModelProto):
+        return model
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        try:
+            return onnx.load_model_from_string(bytes(model))
+        except (DecodeError, RuntimeError, ValueError) as err:
+            raise ValueError_(f"from_onnx: the bytes are not a serialized ONNX model ({err})") from None
+    if isinstance(model, str) or hasattr(model, "__fspath__"):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"from_onnx: no such file: '{path}'")
+        try:
+            loaded = onnx.load(path)
+        except (DecodeError, RuntimeError, ValueError, OSError) as err:
+            raise ValueError_(f"from_onnx: '{path}' is not an ONNX model ({err})") from None
+        if not loaded.HasField("graph") and not loaded.opset_import:
+            raise ValueError_(f"from_onnx: '{path}' is not an ONNX model (no graph and no opset_import)")
+        return loaded
+    raise TypeError_(f"from_onnx: model must be an onnx.ModelProto, a path or bytes, got {type(model).__name__}")
 
 
 def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=False):
-    """Convert an ONNX model (a ModelProto or a path) to (IRModule, params).
+    """Convert an ONNX model to (IRModule, params).
 
-    Initializers become params (numpy arrays, by name) and inputs of main, or constants when ``freeze_params``;
-    graph inputs that are not initializers become typed Vars (``shape`` overrides their shapes by name);
-    outputs keep the graph's order (a tuple when there are several).
+    Parameters
+    ----------
+    model : onnx.ModelProto, str, os.PathLike or bytes
+        The model, a path to a .onnx file, or a serialized model.
+    shape : dict of str to tuple, optional
+        Input shapes by input name; they override the model's (a str or None dim is symbolic).
+    dtype : str
+        The dtype of inputs whose element type the model leaves unset.
+    opset : int, optional
+        Override the model's default-domain opset.
+    freeze_params : bool
+        Initializers become Constants (folded into the graph) instead of params.
+
+    Returns
+    -------
+    (IRModule, dict of str to numpy.ndarray)
+        Initializers become params (by name) and inputs of main after the graph inputs, unless frozen; graph
+        inputs that are not initializers become typed Vars; outputs keep the graph's order (a tuple when there
+        are several).
     """
-    onnx = _onnx()
-    if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-        model = onnx.load(model)
-    if not isinstance(model, onnx.ModelProto):
-        raise TypeError(f"from_onnx: model must be an onnx.ModelProto or a path, got {type(model).__name__}")
+    model = load_model(model)
+    if not model.HasField("graph"):
+        raise ValueError_("from_onnx: the model has no graph")
     return GraphImporter(model, shape, dtype, opset, freeze_params).convert()
