@@ -1,19 +1,40 @@
-"""Run onnx's official node tests through tvmlite: from_onnx -> build(target="debug") -> run -> compare.
+"""Run onnx's official backend tests through tvmlite: from_onnx -> build(target="debug") -> run -> compare.
 
-The cases come from the installed onnx package (onnx.backend.test.case.node.collect_testcases: each has a model and
-its input/output data sets, made in memory). Outputs are compared as onnx's own backend runner does
-(assert_similar_outputs): same count, shape and dtype, allclose with the case's rtol/atol, exact for strings.
+Two kinds of cases:
+
+* node cases (``test_abs``, ...): from the installed onnx package (onnx.backend.test.case.node.collect_testcases:
+  each has a model and its input/output data sets, made in memory);
+* model cases (``model:simple/test_sign_model``, ...): onnx's model suites ``simple``, ``pytorch-converted`` and
+  ``pytorch-operator`` under ``onnx/backend/test/data``; each directory holds model.onnx and
+  test_data_set_N/{input,output}_K.pb, read as onnx's runner reads them (tensors, sequences, optionals, by the
+  type of graph input/output K), with rtol=1e-3, atol=1e-7 unless the case's data.json says otherwise.
+
+Outputs are compared as onnx's own backend runner does (assert_similar_outputs): same count, shape and dtype,
+allclose with the case's rtol/atol, exact for strings.
+
+The cases that do not pass yet are listed in onnx_node_expected_failures.txt (``name  # reason``);
+test_onnx_node.py checks the list both ways (a listed case that passes fails the suite).
 
 CLI (for development; the pass/fail contract is test_onnx_node.py):
-    python tests/python/frontend/onnx_node_runner.py [REGEX] [-v]
-prints each case's outcome and a summary.
+    python tests/python/frontend/onnx_node_runner.py [REGEX] [-v]     each case's outcome and a summary
+    python tests/python/frontend/onnx_node_runner.py --write-expected  rewrite the expected-failure list from a
+                                                                        full run (a still-failing case keeps its
+                                                                        written reason)
 """
 import functools
+import glob
+import json
+import os
+import pathlib
 import re
 import sys
 import warnings
 
 import numpy as np
+
+EXPECTED_FILE = pathlib.Path(__file__).resolve().parent / "onnx_node_expected_failures.txt"
+MODEL_SUITES = ("simple", "pytorch-converted", "pytorch-operator")
+MODEL_PREFIX = "model:"
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,15 +77,89 @@ def _assert_similar(ref, out, rtol, atol, where):
     np.testing.assert_allclose(out, ref, rtol=rtol, atol=atol, err_msg=where)
 
 
+class ModelCase:
+    """A case of onnx's model suites: a directory with model.onnx and test_data_set_N/."""
+
+    def __init__(self, suite, path):
+        self.suite = suite
+        self.path = path
+        self.name = f"{MODEL_PREFIX}{suite}/{os.path.basename(path)}"
+        self.rtol, self.atol = 1e-3, 1e-7
+        data_json = os.path.join(path, "data.json")
+        if os.path.exists(data_json):
+            with open(data_json) as f:
+                data = json.load(f)
+            self.rtol, self.atol = data.get("rtol", self.rtol), data.get("atol", self.atol)
+
+    @functools.cached_property
+    def model(self):
+        import onnx
+
+        return onnx.load(os.path.join(self.path, "model.onnx"))
+
+    @property
+    def data_sets(self):
+        graph = self.model.graph
+        for data_dir in sorted(glob.glob(os.path.join(self.path, "test_data_set*"))):
+            n_in = len(glob.glob(os.path.join(data_dir, "input_*.pb")))
+            n_out = len(glob.glob(os.path.join(data_dir, "output_*.pb")))
+            inputs = [_load_proto(os.path.join(data_dir, f"input_{i}.pb"), graph.input[i].type) for i in range(n_in)]
+            outputs = [_load_proto(os.path.join(data_dir, f"output_{i}.pb"), graph.output[i].type)
+                       for i in range(n_out)]
+            yield inputs, outputs
+
+
+def _load_proto(path, type_proto):
+    import onnx
+    from onnx import numpy_helper
+
+    with open(path, "rb") as f:
+        content = f.read()
+    if type_proto.HasField("sequence_type"):
+        proto = onnx.SequenceProto()
+        proto.ParseFromString(content)
+        return numpy_helper.to_list(proto)
+    if type_proto.HasField("optional_type"):
+        proto = onnx.OptionalProto()
+        proto.ParseFromString(content)
+        return numpy_helper.to_optional(proto)
+    proto = onnx.TensorProto()
+    proto.ParseFromString(content)
+    return numpy_helper.to_array(proto)
+
+
+@functools.lru_cache(maxsize=1)
+def collect_models():
+    """{name: ModelCase} of onnx's model suites (simple, pytorch-converted, pytorch-operator)."""
+    import onnx.backend.test
+
+    root = os.path.join(os.path.dirname(onnx.backend.test.__file__), "data")
+    cases = {}
+    for suite in MODEL_SUITES:
+        for path in sorted(glob.glob(os.path.join(root, suite, "*"))):
+            if os.path.exists(os.path.join(path, "model.onnx")):
+                case = ModelCase(suite, path)
+                cases[case.name] = case
+    return cases
+
+
+def collect_all():
+    """Node cases and model cases by name."""
+    return {**collect(), **collect_models()}
+
+
 def run_case(case):
-    """Run every data set of a case; raises on the first difference or error."""
+    """Run every data set of a case (node or model); raises on the first difference or error."""
     import tvmlite
 
     model = case.model
-    init_names = {i.name for i in model.graph.initializer}
-    input_names = [i.name for i in model.graph.input if i.name not in init_names]
     mod, params = tvmlite.frontend.from_onnx(model)
     lib = tvmlite.build(mod, target="debug", params=params)
+    # Data files follow graph.input's order; an initializer listed as an input takes the file's value.
+    input_names = [i.name for i in model.graph.input]
+    if not isinstance(case, ModelCase):
+        init_names = {i.name for i in model.graph.initializer}
+        input_names = [n for n in input_names if n not in init_names]
     for k, (inputs, ref_outputs) in enumerate(case.data_sets):
         gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
         for name, value in zip(input_names, inputs):
@@ -88,18 +183,55 @@ def outcome(case):
         return f"{type(err).__name__}: {first}"[:300]
 
 
+def read_expected(path=EXPECTED_FILE):
+    """{case name: reason} from the expected-failure list (``name  # reason`` lines; # starts a comment)."""
+    expected = {}
+    if not os.path.exists(path):
+        return expected
+    for lineno, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
+        name, _, reason = line.partition("#")
+        name = name.strip()
+        if not name:
+            continue
+        if name in expected:
+            raise ValueError(f"{path}:{lineno}: {name} is listed twice")
+        expected[name] = reason.strip() or "no reason given"
+    return expected
+
+
+def write_expected(outcomes, path=EXPECTED_FILE):
+    """Rewrite the list from {name: reason or None}: failing cases only; a listed case keeps its reason."""
+    old = read_expected(path)
+    lines = ["# onnx backend test cases (node cases, and model cases as model:<suite>/<name>) that tvmlite does not",
+             "# pass yet: `name  # reason`. test_onnx_node.py runs every case: a listed case must fail (it is an",
+             "# xfail), a passing listed case fails the suite. Rewrite from a run with",
+             "#     python tests/python/frontend/onnx_node_runner.py --write-expected"]
+    for name in sorted(outcomes):
+        why = outcomes[name]
+        if why is not None:
+            reason = old.get(name) or why.replace("#", "").replace("\n", " ")
+            lines.append(f"{name}  # {reason}")
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
 def main(argv):
     verbose = "-v" in argv
-    args = [a for a in argv if a != "-v"]
+    write = "--write-expected" in argv
+    args = [a for a in argv if a not in ("-v", "--write-expected")]
+    if write and args:
+        sys.exit("--write-expected runs every case; it takes no REGEX")
     pattern = re.compile(args[0]) if args else None
-    cases = [c for n, c in sorted(collect().items()) if pattern is None or pattern.search(n)]
-    failed = 0
+    cases = [c for n, c in sorted(collect_all().items()) if pattern is None or pattern.search(n)]
+    outcomes = {}
     for case in cases:
-        why = outcome(case)
-        failed += why is not None
+        why = outcomes[case.name] = outcome(case)
         if verbose or why is not None:
             print(f"{'PASS' if why is None else 'FAIL'} {case.name}" + (f"  {why}" if why else ""))
+    failed = sum(why is not None for why in outcomes.values())
     print(f"{len(cases) - failed} passed, {failed} failed")
+    if write:
+        write_expected(outcomes)
+        print(f"wrote {failed} expected failures to {EXPECTED_FILE}")
 
 
 if __name__ == "__main__":
