@@ -20,6 +20,8 @@ converted to plain expressions).
 
 Values are cached per expression node (expressions are immutable, so a node's value never changes).
 """
+import math
+
 import numpy as np
 
 from ...backend.dtypes import to_numpy_dtype
@@ -53,7 +55,7 @@ class TypeOnly:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def __array__(self, *args, **kwargs):
         raise NotConstant("the value of a tensor known only by its type")
@@ -72,12 +74,17 @@ class TypeOnly:
         return f"TypeOnly({self.shape}, {self.dtype})"
 
 
+_DETERMINISTIC = {}  # op name -> bool (an op's attributes are fixed once registered)
+
+
 def is_deterministic(op):
     """False for ops whose result is random (never folded)."""
-    if op.get_attr("TNonDeterministic"):
-        return False
-    name = op.name.lower()
-    return not any(word in name for word in _RANDOM_WORDS)
+    name = op.name
+    answer = _DETERMINISTIC.get(name)
+    if answer is None:
+        answer = not op.get_attr("TNonDeterministic") and not any(w in name.lower() for w in _RANDOM_WORDS)
+        _DETERMINISTIC[name] = answer
+    return answer
 
 
 def _static_shape(ty):
@@ -156,7 +163,7 @@ class ConstantFolder:
             except Exception:  # noqa: BLE001 - an expression that does not type has no value
                 return None
         shape = _static_shape(ty)
-        if shape is None or (limit is not None and int(np.prod(shape, dtype=np.int64)) > limit):
+        if shape is None or (limit is not None and math.prod(shape) > limit):
             return None
         try:
             value = self._evaluate(expr)

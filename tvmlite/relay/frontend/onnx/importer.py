@@ -314,6 +314,7 @@ class GraphImporter(ConverterContext):
         for a in node.attribute:
             kind = _check_attribute_type(onnx, node, a, self.opsets[domain], label)
             attr[a.name] = _attribute_value(onnx, a, label, kind)
+        inputs_constant = all(i is None or isinstance(i, _expr.Constant) for i in inputs)
         self.node = node
         try:
             result = converter(inputs, attr, self)
@@ -332,14 +333,24 @@ class GraphImporter(ConverterContext):
             value = outs[k] if k < len(outs) else None
             if value is None:
                 raise OpNotImplemented(f"{label}: output {k} ('{name}') is not produced by the converter")
-            symbols[name] = self._fold(value)
+            symbols[name] = self._fold(value, inputs_constant)
 
-    def _fold(self, expr):
-        """expr, or a Constant of its value when it is computable now and small (see the module docstring)."""
+    def _fold(self, expr, inputs_constant):
+        """expr, or a Constant of its value when it is computable now and small (see the module docstring).
+
+        With every input a Constant, any deterministic result folds. Otherwise only an integer or bool result is
+        tried with type-only inputs (Shape, Size): a float result of a non-constant input depends on its data.
+        """
         if isinstance(expr, (_expr.Constant, _expr.Var, _expr.Function)):
             return expr
-        value = self._folder.value(expr, limit=FOLD_LIMIT) if _foldable_params_free(expr, self._param_vars) \
-            else None
+        ty = expr.checked_type
+        if not isinstance(ty, TensorType):
+            return expr
+        if not inputs_constant and not str(ty.dtype).startswith(("int", "uint", "bool")):
+            return expr
+        if not _foldable_params_free(expr, self._param_vars):
+            return expr
+        value = self._folder.value(expr, limit=FOLD_LIMIT)
         if value is None:
             return expr
         try:
