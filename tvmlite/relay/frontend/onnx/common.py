@@ -23,15 +23,24 @@ A converter gets
   attr:   the node's attributes as Python values: int, float, str (decoded), bytes kept for STRING tensors never,
           lists of those, numpy arrays for TENSOR, onnx.GraphProto for GRAPH (convert with ctx.convert_subgraph).
   ctx:    the importer (see ConverterContext): ctx.opset, ctx.params (initializers by name, numpy, when not
-          frozen), ctx.infer_type(expr) -> typed expr, ctx.try_constant(expr) -> numpy array or None (folds a
-          constant-computable expression with the reference implementations), ctx.convert_subgraph(...),
-          ctx.node (the onnx.NodeProto being converted), ctx.new_var(name, type).
-and returns an expression, or a list/tuple of them for a node with several outputs (None for an output it does
-not produce).
+          frozen), ctx.infer_type(expr) -> typed expr, ctx.try_constant(expr) -> numpy array or None,
+          ctx.convert_subgraph(...), ctx.node (the onnx.NodeProto being converted), ctx.new_var(name, type).
+and returns an expression, or a list/tuple of them for a node with several outputs (None for an output the node
+does not ask for; an output it asks for must be produced).
+
+Constants: an input computable at import time usually arrives as a relay Constant already: the importer folds
+each node's result when all its inputs are Constants, and an integer result that depends only on its inputs'
+static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (fold.py). ``ctx.try_constant(expr)``
+also folds on request, reading params (an initializer that feeds a Reshape's shape is a fixed value of the
+model), and returns None when the value is known only at run time. Ops with random results must not be folded:
+mark them ``Op.get(name).set_attr("TNonDeterministic", True)`` (names with "random", "multinomial" or
+"bernoulli" are recognised without it).
 
 Errors: a converter raises OpAttributeInvalid / OpAttributeRequired / ValueError / TypeError with a message; the
-importer adds the node's name and op. OpNotImplemented from ``unsupported(...)`` marks an attribute value or input
-kind that is valid ONNX but not converted yet.
+importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures. It also
+checks each attribute's kind against the op schema before calling the converter (a FLOAT where the schema says
+INT is OpAttributeInvalid). OpNotImplemented from ``unsupported(...)`` marks an attribute value or input kind that
+is valid ONNX but not converted yet.
 """
 import threading
 
@@ -164,11 +173,19 @@ class Renamer:
 
 
 class ConverterContext:
-    """What the importer offers converters (documented here; implemented by the importer)."""
+    """What the importer offers converters (documented here; implemented by importer.GraphImporter).
+
+    ``convert_subgraph(graph, input_types=None, outer=True)`` converts a GraphProto attribute (If/Loop/Scan
+    bodies); the importer delegates it to ``subgraph.convert_subgraph(ctx, graph, input_types=..., outer=...)``
+    in subgraph.py, which may reuse ``ctx.convert_nodes(nodes, symbols)`` over a nested symbol table
+    (``collections.ChainMap({}, ctx.symbols)``: ``ctx.symbols`` is the enclosing graph's table while its node
+    is converted) and ``ctx.value_type(value_info)`` for the graph's inputs.
+    """
 
     opset = None
     params = None
     node = None
+    symbols = None
 
     def infer_type(self, expr):  # pragma: no cover - interface
         raise NotImplementedError

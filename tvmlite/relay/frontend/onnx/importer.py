@@ -107,7 +107,8 @@ class GraphImporter(ConverterContext):
                               "semantics are unknown; pass opset=N to from_onnx")
         self.opset = self.opsets[""]
         self.params = {}
-        self.node = None
+        self.node = None  # the NodeProto being converted
+        self.symbols = None  # the symbol table (name -> expr) of the graph being converted
         self._infer = None
         self._dims = {}
         self._param_vars = {}
@@ -290,8 +291,12 @@ class GraphImporter(ConverterContext):
 
     def convert_nodes(self, nodes, symbols):
         """Convert nodes in order, reading inputs from and writing outputs to the symbol table (a mapping)."""
-        for node in nodes:
-            self.convert_node(node, symbols)
+        outer, self.symbols = self.symbols, symbols
+        try:
+            for node in nodes:
+                self.convert_node(node, symbols)
+        finally:
+            self.symbols = outer
 
     def convert_node(self, node, symbols):
         """Convert one node: its outputs go into symbols (typed, folded to Constants when computable)."""
@@ -315,7 +320,7 @@ class GraphImporter(ConverterContext):
             kind = _check_attribute_type(onnx, node, a, self.opsets[domain], label)
             attr[a.name] = _attribute_value(onnx, a, label, kind)
         inputs_constant = all(i is None or isinstance(i, _expr.Constant) for i in inputs)
-        self.node = node
+        outer_node, self.node = self.node, node
         try:
             result = converter(inputs, attr, self)
             outs = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -323,7 +328,7 @@ class GraphImporter(ConverterContext):
         except Exception as err:  # noqa: BLE001 - every failure is reported against the node
             raise _with_node(err, label) from None
         finally:
-            self.node = None
+            self.node = outer_node
         names = list(node.output)
         if len(outs) > len(names) and any(o is not None for o in outs[len(names):]):
             outs = outs[:len(names)]  # optional outputs the node does not ask for
