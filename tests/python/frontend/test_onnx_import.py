@@ -383,3 +383,17 @@ def test_dtype_mismatch_names_the_node():
                        [vi("a", [2]), vi("b", [2], TensorProto.INT32)], [vi("c", None)])
     with pytest.raises(TypeError, match=r"^node 'mixed' \(Add\): .*float32.*int32"):
         tvmlite.frontend.from_onnx(model)
+
+
+def test_results_that_read_input_data_are_not_folded():
+    """Integer and bool results are tried with type-only inputs; any that reads the data stays a call."""
+    nodes = [helper.make_node("Equal", ["x", "x"], ["e"]), helper.make_node("IsNaN", ["x"], ["n"]),
+             helper.make_node("Add", ["i", "i"], ["s"])]
+    model = make_model(nodes, [vi("x", [3]), vi("i", [2], TensorProto.INT64)],
+                       [vi("e", None), vi("n", None), vi("s", None)])
+    mod, _ = tvmlite.frontend.from_onnx(model)
+    text = str(mod)
+    assert "equal(%x, %x)" in text and "isnan(%x)" in text and "add(%i, %i)" in text
+    x = np.array([1.0, np.nan, 3.0], "float32")
+    e, n, s = run(mod, {}, x=x, i=np.array([4, 5], "int64"))
+    assert e.tolist() == [True, False, True] and n.tolist() == [False, True, False] and s.tolist() == [8, 10]

@@ -111,7 +111,8 @@ class GraphImporter(ConverterContext):
         self.symbols = None  # the symbol table (name -> expr) of the graph being converted
         self._infer = None
         self._dims = {}
-        self._param_vars = {}
+        self._param_vars = {}  # param Var -> initializer name
+        self._reads_params = set()  # exprs that read a param (never folded eagerly), params included
         self._folder = ConstantFolder(self.infer_type, self._param_value)
 
     # -- ConverterContext ---------------------------------------------------------------------------------------
@@ -275,6 +276,7 @@ class GraphImporter(ConverterContext):
                 self.params[init.name] = array
                 v = _expr.Var(init.name, TensorType(array.shape, array.dtype.name))
                 self._param_vars[v] = init.name
+                self._reads_params.add(v)
                 symbols[init.name] = v
         for vi in graph.input:
             if vi.name in symbols:
@@ -320,6 +322,7 @@ class GraphImporter(ConverterContext):
             kind = _check_attribute_type(onnx, node, a, self.opsets[domain], label)
             attr[a.name] = _attribute_value(onnx, a, label, kind)
         inputs_constant = all(i is None or isinstance(i, _expr.Constant) for i in inputs)
+        reads_params = any(i in self._reads_params for i in inputs if i is not None)
         outer_node, self.node = self.node, node
         try:
             result = converter(inputs, attr, self)
@@ -338,13 +341,17 @@ class GraphImporter(ConverterContext):
             value = outs[k] if k < len(outs) else None
             if value is None:
                 raise OpNotImplemented(f"{label}: output {k} ('{name}') is not produced by the converter")
-            symbols[name] = self._fold(value, inputs_constant)
+            folded = self._fold(value, inputs_constant, reads_params)
+            if reads_params and not isinstance(folded, _expr.Constant):
+                self._reads_params.add(folded)
+            symbols[name] = folded
 
-    def _fold(self, expr, inputs_constant):
+    def _fold(self, expr, inputs_constant, reads_params):
         """expr, or a Constant of its value when it is computable now and small (see the module docstring).
 
         With every input a Constant, any deterministic result folds. Otherwise only an integer or bool result is
         tried with type-only inputs (Shape, Size): a float result of a non-constant input depends on its data.
+        A result computed from params is never folded: the user may replace a weight.
         """
         if isinstance(expr, (_expr.Constant, _expr.Var, _expr.Function)):
             return expr
@@ -353,7 +360,7 @@ class GraphImporter(ConverterContext):
             return expr
         if not inputs_constant and not str(ty.dtype).startswith(("int", "uint", "bool")):
             return expr
-        if not _foldable_params_free(expr, self._param_vars):
+        if reads_params:
             return expr
         value = self._folder.value(expr, limit=FOLD_LIMIT)
         if value is None:
@@ -363,28 +370,6 @@ class GraphImporter(ConverterContext):
         except Exception:  # noqa: BLE001 - a dtype the NDArray cannot hold: keep the expression
             return expr
         return self.infer_type(const)
-
-
-def _foldable_params_free(expr, param_vars):
-    """False when expr reads a param: eager folding must not bake a weight the user may replace."""
-    if not param_vars:
-        return True
-    stack, seen = [expr], set()
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if isinstance(node, _expr.Var):
-            if node in param_vars:
-                return False
-        elif isinstance(node, _expr.Call):
-            stack.extend(node.args)
-        elif isinstance(node, _expr.Tuple):
-            stack.extend(node.fields)
-        elif isinstance(node, _expr.TupleGetItem):
-            stack.append(node.tuple_value)
-    return True
 
 
 _SCHEMA_ATTR_TYPES = {}  # (domain, op_type, opset) -> {attr name: AttributeProto type} or None
