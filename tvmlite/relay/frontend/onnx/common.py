@@ -175,17 +175,17 @@ class Renamer:
 class ConverterContext:
     """What the importer offers converters (documented here; implemented by importer.GraphImporter).
 
-    ``convert_subgraph(graph, input_types=None, outer=True)`` converts a GraphProto attribute (If/Loop/Scan
-    bodies); the importer delegates it to ``subgraph.convert_subgraph(ctx, graph, input_types=..., outer=...)``
-    in subgraph.py, which may reuse ``ctx.convert_nodes(nodes, symbols)`` over a nested symbol table
-    (``collections.ChainMap({}, ctx.symbols)``: ``ctx.symbols`` is the enclosing graph's table while its node
-    is converted) and ``ctx.value_type(value_info)`` for the graph's inputs.
+    ``convert_subgraph(graph, input_types=None, as_tuple=False)`` converts a GraphProto attribute (If/Loop/Scan
+    bodies) to a Function; the importer delegates it to ``subgraph.convert_subgraph(ctx, graph, input_types,
+    as_tuple)`` in subgraph.py, which converts the nodes with ``ctx.convert_node(node, scope)`` over a nested
+    symbol table (``collections.ChainMap({}, ctx.scope)``: ``ctx.scope`` is the enclosing graph's table while its
+    node is converted) and types the graph's inputs with ``ctx.value_type(value_info)``.
     """
 
     opset = None
     params = None
     node = None
-    symbols = None
+    scope = None
 
     def infer_type(self, expr):  # pragma: no cover - interface
         raise NotImplementedError
@@ -193,7 +193,7 @@ class ConverterContext:
     def try_constant(self, expr):  # pragma: no cover - interface
         raise NotImplementedError
 
-    def convert_subgraph(self, graph, input_types=None, outer=True):  # pragma: no cover - interface
+    def convert_subgraph(self, graph, input_types=None, as_tuple=False):  # pragma: no cover - interface
         raise NotImplementedError
 
     def new_var(self, name, type_annotation):  # pragma: no cover - interface

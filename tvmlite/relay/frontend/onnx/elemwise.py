@@ -13,7 +13,8 @@ Opset history that matters here:
 * Each op is registered from the opset it first appeared in (Sign from 9, Sin from 7, BitwiseAnd from 18 ...),
   so a model of an older opset gets a clear "converters start at opset N".
 
-Pow with mixed types, Mod, BitShift, Max/Min/Sum/Mean, Clip and Cast belong to the math family (math.py).
+Pow (incl. mixed types; its v1 has the same legacy broadcasting: ``legacy_broadcast`` is exported for it), Mod,
+BitShift, Max/Min/Sum/Mean, Clip and Cast belong to the math family (math.py).
 """
 from ....error import OpAttributeInvalid
 from ... import op as _op
@@ -90,7 +91,7 @@ def _binary(relay_name, first, legacy):
 
 #            ONNX name       relay op         first opset  legacy broadcast before 7
 _BINARY = [("Add", "add", 1, True), ("Sub", "subtract", 1, True), ("Mul", "multiply", 1, True),
-           ("Div", "divide", 1, True), ("Pow", "power", 1, True), ("Equal", "equal", 1, True),
+           ("Div", "divide", 1, True), ("Equal", "equal", 1, True),
            ("Less", "less", 1, True), ("Greater", "greater", 1, True), ("And", "logical_and", 1, True),
            ("Or", "logical_or", 1, True), ("Xor", "logical_xor", 1, True),
            ("LessOrEqual", "less_equal", 12, False), ("GreaterOrEqual", "greater_equal", 12, False),

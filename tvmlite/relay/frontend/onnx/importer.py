@@ -108,7 +108,7 @@ class GraphImporter(ConverterContext):
         self.opset = self.opsets[""]
         self.params = {}
         self.node = None  # the NodeProto being converted
-        self.symbols = None  # the symbol table (name -> expr) of the graph being converted
+        self.scope = None  # the symbol table (name -> expr) of the node being converted: its subgraphs' outer scope
         self._infer = None
         self._dims = {}
         self._param_vars = {}  # param Var -> initializer name
@@ -135,15 +135,15 @@ class GraphImporter(ConverterContext):
     def new_var(self, name, type_annotation):
         return _expr.Var(name, type_annotation)
 
-    def convert_subgraph(self, graph, input_types=None, outer=True):
-        """Convert a GraphProto attribute (an If branch, a Loop body): implemented in subgraph.py."""
+    def convert_subgraph(self, graph, input_types=None, as_tuple=False):
+        """A subgraph (GraphProto attribute) as a relay Function in the current scope (subgraph.py)."""
         import importlib.util
 
         if importlib.util.find_spec(__package__ + ".subgraph") is None:
             raise OpNotImplemented(f"subgraph attributes (graph {graph.name!r}) are not supported yet")
-        from . import subgraph
+        from .subgraph import convert_subgraph
 
-        return subgraph.convert_subgraph(self, graph, input_types=input_types, outer=outer)
+        return convert_subgraph(self, graph, input_types, as_tuple)
 
     def _param_value(self, var):
         name = self._param_vars.get(var)
@@ -293,12 +293,8 @@ class GraphImporter(ConverterContext):
 
     def convert_nodes(self, nodes, symbols):
         """Convert nodes in order, reading inputs from and writing outputs to the symbol table (a mapping)."""
-        outer, self.symbols = self.symbols, symbols
-        try:
-            for node in nodes:
-                self.convert_node(node, symbols)
-        finally:
-            self.symbols = outer
+        for node in nodes:
+            self.convert_node(node, symbols)
 
     def convert_node(self, node, symbols):
         """Convert one node: its outputs go into symbols (typed, folded to Constants when computable)."""
@@ -324,6 +320,7 @@ class GraphImporter(ConverterContext):
         inputs_constant = all(i is None or isinstance(i, _expr.Constant) for i in inputs)
         reads_params = any(i in self._reads_params for i in inputs if i is not None)
         outer_node, self.node = self.node, node
+        outer_scope, self.scope = self.scope, symbols  # the names a subgraph of this node may use
         try:
             result = converter(inputs, attr, self)
             outs = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -331,7 +328,7 @@ class GraphImporter(ConverterContext):
         except Exception as err:  # noqa: BLE001 - every failure is reported against the node
             raise _with_node(err, label) from None
         finally:
-            self.node = outer_node
+            self.node, self.scope = outer_node, outer_scope
         names = list(node.output)
         if len(outs) > len(names) and any(o is not None for o in outs[len(names):]):
             outs = outs[:len(names)]  # optional outputs the node does not ask for
