@@ -214,7 +214,8 @@ def test_graph_output_never_produced():
 def test_no_opset_import():
     model = make_model([helper.make_node("Neg", ["x"], ["y"])], [vi("x", [2])], [vi("y", None)])
     del model.opset_import[:]
-    with pytest.raises(ValueError, match="no opset_import for the default ONNX domain"):
+    with pytest.raises(ValueError, match=r"^node \(Neg\) producing 'y': the model has no opset_import for the default "
+                                         r"ONNX domain \(ai.onnx\)"):
         tvmlite.frontend.from_onnx(model)
     mod, _ = tvmlite.frontend.from_onnx(model, opset=13)  # the caller may say which
     assert "negative" in str(mod)
@@ -397,3 +398,12 @@ def test_results_that_read_input_data_are_not_folded():
     x = np.array([1.0, np.nan, 3.0], "float32")
     e, n, s = run(mod, {}, x=x, i=np.array([4, 5], "int64"))
     assert e.tolist() == [True, False, True] and n.tolist() == [False, True, False] and s.tolist() == [8, 10]
+
+
+def test_model_of_another_domain_only_needs_no_default_opset():
+    node = helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml", threshold=0.5)
+    graph = helper.make_graph([node], "ml", [vi("x", [2])], [vi("y", None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 3)])
+    with pytest.raises(OpNotImplemented, match=r"^1 unsupported ONNX op: Binarizer \(ai.onnx.ml opset 3: no "
+                                               r"converter\)$"):
+        tvmlite.frontend.from_onnx(model)

@@ -59,10 +59,14 @@ def tensor_dtype(elem_type):
 
 
 def node_label(node):
-    """How errors name a node: ``node 'conv1' (Conv)``, or ``node #3 (Conv)`` when it has no name."""
+    """How errors name a node: ``node 'conv1' (Conv)``, or ``node (Conv) producing 'y'`` when it has no name."""
     if node.name:
         return f"node {node.name!r} ({node.op_type})"
-    return f"node ({node.op_type}) producing {', '.join(repr(o) for o in node.output if o) or 'nothing'}"
+    outputs = [o for o in node.output if o]
+    if not outputs:
+        return f"node ({node.op_type}) producing nothing"
+    more = f" (+{len(outputs) - 1} more)" if len(outputs) > 1 else ""
+    return f"node ({node.op_type}) producing {outputs[0]!r}{more}"
 
 
 def _norm_domain(domain):
@@ -102,10 +106,7 @@ class GraphImporter(ConverterContext):
             self.opsets[_norm_domain(imp.domain)] = int(imp.version)
         if opset is not None:
             self.opsets[""] = int(opset)
-        if "" not in self.opsets:
-            raise ValueError_("the model has no opset_import for the default ONNX domain (ai.onnx): its ops' "
-                              "semantics are unknown; pass opset=N to from_onnx")
-        self.opset = self.opsets[""]
+        self.opset = self.opsets.get("")  # None: no node may use the default domain (check_structure)
         self.params = {}
         self.node = None  # the NodeProto being converted
         self.scope = None  # the symbol table (name -> expr) of the node being converted: its subgraphs' outer scope
@@ -165,6 +166,9 @@ class GraphImporter(ConverterContext):
             label = node_label(node)
             domain = _norm_domain(node.domain)
             if domain not in self.opsets:
+                if not domain:
+                    raise ValueError_(f"{label}: the model has no opset_import for the default ONNX domain (ai.onnx), "
+                                      f"so the op's version is unknown; pass opset=N to from_onnx")
                 raise ValueError_(f"{label}: its domain '{node.domain}' has no opset_import entry in the model")
             for name in node.input:
                 if name and name not in producer:
