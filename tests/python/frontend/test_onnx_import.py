@@ -235,9 +235,9 @@ def test_shape_for_an_unknown_input():
 
 
 def test_non_tensor_input_is_not_implemented_clearly():
-    seq = helper.make_tensor_sequence_value_info("s", F, [2])
-    model = make_model([helper.make_node("Identity", ["s"], ["y"])], [seq], [vi("y", None)])
-    with pytest.raises(OpNotImplemented, match="graph input 's': sequence_type inputs are not supported yet"):
+    m = helper.make_value_info("m", helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(F, [])))
+    model = make_model([helper.make_node("Identity", ["m"], ["y"])], [m], [vi("y", None)])
+    with pytest.raises(OpNotImplemented, match=r"^graph input 'm': .*map_type.* not supported"):
         tvmlite.frontend.from_onnx(model)
 
 

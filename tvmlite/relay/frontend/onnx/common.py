@@ -109,8 +109,14 @@ def get_convert_map(opset, domain=""):
     return table
 
 
+_FAMILIES_LOADED = []
+
+
 def _load_families():
-    from . import _families  # noqa: F401  (imports every op-family module, which registers its converters)
+    if not _FAMILIES_LOADED:  # an import statement per lookup costs microseconds: once is enough
+        from . import _families  # noqa: F401  (imports every op-family module, which registers its converters)
+
+        _FAMILIES_LOADED.append(True)
 
 
 def unsupported(what):

@@ -69,12 +69,27 @@ def node_label(node):
     return f"node ({node.op_type}) producing {outputs[0]!r}{more}"
 
 
+class _Label:
+    """node_label(node), computed only when an error message formats it."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __str__(self):
+        return node_label(self.node)
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
 def _norm_domain(domain):
     return "" if domain in ("", "ai.onnx") else domain
 
 
 def _with_node(err, label):
     """err's class with ``label: `` in front of its message (the same class when it takes one message)."""
+    label = str(label)
     msg = str(err.args[0]) if isinstance(err, KeyError) and len(err.args) == 1 else str(err)
     if msg.startswith(label):
         return err
@@ -163,7 +178,7 @@ class GraphImporter(ConverterContext):
                 raise ValueError_(f"graph input '{vi.name}' is listed twice")
             producer.setdefault(vi.name, "a graph input")
         for node in graph.node:
-            label = node_label(node)
+            label = _Label(node)
             domain = _norm_domain(node.domain)
             if domain not in self.opsets:
                 if not domain:
@@ -178,8 +193,10 @@ class GraphImporter(ConverterContext):
                 if not name:
                     continue
                 if name in producer:
-                    raise ValueError_(f"{label}: output '{name}' is already produced by {producer[name]}")
-                producer[name] = node_label(node)
+                    first = producer[name]
+                    raise ValueError_(f"{label}: output '{name}' is already produced by "
+                                      f"{first if isinstance(first, str) else node_label(first)}")
+                producer[name] = node
         seen = set()
         for out in graph.output:
             if out.name not in producer:
@@ -303,7 +320,7 @@ class GraphImporter(ConverterContext):
     def convert_node(self, node, symbols):
         """Convert one node: its outputs go into symbols (typed, folded to Constants when computable)."""
         onnx = _onnx()
-        label = node_label(node)
+        label = _Label(node)
         domain = _norm_domain(node.domain)
         converter = get_convert_map(self.opsets[domain], domain)[node.op_type]
         inputs = []
