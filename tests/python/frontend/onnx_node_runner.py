@@ -194,7 +194,8 @@ def outcome(case):
 
 
 def read_expected(path=EXPECTED_FILE):
-    """{case name: reason} from the expected-failure list (``name  # reason`` lines; # starts a comment)."""
+    """{case name: reason ('' when none is written)} from the expected-failure list (``name  # reason`` lines; a
+    line that starts with # is a comment)."""
     expected = {}
     if not os.path.exists(path):
         return expected
@@ -205,7 +206,7 @@ def read_expected(path=EXPECTED_FILE):
             continue
         if name in expected:
             raise ValueError(f"{path}:{lineno}: {name} is listed twice")
-        expected[name] = reason.strip() or "no reason given"
+        expected[name] = reason.strip()
     return expected
 
 

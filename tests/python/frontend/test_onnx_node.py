@@ -39,7 +39,7 @@ def _check(case):
         failure = f"{type(err).__name__}: {str(err).strip()[:200]}"
     # xfail outside the except block: pytest renders the xfail's traceback, and a chained one is slow to render
     if failure is not None:
-        pytest.xfail(f"{reason} (now: {failure})")
+        pytest.xfail(f"{reason or 'listed without a reason'} (now: {failure})")
     if reason is not None:
         pytest.fail(f"{case.name} passes now: remove it from {runner.EXPECTED_FILE.name} (listed as: {reason})")
 
