@@ -40,6 +40,17 @@ class Probe(OnnxOpConverter):
         return inputs[0]
 
 
+@register_converter("Scribble", domain=TEST_DOMAIN)
+class Scribble(OnnxOpConverter):
+    """A careless converter: writes into the value try_constant gave it."""
+
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        value = ctx.try_constant(inputs[0])
+        value[...] = 0
+        return inputs[0]
+
+
 def make_model(nodes, inputs, outputs, initializers=(), opset=17, extra_opsets=()):
     graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
     imports = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
@@ -407,3 +418,17 @@ def test_model_of_another_domain_only_needs_no_default_opset():
     with pytest.raises(OpNotImplemented, match=r"^1 unsupported ONNX op: Binarizer \(ai.onnx.ml opset 3: no "
                                                r"converter\)$"):
         tvmlite.frontend.from_onnx(model)
+
+
+def test_try_constant_values_are_the_callers_to_edit():
+    w = np.array([2.0, 3.0], "float32")
+    nodes = [helper.make_node("Neg", ["w"], ["nw"]), helper.make_node("Scribble", ["w"], ["a"], domain=TEST_DOMAIN),
+             helper.make_node("Scribble", ["nw"], ["b"], domain=TEST_DOMAIN),
+             helper.make_node("Probe", ["w"], ["c"], domain=TEST_DOMAIN),
+             helper.make_node("Probe", ["nw"], ["d"], domain=TEST_DOMAIN)]
+    model = make_model(nodes, [], [vi("a", None), vi("b", None), vi("c", None), vi("d", None)],
+                       [numpy_helper.from_array(w, "w")], extra_opsets=[(TEST_DOMAIN, 1)])
+    Probe.seen.clear()
+    mod, params = tvmlite.frontend.from_onnx(model)
+    assert params["w"].tolist() == [2.0, 3.0]
+    assert Probe.seen[0].tolist() == [2.0, 3.0] and Probe.seen[1].tolist() == [-2.0, -3.0]

@@ -146,7 +146,14 @@ class GraphImporter(ConverterContext):
             return None
         if isinstance(expr, _expr.Constant):
             return expr.data.numpy()
-        return self._folder.value(expr)
+        value = self._folder.value(expr)
+        if value is None:
+            return None
+        if value.size <= FOLD_LIMIT:
+            return value.copy()  # the caller may edit it: the cached value (or a param) must not change
+        view = value.view()
+        view.flags.writeable = False
+        return view
 
     def new_var(self, name, type_annotation):
         return _expr.Var(name, type_annotation)
