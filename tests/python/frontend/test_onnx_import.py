@@ -432,3 +432,11 @@ def test_try_constant_values_are_the_callers_to_edit():
     mod, params = tvmlite.frontend.from_onnx(model)
     assert params["w"].tolist() == [2.0, 3.0]
     assert Probe.seen[0].tolist() == [2.0, 3.0] and Probe.seen[1].tolist() == [-2.0, -3.0]
+
+
+def test_string_initializer_is_not_implemented_clearly():
+    words = numpy_helper.from_array(np.array(["a", "b"], dtype=object), "words")
+    model = make_model([helper.make_node("Identity", ["words"], ["y"])], [], [vi("y", None)], [words])
+    for freeze in (False, True):
+        with pytest.raises(OpNotImplemented, match="^initializer 'words': string tensors are not supported"):
+            tvmlite.frontend.from_onnx(model, freeze_params=freeze)

@@ -30,6 +30,7 @@ from ....error import OpAttributeInvalid, OpError, OpNotImplemented, get_error_c
 from ....ir.module import IRModule
 from ....ir.type import SizeVar, TensorType
 from ... import expr as _expr
+from ...backend.dtypes import from_numpy_dtype
 from .common import ConverterContext, get_convert_map, registered_ops
 from .fold import ConstantFolder
 
@@ -298,11 +299,14 @@ class GraphImporter(ConverterContext):
                 array = onnx.numpy_helper.to_array(init)
             except Exception as err:  # noqa: BLE001 - a malformed TensorProto
                 raise ValueError_(f"initializer '{init.name}' cannot be read: {err}") from None
+            if array.dtype == object:
+                raise OpNotImplemented(f"initializer '{init.name}': string tensors are not supported (the IR has no "
+                                       f"string dtype)")
             if self.freeze_params:
                 symbols[init.name] = self.infer_type(_expr.const(array))
             else:
                 self.params[init.name] = array
-                v = _expr.Var(init.name, TensorType(array.shape, array.dtype.name))
+                v = _expr.Var(init.name, TensorType(array.shape, from_numpy_dtype(array.dtype)))
                 self._param_vars[v] = init.name
                 self._reads_params.add(v)
                 symbols[init.name] = v
