@@ -8,5 +8,6 @@ from .tensor import *  # noqa: F401,F403
 from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
+from .decode import tensor_scatter
 
-__all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn", "tensor_scatter"] + list(_tensor_builders.__all__)
