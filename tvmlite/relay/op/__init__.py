@@ -9,5 +9,6 @@ from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
 from .decode import tensor_scatter
+from . import training
 
-__all__ = ["get", "register_reference", "get_reference", "nn", "tensor_scatter"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn", "training", "tensor_scatter"] + list(_tensor_builders.__all__)
