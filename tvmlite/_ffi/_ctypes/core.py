@@ -16,7 +16,6 @@ ABI constants, for pure-Python code (the same names and values as the Cython cor
 This core reads them, like every layout fact it uses, from the runtime's TVMLiteGetABIConstants() table (base.ABI).
 """
 from . import base as _base
-from .base import _get_error_class
 from .object import (ObjectBase, FieldDescriptor, DYN_FIELD_SELF, _type_key_to_index, _type_info,
                      _register_object_class, _define_object_type, _type_is_dynamic, _dyn_object_init,
                      _object_live_count)

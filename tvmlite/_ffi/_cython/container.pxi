@@ -74,7 +74,7 @@ cdef class MapBase(ObjectBase):
         self._checked_cell(kTVMLiteMap)
         out = []
         for i in range(TVMLiteMapSize(self.chandle)):
-            CHECK_CALL(TVMLiteMapItemAt(self.chandle, i, &k, &v))
+            check_call(TVMLiteMapItemAt(self.chandle, i, &k, &v))
             out.append((make_ret(&k), make_ret(&v)))
         return out
 

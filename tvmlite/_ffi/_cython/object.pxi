@@ -76,7 +76,7 @@ cdef class ObjectBase:
         for p in fields:  # read through the getters: the class may lack descriptors for a subtype's fields
             f = <const TVMLiteFieldInfo*><size_t>p
             out.type_index = kTVMLiteNone
-            CHECK_CALL(f.getter(<char*>self.chandle + f.offset, &out))
+            check_call(f.getter(<char*>self.chandle + f.offset, &out))
             parts.append(f"{byte_array_str(f.name)}={make_ret(&out)!r}")
         return f"{_type_key_of(self.chandle.type_index)}({', '.join(parts)})"
 
@@ -228,7 +228,7 @@ cdef class FieldDescriptor:
             return self
         cdef ObjectBase o = self._checked_owner(obj)
         out.type_index = kTVMLiteNone
-        CHECK_CALL(self.info.getter(<char*>o.chandle + self.info.offset, &out))
+        check_call(self.info.getter(<char*>o.chandle + self.info.offset, &out))
         return make_ret(&out)
 
     def __set__(self, obj, value):
@@ -239,7 +239,7 @@ cdef class FieldDescriptor:
             raise AttributeError(f"field '{self.name}' of {_type_key_of(self.owner_index)} is read-only")
         make_arg(value, &arg, &temp, f"{_type_key_of(self.owner_index)}.{self.name}", 0)
         try:
-            CHECK_CALL(TVMLiteObjectSetField(o.chandle, self.info, &arg))
+            check_call(TVMLiteObjectSetField(o.chandle, self.info, &arg))
         finally:
             TVMLiteObjectDecRef(temp)
 
@@ -290,17 +290,10 @@ def _type_key_to_index(str type_key, bint allow_missing=False):
     cdef int32_t out
     if TVMLiteTypeKeyToIndex(c_name(type_key, "type key"), &out) != 0:
         if allow_missing:
-            raise_last_error_silently()
+            drop_last_error()
             return None
         raise_last_error()
     return out
-
-
-cdef void raise_last_error_silently() noexcept:
-    """Drop this thread's pending error (when a failure is an expected answer)."""
-    cdef TVMLiteObjectHandle err = NULL
-    TVMLiteErrorMoveFromRaised(&err)
-    TVMLiteObjectDecRef(err)
 
 
 def _type_info(int32_t tindex):
@@ -376,7 +369,7 @@ def _define_object_type(str type_key, int32_t parent_index, list fields):
             specs[i].type_str = bytes_view(keep[-1])
             specs[i].static_type_index = static_index
             specs[i].flags = kTVMLiteFieldOptional if optional else 0
-        CHECK_CALL(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
+        check_call(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
                                             <int32_t>n, &tindex))
     finally:
         free(specs)
@@ -407,7 +400,7 @@ def _dyn_object_init(ObjectBase self, int32_t tindex, tuple values):
             temps[i] = NULL
             make_arg(values[i], &args[i], &temps[i], _type_key_of(tindex), i)
             done = i + 1
-        CHECK_CALL(TVMLiteDynObjectCreate(tindex, args, n, &out))
+        check_call(TVMLiteDynObjectCreate(tindex, args, n, &out))
     finally:
         for i in range(done):
             TVMLiteObjectDecRef(temps[i])
