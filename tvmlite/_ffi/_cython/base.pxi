@@ -269,6 +269,9 @@ cdef object str_utf8_fallback = _import_from("tvmlite._ffi.values", "str_utf8_fa
 cdef object dlpack_export_version = _import_from("tvmlite._ffi.values", "dlpack_export_version")
 cdef object shape_dims = _import_from("tvmlite._ffi.values", "shape_dims")
 cdef object device_numbers = _import_from("tvmlite._ffi.values", "device_numbers")
+cdef object dtype_name = _import_from("tvmlite._ffi.values", "dtype_name")
+cdef object data_type_eq = _import_from("tvmlite._ffi.values", "data_type_eq")
+cdef object dyn_field_specs = _import_from("tvmlite._ffi.values", "dyn_field_specs")
 
 
 cdef inline TVMLiteByteArray bytes_view(bytes b):

@@ -11,8 +11,7 @@ cdef class DataType:
         if isinstance(dtype, DataType):
             self.cdtype = (<DataType>dtype).cdtype
             return
-        name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
-        check_call(TVMLiteDataTypeFromString(name.encode("utf-8"), &self.cdtype))
+        check_call(TVMLiteDataTypeFromString(dtype_name(dtype).encode("utf-8"), &self.cdtype))
 
     @property
     def type_code(self):
@@ -39,15 +38,7 @@ cdef class DataType:
         return f"DataType({str(self)!r})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = DataType(other)
-            except Exception:
-                return False
-        if not isinstance(other, DataType):
-            return NotImplemented
-        return (self.cdtype.code == (<DataType>other).cdtype.code and self.cdtype.bits == (<DataType>other).cdtype.bits
-                and self.cdtype.lanes == (<DataType>other).cdtype.lanes)
+        return data_type_eq(self, other, DataType)
 
     def __hash__(self):
         return hash(str(self))
@@ -117,7 +108,8 @@ cdef object make_device(DLDevice d):
 
 
 cdef class NDArrayBase(ObjectBase):
-    """An n-dimensional array on a device. Shares memory with numpy through DLPack: ``np.from_dlpack(x)``."""
+    """Base of tvmlite.runtime.NDArray: the tensor's facts (shape, dtype, strides...) and DLPack export
+    (``np.from_dlpack(x)`` shares its memory); ``numpy()`` and the repr are the runtime class's."""
 
     cdef inline DLTensor* _tensor(self) except NULL:
         self._checked_cell(kTVMLiteNDArray)
@@ -174,16 +166,6 @@ cdef class NDArrayBase(ObjectBase):
             return PyCapsule_New(versioned, b"dltensor_versioned", _versioned_capsule_destructor)
         check_call(TVMLiteNDArrayToDLPack(self.chandle, &legacy))
         return PyCapsule_New(legacy, b"dltensor", _legacy_capsule_destructor)
-
-    def numpy(self):
-        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view)."""
-        import numpy
-        return numpy.array(numpy.from_dlpack(self), copy=True)
-
-    def __repr__(self):
-        if self.chandle == NULL:
-            return "<NDArray (null)>"
-        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
 
 
 cdef extern from "dlpack_capsule.h":

@@ -244,7 +244,7 @@ cdef class FieldDescriptor:
             TVMLiteObjectDecRef(temp)
 
     def __delete__(self, obj):
-        raise AttributeError(f"field '{self.name}' cannot be deleted")
+        raise AttributeError(f"field '{self.name}' of {_type_key_of(self.owner_index)} cannot be deleted")
 
     def __repr__(self):
         return f"<field {self.name}: {self.type_str}>"
@@ -355,18 +355,16 @@ def _define_object_type(str type_key, int32_t parent_index, list fields):
     ValueError (a type's layout never changes).
     """
     cdef int32_t tindex
-    cdef Py_ssize_t n = len(fields), i
+    cdef list encoded = dyn_field_specs(type_key, fields)  # alive until the call returns: specs borrow its names
+    cdef Py_ssize_t n = len(encoded), i
     cdef TVMLiteDynFieldSpec* specs = <TVMLiteDynFieldSpec*>malloc(sizeof(TVMLiteDynFieldSpec) * (n + 1))
     if specs == NULL:
         raise MemoryError()
-    keep = []  # the encoded names, alive until the call returns
     try:
         for i in range(n):
-            name, type_str, static_index, optional = fields[i]
-            keep.append(c_name(name, f"register_object('{type_key}'): field name"))
-            keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
-            specs[i].name = bytes_view(keep[-2])
-            specs[i].type_str = bytes_view(keep[-1])
+            name, type_str, static_index, optional = encoded[i]
+            specs[i].name = bytes_view(name)
+            specs[i].type_str = bytes_view(type_str)
             specs[i].static_type_index = static_index
             specs[i].flags = kTVMLiteFieldOptional if optional else 0
         check_call(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
