@@ -53,7 +53,7 @@ cdef object make_data_type(DLDataType t):
     return d
 
 
-_DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host", kDLOpenCL: "opencl", kDLVulkan: "vulkan",
+cdef dict _DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host", kDLOpenCL: "opencl", kDLVulkan: "vulkan",
                  kDLMetal: "metal", kDLROCM: "rocm", kDLExtDev: "ext_dev", kDLOneAPI: "oneapi", kDLWebGPU: "webgpu",
                  kDLHexagon: "hexagon"}
 
