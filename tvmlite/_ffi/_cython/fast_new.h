@@ -29,7 +29,7 @@ static PyObject* TVMLiteInitByCtorFastcall(PyObject* self, PyObject* const* args
 
 static PyMethodDef tvmlite_init_by_ctor_def = {
     "__init_handle_by_constructor__", (PyCFunction)(void (*)(void))TVMLiteInitByCtorFastcall, METH_FASTCALL,
-    "__init_handle_by_constructor__(fconstructor, *args)\n--\n\n"
+    "__init_handle_by_constructor__($self, fconstructor, *args)\n--\n\n"
     "Construct the underlying object by calling fconstructor(*args) (a packed function)."};
 
 /* Replace cls.__init_handle_by_constructor__ with the fastcall version. */
