@@ -35,6 +35,7 @@ FUNCTIONS = {
     "_define_object_type": "(type_key, parent_index, fields): define a type from Python; returns its index",
     "_register_object_class": "(tindex, cls): objects of tindex become cls; cls gets a descriptor per field",
     "_dyn_object_init": "(self, tindex, values): construct a Python-defined object in place from its field values",
+    "_install_constructor": "(cls, ctor): cls(*args) makes its object with the C++ constructor ctor(*args)",
     "_object_live_count": "(): live C++ objects in the process (leak tests)",
 }
 

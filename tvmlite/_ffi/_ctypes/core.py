@@ -19,7 +19,7 @@ This core reads them, like every layout fact it uses, from the runtime's TVMLite
 from . import base as _base
 from .object import (ObjectBase, FieldDescriptor, DYN_FIELD_SELF, _type_key_to_index, _type_info,
                      _register_object_class, _define_object_type, _type_is_dynamic, _dyn_object_init,
-                     _object_live_count)
+                     _object_live_count, _install_constructor)
 from .packed_func import (Function, get_global_func, register_global_func, remove_global_func,
                           list_global_func_names, convert_to_function, convert)
 from .ndarray import DataType, Device, NDArrayBase, from_dlpack, ndarray_empty

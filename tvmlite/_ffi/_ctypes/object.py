@@ -406,3 +406,20 @@ def _object_live_count():
 
 # Imported last: packed_func needs ObjectBase and make_object from this module (the .pxi files share one module).
 from . import packed_func as _pf  # noqa: E402
+
+
+def _install_constructor(cls, ctor):
+    """cls(*args) makes its object with ctor(*args) (a C++ constructor)."""
+    if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
+        raise TypeError(f"_install_constructor: {cls!r} must be a subclass of tvmlite.Object")
+    if not isinstance(ctor, _pf.Function):
+        raise TypeError(f"_install_constructor: ctor must be a Function, got {type(ctor).__name__}")
+
+    def __init__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() takes positional arguments only")
+        self.__init_handle_by_constructor__(type(self)._tvmlite_ctor, *args)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls._tvmlite_ctor = ctor
+    cls.__init__ = __init__

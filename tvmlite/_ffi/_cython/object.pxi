@@ -4,6 +4,8 @@ cdef extern from "fast_new.h":
     object TVMLiteNewInstance(object cls)
     PyObject* (*tvmlite_init_by_ctor_impl)(PyObject* self, PyObject** args, Py_ssize_t nargs)
     int TVMLiteInstallInitByCtor(object cls) except -1
+    int (*tvmlite_ctor_init_impl)(PyObject* self, PyObject* ctor, PyObject** args, Py_ssize_t nargs)
+    int TVMLiteInstallConstructor(object cls, object ctor) except -1
 
 # Classes registered with register_object, indexed by type index (None where nothing is registered).
 cdef list _REGISTERED = []
@@ -162,6 +164,29 @@ cdef void _clear_adoption_caches():
 
 # A cdef function returning object returns NULL with the exception set: the C API convention of a method.
 tvmlite_init_by_ctor_impl = <PyObject* (*)(PyObject*, PyObject**, Py_ssize_t) noexcept>_init_by_ctor
+
+
+cdef int _ctor_init(PyObject* self, PyObject* ctor, PyObject** args, Py_ssize_t nargs) except -1:
+    """tp_init of a class with a C++ constructor: the object becomes ctor(*args)."""
+    cdef TVMLiteAny result
+    if not isinstance(<object>ctor, Function):
+        raise TypeError(f"{type(<object>self).__name__}._tvmlite_ctor must be a Function")
+    call_function(<Function>ctor, args, nargs, &result)
+    if result.type_index < kTVMLiteStaticObjectBegin:
+        TVMLiteAnyRelease(&result)
+        raise TypeError(f"{(<Function>ctor)._name or 'constructor'} did not return an object")
+    adopt_handle(<ObjectBase><object>self, result.v_obj)
+    return 0
+
+
+tvmlite_ctor_init_impl = <int (*)(PyObject*, PyObject*, PyObject**, Py_ssize_t) noexcept>_ctor_init
+
+
+def _install_constructor(cls, Function ctor):
+    """cls(*args) makes its object with ctor(*args) (a C++ constructor), in one C call."""
+    if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
+        raise TypeError(f"_install_constructor: {cls!r} must be a subclass of tvmlite.Object")
+    TVMLiteInstallConstructor(cls, ctor)
 
 
 cdef inline object _type_key_of(int32_t tindex):
