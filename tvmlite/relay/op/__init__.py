@@ -10,5 +10,6 @@ from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
 from .decode import tensor_scatter
 from . import training
+from . import ml
 
-__all__ = ["get", "register_reference", "get_reference", "nn", "training", "tensor_scatter"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "tensor_scatter"] + list(_tensor_builders.__all__)
