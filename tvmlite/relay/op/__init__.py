@@ -11,5 +11,6 @@ from . import _tensor  # noqa: F401  (registers the references)
 from .decode import tensor_scatter
 from . import training
 from . import ml
+from .autodiff import collapse_sum_like, register_gradient
 
-__all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "tensor_scatter"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "tensor_scatter", "collapse_sum_like", "register_gradient"] + list(_tensor_builders.__all__)

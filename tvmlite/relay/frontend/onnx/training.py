@@ -52,3 +52,22 @@ class Momentum(OnnxOpConverter):
         call = _training.momentum(inputs[0], inputs[1], xs, gs, vs, attr["norm_coefficient"], attr["alpha"],
                                   attr["beta"], attr["mode"])
         return _outputs(call, 2 * n)
+
+
+@register_converter("Gradient", domain=_DOMAIN)
+class Gradient(OnnxOpConverter):
+    """dy/dx for each x in xs, by reverse-mode differentiation of the graph between them (relay.gradient)."""
+
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        from ....error import OpAttributeRequired
+        from ...gradient import gradient
+
+        for name in ("xs", "y"):
+            if name not in attr:
+                raise OpAttributeRequired(f"attribute '{name}' is required")
+        symbols = ctx.symbols
+        missing = [n for n in list(attr["xs"]) + [attr["y"]] if n not in symbols]
+        if missing:
+            raise ValueError(f"Gradient: no tensor named {', '.join(map(repr, missing))} precedes the node")
+        return gradient(symbols[attr["y"]], [symbols[n] for n in attr["xs"]])
