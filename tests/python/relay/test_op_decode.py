@@ -69,3 +69,18 @@ def test_tensor_scatter_linear_and_circular(run_relay):
     assert circ[:, :, 0].tolist() == [[2, 0, 0, 1], [3, 4, 0, 0]]
     with pytest.raises(ValueError, match="axis cannot be the batch axis 0"):
         _type(relay.tensor_scatter(p, u, axis=0))
+
+
+def test_flex_attention_with_a_score_modifier(run_relay, rng):
+    qv, kv, vv = (rng.standard_normal((1, 2, 3, 4)).astype("float32") for _ in range(3))
+    q, k, v = (relay.var(n, shape=(1, 2, 3, 4)) for n in "qkv")
+    s = relay.var("s", shape=(1, 2, 3, 3))
+    causal = relay.const(np.triu(np.full((3, 3), -np.inf, "float32"), 1))
+    out = relay.nn.flex_attention(q, k, v, score_mod=relay.Function([s], relay.add(s, causal)))
+    (y,) = run_relay(relay.Function([q, k, v], out), [qv, kv, vv])
+    scores = qv @ np.swapaxes(kv, -1, -2) / 2 + np.triu(np.full((3, 3), -np.inf), 1)
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    np.testing.assert_allclose(y, (p / p.sum(-1, keepdims=True)) @ vv, rtol=1e-5)
+    bad = relay.Function([relay.var("t", shape=(1, 2, 3, 4))], relay.var("t2", shape=(1, 2, 3, 4)))
+    with pytest.raises(TypeError, match="must map Tensor\\[\\(1, 2, 3, 3\\), float32\\] to itself"):
+        _type(relay.nn.flex_attention(q, k, v, score_mod=bad))

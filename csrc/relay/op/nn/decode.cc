@@ -12,6 +12,7 @@
 #include <tvmlite/relay/attrs/decode.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/reflection.h>
+#include <tvmlite/runtime/structural.h>
 
 namespace tvmlite {
 namespace relay {
@@ -32,6 +33,11 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("has_past_state", &LinearAttentionAttrs::has_past_state)
       .def_ro("has_decay", &LinearAttentionAttrs::has_decay)
       .def_ro("has_beta", &LinearAttentionAttrs::has_beta);
+  refl::ObjectDef<FlexAttentionAttrs>()
+      .def_ro("scale", &FlexAttentionAttrs::scale)
+      .def_ro("softmax_dtype", &FlexAttentionAttrs::softmax_dtype)
+      .def_ro("has_score_mod", &FlexAttentionAttrs::has_score_mod)
+      .def_ro("has_prob_mod", &FlexAttentionAttrs::has_prob_mod);
   refl::ObjectDef<TensorScatterAttrs>()
       .def_ro("mode", &TensorScatterAttrs::mode)
       .def_ro("axis", &TensorScatterAttrs::axis)
@@ -153,6 +159,45 @@ Type LinearAttentionRel(const Array<Type>& args, const Attrs& attrs) {
                     TensorType(state, state_dtype)});
 }
 
+/*! \brief The softmax's dtype: explicit, else float64 for float64 inputs and float32 for the rest. */
+DataType SoftmaxDtype(const FlexAttentionAttrs* a, DataType input) {
+  if (!a->softmax_dtype.empty()) {
+    DataType t(a->softmax_dtype);
+    TVMLITE_CHECK_KIND(t.is_float() || t.code() == kDLBfloat, TypeError)
+        << "softmax_dtype must be a float type, got " << a->softmax_dtype;
+    return t;
+  }
+  return input == DataType::Float(64) ? input : DataType::Float(32);
+}
+
+Type FlexAttentionRel(const Array<Type>& args, const Attrs& attrs) {
+  const auto* a = AttrsAs<FlexAttentionAttrs>(attrs);
+  CheckNumArgs(args, 3 + a->has_score_mod + a->has_prob_mod);
+  const TensorTypeNode* q = RankedArg(args, 0, 4, "Q");
+  const TensorTypeNode* k = RankedArg(args, 1, 4, "K");
+  const TensorTypeNode* v = RankedArg(args, 2, 4, "V");
+  MatchDtype(q, k);
+  MatchDtype(q, v);
+  CheckDim(k->shape[3], q->shape[3], "K's head size vs Q's");
+  CheckDim(v->shape[1], k->shape[1], "V's heads vs K's");
+  CheckDim(v->shape[2], k->shape[2], "V's sequence length vs K's");
+  std::optional<int64_t> hq = q->static_dim(1), hkv = k->static_dim(1);
+  TVMLITE_CHECK_KIND(!hq || !hkv || (*hkv > 0 && *hq % *hkv == 0), ValueError)
+      << "Q's heads (" << *hq << ") must be a multiple of K's (" << *hkv << ")";
+  TensorType scores(Array<Any>{q->shape[0], q->shape[1], q->shape[2], k->shape[2]}, SoftmaxDtype(a, q->dtype));
+  for (size_t i = 3; i < args.size(); ++i) {
+    const auto* f = args[i].as<FuncTypeNode>();
+    TVMLITE_CHECK_KIND(f != nullptr && f->arg_types.size() == 1, TypeError)
+        << "input " << i << " must be a function of one tensor, got " << TypeToString(args[i]);
+    for (const Type& t : {f->arg_types[0], f->ret_type}) {
+      TVMLITE_CHECK_KIND(runtime::StructuralEqual(Any(t), Any(Type(scores))), TypeError)
+          << "the modifier at input " << i << " must map " << TypeToString(scores) << " to itself, it has type "
+          << TypeToString(args[i]);
+    }
+  }
+  return TensorType(Array<Any>{q->shape[0], q->shape[1], q->shape[2], v->shape[3]}, v->dtype);
+}
+
 Type TensorScatterRel(const Array<Type>& args, const Attrs& attrs) {
   const auto* a = AttrsAs<TensorScatterAttrs>(attrs);
   TVMLITE_CHECK_KIND(a->mode == "linear" || a->mode == "circular", ValueError)
@@ -196,6 +241,17 @@ TVMLITE_REGISTER_OP("nn.linear_attention")
     .add_argument("value", "Tensor", "(B, T, Hkv*dv)")
     .set_attrs_type<LinearAttentionAttrs>()
     .add_type_rel("LinearAttention", LinearAttentionRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.flex_attention")
+    .describe("Scaled dot-product attention with optional score and probability modifier functions (ONNX "
+              "FlexAttention).")
+    .set_num_inputs(-1)
+    .add_argument("q", "Tensor", "(B, Hq, L, E)")
+    .add_argument("k", "Tensor", "(B, Hkv, S, E)")
+    .add_argument("v", "Tensor", "(B, Hkv, S, Ev)")
+    .set_attrs_type<FlexAttentionAttrs>()
+    .add_type_rel("FlexAttention", FlexAttentionRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("tensor_scatter")

@@ -66,6 +66,30 @@ def _linear_attention(attrs, query, key, value, *optional):
     return output, state.astype(past.dtype if past is not None else query.dtype)
 
 
+@register_reference("nn.flex_attention")
+def _flex_attention(attrs, q, k, v, *mods):
+    mods = list(mods)
+    score_mod = mods.pop(0) if attrs.has_score_mod else None
+    prob_mod = mods.pop(0) if attrs.has_prob_mod else None
+    group = q.shape[1] // k.shape[1]
+    if group > 1:  # query head h reads K/V head h // group
+        k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    scale = attrs.scale if attrs.scale != 0.0 else 1.0 / np.sqrt(q.shape[-1])
+    # Both sides pre-scaled by sqrt(scale), in the inputs' dtype, as the ONNX spec's reference does.
+    root = np.asarray(np.sqrt(np.float32(scale)), dtype=q.dtype)
+    scores = np.matmul(q * root, np.swapaxes(k * root, -1, -2))
+    compute = np.dtype(attrs.softmax_dtype) if attrs.softmax_dtype else (
+        np.dtype("float64") if q.dtype == np.float64 else np.dtype("float32"))
+    scores = scores.astype(compute)
+    if score_mod is not None:
+        scores = np.asarray(score_mod(scores), dtype=compute)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    probs = e / e.sum(axis=-1, keepdims=True)
+    if prob_mod is not None:
+        probs = np.asarray(prob_mod(probs), dtype=compute)
+    return np.matmul(probs, v.astype(compute)).astype(v.dtype)
+
+
 @register_reference("tensor_scatter")
 def _tensor_scatter(attrs, past, update, *optional):
     axis = attrs.axis % past.ndim

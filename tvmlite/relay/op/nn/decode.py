@@ -1,7 +1,7 @@
 """Builders of the ops for autoregressive decoding with carried state (csrc/relay/op/nn/decode.cc)."""
 from . import _make
 
-__all__ = ["causal_conv_with_state", "linear_attention"]
+__all__ = ["causal_conv_with_state", "linear_attention", "flex_attention"]
 
 
 def _present(*inputs):
@@ -21,3 +21,11 @@ def linear_attention(query, key, value, past_state=None, decay=None, beta=None, 
     return _make.linear_attention(_present(query, key, value, past_state, decay, beta), q_num_heads, kv_num_heads,
                                   scale, update_rule, chunk_size, past_state is not None, decay is not None,
                                   beta is not None)
+
+
+def flex_attention(q, k, v, score_mod=None, prob_mod=None, scale=0.0, softmax_dtype=""):
+    """softmax(prob_mod(score_mod(q k^T * scale))) v over (B, H, L, E) inputs (grouped K/V heads allowed);
+    score_mod and prob_mod are relay Functions mapping the (B, Hq, L, S) scores (in softmax_dtype: float32, or
+    float64 for float64 inputs, by default) to the same type."""
+    return _make.flex_attention(_present(q, k, v, score_mod, prob_mod), scale, softmax_dtype,
+                                score_mod is not None, prob_mod is not None)

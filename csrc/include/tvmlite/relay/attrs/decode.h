@@ -1,7 +1,8 @@
 /*!
  * \file tvmlite/relay/attrs/decode.h
  * \brief Attrs of the ops for autoregressive decoding with carried state: nn.causal_conv_with_state,
- * nn.linear_attention and tensor_scatter (ONNX CausalConvWithState, LinearAttention, TensorScatter).
+ * nn.linear_attention, nn.flex_attention and tensor_scatter (ONNX CausalConvWithState, LinearAttention,
+ * FlexAttention, TensorScatter).
  */
 #ifndef TVMLITE_RELAY_ATTRS_DECODE_H_
 #define TVMLITE_RELAY_ATTRS_DECODE_H_
@@ -36,6 +37,17 @@ struct LinearAttentionAttrs : public ir::AttrsNode {
 
   static constexpr const char* _type_key = "relay.attrs.LinearAttentionAttrs";
   TVMLITE_DECLARE_ATTRS(LinearAttentionAttrs);
+};
+
+/*! \brief Inputs: q, k, v[, score_mod: fn(scores) -> scores][, prob_mod: fn(probs) -> probs]. */
+struct FlexAttentionAttrs : public ir::AttrsNode {
+  double scale = 0.0;                // 0: 1/sqrt(head_size)
+  std::string softmax_dtype = "";  // "": float32, or float64 for float64 inputs
+  bool has_score_mod = false;
+  bool has_prob_mod = false;
+
+  static constexpr const char* _type_key = "relay.attrs.FlexAttentionAttrs";
+  TVMLITE_DECLARE_ATTRS(FlexAttentionAttrs);
 };
 
 /*! \brief Inputs: past_cache, update[, write_indices]. */
