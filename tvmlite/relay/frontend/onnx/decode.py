@@ -1,4 +1,5 @@
-"""Ops of autoregressive decoding with carried state: CausalConvWithState, LinearAttention, TensorScatter."""
+"""Attention and decoding ops with carried state: CausalConvWithState, LinearAttention, TensorScatter and
+FlexAttention (ai.onnx.preview)."""
 from ... import op as _op
 from .common import OnnxOpConverter, register_converter
 
@@ -45,3 +46,20 @@ def _tuple_outputs(expr, n):
     from ...expr import TupleGetItem
 
     return [TupleGetItem(expr, i) for i in range(n)]
+
+
+@register_converter("FlexAttention", domain="ai.onnx.preview")
+class FlexAttention(OnnxOpConverter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        from ....ir.type import TensorType
+        from .importer import tensor_dtype
+
+        q, k = inputs[0].checked_type, inputs[1].checked_type
+        softmax_dtype = tensor_dtype(attr["softmax_precision"]) if "softmax_precision" in attr else ""
+        compute = softmax_dtype or ("float64" if str(q.dtype) == "float64" else "float32")
+        scores = TensorType([q.shape[0], q.shape[1], q.shape[2], k.shape[2]], compute)
+        mods = {name: ctx.convert_subgraph(attr[name], [scores]) if name in attr else None
+                for name in ("score_mod", "prob_mod")}
+        return _op.nn.flex_attention(inputs[0], inputs[1], inputs[2], mods["score_mod"], mods["prob_mod"],
+                                     scale=attr.get("scale", 0.0), softmax_dtype=softmax_dtype)

@@ -66,7 +66,7 @@ class Gradient(OnnxOpConverter):
         for name in ("xs", "y"):
             if name not in attr:
                 raise OpAttributeRequired(f"attribute '{name}' is required")
-        symbols = ctx.symbols
+        symbols = ctx.scope  # the values converted so far, by name
         missing = [n for n in list(attr["xs"]) + [attr["y"]] if n not in symbols]
         if missing:
             raise ValueError(f"Gradient: no tensor named {', '.join(map(repr, missing))} precedes the node")
