@@ -384,7 +384,8 @@ def _attention(attrs, q, k, v, mask, past_k, past_v, nonpad):
     if reps > 1:  # grouped-query attention: kv head h serves q heads h * reps ... (h + 1) * reps - 1
         k4 = np.repeat(k4, reps, axis=1)
         v4 = np.repeat(v4, reps, axis=1)
-    qk = np.matmul(q4 * root, np.swapaxes(k4 * root, 2, 3))
+    # numpy promotes some narrow dtypes (bfloat16) in matmul: the products are rounded to dt, as MatMul's are.
+    qk = np.matmul(q4 * root, np.swapaxes(k4 * root, 2, 3)).astype(dt)
     if attrs.softcap > 0:
         cap = dt.type(attrs.softcap)
         qk = np.tanh(qk / cap) * cap
@@ -402,7 +403,7 @@ def _attention(attrs, q, k, v, mask, past_k, past_v, nonpad):
     probs = np.where(dead, st.type(0), probs)
     if mode == 3:
         qk_out = probs
-    y = np.matmul(probs.astype(dt), v4)
+    y = np.matmul(probs.astype(dt), v4).astype(dt)
     if q.ndim == 3:
         y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
     qk_out = np.broadcast_to(qk_out, (q4.shape[0], q4.shape[1], q_len, kv_len)).astype(dt)
