@@ -142,8 +142,9 @@ def _mvn(attrs, x):
     ct = _compute_dtype(x)
     xf = x.astype(ct)
     mean = xf.mean(axis=axes, keepdims=True)
-    var = (xf * xf).mean(axis=axes, keepdims=True) - mean * mean
-    y = (xf - mean) / (np.sqrt(np.maximum(var, 0)) + ct.type(attrs.epsilon))
+    diff = xf - mean
+    var = (diff * diff).mean(axis=axes, keepdims=True)  # ONNX's E[x^2] - E[x]^2, without its cancellation
+    y = diff / (np.sqrt(var) + ct.type(attrs.epsilon))
     return y.astype(x.dtype)
 
 
