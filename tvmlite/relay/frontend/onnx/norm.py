@@ -47,6 +47,13 @@ def _constant_value(expr, ctx):
     return value
 
 
+def _node(ctx):
+    """The node being converted, for messages: "Attention node 'attn_0'" (OpErrors get no importer prefix)."""
+    node = ctx.node
+    return f"{node.op_type} node '{node.name}'" if node is not None and node.name else (
+        node.op_type if node is not None else "node")
+
+
 def _stash(attr):
     return _onnx_dtype_name(attr.get("stash_type", 1))
 
@@ -68,16 +75,16 @@ class BatchNormalization(_versions(1, 6, 7, 9, 14, 15)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         if version < 9 and attr.get("spatial", 1) != 1:
-            unsupported("BatchNormalization: spatial=0 (per-activation statistics)")
+            unsupported(f"{_node(ctx)}: spatial=0 (per-activation statistics)")
         n_out = len([o for o in ctx.node.output if o])
         if version >= 14:
             training = bool(attr.get("training_mode", 0))
         else:
             if n_out > 3:
-                unsupported("BatchNormalization: the saved_mean / saved_var outputs of training mode before opset 14")
+                unsupported(f"{_node(ctx)}: the saved_mean / saved_var outputs of training mode before opset 14")
             training = n_out > 1
         if version >= 14 and not training and n_out > 1:
-            raise OpAttributeInvalid("BatchNormalization: running_mean / running_var outputs need training_mode=1")
+            raise OpAttributeInvalid(f"{_node(ctx)}: running_mean / running_var outputs need training_mode=1")
         out = _nn.batch_norm(*inputs[:5], axis=1, epsilon=attr.get("epsilon", 1e-5),
                              momentum=attr.get("momentum", 0.9), training=training)
         return [out[0], out[1], out[2]] if n_out > 1 else out[0]
@@ -112,7 +119,7 @@ class GroupNormalization(_versions(18, 21)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         if "num_groups" not in attr:
-            raise OpAttributeRequired("GroupNormalization: attribute 'num_groups' is required")
+            raise OpAttributeRequired(f"{_node(ctx)}: attribute 'num_groups' is required")
         groups = int(attr["num_groups"])
         data, scale, bias = inputs[:3]
         if version < 21:  # per-group scale and bias: repeat each over its group's channels
@@ -120,7 +127,7 @@ class GroupNormalization(_versions(18, 21)):
             if channels != groups:
                 values = [_constant_value(p, ctx) for p in (scale, bias)]
                 if not isinstance(channels, int) or groups <= 0 or channels % groups or any(v is None for v in values):
-                    unsupported("GroupNormalization-18 with non-constant per-group scale/bias or unknown channels")
+                    unsupported(f"{_node(ctx)} (opset 18): per-group scale/bias that are not constant, or unknown channels")
                 scale, bias = (_expr.const(np.repeat(v, channels // groups)) for v in values)
         return _nn.group_norm(data, scale, bias, groups, epsilon=attr.get("epsilon", 1e-5),
                               stash_type=_stash(attr) if version >= 21 else "float32")
@@ -131,7 +138,7 @@ class LRN(_versions(1, 13)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         if "size" not in attr:
-            raise OpAttributeRequired("LRN: attribute 'size' is required")
+            raise OpAttributeRequired(f"{_node(ctx)}: attribute 'size' is required")
         return _nn.lrn(inputs[0], size=attr["size"], axis=1, bias=attr.get("bias", 1.0),
                        alpha=attr.get("alpha", 1e-4), beta=attr.get("beta", 0.75))
 
@@ -159,7 +166,7 @@ def _softmax_like(builder):
             rank = len(_shape(inputs[0]))
             axis = attr.get("axis", 1)
             if axis == rank or (rank == 0 and axis in (0, -1)):  # the 2-D view is (n, 1): one element per row
-                unsupported(f"{ctx.node.op_type}: axis {axis} equal to the rank {rank}")
+                unsupported(f"{_node(ctx)}: axis {axis} equal to the rank {rank}")
             return builder(inputs[0], axis=axis, flatten=True)
 
     return Converter
@@ -254,7 +261,7 @@ class Attention(_versions(23, 24, 25)):
         three_d = len(_shape(q)) == 3
         for name in ("q_num_heads", "kv_num_heads"):
             if three_d and name not in attr:
-                raise OpAttributeRequired(f"Attention: attribute '{name}' is required for 3-D inputs")
+                raise OpAttributeRequired(f"{_node(ctx)}: attribute '{name}' is required for 3-D inputs")
         precision = attr.get("softmax_precision")
         windows = (attr.get("left_window_size", -1), attr.get("right_window_size", -1)) if version >= 25 else (-1, -1)
         out = _nn.attention(
@@ -279,10 +286,10 @@ class RotaryEmbedding(_versions(23)):
 
 
 # -- losses ------------------------------------------------------------------------------------------------------
-def _reduction(attr):
+def _reduction(attr, ctx):
     reduction = attr.get("reduction", "mean")
     if reduction not in ("none", "sum", "mean"):
-        raise OpAttributeInvalid(f"reduction must be 'none', 'sum' or 'mean', got '{reduction}'")
+        raise OpAttributeInvalid(f"{_node(ctx)}: reduction must be 'none', 'sum' or 'mean', got '{reduction}'")
     return reduction
 
 
@@ -290,7 +297,7 @@ def _reduction(attr):
 class NegativeLogLikelihoodLoss(_versions(12, 13, 22)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.nll_loss(inputs[0], inputs[1], _input(inputs, 2), reduction=_reduction(attr),
+        return _nn.nll_loss(inputs[0], inputs[1], _input(inputs, 2), reduction=_reduction(attr, ctx),
                             ignore_index=attr.get("ignore_index"))
 
 
@@ -299,7 +306,7 @@ class SoftmaxCrossEntropyLoss(_versions(12, 13)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         log_prob = _nn.log_softmax(inputs[0], axis=1)
-        loss = _nn.nll_loss(log_prob, inputs[1], _input(inputs, 2), reduction=_reduction(attr),
+        loss = _nn.nll_loss(log_prob, inputs[1], _input(inputs, 2), reduction=_reduction(attr, ctx),
                             ignore_index=attr.get("ignore_index"))
         return [loss, log_prob]
 
