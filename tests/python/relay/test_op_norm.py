@@ -279,6 +279,9 @@ def test_prelu_clip_values():
     np.testing.assert_array_equal(y, [-2, 0, 7, 10])
     (y,) = run(relay.nn.clip(relay.var("x", shape=(4,), dtype="int8"), None, relay.const(np.int8(3))), x=xi)
     np.testing.assert_array_equal(y, [-5, 0, 3, 3])
+    (y,) = run(relay.nn.clip(relay.var("x", shape=(4,), dtype="int8"), 1, None), x=xi)  # bound in data's dtype
+    assert y.dtype == np.int8
+    np.testing.assert_array_equal(y, [1, 1, 7, 100])
 
 
 def test_dropout_values():

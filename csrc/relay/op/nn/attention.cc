@@ -56,14 +56,6 @@ Any DimDiv(const Any& dim, int64_t n, const char* what, const Array<Any>& shape)
   return Any(v / n);
 }
 
-Any DimAdd(const Any& a, const Any& b) {
-  if (Static(a) && Static(b)) return Any(a.cast<int64_t>() + b.cast<int64_t>());
-  if (DimIs(a, 0)) return b;
-  if (DimIs(b, 0)) return a;
-  return Any(SizeVar::Any());
-}
-
-Any DimMul(const Any& a, const Any& b) { return DimProduct({a, b}); }
 
 /*! \brief ValueError unless the dims agree (symbolic dims pass). */
 void ExpectDim(const Any& got, const Any& want, const std::string& what) {
@@ -145,7 +137,7 @@ Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
     ExpectDim(past_v->shape[1], hk.heads, "past_value heads");
     ExpectDim(past_v->shape[2], past_k->shape[2], "past_value length");
     ExpectDim(past_v->shape[3], hv.head_size, "past_value head size");
-    total = DimAdd(past_k->shape[2], hk.seq);
+    total = DimAddChecked(past_k->shape[2], hk.seq);
   }
   if (const TensorTypeNode* nonpad = OptionalTensorArg(args, 6)) {
     TVMLITE_CHECK_KIND(past_k == nullptr, ValueError) << "nonpad_kv_seqlen cannot be combined with past_key";
@@ -168,7 +160,7 @@ Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
     CheckUnidirectional(Array<Any>(head), scores, "attn_mask (padded to the keys)", "the scores");
   }
   Array<Any> y_shape = rank == 4 ? Array<Any>{hq.batch, hq.heads, hq.seq, hv.head_size}
-                                 : Array<Any>{hq.batch, hq.seq, DimMul(hq.heads, hv.head_size)};
+                                 : Array<Any>{hq.batch, hq.seq, DimMulChecked(hq.heads, hv.head_size)};
   return TupleType({TensorType(y_shape, q->dtype),
                     TensorType(Array<Any>{hq.batch, hk.heads, total, hk.head_size}, q->dtype),
                     TensorType(Array<Any>{hq.batch, hk.heads, total, hv.head_size}, q->dtype),

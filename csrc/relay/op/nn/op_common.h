@@ -59,6 +59,26 @@ inline void CheckUnidirectional(const Array<Any>& param, const Array<Any>& targe
                                      << target_what << " " << ShapeToString(target);
 }
 
+/*! \brief a * b for dims: symbolic when either is; ValueError when the product overflows int64. */
+inline Any DimMulChecked(const Any& a, const Any& b) {
+  if (a.type_index() != kTVMLiteInt || b.type_index() != kTVMLiteInt) return Any(SizeVar::Any());
+  int64_t out;
+  TVMLITE_CHECK_KIND(!__builtin_mul_overflow(a.cast<int64_t>(), b.cast<int64_t>(), &out), ValueError)
+      << "the dim " << a.cast<int64_t>() << " * " << b.cast<int64_t>() << " overflows int64";
+  return Any(out);
+}
+
+/*! \brief a + b for dims: symbolic when either is (unless the other is 0); ValueError on int64 overflow. */
+inline Any DimAddChecked(const Any& a, const Any& b) {
+  if (DimIs(a, 0)) return b;
+  if (DimIs(b, 0)) return a;
+  if (a.type_index() != kTVMLiteInt || b.type_index() != kTVMLiteInt) return Any(SizeVar::Any());
+  int64_t out;
+  TVMLITE_CHECK_KIND(!__builtin_add_overflow(a.cast<int64_t>(), b.cast<int64_t>(), &out), ValueError)
+      << "the dim " << a.cast<int64_t>() << " + " << b.cast<int64_t>() << " overflows int64";
+  return Any(out);
+}
+
 }  // namespace relay
 }  // namespace tvmlite
 #endif  // TVMLITE_RELAY_OP_NN_OP_COMMON_H_

@@ -4,8 +4,6 @@
 Optional tensor inputs may be None; they reach the op as the empty tuple ``()``. Multi-output ops return a
 TupleWrapper: ``relay.nn.batch_norm(...)[0]`` is the normalised tensor, ``.astuple()`` the tuple-typed call.
 """
-from ...._ffi.registry import register_object
-from ....ir.attrs import Attrs
 from ... import expr as _expr
 from . import _make
 from .. import _make as _make_top
@@ -16,12 +14,6 @@ __all__ = ["TupleWrapper", "batch_norm", "layer_norm", "rms_norm", "instance_nor
            "softsign", "mish", "prelu", "clip", "dropout", "dropout_raw", "attention", "rotary_embedding",
            "nll_loss"]
 
-for _key in ["BatchNormAttrs", "LayerNormAttrs", "InstanceNormAttrs", "GroupNormAttrs", "LRNAttrs",
-             "LpNormalizeAttrs", "MVNAttrs", "SoftmaxAttrs", "DropoutAttrs", "ActivationAttrs", "GeluAttrs",
-             "NLLLossAttrs", "AttentionAttrs", "RotaryEmbeddingAttrs"]:
-    globals()[_key] = register_object(f"relay.attrs.{_key}")(
-        type(_key, (Attrs,), {"__slots__": (), "__doc__": f"Attrs of csrc/include/tvmlite/relay/attrs/norm.h."}))
-del _key
 
 
 class TupleWrapper:
@@ -189,11 +181,20 @@ def prelu(data, slope):
     return _make.prelu(data, slope)
 
 
+def _dtype_of(expr):
+    """expr's dtype from its checked type or, for an untyped Var, its annotation; float32 when unknown."""
+    try:
+        return str(expr.checked_type.dtype)
+    except Exception:  # noqa: BLE001 - untyped: the type is not known yet
+        ann = getattr(expr, "type_annotation", None)
+        return str(ann.dtype) if ann is not None and hasattr(ann, "dtype") else "float32"
+
+
 def clip(data, a_min=None, a_max=None, dtype=None):
     """min(max(data, a_min), a_max); bounds are numbers, scalar expressions or None (no bound). dtype is the
     bounds' dtype when they are numbers (default: data's, read from its type)."""
     if dtype is None and not all(b is None or isinstance(b, _expr.RelayExpr) for b in (a_min, a_max)):
-        dtype = str(data.checked_type.dtype) if hasattr(data, "checked_type") else "float32"
+        dtype = _dtype_of(data)
     bounds = [_opt(None) if b is None else _scalar(b, dtype) for b in (a_min, a_max)]
     return _make_top.clip(data, *bounds)
 
