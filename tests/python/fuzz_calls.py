@@ -175,6 +175,13 @@ class Fuzzer:
         for name in self.tvmlite.list_global_func_names():
             if name.startswith("testing."):
                 getattr(tvmlite.testing, name[len("testing."):])
+        # The printer keeps one default attrs object per attrs type (made on first print): print every op once.
+        for name, _, maker, num_inputs, fields in self.ir.ops():
+            if maker is not None and fields:
+                try:
+                    repr(maker(*([[]] if num_inputs < 0 else [self.tvmlite.relay.var("w")] * num_inputs)))
+                except Exception:  # noqa: BLE001 - a maker that wants other inputs: nothing to warm
+                    pass
 
     def close(self):
         sys.unraisablehook = self._old_hook

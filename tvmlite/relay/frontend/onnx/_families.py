@@ -3,3 +3,4 @@ from . import elemwise  # noqa: F401
 from . import decode  # noqa: F401
 from . import training  # noqa: F401
 from . import ml  # noqa: F401
+from . import norm  # noqa: F401

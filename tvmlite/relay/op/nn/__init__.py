@@ -2,3 +2,5 @@
 from .nn import *  # noqa: F401,F403
 from .decode import *  # noqa: F401,F403
 from . import _decode  # noqa: F401  (registers the references)
+from .norm import *  # noqa: F401,F403
+from . import _norm  # noqa: F401  (registers the references)
