@@ -10,6 +10,7 @@ Subgraphs are relay Functions passed as inputs; an omitted optional input is an 
 loop-carried parameter types until the body's results fit them.
 """
 from ..._ffi.registry import get_global_func, register_object
+from ...runtime import DataType
 from ...ir.attrs import Attrs
 from ...ir.type import Type
 from ..expr import Tuple
@@ -78,7 +79,7 @@ def sequence_construct(tensors):
 
 
 def sequence_empty(dtype="float32"):
-    return _make.sequence_empty(dtype)
+    return _make.sequence_empty(DataType(str(dtype)))
 
 
 def sequence_insert(seq, tensor, position=None):

@@ -1,6 +1,7 @@
 """Quantization op builders: ``relay.qnn.quantize``, ``dequantize``, ``dynamic_quantize``, ``qlinear_matmul``,
 ``qlinear_conv`` (csrc/relay/op/qnn/qnn.cc). Omitted zero points / bias are None (an empty tuple in the IR)."""
 from ..._ffi.registry import get_global_func, register_object
+from ...runtime import DataType
 from ...ir.attrs import Attrs
 from ..expr import Tuple
 
@@ -20,12 +21,14 @@ def _opt(x):
 
 def quantize(data, scale, zero_point=None, axis=1, block_size=0, out_dtype="uint8", saturate=True):
     """saturate(round_half_even(data / scale) + zero_point) as out_dtype (the zero point's dtype when given)."""
-    return _make("quantize")(data, scale, _opt(zero_point), int(axis), int(block_size), out_dtype, bool(saturate))
+    return _make("quantize")(data, scale, _opt(zero_point), int(axis), int(block_size), DataType(str(out_dtype)),
+                             bool(saturate))
 
 
 def dequantize(data, scale, zero_point=None, axis=1, block_size=0, out_dtype="float32"):
     """(data - zero_point) * scale as out_dtype."""
-    return _make("dequantize")(data, scale, _opt(zero_point), int(axis), int(block_size), out_dtype)
+    return _make("dequantize")(data, scale, _opt(zero_point), int(axis), int(block_size),
+                               DataType(str(out_dtype)))
 
 
 def dynamic_quantize(data):

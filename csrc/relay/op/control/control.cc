@@ -245,10 +245,18 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
   }
   std::vector<Type> out;
   for (size_t i = 0; i < n; ++i) {
-    TVMLITE_CHECK_KIND(TypeHolds(body->arg_types[i], states->fields[i]) && TypeHolds(body->arg_types[i],
-                                                                                        ret->fields[i]),
+    Type state = states->fields[i];
+    if (lead) {  // batched: the body sees one batch entry's state
+      const auto* st = state.as<TensorTypeNode>();
+      TVMLITE_CHECK_KIND(st && st->ndim() >= 1, TypeError)
+          << "batched scan: state " << i << " must be a tensor with a batch axis, got " << TypeToString(state);
+      std::vector<Any> dims;
+      for (size_t d = 1; d < st->ndim(); ++d) dims.push_back(st->shape[d]);
+      state = TensorType(Array<Any>(dims), st->dtype);
+    }
+    TVMLITE_CHECK_KIND(TypeHolds(body->arg_types[i], state) && TypeHolds(body->arg_types[i], ret->fields[i]),
                        TypeError)
-        << "state " << i << ": initial " << TypeToString(states->fields[i]) << ", body parameter "
+        << "state " << i << ": initial " << TypeToString(state) << ", body parameter "
         << TypeToString(body->arg_types[i]) << " and body result " << TypeToString(ret->fields[i]) << " disagree";
     out.push_back(states->fields[i]);
   }

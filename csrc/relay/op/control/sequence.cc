@@ -48,9 +48,10 @@ void CheckPosition(const Array<Type>& args, size_t i, bool optional) {
   TVMLITE_CHECK_KIND(i < args.size(), TypeError) << "missing input " << i << " (position)";
   if (optional && Absent(args[i])) return;
   const auto* t = args[i].as<TensorTypeNode>();
-  TVMLITE_CHECK_KIND(t && t->ndim() == 0 && (t->dtype == DataType::Int(64) || t->dtype == DataType::Int(32)),
+  TVMLITE_CHECK_KIND(t && (t->ndim() == 0 || (t->ndim() == 1 && DimIs(t->shape[0], 1))) &&
+                         (t->dtype == DataType::Int(64) || t->dtype == DataType::Int(32)),
                      TypeError)
-      << "the position must be an int32/int64 scalar, got " << TypeToString(args[i]);
+      << "the position must be an int32/int64 scalar (or 1-element tensor), got " << TypeToString(args[i]);
 }
 
 bool IsTensorLike(const Type& t) { return t.as<TensorTypeNode>() || t.as<DynTensorTypeNode>(); }

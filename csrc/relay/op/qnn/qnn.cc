@@ -75,7 +75,7 @@ void CheckScale(const TensorTypeNode* x, const Array<Type>& args, int64_t axis_a
         << "per-axis scale " << TypeToString(args[1]) << " does not match dim " << axis << " of "
         << ShapeToString(x->shape);
   }
-  if (!Absent(args[2])) {
+  if (!Absent(args[2]) && !(IsScalarLike(TensorArg(args, 2)) && IsScalarLike(scale))) {
     const TensorTypeNode* zp = TensorArg(args, 2);
     TVMLITE_CHECK_KIND(zp->ndim() == scale->ndim(), ValueError)
         << "the zero point " << TypeToString(args[2]) << " and the scale " << TypeToString(args[1])

@@ -1,2 +1,6 @@
 """Every op-family module of the ONNX frontend; importing one registers its converters."""
 from . import elemwise  # noqa: F401
+from . import control  # noqa: F401
+from . import sequence  # noqa: F401
+from . import rnn  # noqa: F401
+from . import quantize  # noqa: F401
