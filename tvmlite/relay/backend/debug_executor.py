@@ -8,6 +8,12 @@ Plan (made once, at build): type the module, list each function's nodes in post-
 node, whose value is a closure over the enclosing values), and resolve every op's reference, reporting all ops
 without one in one error. Run: evaluate the list; a result that disagrees with its inferred type (dtype, static
 dims) is an InternalError naming the op, since it means a reference and a type relation disagree.
+
+Control flow: an op taking a Function (if, loop, scan, sequence_map) gets a Python callable; calling it evaluates
+the body in a scope chained to the enclosing one, so the body may use outer values (computed on demand when the
+enclosing plan has not reached them). Values by type: TensorType an ndarray, DynTensorType an ndarray of its dtype
+(any rank), SequenceType a list, OptionalType None or a value, TupleType a tuple, an omitted input (the empty
+tuple) ``()``. Inputs of main are checked the same way by set_input.
 """
 import collections
 

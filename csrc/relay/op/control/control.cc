@@ -232,8 +232,13 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
     TVMLITE_CHECK_KIND(x != nullptr, TypeError) << "scan input " << j << " must be a tensor";
     TVMLITE_CHECK_KIND(x->ndim() >= 1 + lead, ValueError) << "scan input " << j << " has rank 0";
     int64_t axis = NormalizeAxis(AxisOr0(a->scan_input_axes, j, "scan_input_axes", m), x->ndim() - lead) + lead;
-    if (a->batched) TVMLITE_CHECK_KIND(axis == 1, ValueError) << "batched scan takes scan axis 1";
-    if (j == 0) seq_len = x->shape[axis], batch = lead ? x->shape[0] : batch;
+    if (a->batched) {
+      TVMLITE_CHECK_KIND(axis == 1, ValueError) << "batched scan takes scan axis 1";
+    }
+    if (j == 0) {
+      seq_len = x->shape[axis];
+      if (lead) batch = x->shape[0];
+    }
     std::vector<Any> dims;
     for (size_t d = lead; d < x->ndim(); ++d) {
       if (static_cast<int64_t>(d) != axis) dims.push_back(x->shape[d]);

@@ -13,6 +13,8 @@
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/reflection.h>
 
+#include <algorithm>
+
 namespace tvmlite {
 namespace relay {
 
@@ -60,7 +62,7 @@ void CheckScale(const TensorTypeNode* x, const Array<Type>& args, int64_t axis_a
     for (size_t d = 0; d < x->ndim(); ++d) {
       std::optional<int64_t> xd = x->static_dim(d), sd = scale->static_dim(d);
       if (!xd || !sd) continue;
-      int64_t want = static_cast<int64_t>(d) == axis ? (*xd + block_size - 1) / block_size : *xd;
+      int64_t want = static_cast<int64_t>(d) == axis ? *xd / block_size + (*xd % block_size != 0) : *xd;
       TVMLITE_CHECK_KIND(*sd == want, ValueError)
           << "blocked quantization: scale " << TypeToString(args[1]) << " does not fit input "
           << ShapeToString(x->shape) << " with block_size " << block_size << " on axis " << axis;
@@ -211,15 +213,18 @@ Type QLinearConvRel(const Array<Type>& args, const Attrs& attrs) {
         << "input channels " << *cin << " != weight channels " << *wc << " * groups " << a->groups;
   }
   std::vector<Any> out{x->shape[0], w->shape[0]};
+  constexpr int64_t kBig = int64_t(1) << 40;  // bounds that keep the arithmetic below far from overflow
   for (size_t i = 0; i < nsp; ++i) {
     std::optional<int64_t> in = x->static_dim(2 + i), k = w->static_dim(2 + i);
-    int64_t s = a->strides[i], d = a->dilation[i], p = a->padding[i] + a->padding[nsp + i];
-    TVMLITE_CHECK_KIND(s >= 1 && d >= 1 && a->padding[i] >= 0 && a->padding[nsp + i] >= 0, ValueError)
+    int64_t s = a->strides[i], d = a->dilation[i], pb = a->padding[i], pe = a->padding[nsp + i];
+    TVMLITE_CHECK_KIND(s >= 1 && d >= 1 && pb >= 0 && pe >= 0, ValueError)
         << "strides and dilations must be >= 1 and padding >= 0";
-    if (in && k && s < (int64_t(1) << 32) && d < (int64_t(1) << 32) && p < (int64_t(1) << 40)) {
+    TVMLITE_CHECK_KIND(s < kBig && d < kBig && pb < kBig && pe < kBig, ValueError)
+        << "strides, dilations and padding must be < 2^40";
+    if (in && k && *in < kBig && *k < kBig && (*k == 0 || d < kBig / std::max<int64_t>(*k, 1))) {
       int64_t eff = (*k - 1) * d + 1;
-      TVMLITE_CHECK_KIND(*in + p >= eff, ValueError) << "the kernel is larger than the padded input";
-      out.push_back(Any((*in + p - eff) / s + 1));
+      TVMLITE_CHECK_KIND(*k >= 1 && *in + pb + pe >= eff, ValueError) << "the kernel is larger than the padded input";
+      out.push_back(Any((*in + pb + pe - eff) / s + 1));
     } else {
       out.push_back(Any(SizeVar::Any()));
     }
