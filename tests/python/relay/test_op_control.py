@@ -321,3 +321,22 @@ def test_qlinear_matmul_and_conv():
     acc = np.einsum("nchw,oc->nohw", xv[:, :, ::2, ::2].astype(np.int64) - 1, wv[:, :, 0, 0].astype(np.int64))
     want = np.clip(np.rint(acc * np.float32(0.1 * 0.2 / 0.5)) - 3, -128, 127)
     assert np.abs(out.astype(int) - want).max() <= 1
+
+
+def test_zero_iterations_give_empty_stacked_outputs():
+    y0, call = _sum_loop(relay.const(np.array(0, "int64")), None)
+    final, scans = run([y0], call, {"y0": np.array(1.5, "float32")})
+    assert final == 1.5 and scans.shape == (0,) and scans.dtype == np.float32
+    s = relay.var("s", shape=(2,))
+    xe = relay.var("xe", shape=(2,))
+    body = relay.Function([s, xe], relay.Tuple([s, relay.add(s, xe)]))
+    s0, x = relay.var("s0", shape=(2,)), relay.var("x", shape=(0, 2))
+    call = relay.scan([s0], [x], body, scan_output_axes=[-1])
+    final, ys = run([s0, x], call, {"s0": np.ones(2, "float32"), "x": np.zeros((0, 2), "float32")})
+    assert ys.shape == (2, 0)
+    np.testing.assert_array_equal(final, [1, 1])
+    seq = relay.var("seq", SequenceType(TensorType((2,))))
+    e = relay.var("e", shape=(2,))
+    (out,) = run([seq], relay.TupleGetItem(relay.sequence_map([seq], relay.Function([e], relay.Tuple([e]))), 0),
+                 {"seq": []})
+    assert out == []

@@ -9,7 +9,8 @@ node, whose value is a closure over the enclosing values), and resolve every op'
 without one in one error. Run: evaluate the list; a result that disagrees with its inferred type (dtype, static
 dims) is an InternalError naming the op, since it means a reference and a type relation disagree.
 
-Control flow: an op taking a Function (if, loop, scan, sequence_map) gets a Python callable; calling it evaluates
+Control flow: an op taking a Function (if, loop, scan, sequence_map) gets a Python callable (with the Function's
+FuncType as its ``type``); calling it evaluates
 the body in a scope chained to the enclosing one, so the body may use outer values (computed on demand when the
 enclosing plan has not reached them). Values by type: TensorType an ndarray, DynTensorType an ndarray of its dtype
 (any rank), SequenceType a list, OptionalType None or a value, TupleType a tuple, an omitted input (the empty
@@ -137,7 +138,7 @@ class _Interpreter:
         if isinstance(node, TupleGetItem):
             return env[node.tuple_value][node.index]
         if isinstance(node, Function):
-            return lambda *args, _f=node, _env=env: self.call_function(_f, list(args), _env)
+            return _Closure(self, node, env)
         raise TypeError(f"the debug executor cannot evaluate a {type(node).__name__}")
 
     def call_op(self, call, args):
@@ -149,6 +150,24 @@ class _Interpreter:
         except Exception as err:
             raise type(err)(f"{name}: {err}") from err
         return _check(result, call.checked_type, name)
+
+
+class _Closure:
+    """A Function value: calling it runs the body in a scope chained to the enclosing one. ``type`` is the
+    Function's FuncType, for references that need the body's result types without calling it (a loop that runs
+    zero times still has empty scan outputs of known element shape)."""
+
+    __slots__ = ("_interp", "_func", "_env")
+
+    def __init__(self, interp, func, env):
+        self._interp, self._func, self._env = interp, func, env
+
+    @property
+    def type(self):
+        return self._func.checked_type
+
+    def __call__(self, *args):
+        return self._interp.call_function(self._func, list(args), self._env)
 
 
 def _check(value, ty, op_name):

@@ -28,6 +28,24 @@ def _if(attrs, cond, then_branch, else_branch):
     return then_branch() if bool(_scalar(cond, "the condition")) else else_branch()
 
 
+def _body_result_types(body):
+    """The field types of a Function input's result (the executor's callables carry their FuncType)."""
+    ty = getattr(body, "type", None)
+    if ty is None:
+        raise ValueError("the body's result types are needed (no iteration ran) but the callable has no type")
+    return list(ty.ret_type.fields)
+
+
+def _empty_stack(ty, what):
+    """An empty stack (length 0 along a new axis 0) of values of tensor type ty."""
+    from ..backend.dtypes import to_numpy_dtype
+
+    dims = list(getattr(ty, "shape", None) or [])
+    if not hasattr(ty, "shape") or not all(isinstance(d, int) for d in dims):
+        raise ValueError(f"{what}: no iteration ran, and the stacked output's element type {ty} has symbolic dims")
+    return np.zeros([0] + dims, dtype=to_numpy_dtype(ty.dtype))
+
+
 @register_reference("loop")
 def _loop(attrs, max_trip_count, cond, v_initial, body):
     limit = None if _absent(max_trip_count) else int(_scalar(max_trip_count, "max_trip_count"))
@@ -47,9 +65,10 @@ def _loop(attrs, max_trip_count, cond, v_initial, body):
         if use_cond:
             keep_going = bool(_scalar(out[0], "the body's cond"))
         i += 1
+    if scans is None:  # no iteration ran: each scan output is empty along its new axis 0
+        ret = _body_result_types(body)
+        return tuple(values) + tuple(_empty_stack(t, "loop") for t in ret[1 + len(values):])
     stacked = []
-    if scans is None:  # no iteration ran: the body's scan outputs (if any) have no value to stack
-        scans = []
     for acc in scans:
         if len({a.shape for a in acc}) > 1:
             raise ValueError("loop scan outputs changed shape across iterations: "
@@ -87,7 +106,14 @@ def _scan_one(attrs, states, xs, body, _):
             outs = [[] for _ in res[n:]]
         for acc, y in zip(outs, res[n:]):
             acc.append(np.asarray(y))
-    outs = outs or []
+    if outs is None:  # a zero-length scan: empty outputs of the body's element shapes
+        ret = _body_result_types(body)[n:]
+        out_axes = list(attrs.scan_output_axes) or [0] * len(ret)
+        result = []
+        for t, a in zip(ret, out_axes):
+            empty = _empty_stack(t, "scan")
+            result.append(np.moveaxis(empty, 0, a + empty.ndim if a < 0 else a))
+        return tuple(states) + tuple(result)
     k = len(outs)
     out_axes = list(attrs.scan_output_axes) or [0] * k
     out_dirs = list(attrs.scan_output_directions) or [0] * k
@@ -113,8 +139,8 @@ def _sequence_map(attrs, inputs, body):
             outs = [[] for _ in res]
         for acc, y in zip(outs, res):
             acc.append(y)
-    if outs is None:
-        raise ValueError("sequence_map of empty sequences: the body's output count is unknown at run time")
+    if outs is None:  # empty sequences: one empty sequence per body output
+        outs = [[] for _ in _body_result_types(body)]
     return tuple(outs)
 
 
