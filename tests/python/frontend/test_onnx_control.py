@@ -197,6 +197,31 @@ def test_rnn_bad_direction_names_the_node():
         tvmlite.frontend.from_onnx(model)
 
 
+def test_lstm_unknown_activation_is_a_conversion_error():
+    model = _lstm_model(14, activations=["Sigmoid", "Tanh", "Swish"])
+    with pytest.raises(ValueError, match=r"LSTM: unknown activation\(s\) Swish"):
+        tvmlite.frontend.from_onnx(model)
+
+
+def test_gru_affine_activation_alpha_beta():
+    """activation_alpha/beta are consumed in order by the activations that take them (Affine: alpha * x + beta)."""
+    hid = 2
+    rng = np.random.default_rng(6)
+    w = rng.standard_normal((1, 3 * hid, 1)).astype("float32")
+    r = np.zeros((1, 3 * hid, hid), "float32")
+    node = helper.make_node("GRU", ["x", "w", "r"], ["y"], hidden_size=hid, activations=["Sigmoid", "Affine"],
+                            activation_alpha=[2.0], activation_beta=[0.5])
+    model = make_model([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], 7,
+                       [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.ravel()),
+                        helper.make_tensor("r", TensorProto.FLOAT, r.shape, r.ravel())])
+    x = np.array([[[0.7]]], "float32")
+    _, (y,) = run(model, {"x": x})
+    z = 1 / (1 + np.exp(-(w[0, :hid, 0] * 0.7)))
+    h_cand = 2.0 * (w[0, 2 * hid:, 0] * 0.7) + 0.5  # h0 = 0, R = 0
+    np.testing.assert_allclose(y[0, 0, 0], (1 - z) * h_cand, rtol=1e-5)
+
+
 def test_quantize_opset10_rejects_per_axis_scale_and_v13_accepts_it():
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=0)]
     inits = [helper.make_tensor("s", TensorProto.FLOAT, [2], [1.0, 0.5]),

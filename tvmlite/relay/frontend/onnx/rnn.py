@@ -4,6 +4,9 @@ from ... import op as _op
 from .common import OnnxOpConverter, register_converter, unsupported
 
 _NUM_INPUTS = {"RNN": 6, "GRU": 6, "LSTM": 8}
+_NAMES = ["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",
+          "Softsign", "Softplus"]
+_ACTIVATIONS = {n.lower() for n in _NAMES}
 
 
 def _convert(mode, inputs, attr, ctx, layout):
@@ -22,11 +25,19 @@ def _convert(mode, inputs, attr, ctx, layout):
         raise ValueError(f"{mode}: direction must be forward, reverse or bidirectional, got '{direction}'")
     initial_c = inputs[6] if mode == "LSTM" else None
     peepholes = inputs[7] if mode == "LSTM" else None
+    activations = list(attr.get("activations", ()))
+    per_dir = {"RNN": 1, "GRU": 2, "LSTM": 3}[mode]
+    dirs = 2 if direction == "bidirectional" else 1
+    unknown = [a for a in activations if a.lower() not in _ACTIVATIONS]
+    if unknown:
+        raise ValueError(f"{mode}: unknown activation(s) {', '.join(unknown)} (known: {', '.join(_NAMES)})")
+    if activations and len(activations) not in (per_dir, per_dir * dirs):
+        raise ValueError(f"{mode}: {len(activations)} activations given, expected {per_dir * dirs}")
     clip = attr.get("clip")
     if clip is not None and not clip > 0:
         raise ValueError(f"{mode}: clip must be positive, got {clip}")
     call = _op.nn.rnn(x, w, r, inputs[3], inputs[4], inputs[5], initial_c, peepholes, mode=mode,
-                      hidden_size=hidden, direction=direction, activations=attr.get("activations", ()),
+                      hidden_size=hidden, direction=direction, activations=activations,
                       activation_alpha=attr.get("activation_alpha", ()),
                       activation_beta=attr.get("activation_beta", ()), clip=clip,
                       linear_before_reset=attr.get("linear_before_reset", 0), input_forget=attr.get("input_forget", 0),
