@@ -256,3 +256,36 @@ def test_qlinearconv_auto_pad_same_upper_equals_explicit_pads():
     _, (b,) = run(explicit, {"x": x})
     assert a.shape == (1, 2, 3, 3)
     np.testing.assert_array_equal(a, b)
+
+
+def test_loop_carrying_an_optional_sequence_with_if_inside():
+    """As onnx's loop16_seq_none, without Slice: an optional sequence input, None on the first iteration."""
+    seq_t = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    opt_t = helper.make_optional_type_proto(seq_t)
+    then_g = helper.make_graph([helper.make_node("SequenceConstruct", ["zero"], ["init_seq"])], "then", [],
+                               [helper.make_value_info("init_seq", seq_t)])
+    else_g = helper.make_graph([helper.make_node("OptionalGetElement", ["opt_in"], ["seq_in"])], "else", [],
+                               [helper.make_value_info("seq_in", seq_t)])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("OptionalHasElement", ["opt_in"], ["has"]),
+         helper.make_node("Not", ["has"], ["is_none"]),
+         helper.make_node("If", ["is_none"], ["seq"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("SequenceInsert", ["seq", "x"], ["seq_out"])],
+        "body", [scalar_info("i", TensorProto.INT64), scalar_info("cond_in", TensorProto.BOOL),
+                 helper.make_value_info("opt_in", opt_t)],
+        [scalar_info("cond_out", TensorProto.BOOL), helper.make_value_info("seq_out", seq_t)])
+    loop = helper.make_node("Loop", ["M", "cond", "opt"], ["res"], body=body)
+    model = make_model([loop], [helper.make_value_info("opt", opt_t),
+                                helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                       [helper.make_value_info("res", seq_t)], 16,
+                       [helper.make_tensor("M", TensorProto.INT64, [], [3]),
+                        helper.make_tensor("cond", TensorProto.BOOL, [], [1]),
+                        helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])])
+    x = np.array([1.0, 2.0], "float32")
+    _, (res,) = run(model, {"opt": None, "x": x})
+    assert len(res) == 4 and res[0].shape == () and res[0] == 0
+    for r in res[1:]:
+        np.testing.assert_array_equal(r, x)
+    _, (res,) = run(model, {"opt": [np.ones((2, 2), "float32")], "x": x})
+    assert len(res) == 4 and res[0].shape == (2, 2)
