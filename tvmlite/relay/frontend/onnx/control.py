@@ -9,7 +9,7 @@ from .... import runtime as _runtime
 from ....ir.type import TensorType
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, register_converter
+from .common import OnnxOpConverter, register_converter, unsupported
 
 _MAX_WIDENING_ROUNDS = 8
 
@@ -74,8 +74,6 @@ class Scan(OnnxOpConverter):
         body = attr["body"]
         m = attr["num_scan_inputs"]
         if inputs and inputs[0] is not None:
-            from .common import unsupported
-
             unsupported("Scan-8 with sequence_lens")
         rest = list(inputs[1:])
         n = len(rest) - m

@@ -2,6 +2,7 @@
 SequenceMap (a subgraph per element), Optional, OptionalHasElement, OptionalGetElement."""
 import numpy as np
 
+from ....error import OpAttributeRequired
 from ... import expr as _expr
 from ... import op as _op
 from .common import OnnxOpConverter, register_converter
@@ -64,8 +65,6 @@ class ConcatFromSequence(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         if "axis" not in attr:
-            from ....error import OpAttributeRequired
-
             raise OpAttributeRequired("attribute 'axis' is required")
         return _op.concat_from_sequence(inputs[0], attr["axis"], bool(attr.get("new_axis", 0)))
 
