@@ -4,3 +4,7 @@ from . import decode  # noqa: F401
 from . import training  # noqa: F401
 from . import ml  # noqa: F401
 from . import norm  # noqa: F401
+from . import control  # noqa: F401
+from . import sequence  # noqa: F401
+from . import rnn  # noqa: F401
+from . import quantize  # noqa: F401

@@ -9,7 +9,7 @@ import numpy as np
 
 from ....error import OpError, OpNotImplemented
 from ....ir.module import IRModule
-from ....ir.type import SizeVar, TensorType
+from ....ir.type import OptionalType, SequenceType, SizeVar, TensorType
 from ... import expr as _expr
 from ...backend.dtypes import to_numpy_dtype
 from .common import get_convert_map, registered_ops
@@ -65,6 +65,12 @@ class GraphImporter:
     def new_var(self, name, type_annotation):
         return _expr.Var(name, type_annotation)
 
+    def convert_subgraph(self, graph, input_types=None, as_tuple=False):
+        """A subgraph (GraphProto attribute) as a relay Function in the current scope (subgraph.py)."""
+        from .subgraph import convert_subgraph
+
+        return convert_subgraph(self, graph, input_types, as_tuple)
+
     # -- import ---------------------------------------------------------------------------------------------
     def check_supported(self, graph):
         missing = {}
@@ -90,14 +96,25 @@ class GraphImporter:
             raise OpNotImplemented(f"the model uses {len(missing)} unsupported op(s): {items}")
 
     def value_type(self, value_info):
-        onnx = _onnx()
-        name = value_info.name
-        t = value_info.type
-        if not t.HasField("tensor_type"):
-            raise OpNotImplemented(f"graph input '{name}': only tensor inputs are supported so far")
+        """The IR type of a graph input (or subgraph input): tensor, sequence or optional; user shapes win."""
+        return self.type_proto_type(value_info.type, value_info.name)
+
+    def type_proto_type(self, t, name):
+        """The IR type of an onnx TypeProto: a tensor without a shape is a DynTensorType (rank unknown)."""
+        from ...op.control import DynTensorType
+
+        kind = t.WhichOneof("value")
+        if kind == "sequence_type":
+            return SequenceType(self.type_proto_type(t.sequence_type.elem_type, name))
+        if kind == "optional_type":
+            return OptionalType(self.type_proto_type(t.optional_type.elem_type, name))
+        if kind != "tensor_type":
+            raise OpNotImplemented(f"graph input '{name}': values of kind {kind} are not supported")
         dtype = tensor_dtype(t.tensor_type.elem_type) if t.tensor_type.elem_type else self.default_dtype
         if name in self.user_shapes:
             dims = list(self.user_shapes[name])
+        elif not t.tensor_type.HasField("shape"):
+            return DynTensorType(dtype)
         else:
             dims = []
             for d in t.tensor_type.shape.dim:
@@ -107,7 +124,6 @@ class GraphImporter:
                     dims.append(self._dims.setdefault(d.dim_param, SizeVar(d.dim_param)))
                 else:
                     dims.append(SizeVar("?"))
-        del onnx
         return TensorType(dims, dtype)
 
     def convert(self):
@@ -161,6 +177,7 @@ class GraphImporter:
             inputs.pop()
         attr = {a.name: _attribute_value(onnx, a) for a in node.attribute}
         self.node = node
+        self.scope = symbols  # the names a subgraph of this node may use (convert_subgraph)
         try:
             result = converter(inputs, attr, self)
             outs = list(result) if isinstance(result, (list, tuple)) else [result]
