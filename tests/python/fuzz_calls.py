@@ -117,6 +117,10 @@ class Fuzzer:
         self._unraisable = []
         self._old_hook = sys.unraisablehook
         sys.unraisablehook = self._on_unraisable
+        import fuzz_ir
+
+        self.ir = fuzz_ir.IRFuzz(self.rng)
+        self.ir.ops()  # (ops and their Python side registered before the leak baseline)
         self._define_python_types()
         self._warm_caches()
         self.baseline = tvmlite.testing.object_count()  # for the leak check: before the fuzzer's own globals
@@ -171,6 +175,13 @@ class Fuzzer:
         for name in self.tvmlite.list_global_func_names():
             if name.startswith("testing."):
                 getattr(tvmlite.testing, name[len("testing."):])
+        # The printer keeps one default attrs object per attrs type (made on first print): print every op once.
+        for name, _, maker, num_inputs, fields in self.ir.ops():
+            if maker is not None and fields:
+                try:
+                    repr(maker(*([[]] if num_inputs < 0 else [self.tvmlite.relay.var("w")] * num_inputs)))
+                except Exception:  # noqa: BLE001 - a maker that wants other inputs: nothing to warm
+                    pass
 
     def close(self):
         sys.unraisablehook = self._old_hook
@@ -555,8 +566,10 @@ class Fuzzer:
     def step(self):
         """One top-level fuzz operation."""
         r = self.rng.random()
-        if r < 0.45:
+        if r < 0.39:
             self.op_global()
+        elif r < 0.45:
+            self.op_type_relation()
         elif r < 0.60:
             self.op_construct()
         elif r < 0.85:
@@ -565,6 +578,16 @@ class Fuzzer:
             self.op_structural()
         else:
             self.op_registry()
+
+    def op_type_relation(self):
+        """An op's type relation on random types and hostile attrs (fuzz_ir.py): it only runs inside InferType."""
+        drawn = self.ir.relation_call()
+        if drawn is None:
+            self.outcomes["relation attrs refused"] += 1
+            return
+        name, rel, (types, attrs) = drawn
+        self.call(f"relation {name}", rel, [Value(types, repr(types)), Value(attrs, repr(attrs))],
+                  key=f"relation {name}")
 
     def nested_call(self):
         """A call made from inside a callback (bounded depth)."""

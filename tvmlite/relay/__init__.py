@@ -6,6 +6,7 @@ from .op import nn
 from . import transform
 from .expr_functor import ExprVisitor, ExprMutator
 from .build_module import build
+from .gradient import gradient
 
 __all__ = ["IRModule", "TensorType", "TupleType", "FuncType", "SizeVar", "Any", "Var", "Constant", "Call",
-           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build", "ExprVisitor", "ExprMutator"]
+           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build", "ExprVisitor", "ExprMutator", "gradient"]

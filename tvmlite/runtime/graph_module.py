@@ -14,6 +14,9 @@ the compiled graph executor of the next layer another.
 __all__ = ["GraphModule"]
 
 
+_NO_VALUE = object()
+
+
 class GraphModule:
     """Run a built model: set inputs, run, read outputs."""
 
@@ -23,10 +26,11 @@ class GraphModule:
                 raise TypeError(f"GraphModule: {type(module).__name__} is not an executor module (no {method}())")
         self.module = module
 
-    def set_input(self, key=None, value=None, **params):
-        """Set one input by name (``set_input("x", array)``) and/or several by keyword (``set_input(**params)``)."""
+    def set_input(self, key=None, value=_NO_VALUE, **params):
+        """Set one input by name (``set_input("x", array)``) and/or several by keyword (``set_input(**params)``).
+        None is a value: an empty optional input."""
         if key is not None:
-            if value is None:
+            if value is _NO_VALUE:
                 raise TypeError("GraphModule.set_input: a value is needed for input " + repr(key))
             self.module.set_input(key, value)
         for name, v in params.items():

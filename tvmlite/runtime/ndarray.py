@@ -19,6 +19,17 @@ class NDArray(core.NDArrayBase, Object):
 
     __slots__ = ()
 
+    def numpy(self):
+        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view)."""
+        import numpy as np
+
+        return np.array(np.from_dlpack(self), copy=True)
+
+    def __repr__(self):
+        if self.handle is None:
+            return "<NDArray (null)>"
+        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
+
     def copyfrom(self, source):
         """Copy a numpy array (or anything numpy accepts) of the same shape into this array."""
         import numpy as np

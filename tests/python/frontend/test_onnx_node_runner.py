@@ -11,11 +11,15 @@ import onnx_node_runner as runner  # noqa: E402
 
 def test_write_expected_keeps_reasons_and_drops_passing_cases(tmp_path):
     path = tmp_path / "expected.txt"
-    path.write_text("# a comment\ntest_a  # written by hand\ntest_b  # fixed since\n\ntest_c\n")
-    assert runner.read_expected(path) == {"test_a": "written by hand", "test_b": "fixed since", "test_c": ""}
+    path.write_text("# a comment\ntest_a  # written by hand\ntest_b  # fixed since\n\ntest_c\n"
+                    "test_e  # ValueError: an old run's message\n")
+    assert runner.read_expected(path) == {"test_a": "written by hand", "test_b": "fixed since", "test_c": "",
+                                          "test_e": "ValueError: an old run's message"}
     runner.write_expected({"test_a": "ValueError: new text", "test_b": None, "test_c": "TypeError: x",
+                           "test_e": "OpNotImplemented: the new message",
                            "test_d": "OpNotImplemented: 1 unsupported ONNX op: Foo # bar"}, path)
     assert runner.read_expected(path) == {"test_a": "written by hand", "test_c": "TypeError: x",
+                                          "test_e": "OpNotImplemented: the new message",
                                           "test_d": "OpNotImplemented: 1 unsupported ONNX op: Foo  bar"}
     assert path.read_text().startswith("# onnx backend test cases")
 

@@ -27,6 +27,13 @@ def test_runs_a_graph_with_params_and_tuple_outputs():
     assert gm.get_input_names() == ["x", "w"]
 
 
+def test_the_shared_fixture_runs_functions(run_relay, rng):
+    x = relay.var("x", shape=(3,))
+    xv = rng.standard_normal(3).astype("float32")
+    (out,) = run_relay(relay.Function([x], relay.abs(x)), [xv])
+    np.testing.assert_array_equal(out, np.abs(xv))
+
+
 def test_set_input_keywords_and_run_inputs():
     a, b = relay.var("a", shape=(2,), dtype="int64"), relay.var("b", shape=(2,), dtype="int64")
     gm = _gm(relay.Function([a, b], relay.subtract(a, b)))

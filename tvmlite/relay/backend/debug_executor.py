@@ -8,6 +8,13 @@ Plan (made once, at build): type the module, list each function's nodes in post-
 node, whose value is a closure over the enclosing values), and resolve every op's reference, reporting all ops
 without one in one error. Run: evaluate the list; a result that disagrees with its inferred type (dtype, static
 dims) is an InternalError naming the op, since it means a reference and a type relation disagree.
+
+Control flow: an op taking a Function (if, loop, scan, sequence_map) gets a Python callable (with the Function's
+FuncType as its ``type``); calling it evaluates
+the body in a scope chained to the enclosing one, so the body may use outer values (computed on demand when the
+enclosing plan has not reached them). Values by type: TensorType an ndarray, DynTensorType an ndarray of its dtype
+(any rank), SequenceType a list, OptionalType None or a value, TupleType a tuple, an omitted input (the empty
+tuple) ``()``. Inputs of main are checked the same way by set_input.
 """
 import collections
 
@@ -15,7 +22,7 @@ import numpy as np
 
 from ...error import InternalError, OpNotImplemented
 from ...ir.op import Op
-from ...ir.type import TensorType, TupleType
+from ...ir.type import OptionalType, SequenceType, TensorType, TupleType
 from .. import transform
 from ..expr import Call, Constant, Function, Tuple, TupleGetItem, Var
 from ..op.op import get_reference
@@ -131,7 +138,7 @@ class _Interpreter:
         if isinstance(node, TupleGetItem):
             return env[node.tuple_value][node.index]
         if isinstance(node, Function):
-            return lambda *args, _f=node, _env=env: self.call_function(_f, list(args), _env)
+            return _Closure(self, node, env)
         raise TypeError(f"the debug executor cannot evaluate a {type(node).__name__}")
 
     def call_op(self, call, args):
@@ -145,10 +152,34 @@ class _Interpreter:
         return _check(result, call.checked_type, name)
 
 
+class _Closure:
+    """A Function value: calling it runs the body in a scope chained to the enclosing one. ``type`` is the
+    Function's FuncType, for references that need the body's result types without calling it (a loop that runs
+    zero times still has empty scan outputs of known element shape)."""
+
+    __slots__ = ("_interp", "_func", "_env")
+
+    def __init__(self, interp, func, env):
+        self._interp, self._func, self._env = interp, func, env
+
+    @property
+    def type(self):
+        return self._func.checked_type
+
+    def __call__(self, *args):
+        return self._interp.call_function(self._func, list(args), self._env)
+
+
 def _check(value, ty, op_name):
-    """value as the type says (numpy scalars become 0-d arrays); InternalError when it cannot be."""
+    """value as the type says (numpy scalars become 0-d arrays); InternalError when it cannot be.
+
+    Tensors: dtype and static dims; tuples field-wise; sequences: a list whose elements fit the element type;
+    optionals: None or a value of the element type; a DynTensorType: an array of its dtype (any rank)."""
     if isinstance(ty, TensorType):
         if not isinstance(value, np.ndarray):
+            if isinstance(value, (list, tuple)) or value is None:
+                raise InternalError(f"{op_name}: the reference returned {type(value).__name__}, the type relation "
+                                    f"says {ty}")
             value = np.asarray(value)
         want = to_numpy_dtype(ty.dtype)
         if value.dtype != want:
@@ -162,7 +193,32 @@ def _check(value, ty, op_name):
             raise InternalError(f"{op_name}: the reference returned {type(value).__name__}, the type relation says "
                                 f"{ty}")
         return tuple(_check(v, t, op_name) for v, t in zip(value, ty.fields))
+    if isinstance(ty, SequenceType):
+        if not isinstance(value, list):
+            raise InternalError(f"{op_name}: the reference returned {type(value).__name__}, the type relation says "
+                                f"{ty} (a list)")
+        return [_check(v, ty.elem_type, op_name) for v in value]
+    if isinstance(ty, OptionalType):
+        return None if value is None else _check(value, ty.elem_type, op_name)
+    dyn_dtype = _dyn_tensor_dtype(ty)
+    if dyn_dtype is not None:
+        if not isinstance(value, np.ndarray):
+            if isinstance(value, (list, tuple)) or value is None:
+                raise InternalError(f"{op_name}: the reference returned {type(value).__name__}, the type relation "
+                                    f"says a tensor of {dyn_dtype}")
+            value = np.asarray(value)
+        if value.dtype != to_numpy_dtype(dyn_dtype):
+            raise InternalError(f"{op_name}: the reference returned {value.dtype}, the type relation says "
+                                f"{dyn_dtype}")
+        return value
     return value
+
+
+def _dyn_tensor_dtype(ty):
+    """The dtype of a DynTensorType (a tensor of any rank), else None."""
+    from ..op.control import DynTensorType
+
+    return ty.dtype if isinstance(ty, DynTensorType) else None
 
 
 class DebugExecutor:
@@ -184,14 +240,7 @@ class DebugExecutor:
         ty = var.type_annotation
         if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
             value = value.numpy()
-        if isinstance(ty, TensorType):
-            want = to_numpy_dtype(ty.dtype)
-            value = np.asarray(value)
-            if value.dtype != want:
-                raise TypeError(f"set_input: input '{name}' is {ty}, got dtype {value.dtype}")
-            if value.ndim != len(ty.shape) or any(isinstance(d, int) and d != n
-                                                  for d, n in zip(ty.shape, value.shape)):
-                raise ValueError(f"set_input: input '{name}' is {ty}, got shape {value.shape}")
+        value = _input_value(value, ty, name)
         self._values[name] = value
 
     def get_input(self, name):
@@ -223,11 +272,42 @@ class DebugExecutor:
         return _to_ndarray(self._outputs[index])
 
 
+def _input_value(value, ty, name):
+    """An input value as its type says: arrays checked for dtype and static dims, lists for sequences, None or a
+    value for optionals (NDArrays become numpy arrays)."""
+    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+        value = value.numpy()
+    if isinstance(ty, SequenceType):
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"set_input: input '{name}' is {ty}, got {type(value).__name__} (expected a list)")
+        return [_input_value(v, ty.elem_type, name) for v in value]
+    if isinstance(ty, OptionalType):
+        return None if value is None else _input_value(value, ty.elem_type, name)
+    if value is None or isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+        raise TypeError(f"set_input: input '{name}' is {ty}, got {type(value).__name__}")
+    if isinstance(ty, TensorType):
+        want = to_numpy_dtype(ty.dtype)
+        value = np.asarray(value)
+        if value.dtype != want:
+            raise TypeError(f"set_input: input '{name}' is {ty}, got dtype {value.dtype}")
+        if value.ndim != len(ty.shape) or any(isinstance(d, int) and d != n for d, n in zip(ty.shape, value.shape)):
+            raise ValueError(f"set_input: input '{name}' is {ty}, got shape {value.shape}")
+        return value
+    dyn_dtype = _dyn_tensor_dtype(ty)
+    if dyn_dtype is not None:
+        value = np.asarray(value)
+        if value.dtype != to_numpy_dtype(dyn_dtype):
+            raise TypeError(f"set_input: input '{name}' is a tensor of {dyn_dtype}, got dtype {value.dtype}")
+    return value
+
+
 def _to_ndarray(value):
     from ... import nd
 
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.dtype.isnative:
         return nd.array(value)
+    if isinstance(value, list):
+        return [_to_ndarray(v) for v in value]
     return value  # a dtype NDArray cannot hold (string, ml_dtypes), a sequence or an optional
 
 

@@ -8,5 +8,16 @@ from .tensor import *  # noqa: F401,F403
 from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
+from .decode import tensor_scatter
+from . import training
+from . import ml
+from .autodiff import collapse_sum_like, register_gradient
+from .control import *  # noqa: F401,F403
+from . import control as _control_builders
+from . import _control  # noqa: F401  (registers the references)
+from . import qnn
+from . import _qnn  # noqa: F401  (registers the references)
 
-__all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "qnn", "tensor_scatter",
+           "collapse_sum_like", "register_gradient"]
+__all__ += list(_tensor_builders.__all__) + list(_control_builders.__all__)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ....error import OpAttributeInvalid, OpError, OpNotImplemented, get_error_class
 from ....ir.module import IRModule
-from ....ir.type import SizeVar, TensorType
+from ....ir.type import OptionalType, SequenceType, SizeVar, TensorType
 from ... import expr as _expr
 from ...backend.dtypes import from_numpy_dtype
 from .common import ConverterContext, get_convert_map, registered_ops
@@ -161,10 +161,6 @@ class GraphImporter(ConverterContext):
 
     def convert_subgraph(self, graph, input_types=None, as_tuple=False):
         """A subgraph (GraphProto attribute) as a relay Function in the current scope (subgraph.py)."""
-        import importlib.util
-
-        if importlib.util.find_spec(__package__ + ".subgraph") is None:
-            raise OpNotImplemented(f"subgraph attributes (graph {graph.name!r}) are not supported yet")
         from .subgraph import convert_subgraph
 
         return convert_subgraph(self, graph, input_types, as_tuple)
@@ -250,12 +246,21 @@ class GraphImporter(ConverterContext):
 
     # -- inputs -------------------------------------------------------------------------------------------------
     def value_type(self, value_info):
-        """The IR type of a graph input (user shapes win over the model's); the one place input types are made."""
-        name = value_info.name
-        t = value_info.type
-        if not t.HasField("tensor_type"):
-            kind = t.WhichOneof("value") or "no type"
-            raise OpNotImplemented(f"graph input '{name}': {kind} inputs are not supported yet")
+        """The IR type of a graph input (or subgraph input): tensor, sequence or optional; user shapes win. The one
+        place input types are made."""
+        return self.type_proto_type(value_info.type, value_info.name)
+
+    def type_proto_type(self, t, name):
+        """The IR type of an onnx TypeProto: a tensor without a shape is a DynTensorType (rank unknown)."""
+        from ...op.control import DynTensorType
+
+        kind = t.WhichOneof("value")
+        if kind == "sequence_type":
+            return SequenceType(self.type_proto_type(t.sequence_type.elem_type, name))
+        if kind == "optional_type":
+            return OptionalType(self.type_proto_type(t.optional_type.elem_type, name))
+        if kind != "tensor_type":
+            raise OpNotImplemented(f"graph input '{name}': values of kind {kind} are not supported")
         dtype = tensor_dtype(t.tensor_type.elem_type) if t.tensor_type.elem_type else self.default_dtype
         if name in self.user_shapes:
             dims = []
@@ -269,8 +274,7 @@ class GraphImporter(ConverterContext):
                 else:
                     dims.append(int(d))
         elif not t.tensor_type.HasField("shape"):
-            raise OpNotImplemented(f"graph input '{name}' has no shape (unknown rank); pass shape={{'{name}': "
-                                   f"(...)}} to from_onnx")
+            return DynTensorType(dtype)
         else:
             dims = []
             for d in t.tensor_type.shape.dim:

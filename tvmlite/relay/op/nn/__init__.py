@@ -1,2 +1,8 @@
 """``relay.nn``: neural-network ops."""
 from .nn import *  # noqa: F401,F403
+from .decode import *  # noqa: F401,F403
+from . import _decode  # noqa: F401  (registers the references)
+from .norm import *  # noqa: F401,F403
+from . import _norm  # noqa: F401  (registers the references)
+from .rnn import *  # noqa: F401,F403
+from . import _rnn  # noqa: F401  (registers the reference)

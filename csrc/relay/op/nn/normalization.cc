@@ -1,0 +1,318 @@
+/*!
+ * \file normalization.cc
+ * \brief Normalization ops: batch_norm, layer_norm, rms_norm, instance_norm, group_norm, lrn, lp_normalize,
+ *        mean_variance_normalization, and the softmax family (softmax, log_softmax, hardmax).
+ *
+ * Layouts: batch/instance/group norm and lrn take data (N, C, d1, ..., dk) with per-channel parameters (C,) on
+ * `axis` (1 unless an attribute says otherwise). layer_norm and rms_norm normalise over the trailing axes
+ * [axis, ndim) and take parameters that broadcast to data.shape[axis:]. Statistics outputs (batch_norm's running
+ * mean/var, layer_norm's mean/inv_std_dev) keep their parameter's dtype; everything else keeps data's type.
+ */
+#include <tvmlite/relay/attrs/norm.h>
+#include <tvmlite/runtime/reflection.h>
+
+#include "op_common.h"
+
+namespace tvmlite {
+namespace relay {
+
+namespace refl = ::tvmlite::runtime::refl;
+
+TVMLITE_STATIC_INIT_BLOCK({
+  refl::ObjectDef<BatchNormAttrs>()
+      .def_ro("axis", &BatchNormAttrs::axis)
+      .def_ro("epsilon", &BatchNormAttrs::epsilon)
+      .def_ro("center", &BatchNormAttrs::center)
+      .def_ro("scale", &BatchNormAttrs::scale)
+      .def_ro("momentum", &BatchNormAttrs::momentum)
+      .def_ro("training", &BatchNormAttrs::training);
+  refl::ObjectDef<LayerNormAttrs>()
+      .def_ro("axis", &LayerNormAttrs::axis)
+      .def_ro("epsilon", &LayerNormAttrs::epsilon)
+      .def_ro("stash_type", &LayerNormAttrs::stash_type);
+  refl::ObjectDef<InstanceNormAttrs>().def_ro("epsilon", &InstanceNormAttrs::epsilon);
+  refl::ObjectDef<GroupNormAttrs>()
+      .def_ro("num_groups", &GroupNormAttrs::num_groups)
+      .def_ro("epsilon", &GroupNormAttrs::epsilon)
+      .def_ro("stash_type", &GroupNormAttrs::stash_type);
+  refl::ObjectDef<LRNAttrs>()
+      .def_ro("size", &LRNAttrs::size)
+      .def_ro("axis", &LRNAttrs::axis)
+      .def_ro("bias", &LRNAttrs::bias)
+      .def_ro("alpha", &LRNAttrs::alpha)
+      .def_ro("beta", &LRNAttrs::beta);
+  refl::ObjectDef<LpNormalizeAttrs>().def_ro("axis", &LpNormalizeAttrs::axis).def_ro("p", &LpNormalizeAttrs::p);
+  refl::ObjectDef<MVNAttrs>().def_ro("axes", &MVNAttrs::axes).def_ro("epsilon", &MVNAttrs::epsilon);
+  refl::ObjectDef<SoftmaxAttrs>().def_ro("axis", &SoftmaxAttrs::axis).def_ro("flatten", &SoftmaxAttrs::flatten);
+});
+
+namespace {
+
+void CheckEpsilon(double epsilon) {
+  TVMLITE_CHECK_KIND(epsilon >= 0.0, ValueError) << "epsilon must be >= 0, got " << epsilon;
+}
+
+void CheckStashType(const std::string& stash_type) {
+  TVMLITE_CHECK_KIND(stash_type.empty() || stash_type == "float32" || stash_type == "float64" ||
+                         stash_type == "float16" || stash_type == "bfloat16",
+                     ValueError)
+      << "stash_type must be a float dtype (float16, bfloat16, float32, float64) or empty, got '" << stash_type
+      << "'";
+}
+
+/*! \brief data (N, C, ...) with rank >= min_rank; returns C (dim `axis`). */
+Any ChannelDim(const TensorTypeNode* data, int64_t axis, size_t min_rank) {
+  TVMLITE_CHECK_KIND(data->shape.size() >= min_rank, ValueError)
+      << "data must have rank >= " << min_rank << " (N, C, ...), got shape " << ShapeToString(data->shape);
+  return data->shape[NormalizeAxis(axis, static_cast<int64_t>(data->shape.size()))];
+}
+
+}  // namespace
+
+/*! \brief (data, gamma, beta, moving_mean, moving_var) -> (out, mean_out, var_out). */
+Type BatchNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 5);
+  const auto* a = AttrsAs<BatchNormAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  CheckEpsilon(a->epsilon);
+  Any channels = ChannelDim(data, a->axis, 1);
+  static const char* names[] = {"", "gamma", "beta", "moving_mean", "moving_var"};
+  for (size_t i = 1; i < 5; ++i) {
+    const TensorTypeNode* p = TensorArg(args, i);
+    CheckFloating(p->dtype, names[i]);
+    CheckChannelParam(p, channels, names[i], data->shape);
+  }
+  const TensorTypeNode* mean = TensorArg(args, 3);
+  const TensorTypeNode* var = TensorArg(args, 4);
+  return TupleType({args[0], TensorType(mean->shape, mean->dtype), TensorType(var->shape, var->dtype)});
+}
+
+/*! \brief The shape data.shape[:axis] + (1,) * (ndim - axis): layer_norm's statistics. */
+Array<Any> ReducedShape(const Array<Any>& shape, int64_t axis) {
+  std::vector<Any> out;
+  for (size_t i = 0; i < shape.size(); ++i) out.push_back(static_cast<int64_t>(i) < axis ? shape[i] : Any(int64_t(1)));
+  return Array<Any>(out);
+}
+
+Array<Any> TailShape(const Array<Any>& shape, int64_t axis) {
+  std::vector<Any> out;
+  for (size_t i = static_cast<size_t>(axis); i < shape.size(); ++i) out.push_back(shape[i]);
+  return Array<Any>(out);
+}
+
+/*! \brief (data, gamma, beta-or-()) -> (out, mean, inv_std_dev), statistics of shape data[:axis] + 1s. */
+Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 3);
+  const auto* a = AttrsAs<LayerNormAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  CheckEpsilon(a->epsilon);
+  CheckStashType(a->stash_type);
+  int64_t ndim = static_cast<int64_t>(data->shape.size());
+  TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << "data must have rank >= 1, got shape " << ShapeToString(data->shape);
+  int64_t axis = NormalizeAxis(a->axis, ndim);
+  Array<Any> tail = TailShape(data->shape, axis);
+  const TensorTypeNode* gamma = TensorArg(args, 1);
+  CheckUnidirectional(gamma->shape, tail, "gamma", "the normalized shape");
+  TVMLITE_CHECK_KIND(gamma->dtype == data->dtype, TypeError)
+      << "gamma dtype " << gamma->dtype.str() << " differs from data dtype " << data->dtype.str();
+  if (const TensorTypeNode* beta = OptionalTensorArg(args, 2)) {
+    CheckUnidirectional(beta->shape, tail, "beta", "the normalized shape");
+    TVMLITE_CHECK_KIND(beta->dtype == data->dtype, TypeError)
+        << "beta dtype " << beta->dtype.str() << " differs from data dtype " << data->dtype.str();
+  }
+  TensorType stats(ReducedShape(data->shape, axis), data->dtype);
+  return TupleType({args[0], stats, stats});
+}
+
+/*! \brief (data, gamma) -> out, normalised by the root mean square over [axis, ndim). */
+Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  const auto* a = AttrsAs<LayerNormAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  CheckEpsilon(a->epsilon);
+  CheckStashType(a->stash_type);
+  int64_t ndim = static_cast<int64_t>(data->shape.size());
+  TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << "data must have rank >= 1, got shape " << ShapeToString(data->shape);
+  int64_t axis = NormalizeAxis(a->axis, ndim);
+  const TensorTypeNode* gamma = TensorArg(args, 1);
+  CheckUnidirectional(gamma->shape, TailShape(data->shape, axis), "gamma", "the normalized shape");
+  TVMLITE_CHECK_KIND(gamma->dtype == data->dtype, TypeError)
+      << "gamma dtype " << gamma->dtype.str() << " differs from data dtype " << data->dtype.str();
+  return args[0];
+}
+
+/*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out. */
+Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 3);
+  CheckEpsilon(AttrsAs<InstanceNormAttrs>(attrs)->epsilon);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  Any channels = ChannelDim(data, 1, 2);
+  CheckChannelParam(TensorArg(args, 1), channels, "gamma", data->shape);
+  CheckChannelParam(TensorArg(args, 2), channels, "beta", data->shape);
+  MatchDtype(data, TensorArg(args, 1));
+  MatchDtype(data, TensorArg(args, 2));
+  return args[0];
+}
+
+/*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out; C divisible by num_groups. */
+Type GroupNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 3);
+  const auto* a = AttrsAs<GroupNormAttrs>(attrs);
+  CheckEpsilon(a->epsilon);
+  CheckStashType(a->stash_type);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  Any channels = ChannelDim(data, 1, 2);
+  TVMLITE_CHECK_KIND(a->num_groups > 0, ValueError) << "num_groups must be positive, got " << a->num_groups;
+  if (std::optional<int64_t> c = channels.as<int64_t>()) {
+    TVMLITE_CHECK_KIND(*c % a->num_groups == 0, ValueError)
+        << "the " << *c << " channels of data " << ShapeToString(data->shape) << " do not split into "
+        << a->num_groups << " groups";
+  }
+  CheckChannelParam(TensorArg(args, 1), channels, "gamma", data->shape);
+  CheckChannelParam(TensorArg(args, 2), channels, "beta", data->shape);
+  MatchDtype(data, TensorArg(args, 1));
+  MatchDtype(data, TensorArg(args, 2));
+  return args[0];
+}
+
+Type LRNRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 1);
+  const auto* a = AttrsAs<LRNAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  TVMLITE_CHECK_KIND(a->size > 0, ValueError) << "size must be positive, got " << a->size;
+  ChannelDim(data, a->axis, 1);
+  return args[0];
+}
+
+Type LpNormalizeRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 1);
+  const auto* a = AttrsAs<LpNormalizeAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  TVMLITE_CHECK_KIND(a->p == 1 || a->p == 2, ValueError) << "p must be 1 or 2, got " << a->p;
+  NormalizeAxis(a->axis, static_cast<int64_t>(data->shape.size()));
+  return args[0];
+}
+
+Type MVNRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 1);
+  const auto* a = AttrsAs<MVNAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  CheckEpsilon(a->epsilon);
+  int64_t ndim = static_cast<int64_t>(data->shape.size());
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
+  for (int64_t axis : a->axes) {
+    int64_t ax = NormalizeAxis(axis, ndim);
+    TVMLITE_CHECK_KIND(!seen[ax], ValueError) << "axis " << axis << " is repeated in axes";
+    seen[ax] = true;
+  }
+  return args[0];
+}
+
+Type SoftmaxRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 1);
+  const auto* a = AttrsAs<SoftmaxAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  CheckFloating(data->dtype, "data");
+  NormalizeAxis(a->axis, static_cast<int64_t>(data->shape.size()));
+  return args[0];
+}
+
+TVMLITE_REGISTER_OP("nn.batch_norm")
+    .describe("Batch normalization over the channel axis; returns (out, mean_out, var_out): the moving "
+              "statistics unchanged in inference, the momentum-updated running statistics in training.")
+    .set_num_inputs(5)
+    .add_argument("data", "Tensor", "The input (N, C, ...).")
+    .add_argument("gamma", "Tensor", "Scale (C,).")
+    .add_argument("beta", "Tensor", "Offset (C,).")
+    .add_argument("moving_mean", "Tensor", "Running mean (C,).")
+    .add_argument("moving_var", "Tensor", "Running variance (C,).")
+    .set_attrs_type<BatchNormAttrs>()
+    .add_type_rel("BatchNorm", BatchNormRel)
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+
+TVMLITE_REGISTER_OP("nn.layer_norm")
+    .describe("Layer normalization over the axes [axis, ndim); returns (out, mean, inv_std_dev).")
+    .set_num_inputs(3)
+    .add_argument("data", "Tensor", "The input.")
+    .add_argument("gamma", "Tensor", "Scale, broadcast to data.shape[axis:].")
+    .add_argument("beta", "Tensor or ()", "Offset, broadcast to data.shape[axis:]; () for none.")
+    .set_attrs_type<LayerNormAttrs>()
+    .add_type_rel("LayerNorm", LayerNormRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.rms_norm")
+    .describe("RMS normalization over the axes [axis, ndim): data / sqrt(mean(data^2) + epsilon) * gamma.")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input.")
+    .add_argument("gamma", "Tensor", "Scale, broadcast to data.shape[axis:].")
+    .set_attrs_type<LayerNormAttrs>()
+    .add_type_rel("RMSNorm", RMSNormRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.instance_norm")
+    .describe("Instance normalization: each (n, c) slice normalised over its spatial axes.")
+    .set_num_inputs(3)
+    .add_argument("data", "Tensor", "The input (N, C, ...).")
+    .add_argument("gamma", "Tensor", "Scale (C,).")
+    .add_argument("beta", "Tensor", "Offset (C,).")
+    .set_attrs_type<InstanceNormAttrs>()
+    .add_type_rel("InstanceNorm", InstanceNormRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.group_norm")
+    .describe("Group normalization: channels split into num_groups, each group normalised with its spatial axes.")
+    .set_num_inputs(3)
+    .add_argument("data", "Tensor", "The input (N, C, ...).")
+    .add_argument("gamma", "Tensor", "Scale (C,).")
+    .add_argument("beta", "Tensor", "Offset (C,).")
+    .set_attrs_type<GroupNormAttrs>()
+    .add_type_rel("GroupNorm", GroupNormRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.lrn")
+    .describe("Local response normalization: x / (bias + alpha / size * sum of squares over size channels)^beta.")
+    .set_num_inputs(1)
+    .add_argument("data", "Tensor", "The input (N, C, ...).")
+    .set_attrs_type<LRNAttrs>()
+    .add_type_rel("LRN", LRNRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.lp_normalize")
+    .describe("data / ||data||_p along axis (p = 1 or 2; a zero norm gives 0).")
+    .set_num_inputs(1)
+    .add_argument("data", "Tensor", "The input.")
+    .set_attrs_type<LpNormalizeAttrs>()
+    .add_type_rel("LpNormalize", LpNormalizeRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("nn.mean_variance_normalization")
+    .describe("(data - mean) / (sqrt(variance) + epsilon) with the statistics taken over axes.")
+    .set_num_inputs(1)
+    .add_argument("data", "Tensor", "The input.")
+    .set_attrs_type<MVNAttrs>()
+    .add_type_rel("MVN", MVNRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+#define TVMLITE_REGISTER_SOFTMAX_OP(OpName, Text)              \
+  TVMLITE_REGISTER_OP(OpName)                                 \
+      .describe(Text)                                         \
+      .set_num_inputs(1)                                      \
+      .add_argument("data", "Tensor", "The input.")           \
+      .set_attrs_type<SoftmaxAttrs>()                         \
+      .add_type_rel("Softmax", SoftmaxRel)                    \
+      .set_attr<TOpPattern>("TOpPattern", kOpaque)
+
+TVMLITE_REGISTER_SOFTMAX_OP("nn.softmax", "exp(x - max) / sum(exp(x - max)) along axis (or axes [axis, ndim)).");
+TVMLITE_REGISTER_SOFTMAX_OP("nn.log_softmax", "x - max - log(sum(exp(x - max))) along axis (or axes [axis, ndim)).");
+TVMLITE_REGISTER_SOFTMAX_OP("nn.hardmax", "1 at the first maximum along axis (or axes [axis, ndim)), 0 elsewhere.");
+
+}  // namespace relay
+}  // namespace tvmlite

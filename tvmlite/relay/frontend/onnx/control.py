@@ -1,0 +1,112 @@
+"""Control flow: If, Loop, Scan (subgraphs become relay Functions, see subgraph.py).
+
+Loop-carried values may change shape across iterations, so a Loop body's parameter types are found by
+widening: start from the initial values' types, type the body, join each parameter type with what the body
+returns for it (JoinTypes: differing dims become ?, differing ranks a DynTensorType), and convert again until
+nothing changes (a join only loses information, so this stops after a few rounds).
+"""
+from .... import runtime as _runtime
+from ....ir.type import TensorType
+from ... import expr as _expr
+from ... import op as _op
+from .common import OnnxOpConverter, register_converter, unsupported
+
+_MAX_WIDENING_ROUNDS = 8
+
+
+@register_converter("If")
+class If(OnnxOpConverter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        then_fn = ctx.convert_subgraph(attr["then_branch"])
+        else_fn = ctx.convert_subgraph(attr["else_branch"])
+        n_then, n_else = len(attr["then_branch"].output), len(attr["else_branch"].output)
+        if n_then != n_else:
+            raise ValueError(f"the branches have {n_then} and {n_else} outputs")
+        call = _op.if_(inputs[0], then_fn, else_fn)
+        if n_then == 1:
+            return call
+        return [_getitem(call, i) for i in range(n_then)]
+
+
+def _getitem(expr, i):
+    return _expr.TupleGetItem(expr, i)
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(_runtime.structural_equal(x, y) for x, y in zip(a, b))
+
+
+@register_converter("Loop")
+class Loop(OnnxOpConverter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        body = attr["body"]
+        inputs = list(inputs) + [None] * max(0, 2 - len(inputs))
+        max_trip_count, cond, v_initial = inputs[0], inputs[1], inputs[2:]
+        if any(v is None for v in v_initial):
+            raise ValueError("loop-carried initial values cannot be omitted")
+        n = len(v_initial)
+        if len(body.input) != n + 2:
+            raise ValueError(f"the body takes {len(body.input)} inputs for {n} loop-carried values (+2)")
+        head = [TensorType((), "int64"), TensorType((), "bool")]
+        carried = [v.checked_type for v in v_initial]
+        for _ in range(_MAX_WIDENING_ROUNDS):
+            fn = ctx.convert_subgraph(body, head + carried, as_tuple=True)
+            ret = list(fn.checked_type.ret_type.fields)
+            if len(ret) < n + 1:
+                raise ValueError(f"the body returns {len(ret)} values, expected at least {n + 1}")
+            widened = [_op.join_types(c, r) for c, r in zip(carried, ret[1:1 + n])]
+            if _same(widened, carried):
+                break
+            carried = widened
+        else:
+            raise ValueError("the loop-carried types did not settle")
+        call = _op.loop(max_trip_count, cond, v_initial, fn)
+        count = len(body.output) - 1
+        return [_getitem(call, i) for i in range(count)]
+
+
+@register_converter("Scan")
+class Scan(OnnxOpConverter):
+    @classmethod
+    def _impl_v8(cls, inputs, attr, ctx):
+        body = attr["body"]
+        m = attr["num_scan_inputs"]
+        if inputs and inputs[0] is not None:
+            unsupported("Scan-8 with sequence_lens")
+        rest = list(inputs[1:])
+        n = len(rest) - m
+        states, xs = rest[:n], rest[n:]
+        directions = attr.get("directions", [])
+        state_types = [_drop_dims(s.checked_type, [0]) for s in states]
+        elem_types = [_drop_dims(x.checked_type, [0, 1]) for x in xs]
+        fn = ctx.convert_subgraph(body, state_types + elem_types, as_tuple=True)
+        call = _op.scan(states, xs, fn, scan_input_directions=directions, batched=True)
+        return [_getitem(call, i) for i in range(len(body.output))]
+
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        body = attr["body"]
+        m = attr["num_scan_inputs"]
+        n = len(inputs) - m
+        states, xs = list(inputs[:n]), list(inputs[n:])
+        in_axes = attr.get("scan_input_axes", [])
+        elem_types = []
+        for j, x in enumerate(xs):
+            rank = len(x.checked_type.shape)
+            axis = in_axes[j] if in_axes else 0
+            elem_types.append(_drop_dims(x.checked_type, [axis + rank if axis < 0 else axis]))
+        fn = ctx.convert_subgraph(body, [s.checked_type for s in states] + elem_types, as_tuple=True)
+        call = _op.scan(states, xs, fn, scan_input_axes=in_axes,
+                        scan_input_directions=attr.get("scan_input_directions", []),
+                        scan_output_axes=attr.get("scan_output_axes", []),
+                        scan_output_directions=attr.get("scan_output_directions", []))
+        return [_getitem(call, i) for i in range(len(body.output))]
+
+
+def _drop_dims(ty, axes):
+    if not isinstance(ty, TensorType):
+        raise TypeError(f"scan inputs and states must be tensors, got {ty}")
+    dims = [d for i, d in enumerate(ty.shape) if i not in axes]
+    return TensorType(dims, ty.dtype)

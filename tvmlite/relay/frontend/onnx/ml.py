@@ -1,0 +1,45 @@
+"""ai.onnx.ml: Binarizer, ArrayFeatureExtractor, TreeEnsemble."""
+import numpy as np
+
+from ....error import OpAttributeRequired
+from ...op import ml as _ml
+from .common import OnnxOpConverter, register_converter
+
+_DOMAIN = "ai.onnx.ml"
+
+
+@register_converter("Binarizer", domain=_DOMAIN)
+class Binarizer(OnnxOpConverter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _ml.binarizer(inputs[0], attr.get("threshold", 0.0))
+
+
+@register_converter("ArrayFeatureExtractor", domain=_DOMAIN)
+class ArrayFeatureExtractor(OnnxOpConverter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _ml.array_feature_extractor(inputs[0], inputs[1])
+
+
+def _values(attr, name, default=None):
+    value = attr.get(name, default)
+    if value is None:
+        raise OpAttributeRequired(f"attribute '{name}' is required")
+    return np.asarray(value).reshape(-1).tolist()
+
+
+@register_converter("TreeEnsemble", domain=_DOMAIN)
+class TreeEnsemble(OnnxOpConverter):
+    @classmethod
+    def _impl_v5(cls, inputs, attr, ctx):
+        if "n_targets" not in attr:
+            raise OpAttributeRequired("attribute 'n_targets' is required")
+        return _ml.tree_ensemble(
+            inputs[0], attr["n_targets"], _values(attr, "tree_roots"), _values(attr, "nodes_featureids"),
+            _values(attr, "nodes_modes"), _values(attr, "nodes_splits"), _values(attr, "nodes_truenodeids"),
+            _values(attr, "nodes_trueleafs"), _values(attr, "nodes_falsenodeids"),
+            _values(attr, "nodes_falseleafs"), _values(attr, "leaf_targetids"), _values(attr, "leaf_weights"),
+            aggregate_function=attr.get("aggregate_function", 1), post_transform=attr.get("post_transform", 0),
+            nodes_missing_value_tracks_true=_values(attr, "nodes_missing_value_tracks_true", []),
+            membership_values=_values(attr, "membership_values", []))

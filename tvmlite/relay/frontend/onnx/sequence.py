@@ -1,0 +1,112 @@
+"""Sequences and optionals: SequenceConstruct/Empty/Insert/Erase/At/Length, SplitToSequence, ConcatFromSequence,
+SequenceMap (a subgraph per element), Optional, OptionalHasElement, OptionalGetElement."""
+import numpy as np
+
+from ....error import OpAttributeRequired
+from ... import expr as _expr
+from ... import op as _op
+from .common import OnnxOpConverter, register_converter
+from .importer import tensor_dtype
+
+
+@register_converter("SequenceConstruct")
+class SequenceConstruct(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.sequence_construct(inputs)
+
+
+@register_converter("SequenceEmpty")
+class SequenceEmpty(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.sequence_empty(tensor_dtype(attr["dtype"]) if "dtype" in attr else "float32")
+
+
+@register_converter("SequenceInsert")
+class SequenceInsert(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.sequence_insert(inputs[0], inputs[1], inputs[2] if len(inputs) > 2 else None)
+
+
+@register_converter("SequenceErase")
+class SequenceErase(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.sequence_erase(inputs[0], inputs[1] if len(inputs) > 1 else None)
+
+
+@register_converter("SequenceAt")
+class SequenceAt(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.sequence_at(inputs[0], inputs[1])
+
+
+@register_converter("SequenceLength")
+class SequenceLength(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.sequence_length(inputs[0])
+
+
+@register_converter("SplitToSequence")
+class SplitToSequence(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        split = inputs[1] if len(inputs) > 1 else None
+        keepdims = bool(attr.get("keepdims", 1)) if split is None else True
+        return _op.split_to_sequence(inputs[0], split, axis=attr.get("axis", 0), keepdims=keepdims)
+
+
+@register_converter("ConcatFromSequence")
+class ConcatFromSequence(OnnxOpConverter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        if "axis" not in attr:
+            raise OpAttributeRequired("attribute 'axis' is required")
+        return _op.concat_from_sequence(inputs[0], attr["axis"], bool(attr.get("new_axis", 0)))
+
+
+@register_converter("SequenceMap")
+class SequenceMap(OnnxOpConverter):
+    @classmethod
+    def _impl_v17(cls, inputs, attr, ctx):
+        from ....ir.type import SequenceType
+
+        types = []
+        for x in inputs:
+            t = x.checked_type
+            types.append(t.elem_type if isinstance(t, SequenceType) else t)
+        body = attr["body"]
+        fn = ctx.convert_subgraph(body, types, as_tuple=True)
+        call = _op.sequence_map(inputs, fn)
+        return [_expr.TupleGetItem(call, i) for i in range(len(body.output))]
+
+
+@register_converter("Optional")
+class Optional(OnnxOpConverter):
+    @classmethod
+    def _impl_v15(cls, inputs, attr, ctx):
+        if inputs and inputs[0] is not None:
+            return _op.optional(inputs[0])
+        if "type" not in attr:
+            raise ValueError("Optional without an input needs the 'type' attribute")
+        return _op.optional_empty(ctx.type_proto_type(attr["type"], "Optional"))
+
+
+@register_converter("OptionalHasElement")
+class OptionalHasElement(OnnxOpConverter):
+    @classmethod
+    def _impl_v15(cls, inputs, attr, ctx):
+        if not inputs or inputs[0] is None:  # opset 18: an omitted input is an empty optional
+            return _expr.const(np.array(False))
+        return _op.optional_has_element(inputs[0])
+
+
+@register_converter("OptionalGetElement")
+class OptionalGetElement(OnnxOpConverter):
+    @classmethod
+    def _impl_v15(cls, inputs, attr, ctx):
+        return _op.optional_get_element(inputs[0])
