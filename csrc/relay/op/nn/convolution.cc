@@ -114,11 +114,6 @@ Type ConvTransposeRel(const Array<Type>& args, const Attrs& attrs) {
   CheckGroups(a->groups);
   Window<N> w = NormalizeWindow<N>(a->strides, a->padding, a->dilation);
   std::array<int64_t, N> out_pad = PerDim<N>(a->output_padding, "output_padding", 0, 0);
-  for (int i = 0; i < N; ++i) {
-    TVMLITE_CHECK_KIND(out_pad[i] < std::max(w.stride[i], w.dilation[i]), ValueError)
-        << "output_padding[" << i << "] = " << out_pad[i] << " must be smaller than the stride (" << w.stride[i]
-        << ") or the dilation (" << w.dilation[i] << ")";
-  }
   CheckDivisible(data->shape[1], a->groups, "in_channels", data, "data");
   TVMLITE_CHECK_KIND(DimEqual(data->shape[1], weight->shape[0]) || !data->shape[1].as<int64_t>() ||
                          !weight->shape[0].as<int64_t>(),

@@ -71,7 +71,7 @@ struct ConvTransposeAttrs : public AttrsNode {
   Array<int64_t> strides;
   Array<int64_t> padding;
   Array<int64_t> dilation;
-  Array<int64_t> output_padding;  // empty (all 0), one value or N values, each in [0, max(stride, dilation))
+  Array<int64_t> output_padding;  // empty (all 0), one value or N values, each >= 0: zeros appended at the end
   int64_t groups = 1;
   Optional<int64_t> channels;
   Array<int64_t> kernel_size;
@@ -169,6 +169,14 @@ struct BatchMatmulAttrs : public AttrsNode {
 
   static constexpr const char* _type_key = "relay.attrs.BatchMatmulAttrs";
   TVMLITE_DECLARE_ATTRS(BatchMatmulAttrs);
+};
+
+/*! \brief nn.bias_add: data (..., C at axis, ...) plus bias (C,) broadcast along axis. */
+struct BiasAddAttrs : public AttrsNode {
+  int64_t axis = 1;
+
+  static constexpr const char* _type_key = "relay.attrs.BiasAddAttrs";
+  TVMLITE_DECLARE_ATTRS(BiasAddAttrs);
 };
 
 /*! \brief einsum(Tuple of tensors): numpy's einsum equation, explicit ("ij,jk->ik") or implicit ("ij,jk"). */
