@@ -145,6 +145,42 @@ Type ConvTransposeRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), dtype);
 }
 
+/*!
+ * \brief nn.conv{N}d_integer(data, weight, data_zero_point, weight_zero_point) (ONNX ConvInteger): the conv of
+ * (data - data_zero_point) and (weight - weight_zero_point), accumulated in int32. Zero points: data's a scalar
+ * (or one value), weight's a scalar or one per output channel; each has its operand's dtype.
+ */
+template <int N>
+Type ConvIntegerRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 4);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* weight = TensorArg(args, 1);
+  const TensorTypeNode* dz = TensorArg(args, 2);
+  const TensorTypeNode* wz = TensorArg(args, 3);
+  for (const TensorTypeNode* t : {data, weight}) {
+    TVMLITE_CHECK_KIND(t->dtype.is_int() || t->dtype.code() == kDLUInt, TypeError)
+        << "integer convolution needs integer operands, got " << t->dtype.str();
+  }
+  TVMLITE_CHECK_KIND(dz->dtype == data->dtype && wz->dtype == weight->dtype, TypeError)
+      << "zero points must have their operand's dtype: data " << data->dtype.str() << " / " << dz->dtype.str()
+      << ", weight " << weight->dtype.str() << " / " << wz->dtype.str();
+  TVMLITE_CHECK_KIND(dz->ndim() == 0 || (dz->ndim() == 1 && DimIs(dz->shape[0], 1)), ValueError)
+      << "data_zero_point must be a scalar, got shape " << ShapeToString(dz->shape);
+  Type conv = ConvRel<N>({args[0], TensorType(weight->shape, data->dtype)}, attrs);
+  const auto* out = conv.as<TensorTypeNode>();
+  if (wz->ndim() == 1 && !DimIs(wz->shape[0], 1)) {
+    bool ok = DimEqual(wz->shape[0], weight->shape[0]) || wz->shape[0].type_index() != kTVMLiteInt ||
+              weight->shape[0].type_index() != kTVMLiteInt;
+    TVMLITE_CHECK_KIND(ok, ValueError) << "weight_zero_point " << ShapeToString(wz->shape)
+                                       << " must be a scalar or one per output channel of weight "
+                                       << ShapeToString(weight->shape);
+  } else {
+    TVMLITE_CHECK_KIND(wz->ndim() <= 1, ValueError)
+        << "weight_zero_point must be a scalar or 1-D, got shape " << ShapeToString(wz->shape);
+  }
+  return TensorType(out->shape, DataType::Int(32));
+}
+
 template <typename AttrsT>
 void ReflectConvAttrs() {
   auto def = refl::ObjectDef<AttrsT>();
@@ -185,6 +221,17 @@ void RegisterConv() {
       .template set_attrs_type<ConvTransposeAttrs<N>>()
       .add_type_rel("ConvTranspose", ConvTransposeRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+  OpRegEntry::RegisterOrGet("nn.conv" + dims + "_integer")
+      .describe(std::to_string(N) + "-D integer convolution (ONNX ConvInteger): conv of (data - data_zero_point) "
+                "and (weight - weight_zero_point) accumulated in int32.")
+      .set_num_inputs(4)
+      .add_argument("data", "Tensor", "The input (int8 / uint8), (batch, in_channels, spatial...).")
+      .add_argument("weight", "Tensor", "The filters (int8 / uint8), (out_channels, in_channels / groups, kernel...).")
+      .add_argument("data_zero_point", "Tensor", "Scalar zero point of data.")
+      .add_argument("weight_zero_point", "Tensor", "Scalar or per-output-channel zero point of weight.")
+      .template set_attrs_type<ConvAttrs<N>>()
+      .add_type_rel("ConvInteger", ConvIntegerRel<N>)
+      .template set_attr<TOpPattern>("TOpPattern", kOpaque);
 }
 
 }  // namespace

@@ -110,6 +110,41 @@ Type BatchMatmulRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>({batch, mn[0], mn[1]}), dtype);
 }
 
+/*!
+ * \brief nn.matmul_integer(a, b, a_zero_point, b_zero_point) (ONNX MatMulInteger): numpy.matmul of
+ * (a - a_zero_point) and (b - b_zero_point) in int32. a_zero_point: a scalar or one per row of a (M);
+ * b_zero_point: a scalar or one per column of b (N). Zero points have their operand's dtype.
+ */
+Type MatmulIntegerRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 4);
+  const TensorTypeNode* a = TensorArg(args, 0);
+  const TensorTypeNode* b = TensorArg(args, 1);
+  const TensorTypeNode* za = TensorArg(args, 2);
+  const TensorTypeNode* zb = TensorArg(args, 3);
+  for (const TensorTypeNode* t : {a, b}) {
+    TVMLITE_CHECK_KIND(t->dtype.is_int() || t->dtype.code() == kDLUInt, TypeError)
+        << "integer matmul needs integer operands, got " << t->dtype.str();
+  }
+  TVMLITE_CHECK_KIND(za->dtype == a->dtype && zb->dtype == b->dtype, TypeError)
+      << "zero points must have their operand's dtype: a " << a->dtype.str() << " / " << za->dtype.str() << ", b "
+      << b->dtype.str() << " / " << zb->dtype.str();
+  TVMLITE_CHECK_KIND(a->ndim() >= 1 && b->ndim() >= 1, ValueError)
+      << "matmul operands must have rank >= 1, got " << ShapeToString(a->shape) << " and "
+      << ShapeToString(b->shape);
+  auto check_zp = [](const TensorTypeNode* zp, const TensorTypeNode* x, int64_t axis, const char* name) {
+    TVMLITE_CHECK_KIND(zp->ndim() <= 1, ValueError) << name << " must be a scalar or 1-D, got shape "
+                                                    << ShapeToString(zp->shape);
+    if (zp->ndim() == 0 || DimIs(zp->shape[0], 1)) return;
+    bool ok = axis >= 0 && (DimEqual(zp->shape[0], x->shape[axis]) || zp->shape[0].type_index() != kTVMLiteInt ||
+                            x->shape[axis].type_index() != kTVMLiteInt);
+    TVMLITE_CHECK_KIND(ok, ValueError) << name << " " << ShapeToString(zp->shape) << " does not match operand "
+                                       << ShapeToString(x->shape);
+  };
+  check_zp(za, a, static_cast<int64_t>(a->ndim()) - 2, "a_zero_point");
+  check_zp(zb, b, b->ndim() >= 2 ? static_cast<int64_t>(b->ndim()) - 1 : -1, "b_zero_point");
+  return TensorType(MatmulShape(a, b, false, false, true), DataType::Int(32));
+}
+
 }  // namespace
 
 TVMLITE_STATIC_INIT_BLOCK({
@@ -152,5 +187,19 @@ TVMLITE_REGISTER_OP("nn.batch_matmul")
     .add_type_rel("BatchMatmul", BatchMatmulRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
+}  // namespace relay
+}  // namespace tvmlite
+
+namespace tvmlite {
+namespace relay {
+TVMLITE_REGISTER_OP("nn.matmul_integer")
+    .describe("ONNX MatMulInteger: numpy.matmul of (a - a_zero_point) and (b - b_zero_point), int32 result.")
+    .set_num_inputs(4)
+    .add_argument("a", "Tensor", "The left operand (int8 / uint8).")
+    .add_argument("b", "Tensor", "The right operand (int8 / uint8).")
+    .add_argument("a_zero_point", "Tensor", "Scalar or per-row zero point of a.")
+    .add_argument("b_zero_point", "Tensor", "Scalar or per-column zero point of b.")
+    .add_type_rel("MatmulInteger", MatmulIntegerRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
 }  // namespace relay
 }  // namespace tvmlite

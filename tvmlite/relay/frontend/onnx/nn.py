@@ -353,3 +353,41 @@ class Einsum(OnnxOpConverter):
         if "equation" not in attr:
             raise OpAttributeInvalid("attribute 'equation' is required")
         return _op.nn.einsum(list(inputs), attr["equation"])
+
+
+def _zero_point(inputs, i, like):
+    """The optional zero point input i, or a scalar 0 of like's dtype."""
+    if len(inputs) > i and inputs[i] is not None:
+        return inputs[i]
+    return _scalar(0, like)
+
+
+@register_converter("MatMulInteger")
+@_impl(10)
+class MatMulInteger(OnnxOpConverter):
+    """-> nn.matmul_integer(A, B, a_zero_point or 0, b_zero_point or 0) (int32)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        a, b = inputs[0], inputs[1]
+        return _op.nn.matmul_integer(a, b, _zero_point(inputs, 2, a), _zero_point(inputs, 3, b))
+
+
+@register_converter("ConvInteger")
+@_impl(10)
+class ConvInteger(OnnxOpConverter):
+    """-> nn.conv{1,2,3}d_integer(x, w, x_zero_point or 0, w_zero_point or 0) (int32); pads as Conv's."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, weight = inputs[0], inputs[1]
+        rank = _rank_of(data, "ConvInteger")
+        if len(_shape(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "ConvInteger")
+        return getattr(_op.nn, f"conv{rank}d_integer")(
+            data, weight, _zero_point(inputs, 2, data), _zero_point(inputs, 3, weight), strides=strides,
+            padding=pads, dilation=dilations, groups=_group(attr), kernel_size=kernel)

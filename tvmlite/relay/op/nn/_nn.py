@@ -74,6 +74,22 @@ def _conv(attrs, data, weight):
     return y.reshape(batch, out_channels, *out_sizes).astype(_result_dtype(attrs, data))
 
 
+def _conv_integer(attrs, data, weight, data_zero_point, weight_zero_point):
+    x = data.astype(np.int64) - data_zero_point.astype(np.int64).reshape(())
+    wz = weight_zero_point.astype(np.int64)
+    w = weight.astype(np.int64) - (wz.reshape((-1,) + (1,) * (weight.ndim - 1)) if wz.ndim == 1 else wz)
+    return _conv(attrs, x, w).astype(np.int32)
+
+
+def _matmul_integer(attrs, a, b, a_zero_point, b_zero_point):
+    za = a_zero_point.astype(np.int64)
+    if za.ndim == 1 and a.ndim >= 2:
+        za = za.reshape(-1, 1)  # one per row of a
+    a = a.astype(np.int64) - za
+    b = b.astype(np.int64) - b_zero_point.astype(np.int64)  # one per column of b: the last axis
+    return np.asarray(np.matmul(a, b)).astype(np.int32)
+
+
 def _conv_transpose(attrs, data, weight):
     n = data.ndim - 2
     strides, dilation, begin, end = _window(attrs, n)
@@ -257,6 +273,7 @@ def _einsum(attrs, tensors):
 for _rank in (1, 2, 3):
     register_reference(f"nn.conv{_rank}d", _conv)
     register_reference(f"nn.conv{_rank}d_transpose", _conv_transpose)
+    register_reference(f"nn.conv{_rank}d_integer", _conv_integer)
     register_reference(f"nn.max_pool{_rank}d", _max_pool)
     register_reference(f"nn.max_pool{_rank}d_with_argmax", _max_pool_with_argmax)
     register_reference(f"nn.avg_pool{_rank}d", _avg_pool)
@@ -268,5 +285,6 @@ register_reference("nn.global_lp_pool", _global_lp_pool)
 register_reference("nn.dense", _dense)
 register_reference("nn.bias_add", _bias_add)
 register_reference("nn.matmul", _matmul)
+register_reference("nn.matmul_integer", _matmul_integer)
 register_reference("nn.batch_matmul", _matmul)
 register_reference("einsum", _einsum)

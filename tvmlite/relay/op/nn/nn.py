@@ -22,6 +22,7 @@ __all__ = ["relu",
            "global_avg_pool", "global_max_pool", "global_lp_pool",
            "global_avg_pool1d", "global_avg_pool2d", "global_avg_pool3d",
            "global_max_pool1d", "global_max_pool2d", "global_max_pool3d",
+           "conv1d_integer", "conv2d_integer", "conv3d_integer", "matmul_integer",
            "bias_add", "dense", "matmul", "batch_matmul", "einsum"]
 
 _LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
@@ -59,6 +60,20 @@ def _conv_builder(rank):
     conv.__doc__ = (f"{rank}-D convolution: data (B, C, *S) {_LAYOUT[rank]}, weight (O, C / groups, *K) "
                     f"{_KERNEL_LAYOUT[rank]} -> (B, O, *S_out); groups > 1 is grouped (depthwise: groups = C).")
     return conv
+
+
+def _conv_integer_builder(rank):
+    maker = getattr(_make, f"conv{rank}d_integer")
+
+    def conv_integer(data, weight, data_zero_point, weight_zero_point, strides=1, padding=0, dilation=1, groups=1,
+                     channels=None, kernel_size=None):
+        return maker(data, weight, data_zero_point, weight_zero_point, _ints(strides), _ints(padding),
+                     _ints(dilation), int(groups), channels, _ints(kernel_size))
+
+    conv_integer.__name__ = conv_integer.__qualname__ = f"conv{rank}d_integer"
+    conv_integer.__doc__ = (f"{rank}-D conv of (data - data_zero_point) and (weight - weight_zero_point) in int32 "
+                            "(ONNX ConvInteger); weight_zero_point is a scalar or one per output channel.")
+    return conv_integer
 
 
 def _conv_transpose_builder(rank):
@@ -120,6 +135,7 @@ def _argmax_pool_builder(rank):
 for _rank in (1, 2, 3):
     globals()[f"conv{_rank}d"] = _conv_builder(_rank)
     globals()[f"conv{_rank}d_transpose"] = _conv_transpose_builder(_rank)
+    globals()[f"conv{_rank}d_integer"] = _conv_integer_builder(_rank)
     globals()[f"max_pool{_rank}d_with_argmax"] = _argmax_pool_builder(_rank)
     for _kind in ("max", "avg", "lp"):
         globals()[f"{_kind}_pool{_rank}d"] = _pool_builder(_kind, _rank)
@@ -173,6 +189,12 @@ def matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=Fals
     """numpy.matmul of tensor_a and tensor_b (batch dims broadcast, 1-D operands are vectors), after swapping the
     last two dims of an operand whose transpose_* is set."""
     return _make.matmul(tensor_a, tensor_b, _dtype(out_dtype), bool(transpose_a), bool(transpose_b))
+
+
+def matmul_integer(a, b, a_zero_point, b_zero_point):
+    """numpy.matmul of (a - a_zero_point) and (b - b_zero_point) in int32 (ONNX MatMulInteger); a_zero_point is a
+    scalar or one per row of a, b_zero_point a scalar or one per column of b."""
+    return _make.matmul_integer(a, b, a_zero_point, b_zero_point)
 
 
 def batch_matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=True):
