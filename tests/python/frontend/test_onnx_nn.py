@@ -268,3 +268,69 @@ def test_matmul_integer_default_zero_points():
     (out,) = run(model, {"a": a, "b": b})
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def loop_col2im_2d(cols, image, block, strides, dilations, pads):
+    """Scatter-add column (c, kh, kw) of block (bh, bw) to image position (bh * s + kh * d - pad, ...)."""
+    n = cols.shape[0]
+    blocks = [(image[i] + pads[i] + pads[2 + i] - dilations[i] * (block[i] - 1) - 1) // strides[i] + 1
+              for i in range(2)]
+    c = cols.shape[1] // (block[0] * block[1])
+    out = np.zeros((n, c, *image))
+    for b, ch, kh, kw, bh, bw in itertools.product(range(n), range(c), range(block[0]), range(block[1]),
+                                                   range(blocks[0]), range(blocks[1])):
+        y = bh * strides[0] + kh * dilations[0] - pads[0]
+        x = bw * strides[1] + kw * dilations[1] - pads[1]
+        if 0 <= y < image[0] and 0 <= x < image[1]:
+            out[b, ch, y, x] += cols[b, (ch * block[0] + kh) * block[1] + kw, bh * blocks[1] + bw]
+    return out
+
+
+@pytest.mark.parametrize("image, block, attrs", [
+    ([5, 5], [1, 5], {}),
+    ([5, 5], [2, 2], {"strides": [2, 2]}),
+    ([5, 5], [2, 2], {"pads": [1, 0, 1, 2], "dilations": [2, 1]}),
+])
+def test_col2im(image, block, attrs):
+    strides, dilations = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    blocks = [(image[i] + pads[i] + pads[2 + i] - dilations[i] * (block[i] - 1) - 1) // strides[i] + 1
+              for i in range(2)]
+    cols = np.random.default_rng(7).standard_normal((2, 3 * block[0] * block[1], blocks[0] * blocks[1]))
+    cols = cols.astype("float32")
+    node = helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"], **attrs)
+    model = make_model(node, [tensor("x", cols.shape)], [tensor("y", None)], 18,
+                       [onnx.numpy_helper.from_array(np.array(image, "int64"), "image_shape"),
+                        onnx.numpy_helper.from_array(np.array(block, "int64"), "block_shape")])
+    mod, params = from_onnx(model, freeze_params=True)
+    lib = tvmlite.build(mod, target="debug", params=params)
+    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+    gm.set_input("x", cols)
+    gm.run()
+    np.testing.assert_allclose(gm.get_output(0).numpy(),
+                               loop_col2im_2d(cols, image, block, strides, dilations, pads), rtol=1e-5, atol=1e-6)
+
+
+def test_max_unpool_with_constant_output_shape():
+    x = np.array([[[[5, 6], [7, 8]]]], "float32")
+    idx = np.array([[[[5, 7], [13, 15]]]], "int64")
+    node = helper.make_node("MaxUnpool", ["x", "i", "shape"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
+    model = make_model(node, [tensor("x", x.shape), tensor("i", idx.shape, TensorProto.INT64)],
+                       [tensor("y", None)], 11, [onnx.numpy_helper.from_array(np.array([1, 1, 5, 5]), "shape")])
+    mod, params = from_onnx(model, freeze_params=True)
+    lib = tvmlite.build(mod, target="debug", params=params)
+    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+    gm.set_input("x", x)
+    gm.set_input("i", idx)
+    gm.run()
+    expected = np.zeros((1, 1, 5, 5), "float32")
+    expected[0, 0, 1, 1], expected[0, 0, 1, 3], expected[0, 0, 3, 1], expected[0, 0, 3, 3] = 5, 6, 7, 8
+    np.testing.assert_array_equal(gm.get_output(0).numpy(), expected)
+
+
+def test_shape_inputs_must_be_constant():
+    node = helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"])
+    model = make_model(node, [tensor("x", [1, 4, 4]), tensor("image_shape", [2], TensorProto.INT64),
+                              tensor("block_shape", [2], TensorProto.INT64)], [tensor("y", None)], 18)
+    with pytest.raises(OpNotImplemented, match="Col2Im's image_shape must be a constant"):
+        from_onnx(model)

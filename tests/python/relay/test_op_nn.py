@@ -440,3 +440,31 @@ def test_attrs_are_typed_objects():
     assert list(call.attrs.strides) == [2] and list(call.attrs.padding) == [1, 1]
     assert str(call.attrs.out_dtype) == "float64"
     assert relay.nn.avg_pool3d(relay.var("v", shape=(1, 1, 2, 2, 2)), count_include_pad=True).attrs.count_include_pad
+
+
+def test_max_unpool_and_col2im_relations():
+    x, i = relay.var("x", shape=(SizeVar("n"), 2, 3, 3)), relay.var("i", shape=(SizeVar("n"), 2, 3, 3), dtype="int64")
+    assert shape_of(typed(relay.nn.max_unpool2d(x, i, pool_size=2, strides=2), x, i)) == ("n", 2, 6, 6)
+    assert shape_of(typed(relay.nn.max_unpool2d(x, i, pool_size=2, strides=2, output_size=(7, 6)), x, i)) == \
+        ("n", 2, 7, 6)
+    with pytest.raises(ValueError, match=r"output_size\[0\] = 5 is smaller than the unpooled size 6"):
+        typed(relay.nn.max_unpool2d(x, i, pool_size=2, strides=2, output_size=(5, 6)), x, i)
+    j = relay.var("j", shape=(1, 2, 3, 4), dtype="int64")
+    with pytest.raises(ValueError, match=r"indices \(1, 2, 3, 4\) must have data's shape"):
+        typed(relay.nn.max_unpool2d(x, j, pool_size=2), x, j)
+    cols = relay.var("cols", shape=(1, 12, 16))
+    assert shape_of(typed(relay.nn.col2im(cols, (5, 5), (2, 2)), cols)) == (1, 3, 5, 5)
+    with pytest.raises(ValueError, match=r"dim 2 of data \(1, 12, 16\) must be the number of sliding blocks, 4"):
+        typed(relay.nn.col2im(cols, (5, 5), (2, 2), strides=2), cols)
+    with pytest.raises(ValueError, match="not divisible by the block size 5"):
+        typed(relay.nn.col2im(cols, (5, 5), (1, 5)), cols)
+    with pytest.raises(ValueError, match="image_shape needs 1 to 3 values, got 4"):
+        typed(relay.nn.col2im(cols, (2, 2, 2, 2), (1, 1, 1, 1)), cols)
+
+
+def test_max_unpool_inverts_max_pool_indices():
+    x = np.random.default_rng(10).standard_normal((1, 2, 4, 6)).astype("float32")
+    values, indices = run_tuple(lambda a: relay.nn.max_pool2d_with_argmax(a, pool_size=2, strides=2), {"x": x}, 2)
+    out = run(lambda v, i: relay.nn.max_unpool2d(v, i, pool_size=2, strides=2), {"v": values, "i": indices})
+    expected = np.where(np.repeat(np.repeat(values, 2, 2), 2, 3) == x, x, 0)
+    np.testing.assert_array_equal(out, expected)

@@ -74,6 +74,52 @@ Type GlobalPoolRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
+template <int N>
+Type MaxUnpoolRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  const auto* a = AttrsAs<MaxUnpoolAttrs<N>>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* indices = TensorArg(args, 1);
+  CheckRank(data, N + 2, "data (batch, channels, spatial...)");
+  TVMLITE_CHECK_KIND(indices->dtype.is_int() || indices->dtype.code() == kDLUInt, TypeError)
+      << "indices must be integers, got " << indices->dtype.str();
+  bool same = indices->ndim() == data->ndim();
+  for (size_t i = 0; same && i < data->ndim(); ++i) {
+    same = DimEqual(data->shape[i], indices->shape[i]) || data->shape[i].type_index() != kTVMLiteInt ||
+           indices->shape[i].type_index() != kTVMLiteInt;
+  }
+  TVMLITE_CHECK_KIND(same, ValueError) << "indices " << ShapeToString(indices->shape) << " must have data's shape "
+                                       << ShapeToString(data->shape);
+  TVMLITE_CHECK_KIND(a->pool_size.size() == static_cast<size_t>(N) || a->pool_size.size() == 1, ValueError)
+      << "pool_size needs 1 or " << N << " values, got " << a->pool_size.size();
+  std::array<int64_t, N> k = PerDim<N>(a->pool_size, "pool_size", 1, 1);
+  Window<N> w = NormalizeWindow<N>(a->strides, a->padding, Array<int64_t>());
+  TVMLITE_CHECK_KIND(a->output_size.empty() || a->output_size.size() == static_cast<size_t>(N), ValueError)
+      << "output_size needs " << N << " values, got " << a->output_size.size();
+  std::vector<Any> out{data->shape[0], data->shape[1]};
+  for (int i = 0; i < N; ++i) {
+    std::optional<int64_t> x = BoundedDim(data->shape[2 + i], "input dim");
+    std::optional<int64_t> inferred;
+    if (x) {
+      __int128 v = static_cast<__int128>(*x - 1) * w.stride[i] - w.pad_begin[i] - w.pad_end[i] + k[i];
+      TVMLITE_CHECK_KIND(v >= 0 && v <= kMaxWindowValue, ValueError)
+          << "spatial dim " << i << " of the unpooled output would be out of range (input " << *x << ", stride "
+          << w.stride[i] << ", padding (" << w.pad_begin[i] << ", " << w.pad_end[i] << "), kernel " << k[i] << ")";
+      inferred = static_cast<int64_t>(v);
+    }
+    if (a->output_size.empty()) {
+      out.push_back(inferred ? Any(*inferred) : Any(SizeVar::Any()));
+      continue;
+    }
+    int64_t size = a->output_size[i];
+    TVMLITE_CHECK_KIND(size >= 0 && size <= kMaxWindowValue && (!inferred || size >= *inferred), ValueError)
+        << "output_size[" << i << "] = " << size << " is smaller than the unpooled size "
+        << (inferred ? std::to_string(*inferred) : "?") << " (or out of range)";
+    out.push_back(Any(size));
+  }
+  return TensorType(Array<Any>(out), data->dtype);
+}
+
 template <PoolKind K, int N>
 void RegisterPool(const char* base, const char* what) {
   using A = PoolAttrs<K, N>;
@@ -105,6 +151,20 @@ void RegisterPools() {
   RegisterPool<PoolKind::kMaxArgmax, N>("max_pool", "max pooling returning (values, flat argmax indices)");
   RegisterPool<PoolKind::kAvg, N>("avg_pool", "average pooling");
   RegisterPool<PoolKind::kLp, N>("lp_pool", "Lp pooling ((sum |x|^p)^(1/p) over each window)");
+  using U = MaxUnpoolAttrs<N>;
+  refl::ObjectDef<U>()
+      .def_ro("pool_size", &U::pool_size)
+      .def_ro("strides", &U::strides)
+      .def_ro("padding", &U::padding)
+      .def_ro("output_size", &U::output_size);
+  OpRegEntry::RegisterOrGet("nn.max_unpool" + std::to_string(N) + "d")
+      .describe(std::to_string(N) + "-D max unpooling: scatter data to the flat indices of a zero tensor.")
+      .set_num_inputs(2)
+      .add_argument("data", "Tensor", "The pooled values, (batch, channels, spatial...).")
+      .add_argument("indices", "Tensor", "Flat indices (as MaxPool's Indices) of data's shape.")
+      .template set_attrs_type<U>()
+      .add_type_rel("MaxUnpool", MaxUnpoolRel<N>)
+      .template set_attr<TOpPattern>("TOpPattern", kOpaque);
 }
 
 }  // namespace

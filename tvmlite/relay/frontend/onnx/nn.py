@@ -391,3 +391,48 @@ class ConvInteger(OnnxOpConverter):
         return getattr(_op.nn, f"conv{rank}d_integer")(
             data, weight, _zero_point(inputs, 2, data), _zero_point(inputs, 3, weight), strides=strides,
             padding=pads, dilation=dilations, groups=_group(attr), kernel_size=kernel)
+
+
+def _constant_ints(ctx, expr, what):
+    value = ctx.try_constant(expr)
+    if value is None:
+        unsupported(f"{what} must be a constant (an initializer or Constant), not a value computed at run time")
+    return [int(v) for v in np.asarray(value).ravel()]
+
+
+@register_converter("MaxUnpool")
+@_impl(9, 11)
+class MaxUnpool(OnnxOpConverter):
+    """X, I (MaxPool's Indices), optional output_shape (constant, full shape) -> nn.max_unpool{1,2,3}d."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, indices = inputs[0], inputs[1]
+        rank = _rank_of(data, "MaxUnpool")
+        if "kernel_shape" not in attr:
+            raise OpAttributeInvalid("attribute 'kernel_shape' is required")
+        kernel = _spatial_attr(attr, "kernel_shape", rank, 1)
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        pads = _pads(attr, rank)
+        output_size = None
+        if len(inputs) > 2 and inputs[2] is not None:
+            shape = _constant_ints(ctx, inputs[2], "MaxUnpool's output_shape")
+            if len(shape) != rank + 2:
+                raise ValueError(f"output_shape {shape} must have {rank + 2} values")
+            output_size = shape[2:]
+        return getattr(_op.nn, f"max_unpool{rank}d")(data, indices, pool_size=kernel, strides=strides, padding=pads,
+                                                     output_size=output_size)
+
+
+@register_converter("Col2Im")
+@_impl(18)
+class Col2Im(OnnxOpConverter):
+    """input (N, C * prod(block_shape), L), image_shape and block_shape (constants) -> nn.col2im."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        image = _constant_ints(ctx, inputs[1], "Col2Im's image_shape")
+        block = _constant_ints(ctx, inputs[2], "Col2Im's block_shape")
+        rank = len(image)
+        return _op.nn.col2im(inputs[0], image, block, strides=_spatial_attr(attr, "strides", rank, 1),
+                             dilation=_spatial_attr(attr, "dilations", rank, 1), padding=_pads(attr, rank))

@@ -222,6 +222,40 @@ def _lp_pool(attrs, data):
     return (np.power(windows, p).sum(axis=0) ** (1.0 / p)).astype(data.dtype)
 
 
+def _max_unpool(attrs, data, indices):
+    n = data.ndim - 2
+    kernel = _per_dim(attrs.pool_size, n, 1)
+    strides = _per_dim(attrs.strides, n, 1)
+    padding = list(attrs.padding)
+    begin, end = (padding[:n], padding[n:]) if len(padding) == 2 * n else (_per_dim(padding, n, 0),) * 2
+    inferred = [(data.shape[2 + i] - 1) * strides[i] - begin[i] - end[i] + kernel[i] for i in range(n)]
+    flat = np.zeros(data.shape[0] * data.shape[1] * int(np.prod(inferred)), data.dtype)
+    idx = indices.astype(np.int64).ravel()
+    if idx.size and (idx.min() < 0 or idx.max() >= flat.size):
+        raise ValueError(f"max_unpool: an index is outside [0, {flat.size})")
+    flat[idx] = data.ravel()
+    y = flat.reshape(data.shape[:2] + tuple(inferred))
+    size = list(attrs.output_size) or inferred
+    out = np.zeros(data.shape[:2] + tuple(size), data.dtype)
+    out[(slice(None),) * 2 + tuple(slice(0, s) for s in inferred)] = y
+    return out
+
+
+def _col2im(attrs, data):
+    image = list(attrs.image_shape)
+    block = list(attrs.block_shape)
+    n = len(image)
+    strides, dilation, begin, end = _window(attrs, n)
+    blocks = [(image[i] + begin[i] + end[i] - dilation[i] * (block[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
+    batch, channels = data.shape[0], data.shape[1] // int(np.prod(block))
+    cols = data.astype(_acc_dtype(data.dtype)).reshape(batch, channels, *block, *blocks)
+    padded = np.zeros((batch, channels, *[image[i] + begin[i] + end[i] for i in range(n)]), cols.dtype)
+    for off in itertools.product(*(range(b) for b in block)):
+        padded[(slice(None),) * 2 + _offset_slices(off, dilation, strides, blocks)] += cols[(slice(None),) * 2 + off]
+    crop = tuple(slice(begin[i], begin[i] + image[i]) for i in range(n))
+    return padded[(slice(None),) * 2 + crop].astype(data.dtype)
+
+
 def _spatial_axes(data):
     return tuple(range(2, data.ndim))
 
@@ -278,12 +312,14 @@ for _rank in (1, 2, 3):
     register_reference(f"nn.max_pool{_rank}d_with_argmax", _max_pool_with_argmax)
     register_reference(f"nn.avg_pool{_rank}d", _avg_pool)
     register_reference(f"nn.lp_pool{_rank}d", _lp_pool)
+    register_reference(f"nn.max_unpool{_rank}d", _max_unpool)
 del _rank
 register_reference("nn.global_avg_pool", _global_avg_pool)
 register_reference("nn.global_max_pool", _global_max_pool)
 register_reference("nn.global_lp_pool", _global_lp_pool)
 register_reference("nn.dense", _dense)
 register_reference("nn.bias_add", _bias_add)
+register_reference("nn.col2im", _col2im)
 register_reference("nn.matmul", _matmul)
 register_reference("nn.matmul_integer", _matmul_integer)
 register_reference("nn.batch_matmul", _matmul)

@@ -22,6 +22,7 @@ __all__ = ["relu",
            "global_avg_pool", "global_max_pool", "global_lp_pool",
            "global_avg_pool1d", "global_avg_pool2d", "global_avg_pool3d",
            "global_max_pool1d", "global_max_pool2d", "global_max_pool3d",
+           "max_unpool1d", "max_unpool2d", "max_unpool3d", "col2im",
            "conv1d_integer", "conv2d_integer", "conv3d_integer", "matmul_integer",
            "bias_add", "dense", "matmul", "batch_matmul", "einsum"]
 
@@ -141,6 +142,29 @@ for _rank in (1, 2, 3):
         globals()[f"{_kind}_pool{_rank}d"] = _pool_builder(_kind, _rank)
 
 
+def _max_unpool_builder(rank):
+    maker = getattr(_make, f"max_unpool{rank}d")
+
+    def max_unpool(data, indices, pool_size=1, strides=1, padding=0, output_size=None):
+        return maker(data, indices, _ints(pool_size), _ints(strides), _ints(padding), _ints(output_size))
+
+    max_unpool.__name__ = max_unpool.__qualname__ = f"max_unpool{rank}d"
+    max_unpool.__doc__ = (f"{rank}-D max unpooling: data's values written at their flat indices (MaxPool's Indices) "
+                          "of a zero tensor (B, C, (S - 1) * strides - pads + pool_size), placed in the corner of "
+                          "output_size when given.")
+    return max_unpool
+
+
+for _rank in (1, 2, 3):
+    globals()[f"max_unpool{_rank}d"] = _max_unpool_builder(_rank)
+
+
+def col2im(data, image_shape, block_shape, strides=1, dilation=1, padding=0):
+    """Sliding-block columns (B, C * prod(block_shape), L) -> image (B, C, *image_shape), overlaps summed."""
+    return _make.col2im(data, _ints(image_shape), _ints(block_shape), _ints(strides), _ints(dilation),
+                        _ints(padding))
+
+
 def global_avg_pool(data, layout=""):
     """Mean over every spatial dim: (B, C, *S) -> (B, C, 1, ...)."""
     return _make.global_avg_pool(data, layout, 2.0)
@@ -210,10 +234,10 @@ def einsum(data, equation):
 
 
 def _register_attrs():
-    keys = ["BiasAddAttrs", "DenseAttrs", "MatmulAttrs", "BatchMatmulAttrs", "EinsumAttrs", "GlobalPoolAttrs"]
+    keys = ["Col2ImAttrs", "BiasAddAttrs", "DenseAttrs", "MatmulAttrs", "BatchMatmulAttrs", "EinsumAttrs", "GlobalPoolAttrs"]
     for r in (1, 2, 3):
         keys += [f"Conv{r}DAttrs", f"Conv{r}DTransposeAttrs", f"MaxPool{r}DAttrs", f"MaxPool{r}DArgmaxAttrs",
-                 f"AvgPool{r}DAttrs", f"LPPool{r}DAttrs"]
+                 f"AvgPool{r}DAttrs", f"LPPool{r}DAttrs", f"MaxUnpool{r}DAttrs"]
     classes = {}
     for key in keys:
         cls = type(key, (Attrs,), {"__slots__": (), "__doc__": f"Attributes of nn ops (relay.attrs.{key})."})

@@ -139,6 +139,41 @@ struct GlobalPoolAttrs : public AttrsNode {
   TVMLITE_DECLARE_ATTRS(GlobalPoolAttrs);
 };
 
+/*!
+ * \brief nn.max_unpool{N}d(data, indices): the inverse of max pooling (ONNX MaxUnpool). data and indices
+ * (B, C, *S); every value is written at its flat index into a zero tensor of (B, C, *inferred) with
+ * inferred[i] = (S[i] - 1) * strides[i] - pad_begin[i] - pad_end[i] + pool_size[i], which is then placed in the
+ * top-left corner of (B, C, *output_size) when output_size is given (each >= inferred).
+ */
+template <int N>
+struct MaxUnpoolAttrs : public AttrsNode {
+  Array<int64_t> pool_size;
+  Array<int64_t> strides;
+  Array<int64_t> padding;
+  Array<int64_t> output_size;  // empty: the inferred size; else N values
+
+  static constexpr const char* _type_key = N == 1   ? "relay.attrs.MaxUnpool1DAttrs"
+                                           : N == 2 ? "relay.attrs.MaxUnpool2DAttrs"
+                                                    : "relay.attrs.MaxUnpool3DAttrs";
+  TVMLITE_DECLARE_ATTRS(MaxUnpoolAttrs);
+};
+
+/*!
+ * \brief nn.col2im(data) (ONNX Col2Im): data (B, C * prod(block_shape), L) of sliding-block columns -> the image
+ * (B, C, *image_shape), overlapping blocks summed. L must be the number of blocks, prod over dims of
+ * (image_shape[i] + pads - dilation[i] * (block_shape[i] - 1) - 1) / strides[i] + 1. Rank N = len(image_shape), 1-3.
+ */
+struct Col2ImAttrs : public AttrsNode {
+  Array<int64_t> image_shape;
+  Array<int64_t> block_shape;
+  Array<int64_t> strides;
+  Array<int64_t> dilation;
+  Array<int64_t> padding;
+
+  static constexpr const char* _type_key = "relay.attrs.Col2ImAttrs";
+  TVMLITE_DECLARE_ATTRS(Col2ImAttrs);
+};
+
 /*! \brief nn.dense: data (..., K), weight (units, K) -> (..., units). */
 struct DenseAttrs : public AttrsNode {
   Optional<int64_t> units;
