@@ -468,3 +468,27 @@ def test_max_unpool_inverts_max_pool_indices():
     out = run(lambda v, i: relay.nn.max_unpool2d(v, i, pool_size=2, strides=2), {"v": values, "i": indices})
     expected = np.where(np.repeat(np.repeat(values, 2, 2), 2, 3) == x, x, 0)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_deformable_conv2d():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((1, 4, 5, 6)).astype("float32")
+    w = rng.standard_normal((2, 2, 3, 3)).astype("float32")
+    zero = np.zeros((1, 2 * 2 * 9, 5, 6), "float32")  # deformable_groups 2, padding 1
+    kwargs = dict(padding=1, deformable_groups=2, groups=2)
+    out = run(lambda a, b, c: relay.nn.deformable_conv2d(a, b, c, **kwargs), {"x": x, "off": zero, "w": w})
+    np.testing.assert_allclose(out, loop_conv2d(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 2), rtol=1e-5, atol=1e-5)
+    # a constant offset of (0.5, -1) samples halfway between rows, one column to the left, zero outside
+    off = np.tile(np.array([0.5, -1.0], "float32"), 2 * 9).reshape(1, 36, 1, 1) * np.ones((1, 1, 5, 6), "float32")
+    mask = np.full((1, 2 * 9, 5, 6), 0.5, "float32")
+    out = run(lambda a, b, c, d: relay.nn.modulated_deformable_conv2d(a, b, c, d, **kwargs),
+              {"x": x, "off": off, "w": w, "mask": mask})
+    # the padded grid position (h, w), h in [-1, H], w in [-1, W], samples (h + 0.5, w - 1): zero outside x
+    xe = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (2, 2), (2, 2)))
+    h, wd = x.shape[2] + 2, x.shape[3] + 2
+    shifted = 0.5 * (xe[:, :, 1:1 + h, 0:wd] + xe[:, :, 2:2 + h, 0:wd])
+    np.testing.assert_allclose(out, 0.5 * loop_conv2d(shifted, w, (1, 1), (0, 0, 0, 0), (1, 1), 2), rtol=1e-5,
+                               atol=1e-5)
+    xv, ov, wv = relay.var("x", shape=x.shape), relay.var("o", shape=(1, 18, 5, 6)), relay.var("w", shape=w.shape)
+    with pytest.raises(ValueError, match=r"offset \(1, 18, 5, 6\): dim 1 must be 36"):
+        typed(relay.nn.deformable_conv2d(xv, ov, wv, **kwargs), xv, ov, wv)

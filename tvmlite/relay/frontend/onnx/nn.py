@@ -436,3 +436,26 @@ class Col2Im(OnnxOpConverter):
         rank = len(image)
         return _op.nn.col2im(inputs[0], image, block, strides=_spatial_attr(attr, "strides", rank, 1),
                              dilation=_spatial_attr(attr, "dilations", rank, 1), padding=_pads(attr, rank))
+
+
+@register_converter("DeformConv")
+@_impl(19)
+class DeformConv(OnnxOpConverter):
+    """X, W, offset, optional B, optional mask -> nn.(modulated_)deformable_conv2d (+ nn.bias_add); 2-D only."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, weight, offset = inputs[0], inputs[1], inputs[2]
+        bias = inputs[3] if len(inputs) > 3 else None
+        mask = inputs[4] if len(inputs) > 4 else None
+        rank = _rank_of(data, "DeformConv", ranks=(2,))
+        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        common = dict(strides=strides, padding=_pads(attr, rank), dilation=dilations,
+                      deformable_groups=attr.get("offset_group", 1), groups=_group(attr), kernel_size=kernel)
+        if mask is None:
+            y = _op.nn.deformable_conv2d(data, offset, weight, **common)
+        else:
+            y = _op.nn.modulated_deformable_conv2d(data, offset, weight, mask, **common)
+        return _bias(y, bias)

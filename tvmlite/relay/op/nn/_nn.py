@@ -90,6 +90,47 @@ def _matmul_integer(attrs, a, b, a_zero_point, b_zero_point):
     return np.asarray(np.matmul(a, b)).astype(np.int32)
 
 
+def _bilinear(x, y, xx):
+    """Bilinear samples of x (B, C, H, W) at real positions y, xx (B, C, *rest): zero outside the image
+    (GridSample with align_corners=1 and zeros padding, as ONNX DeformConv)."""
+    batch, channels, height, width = x.shape
+    y0, x0 = np.floor(y), np.floor(xx)
+    b_idx = np.arange(batch).reshape((batch,) + (1,) * (y.ndim - 1))
+    c_idx = np.arange(channels).reshape((1, channels) + (1,) * (y.ndim - 2))
+    out = np.zeros(y.shape)
+    for dy, dx in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        yk, xk = y0 + dy, x0 + dx
+        weight = (1 - np.abs(y - yk)) * (1 - np.abs(xx - xk))
+        inside = (yk >= 0) & (yk < height) & (xk >= 0) & (xk < width)
+        yi = np.clip(yk, 0, height - 1).astype(np.int64)
+        xi = np.clip(xk, 0, width - 1).astype(np.int64)
+        out += np.where(inside, x[b_idx, c_idx, yi, xi] * weight, 0.0)
+    return out
+
+
+def _deformable_conv2d(attrs, data, offset, weight, mask=None):
+    strides, dilation, begin, _end = _window(attrs, 2)
+    batch, channels = data.shape[:2]
+    out_channels, _, kh, kw = weight.shape
+    oh, ow = offset.shape[2:]
+    dg, groups = attrs.deformable_groups, attrs.groups
+    off = offset.astype(np.float64).reshape(batch, dg, kh, kw, 2, oh, ow)
+    base_y = (np.arange(kh)[:, None, None, None] * dilation[0] + np.arange(oh)[None, None, :, None] * strides[0]
+              - begin[0])
+    base_x = (np.arange(kw)[None, :, None, None] * dilation[1] + np.arange(ow)[None, None, None, :] * strides[1]
+              - begin[1])
+    per = channels // dg
+    y = np.repeat(base_y[None, None] + off[:, :, :, :, 0], per, axis=1)  # (B, C, kh, kw, oh, ow)
+    x = np.repeat(base_x[None, None] + off[:, :, :, :, 1], per, axis=1)
+    samples = _bilinear(data.astype(np.float64), y, x)
+    if mask is not None:
+        samples = samples * np.repeat(mask.astype(np.float64).reshape(batch, dg, kh, kw, oh, ow), per, axis=1)
+    sg = samples.reshape(batch, groups, channels // groups, kh, kw, oh, ow)
+    wg = weight.astype(np.float64).reshape(groups, out_channels // groups, channels // groups, kh, kw)
+    out = np.einsum("bgcuvij,gocuv->bgoij", sg, wg).reshape(batch, out_channels, oh, ow)
+    return out.astype(_result_dtype(attrs, data))
+
+
 def _conv_transpose(attrs, data, weight):
     n = data.ndim - 2
     strides, dilation, begin, end = _window(attrs, n)
@@ -319,6 +360,8 @@ register_reference("nn.global_max_pool", _global_max_pool)
 register_reference("nn.global_lp_pool", _global_lp_pool)
 register_reference("nn.dense", _dense)
 register_reference("nn.bias_add", _bias_add)
+register_reference("nn.deformable_conv2d", _deformable_conv2d)
+register_reference("nn.modulated_deformable_conv2d", _deformable_conv2d)
 register_reference("nn.col2im", _col2im)
 register_reference("nn.matmul", _matmul)
 register_reference("nn.matmul_integer", _matmul_integer)

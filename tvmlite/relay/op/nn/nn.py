@@ -22,6 +22,7 @@ __all__ = ["relu",
            "global_avg_pool", "global_max_pool", "global_lp_pool",
            "global_avg_pool1d", "global_avg_pool2d", "global_avg_pool3d",
            "global_max_pool1d", "global_max_pool2d", "global_max_pool3d",
+           "deformable_conv2d", "modulated_deformable_conv2d",
            "max_unpool1d", "max_unpool2d", "max_unpool3d", "col2im",
            "conv1d_integer", "conv2d_integer", "conv3d_integer", "matmul_integer",
            "bias_add", "dense", "matmul", "batch_matmul", "einsum"]
@@ -61,6 +62,27 @@ def _conv_builder(rank):
     conv.__doc__ = (f"{rank}-D convolution: data (B, C, *S) {_LAYOUT[rank]}, weight (O, C / groups, *K) "
                     f"{_KERNEL_LAYOUT[rank]} -> (B, O, *S_out); groups > 1 is grouped (depthwise: groups = C).")
     return conv
+
+
+def deformable_conv2d(data, offset, weight, strides=1, padding=0, dilation=1, deformable_groups=1, groups=1,
+                      channels=None, kernel_size=None, data_layout="NCHW", kernel_layout="OIHW", out_layout="",
+                      out_dtype=""):
+    """Deformable 2-D convolution: each kernel tap samples data bilinearly (zeros outside) at its position moved by
+    offset (B, deformable_groups * 2 * KH * KW, OH, OW), (dy, dx) pairs tap by tap."""
+    return _make.deformable_conv2d(data, offset, weight, _ints(strides), _ints(padding), _ints(dilation),
+                                   int(deformable_groups), int(groups), channels, _ints(kernel_size), data_layout,
+                                   kernel_layout, out_layout, _dtype(out_dtype))
+
+
+def modulated_deformable_conv2d(data, offset, weight, mask, strides=1, padding=0, dilation=1, deformable_groups=1,
+                                groups=1, channels=None, kernel_size=None, data_layout="NCHW", kernel_layout="OIHW",
+                                out_layout="", out_dtype=""):
+    """deformable_conv2d with each tap's sample scaled by mask (B, deformable_groups * KH * KW, OH, OW) (DCNv2,
+    ONNX DeformConv)."""
+    return _make.modulated_deformable_conv2d(data, offset, weight, mask, _ints(strides), _ints(padding),
+                                             _ints(dilation), int(deformable_groups), int(groups), channels,
+                                             _ints(kernel_size), data_layout, kernel_layout, out_layout,
+                                             _dtype(out_dtype))
 
 
 def _conv_integer_builder(rank):
@@ -234,7 +256,7 @@ def einsum(data, equation):
 
 
 def _register_attrs():
-    keys = ["Col2ImAttrs", "BiasAddAttrs", "DenseAttrs", "MatmulAttrs", "BatchMatmulAttrs", "EinsumAttrs", "GlobalPoolAttrs"]
+    keys = ["DeformableConv2DAttrs", "Col2ImAttrs", "BiasAddAttrs", "DenseAttrs", "MatmulAttrs", "BatchMatmulAttrs", "EinsumAttrs", "GlobalPoolAttrs"]
     for r in (1, 2, 3):
         keys += [f"Conv{r}DAttrs", f"Conv{r}DTransposeAttrs", f"MaxPool{r}DAttrs", f"MaxPool{r}DArgmaxAttrs",
                  f"AvgPool{r}DAttrs", f"LPPool{r}DAttrs", f"MaxUnpool{r}DAttrs"]

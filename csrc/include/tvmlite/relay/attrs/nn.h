@@ -62,6 +62,30 @@ using Conv2DAttrs = ConvAttrs<2>;
 using Conv3DAttrs = ConvAttrs<3>;
 
 /*!
+ * \brief nn.deformable_conv2d(data, offset, weight) and nn.modulated_deformable_conv2d(data, offset, weight, mask)
+ * (ONNX DeformConv): conv2d whose kernel taps sample data bilinearly at positions moved by offset (zero outside).
+ *   data (B, C, H, W), weight (O, C / groups, KH, KW),
+ *   offset (B, deformable_groups * 2 * KH * KW, OH, OW): (dy, dx) per tap, per group of C / deformable_groups
+ *   channels; mask (B, deformable_groups * KH * KW, OH, OW) scales each tap's sample (DCNv2).
+ */
+struct DeformableConv2DAttrs : public AttrsNode {
+  Array<int64_t> strides;
+  Array<int64_t> padding;
+  Array<int64_t> dilation;
+  int64_t deformable_groups = 1;
+  int64_t groups = 1;
+  Optional<int64_t> channels;
+  Array<int64_t> kernel_size;
+  std::string data_layout = "NCHW";
+  std::string kernel_layout = "OIHW";
+  std::string out_layout = "";
+  Optional<DataType> out_dtype;
+
+  static constexpr const char* _type_key = "relay.attrs.DeformableConv2DAttrs";
+  TVMLITE_DECLARE_ATTRS(DeformableConv2DAttrs);
+};
+
+/*!
  * \brief nn.conv{N}d_transpose: data (B, C, *S), weight (C, O / groups, *K) IO...; out (B, O, *S_out) with
  * S_out[i] = (S[i] - 1) * strides[i] - pad_begin[i] - pad_end[i] + dilation[i] * (K[i] - 1) + 1
  *            + output_padding[i].
