@@ -1,6 +1,7 @@
 """ONNX converters of the nn family on cases the official node tests miss: old opsets, auto_pad variants with
 strides/dilations, ConvTranspose output_shape, symbolic dims, bad attributes. Expected values come from direct
 numpy loops written here."""
+import gc
 import itertools
 
 import numpy as np
@@ -12,6 +13,14 @@ from onnx import TensorProto, helper  # noqa: E402
 import tvmlite  # noqa: E402
 from tvmlite.error import OpAttributeInvalid, OpNotImplemented  # noqa: E402
 from tvmlite.relay.frontend import from_onnx  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_cycles():
+    """pytest.raises tracebacks and executor closures form reference cycles holding IR objects; free them when the
+    module ends so later tests that count live objects (test_ctypes_backend, test_leak) start from a clean heap."""
+    yield
+    gc.collect()
 
 
 def make_model(node, inputs, outputs, opset, initializers=()):

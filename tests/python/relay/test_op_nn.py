@@ -1,5 +1,6 @@
 """nn ops: builders, type relations (shapes, dtypes, symbolic dims, errors) and the debug executor's results
 against direct loop implementations written here (independent of the references in tvmlite/relay/op/nn/_nn.py)."""
+import gc
 import itertools
 
 import numpy as np
@@ -8,6 +9,14 @@ import pytest
 import tvmlite
 from tvmlite import relay
 from tvmlite.ir import SizeVar
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_cycles():
+    """pytest.raises tracebacks and executor closures form reference cycles holding IR objects; free them when the
+    module ends so later tests that count live objects (test_ctypes_backend, test_leak) start from a clean heap."""
+    yield
+    gc.collect()
 
 
 def typed(expr, *params):
@@ -261,7 +270,8 @@ def test_pool_shapes_ceil_mode():
 
 def test_pool_errors():
     x = relay.var("x", shape=(1, 3, 5, 6))
-    with pytest.raises(ValueError, match=r"nn.max_pool3d: data \(batch, channels, spatial...\) must have rank 5, got shape \(1, 3, 5, 6\)"):
+    with pytest.raises(ValueError, match=r"nn.max_pool3d: data \(batch, channels, spatial...\) must have rank 5, "
+                                         r"got shape \(1, 3, 5, 6\)"):
         v = relay.var("v", shape=(1, 3, 5, 6))
         typed(relay.nn.max_pool3d(v, pool_size=2), v)
     with pytest.raises(ValueError, match="the kernel .* is larger than the padded input"):

@@ -256,7 +256,8 @@ def einsum(data, equation):
 
 
 def _register_attrs():
-    keys = ["DeformableConv2DAttrs", "Col2ImAttrs", "BiasAddAttrs", "DenseAttrs", "MatmulAttrs", "BatchMatmulAttrs", "EinsumAttrs", "GlobalPoolAttrs"]
+    keys = ["DeformableConv2DAttrs", "Col2ImAttrs", "BiasAddAttrs", "DenseAttrs", "MatmulAttrs", "BatchMatmulAttrs",
+            "EinsumAttrs", "GlobalPoolAttrs"]
     for r in (1, 2, 3):
         keys += [f"Conv{r}DAttrs", f"Conv{r}DTransposeAttrs", f"MaxPool{r}DAttrs", f"MaxPool{r}DArgmaxAttrs",
                  f"AvgPool{r}DAttrs", f"LPPool{r}DAttrs", f"MaxUnpool{r}DAttrs"]

@@ -136,13 +136,17 @@ struct PoolAttrs : public AttrsNode {
 
   static constexpr const char* KeyOf() {
     if constexpr (K == PoolKind::kMax) {
-      return N == 1 ? "relay.attrs.MaxPool1DAttrs" : N == 2 ? "relay.attrs.MaxPool2DAttrs" : "relay.attrs.MaxPool3DAttrs";
+      return N == 1   ? "relay.attrs.MaxPool1DAttrs"
+             : N == 2 ? "relay.attrs.MaxPool2DAttrs"
+                      : "relay.attrs.MaxPool3DAttrs";
     } else if constexpr (K == PoolKind::kMaxArgmax) {
       return N == 1   ? "relay.attrs.MaxPool1DArgmaxAttrs"
              : N == 2 ? "relay.attrs.MaxPool2DArgmaxAttrs"
                       : "relay.attrs.MaxPool3DArgmaxAttrs";
     } else if constexpr (K == PoolKind::kAvg) {
-      return N == 1 ? "relay.attrs.AvgPool1DAttrs" : N == 2 ? "relay.attrs.AvgPool2DAttrs" : "relay.attrs.AvgPool3DAttrs";
+      return N == 1   ? "relay.attrs.AvgPool1DAttrs"
+             : N == 2 ? "relay.attrs.AvgPool2DAttrs"
+                      : "relay.attrs.AvgPool3DAttrs";
     } else {
       return N == 1 ? "relay.attrs.LPPool1DAttrs" : N == 2 ? "relay.attrs.LPPool2DAttrs" : "relay.attrs.LPPool3DAttrs";
     }
