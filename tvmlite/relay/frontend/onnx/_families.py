@@ -8,3 +8,4 @@ from . import control  # noqa: F401
 from . import sequence  # noqa: F401
 from . import rnn  # noqa: F401
 from . import quantize  # noqa: F401
+from . import nn  # noqa: F401
