@@ -8,5 +8,10 @@ from .tensor import *  # noqa: F401,F403
 from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
+from .transform import *  # noqa: F401,F403
+from . import transform as _transform_builders
+from . import dyn  # noqa: F401
+from . import _transform  # noqa: F401  (registers the references)
 
 __all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)
+__all__ += list(_transform_builders.__all__)

@@ -238,7 +238,9 @@ template <bool kDyn>
 Type OneHotRel(const Array<Type>& args, const Attrs& attrs) {
   const char* op = kDyn ? "dyn.one_hot" : "one_hot";
   CheckNumArgs(args, kDyn ? 4 : 3);
-  const TensorTypeNode* idx = IndicesArg(args, 0, op);
+  const TensorTypeNode* idx = TensorArg(args, 0);  // ONNX OneHot casts any number to an index
+  TVMLITE_CHECK_KIND(IsIntegerDtype(idx->dtype) || idx->dtype.is_float(), TypeError)
+      << op << ": indices must be numbers, got " << idx->dtype.str();
   const TensorTypeNode* on = ScalarArg(args, 1, "on_value");
   const TensorTypeNode* off = ScalarArg(args, 2, "off_value");
   TVMLITE_CHECK_KIND(on->dtype == off->dtype, TypeError)

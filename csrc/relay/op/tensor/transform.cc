@@ -166,8 +166,8 @@ Type SplitRel(const Array<Type>& args, const Attrs& attrs) {
       }
       int64_t n = StaticValue(d);
       int64_t cur = i < a->indices.size() ? std::min(std::max<int64_t>(a->indices[i], 0), n) : n;
-      dims.push_back(Any(std::max<int64_t>(cur - prev, 0)));
-      prev = std::max(prev, cur);
+      dims.push_back(Any(std::max<int64_t>(cur - prev, 0)));  // numpy: piece i is [point i-1, point i)
+      prev = cur;
     }
   }
   std::vector<Type> fields;
