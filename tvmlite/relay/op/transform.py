@@ -97,7 +97,7 @@ def strided_slice(data, begin, end, strides=None, axes=None, slice_mode="end"):
         for v in (begin, end, strides, axes):
             if v is not None and not _is_expr(v):
                 n = len(_ints(v, "strided_slice: bounds"))
-        if n is None:
+        if n is None and (strides is None or axes is None):
             n = _static_length(begin)
         begin, end = (_as_expr(np.array(_ints(v, "bounds"), "int64")) if not _is_expr(v) else v
                       for v in (begin, end))
