@@ -207,7 +207,9 @@ def _take(attrs, x, idx):
 def _gather(attrs, x, idx):
     axis = attrs.axis + x.ndim if attrs.axis < 0 else attrs.axis
     idx = _check_indices(idx, x.shape[axis], "gather")
-    return np.take_along_axis(x, idx, axis=axis)
+    index = list(np.indices(idx.shape, sparse=True))  # indices may be smaller than data off the axis
+    index[axis] = idx
+    return x[tuple(index)]
 
 
 @register_reference("gather_nd")

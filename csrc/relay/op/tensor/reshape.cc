@@ -65,15 +65,19 @@ Array<Any> InferReshape(const Array<Any>& in, const Array<int64_t>& newshape, bo
     }
   }
   bool in_unknown = false;
+  std::vector<Any> in_symbolic;
   for (const Any& d : rest_in) {
     if (IsStatic(d)) {
       in_static = CheckedMul(in_static, StaticValue(d), "reshape: the input size");
     } else {
       in_unknown = true;
+      in_symbolic.push_back(d);
     }
   }
   if (infer_at >= 0) {
-    if (in_unknown || out_unknown) {
+    if (!out_unknown && in_symbolic.size() == 1 && in_static == out_static && out_static != 0) {
+      out[infer_at] = in_symbolic[0];  // (n, 3, 4) -> (-1, 12): the -1 is n
+    } else if (in_unknown || out_unknown) {
       out[infer_at] = UnknownDim();
     } else {
       TVMLITE_CHECK_KIND(out_static != 0, ValueError)
