@@ -47,10 +47,30 @@ def _outputs(ctx):
     return len(ctx.node.output)
 
 
+class _Converter(OnnxOpConverter):
+    """Base of this family's converters: an OpError (which the importer passes through unprefixed) names the
+    node: "Pad node 'pad_1': mode 'wrap' ..."."""
+
+    @classmethod
+    def get_converter(cls, opset):
+        impl = super().get_converter(opset)
+
+        def convert(inputs, attr, ctx):
+            try:
+                return impl(inputs, attr, ctx)
+            except _error.OpError as err:
+                node = ctx.node
+                label = f"{node.op_type} node '{node.name}'" if node.name else f"{node.op_type} node"
+                raise type(err)(f"{label}: {err}") from err
+
+        convert.__name__ = convert.__qualname__ = impl.__name__
+        return convert
+
+
 # ----------------------------------------------------------------------------------- reshape and friends
 
 @register_converter("Reshape")
-class Reshape(OnnxOpConverter):
+class Reshape(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if "shape" not in attr:
@@ -67,14 +87,14 @@ class Reshape(OnnxOpConverter):
 
 
 @register_converter("Transpose")
-class Transpose(OnnxOpConverter):
+class Transpose(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.transpose(inputs[0], attr.get("perm"))
 
 
 @register_converter("Concat")
-class Concat(OnnxOpConverter):
+class Concat(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.concatenate([i for i in inputs if i is not None], attr.get("axis", 1))
@@ -122,7 +142,7 @@ def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
 
 
 @register_converter("Split")
-class Split(OnnxOpConverter):
+class Split(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if len(inputs) > 1 and inputs[1] is not None:
@@ -163,7 +183,7 @@ class Split(OnnxOpConverter):
 # ------------------------------------------------------------------------------------------------- slicing
 
 @register_converter("Slice")
-class Slice(OnnxOpConverter):
+class Slice(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         starts, ends = attr.get("starts"), attr.get("ends")
@@ -190,21 +210,21 @@ class Slice(OnnxOpConverter):
 
 
 @register_converter("Gather")
-class Gather(OnnxOpConverter):
+class Gather(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.take(inputs[0], inputs[1], axis=attr.get("axis", 0))
 
 
 @register_converter("GatherElements")
-class GatherElements(OnnxOpConverter):
+class GatherElements(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.gather_elements(inputs[0], inputs[1], attr.get("axis", 0))
 
 
 @register_converter("GatherND")
-class GatherND(OnnxOpConverter):
+class GatherND(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.gather_nd(inputs[0], inputs[1])
@@ -225,7 +245,7 @@ def _reduction(attr, allowed):
 
 
 @register_converter("ScatterElements")
-class ScatterElements(OnnxOpConverter):
+class ScatterElements(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0), reduction=_reduction(attr, ["none"]))
@@ -242,7 +262,7 @@ class ScatterElements(OnnxOpConverter):
 
 
 @register_converter("Scatter")
-class Scatter(OnnxOpConverter):
+class Scatter(_Converter):
     """Deprecated since opset 11: ScatterElements without reduction."""
 
     @classmethod
@@ -251,7 +271,7 @@ class Scatter(OnnxOpConverter):
 
 
 @register_converter("ScatterND")
-class ScatterND(OnnxOpConverter):
+class ScatterND(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.scatter_nd(*inputs[:3], mode=_reduction(attr, ["none"]))
@@ -268,7 +288,7 @@ class ScatterND(OnnxOpConverter):
 # ---------------------------------------------------------------------------------------- expand, tile, pad
 
 @register_converter("Expand")
-class Expand(OnnxOpConverter):
+class Expand(_Converter):
     @classmethod
     def _impl_v8(cls, inputs, attr, ctx):
         shape = _const_ints(ctx, inputs[1])
@@ -276,7 +296,7 @@ class Expand(OnnxOpConverter):
 
 
 @register_converter("Tile")
-class Tile(OnnxOpConverter):
+class Tile(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         tiles, axis = _const_ints(ctx, inputs[1]), _const_ints(ctx, inputs[2])
@@ -330,7 +350,7 @@ def _np_dtype(dtype):
 
 
 @register_converter("Pad")
-class Pad(OnnxOpConverter):
+class Pad(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if "paddings" not in attr:
@@ -368,7 +388,7 @@ class Pad(OnnxOpConverter):
 # ------------------------------------------------------------------------------- squeeze, unsqueeze, flatten
 
 @register_converter("Squeeze")
-class Squeeze(OnnxOpConverter):
+class Squeeze(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.squeeze(inputs[0], attr.get("axes"))
@@ -393,7 +413,7 @@ def _unsqueeze(data, axes):
 
 
 @register_converter("Unsqueeze")
-class Unsqueeze(OnnxOpConverter):
+class Unsqueeze(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if "axes" not in attr:
@@ -407,7 +427,7 @@ class Unsqueeze(OnnxOpConverter):
 
 
 @register_converter("Flatten")
-class Flatten(OnnxOpConverter):
+class Flatten(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         shape = _shape(inputs[0])
@@ -438,7 +458,7 @@ def _prod(dims, lo, hi):
 
 
 @register_converter("DepthToSpace")
-class DepthToSpace(OnnxOpConverter):
+class DepthToSpace(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode="DCR")
@@ -449,7 +469,7 @@ class DepthToSpace(OnnxOpConverter):
 
 
 @register_converter("SpaceToDepth")
-class SpaceToDepth(OnnxOpConverter):
+class SpaceToDepth(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode="DCR")
@@ -468,7 +488,7 @@ def _blocksize(attr):
 # ------------------------------------------------------------------------------------------ shape queries
 
 @register_converter("Shape")
-class Shape(OnnxOpConverter):
+class Shape(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return cls._shape(inputs[0], 0, None)
@@ -493,7 +513,7 @@ class Shape(OnnxOpConverter):
 
 
 @register_converter("Size")
-class Size(OnnxOpConverter):
+class Size(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         shape = _shape(inputs[0])
@@ -505,7 +525,7 @@ class Size(OnnxOpConverter):
 # ------------------------------------------------------------------------------------------- constructors
 
 @register_converter("ConstantOfShape")
-class ConstantOfShape(OnnxOpConverter):
+class ConstantOfShape(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         value = attr.get("value")
@@ -522,7 +542,7 @@ class ConstantOfShape(OnnxOpConverter):
 
 
 @register_converter("Range")
-class Range(OnnxOpConverter):
+class Range(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         values = [ctx.try_constant(i) for i in inputs[:3]]
@@ -536,7 +556,7 @@ class Range(OnnxOpConverter):
 
 
 @register_converter("Trilu")
-class Trilu(OnnxOpConverter):
+class Trilu(_Converter):
     @classmethod
     def _impl_v14(cls, inputs, attr, ctx):
         k = inputs[1] if len(inputs) > 1 and inputs[1] is not None else _expr.const(np.int64(0))
@@ -544,7 +564,7 @@ class Trilu(OnnxOpConverter):
 
 
 @register_converter("EyeLike")
-class EyeLike(OnnxOpConverter):
+class EyeLike(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         dtype = tensor_dtype(attr["dtype"]) if attr.get("dtype") else None
@@ -552,7 +572,7 @@ class EyeLike(OnnxOpConverter):
 
 
 @register_converter("OneHot")
-class OneHot(OnnxOpConverter):
+class OneHot(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         indices, depth, values = inputs[:3]
@@ -565,14 +585,14 @@ class OneHot(OnnxOpConverter):
 
 
 @register_converter("Where")
-class Where(OnnxOpConverter):
+class Where(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         return _op.where(*inputs[:3])
 
 
 @register_converter("Compress")
-class Compress(OnnxOpConverter):
+class Compress(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         data, cond = inputs[0], inputs[1]
@@ -586,7 +606,7 @@ class Compress(OnnxOpConverter):
 
 
 @register_converter("ReverseSequence")
-class ReverseSequence(OnnxOpConverter):
+class ReverseSequence(_Converter):
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
         return _op.reverse_sequence(inputs[0], inputs[1], seq_axis=attr.get("time_axis", 0),
@@ -594,14 +614,14 @@ class ReverseSequence(OnnxOpConverter):
 
 
 @register_converter("NonZero")
-class NonZero(OnnxOpConverter):
+class NonZero(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         return _op.transpose(_op.argwhere(inputs[0]), [1, 0])
 
 
 @register_converter("CenterCropPad")
-class CenterCropPad(OnnxOpConverter):
+class CenterCropPad(_Converter):
     @classmethod
     def _impl_v18(cls, inputs, attr, ctx):
         data, target_e = inputs[0], inputs[1]
