@@ -227,3 +227,15 @@ def test_scatter_v9_and_compress_nonzero():
     model = make_model(node, [("x", F, [2, 2])], [("y", I64, None)], 13)
     assert dims(typed(convert(model)[0])) == (2, "?")
     np.testing.assert_array_equal(run(model, np.array([[1, 0], [0, 2]], "float32")), np.nonzero([[1, 0], [0, 2]]))
+
+
+def test_center_crop_pad_int32_runtime_shape_and_flatten_both_symbolic():
+    node = helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[0, 1])
+    model = make_model(node, [("x", F, [5, 4]), ("s", TensorProto.INT32, [2])], [("y", F, None)], 18)
+    a = np.arange(20, dtype="float32").reshape(5, 4)
+    want = np.zeros((3, 7), "float32")
+    want[:, 1:5] = a[1:4]  # crop 5 -> 3 from row 1; pad 4 -> 7 with 1 before, 2 after
+    np.testing.assert_array_equal(run(model, a, np.array([3, 7], "int32")), want)
+    node = helper.make_node("Flatten", ["x"], ["y"], axis=2)
+    model = make_model(node, [("x", F, ["n", 3, "m"])], [("y", F, None)], 13)
+    assert run(model, np.ones((2, 3, 5), "float32")).shape == (6, 5)

@@ -644,10 +644,15 @@ class CenterCropPad(_Converter):
             return _op.nn.pad(out, widths, _zero(data), "constant")
         if not all(isinstance(shape[a], int) for a in axes):
             unsupported("CenterCropPad: symbolic dims on the cropped axes")
-        dims = _i64([shape[a] for a in axes])
+        tdtype = str(target_e.checked_type.dtype)  # int32 or int64 (ONNX's Tind)
+
+        def vec(values):
+            return _expr.const(np.asarray(values, dtype=tdtype).reshape(-1))
+
+        dims = vec([shape[a] for a in axes])
         diff = _op.subtract(target_e, dims)
-        zero = _i64([0] * len(axes))
-        two = _i64([2] * len(axes))
+        zero = vec([0] * len(axes))
+        two = vec([2] * len(axes))
         crop = _op.maximum(_op.negative(diff), zero)
         grow = _op.maximum(diff, zero)
         start = _op.floor_divide(crop, two)
