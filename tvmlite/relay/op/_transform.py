@@ -6,7 +6,6 @@ out-of-range indices giving all off_value, split at numpy's array_split points.
 """
 import numpy as np
 
-from ...ir.op import Op  # noqa: F401  (keeps the registry importable before the references)
 from ..backend.dtypes import to_numpy_dtype
 from .op import register_reference
 
@@ -359,8 +358,11 @@ def _arange(attrs, start, stop, step):
     start, stop, step = start.item(), stop.item(), step.item()
     if step == 0:
         raise ValueError("arange: step is 0")
+    if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int):
+        n = max(-(-(stop - start) // step), 0)  # exact ceil for integers
+        return (start + np.arange(n, dtype=np.int64) * step).astype(dtype)
     n = max(int(np.ceil((stop - start) / step)), 0)
-    return (start + np.arange(n, dtype=np.float64 if isinstance(start, float) else np.int64) * step).astype(dtype)
+    return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
 
 
 @register_reference("trilu")

@@ -550,7 +550,10 @@ class Range(_Converter):
             start, limit, delta = (np.asarray(v).reshape(()) for v in values)
             if delta == 0:
                 raise ValueError("Range: delta is 0")
-            n = max(int(np.ceil((limit.astype(np.float64) - start) / delta)), 0)
+            if start.dtype.kind in "iu":
+                n = max(-(-(int(limit) - int(start)) // int(delta)), 0)
+            else:
+                n = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
             return _expr.const((start + np.arange(n) * delta).astype(start.dtype))
         return _op.arange(*inputs[:3])
 
