@@ -239,3 +239,10 @@ def test_center_crop_pad_int32_runtime_shape_and_flatten_both_symbolic():
     node = helper.make_node("Flatten", ["x"], ["y"], axis=2)
     model = make_model(node, [("x", F, ["n", 3, "m"])], [("y", F, None)], 13)
     assert run(model, np.ones((2, 3, 5), "float32")).shape == (6, 5)
+
+
+def test_squeeze_without_axes_keeps_symbolic_dims():
+    node = helper.make_node("Squeeze", ["x"], ["y"])
+    model = make_model(node, [("x", F, ["n", 1, 3])], [("y", F, None)], 13)
+    assert dims(typed(convert(model)[0])) == ("n", 3)
+    assert run(model, np.ones((1, 1, 3), "float32")).shape == (1, 3)  # n = 1 at run time stays a dim

@@ -216,17 +216,14 @@ def _gather_nd(attrs, x, idx):
     b = attrs.batch_dims
     idx = np.asarray(idx).astype(np.int64)
     k = idx.shape[-1]
-    batch = x.shape[:b]
     out = np.empty(idx.shape[:-1] + x.shape[b + k:], dtype=x.dtype)
-    for bi in np.ndindex(*batch):
+    for bi in np.ndindex(*x.shape[:b]):
         xb, ib = x[bi], idx[bi]
-        ib = np.stack([_check_indices(ib[..., j], xb.shape[j], "gather_nd") for j in range(k)], axis=-1) \
-            if k else ib
-        flat = ib.reshape(-1, k)
-        rows = [xb[tuple(r)] for r in flat]
-        res = np.array(rows, dtype=x.dtype).reshape(ib.shape[:-1] + xb.shape[k:]) if rows else \
-            np.empty(ib.shape[:-1] + xb.shape[k:], dtype=x.dtype)
-        out[bi] = res
+        if k == 0:
+            out[bi] = np.broadcast_to(xb, ib.shape[:-1] + xb.shape)
+            continue
+        cols = tuple(_check_indices(ib[..., j], xb.shape[j], "gather_nd") for j in range(k))
+        out[bi] = xb[cols]
     return out
 
 
@@ -235,11 +232,7 @@ _UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maxim
 
 def _scatter(out, index, updates, reduction):
     if reduction == "update":
-        # Sequential assignment: the last of duplicate indices wins (ONNX leaves duplicates undefined).
-        flat = [np.asarray(i).reshape(-1) for i in index]
-        upd = updates.reshape((len(flat[0]),) + updates.shape[len(index[0].shape):]) if flat else updates
-        for j in range(len(flat[0]) if flat else 0):
-            out[tuple(f[j] for f in flat)] = upd[j]
+        out[tuple(index)] = updates  # duplicate indices: one of the writes wins (ONNX leaves it undefined)
     else:
         _UFUNCS[reduction].at(out, tuple(index), updates)
     return out

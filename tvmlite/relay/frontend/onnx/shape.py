@@ -389,16 +389,25 @@ class Pad(_Converter):
 
 @register_converter("Squeeze")
 class Squeeze(_Converter):
+    """Without axes, the dims known to be 1 are squeezed and listed explicitly, so the type and the run agree
+    when a symbolic dim turns out to be 1 at run time (it is kept, as TVM does)."""
+
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        return _op.squeeze(inputs[0], attr.get("axes"))
+        return cls._squeeze(inputs[0], attr.get("axes"))
 
     @classmethod
     def _impl_v13(cls, inputs, attr, ctx):
         if len(inputs) < 2 or inputs[1] is None:
-            return _op.squeeze(inputs[0])
+            return cls._squeeze(inputs[0], None)
         axes = _const_ints(ctx, inputs[1])
         return _op.squeeze(inputs[0], inputs[1] if axes is None else axes)
+
+    @classmethod
+    def _squeeze(cls, data, axes):
+        if axes is None:
+            axes = [i for i, d in enumerate(_shape(data)) if isinstance(d, int) and d == 1]
+        return _op.squeeze(data, axes)
 
 
 def _unsqueeze(data, axes):
