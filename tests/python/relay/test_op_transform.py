@@ -237,15 +237,18 @@ def test_concatenate():
 
 def test_split():
     x = relay.var("x", shape=(2, 7))
-    ty = infer(relay.split(x, [2, 5], axis=1), [x])
+    parts = relay.split(x, [2, 5], axis=1)
+    assert len(parts) == 3
+    ty = infer(parts.astuple(), [x])
     assert [tuple(f.shape) for f in ty.fields] == [(2, 2), (2, 3), (2, 2)]
-    ty = infer(relay.split(x, [5, 2], axis=1), [x])  # numpy: [0:5], [5:2] (empty), [2:7]
+    assert shape_of(parts[-1], [x]) == (2, 2)
+    ty = infer(relay.split(x, [5, 2], axis=1).astuple(), [x])  # numpy: [0:5], [5:2] (empty), [2:7]
     assert [tuple(f.shape) for f in ty.fields] == [(2, 5), (2, 0), (2, 5)]
-    error(relay.split(x, 3, axis=1), [x], ValueError, "3 equal sections")
+    error(relay.split(x, 3, axis=1).astuple(), [x], ValueError, "3 equal sections")
     s = relay.var("s", shape=(n, 4))
-    assert [str(f.shape[0]) for f in infer(relay.split(s, 2), [s]).fields] == ["?", "?"]
+    assert [str(f.shape[0]) for f in infer(relay.split(s, 2).astuple(), [s]).fields] == ["?", "?"]
     a = np.arange(14, dtype="float32").reshape(2, 7)
-    outs = run(relay.split(x, [2, 5], axis=1), [x], a)
+    outs = run(relay.split(x, [2, 5], axis=1).astuple(), [x], a)
     for o, w in zip(outs, np.split(a, [2, 5], axis=1)):
         np.testing.assert_array_equal(o, w)
 
@@ -386,6 +389,6 @@ def test_hostile_attrs_raise_cleanly():
     x = relay.var("x", shape=(2, 3))
     error(relay.reshape(x, [2 ** 62, 2 ** 62, -1]), [x], ValueError, "overflows")
     error(relay.tile(x, [-1, 2]), [x], ValueError, ">= 0")
-    error(relay.split(x, 2 ** 40, axis=1), [x], ValueError, "sections")
+    error(relay.split(x, 2 ** 40, axis=1).astuple(), [x], ValueError, "sections")
     assert shape_of(relay.strided_slice(x, [0], [5], [-(2 ** 63)]), [x]) == (0, 3)
     assert shape_of(relay.strided_slice(x, [2 ** 63 - 1], [-(2 ** 63)], [-(2 ** 63)]), [x]) == (1, 3)

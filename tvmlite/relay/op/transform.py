@@ -17,7 +17,7 @@ from .. import expr as _expr
 from . import _make
 from .dyn import _make as _dyn_make
 
-__all__ = ["reshape", "transpose", "concatenate", "split", "strided_slice", "take", "gather", "gather_elements",
+__all__ = ["TupleWrapper", "reshape", "transpose", "concatenate", "split", "strided_slice", "take", "gather", "gather_elements",
            "gather_nd", "scatter_elements", "scatter_nd", "broadcast_to", "tile", "squeeze", "expand_dims",
            "shape_of", "ndarray_size", "full", "zeros", "ones", "arange", "trilu", "eye_like", "one_hot",
            "reverse_sequence", "where", "argwhere"]
@@ -78,12 +78,37 @@ def concatenate(data, axis):
     return _make.concatenate(data, int(axis))
 
 
+class TupleWrapper:
+    """A tuple-typed call and its size (TVM's): ``parts[i]`` is ``TupleGetItem(call, i)``; ``astuple()`` is the
+    call itself."""
+
+    def __init__(self, tuple_value, size):
+        self.tuple_value = tuple_value
+        self.size = size
+
+    def astuple(self):
+        return self.tuple_value
+
+    def __getitem__(self, index):
+        if not -self.size <= index < self.size:
+            raise IndexError(f"TupleWrapper: index {index} out of range for {self.size} fields")
+        return _expr.TupleGetItem(self.tuple_value, index % self.size)
+
+    def __len__(self):
+        return self.size
+
+    def __iter__(self):
+        return (self[i] for i in range(self.size))
+
+
 def split(data, indices_or_sections, axis=0):
     """Split along axis: an int -> that many equal sections; a sequence -> at those indices (numpy.array_split
-    points). Returns a tuple-typed call."""
+    points). Returns a TupleWrapper (``parts[i]``, ``parts.astuple()``)."""
     if isinstance(indices_or_sections, (int, np.integer)):
-        return _make.split(data, int(indices_or_sections), [], int(axis))
-    return _make.split(data, 0, _ints(indices_or_sections, "split: indices"), int(axis))
+        n = int(indices_or_sections)
+        return TupleWrapper(_make.split(data, n, [], int(axis)), max(n, 1))
+    indices = _ints(indices_or_sections, "split: indices")
+    return TupleWrapper(_make.split(data, 0, indices, int(axis)), len(indices) + 1)
 
 
 def strided_slice(data, begin, end, strides=None, axes=None, slice_mode="end"):

@@ -120,16 +120,14 @@ def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
             if sizes[-1] < 0:
                 raise ValueError(f"Split: dim {dim} cannot give {n_out} outputs of {chunk}")
         else:
-            out = _op.split(data, n_out, axis)
-            return [_expr.TupleGetItem(out, i) for i in range(n_out)]
+            return list(_op.split(data, n_out, axis))
     if sizes is not None:
         if len(sizes) != n_out:
             raise ValueError(f"Split: 'split' has {len(sizes)} entries for {n_out} outputs")
         if any(s < 0 for s in sizes) or (isinstance(dim, int) and sum(sizes) != dim):
             raise ValueError(f"Split: sizes {sizes} do not add up to dim {axis} of {tuple(shape)}")
         points = list(np.cumsum(sizes)[:-1])
-        out = _op.split(data, [int(p) for p in points], axis)
-        return [_expr.TupleGetItem(out, i) for i in range(n_out)]
+        return list(_op.split(data, [int(p) for p in points], axis))
     # Sizes known at run time only: slice [sum(sizes[:i]), sum(sizes[:i+1])) for each output.
     begin = _i64([0])
     outs = []
