@@ -246,3 +246,23 @@ def test_squeeze_without_axes_keeps_symbolic_dims():
     model = make_model(node, [("x", F, ["n", 1, 3])], [("y", F, None)], 13)
     assert dims(typed(convert(model)[0])) == ("n", 3)
     assert run(model, np.ones((1, 1, 3), "float32")).shape == (1, 3)  # n = 1 at run time stays a dim
+
+
+def test_shape_arithmetic_on_static_inputs_folds_to_a_static_reshape():
+    # y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): the usual exported "flatten but keep batch".
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["b"], axis=0),
+             helper.make_node("Unsqueeze", ["b", "ax"], ["b1"]),
+             helper.make_node("Concat", ["b1", "minus1"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3, 4])], [helper.make_tensor_value_info("y", F, None)],
+        initializer=[numpy_helper.from_array(np.array(0, "int64"), "zero"),
+                     numpy_helper.from_array(np.array([0], "int64"), "ax"),
+                     numpy_helper.from_array(np.array([-1], "int64"), "minus1")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    mod, _ = convert(model)
+    assert dims(typed(mod)) == (2, 12)
+    assert "dyn.reshape" not in str(mod)
+    a = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    np.testing.assert_array_equal(run(model, a), a.reshape(2, 12))

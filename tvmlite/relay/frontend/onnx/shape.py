@@ -57,14 +57,54 @@ class _Converter(OnnxOpConverter):
 
         def convert(inputs, attr, ctx):
             try:
-                return impl(inputs, attr, ctx)
+                result = impl(inputs, attr, ctx)
             except _error.OpError as err:
                 node = ctx.node
                 label = f"{node.op_type} node '{node.name}'" if node.name else f"{node.op_type} node"
                 raise type(err)(f"{label}: {err}") from err
+            given = [i for i in inputs if i is not None]
+            if given and all(isinstance(i, _expr.Constant) for i in given):
+                result = [_fold(r) for r in result] if isinstance(result, list) else _fold(result)
+            return result
 
         convert.__name__ = convert.__qualname__ = impl.__name__
         return convert
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _evaluate(expr):
+    """The value of an expression over constants, with the ops' references; _NotConstant otherwise."""
+    from ....ir.op import Op
+    from ...op.op import get_reference
+
+    if isinstance(expr, _expr.Constant):
+        return expr.data.numpy()
+    if isinstance(expr, _expr.Tuple):
+        return tuple(_evaluate(f) for f in expr.fields)
+    if isinstance(expr, _expr.TupleGetItem):
+        return _evaluate(expr.tuple_value)[expr.index]
+    if isinstance(expr, _expr.Call) and isinstance(expr.op, Op):
+        ref = get_reference(expr.op.name)
+        if ref is not None:
+            return ref(expr.attrs, *[_evaluate(a) for a in expr.args])
+    raise _NotConstant()
+
+
+def _fold(expr):
+    """Shape computations on constants (Shape -> Gather -> Concat -> Reshape on a static input) become
+    constants, so what consumes them gets the static op and static types."""
+    if expr is None or isinstance(expr, _expr.Constant):
+        return expr
+    try:
+        value = np.asarray(_evaluate(expr))
+        if value.dtype.kind not in "biuf":
+            return expr
+        return _expr.const(value, value.dtype.name)
+    except _NotConstant:
+        return expr
 
 
 # ----------------------------------------------------------------------------------- reshape and friends
