@@ -9,3 +9,4 @@ from . import sequence  # noqa: F401
 from . import rnn  # noqa: F401
 from . import quantize  # noqa: F401
 from . import nn  # noqa: F401
+from . import shape  # noqa: F401
