@@ -3,8 +3,9 @@ from ..ir import IRModule, TensorType, TupleType, FuncType, SizeVar, Any
 from .expr import Var, Constant, Call, Tuple, TupleGetItem, Function, var, const
 from .op import *  # noqa: F401,F403
 from .op import nn
+from .op import image, vision, signal
 from . import transform
 from .build_module import build
 
 __all__ = ["IRModule", "TensorType", "TupleType", "FuncType", "SizeVar", "Any", "Var", "Constant", "Call",
-           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build"]
+           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "image", "vision", "signal", "transform", "build"]
