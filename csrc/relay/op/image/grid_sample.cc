@@ -43,22 +43,22 @@ Type GridSampleRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* grid = TensorArg(args, 1);
   const size_t rank = data->shape.size();
   TVMLITE_CHECK_KIND(rank >= 3, ValueError)
-      << "image.grid_sample: data must be (N, C, D1, ...) with at least one spatial dim, got shape "
+      << "data must be (N, C, D1, ...) with at least one spatial dim, got shape "
       << ShapeToString(data->shape);
   TVMLITE_CHECK_KIND(grid->shape.size() == rank, ValueError)
-      << "image.grid_sample: grid must have the data's rank " << rank << ", got grid shape "
+      << "grid must have the data's rank " << rank << ", got grid shape "
       << ShapeToString(grid->shape) << " for data " << ShapeToString(data->shape);
-  CheckOneOf("image.grid_sample: mode", a->mode, {"linear", "bilinear", "nearest", "cubic", "bicubic"});
-  CheckOneOf("image.grid_sample: padding_mode", a->padding_mode, {"zeros", "border", "reflection"});
-  CheckDimsAgree(data->shape[0], grid->shape[0], "image.grid_sample: data and grid batch sizes differ",
+  CheckOneOf("mode", a->mode, {"linear", "bilinear", "nearest", "cubic", "bicubic"});
+  CheckOneOf("padding_mode", a->padding_mode, {"zeros", "border", "reflection"});
+  CheckDimsAgree(data->shape[0], grid->shape[0], "data and grid batch sizes differ",
                  data->shape, grid->shape);
   if (grid->shape[rank - 1].type_index() == kTVMLiteInt) {
     TVMLITE_CHECK_KIND(DimIs(grid->shape[rank - 1], static_cast<int64_t>(rank - 2)), ValueError)
-        << "image.grid_sample: the grid's last dim must be the spatial rank " << rank - 2 << ", got grid shape "
+        << "the grid's last dim must be the spatial rank " << rank - 2 << ", got grid shape "
         << ShapeToString(grid->shape);
   }
   TVMLITE_CHECK_KIND(grid->dtype == data->dtype, TypeError)
-      << "image.grid_sample: grid dtype " << grid->dtype.str() << " differs from data dtype " << data->dtype.str();
+      << "grid dtype " << grid->dtype.str() << " differs from data dtype " << data->dtype.str();
   std::vector<Any> out{data->shape[0], data->shape[1]};
   for (size_t i = 1; i + 1 < rank; ++i) out.push_back(grid->shape[i]);
   return TensorType(Array<Any>(out), data->dtype);
@@ -71,26 +71,26 @@ Type AffineGridRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* size = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(theta->shape.size() == 3 && (DimIs(theta->shape[1], 2) || DimIs(theta->shape[1], 3)),
                      ValueError)
-      << "image.affine_grid: theta must be (N, 2, 3) or (N, 3, 4), got shape " << ShapeToString(theta->shape);
+      << "theta must be (N, 2, 3) or (N, 3, 4), got shape " << ShapeToString(theta->shape);
   const int64_t r = theta->shape[1].cast<int64_t>();
   TVMLITE_CHECK_KIND(DimIs(theta->shape[2], r + 1) || theta->shape[2].type_index() != kTVMLiteInt, ValueError)
-      << "image.affine_grid: theta must be (N, 2, 3) or (N, 3, 4), got shape " << ShapeToString(theta->shape);
+      << "theta must be (N, 2, 3) or (N, 3, 4), got shape " << ShapeToString(theta->shape);
   TVMLITE_CHECK_KIND(size->shape.size() == 1, ValueError)
-      << "image.affine_grid: size must be 1-D, got shape " << ShapeToString(size->shape);
+      << "size must be 1-D, got shape " << ShapeToString(size->shape);
   TVMLITE_CHECK_KIND(size->shape[0].type_index() != kTVMLiteInt || DimIs(size->shape[0], r + 2), ValueError)
-      << "image.affine_grid: size must hold " << r + 2 << " values (N, C and " << r << " spatial dims) for theta "
+      << "size must hold " << r + 2 << " values (N, C and " << r << " spatial dims) for theta "
       << ShapeToString(theta->shape) << ", got size shape " << ShapeToString(size->shape);
-  TVMLITE_CHECK_KIND(size->dtype.is_int(), TypeError) << "image.affine_grid: size must be an integer tensor, got "
+  TVMLITE_CHECK_KIND(size->dtype.is_int(), TypeError) << "size must be an integer tensor, got "
                                                       << size->dtype.str();
   std::vector<Any> out{theta->shape[0]};
   if (!a->output_size.empty()) {
     TVMLITE_CHECK_KIND(static_cast<int64_t>(a->output_size.size()) == r + 2, ValueError)
-        << "image.affine_grid: output_size has " << a->output_size.size() << " values, expected " << r + 2;
+        << "output_size has " << a->output_size.size() << " values, expected " << r + 2;
     for (int64_t i = 0; i < r + 2; ++i) {
       TVMLITE_CHECK_KIND(a->output_size[i] >= 0, ValueError)
-          << "image.affine_grid: size[" << i << "] = " << a->output_size[i] << " is negative";
+          << "size[" << i << "] = " << a->output_size[i] << " is negative";
     }
-    CheckDimsAgree(theta->shape[0], Any(a->output_size[0]), "image.affine_grid: size[0] differs from theta's batch",
+    CheckDimsAgree(theta->shape[0], Any(a->output_size[0]), "size[0] differs from theta's batch",
                    theta->shape, Array<Any>(std::vector<Any>{Any(a->output_size[0])}));
     out[0] = Any(a->output_size[0]);
     for (int64_t i = 2; i < r + 2; ++i) out.push_back(Any(a->output_size[i]));

@@ -34,35 +34,35 @@ Type ResizeRel(const Array<Type>& args, const Attrs& attrs) {
   const auto* a = AttrsAs<ResizeAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const int64_t rank = static_cast<int64_t>(data->shape.size());
-  TVMLITE_CHECK_KIND(rank >= 1, ValueError) << "image.resize: data must have rank >= 1, got a scalar";
+  TVMLITE_CHECK_KIND(rank >= 1, ValueError) << "data must have rank >= 1, got a scalar";
   const char* names[] = {"roi", "scales", "sizes"};
   for (size_t i = 1; i < 4; ++i) {
     const TensorTypeNode* t = TensorArg(args, i);
     TVMLITE_CHECK_KIND(t->shape.size() == 1, ValueError)
-        << "image.resize: " << names[i - 1] << " must be 1-D, got shape " << ShapeToString(t->shape);
+        << "" << names[i - 1] << " must be 1-D, got shape " << ShapeToString(t->shape);
   }
-  CheckOneOf("image.resize: mode", a->mode, {"nearest", "linear", "cubic"});
-  CheckOneOf("image.resize: coordinate_transformation_mode", a->coordinate_transformation_mode,
+  CheckOneOf("mode", a->mode, {"nearest", "linear", "cubic"});
+  CheckOneOf("coordinate_transformation_mode", a->coordinate_transformation_mode,
              {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
               "half_pixel_symmetric", "tf_half_pixel_for_nn"});
-  CheckOneOf("image.resize: nearest_mode", a->nearest_mode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
-  CheckOneOf("image.resize: keep_aspect_ratio_policy", a->keep_aspect_ratio_policy,
+  CheckOneOf("nearest_mode", a->nearest_mode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+  CheckOneOf("keep_aspect_ratio_policy", a->keep_aspect_ratio_policy,
              {"stretch", "not_larger", "not_smaller"});
   std::vector<bool> resized(rank, a->axes.empty());
   for (int64_t ax : a->axes) {
     TVMLITE_CHECK_KIND(ax >= -rank && ax < rank, ValueError)
-        << "image.resize: axis " << ax << " is out of range for data of rank " << rank;
+        << "axis " << ax << " is out of range for data of rank " << rank;
     int64_t n = ax < 0 ? ax + rank : ax;
-    TVMLITE_CHECK_KIND(!resized[n], ValueError) << "image.resize: axis " << ax << " is listed twice in axes";
+    TVMLITE_CHECK_KIND(!resized[n], ValueError) << "axis " << ax << " is listed twice in axes";
     resized[n] = true;
   }
   TVMLITE_CHECK_KIND(a->output_size.empty() || static_cast<int64_t>(a->output_size.size()) == rank, ValueError)
-      << "image.resize: output_size has " << a->output_size.size() << " entries for data of rank " << rank;
+      << "output_size has " << a->output_size.size() << " entries for data of rank " << rank;
   std::vector<Any> out(rank);
   for (int64_t i = 0; i < rank; ++i) {
     if (!a->output_size.empty()) {
       int64_t s = a->output_size[i];
-      TVMLITE_CHECK_KIND(s >= -1, ValueError) << "image.resize: output_size[" << i << "] = " << s << " is negative";
+      TVMLITE_CHECK_KIND(s >= -1, ValueError) << "output_size[" << i << "] = " << s << " is negative";
       out[i] = s >= 0 ? Any(s) : (resized[i] ? Any(SizeVar::Any()) : data->shape[i]);
     } else {
       out[i] = resized[i] ? Any(SizeVar::Any()) : data->shape[i];
@@ -70,7 +70,7 @@ Type ResizeRel(const Array<Type>& args, const Attrs& attrs) {
     if (!resized[i] && !a->output_size.empty() && a->output_size[i] >= 0) {
       TVMLITE_CHECK_KIND(data->shape[i].type_index() != kTVMLiteInt || DimIs(data->shape[i], a->output_size[i]),
                          ValueError)
-          << "image.resize: dim " << i << " is not resized but output_size[" << i << "] = " << a->output_size[i]
+          << "dim " << i << " is not resized but output_size[" << i << "] = " << a->output_size[i]
           << " differs from the data's " << DimToString(data->shape[i]);
     }
   }

@@ -25,14 +25,14 @@ namespace {
 /*! \brief Whether t is an empty 1-D tensor: an omitted optional input. */
 bool IsOmitted(const TensorTypeNode* t) { return t->shape.size() == 1 && DimIs(t->shape[0], 0); }
 
-void CheckScalarLike(const TensorTypeNode* t, const char* op, const char* name) {
+void CheckScalarLike(const TensorTypeNode* t, const char* name) {
   TVMLITE_CHECK_KIND(t->shape.empty() || (t->shape.size() == 1 && !DimIs(t->shape[0], 0)), ValueError)
-      << op << ": " << name << " must be a scalar, got shape " << ShapeToString(t->shape);
+      << name << " must be a scalar, got shape " << ShapeToString(t->shape);
 }
 
-void CheckScalarOrOmitted(const TensorTypeNode* t, const char* op, const char* name) {
+void CheckScalarOrOmitted(const TensorTypeNode* t, const char* name) {
   TVMLITE_CHECK_KIND(t->shape.empty() || t->shape.size() == 1, ValueError)
-      << op << ": " << name << " must be a scalar (or omitted), got shape " << ShapeToString(t->shape);
+      << name << " must be a scalar (or omitted), got shape " << ShapeToString(t->shape);
 }
 
 std::optional<int64_t> StaticDim(const Any& d) {
@@ -42,8 +42,8 @@ std::optional<int64_t> StaticDim(const Any& d) {
 
 Any DimOrAny(std::optional<int64_t> v) { return v ? Any(*v) : Any(SizeVar::Any()); }
 
-void CheckPositive(const Optional<int64_t>& v, const char* op, const char* name) {
-  TVMLITE_CHECK_KIND(!v.has_value() || *v >= 1, ValueError) << op << ": " << name << " must be >= 1, got " << *v;
+void CheckPositive(const Optional<int64_t>& v, const char* name) {
+  TVMLITE_CHECK_KIND(!v.has_value() || *v >= 1, ValueError) << name << " must be >= 1, got " << *v;
 }
 
 }  // namespace
@@ -56,23 +56,23 @@ Type DFTRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* axis_t = TensorArg(args, 2);
   const int64_t r = static_cast<int64_t>(data->shape.size());
   TVMLITE_CHECK_KIND(r >= 2, ValueError)
-      << "signal.dft: data must be (..., 1) real or (..., 2) complex with at least one signal dim, got shape "
+      << "data must be (..., 1) real or (..., 2) complex with at least one signal dim, got shape "
       << ShapeToString(data->shape);
   const Any& last = data->shape[r - 1];
   TVMLITE_CHECK_KIND(last.type_index() != kTVMLiteInt || DimIs(last, 1) || DimIs(last, 2), ValueError)
-      << "signal.dft: the last dim must be 1 (real) or 2 (complex), got shape " << ShapeToString(data->shape);
-  TVMLITE_CHECK_KIND(data->dtype.is_float(), TypeError) << "signal.dft: data must be float, got " << data->dtype.str();
-  CheckScalarOrOmitted(length, "signal.dft", "dft_length");
-  CheckScalarOrOmitted(axis_t, "signal.dft", "axis");
-  CheckPositive(a->dft_length, "signal.dft", "dft_length");
+      << "the last dim must be 1 (real) or 2 (complex), got shape " << ShapeToString(data->shape);
+  TVMLITE_CHECK_KIND(data->dtype.is_float(), TypeError) << "data must be float, got " << data->dtype.str();
+  CheckScalarOrOmitted(length, "dft_length");
+  CheckScalarOrOmitted(axis_t, "axis");
+  CheckPositive(a->dft_length, "dft_length");
   const bool irfft = a->inverse && a->onesided;
   if (a->onesided && !a->inverse) {
     TVMLITE_CHECK_KIND(last.type_index() != kTVMLiteInt || DimIs(last, 1), ValueError)
-        << "signal.dft: onesided forward DFT needs a real input (..., 1), got shape " << ShapeToString(data->shape);
+        << "onesided forward DFT needs a real input (..., 1), got shape " << ShapeToString(data->shape);
   }
   if (irfft) {
     TVMLITE_CHECK_KIND(last.type_index() != kTVMLiteInt || DimIs(last, 2), ValueError)
-        << "signal.dft: onesided inverse DFT needs a complex input (..., 2), got shape " << ShapeToString(data->shape);
+        << "onesided inverse DFT needs a complex input (..., 2), got shape " << ShapeToString(data->shape);
   }
   std::vector<Any> out;
   for (size_t i = 0; i < data->shape.size(); ++i) out.push_back(data->shape[i]);
@@ -81,11 +81,11 @@ Type DFTRel(const Array<Type>& args, const Attrs& attrs) {
   if (a->axis.has_value()) {
     int64_t ax = *a->axis;
     TVMLITE_CHECK_KIND((ax >= -r && ax <= -2) || (ax >= 0 && ax <= r - 2), ValueError)
-        << "signal.dft: axis " << ax << " is out of range [" << -r << ", -2] U [0, " << r - 2 << "] for shape "
+        << "axis " << ax << " is out of range [" << -r << ", -2] U [0, " << r - 2 << "] for shape "
         << ShapeToString(data->shape);
     axis = ax < 0 ? ax + r : ax;
   } else {
-    TVMLITE_CHECK_KIND(!IsOmitted(axis_t), ValueError) << "signal.dft: no axis given";
+    TVMLITE_CHECK_KIND(!IsOmitted(axis_t), ValueError) << "no axis given";
   }
   std::optional<int64_t> n;  // the DFT length
   if (a->dft_length.has_value()) {
@@ -103,7 +103,7 @@ Type DFTRel(const Array<Type>& args, const Attrs& attrs) {
     return TensorType(Array<Any>(out), data->dtype);
   }
   if (n) {
-    TVMLITE_CHECK_KIND(*n >= 1, ValueError) << "signal.dft: dft_length " << *n << " must be >= 1 for shape "
+    TVMLITE_CHECK_KIND(*n >= 1, ValueError) << "dft_length " << *n << " must be >= 1 for shape "
                                             << ShapeToString(data->shape);
     out[*axis] = Any(a->onesided && !a->inverse ? *n / 2 + 1 : *n);
   } else if (!(IsOmitted(length) && !a->onesided)) {
@@ -122,18 +122,18 @@ Type STFTRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(sig->shape.size() == 3 && (sig->shape[2].type_index() != kTVMLiteInt ||
                                                 DimIs(sig->shape[2], 1) || DimIs(sig->shape[2], 2)),
                      ValueError)
-      << "signal.stft: signal must be (batch, length, 1|2), got shape " << ShapeToString(sig->shape);
-  TVMLITE_CHECK_KIND(sig->dtype.is_float(), TypeError) << "signal.stft: signal must be float, got "
+      << "signal must be (batch, length, 1|2), got shape " << ShapeToString(sig->shape);
+  TVMLITE_CHECK_KIND(sig->dtype.is_float(), TypeError) << "signal must be float, got "
                                                       << sig->dtype.str();
-  CheckScalarLike(step, "signal.stft", "frame_step");
-  CheckScalarOrOmitted(length, "signal.stft", "frame_length");
+  CheckScalarLike(step, "frame_step");
+  CheckScalarOrOmitted(length, "frame_length");
   TVMLITE_CHECK_KIND(window->shape.size() == 1, ValueError)
-      << "signal.stft: window must be 1-D, got shape " << ShapeToString(window->shape);
-  CheckPositive(a->frame_step, "signal.stft", "frame_step");
-  CheckPositive(a->frame_length, "signal.stft", "frame_length");
+      << "window must be 1-D, got shape " << ShapeToString(window->shape);
+  CheckPositive(a->frame_step, "frame_step");
+  CheckPositive(a->frame_length, "frame_length");
   if (a->onesided) {
     TVMLITE_CHECK_KIND(sig->shape[2].type_index() != kTVMLiteInt || DimIs(sig->shape[2], 1), ValueError)
-        << "signal.stft: onesided output needs a real signal (batch, length, 1), got shape "
+        << "onesided output needs a real signal (batch, length, 1), got shape "
         << ShapeToString(sig->shape);
   }
   std::optional<int64_t> fl;
@@ -144,13 +144,13 @@ Type STFTRel(const Array<Type>& args, const Attrs& attrs) {
   }
   if (fl && !IsOmitted(window) && window->shape[0].type_index() == kTVMLiteInt) {
     TVMLITE_CHECK_KIND(DimIs(window->shape[0], *fl), ValueError)
-        << "signal.stft: window length " << DimToString(window->shape[0]) << " differs from frame_length " << *fl;
+        << "window length " << DimToString(window->shape[0]) << " differs from frame_length " << *fl;
   }
   std::optional<int64_t> sl = StaticDim(sig->shape[1]);
   std::optional<int64_t> frames;
   if (fl && sl && a->frame_step.has_value()) {
     TVMLITE_CHECK_KIND(*fl <= *sl, ValueError)
-        << "signal.stft: frame_length " << *fl << " exceeds the signal length " << *sl;
+        << "frame_length " << *fl << " exceeds the signal length " << *sl;
     frames = (*sl - *fl) / *a->frame_step + 1;
   }
   std::optional<int64_t> bins;
@@ -163,13 +163,13 @@ Type WindowRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<WindowAttrs>(attrs);
   const TensorTypeNode* size = TensorArg(args, 0);
-  CheckScalarLike(size, "signal.window", "size");
+  CheckScalarLike(size, "size");
   TVMLITE_CHECK_KIND(a->kind == "hann" || a->kind == "hamming" || a->kind == "blackman", ValueError)
-      << "signal.window: kind must be hann, hamming or blackman, got '" << a->kind << "'";
+      << "kind must be hann, hamming or blackman, got '" << a->kind << "'";
   TVMLITE_CHECK_KIND(!a->size.has_value() || *a->size >= 0, ValueError)
-      << "signal.window: size must be >= 0, got " << *a->size;
+      << "size must be >= 0, got " << *a->size;
   TVMLITE_CHECK_KIND(a->dtype.is_float() || a->dtype.is_int() || a->dtype.is_uint(), TypeError)
-      << "signal.window: dtype must be numeric, got " << a->dtype.str();
+      << "dtype must be numeric, got " << a->dtype.str();
   std::optional<int64_t> n;
   if (a->size.has_value()) n = *a->size;
   return TensorType(Array<Any>(std::vector<Any>{DimOrAny(n)}), a->dtype);
@@ -179,11 +179,11 @@ Type MelWeightMatrixRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 5);
   const auto* a = AttrsAs<MelWeightMatrixAttrs>(attrs);
   const char* names[] = {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"};
-  for (size_t i = 0; i < 5; ++i) CheckScalarLike(TensorArg(args, i), "signal.mel_weight_matrix", names[i]);
-  CheckPositive(a->num_mel_bins, "signal.mel_weight_matrix", "num_mel_bins");
-  CheckPositive(a->dft_length, "signal.mel_weight_matrix", "dft_length");
+  for (size_t i = 0; i < 5; ++i) CheckScalarLike(TensorArg(args, i), names[i]);
+  CheckPositive(a->num_mel_bins, "num_mel_bins");
+  CheckPositive(a->dft_length, "dft_length");
   TVMLITE_CHECK_KIND(a->dtype.is_float() || a->dtype.is_int() || a->dtype.is_uint(), TypeError)
-      << "signal.mel_weight_matrix: dtype must be numeric, got " << a->dtype.str();
+      << "dtype must be numeric, got " << a->dtype.str();
   std::optional<int64_t> rows, cols;
   if (a->dft_length.has_value()) rows = *a->dft_length / 2 + 1;
   if (a->num_mel_bins.has_value()) cols = *a->num_mel_bins;

@@ -23,9 +23,9 @@ void CheckDimsAgree(const Any& a, const Any& b, const std::string& what) {
   }
 }
 
-void CheckScalarLike(const TensorTypeNode* t, const char* op, const char* name) {
+void CheckScalarLike(const TensorTypeNode* t, const char* name) {
   TVMLITE_CHECK_KIND(t->shape.empty() || (t->shape.size() == 1 && !DimIs(t->shape[0], 0)), ValueError)
-      << op << ": " << name << " must be a scalar or a 1-element 1-D tensor, got shape " << ShapeToString(t->shape);
+      << name << " must be a scalar or a 1-element 1-D tensor, got shape " << ShapeToString(t->shape);
 }
 
 }  // namespace
@@ -37,30 +37,30 @@ Type ROIAlignRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* rois = TensorArg(args, 1);
   const TensorTypeNode* idx = TensorArg(args, 2);
   TVMLITE_CHECK_KIND(data->shape.size() == 4, ValueError)
-      << "vision.roi_align: data must be (N, C, H, W), got shape " << ShapeToString(data->shape);
+      << "data must be (N, C, H, W), got shape " << ShapeToString(data->shape);
   TVMLITE_CHECK_KIND(rois->shape.size() == 2 && (rois->shape[1].type_index() != kTVMLiteInt || DimIs(rois->shape[1], 4)),
                      ValueError)
-      << "vision.roi_align: rois must be (num_rois, 4), got shape " << ShapeToString(rois->shape);
+      << "rois must be (num_rois, 4), got shape " << ShapeToString(rois->shape);
   TVMLITE_CHECK_KIND(idx->shape.size() == 1, ValueError)
-      << "vision.roi_align: batch_indices must be (num_rois,), got shape " << ShapeToString(idx->shape);
+      << "batch_indices must be (num_rois,), got shape " << ShapeToString(idx->shape);
   CheckDimsAgree(rois->shape[0], idx->shape[0],
-                 "vision.roi_align: rois " + ShapeToString(rois->shape) + " and batch_indices " +
+                 "rois " + ShapeToString(rois->shape) + " and batch_indices " +
                      ShapeToString(idx->shape) + " disagree on num_rois");
   TVMLITE_CHECK_KIND(rois->dtype == data->dtype, TypeError)
-      << "vision.roi_align: rois dtype " << rois->dtype.str() << " differs from data dtype " << data->dtype.str();
+      << "rois dtype " << rois->dtype.str() << " differs from data dtype " << data->dtype.str();
   TVMLITE_CHECK_KIND(idx->dtype.is_int(), TypeError)
-      << "vision.roi_align: batch_indices must be integers, got " << idx->dtype.str();
+      << "batch_indices must be integers, got " << idx->dtype.str();
   TVMLITE_CHECK_KIND(a->output_height >= 1 && a->output_width >= 1, ValueError)
-      << "vision.roi_align: output_height and output_width must be >= 1, got " << a->output_height << " and "
+      << "output_height and output_width must be >= 1, got " << a->output_height << " and "
       << a->output_width;
   TVMLITE_CHECK_KIND(a->sampling_ratio >= 0, ValueError)
-      << "vision.roi_align: sampling_ratio must be >= 0, got " << a->sampling_ratio;
+      << "sampling_ratio must be >= 0, got " << a->sampling_ratio;
   TVMLITE_CHECK_KIND(a->mode == "avg" || a->mode == "max", ValueError)
-      << "vision.roi_align: mode must be avg or max, got '" << a->mode << "'";
+      << "mode must be avg or max, got '" << a->mode << "'";
   TVMLITE_CHECK_KIND(a->coordinate_transformation_mode == "half_pixel" ||
                          a->coordinate_transformation_mode == "output_half_pixel",
                      ValueError)
-      << "vision.roi_align: coordinate_transformation_mode must be half_pixel or output_half_pixel, got '"
+      << "coordinate_transformation_mode must be half_pixel or output_half_pixel, got '"
       << a->coordinate_transformation_mode << "'";
   std::vector<Any> out{rois->shape[0], data->shape[1], Any(a->output_height), Any(a->output_width)};
   return TensorType(Array<Any>(out), data->dtype);
@@ -74,17 +74,17 @@ Type NonMaxSuppressionRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(boxes->shape.size() == 3 && (boxes->shape[2].type_index() != kTVMLiteInt ||
                                                   DimIs(boxes->shape[2], 4)),
                      ValueError)
-      << "vision.non_max_suppression: boxes must be (batch, num_boxes, 4), got shape " << ShapeToString(boxes->shape);
+      << "boxes must be (batch, num_boxes, 4), got shape " << ShapeToString(boxes->shape);
   TVMLITE_CHECK_KIND(scores->shape.size() == 3, ValueError)
-      << "vision.non_max_suppression: scores must be (batch, num_classes, num_boxes), got shape "
+      << "scores must be (batch, num_classes, num_boxes), got shape "
       << ShapeToString(scores->shape);
   std::string shapes = " (boxes " + ShapeToString(boxes->shape) + ", scores " + ShapeToString(scores->shape) + ")";
-  CheckDimsAgree(boxes->shape[0], scores->shape[0], "vision.non_max_suppression: batch sizes differ" + shapes);
-  CheckDimsAgree(boxes->shape[1], scores->shape[2], "vision.non_max_suppression: box counts differ" + shapes);
+  CheckDimsAgree(boxes->shape[0], scores->shape[0], "batch sizes differ" + shapes);
+  CheckDimsAgree(boxes->shape[1], scores->shape[2], "box counts differ" + shapes);
   TVMLITE_CHECK_KIND(a->center_point_box == 0 || a->center_point_box == 1, ValueError)
-      << "vision.non_max_suppression: center_point_box must be 0 or 1, got " << a->center_point_box;
+      << "center_point_box must be 0 or 1, got " << a->center_point_box;
   const char* names[] = {"max_output_boxes_per_class", "iou_threshold", "score_threshold"};
-  for (size_t i = 2; i < 5; ++i) CheckScalarLike(TensorArg(args, i), "vision.non_max_suppression", names[i - 2]);
+  for (size_t i = 2; i < 5; ++i) CheckScalarLike(TensorArg(args, i), names[i - 2]);
   return TensorType(Array<Any>(std::vector<Any>{Any(SizeVar::Any()), Any(int64_t(3))}), DataType::Int(64));
 }
 

@@ -155,20 +155,20 @@ def _resize_axis(data, axis, out_len, scale, attrs, roi_start, roi_end):
 
 def _resize(attrs, data, roi, scales, sizes):
     if data.ndim == 0:
-        raise ValueError("image.resize: data must have rank >= 1")
+        raise ValueError("data must have rank >= 1")
     ctm = attrs.coordinate_transformation_mode
     use_sizes = sizes.size > 0
     if not use_sizes and scales.size == 0:
-        raise ValueError("image.resize: one of scales and sizes must be given")
+        raise ValueError("one of scales and sizes must be given")
     out_shape, axes, scale = resize_output_shape(
         data.shape, list(attrs.axes), roi, None if use_sizes else scales, sizes if use_sizes else None,
         attrs.keep_aspect_ratio_policy, ctm)
     n = len(axes)
     roi = np.asarray(roi, dtype=np.float64).reshape(-1)
     if ctm == "tf_crop_and_resize" and roi.size != 2 * n:
-        raise ValueError(f"image.resize: roi has {roi.size} values, expected {2 * n} for tf_crop_and_resize")
+        raise ValueError(f"roi has {roi.size} values, expected {2 * n} for tf_crop_and_resize")
     if any(d == 0 for d in data.shape) and any(out_shape[a] for a in axes):
-        raise ValueError(f"image.resize: cannot resize an empty input of shape {data.shape}")
+        raise ValueError(f"cannot resize an empty input of shape {data.shape}")
     out = data
     for i, (a, s) in enumerate(zip(axes, scale)):
         if out_shape[a] == data.shape[a] and s == 1.0 and ctm != "tf_crop_and_resize":
@@ -205,7 +205,7 @@ def _grid_sample(attrs, data, grid):
     r = len(dims)
     out_spatial = grid.shape[1:-1]
     if grid.shape[-1] != r or grid.shape[0] != n:
-        raise ValueError(f"image.grid_sample: grid {grid.shape} does not fit data {data.shape}")
+        raise ValueError(f"grid {grid.shape} does not fit data {data.shape}")
     result = np.zeros((n, c) + tuple(out_spatial), dtype=np.float64)
     if result.size == 0:
         return result.astype(data.dtype)
@@ -281,7 +281,7 @@ def _affine_grid(attrs, theta, size):
     size = [int(s) for s in np.asarray(size).reshape(-1)]
     n, r = theta.shape[0], theta.shape[1]
     if len(size) != r + 2 or size[0] != n or any(s < 0 for s in size):
-        raise ValueError(f"image.affine_grid: size {size} does not fit theta of shape {theta.shape}")
+        raise ValueError(f"size {size} does not fit theta of shape {theta.shape}")
     spatial = size[2:]
     axes = []
     for length in spatial:

@@ -30,20 +30,20 @@ def _as_pairs(z, dtype):
 
 def _dft(attrs, data, dft_length, axis):
     r = data.ndim
-    ax = attrs.axis if attrs.axis is not None else _scalar_int(axis, "signal.dft: axis")
+    ax = attrs.axis if attrs.axis is not None else _scalar_int(axis, "axis")
     if not (-r <= ax <= -2 or 0 <= ax <= r - 2):
-        raise ValueError(f"signal.dft: axis {ax} is out of range for shape {data.shape}")
+        raise ValueError(f"axis {ax} is out of range for shape {data.shape}")
     ax = ax + r if ax < 0 else ax
     x = _as_complex(data)
     irfft = attrs.inverse and attrs.onesided
     if np.size(dft_length):
-        n = _scalar_int(dft_length, "signal.dft: dft_length")
+        n = _scalar_int(dft_length, "dft_length")
     elif attrs.dft_length is not None:
         n = int(attrs.dft_length)
     else:
         n = 2 * (x.shape[ax] - 1) if irfft else x.shape[ax]
     if n < 1:
-        raise ValueError(f"signal.dft: dft_length {n} must be >= 1")
+        raise ValueError(f"dft_length {n} must be >= 1")
     if irfft:
         return np.fft.irfft(x, n=n, axis=ax)[..., None].astype(data.dtype)
     if attrs.inverse:
@@ -60,15 +60,15 @@ register_reference("signal.dft", _dft)
 def _stft(attrs, signal, frame_step, window, frame_length):
     x = _as_complex(signal)  # (B, L)
     length = x.shape[1]
-    step = _scalar_int(frame_step, "signal.stft: frame_step")
+    step = _scalar_int(frame_step, "frame_step")
     if np.size(frame_length):
-        fl = _scalar_int(frame_length, "signal.stft: frame_length")
+        fl = _scalar_int(frame_length, "frame_length")
     else:
         fl = window.shape[0] if window.size else length
     if window.size and window.shape[0] != fl:
-        raise ValueError(f"signal.stft: window length {window.shape[0]} differs from frame_length {fl}")
+        raise ValueError(f"window length {window.shape[0]} differs from frame_length {fl}")
     if step < 1 or fl < 1 or fl > length:
-        raise ValueError(f"signal.stft: frame_step {step} and frame_length {fl} do not fit a signal of {length}")
+        raise ValueError(f"frame_step {step} and frame_length {fl} do not fit a signal of {length}")
     w = window.astype(x.real.dtype) if window.size else np.ones(fl, dtype=x.real.dtype)
     frames = (length - fl) // step + 1
     starts = np.arange(frames) * step
@@ -90,9 +90,9 @@ _WINDOW_TERMS = {  # w[k] = sum_i a_i cos(2 pi i k / N)
 
 
 def _window(attrs, size):
-    n = _scalar_int(size, "signal.window: size")
+    n = _scalar_int(size, "size")
     if n < 0:
-        raise ValueError(f"signal.window: size {n} must be >= 0")
+        raise ValueError(f"size {n} must be >= 0")
     denominator = n if attrs.periodic else n - 1
     k = np.arange(n, dtype=np.float64)
     if denominator <= 0:
@@ -112,7 +112,7 @@ def _mel_weight_matrix(attrs, num_mel_bins, dft_length, sample_rate, lower_edge_
     lo = float(np.asarray(lower_edge_hertz).reshape(-1)[0])
     hi = float(np.asarray(upper_edge_hertz).reshape(-1)[0])
     if bins < 1 or n < 1 or rate < 1:
-        raise ValueError(f"signal.mel_weight_matrix: num_mel_bins {bins}, dft_length {n} and sample_rate {rate} "
+        raise ValueError(f"num_mel_bins {bins}, dft_length {n} and sample_rate {rate} "
                          f"must be >= 1")
     spectrogram_bins = n // 2 + 1
 

@@ -32,7 +32,7 @@ def _roi_align(attrs, data, rois, batch_indices):
     out = np.zeros((rois.shape[0], channels, oh, ow), dtype=np.float64)
     for r, (roi, b) in enumerate(zip(rois.astype(np.float64), batch_indices)):
         if not 0 <= b < n:
-            raise IndexError(f"vision.roi_align: batch index {b} is out of range for {n} images")
+            raise IndexError(f"batch index {b} is out of range for {n} images")
         x1, y1, x2, y2 = roi * attrs.spatial_scale - offset
         roi_w, roi_h = x2 - x1, y2 - y1
         if not half_pixel:
@@ -97,7 +97,7 @@ def _non_max_suppression(attrs, boxes, scores, max_output, iou_threshold, score_
     iou = float(np.asarray(iou_threshold).reshape(-1)[0]) if np.size(iou_threshold) else 0.0
     thr = float(np.asarray(score_threshold).reshape(-1)[0]) if np.size(score_threshold) else -math.inf
     if boxes.shape[0] != scores.shape[0] or boxes.shape[1] != scores.shape[2]:
-        raise ValueError(f"vision.non_max_suppression: boxes {boxes.shape} and scores {scores.shape} disagree")
+        raise ValueError(f"boxes {boxes.shape} and scores {scores.shape} disagree")
     corners = _corners(boxes, attrs.center_point_box)
     selected = []
     if max_output > 0:
