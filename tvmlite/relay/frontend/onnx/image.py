@@ -12,31 +12,39 @@ from .common import OnnxOpConverter, register_converter, unsupported
 from ....error import OpAttributeInvalid
 
 
-def _static_shape(expr):
-    shape = expr.checked_type.shape
-    dims = []
-    for d in shape:
-        if not isinstance(d, int):
-            return None
-        dims.append(d)
-    return dims
+def _dims(expr):
+    """expr's shape with None for a symbolic dim."""
+    return [d if isinstance(d, int) else None for d in expr.checked_type.shape]
 
 
 def _static_output(ctx, data, roi, scales, sizes, axes, policy, ctm):
-    """The output shape when the sizes are constants and the input shape is static, else ()."""
-    shape = _static_shape(data)
-    if shape is None:
-        return ()
+    """The output shape (-1 for a dim known only at run time) when scales or sizes are constants, else ()."""
+    shape = _dims(data)
+    rank = len(shape)
+    resized = [a + rank if a < 0 else a for a in (axes or range(rank))]
     sizes_v = ctx.try_constant(sizes) if sizes is not None else None
     scales_v = ctx.try_constant(scales) if scales is not None else None
     roi_v = ctx.try_constant(roi) if roi is not None else None
     if sizes_v is not None and sizes_v.size:
-        return resize_output_shape(shape, axes, roi_v, None, sizes_v, policy, ctm)[0]
-    if scales_v is not None and scales_v.size and (sizes is None or sizes_v is not None):
+        use = (None, sizes_v)
+        if policy != "stretch" and any(shape[a] is None for a in resized):
+            return ()  # the common scale needs every resized dim
+    elif scales_v is not None and scales_v.size and (sizes is None or _dims(sizes) == [0]):
         if ctm == "tf_crop_and_resize" and roi is not None and roi_v is None:
             return ()
-        return resize_output_shape(shape, axes, roi_v, scales_v, None, policy, ctm)[0]
-    return ()
+        use = (scales_v, None)
+    else:
+        return ()
+    if len(resized) != len(np.asarray(use[0] if use[1] is None else use[1]).reshape(-1)):
+        raise OpAttributeInvalid(f"Resize: {'scales' if use[1] is None else 'sizes'} has "
+                                 f"{np.asarray(use[0] if use[1] is None else use[1]).size} values for "
+                                 f"{len(resized)} resized axes of an input of rank {rank}")
+    # A resized dim is static when set by sizes, or by a scale of a static dim; the others (-1) keep the input's
+    # dim (not resized) or are known at run time. Symbolic dims enter the arithmetic as 1, their results unused.
+    concrete = [1 if d is None else d for d in shape]
+    out = resize_output_shape(concrete, axes, roi_v, use[0], use[1], policy, ctm)[0]
+    static = [i in resized and (use[1] is not None or shape[i] is not None) for i in range(rank)]
+    return [out[i] if static[i] else -1 for i in range(rank)]
 
 
 def _check_choice(attr, name, default, allowed):
@@ -63,10 +71,10 @@ def _resize(inputs, attr, ctx, data, roi, scales, sizes, ctms, new_attrs):
         sv, zv = ctx.try_constant(scales), ctx.try_constant(sizes)
         if sv is not None and zv is not None and sv.size and zv.size:
             raise OpAttributeInvalid("Resize: only one of scales and sizes may be given")
-    if (scales is None or _static_shape(scales) == [0]) and sizes is None:
+    if (scales is None or _dims(scales) == [0]) and sizes is None:
         raise OpAttributeInvalid("Resize: one of scales and sizes must be given")
     output_size = _static_output(ctx, data, roi, scales, sizes, axes, policy, ctm)
-    if roi is not None and _static_shape(roi) == [0]:
+    if roi is not None and _dims(roi) == [0]:
         roi = None
     return _image.resize(data, roi, scales, sizes, axes=axes, mode=mode, coordinate_transformation_mode=ctm,
                          nearest_mode=nearest_mode, cubic_coeff_a=attr.get("cubic_coeff_a", -0.75),
