@@ -190,3 +190,21 @@ def test_dft_bad_flag():
     model = make_model("DFT", [("x", F, [1, 6, 2])], [("y", F, None)], 17, inverse=2)
     with pytest.raises(OpAttributeInvalid, match="inverse=2 must be 0 or 1"):
         convert(model)
+
+
+def test_tfidf_vectorizer_tfidf_mode_1d():
+    model = make_model("TfIdfVectorizer", [("x", TensorProto.INT64, [6])], [("y", F, None)], 9, mode="TFIDF",
+                       min_gram_length=1, max_gram_length=1, max_skip_count=0, ngram_counts=[0],
+                       ngram_indexes=[1, 0], pool_int64s=[3, 4], weights=[0.5, 2.0])
+    mod, params = convert(model)
+    assert out_shape(mod) == [2]
+    out = run(mod, params, x=np.array([3, 3, 4, 1, 3, 9]))
+    np.testing.assert_allclose(out, [2.0 * 1, 0.5 * 3])  # [4] -> column 0, [3] -> column 1
+
+
+def test_tfidf_vectorizer_strings_not_supported():
+    model = make_model("TfIdfVectorizer", [("x", TensorProto.INT64, [6])], [("y", F, None)], 9, mode="TF",
+                       min_gram_length=1, max_gram_length=1, max_skip_count=0, ngram_counts=[0],
+                       ngram_indexes=[0], pool_strings=["a"])
+    with pytest.raises(tvmlite.error.OpNotImplemented, match="pool_strings"):
+        convert(model)

@@ -278,3 +278,32 @@ def test_mel_weight_matrix_triangles():
         assert np.all(np.diff(nz) == 1)
         peak = int(np.argmax(col))
         assert np.all(np.diff(col[nz[0]: peak + 1]) >= 0) and np.all(np.diff(col[peak: nz[-1] + 1]) <= 0)
+
+
+# -- text ---------------------------------------------------------------------------------------------------------
+def test_tfidf_vectorizer_counts_skip_grams():
+    # pool: 1-grams [5], [7]; 2-grams [5, 7], [7, 5] -> columns 0..3
+    x = relay.var("x", shape=(2, 5), dtype="int32")
+    y = relay.text.tfidf_vectorizer(x, ngram_counts=[0, 2], ngram_indexes=[0, 1, 2, 3], pool_int64s=[5, 7, 5, 7, 7, 5],
+                                    min_gram_length=1, max_gram_length=2, max_skip_count=1)
+    t = infer(y, [x])
+    assert shape_of(t) == [2, 4] and str(t.dtype) == "float32"
+    data = np.array([[5, 7, 5, 1, 7], [1, 1, 1, 1, 1]], dtype="int32")
+    out = run(y, [x], data)
+    # row 0: 5 x2, 7 x2; stride 1: (5,7) (7,5) (5,1) (1,7); stride 2: (5,5) (7,1) (5,7) -> [5,7] x2, [7,5] x1
+    np.testing.assert_array_equal(out, [[2, 2, 2, 1], [0, 0, 0, 0]])
+    idf = relay.text.tfidf_vectorizer(x, ngram_counts=[0, 2], ngram_indexes=[0, 1, 2, 3],
+                                      pool_int64s=[5, 7, 5, 7, 7, 5], mode="IDF", min_gram_length=1,
+                                      max_gram_length=2, max_skip_count=1, weights=[1.0, 0.5, 2.0, 3.0])
+    np.testing.assert_allclose(run(idf, [x], data)[0], [1.0, 0.5, 2.0, 3.0])
+
+
+def test_tfidf_vectorizer_errors():
+    x = relay.var("x", shape=(5,), dtype="int64")
+    with pytest.raises(ValueError, match="the pool holds 2 n-grams but ngram_indexes has 3"):
+        infer(relay.text.tfidf_vectorizer(x, [0], [0, 1, 2], [4, 5]), [x])
+    with pytest.raises(ValueError, match="are not whole 2-grams"):
+        infer(relay.text.tfidf_vectorizer(x, [0, 1], [0, 1], [4, 5, 6, 7], max_gram_length=2), [x])
+    f = relay.var("f", shape=(5,))
+    with pytest.raises(TypeError, match="data must hold integer tokens, got float32"):
+        infer(relay.text.tfidf_vectorizer(f, [0], [0], [4]), [f])

@@ -3,3 +3,4 @@ from . import elemwise  # noqa: F401
 from . import image  # noqa: F401
 from . import vision  # noqa: F401
 from . import signal  # noqa: F401
+from . import text  # noqa: F401
