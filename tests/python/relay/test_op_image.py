@@ -307,3 +307,62 @@ def test_tfidf_vectorizer_errors():
     f = relay.var("f", shape=(5,))
     with pytest.raises(TypeError, match="data must hold integer tokens, got float32"):
         infer(relay.text.tfidf_vectorizer(f, [0], [0], [4]), [f])
+
+
+# -- image.decode -------------------------------------------------------------------------------------------------
+def _png_bytes(img, filters):
+    """A PNG (8-bit RGBA) of img (H, W, 4), row y encoded with filters[y] (0-4), written here independently."""
+    import struct
+    import zlib
+
+    h, w, _ = img.shape
+    raw = b""
+    prev = np.zeros(w * 4, dtype=np.int64)
+    for y in range(h):
+        cur = img[y].reshape(-1).astype(np.int64)
+        left = np.concatenate([np.zeros(4, np.int64), cur[:-4]])
+        ul = np.concatenate([np.zeros(4, np.int64), prev[:-4]])
+        f = filters[y]
+        if f == 0:
+            pred = np.zeros_like(cur)
+        elif f == 1:
+            pred = left
+        elif f == 2:
+            pred = prev
+        elif f == 3:
+            pred = (left + prev) >> 1
+        else:
+            p = left + prev - ul
+            pa, pb, pc = np.abs(p - left), np.abs(p - prev), np.abs(p - ul)
+            pred = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, ul))
+        raw += bytes([f]) + ((cur - pred) & 0xFF).astype(np.uint8).tobytes()
+        prev = cur
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_decode_png_every_filter():
+    img = np.random.RandomState(4).randint(0, 256, size=(5, 3, 4)).astype("uint8")
+    stream = np.frombuffer(_png_bytes(img, [0, 1, 2, 3, 4]), dtype="uint8")
+    x = relay.var("x", shape=(stream.size,), dtype="uint8")
+    t = infer(relay.image.decode(x), [x])
+    assert shape_of(t) == ["?", "?", 3] and str(t.dtype) == "uint8"
+    np.testing.assert_array_equal(run(relay.image.decode(x), [x], stream), img[..., :3])
+    np.testing.assert_array_equal(run(relay.image.decode(x, "BGR"), [x], stream), img[..., 2::-1])
+
+
+def test_decode_pnm_grey_and_corrupt_stream():
+    grey = np.arange(12, dtype="uint8").reshape(3, 4) * 20
+    stream = np.frombuffer(b"P5\n# a comment\n4 3\n255\n" + grey.tobytes(), dtype="uint8")
+    x = relay.var("x", shape=(stream.size,), dtype="uint8")
+    np.testing.assert_array_equal(run(relay.image.decode(x, "Grayscale"), [x], stream)[..., 0], grey)
+    junk = np.frombuffer(b"not an image at all", dtype="uint8")
+    y = relay.var("y", shape=(junk.size,), dtype="uint8")
+    assert run(relay.image.decode(y), [y], junk).shape == (0, 0, 3)
+    f = relay.var("f", shape=(8,))
+    with pytest.raises(TypeError, match="the encoded stream must be uint8, got float32"):
+        infer(relay.image.decode(f), [f])

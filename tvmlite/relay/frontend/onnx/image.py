@@ -186,3 +186,11 @@ class AffineGrid(OnnxOpConverter):
         output_size = [int(s) for s in size.reshape(-1)] if size is not None else ()
         return _image.affine_grid(inputs[0], inputs[1], align_corners=bool(attr.get("align_corners", 0)),
                                   output_size=output_size)
+
+
+@register_converter("ImageDecoder")
+class ImageDecoder(OnnxOpConverter):
+    @classmethod
+    def _impl_v20(cls, inputs, attr, ctx):
+        fmt = _check_choice(attr, "pixel_format", "RGB", ("RGB", "BGR", "Grayscale"))
+        return _image.decode(inputs[0], pixel_format=fmt)

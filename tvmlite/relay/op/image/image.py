@@ -12,7 +12,7 @@ from ....ir.expr import RelayExpr as Expr
 from ...expr import const
 from . import _make
 
-__all__ = ["resize", "grid_sample", "affine_grid"]
+__all__ = ["resize", "grid_sample", "affine_grid", "decode"]
 
 
 def _empty(dtype):
@@ -81,3 +81,14 @@ class GridSampleAttrs(Attrs):
 @register_object("relay.attrs.AffineGridAttrs")
 class AffineGridAttrs(Attrs):
     """Attributes of image.affine_grid."""
+
+
+def decode(encoded, pixel_format="RGB"):
+    """Decode an image file's bytes (1-D uint8) into (H, W, C) uint8 (ONNX ImageDecoder); pixel_format "RGB",
+    "BGR" or "Grayscale" (C = 1)."""
+    return _make.decode(encoded, pixel_format)
+
+
+@register_object("relay.attrs.ImageDecodeAttrs")
+class ImageDecodeAttrs(Attrs):
+    """Attributes of image.decode."""

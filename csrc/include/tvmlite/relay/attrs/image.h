@@ -5,6 +5,7 @@
  *   image.resize(data, roi, scales, sizes)      data (d0, ..., dr-1) -> the same rank, resized on `axes`
  *   image.grid_sample(data, grid)               data (N, C, D1..Dr), grid (N, O1..Or, r) -> (N, C, O1..Or)
  *   image.affine_grid(theta, size)              theta (N, r, r+1), size [N, C, D1..Dr] -> (N, D1..Dr, r)
+ *   image.decode(encoded)                       1-D uint8 file bytes -> (?, ?, C) uint8, C = 3 (RGB/BGR) or 1
  *
  * Sizes that come from tensor inputs (scales/sizes, size) are data-dependent: the relation makes those dims
  * symbolic (`?`) unless the builder passes the statically known output size (`output_size`), which the frontend
@@ -68,6 +69,15 @@ struct AffineGridAttrs : public ir::AttrsNode {
 
   static constexpr const char* _type_key = "relay.attrs.AffineGridAttrs";
   TVMLITE_DECLARE_ATTRS(AffineGridAttrs);
+};
+
+/*! \brief image.decode: ONNX ImageDecoder. */
+struct ImageDecodeAttrs : public ir::AttrsNode {
+  /*! \brief "RGB", "BGR" or "Grayscale". */
+  std::string pixel_format = "RGB";
+
+  static constexpr const char* _type_key = "relay.attrs.ImageDecodeAttrs";
+  TVMLITE_DECLARE_ATTRS(ImageDecodeAttrs);
 };
 
 }  // namespace relay
