@@ -366,3 +366,30 @@ def test_decode_pnm_grey_and_corrupt_stream():
     f = relay.var("f", shape=(8,))
     with pytest.raises(TypeError, match="the encoded stream must be uint8, got float32"):
         infer(relay.image.decode(f), [f])
+
+
+def test_decode_tiff_big_endian_grey_two_strips():
+    import struct
+
+    grey = (np.arange(12, dtype="uint8").reshape(4, 3) * 7).astype("uint8")
+    pixels = grey.tobytes()
+    entries = [(256, 3, 1, 3), (257, 3, 1, 4), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+               (273, 4, 2, None), (277, 3, 1, 1), (278, 3, 1, 2), (279, 4, 2, None)]
+    ifd_at = 8
+    extra_at = ifd_at + 2 + 12 * len(entries) + 4
+    data_at = extra_at + 16
+    offsets = struct.pack(">II", data_at, data_at + 6)
+    counts = struct.pack(">II", 6, 6)
+    ifd = struct.pack(">H", len(entries))
+    for tag, kind, n, value in entries:
+        if tag == 273:
+            ifd += struct.pack(">HHII", tag, kind, n, extra_at)
+        elif tag == 279:
+            ifd += struct.pack(">HHII", tag, kind, n, extra_at + 8)
+        else:
+            ifd += struct.pack(">HHIH", tag, kind, n, value) + b"\x00\x00"
+    stream = b"MM\x00*" + struct.pack(">I", ifd_at) + ifd + b"\x00" * 4 + offsets + counts + pixels
+    arr = np.frombuffer(stream, dtype="uint8")
+    x = relay.var("x", shape=(arr.size,), dtype="uint8")
+    out = run(relay.image.decode(x), [x], arr)
+    np.testing.assert_array_equal(out, np.repeat(grey[..., None], 3, axis=2))

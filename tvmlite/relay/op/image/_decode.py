@@ -1,7 +1,7 @@
 """numpy reference of image.decode (ONNX ImageDecoder) for the formats decodable without an image codec library:
-PNG (8-bit, non-interlaced; grey, grey+alpha, RGB, RGBA, palette), BMP (uncompressed 24/32-bit) and binary PNM
-(P5 greyscale, P6 colour). JPEG, JPEG 2000, TIFF and WebP need a codec tvmlite does not ship: they raise
-OpNotImplemented. A stream that is not a decodable image decodes to an empty (0, 0, C) image, as the spec says.
+PNG (8-bit, non-interlaced; grey, grey+alpha, RGB, RGBA, palette), BMP (uncompressed 24/32-bit), binary PNM
+(P5 greyscale, P6 colour) and baseline uncompressed TIFF (8-bit grey/RGB/RGBA, interleaved strips). JPEG,
+JPEG 2000, WebP and compressed TIFF need a codec tvmlite does not ship: they raise OpNotImplemented. A stream that is not a decodable image decodes to an empty (0, 0, C) image, as the spec says.
 """
 import struct
 import zlib
@@ -125,8 +125,41 @@ def _pnm(b):
     return img if planes == 3 else np.repeat(img, 3, axis=2)
 
 
-_CODEC_ONLY = [(b"\xff\xd8", "JPEG"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (b"\xff\x4f\xff\x51", "JPEG 2000"),
-               (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF")]
+def _tiff(b):
+    end = "<" if b[:2] == b"II" else ">"
+    (ifd,) = struct.unpack(end + "I", b[4:8])
+    (count,) = struct.unpack(end + "H", b[ifd:ifd + 2])
+    sizes = {1: 1, 3: 2, 4: 4}  # BYTE, SHORT, LONG
+    tags = {}
+    for i in range(count):
+        tag, kind, n = struct.unpack(end + "HHI", b[ifd + 2 + 12 * i: ifd + 10 + 12 * i])
+        if kind not in sizes:
+            continue
+        fmt = {1: "B", 3: "H", 4: "I"}[kind]
+        where = ifd + 10 + 12 * i
+        if n * sizes[kind] > 4:
+            (where,) = struct.unpack(end + "I", b[where:where + 4])
+        tags[tag] = list(struct.unpack(end + fmt * n, b[where:where + n * sizes[kind]]))
+    width, height = tags[256][0], tags[257][0]
+    bits = tags.get(258, [1])
+    planes = tags.get(277, [1])[0]
+    compression, photometric = tags.get(259, [1])[0], tags.get(262, [1])[0]
+    if compression != 1 or any(v != 8 for v in bits) or tags.get(284, [1])[0] != 1:
+        raise OpNotImplemented(f"image.decode: TIFF with compression {compression}, bits {bits} (only "
+                               f"uncompressed interleaved 8-bit images decode without a codec)")
+    data = b"".join(b[o:o + c] for o, c in zip(tags[273], tags[279]))
+    if len(data) < width * height * planes:
+        raise _Corrupt("short pixel data")
+    img = np.frombuffer(data, np.uint8, width * height * planes).reshape(height, width, planes)
+    if photometric == 2 and planes >= 3:
+        return img[..., :3]
+    if photometric in (0, 1):
+        grey = img[..., :1] if photometric == 1 else 255 - img[..., :1]
+        return np.repeat(grey, 3, axis=2)
+    raise OpNotImplemented(f"image.decode: TIFF photometric interpretation {photometric}")
+
+
+_CODEC_ONLY = [(b"\xff\xd8", "JPEG"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (b"\xff\x4f\xff\x51", "JPEG 2000")]
 
 
 def _decode(attrs, encoded):
@@ -144,9 +177,11 @@ def _decode(attrs, encoded):
             rgb = _bmp(b)
         elif b[:2] in (b"P5", b"P6"):
             rgb = _pnm(b)
+        elif b[:4] in (b"II*\x00", b"MM\x00*"):
+            rgb = _tiff(b)
         else:
             raise _Corrupt("unknown format")
-    except (_Corrupt, struct.error, ValueError):
+    except (_Corrupt, struct.error, ValueError, KeyError, IndexError):
         return np.zeros((0, 0, channels), dtype=np.uint8)
     if attrs.pixel_format == "BGR":
         return np.ascontiguousarray(rgb[..., ::-1])
