@@ -58,7 +58,7 @@ _CTMS = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_
          "tf_half_pixel_for_nn")
 
 
-def _resize(inputs, attr, ctx, data, roi, scales, sizes, ctms, new_attrs):
+def _resize(attr, ctx, data, roi, scales, sizes, ctms, new_attrs):
     mode = _check_choice(attr, "mode", "nearest", ("nearest", "linear", "cubic"))
     ctm = _check_choice(attr, "coordinate_transformation_mode", "half_pixel", ctms)
     nearest_mode = _check_choice(attr, "nearest_mode", "round_prefer_floor",
@@ -118,7 +118,7 @@ class Resize(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         inputs = list(inputs) + [None] * (4 - len(inputs))
-        return _resize(inputs, attr, ctx, inputs[0], inputs[1], _as_float32(ctx, inputs[2]), inputs[3], _CTMS,
+        return _resize(attr, ctx, inputs[0], inputs[1], _as_float32(ctx, inputs[2]), inputs[3], _CTMS,
                        new_attrs=False)
 
     @classmethod
@@ -129,14 +129,14 @@ class Resize(OnnxOpConverter):
     def _impl_v18(cls, inputs, attr, ctx):
         inputs = list(inputs) + [None] * (4 - len(inputs))
         ctms = tuple(c for c in _CTMS if c != "tf_half_pixel_for_nn")
-        return _resize(inputs, attr, ctx, inputs[0], inputs[1], _as_float32(ctx, inputs[2]), inputs[3], ctms,
+        return _resize(attr, ctx, inputs[0], inputs[1], _as_float32(ctx, inputs[2]), inputs[3], ctms,
                        new_attrs=True)
 
     @classmethod
     def _impl_v19(cls, inputs, attr, ctx):
         inputs = list(inputs) + [None] * (4 - len(inputs))
         ctms = tuple(c for c in _CTMS if c != "tf_half_pixel_for_nn") + ("half_pixel_symmetric",)
-        return _resize(inputs, attr, ctx, inputs[0], inputs[1], _as_float32(ctx, inputs[2]), inputs[3], ctms,
+        return _resize(attr, ctx, inputs[0], inputs[1], _as_float32(ctx, inputs[2]), inputs[3], ctms,
                        new_attrs=True)
 
 
