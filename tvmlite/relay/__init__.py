@@ -4,10 +4,9 @@ from .expr import Var, Constant, Call, Tuple, TupleGetItem, Function, var, const
 from .op import *  # noqa: F401,F403
 from .op import nn
 from .op import image, vision, signal, text
-from .op import image, vision, signal, text
 from . import transform
 from .build_module import build
 
 __all__ = ["IRModule", "TensorType", "TupleType", "FuncType", "SizeVar", "Any", "Var", "Constant", "Call",
-           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "image", "vision", "signal", "transform", "build"]
+           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build"]
 __all__ += ["image", "vision", "signal", "text"]

@@ -8,8 +8,7 @@ from .tensor import *  # noqa: F401,F403
 from . import tensor as _tensor_builders
 from . import nn
 from . import image, vision, signal, text  # noqa: F401  (image/vision/signal/text ops)
-from . import image, vision, signal
 from . import _tensor  # noqa: F401  (registers the references)
 
-__all__ = ["get", "register_reference", "get_reference", "nn", "image", "vision", "signal"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)
 __all__ += ["image", "vision", "signal", "text"]
