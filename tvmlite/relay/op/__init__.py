@@ -21,7 +21,9 @@ from . import control as _control_builders
 from . import _control  # noqa: F401  (registers the references)
 from . import qnn
 from . import _qnn  # noqa: F401  (registers the references)
+from . import image, vision, signal, text  # noqa: F401  (image/vision/signal/text ops)
 
 __all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "qnn", "tensor_scatter",
            "collapse_sum_like", "register_gradient"]
 __all__ += list(_tensor_builders.__all__) + list(_transform_builders.__all__) + list(_control_builders.__all__)
+__all__ += ["image", "vision", "signal", "text"]
