@@ -63,6 +63,8 @@ std::string TypeToString(const Type& type) {
     os << "Tensor[(";
     for (size_t i = 0; i < t->ndim(); ++i) os << (i ? ", " : "") << DimToString(t->shape->at(i));
     os << (t->ndim() == 1 ? ",), " : "), ") << t->dtype.str() << "]";
+  } else if (const auto* t = type.as<DynTensorTypeNode>()) {
+    os << "Tensor[..., " << t->dtype.str() << "]";
   } else if (const auto* t = type.as<TupleTypeNode>()) {
     os << "(";
     for (size_t i = 0; i < t->fields.size(); ++i) os << (i ? ", " : "") << TypeToString(t->fields[i]);
@@ -90,6 +92,7 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("shape", &TensorTypeNode::shape)
       .def_ro("dtype", &TensorTypeNode::dtype)
       .def(refl::init<Array<Any>, DataType>());
+  refl::ObjectDef<DynTensorTypeNode>().def_ro("dtype", &DynTensorTypeNode::dtype).def(refl::init<DataType>());
   refl::ObjectDef<TupleTypeNode>().def_ro("fields", &TupleTypeNode::fields).def(refl::init<Array<Type>>());
   refl::ObjectDef<FuncTypeNode>()
       .def_ro("arg_types", &FuncTypeNode::arg_types)

@@ -3,7 +3,7 @@ from .._ffi.registry import get_global_func, register_object
 from ..runtime.object import Object
 from . import _ffi_api
 
-__all__ = ["Type", "SizeVar", "TensorType", "TupleType", "FuncType", "SequenceType", "OptionalType", "Any"]
+__all__ = ["Type", "SizeVar", "TensorType", "DynTensorType", "TupleType", "FuncType", "SequenceType", "OptionalType", "Any"]
 
 
 class _Printable:
@@ -61,6 +61,13 @@ class TensorType(Type):
 
 
 _TENSOR_TYPE = get_global_func("ir.TensorType.__init__")
+
+
+@register_object("ir.DynTensorType")
+class DynTensorType(Type):
+    """A tensor whose rank is known only at run time: ``DynTensorType("float32")`` (printed Tensor[..., float32])."""
+
+    __slots__ = ()
 
 
 @register_object("ir.TupleType")

@@ -3,10 +3,12 @@ from ..ir import IRModule, TensorType, TupleType, FuncType, SizeVar, Any
 from .expr import Var, Constant, Call, Tuple, TupleGetItem, Function, var, const
 from .op import *  # noqa: F401,F403
 from .op import nn
+from .op import image, vision, signal, text
 from . import transform
 from .expr_functor import ExprVisitor, ExprMutator
 from .build_module import build
 from .gradient import gradient
 
 __all__ = ["IRModule", "TensorType", "TupleType", "FuncType", "SizeVar", "Any", "Var", "Constant", "Call",
-           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build", "ExprVisitor", "ExprMutator", "gradient"]
+           "Tuple", "TupleGetItem", "Function", "var", "const", "nn", "transform", "build", "ExprVisitor",
+           "ExprMutator", "gradient", "image", "vision", "signal", "text"]

@@ -216,7 +216,7 @@ def _check(value, ty, op_name):
 
 def _dyn_tensor_dtype(ty):
     """The dtype of a DynTensorType (a tensor of any rank), else None."""
-    from ..op.control import DynTensorType
+    from ...ir.type import DynTensorType
 
     return ty.dtype if isinstance(ty, DynTensorType) else None
 

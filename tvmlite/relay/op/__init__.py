@@ -8,6 +8,10 @@ from .tensor import *  # noqa: F401,F403
 from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
+from .transform import *  # noqa: F401,F403
+from . import transform as _transform_builders
+from . import dyn  # noqa: F401
+from . import _transform  # noqa: F401  (registers the references)
 from .decode import tensor_scatter
 from . import training
 from . import ml
@@ -17,7 +21,12 @@ from . import control as _control_builders
 from . import _control  # noqa: F401  (registers the references)
 from . import qnn
 from . import _qnn  # noqa: F401  (registers the references)
+from . import image, vision, signal, text  # noqa: F401  (image/vision/signal/text ops)
+from .nn.norm import clip  # TVM's relay.clip
+from .nn.nn import einsum  # TVM's relay.einsum
 
 __all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "qnn", "tensor_scatter",
            "collapse_sum_like", "register_gradient"]
-__all__ += list(_tensor_builders.__all__) + list(_control_builders.__all__)
+__all__ += list(_tensor_builders.__all__) + list(_transform_builders.__all__) + list(_control_builders.__all__)
+__all__ += ["image", "vision", "signal", "text"]
+__all__ += ["clip", "einsum"]

@@ -12,7 +12,7 @@ loop-carried parameter types until the body's results fit them.
 from ..._ffi.registry import get_global_func, register_object
 from ...runtime import DataType
 from ...ir.attrs import Attrs
-from ...ir.type import Type
+from ...ir.type import DynTensorType, Type  # noqa: F401  (DynTensorType re-exported)
 from ..expr import Tuple
 from . import _make
 
@@ -20,16 +20,6 @@ __all__ = ["absent", "if_", "loop", "scan", "sequence_map", "sequence_construct"
            "sequence_insert", "sequence_erase", "sequence_at", "sequence_length", "split_to_sequence",
            "concat_from_sequence", "optional", "optional_empty", "optional_has_element", "optional_get_element",
            "join_types", "DynTensorType"]
-
-
-@register_object("relay.DynTensorType")
-class DynTensorType(Type):
-    """A tensor whose rank is known only at run time: ``DynTensorType("float32")``."""
-
-    __slots__ = ()
-
-    def __init__(self, dtype):
-        self.__init_handle_by_constructor__(get_global_func("relay.DynTensorType.__init__"), dtype)
 
 
 for _key in ["ScanAttrs", "SequenceEmptyAttrs", "SplitToSequenceAttrs", "ConcatFromSequenceAttrs",

@@ -1,6 +1,7 @@
 /*!
  * \file tvmlite/ir/type.h
- * \brief The IR's types: TensorType (shape, dtype), TupleType, FuncType, SequenceType and OptionalType.
+ * \brief The IR's types: TensorType (shape, dtype), DynTensorType (rank unknown), TupleType, FuncType,
+ * SequenceType and OptionalType.
  *
  *   TensorType t({1, 3, SizeVar("n")}, DataType::Float(32));   // Tensor[(1, 3, n), float32]
  *   TensorType u({1, SizeVar::Any()}, DataType::Int(64));       // Tensor[(1, ?), int64]: a dim known at run time
@@ -113,6 +114,26 @@ class TupleType : public Type {
  public:
   explicit TupleType(Array<Type> fields) : Type(make_object<TupleTypeNode>(std::move(fields))) {}
   TVMLITE_DEFINE_OBJECT_REF_METHODS(TupleType, Type, TupleTypeNode);
+};
+
+/*! \brief A tensor of dtype whose rank (and shape) is known only at run time: an ONNX tensor without a shape, a
+ * sequence element whose rank varies. Printed Tensor[..., dtype]. */
+class DynTensorTypeNode : public TypeNode {
+ public:
+  DataType dtype;
+
+  DynTensorTypeNode() = default;
+  explicit DynTensorTypeNode(DataType dtype) : dtype(dtype) {}
+
+  static constexpr const char* _type_key = "ir.DynTensorType";
+  TVMLITE_DYNAMIC_TYPE_INDEX;
+  TVMLITE_DECLARE_FINAL_OBJECT_INFO(DynTensorTypeNode, TypeNode);
+};
+
+class DynTensorType : public Type {
+ public:
+  explicit DynTensorType(DataType dtype) : Type(make_object<DynTensorTypeNode>(dtype)) {}
+  TVMLITE_DEFINE_OBJECT_REF_METHODS(DynTensorType, Type, DynTensorTypeNode);
 };
 
 /*! \brief A function's type: what a Function (a subgraph, a loop body) takes and returns. */

@@ -24,7 +24,6 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<DynTensorTypeNode>().def_ro("dtype", &DynTensorTypeNode::dtype).def(refl::init<DataType>());
   refl::ObjectDef<ScanAttrs>()
       .def_ro("scan_input_axes", &ScanAttrs::scan_input_axes)
       .def_ro("scan_input_directions", &ScanAttrs::scan_input_directions)

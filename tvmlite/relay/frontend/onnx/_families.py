@@ -9,3 +9,9 @@ from . import control  # noqa: F401
 from . import sequence  # noqa: F401
 from . import rnn  # noqa: F401
 from . import quantize  # noqa: F401
+from . import nn  # noqa: F401
+from . import shape  # noqa: F401
+from . import image  # noqa: F401
+from . import vision  # noqa: F401
+from . import signal  # noqa: F401
+from . import text  # noqa: F401

@@ -252,7 +252,7 @@ class GraphImporter(ConverterContext):
 
     def type_proto_type(self, t, name):
         """The IR type of an onnx TypeProto: a tensor without a shape is a DynTensorType (rank unknown)."""
-        from ...op.control import DynTensorType
+        from ....ir.type import DynTensorType
 
         kind = t.WhichOneof("value")
         if kind == "sequence_type":

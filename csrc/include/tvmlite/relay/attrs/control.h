@@ -26,24 +26,8 @@ using ir::AttrsNode;
 using runtime::Array;
 using runtime::DataType;
 
-/*! \brief A tensor of dtype whose rank (and shape) is known only at run time: an ONNX tensor without shape. */
-class DynTensorTypeNode : public ir::TypeNode {
- public:
-  DataType dtype;
-
-  DynTensorTypeNode() = default;
-  explicit DynTensorTypeNode(DataType dtype) : dtype(dtype) {}
-
-  static constexpr const char* _type_key = "relay.DynTensorType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(DynTensorTypeNode, ir::TypeNode);
-};
-
-class DynTensorType : public ir::Type {
- public:
-  explicit DynTensorType(DataType dtype) : ir::Type(runtime::make_object<DynTensorTypeNode>(dtype)) {}
-  TVMLITE_DEFINE_OBJECT_REF_METHODS(DynTensorType, ir::Type, DynTensorTypeNode);
-};
+using ir::DynTensorType;
+using ir::DynTensorTypeNode;
 
 /*! \brief The most specific type of values of type a or b (see the file comment); TypeError when none. */
 ir::Type JoinTypes(const ir::Type& a, const ir::Type& b);

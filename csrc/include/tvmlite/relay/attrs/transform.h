@@ -1,0 +1,229 @@
+/*!
+ * \file tvmlite/relay/attrs/transform.h
+ * \brief Attrs of the shape and data-movement ops (TVM's "transform" family): reshape, slicing, gather/scatter,
+ * padding, tiling, ...
+ *
+ *   // relay.op._make.strided_slice(x, begin, end, strides, axes, slice_mode)
+ *   auto* a = AttrsAs<StridedSliceAttrs>(attrs);
+ *   for (size_t i = 0; i < a->begin.size(); ++i) ...
+ *
+ * Field order is the maker's argument order (after the inputs). Conventions shared by the family:
+ *  - an axis may be negative (counted from the end) and is normalised by the relation, which raises IndexError
+ *    naming the rank when it is out of range;
+ *  - a DataType field left at its default (void) means "the input's dtype";
+ *  - the "dyn.*" forms take what the static form holds as an attribute (a shape, pads, slice bounds) as a tensor
+ *    input instead: their result dims are "?" (the rank comes from the static length of that input).
+ */
+#ifndef TVMLITE_RELAY_ATTRS_TRANSFORM_H_
+#define TVMLITE_RELAY_ATTRS_TRANSFORM_H_
+
+#include <tvmlite/ir/attrs.h>
+#include <tvmlite/runtime/reflection.h>
+
+#include <string>
+
+namespace tvmlite {
+namespace relay {
+
+using ir::AttrsNode;
+using runtime::Array;
+using runtime::DataType;
+using runtime::Optional;
+
+/*!
+ * \brief reshape / dyn.reshape. newshape entries: n >= 0 a dim, 0 copies the input dim at that position (unless
+ * allowzero, ONNX v14, where 0 is a zero-sized dim), -1 infers one dim from the element count.
+ */
+struct ReshapeAttrs : public AttrsNode {
+  Array<int64_t> newshape;
+  bool allowzero = false;
+  static constexpr const char* _type_key = "relay.attrs.ReshapeAttrs";
+  TVMLITE_DECLARE_ATTRS(ReshapeAttrs);
+};
+
+/*! \brief transpose: a permutation of the axes; empty reverses them (numpy's default). */
+struct TransposeAttrs : public AttrsNode {
+  Array<int64_t> axes;
+  static constexpr const char* _type_key = "relay.attrs.TransposeAttrs";
+  TVMLITE_DECLARE_ATTRS(TransposeAttrs);
+};
+
+/*! \brief concatenate (a Tuple input) along axis. */
+struct ConcatenateAttrs : public AttrsNode {
+  int64_t axis = 0;
+  static constexpr const char* _type_key = "relay.attrs.ConcatenateAttrs";
+  TVMLITE_DECLARE_ATTRS(ConcatenateAttrs);
+};
+
+/*!
+ * \brief split along axis: into `sections` equal parts when sections > 0, else at the (ascending) `indices`
+ * (numpy's array_split points). The result is a Tuple.
+ */
+struct SplitAttrs : public AttrsNode {
+  int64_t sections = 0;
+  Array<int64_t> indices;
+  int64_t axis = 0;
+  static constexpr const char* _type_key = "relay.attrs.SplitAttrs";
+  TVMLITE_DECLARE_ATTRS(SplitAttrs);
+};
+
+/*!
+ * \brief strided_slice: python/ONNX slicing of the listed axes (all axes from 0 when axes is None); bounds are
+ * clamped as numpy does; slice_mode "size" reads end as a size (-1: to the end).
+ */
+struct StridedSliceAttrs : public AttrsNode {
+  Array<int64_t> begin;
+  Array<int64_t> end;
+  Array<int64_t> strides;
+  Optional<Array<int64_t>> axes;
+  std::string slice_mode = "end";
+  static constexpr const char* _type_key = "relay.attrs.StridedSliceAttrs";
+  TVMLITE_DECLARE_ATTRS(StridedSliceAttrs);
+};
+
+/*!
+ * \brief take (ONNX Gather): data[..., indices, ...] on axis, the first batch_dims dims of data and indices
+ * shared. mode "fast" (ONNX: negative indices count from the end, out of range is an error), "clip", "wrap".
+ */
+struct TakeAttrs : public AttrsNode {
+  int64_t batch_dims = 0;
+  int64_t axis = 0;
+  std::string mode = "fast";
+  static constexpr const char* _type_key = "relay.attrs.TakeAttrs";
+  TVMLITE_DECLARE_ATTRS(TakeAttrs);
+};
+
+/*! \brief gather (ONNX GatherElements) and scatter_elements: per-element indexing along axis. */
+struct GatherAttrs : public AttrsNode {
+  int64_t axis = 0;
+  static constexpr const char* _type_key = "relay.attrs.GatherAttrs";
+  TVMLITE_DECLARE_ATTRS(GatherAttrs);
+};
+
+/*!
+ * \brief gather_nd in ONNX's layout: indices (..., k) address the leading k dims of data after batch_dims
+ * shared leading dims.
+ */
+struct GatherNDAttrs : public AttrsNode {
+  int64_t batch_dims = 0;
+  static constexpr const char* _type_key = "relay.attrs.GatherNDAttrs";
+  TVMLITE_DECLARE_ATTRS(GatherNDAttrs);
+};
+
+/*! \brief scatter_elements: reduction "update" (ONNX "none"), "add", "mul", "min", "max". */
+struct ScatterElementsAttrs : public AttrsNode {
+  int64_t axis = 0;
+  std::string reduction = "update";
+  static constexpr const char* _type_key = "relay.attrs.ScatterElementsAttrs";
+  TVMLITE_DECLARE_ATTRS(ScatterElementsAttrs);
+};
+
+/*! \brief scatter_nd in ONNX's layout (indices (..., k)); mode "update", "add", "mul", "min", "max". */
+struct ScatterNDAttrs : public AttrsNode {
+  std::string mode = "update";
+  static constexpr const char* _type_key = "relay.attrs.ScatterNDAttrs";
+  TVMLITE_DECLARE_ATTRS(ScatterNDAttrs);
+};
+
+/*! \brief broadcast_to: numpy broadcasting of data's shape with `shape` (ONNX Expand is bidirectional). */
+struct BroadcastToAttrs : public AttrsNode {
+  Array<int64_t> shape;
+  static constexpr const char* _type_key = "relay.attrs.BroadcastToAttrs";
+  TVMLITE_DECLARE_ATTRS(BroadcastToAttrs);
+};
+
+/*! \brief tile: numpy.tile (reps shorter than the rank are padded with leading 1s, and vice versa). */
+struct TileAttrs : public AttrsNode {
+  Array<int64_t> reps;
+  static constexpr const char* _type_key = "relay.attrs.TileAttrs";
+  TVMLITE_DECLARE_ATTRS(TileAttrs);
+};
+
+/*!
+ * \brief nn.pad: pad_width holds (before, after) per axis, flattened: [b0, a0, b1, a1, ...]; a negative value
+ * crops. pad_mode "constant" (the pad_value input), "reflect", "edge", "wrap".
+ */
+struct PadAttrs : public AttrsNode {
+  Array<int64_t> pad_width;
+  std::string pad_mode = "constant";
+  static constexpr const char* _type_key = "relay.attrs.PadAttrs";
+  TVMLITE_DECLARE_ATTRS(PadAttrs);
+};
+
+/*! \brief squeeze: the listed axes (each of size 1), or every dim known to be 1 when axis is None. */
+struct SqueezeAttrs : public AttrsNode {
+  Optional<Array<int64_t>> axis;
+  static constexpr const char* _type_key = "relay.attrs.SqueezeAttrs";
+  TVMLITE_DECLARE_ATTRS(SqueezeAttrs);
+};
+
+/*! \brief expand_dims: num_newaxis dims of size 1 inserted at axis (in [-rank-1, rank]). */
+struct ExpandDimsAttrs : public AttrsNode {
+  int64_t axis = 0;
+  int64_t num_newaxis = 1;
+  static constexpr const char* _type_key = "relay.attrs.ExpandDimsAttrs";
+  TVMLITE_DECLARE_ATTRS(ExpandDimsAttrs);
+};
+
+/*! \brief nn.depth_to_space / nn.space_to_depth on NCHW; mode "DCR" or "CRD". */
+struct SubPixelAttrs : public AttrsNode {
+  int64_t block_size = 1;
+  std::string layout = "NCHW";
+  std::string mode = "DCR";
+  static constexpr const char* _type_key = "relay.attrs.SubPixelAttrs";
+  TVMLITE_DECLARE_ATTRS(SubPixelAttrs);
+};
+
+/*! \brief shape_of, ndarray_size, argwhere, arange, full, eye_like: the result dtype. */
+struct DtypeAttrs : public AttrsNode {
+  DataType dtype = DataType::Int(64);
+  static constexpr const char* _type_key = "relay.attrs.DtypeAttrs";
+  TVMLITE_DECLARE_ATTRS(DtypeAttrs);
+};
+
+/*! \brief full: fill_value (a scalar input) broadcast to shape, as dtype (void: fill_value's). */
+struct FullAttrs : public AttrsNode {
+  Array<int64_t> shape;
+  DataType dtype;
+  static constexpr const char* _type_key = "relay.attrs.FullAttrs";
+  TVMLITE_DECLARE_ATTRS(FullAttrs);
+};
+
+/*! \brief trilu (the k input shifts the diagonal): the upper or the lower triangle. */
+struct TriluAttrs : public AttrsNode {
+  bool upper = true;
+  static constexpr const char* _type_key = "relay.attrs.TriluAttrs";
+  TVMLITE_DECLARE_ATTRS(TriluAttrs);
+};
+
+/*! \brief eye_like: ones on diagonal k of a 2-D tensor shaped as the input, as dtype (void: the input's). */
+struct EyeLikeAttrs : public AttrsNode {
+  int64_t k = 0;
+  DataType dtype;
+  static constexpr const char* _type_key = "relay.attrs.EyeLikeAttrs";
+  TVMLITE_DECLARE_ATTRS(EyeLikeAttrs);
+};
+
+/*!
+ * \brief one_hot(indices, on_value, off_value): a new axis of size depth; indices in [-depth, depth) select
+ * (negative ones count from the end), others give off_value everywhere. dyn.one_hot takes depth as an input.
+ */
+struct OneHotAttrs : public AttrsNode {
+  int64_t depth = 1;
+  int64_t axis = -1;
+  DataType dtype;
+  static constexpr const char* _type_key = "relay.attrs.OneHotAttrs";
+  TVMLITE_DECLARE_ATTRS(OneHotAttrs);
+};
+
+/*! \brief reverse_sequence: reverse the first seq_lengths[b] items along seq_axis for each b on batch_axis. */
+struct ReverseSequenceAttrs : public AttrsNode {
+  int64_t seq_axis = 1;
+  int64_t batch_axis = 0;
+  static constexpr const char* _type_key = "relay.attrs.ReverseSequenceAttrs";
+  TVMLITE_DECLARE_ATTRS(ReverseSequenceAttrs);
+};
+
+}  // namespace relay
+}  // namespace tvmlite
+#endif  // TVMLITE_RELAY_ATTRS_TRANSFORM_H_

@@ -1,0 +1,461 @@
+"""Convolution, pooling and matrix-product converters: Conv, ConvTranspose, MaxPool, AveragePool, LpPool,
+Global{Average,Max,Lp}Pool, Gemm, MatMul, Einsum.
+
+Static shape arithmetic happens here: auto_pad (SAME_UPPER / SAME_LOWER / VALID) and ConvTranspose's
+output_shape become explicit pads from the input's static spatial dims (a symbolic one is a clear
+OpNotImplemented for those modes), kernel_shape defaults to the weight's spatial dims. ONNX pads are
+(begin..., end...), the relay ops' padding layout, so explicit pads pass through unchanged.
+
+Opset differences handled: SAME_* pads use the undilated kernel before opset 11 and the dilated one from 11 on;
+MaxPool has one output before 8, an Indices output (with storage_order) from 8, ceil_mode and dilations from 10;
+AveragePool gains count_include_pad at 7, ceil_mode at 10, dilations at 19; LpPool's p is a float at 1, an int from
+2, ceil_mode/dilations from 18; Gemm's C is required and `broadcast`-gated before 7, optional from 11.
+"""
+import numpy as np
+
+from ....error import OpAttributeInvalid
+from ... import expr as _expr
+from ... import op as _op
+from ...backend.dtypes import to_numpy_dtype
+from .common import OnnxOpConverter, register_converter, unsupported
+
+_AUTO_PADS = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
+
+
+def _shape(expr):
+    return list(expr.checked_type.shape)
+
+
+def _dtype(expr):
+    return str(expr.checked_type.dtype)
+
+
+def _static_spatial(x, what):
+    dims = _shape(x)[2:]
+    if not all(isinstance(d, int) for d in dims):
+        unsupported(f"{what} needs static spatial dims, got shape {tuple(_shape(x))}")
+    return dims
+
+
+def _check_auto_pad(attr):
+    auto_pad = attr.get("auto_pad", "NOTSET")
+    if auto_pad not in _AUTO_PADS:
+        raise OpAttributeInvalid(f"auto_pad {auto_pad!r} is not one of {', '.join(_AUTO_PADS)}")
+    return auto_pad
+
+
+def _spatial_attr(attr, name, rank, default):
+    value = list(attr.get(name, [default] * rank))
+    if not value:
+        value = [default] * rank
+    if len(value) != rank:
+        raise OpAttributeInvalid(f"attribute '{name}' has {len(value)} values for {rank} spatial dims")
+    return value
+
+
+def _pads(attr, rank):
+    pads = list(attr.get("pads", [0] * 2 * rank)) or [0] * 2 * rank
+    if len(pads) != 2 * rank:
+        raise OpAttributeInvalid(f"attribute 'pads' has {len(pads)} values, expected {2 * rank} (begin..., end...)")
+    if min(pads) < 0:
+        raise OpAttributeInvalid(f"attribute 'pads' {pads} has a negative value")
+    return pads
+
+
+def _same_pads(auto_pad, sizes, kernel, strides, dilations):
+    """ONNX SAME_*: output ceil(in / stride); the total padding split with the odd one at the end (UPPER) or the
+    beginning (LOWER)."""
+    begin, end = [], []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        small, large = total // 2, total - total // 2
+        begin.append(small if auto_pad == "SAME_UPPER" else large)
+        end.append(large if auto_pad == "SAME_UPPER" else small)
+    return begin + end
+
+
+def _window_pads(x, attr, kernel, strides, dilations, opset, what):
+    """Explicit (begin..., end...) pads from auto_pad / pads."""
+    rank = len(kernel)
+    auto_pad = _check_auto_pad(attr)
+    if auto_pad == "NOTSET":
+        return _pads(attr, rank)
+    if auto_pad == "VALID":
+        return [0] * 2 * rank
+    sizes = _static_spatial(x, f"{what} with auto_pad {auto_pad}")
+    same_dilations = dilations if opset >= 11 else [1] * rank
+    return _same_pads(auto_pad, sizes, kernel, strides, same_dilations)
+
+
+def _rank_of(x, what, ranks=(1, 2, 3)):
+    rank = len(_shape(x)) - 2
+    if rank not in ranks:
+        unsupported(f"{what} on a rank-{rank + 2} input (supported spatial ranks: {', '.join(map(str, ranks))})")
+    return rank
+
+
+def _bias(y, bias):
+    return y if bias is None else _op.nn.bias_add(y, bias, axis=1)
+
+
+def _impl(*versions):
+    """Class decorator: every `_impl_vN` of versions runs cls._convert (the semantics that differ between them are
+    read from ctx.opset and the attributes)."""
+    def decorate(cls):
+        for v in versions:
+            setattr(cls, f"_impl_v{v}", classmethod(lambda c, inputs, attr, ctx: c._convert(inputs, attr, ctx)))
+        return cls
+
+    return decorate
+
+
+def _group(attr):
+    group = attr.get("group", 1)
+    if group < 1:
+        raise OpAttributeInvalid(f"attribute 'group' is {group}, must be >= 1")
+    return group
+
+
+@register_converter("Conv")
+@_impl(1, 11)
+class Conv(OnnxOpConverter):
+    """X (N, C, *S), W (M, C / group, *K), optional B (M,) -> nn.conv{1,2,3}d (+ nn.bias_add)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, weight = inputs[0], inputs[1]
+        bias = inputs[2] if len(inputs) > 2 else None
+        rank = _rank_of(data, "Conv")
+        if len(_shape(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        if not all(isinstance(k, int) for k in kernel):
+            unsupported("Conv with a symbolic kernel shape and no kernel_shape attribute")
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "Conv")
+        y = getattr(_op.nn, f"conv{rank}d")(data, weight, strides=strides, padding=pads, dilation=dilations,
+                                            groups=_group(attr), kernel_size=kernel)
+        return _bias(y, bias)
+
+
+@register_converter("ConvTranspose")
+@_impl(1, 11)
+class ConvTranspose(OnnxOpConverter):
+    """X (N, C, *S), W (C, M / group, *K), optional B -> nn.conv{1,2,3}d_transpose (+ nn.bias_add).
+
+    output_shape (when given) wins over pads: total_padding = stride * (in - 1) + output_padding
+    + (K - 1) * dilation + 1 - output_shape, split as auto_pad says (SAME_UPPER: the odd one at the end; otherwise
+    at the beginning). A negative end padding becomes extra output_padding (zeros appended)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, weight = inputs[0], inputs[1]
+        bias = inputs[2] if len(inputs) > 2 else None
+        rank = _rank_of(data, "ConvTranspose")
+        if len(_shape(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        if not all(isinstance(k, int) for k in kernel):
+            unsupported("ConvTranspose with a symbolic kernel shape and no kernel_shape attribute")
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        out_pad = _spatial_attr(attr, "output_padding", rank, 0)
+        auto_pad = _check_auto_pad(attr)
+        output_shape = attr.get("output_shape")
+        if output_shape is not None and len(output_shape) == rank + 2:
+            output_shape = output_shape[2:]  # some exporters give the full shape
+        if output_shape is None and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            output_shape = [s * st for s, st in zip(_static_spatial(data, f"ConvTranspose with {auto_pad}"),
+                                                    strides)]
+        if output_shape is not None:
+            if len(output_shape) != rank:
+                raise OpAttributeInvalid(f"attribute 'output_shape' {list(output_shape)} does not have {rank} "
+                                         "spatial dims")
+            sizes = _static_spatial(data, "ConvTranspose with output_shape")
+            begin, end = [], []
+            for i in range(rank):
+                total = (strides[i] * (sizes[i] - 1) + out_pad[i] + (kernel[i] - 1) * dilations[i] + 1
+                         - output_shape[i])
+                small, large = total // 2, total - total // 2
+                b, e = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+                if b < 0:
+                    unsupported(f"ConvTranspose output_shape {list(output_shape)} needs a negative begin padding")
+                if e < 0:
+                    out_pad[i] += -e
+                    e = 0
+                begin.append(b)
+                end.append(e)
+            pads = begin + end
+        elif auto_pad == "VALID":
+            pads = [0] * 2 * rank
+        else:
+            pads = _pads(attr, rank)
+        y = getattr(_op.nn, f"conv{rank}d_transpose")(data, weight, strides=strides, padding=pads,
+                                                      dilation=dilations, groups=_group(attr), kernel_size=kernel,
+                                                      output_padding=out_pad)
+        return _bias(y, bias)
+
+
+def _pool_common(data, attr, ctx, what, dilations_since, ceil_since):
+    """(rank, kernel, strides, dilations, pads, ceil_mode) of an ONNX pooling node."""
+    rank = _rank_of(data, what)
+    if "kernel_shape" not in attr:
+        raise OpAttributeInvalid("attribute 'kernel_shape' is required")
+    kernel = _spatial_attr(attr, "kernel_shape", rank, 1)
+    strides = _spatial_attr(attr, "strides", rank, 1)
+    for name, since in (("dilations", dilations_since), ("ceil_mode", ceil_since)):
+        if name in attr and (since is None or ctx.opset < since):
+            raise OpAttributeInvalid(f"attribute '{name}' does not exist in {what} of opset {ctx.opset}")
+    dilations = _spatial_attr(attr, "dilations", rank, 1)
+    pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, what)
+    return rank, kernel, strides, dilations, pads, bool(attr.get("ceil_mode", 0))
+
+
+@register_converter("MaxPool")
+@_impl(1, 8, 10, 11, 12)
+class MaxPool(OnnxOpConverter):
+    """-> nn.max_pool{1,2,3}d, or nn.max_pool{1,2,3}d_with_argmax when the node asks for Indices (opset >= 8)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data = inputs[0]
+        rank, kernel, strides, dilations, pads, ceil_mode = _pool_common(data, attr, ctx, "MaxPool", 10, 10)
+        storage_order = attr.get("storage_order", 0)
+        if storage_order not in (0, 1):
+            raise OpAttributeInvalid(f"attribute 'storage_order' is {storage_order}, must be 0 or 1")
+        outputs = list(ctx.node.output) if ctx.node is not None else []
+        if len(outputs) > 1 and outputs[1]:
+            if ctx.opset < 8:
+                raise OpAttributeInvalid(f"MaxPool of opset {ctx.opset} has one output, the node asks for two")
+            call = getattr(_op.nn, f"max_pool{rank}d_with_argmax")(
+                data, pool_size=kernel, strides=strides, dilation=dilations, padding=pads, ceil_mode=ceil_mode,
+                storage_order=storage_order)
+            return [_expr.TupleGetItem(call, 0), _expr.TupleGetItem(call, 1)]
+        return getattr(_op.nn, f"max_pool{rank}d")(data, pool_size=kernel, strides=strides, dilation=dilations,
+                                                   padding=pads, ceil_mode=ceil_mode)
+
+
+@register_converter("AveragePool")
+@_impl(1, 7, 10, 11, 19)
+class AveragePool(OnnxOpConverter):
+    """-> nn.avg_pool{1,2,3}d (count_include_pad from opset 7, ceil_mode from 10, dilations from 19)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        if "count_include_pad" in attr and ctx.opset < 7:
+            raise OpAttributeInvalid(f"attribute 'count_include_pad' does not exist in AveragePool of opset "
+                                     f"{ctx.opset}")
+        rank, kernel, strides, dilations, pads, ceil_mode = _pool_common(inputs[0], attr, ctx, "AveragePool",
+                                                                         19, 10)
+        return getattr(_op.nn, f"avg_pool{rank}d")(inputs[0], pool_size=kernel, strides=strides,
+                                                   dilation=dilations, padding=pads, ceil_mode=ceil_mode,
+                                                   count_include_pad=bool(attr.get("count_include_pad", 0)))
+
+
+@register_converter("LpPool")
+@_impl(1, 2, 11, 18)
+class LpPool(OnnxOpConverter):
+    """-> nn.lp_pool{1,2,3}d (p a float at opset 1, an int from 2; ceil_mode and dilations from 18)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        rank, kernel, strides, dilations, pads, ceil_mode = _pool_common(inputs[0], attr, ctx, "LpPool", 18, 18)
+        p = attr.get("p", 2)
+        if not p > 0:
+            raise OpAttributeInvalid(f"attribute 'p' is {p}, must be positive")
+        return getattr(_op.nn, f"lp_pool{rank}d")(inputs[0], pool_size=kernel, strides=strides,
+                                                  dilation=dilations, padding=pads, ceil_mode=ceil_mode, p=p)
+
+
+def _global(builder):
+    class Converter(OnnxOpConverter):
+        @classmethod
+        def _impl_v1(cls, inputs, attr, ctx):
+            return builder(inputs[0], attr)
+
+    return Converter
+
+
+def _global_lp(data, attr):
+    p = attr.get("p", 2)
+    if not p > 0:
+        raise OpAttributeInvalid(f"attribute 'p' is {p}, must be positive")
+    return _op.nn.global_lp_pool(data, p=p)
+
+
+register_converter("GlobalAveragePool")(type("GlobalAveragePool", (_global(
+    lambda data, attr: _op.nn.global_avg_pool(data)),), {}))
+register_converter("GlobalMaxPool")(type("GlobalMaxPool", (_global(
+    lambda data, attr: _op.nn.global_max_pool(data)),), {}))
+register_converter("GlobalLpPool")(type("GlobalLpPool", (_global(_global_lp),), {"_impl_v2": classmethod(
+    lambda cls, inputs, attr, ctx: _global_lp(inputs[0], attr))}))
+
+
+def _scalar(value, like):
+    return _expr.const(np.asarray(value, dtype=to_numpy_dtype(_dtype(like))))
+
+
+@register_converter("Gemm")
+@_impl(1, 6, 7, 9, 11, 13)
+class Gemm(OnnxOpConverter):
+    """Y = alpha * A' @ B' + beta * C -> nn.matmul(transpose_a, transpose_b), then multiply / add.
+
+    Before opset 7, C broadcasts only with broadcast=1 (else it must be (M, N)); it is required before 11."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        a, b = inputs[0], inputs[1]
+        c = inputs[2] if len(inputs) > 2 else None
+        for name, x in (("A", a), ("B", b)):
+            if len(_shape(x)) != 2:
+                raise ValueError(f"input {name} must be 2-D, got shape {tuple(_shape(x))}")
+        if c is None and ctx.opset < 11:
+            raise ValueError(f"Gemm of opset {ctx.opset} requires input C")
+        alpha, beta = float(attr.get("alpha", 1.0)), float(attr.get("beta", 1.0))
+        y = _op.nn.matmul(a, b, transpose_a=bool(attr.get("transA", 0)), transpose_b=bool(attr.get("transB", 0)))
+        integer = np.dtype(to_numpy_dtype(_dtype(a))).kind in "iu"
+        if integer and (alpha != 1.0 or (c is not None and beta != 1.0)):
+            unsupported("Gemm on integer inputs with alpha or beta other than 1")
+        if alpha != 1.0:
+            y = _op.multiply(y, _scalar(alpha, a))
+        if c is None:
+            return y
+        if ctx.opset < 7 and not attr.get("broadcast", 0):
+            y_shape = ctx.infer_type(y).checked_type.shape
+            if len(_shape(c)) != 2 or any(isinstance(p, int) and isinstance(q, int) and p != q
+                                          for p, q in zip(_shape(c), y_shape)):
+                raise ValueError(f"C of shape {tuple(_shape(c))} must match the product's shape {tuple(y_shape)} "
+                                 "without broadcast=1")
+        if beta != 1.0:
+            c = _op.multiply(c, _scalar(beta, c))
+        return _op.add(y, c)
+
+
+@register_converter("MatMul")
+@_impl(1, 9, 13)
+class MatMul(OnnxOpConverter):
+    """numpy.matmul -> nn.matmul."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        return _op.nn.matmul(inputs[0], inputs[1])
+
+
+@register_converter("Einsum")
+@_impl(12)
+class Einsum(OnnxOpConverter):
+    """-> einsum(Tuple(inputs), equation)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        if "equation" not in attr:
+            raise OpAttributeInvalid("attribute 'equation' is required")
+        return _op.nn.einsum(list(inputs), attr["equation"])
+
+
+def _zero_point(inputs, i, like):
+    """The optional zero point input i, or a scalar 0 of like's dtype."""
+    if len(inputs) > i and inputs[i] is not None:
+        return inputs[i]
+    return _scalar(0, like)
+
+
+@register_converter("MatMulInteger")
+@_impl(10)
+class MatMulInteger(OnnxOpConverter):
+    """-> nn.matmul_integer(A, B, a_zero_point or 0, b_zero_point or 0) (int32)."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        a, b = inputs[0], inputs[1]
+        return _op.nn.matmul_integer(a, b, _zero_point(inputs, 2, a), _zero_point(inputs, 3, b))
+
+
+@register_converter("ConvInteger")
+@_impl(10)
+class ConvInteger(OnnxOpConverter):
+    """-> nn.conv{1,2,3}d_integer(x, w, x_zero_point or 0, w_zero_point or 0) (int32); pads as Conv's."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, weight = inputs[0], inputs[1]
+        rank = _rank_of(data, "ConvInteger")
+        if len(_shape(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "ConvInteger")
+        return getattr(_op.nn, f"conv{rank}d_integer")(
+            data, weight, _zero_point(inputs, 2, data), _zero_point(inputs, 3, weight), strides=strides,
+            padding=pads, dilation=dilations, groups=_group(attr), kernel_size=kernel)
+
+
+def _constant_ints(ctx, expr, what):
+    value = ctx.try_constant(expr)
+    if value is None:
+        unsupported(f"{what} must be a constant (an initializer or Constant), not a value computed at run time")
+    return [int(v) for v in np.asarray(value).ravel()]
+
+
+@register_converter("MaxUnpool")
+@_impl(9, 11)
+class MaxUnpool(OnnxOpConverter):
+    """X, I (MaxPool's Indices), optional output_shape (constant, full shape) -> nn.max_unpool{1,2,3}d."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, indices = inputs[0], inputs[1]
+        rank = _rank_of(data, "MaxUnpool")
+        if "kernel_shape" not in attr:
+            raise OpAttributeInvalid("attribute 'kernel_shape' is required")
+        kernel = _spatial_attr(attr, "kernel_shape", rank, 1)
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        pads = _pads(attr, rank)
+        output_size = None
+        if len(inputs) > 2 and inputs[2] is not None:
+            shape = _constant_ints(ctx, inputs[2], "MaxUnpool's output_shape")
+            if len(shape) != rank + 2:
+                raise ValueError(f"output_shape {shape} must have {rank + 2} values")
+            output_size = shape[2:]
+        return getattr(_op.nn, f"max_unpool{rank}d")(data, indices, pool_size=kernel, strides=strides, padding=pads,
+                                                     output_size=output_size)
+
+
+@register_converter("Col2Im")
+@_impl(18)
+class Col2Im(OnnxOpConverter):
+    """input (N, C * prod(block_shape), L), image_shape and block_shape (constants) -> nn.col2im."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        image = _constant_ints(ctx, inputs[1], "Col2Im's image_shape")
+        block = _constant_ints(ctx, inputs[2], "Col2Im's block_shape")
+        rank = len(image)
+        return _op.nn.col2im(inputs[0], image, block, strides=_spatial_attr(attr, "strides", rank, 1),
+                             dilation=_spatial_attr(attr, "dilations", rank, 1), padding=_pads(attr, rank))
+
+
+@register_converter("DeformConv")
+@_impl(19)
+class DeformConv(OnnxOpConverter):
+    """X, W, offset, optional B, optional mask -> nn.(modulated_)deformable_conv2d (+ nn.bias_add); 2-D only."""
+
+    @classmethod
+    def _convert(cls, inputs, attr, ctx):
+        data, weight, offset = inputs[0], inputs[1], inputs[2]
+        bias = inputs[3] if len(inputs) > 3 else None
+        mask = inputs[4] if len(inputs) > 4 else None
+        rank = _rank_of(data, "DeformConv", ranks=(2,))
+        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        strides = _spatial_attr(attr, "strides", rank, 1)
+        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        common = dict(strides=strides, padding=_pads(attr, rank), dilation=dilations,
+                      deformable_groups=attr.get("offset_group", 1), groups=_group(attr), kernel_size=kernel)
+        if mask is None:
+            y = _op.nn.deformable_conv2d(data, offset, weight, **common)
+        else:
+            y = _op.nn.modulated_deformable_conv2d(data, offset, weight, mask, **common)
+        return _bias(y, bias)

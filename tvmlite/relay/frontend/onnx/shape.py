@@ -1,0 +1,719 @@
+"""Shape and data-movement ops: Reshape, Transpose, Concat, Split, Slice, Gather*, Scatter*, Expand, Tile, Pad,
+Squeeze/Unsqueeze, Flatten, DepthToSpace/SpaceToDepth, Shape, Size, ConstantOfShape, Range, Trilu, EyeLike,
+OneHot, Where, Compress, ReverseSequence, NonZero, CenterCropPad.
+
+An input that decides the output's shape (Reshape's shape, Slice's bounds, Pad's pads, ...) is read with
+ctx.try_constant: a constant gives the static op (typed dims), anything else the dyn.* op (dims "?"). Shape and
+Size of a statically shaped input are constants, so shape arithmetic on them stays static downstream.
+"""
+import numpy as np
+
+from .... import error as _error
+from ... import expr as _expr
+from ... import op as _op
+from .common import OnnxOpConverter, register_converter, unsupported
+from .importer import tensor_dtype
+
+
+# ------------------------------------------------------------------------------------------------- helpers
+
+def _shape(expr):
+    return list(expr.checked_type.shape)
+
+
+def _is_static(shape):
+    return all(isinstance(d, int) for d in shape)
+
+
+def _const_ints(ctx, expr):
+    """expr's value as a list of Python ints when it is constant, else None."""
+    if expr is None:
+        return None
+    value = ctx.try_constant(expr)
+    return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _i64(values):
+    return _expr.const(np.asarray(values, dtype=np.int64).reshape(-1))
+
+
+def _norm_axis(axis, rank, what):
+    if not -rank <= axis < max(rank, 1):
+        raise _error.OpAttributeInvalid(f"{what}: axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _outputs(ctx):
+    return len(ctx.node.output)
+
+
+class _Converter(OnnxOpConverter):
+    """Base of this family's converters: an OpError (which the importer passes through unprefixed) names the
+    node: "Pad node 'pad_1': mode 'wrap' ..."."""
+
+    @classmethod
+    def get_converter(cls, opset):
+        impl = super().get_converter(opset)
+
+        def convert(inputs, attr, ctx):
+            try:
+                result = impl(inputs, attr, ctx)
+            except _error.OpError as err:
+                node = ctx.node
+                label = f"{node.op_type} node '{node.name}'" if node.name else f"{node.op_type} node"
+                raise type(err)(f"{label}: {err}") from err
+            given = [i for i in inputs if i is not None]
+            if given and all(isinstance(i, _expr.Constant) for i in given):
+                result = [_fold(r) for r in result] if isinstance(result, list) else _fold(result)
+            return result
+
+        convert.__name__ = convert.__qualname__ = impl.__name__
+        return convert
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _evaluate(expr):
+    """The value of an expression over constants, with the ops' references; _NotConstant otherwise."""
+    from ....ir.op import Op
+    from ...op.op import get_reference
+
+    if isinstance(expr, _expr.Constant):
+        return expr.data.numpy()
+    if isinstance(expr, _expr.Tuple):
+        return tuple(_evaluate(f) for f in expr.fields)
+    if isinstance(expr, _expr.TupleGetItem):
+        return _evaluate(expr.tuple_value)[expr.index]
+    if isinstance(expr, _expr.Call) and isinstance(expr.op, Op):
+        ref = get_reference(expr.op.name)
+        if ref is not None:
+            return ref(expr.attrs, *[_evaluate(a) for a in expr.args])
+    raise _NotConstant()
+
+
+def _fold(expr):
+    """Shape computations on constants (Shape -> Gather -> Concat -> Reshape on a static input) become
+    constants, so what consumes them gets the static op and static types."""
+    if expr is None or isinstance(expr, _expr.Constant):
+        return expr
+    try:
+        value = np.asarray(_evaluate(expr))
+        if value.dtype.kind not in "biuf":
+            return expr
+        return _expr.const(value, value.dtype.name)
+    except _NotConstant:
+        return expr
+
+
+# ----------------------------------------------------------------------------------- reshape and friends
+
+@register_converter("Reshape")
+class Reshape(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        if "shape" not in attr:
+            raise _error.OpAttributeRequired("attribute 'shape' is required")
+        return _op.reshape(inputs[0], attr["shape"])
+
+    @classmethod
+    def _impl_v5(cls, inputs, attr, ctx):
+        allowzero = bool(attr.get("allowzero", 0))
+        shape = _const_ints(ctx, inputs[1])
+        if shape is None:
+            return _op.reshape(inputs[0], inputs[1], allowzero)
+        return _op.reshape(inputs[0], shape, allowzero)
+
+
+@register_converter("Transpose")
+class Transpose(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _op.transpose(inputs[0], attr.get("perm"))
+
+
+@register_converter("Concat")
+class Concat(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _op.concatenate([i for i in inputs if i is not None], attr.get("axis", 1))
+
+    @classmethod
+    def _impl_v4(cls, inputs, attr, ctx):
+        if "axis" not in attr:
+            raise _error.OpAttributeRequired("attribute 'axis' is required")
+        return _op.concatenate([i for i in inputs if i is not None], attr["axis"])
+
+
+def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
+    """Split data along axis into len(node.output) pieces: at sizes (ints), by a tensor of sizes, or equally
+    (num_outputs: ONNX 18's ceil-sized chunks)."""
+    n_out = _outputs(ctx)
+    shape = _shape(data)
+    axis = _norm_axis(axis, len(shape), "Split")
+    dim = shape[axis]
+    if sizes is None and sizes_expr is None:
+        if num_outputs is not None and isinstance(dim, int) and dim % n_out:
+            chunk = -(-dim // n_out)
+            sizes = [chunk] * (n_out - 1) + [dim - chunk * (n_out - 1)]
+            if sizes[-1] < 0:
+                raise ValueError(f"Split: dim {dim} cannot give {n_out} outputs of {chunk}")
+        else:
+            return list(_op.split(data, n_out, axis))
+    if sizes is not None:
+        if len(sizes) != n_out:
+            raise ValueError(f"Split: 'split' has {len(sizes)} entries for {n_out} outputs")
+        if any(s < 0 for s in sizes) or (isinstance(dim, int) and sum(sizes) != dim):
+            raise ValueError(f"Split: sizes {sizes} do not add up to dim {axis} of {tuple(shape)}")
+        points = list(np.cumsum(sizes)[:-1])
+        return list(_op.split(data, [int(p) for p in points], axis))
+    # Sizes known at run time only: slice [sum(sizes[:i]), sum(sizes[:i+1])) for each output.
+    begin = _i64([0])
+    outs = []
+    for i in range(n_out):
+        size = _op.strided_slice(sizes_expr, [i], [i + 1])
+        end = _op.add(begin, size)
+        outs.append(_op.strided_slice(data, begin, end, _i64([1]), _i64([axis])))
+        begin = end
+    return outs
+
+
+@register_converter("Split")
+class Split(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        if len(inputs) > 1 and inputs[1] is not None:
+            return cls._from_input(inputs, attr, ctx)
+        return _split(ctx, inputs[0], attr.get("axis", 0), attr.get("split"))
+
+    @classmethod
+    def _impl_v2(cls, inputs, attr, ctx):
+        return _split(ctx, inputs[0], attr.get("axis", 0), attr.get("split"))
+
+    @classmethod
+    def _impl_v13(cls, inputs, attr, ctx):
+        if len(inputs) > 1 and inputs[1] is not None:
+            return cls._from_input(inputs, attr, ctx)
+        return _split(ctx, inputs[0], attr.get("axis", 0), None)
+
+    @classmethod
+    def _impl_v18(cls, inputs, attr, ctx):
+        if len(inputs) > 1 and inputs[1] is not None:
+            if "num_outputs" in attr:
+                raise _error.OpAttributeInvalid("give either the 'split' input or 'num_outputs', not both")
+            return cls._from_input(inputs, attr, ctx)
+        if "num_outputs" not in attr:
+            raise _error.OpAttributeRequired("one of the 'split' input and the 'num_outputs' attribute is required")
+        if attr["num_outputs"] != _outputs(ctx):
+            raise _error.OpAttributeInvalid(f"num_outputs is {attr['num_outputs']} but the node has "
+                                            f"{_outputs(ctx)} outputs")
+        return _split(ctx, inputs[0], attr.get("axis", 0), None, num_outputs=attr["num_outputs"])
+
+    @classmethod
+    def _from_input(cls, inputs, attr, ctx):
+        sizes = _const_ints(ctx, inputs[1])
+        if sizes is not None:
+            return _split(ctx, inputs[0], attr.get("axis", 0), sizes)
+        return _split(ctx, inputs[0], attr.get("axis", 0), None, sizes_expr=inputs[1])
+
+
+# ------------------------------------------------------------------------------------------------- slicing
+
+@register_converter("Slice")
+class Slice(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        starts, ends = attr.get("starts"), attr.get("ends")
+        if starts is None or ends is None:
+            raise _error.OpAttributeRequired("attributes 'starts' and 'ends' are required")
+        return _op.strided_slice(inputs[0], starts, ends, axes=attr.get("axes"))
+
+    @classmethod
+    def _impl_v10(cls, inputs, attr, ctx):
+        data, starts, ends = inputs[0], inputs[1], inputs[2]
+        axes = inputs[3] if len(inputs) > 3 else None
+        steps = inputs[4] if len(inputs) > 4 else None
+        values = [_const_ints(ctx, v) for v in (starts, ends, axes, steps)]
+        if all(v is not None or e is None for v, e in zip(values, (starts, ends, axes, steps))):
+            s, e, a, st = values
+            return _op.strided_slice(data, s, e, strides=st, axes=a)
+        n = _shape(starts)[0]
+        if not isinstance(n, int):
+            unsupported("Slice: 'starts' of a run-time length")
+        exprs = [v if v is not None else None for v in (starts, ends, axes, steps)]
+        axes_e = exprs[2] if exprs[2] is not None else _i64(np.arange(n))
+        steps_e = exprs[3] if exprs[3] is not None else _i64(np.ones(n))
+        return _op.strided_slice(data, exprs[0], exprs[1], strides=steps_e, axes=axes_e)
+
+
+@register_converter("Gather")
+class Gather(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _op.take(inputs[0], inputs[1], axis=attr.get("axis", 0))
+
+
+@register_converter("GatherElements")
+class GatherElements(_Converter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.gather_elements(inputs[0], inputs[1], attr.get("axis", 0))
+
+
+@register_converter("GatherND")
+class GatherND(_Converter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.gather_nd(inputs[0], inputs[1])
+
+    @classmethod
+    def _impl_v12(cls, inputs, attr, ctx):
+        return _op.gather_nd(inputs[0], inputs[1], attr.get("batch_dims", 0))
+
+
+_REDUCTIONS = {"none": "update", "add": "add", "mul": "mul", "max": "max", "min": "min"}
+
+
+def _reduction(attr, allowed):
+    r = attr.get("reduction", "none")
+    if r not in allowed:
+        raise _error.OpAttributeInvalid(f"reduction '{r}' (this opset allows: {', '.join(allowed)})")
+    return _REDUCTIONS[r]
+
+
+@register_converter("ScatterElements")
+class ScatterElements(_Converter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0), reduction=_reduction(attr, ["none"]))
+
+    @classmethod
+    def _impl_v16(cls, inputs, attr, ctx):
+        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0),
+                                    reduction=_reduction(attr, ["none", "add", "mul"]))
+
+    @classmethod
+    def _impl_v18(cls, inputs, attr, ctx):
+        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0),
+                                    reduction=_reduction(attr, list(_REDUCTIONS)))
+
+
+@register_converter("Scatter")
+class Scatter(_Converter):
+    """Deprecated since opset 11: ScatterElements without reduction."""
+
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0))
+
+
+@register_converter("ScatterND")
+class ScatterND(_Converter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.scatter_nd(*inputs[:3], mode=_reduction(attr, ["none"]))
+
+    @classmethod
+    def _impl_v16(cls, inputs, attr, ctx):
+        return _op.scatter_nd(*inputs[:3], mode=_reduction(attr, ["none", "add", "mul"]))
+
+    @classmethod
+    def _impl_v18(cls, inputs, attr, ctx):
+        return _op.scatter_nd(*inputs[:3], mode=_reduction(attr, list(_REDUCTIONS)))
+
+
+# ---------------------------------------------------------------------------------------- expand, tile, pad
+
+@register_converter("Expand")
+class Expand(_Converter):
+    @classmethod
+    def _impl_v8(cls, inputs, attr, ctx):
+        shape = _const_ints(ctx, inputs[1])
+        return _op.broadcast_to(inputs[0], inputs[1] if shape is None else shape)
+
+
+@register_converter("Tile")
+class Tile(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        tiles, axis = _const_ints(ctx, inputs[1]), _const_ints(ctx, inputs[2])
+        if tiles is None or axis is None:
+            unsupported("Tile (opset < 6): run-time 'tiles' or 'axis'")
+        rank = len(_shape(inputs[0]))
+        reps = [1] * rank
+        reps[_norm_axis(axis[0], rank, "Tile")] = tiles[0]
+        return _op.tile(inputs[0], reps)
+
+    @classmethod
+    def _impl_v6(cls, inputs, attr, ctx):
+        reps = _const_ints(ctx, inputs[1])
+        rank = len(_shape(inputs[0]))
+        if reps is not None and len(reps) != rank:
+            raise ValueError(f"Tile: 'repeats' has {len(reps)} entries for an input of rank {rank}")
+        return _op.tile(inputs[0], inputs[1] if reps is None else reps)
+
+
+_PAD_MODES = {1: ("constant", "reflect", "edge"), 19: ("constant", "reflect", "edge", "wrap")}
+
+
+def _pad(ctx, data, pads, pads_expr, value, mode, axes, axes_expr, modes):
+    if mode not in modes:
+        raise _error.OpAttributeInvalid(f"mode '{mode}' (this opset allows: {', '.join(modes)})")
+    rank = len(_shape(data))
+    dtype = data.checked_type.dtype
+    if value is None:
+        value = _zero(data)
+    elif isinstance(value, (int, float)):
+        value = _expr.const(np.array(value).astype(_np_dtype(dtype)), str(dtype))
+    elif len(_shape(value)) != 0:
+        value = _op.reshape(value, [])
+    if pads is not None and axes_expr is None:
+        axes = list(range(rank)) if axes is None else [_norm_axis(a, rank, "Pad") for a in axes]
+        if len(pads) != 2 * len(axes):
+            raise ValueError(f"Pad: {len(pads)} pads for {len(axes)} axes (expected 2 per axis)")
+        widths = [(0, 0)] * rank
+        for i, a in enumerate(axes):
+            widths[a] = (pads[i], pads[i + len(axes)])
+        return _op.nn.pad(data, widths, value, mode)
+    pads_e = pads_expr if pads_expr is not None else _i64(pads)
+    axes_e = axes_expr if axes_expr is not None else _i64(list(range(rank)) if axes is None else axes)
+    return _op.nn.pad(data, pads_e, value, mode, axes=axes_e)
+
+
+def _np_dtype(dtype):
+    from ...backend.dtypes import to_numpy_dtype
+
+    return to_numpy_dtype(str(dtype))
+
+
+@register_converter("Pad")
+class Pad(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        if "paddings" not in attr:
+            raise _error.OpAttributeRequired("attribute 'paddings' is required")
+        return _pad(ctx, inputs[0], attr["paddings"], None, attr.get("value", 0.0), attr.get("mode", "constant"),
+                    None, None, _PAD_MODES[1])
+
+    @classmethod
+    def _impl_v2(cls, inputs, attr, ctx):
+        if "pads" not in attr:
+            raise _error.OpAttributeRequired("attribute 'pads' is required")
+        return _pad(ctx, inputs[0], attr["pads"], None, attr.get("value", 0.0), attr.get("mode", "constant"),
+                    None, None, _PAD_MODES[1])
+
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return cls._inputs(inputs, attr, ctx, _PAD_MODES[1])
+
+    @classmethod
+    def _impl_v19(cls, inputs, attr, ctx):
+        return cls._inputs(inputs, attr, ctx, _PAD_MODES[19])
+
+    @classmethod
+    def _inputs(cls, inputs, attr, ctx, modes):
+        data, pads_e = inputs[0], inputs[1]
+        value = inputs[2] if len(inputs) > 2 else None
+        axes_e = inputs[3] if len(inputs) > 3 else None
+        pads, axes = _const_ints(ctx, pads_e), _const_ints(ctx, axes_e)
+        if axes_e is not None and axes is not None:
+            axes_e = None
+        return _pad(ctx, data, pads, None if pads is not None else pads_e, value, attr.get("mode", "constant"),
+                    axes, axes_e, modes)
+
+
+# ------------------------------------------------------------------------------- squeeze, unsqueeze, flatten
+
+@register_converter("Squeeze")
+class Squeeze(_Converter):
+    """Without axes, the dims known to be 1 are squeezed and listed explicitly, so the type and the run agree
+    when a symbolic dim turns out to be 1 at run time (it is kept, as TVM does)."""
+
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return cls._squeeze(inputs[0], attr.get("axes"))
+
+    @classmethod
+    def _impl_v13(cls, inputs, attr, ctx):
+        if len(inputs) < 2 or inputs[1] is None:
+            return cls._squeeze(inputs[0], None)
+        axes = _const_ints(ctx, inputs[1])
+        return _op.squeeze(inputs[0], inputs[1] if axes is None else axes)
+
+    @classmethod
+    def _squeeze(cls, data, axes):
+        if axes is None:
+            axes = [i for i, d in enumerate(_shape(data)) if isinstance(d, int) and d == 1]
+        return _op.squeeze(data, axes)
+
+
+def _unsqueeze(data, axes):
+    rank = len(_shape(data)) + len(axes)
+    norm = sorted(_norm_axis(a, rank, "Unsqueeze") for a in axes)
+    if len(set(norm)) != len(norm):
+        raise _error.OpAttributeInvalid(f"Unsqueeze: repeated axes {axes}")
+    out = data
+    for a in norm:
+        out = _op.expand_dims(out, a)
+    return out
+
+
+@register_converter("Unsqueeze")
+class Unsqueeze(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        if "axes" not in attr:
+            raise _error.OpAttributeRequired("attribute 'axes' is required")
+        return _unsqueeze(inputs[0], attr["axes"])
+
+    @classmethod
+    def _impl_v13(cls, inputs, attr, ctx):
+        axes = _const_ints(ctx, inputs[1])
+        return _op.expand_dims(inputs[0], inputs[1]) if axes is None else _unsqueeze(inputs[0], axes)
+
+
+@register_converter("Flatten")
+class Flatten(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        shape = _shape(inputs[0])
+        rank = len(shape)
+        axis = attr.get("axis", 1)
+        if not -rank <= axis <= rank:
+            raise _error.OpAttributeInvalid(f"Flatten: axis {axis} is out of range for rank {rank}")
+        axis = axis + rank if axis < 0 else axis
+        left, right = shape[:axis], shape[axis:]
+        if axis == 0:
+            return _op.reshape(inputs[0], [1, -1])
+        if axis == 1:
+            return _op.reshape(inputs[0], [0, -1])
+        if _is_static(right):
+            return _op.reshape(inputs[0], [-1, int(np.prod(right, dtype=np.int64))])
+        if _is_static(left):
+            return _op.reshape(inputs[0], [int(np.prod(left, dtype=np.int64)), -1])
+        dims = _op.shape_of(inputs[0])
+        new = _op.concatenate([_op.reshape(_prod(dims, 0, axis), [1]), _i64([-1])], 0)
+        return _op.reshape(inputs[0], new)
+
+
+def _prod(dims, lo, hi):
+    out = _op.take(dims, _expr.const(np.int64(lo)), axis=0)
+    for i in range(lo + 1, hi):
+        out = _op.multiply(out, _op.take(dims, _expr.const(np.int64(i)), axis=0))
+    return out
+
+
+@register_converter("DepthToSpace")
+class DepthToSpace(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode="DCR")
+
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode=attr.get("mode", "DCR"))
+
+
+@register_converter("SpaceToDepth")
+class SpaceToDepth(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode="DCR")
+
+    @classmethod
+    def _impl_v28(cls, inputs, attr, ctx):
+        return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode=attr.get("mode", "DCR"))
+
+
+def _blocksize(attr):
+    if "blocksize" not in attr:
+        raise _error.OpAttributeRequired("attribute 'blocksize' is required")
+    return attr["blocksize"]
+
+
+# ------------------------------------------------------------------------------------------ shape queries
+
+@register_converter("Shape")
+class Shape(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        return cls._shape(inputs[0], 0, None)
+
+    @classmethod
+    def _impl_v15(cls, inputs, attr, ctx):
+        return cls._shape(inputs[0], attr.get("start", 0), attr.get("end"))
+
+    @classmethod
+    def _shape(cls, data, start, end):
+        shape = _shape(data)
+        rank = len(shape)
+        # ONNX clamps start and end to [0, rank] after counting negatives from the end.
+        start = min(max(start + rank if start < 0 else start, 0), rank)
+        end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
+        if _is_static(shape[start:end]):
+            return _i64(shape[start:end])
+        out = _op.shape_of(data)
+        if (start, end) != (0, rank):
+            out = _op.strided_slice(out, [start], [max(end, start)])
+        return out
+
+
+@register_converter("Size")
+class Size(_Converter):
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        shape = _shape(inputs[0])
+        if _is_static(shape):
+            return _expr.const(np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64))
+        return _op.ndarray_size(inputs[0])
+
+
+# ------------------------------------------------------------------------------------------- constructors
+
+@register_converter("ConstantOfShape")
+class ConstantOfShape(_Converter):
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        value = attr.get("value")
+        value = np.zeros((), np.float32) if value is None else np.asarray(value).reshape(-1)
+        if value.size != 1:
+            raise _error.OpAttributeInvalid(f"'value' must hold one element, got {value.size}")
+        fill = _expr.const(value.reshape(()))
+        shape = _const_ints(ctx, inputs[0])
+        if shape is not None:
+            if any(d < 0 for d in shape):
+                raise ValueError(f"ConstantOfShape: negative dim in {shape}")
+            return _expr.const(np.full(shape, value.reshape(()), dtype=value.dtype))
+        return _op.full(fill, inputs[0])
+
+
+@register_converter("Range")
+class Range(_Converter):
+    @classmethod
+    def _impl_v11(cls, inputs, attr, ctx):
+        values = [ctx.try_constant(i) for i in inputs[:3]]
+        if all(v is not None for v in values):
+            start, limit, delta = (np.asarray(v).reshape(()) for v in values)
+            if delta == 0:
+                raise ValueError("Range: delta is 0")
+            if start.dtype.kind in "iu":
+                n = max(-(-(int(limit) - int(start)) // int(delta)), 0)
+            else:
+                n = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
+            return _expr.const((start + np.arange(n) * delta).astype(start.dtype))
+        return _op.arange(*inputs[:3])
+
+
+@register_converter("Trilu")
+class Trilu(_Converter):
+    @classmethod
+    def _impl_v14(cls, inputs, attr, ctx):
+        k = inputs[1] if len(inputs) > 1 and inputs[1] is not None else _expr.const(np.int64(0))
+        return _op.trilu(inputs[0], k, upper=bool(attr.get("upper", 1)))
+
+
+@register_converter("EyeLike")
+class EyeLike(_Converter):
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        dtype = tensor_dtype(attr["dtype"]) if attr.get("dtype") else None
+        return _op.eye_like(inputs[0], attr.get("k", 0), dtype)
+
+
+@register_converter("OneHot")
+class OneHot(_Converter):
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        indices, depth, values = inputs[:3]
+        off = _op.take(values, _expr.const(np.int64(0)), axis=0)
+        on = _op.take(values, _expr.const(np.int64(1)), axis=0)
+        d = ctx.try_constant(depth)
+        if d is not None:
+            return _op.one_hot(indices, on, off, int(np.asarray(d).reshape(-1)[0]), axis=attr.get("axis", -1))
+        return _op.one_hot(indices, on, off, depth, axis=attr.get("axis", -1))
+
+
+@register_converter("Where")
+class Where(_Converter):
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        return _op.where(*inputs[:3])
+
+
+@register_converter("Compress")
+class Compress(_Converter):
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        data, cond = inputs[0], inputs[1]
+        axis = attr.get("axis")
+        if axis is None:
+            data, axis = _op.reshape(data, [-1]), 0
+        else:
+            axis = _norm_axis(axis, len(_shape(data)), "Compress")
+        picked = _op.reshape(_op.argwhere(cond), [-1])
+        return _op.take(data, picked, axis=axis)
+
+
+@register_converter("ReverseSequence")
+class ReverseSequence(_Converter):
+    @classmethod
+    def _impl_v10(cls, inputs, attr, ctx):
+        return _op.reverse_sequence(inputs[0], inputs[1], seq_axis=attr.get("time_axis", 0),
+                                    batch_axis=attr.get("batch_axis", 1))
+
+
+@register_converter("NonZero")
+class NonZero(_Converter):
+    @classmethod
+    def _impl_v9(cls, inputs, attr, ctx):
+        return _op.transpose(_op.argwhere(inputs[0]), [1, 0])
+
+
+@register_converter("CenterCropPad")
+class CenterCropPad(_Converter):
+    @classmethod
+    def _impl_v18(cls, inputs, attr, ctx):
+        data, target_e = inputs[0], inputs[1]
+        shape = _shape(data)
+        rank = len(shape)
+        axes = [_norm_axis(a, rank, "CenterCropPad") for a in attr.get("axes", range(rank))]
+        target = _const_ints(ctx, target_e)
+        if target is not None and all(isinstance(shape[a], int) for a in axes):
+            if len(target) != len(axes):
+                raise ValueError(f"CenterCropPad: 'shape' has {len(target)} entries for {len(axes)} axes")
+            begin, end, widths = [], [], [(0, 0)] * rank
+            for a, t in zip(axes, target):
+                d = shape[a]
+                start = max(d - t, 0) // 2
+                begin.append(start)
+                end.append(start + min(d, t))
+                before = max(t - d, 0) // 2
+                widths[a] = (before, max(t - d, 0) - before)
+            out = _op.strided_slice(data, begin, end, axes=axes)
+            return _op.nn.pad(out, widths, _zero(data), "constant")
+        if not all(isinstance(shape[a], int) for a in axes):
+            unsupported("CenterCropPad: symbolic dims on the cropped axes")
+        tdtype = str(target_e.checked_type.dtype)  # int32 or int64 (ONNX's Tind)
+
+        def vec(values):
+            return _expr.const(np.asarray(values, dtype=tdtype).reshape(-1))
+
+        dims = vec([shape[a] for a in axes])
+        diff = _op.subtract(target_e, dims)
+        zero = vec([0] * len(axes))
+        two = vec([2] * len(axes))
+        crop = _op.maximum(_op.negative(diff), zero)
+        grow = _op.maximum(diff, zero)
+        start = _op.floor_divide(crop, two)
+        end = _op.add(start, _op.minimum(target_e, dims))
+        axes_e = _i64(axes)
+        out = _op.strided_slice(data, start, end, _i64([1] * len(axes)), axes_e)
+        before = _op.floor_divide(grow, two)
+        pads = _op.concatenate([before, _op.subtract(grow, before)], 0)
+        return _op.nn.pad(out, pads, _zero(data), "constant", axes=axes_e)
+
+
+def _zero(data):
+    dtype = data.checked_type.dtype
+    return _expr.const(np.zeros((), dtype=_np_dtype(dtype)), str(dtype))

@@ -1,0 +1,3 @@
+"""``relay.text``: text-feature ops (text.tfidf_vectorizer)."""
+from .text import *  # noqa: F401,F403
+from . import _text  # noqa: F401  (registers the references)
