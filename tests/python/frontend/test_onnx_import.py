@@ -266,7 +266,7 @@ def test_constant_chains_fold_at_import():
     np.testing.assert_array_equal(run(mod, {}, x=np.zeros(3, "int64"))[0], [121, 484, 1089])
 
 
-def test_try_constant_reads_params_without_folding_them():
+def test_params_are_run_time_inputs_for_folding():
     w = np.array([2.0, 3.0], "float32")
     nodes = [helper.make_node("Mul", ["w", "w"], ["w2"]), helper.make_node("Probe", ["w2"], ["p"], domain=TEST_DOMAIN),
              helper.make_node("Probe", ["x"], ["q"], domain=TEST_DOMAIN), helper.make_node("Add", ["p", "q"], ["y"])]
@@ -274,9 +274,12 @@ def test_try_constant_reads_params_without_folding_them():
                        extra_opsets=[(TEST_DOMAIN, 1)])
     Probe.seen.clear()
     mod, params = tvmlite.frontend.from_onnx(model)
-    np.testing.assert_allclose(Probe.seen[0], w * w)  # a converter may read a weight-derived shape
-    assert Probe.seen[1] is None  # a graph input's value is unknown
-    assert "multiply" in str(mod)  # but the graph keeps the weight a param
+    assert Probe.seen == [None, None]  # the user may replace the weight: its value is not known at import
+    assert "multiply" in str(mod)
+    Probe.seen.clear()
+    mod, params = tvmlite.frontend.from_onnx(model, freeze_params=True)
+    np.testing.assert_allclose(Probe.seen[0], w * w)  # frozen, it is a constant
+    assert Probe.seen[1] is None and "multiply" not in str(mod)
 
 
 def test_shape_of_static_tensor_is_a_constant():
@@ -428,9 +431,9 @@ def test_try_constant_values_are_the_callers_to_edit():
     model = make_model(nodes, [], [vi("a", None), vi("b", None), vi("c", None), vi("d", None)],
                        [numpy_helper.from_array(w, "w")], extra_opsets=[(TEST_DOMAIN, 1)])
     Probe.seen.clear()
-    mod, params = tvmlite.frontend.from_onnx(model)
-    assert params["w"].tolist() == [2.0, 3.0]
+    mod, params = tvmlite.frontend.from_onnx(model, freeze_params=True)
     assert Probe.seen[0].tolist() == [2.0, 3.0] and Probe.seen[1].tolist() == [-2.0, -3.0]
+    assert run(mod, params)[0].tolist() == [2.0, 3.0]
 
 
 def test_string_initializer_is_not_implemented_clearly():

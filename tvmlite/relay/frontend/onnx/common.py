@@ -31,8 +31,8 @@ does not ask for; an output it asks for must be produced).
 Constants: an input computable at import time usually arrives as a relay Constant already: the importer folds
 each node's result when all its inputs are Constants, and an integer result that depends only on its inputs'
 static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (fold.py). ``ctx.try_constant(expr)``
-also folds on request, reading params (an initializer that feeds a Reshape's shape is a fixed value of the
-model), and returns None when the value is known only at run time. Ops with random results must not be folded:
+also folds on request (any size), and returns None when the value is known only at run time. Params
+(initializers, unless ``freeze_params``) are run-time inputs the user may replace: only their types are known. Ops with random results must not be folded:
 mark them ``Op.get(name).set_attr("TNonDeterministic", True)`` (names with "random", "multinomial" or
 "bernoulli" are recognised without it).
 

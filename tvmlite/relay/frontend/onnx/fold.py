@@ -3,8 +3,7 @@
 Shape-computing subgraphs (Shape -> Gather -> Concat -> Reshape, Resize scales, Slice starts) must be constants
 for the converters that consume them, so the importer folds:
 
-* an expression whose leaves are all Constants (or params, when a converter asks: an initializer that feeds a
-  Reshape's shape is a fixed value of the model);
+* an expression whose leaves are all Constants (a param is a run-time input: only its type is known);
 * an op whose value depends only on its inputs' *types* (Shape, Size, EyeLike of a statically shaped tensor).
   Nothing marks such ops: a non-constant leaf of static type is handed to the references as a ``TypeOnly``
   stand-in that has ``shape``, ``dtype``, ``ndim`` and ``size`` and refuses every access to data (numpy
@@ -144,7 +143,8 @@ def _check_field(value, ty, what):
 class ConstantFolder:
     """Values of expressions known at import time.
 
-    ``leaf_value(var)`` gives a Var's value (a param's array) or None; ``infer_type(expr)`` types an expression.
+    ``leaf_value(var)`` gives a Var's value or None (by default every Var is an input known only by its type);
+    ``infer_type(expr)`` types an expression.
     """
 
     def __init__(self, infer_type, leaf_value=None):

@@ -129,8 +129,7 @@ class GraphImporter(ConverterContext):
         self._infer = None
         self._dims = {}
         self._param_vars = {}  # param Var -> initializer name
-        self._reads_params = set()  # exprs that read a param (never folded eagerly), params included
-        self._folder = ConstantFolder(self.infer_type, self._param_value)
+        self._folder = ConstantFolder(self.infer_type)
 
     # -- ConverterContext ---------------------------------------------------------------------------------------
     def infer_type(self, expr):
@@ -141,8 +140,10 @@ class GraphImporter(ConverterContext):
         return self._infer(expr)
 
     def try_constant(self, expr):
-        """expr's value as a numpy array when it is computable at import time (its leaves are Constants or
-        params, or it depends only on static types: Shape of a static tensor), else None."""
+        """expr's value as a numpy array when it is computable at import time (its leaves are Constants, or it
+        depends only on static types: Shape of a static tensor), else None. Params are run-time inputs (the user
+        may replace them): an expression that reads one has no value here; ``freeze_params=True`` makes them
+        Constants."""
         if expr is None:
             return None
         if isinstance(expr, _expr.Constant):
@@ -164,10 +165,6 @@ class GraphImporter(ConverterContext):
         from .subgraph import convert_subgraph
 
         return convert_subgraph(self, graph, input_types, as_tuple)
-
-    def _param_value(self, var):
-        name = self._param_vars.get(var)
-        return None if name is None else self.params[name]
 
     # -- checks -----------------------------------------------------------------------------------------------
     def check_structure(self, graph):
@@ -312,7 +309,6 @@ class GraphImporter(ConverterContext):
                 self.params[init.name] = array
                 v = _expr.Var(init.name, TensorType(array.shape, from_numpy_dtype(array.dtype)))
                 self._param_vars[v] = init.name
-                self._reads_params.add(v)
                 symbols[init.name] = v
         for vi in graph.input:
             if vi.name in symbols:
@@ -354,7 +350,6 @@ class GraphImporter(ConverterContext):
             kind = _check_attribute_type(onnx, node, a, self.opsets[domain], label)
             attr[a.name] = _attribute_value(onnx, a, label, kind)
         inputs_constant = all(i is None or isinstance(i, _expr.Constant) for i in inputs)
-        reads_params = any(i in self._reads_params for i in inputs if i is not None)
         outer_node, self.node = self.node, node
         outer_scope, self.scope = self.scope, symbols  # the names a subgraph of this node may use
         try:
@@ -374,17 +369,15 @@ class GraphImporter(ConverterContext):
             value = outs[k] if k < len(outs) else None
             if value is None:
                 raise OpNotImplemented(f"{label}: output {k} ('{name}') is not produced by the converter")
-            folded = self._fold(value, inputs_constant, reads_params)
-            if reads_params and not isinstance(folded, _expr.Constant):
-                self._reads_params.add(folded)
-            symbols[name] = folded
+            symbols[name] = self._fold(value, inputs_constant)
 
-    def _fold(self, expr, inputs_constant, reads_params):
+    def _fold(self, expr, inputs_constant):
         """expr, or a Constant of its value when it is computable now and small (see the module docstring).
 
         With every input a Constant, any deterministic result folds. Otherwise only an integer or bool result is
         tried with type-only inputs (Shape, Size): a float result of a non-constant input depends on its data.
-        A result computed from params is never folded: the user may replace a weight.
+        A param (an initializer, unless frozen) is a run-time input: the user may replace it, so only its type is
+        known here.
         """
         if isinstance(expr, (_expr.Constant, _expr.Var, _expr.Function)):
             return expr
@@ -392,8 +385,6 @@ class GraphImporter(ConverterContext):
         if not isinstance(ty, TensorType):
             return expr
         if not inputs_constant and not str(ty.dtype).startswith(("int", "uint", "bool")):
-            return expr
-        if reads_params:
             return expr
         value = self._folder.value(expr, limit=FOLD_LIMIT)
         if value is None:
