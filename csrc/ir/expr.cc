@@ -76,8 +76,11 @@ Expr WithFieldsAndType(const Expr& node, const Array<Expr>& children, const Type
     out = make_object<TupleGetItemNode>(children[0], n->index);
   } else if (const auto* n = node.as<FunctionNode>()) {
     out = make_object<FunctionNode>(n->params, children[0], n->ret_type);
+  } else if (const auto* n = node.as<ConstantNode>()) {
+    // Made with its type; one without (load_json fills fields after construction) is remade.
+    return n->checked_type_.defined() ? node : Expr(make_object<ConstantNode>(n->data));
   } else {
-    return node;  // a leaf (Var, Constant, Op) carries its type from its construction
+    return node;  // Var (its annotation is its type) and Op: identity matters, never copied
   }
   out->checked_type_ = type;
   return Expr(std::move(out));

@@ -134,7 +134,7 @@ class OpRegistry {
     std::vector<Expr> inputs;
     for (int64_t i = 0; i < n_in; ++i) inputs.push_back(InputExpr(op, args[i], i, maker));
     std::vector<Any> values;
-    for (size_t i = static_cast<size_t>(n_in); i < args.size(); ++i) values.emplace_back(args[i]);
+    for (int32_t i = static_cast<int32_t>(n_in); i < args.size(); ++i) values.emplace_back(args[i]);
     Attrs attrs;
     if (op->attrs_type_index >= 0) {
       attrs = MakeAttrs(op->attrs_type_index, values.data(), values.size(), maker);

@@ -7,6 +7,7 @@
     ... def relu(attrs, x): ...
 """
 from .._ffi.registry import register_object
+from ..runtime.object import Object
 from . import _ffi_api
 from .expr import RelayExpr
 
@@ -23,6 +24,13 @@ class OpPattern:
     OUT_ELEMWISE_FUSABLE = 4
     TUPLE = 7
     OPAQUE = 8
+
+
+@register_object("ir.OpArgument")
+class OpArgument(Object):
+    """An input an op takes: name, type_info, description."""
+
+    __slots__ = ()
 
 
 @register_object("ir.Op")

@@ -54,7 +54,7 @@ class TypeInferencer : public ExprMutator {
     // Same children, so the same type: a typed node (or a leaf, typed at construction) is kept as it is.
     if (!changed && (original->checked_type_.defined() || original.as<OpNode>())) return original;
     Type type = Infer(original, new_children);
-    if (!changed && (original.as<VarNode>() || original.as<ConstantNode>())) return original;
+    if (!changed && original.as<VarNode>()) return original;
     return WithFieldsAndType(original, new_children, type);
   }
 
@@ -72,7 +72,8 @@ class TypeInferencer : public ExprMutator {
           << "variable %" << v->name_hint << " has no type annotation";
       return *v->type_annotation;
     }
-    if (node.as<ConstantNode>() || node.as<OpNode>()) return node->checked_type_;
+    if (const auto* c = node.as<ConstantNode>()) return TensorType(c->data.Shape(), c->data.dtype());
+    if (node.as<OpNode>()) return Type();
     if (const auto* call = node.as<CallNode>()) return InferCall(call, children);
     if (node.as<TupleNode>()) {
       std::vector<Type> fields;

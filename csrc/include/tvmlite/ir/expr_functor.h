@@ -62,7 +62,7 @@ class ExprMutator {
    * \brief Whether expr is final as it is: the walk then neither descends below it nor rewrites it (InferType
    * stops at typed nodes, so typing a graph grown node by node costs only the new nodes).
    */
-  virtual bool IsFinal(const Expr& expr) { return false; }
+  virtual bool IsFinal(const Expr& /*expr*/) { return false; }
 
   std::unordered_map<const Object*, Expr> memo_;
   std::unordered_set<const Object*> visited_;
