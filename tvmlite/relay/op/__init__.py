@@ -8,5 +8,13 @@ from .tensor import *  # noqa: F401,F403
 from . import tensor as _tensor_builders
 from . import nn
 from . import _tensor  # noqa: F401  (registers the references)
+from .reduce import *  # noqa: F401,F403
+from . import reduce as _reduce_builders
+from . import _reduce  # noqa: F401
+from .algorithm import *  # noqa: F401,F403
+from . import algorithm as _algorithm_builders
+from . import _algorithm  # noqa: F401
 
 __all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)
+__all__ += list(_reduce_builders.__all__)
+__all__ += list(_algorithm_builders.__all__)
