@@ -1,2 +1,3 @@
 """Every op-family module of the ONNX frontend; importing one registers its converters."""
 from . import elemwise  # noqa: F401
+from . import math  # noqa: F401
