@@ -37,12 +37,11 @@ def _dyn_axes(attrs, axes, ndim):
 
 
 def _work(x):
-    """x in a dtype numpy computes well in (float32 for float16 and ml_dtypes floats)."""
-    if x.dtype == np.float16 or (is_ml_dtype(x.dtype.name) and x.dtype.kind != "i" and "int" not in x.dtype.name):
-        return x.astype(np.float32)
-    if is_ml_dtype(x.dtype.name):
-        return x.astype(np.int32)
-    return x
+    """x in a dtype numpy computes well in: float32 for float16 and the ml_dtypes floats, int32 for int4/uint4."""
+    name = x.dtype.name
+    if is_ml_dtype(name):
+        return x.astype(np.int32 if "int" in name else np.float32)
+    return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
 def _out_shape(x, axis, keepdims):

@@ -62,7 +62,7 @@ def topk(data, k=1, axis=-1, ret_type="both", is_ascend=False, dtype="int64"):
     """The k largest (is_ascend: smallest) along axis, sorted, ties by the lower index. ret_type "both" gives a
     tuple-typed call (values, indices); k may be a run-time scalar tensor."""
     if isinstance(k, RelayExpr):
-        return _DYN["topk"](data, k, 0, int(axis), ret_type, bool(is_ascend), DataType(str(dtype)))
+        return _DYN["topk"](data, k, 1, int(axis), ret_type, bool(is_ascend), DataType(str(dtype)))
     return _make.topk(data, int(k), int(axis), ret_type, bool(is_ascend), DataType(str(dtype)))
 
 
