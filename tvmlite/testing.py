@@ -21,16 +21,10 @@ _LIB = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 
 @register_object("testing.Pair")
 class Pair(Object):
-    """A C++ object with two reflected fields, ``first`` and ``second``, of any type."""
+    """A C++ object with two reflected fields, ``first`` and ``second``, of any type: ``Pair(first, second)``
+    (its constructor is the C++ one, refl::init)."""
 
     __slots__ = ()  # state lives in C++; no per-wrapper __dict__ (cheaper to create)
-
-    def __init__(self, first, second):
-        self.__init_handle_by_constructor__(_PAIR_CTOR, first, second)
-
-
-# Looked up once at import: a registry lookup per construction would double its cost.
-_PAIR_CTOR = get_global_func("testing.Pair")
 
 
 def object_count():

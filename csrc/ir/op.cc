@@ -128,11 +128,25 @@ class OpRegistry {
   }
 
   static Call MakeCall(const Op& op, PackedArgs args, const std::string& maker) {
-    int64_t n_in = op->num_inputs < 0 ? 0 : op->num_inputs;
-    TVMLITE_CHECK_KIND(static_cast<int64_t>(args.size()) >= n_in, TypeError)
-        << maker << " takes " << n_in << " input expressions, got " << args.size() << " arguments";
     std::vector<Expr> inputs;
-    for (int64_t i = 0; i < n_in; ++i) inputs.push_back(InputExpr(op, args[i], i, maker));
+    int64_t n_in = op->num_inputs;
+    if (n_in < 0) {
+      // Variadic: the inputs come as one list (optional inputs an op was given), the attrs after it.
+      TVMLITE_CHECK_KIND(args.size() >= 1, TypeError) << maker << " takes a list of input expressions first";
+      std::optional<Array<Expr>> list = args[0].as<Array<Expr>>();
+      TVMLITE_CHECK_KIND(list.has_value(), TypeError)
+          << maker << ": the first argument must be a list of relay expressions, got "
+          << runtime::AnyTypeStr(*args[0].raw());
+      for (const Expr& e : *list) {
+        TVMLITE_CHECK_KIND(e.defined(), TypeError) << maker << ": an input is None";
+        inputs.push_back(e);
+      }
+      n_in = 1;
+    } else {
+      TVMLITE_CHECK_KIND(static_cast<int64_t>(args.size()) >= n_in, TypeError)
+          << maker << " takes " << n_in << " input expressions, got " << args.size() << " arguments";
+      for (int64_t i = 0; i < n_in; ++i) inputs.push_back(InputExpr(op, args[i], i, maker));
+    }
     std::vector<Any> values;
     for (int32_t i = static_cast<int32_t>(n_in); i < args.size(); ++i) values.emplace_back(args[i]);
     Attrs attrs;

@@ -24,20 +24,24 @@ class PairObj : public Object {
   Any first;
   Any second;
 
+  PairObj() = default;
+  PairObj(Any first_in, Any second_in) : first(std::move(first_in)), second(std::move(second_in)) {}
+
   static constexpr const char* _type_key = "testing.Pair";
   TVMLITE_DYNAMIC_TYPE_INDEX;
   TVMLITE_DECLARE_FINAL_OBJECT_INFO(PairObj, Object);
 };
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<PairObj>().def_ro("first", &PairObj::first).def_ro("second", &PairObj::second);
+  refl::ObjectDef<PairObj>()
+      .def_ro("first", &PairObj::first)
+      .def_ro("second", &PairObj::second)
+      .def(refl::init<Any, Any>());
 });
 
+// The same constructor under the type key, for tests and benchmarks that call it as a plain global.
 TVMLITE_REGISTER_GLOBAL("testing.Pair").set_body_typed([](Any first, Any second) {
-  ObjectPtr<PairObj> n = make_object<PairObj>();
-  n->first = std::move(first);
-  n->second = std::move(second);
-  return ObjectRef(std::move(n));
+  return ObjectRef(make_object<PairObj>(std::move(first), std::move(second)));
 });
 
 TVMLITE_REGISTER_GLOBAL("testing.nop").set_body_packed([](PackedArgs, Any*) {});

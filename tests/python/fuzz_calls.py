@@ -118,6 +118,10 @@ class Fuzzer:
         self._unraisable = []
         self._old_hook = sys.unraisablehook
         sys.unraisablehook = self._on_unraisable
+        import fuzz_ir
+
+        self.ir = fuzz_ir.IRFuzz(self.rng)
+        self.ir.ops()  # (ops and their Python side registered before the leak baseline)
         self._define_python_types()
         self._warm_caches()
         self.baseline = tvmlite.testing.object_count()  # for the leak check: before the fuzzer's own globals
@@ -558,8 +562,10 @@ class Fuzzer:
     def step(self):
         """One top-level fuzz operation."""
         r = self.rng.random()
-        if r < 0.45:
+        if r < 0.39:
             self.op_global()
+        elif r < 0.45:
+            self.op_type_relation()
         elif r < 0.60:
             self.op_construct()
         elif r < 0.85:
@@ -568,6 +574,16 @@ class Fuzzer:
             self.op_structural()
         else:
             self.op_registry()
+
+    def op_type_relation(self):
+        """An op's type relation on random types and hostile attrs (fuzz_ir.py): it only runs inside InferType."""
+        drawn = self.ir.relation_call()
+        if drawn is None:
+            self.outcomes["relation attrs refused"] += 1
+            return
+        name, rel, (types, attrs) = drawn
+        self.call(f"relation {name}", rel, [Value(types, repr(types)), Value(attrs, repr(attrs))],
+                  key=f"relation {name}")
 
     def nested_call(self):
         """A call made from inside a callback (bounded depth)."""

@@ -5,6 +5,8 @@ Two backends implement the same low-level module, ``core``:
 * ``tvmlite._ffi._cython.core`` (default): compiled, fast.
 * ``tvmlite._ffi._ctypes.core``: pure ctypes, selected with ``TVMLITE_FFI=ctypes``. It exists to measure what
   Cython buys and to debug; it is never a silent fallback: a missing Cython core is an ImportError.
+
+Both export the same primitives (listed in ``primitives.py``); the logic above them is pure Python, written once.
 """
 import os
 
@@ -22,5 +24,13 @@ elif _BACKEND == "ctypes":
     from ._ctypes import core
 else:
     raise ImportError(f"tvmlite: TVMLITE_FFI must be 'cython' or 'ctypes', got {_BACKEND!r}")
+
+from .primitives import missing_primitives
+
+_MISSING = missing_primitives(core)
+if _MISSING:  # a stale build, or a backend that fell behind the other: fail here, not at first use
+    raise ImportError(f"tvmlite: the {_BACKEND} FFI core ({core.__file__}) lacks the primitives {_MISSING}; rebuild it "
+                      "(`python setup.py build_ext --inplace`) or see tvmlite/_ffi/primitives.py")
+del _MISSING
 
 __all__ = ["core"]

@@ -6,7 +6,8 @@ builtin too: ``except ValueError`` and ``except tvmlite.TVMLiteError`` both catc
 """
 import builtins
 
-__all__ = ["TVMLiteError", "InternalError", "register_error", "get_error_class"]
+__all__ = ["TVMLiteError", "InternalError", "register_error", "get_error_class", "error_from_c",
+           "error_kind_and_message"]
 
 
 class TVMLiteError(Exception):
@@ -65,3 +66,25 @@ def get_error_class(kind):
     cls = type(kind if kind.isidentifier() else "TVMLiteError", bases, {"__module__": "tvmlite.error"})
     _KIND_TO_CLASS[kind] = cls
     return cls
+
+
+# Both FFI backends translate errors through these two (their own code only reads or fills the C error cell).
+
+
+def error_from_c(kind, message, where):
+    """The Python exception for an error raised in C++: its kind's class, with the C++ location as a note."""
+    exc = get_error_class(kind)(message)
+    if where and hasattr(exc, "add_note"):  # add_note: Python 3.11+
+        exc.add_note("raised at " + where)
+    return exc
+
+
+def error_kind_and_message(exc):
+    """(kind, message) of a Python exception as C strings for TVMLiteErrorCreate. Never raises: it runs on the error
+    path of callbacks, where a second exception has nowhere to go. NUL bytes would cut a C string: they become '?'."""
+    try:
+        kind = type(exc).__name__.encode("utf-8", "replace")
+        message = str(exc).encode("utf-8", "replace")
+    except BaseException:
+        kind, message = b"RuntimeError", b"<exception could not be formatted>"
+    return kind.replace(b"\0", b"?"), message.replace(b"\0", b"?")

@@ -79,15 +79,8 @@ def register_object(type_key=None):
 def _bind_cpp_constructor(cls, key):
     """Give cls the constructor C++ declared with refl::init (the global "<key>.__init__"), if there is one."""
     ctor = core.get_global_func(key + ".__init__", True)
-    if ctor is None or _is_immutable(cls):
-        return
-
-    def __init__(self, *args):
-        self.__init_handle_by_constructor__(ctor, *args)
-
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    __init__.__doc__ = f"Make a {key} (C++ constructor {key}.__init__)."
-    cls.__init__ = __init__
+    if ctor is not None and not _is_immutable(cls):
+        core._install_constructor(cls, ctor)
 
 
 def _is_immutable(cls):

@@ -7,7 +7,7 @@ kind, and only where the value survives the trip.
 import sys
 
 __all__ = ["c_name", "numpy_scalar_value", "str_utf8_fallback", "dlpack_export_version", "shape_dims",
-           "device_numbers"]
+           "device_numbers", "dtype_name", "data_type_eq", "dyn_field_specs"]
 
 
 def c_name(name, what):
@@ -120,3 +120,34 @@ def device_numbers(device_type, device_id):
             raise ValueError(f"Device: {what} {value} is out of range")
         out.append(value)
     return tuple(out)
+
+
+def dtype_name(dtype):
+    """The name ``DataType(dtype)`` parses: a str itself, else its ``.name`` (numpy dtypes) or ``str()``."""
+    return dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
+
+
+def data_type_eq(dtype, other, cls):
+    """``dtype == other`` for a DataType of class ``cls``: the same code, bits and lanes as another DataType or as the
+    dtype a str names (False for a str that names none); NotImplemented for anything else."""
+    if isinstance(other, str):
+        try:
+            other = cls(other)
+        except Exception:
+            return False
+    if not isinstance(other, cls):
+        return NotImplemented
+    return (dtype.type_code, dtype.bits, dtype.lanes) == (other.type_code, other.bits, other.lanes)
+
+
+def dyn_field_specs(type_key, fields):
+    """The fields of a type defined from Python, ``[(name, type_str, static_type_index, optional)]``, with name and
+    type_str encoded as C names (the caller keeps this list alive while C reads them)."""
+    if not isinstance(fields, list):
+        raise TypeError(f"Argument 'fields' has incorrect type (expected list, got {type(fields).__name__})")
+    out = []
+    for name, type_str, static_index, optional in fields:
+        out.append((c_name(name, f"register_object('{type_key}'): field name"),
+                    c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"), static_index,
+                    bool(optional)))
+    return out

@@ -1,4 +1,12 @@
-"""Containers: Array, Map, ShapeTuple (C++ objects) and String (a Python str)."""
+"""Containers: Array, Map, ShapeTuple (C++ objects) and String (a Python str).
+
+The protocols live here, once, over a few primitives of each FFI backend (``len``, item or key access, and
+``MapBase.items``; see tvmlite/_ffi/primitives.py): ``collections.abc`` supplies iteration, ``in``, ``index``,
+``count``, ``reversed`` and ``get``. Indexing itself stays in the backend: ``arr[i]`` is a hot path.
+Equality stays identity for Array and Map (ObjectBase precedes the ABCs in the MRO), as for every object.
+"""
+from collections.abc import Mapping, Sequence
+
 from .._ffi import core
 from .._ffi.registry import register_object, get_global_func
 from .object import Object
@@ -7,7 +15,7 @@ __all__ = ["Array", "Map", "ShapeTuple", "String", "convert"]
 
 
 @register_object("runtime.Array")
-class Array(core.ArrayBase, Object):
+class Array(core.ArrayBase, Object, Sequence):
     """An immutable sequence that C++ sees as ``Array<T>``. ``Array([1, 2])``; a list or tuple argument converts
     to one automatically."""
 
@@ -21,7 +29,7 @@ class Array(core.ArrayBase, Object):
 
 
 @register_object("runtime.Map")
-class Map(core.MapBase, Object):
+class Map(core.MapBase, Object, Mapping):
     """An immutable insertion-ordered mapping that C++ sees as ``Map<K, V>``. A dict argument converts to one."""
 
     __slots__ = ()
@@ -32,6 +40,16 @@ class Map(core.MapBase, Object):
             flat += (k, v)
         self.__init_handle_by_constructor__(get_global_func("runtime.Map"), *flat)
 
+    # Lists rather than Mapping's views: what these have always returned (items() is the backend's).
+    def keys(self):
+        return [k for k, _ in self.items()]
+
+    def values(self):
+        return [v for _, v in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
     def __repr__(self):
         if self.handle is None:
             return super().__repr__()
@@ -39,7 +57,7 @@ class Map(core.MapBase, Object):
 
 
 @register_object("runtime.ShapeTuple")
-class ShapeTuple(core.ShapeTupleBase, Object):
+class ShapeTuple(core.ShapeTupleBase, Object, Sequence):
     """An immutable tuple of int64 dimensions."""
 
     __slots__ = ()

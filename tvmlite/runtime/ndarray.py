@@ -54,6 +54,21 @@ class NDArray(core.NDArrayBase, Object):
 
     __slots__ = ()
 
+    def numpy(self):
+        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view); an ml_dtypes array for the
+        data types in ML_DTYPE_NAMES."""
+        import numpy as np
+
+        if self.dtype in ML_DTYPE_NAMES:
+            want = numpy_dtype(self.dtype)
+            return np.array(np.from_dlpack(_raw_view(self, want.itemsize)), copy=True).view(want)
+        return np.array(np.from_dlpack(self), copy=True)
+
+    def __repr__(self):
+        if self.handle is None:
+            return "<NDArray (null)>"
+        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
+
     def copyfrom(self, source):
         """Copy a numpy array (or anything numpy accepts) of the same shape into this array."""
         import numpy as np
@@ -67,16 +82,6 @@ class NDArray(core.NDArrayBase, Object):
             return self
         np.copyto(np.from_dlpack(self), np.asarray(source, dtype=self.dtype), casting="no")
         return self
-
-    def numpy(self):
-        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view); an ml_dtypes array for the
-        data types in ML_DTYPE_NAMES."""
-        if self.dtype in ML_DTYPE_NAMES:
-            import numpy as np
-
-            want = numpy_dtype(self.dtype)
-            return np.array(np.from_dlpack(_raw_view(self, want.itemsize)), copy=True).view(want)
-        return super().numpy()
 
 
 def cpu(dev_id=0):

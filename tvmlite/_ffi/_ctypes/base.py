@@ -6,7 +6,7 @@ import os
 from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_char_p, c_double, c_int, c_int32, c_int64,
                     c_uint8, c_uint16, c_uint32, c_uint64, c_void_p, c_size_t)
 
-from tvmlite._ffi.error import get_error_class as _get_error_class
+from tvmlite._ffi.error import error_from_c, error_kind_and_message
 
 # ---------------------------------------------------------------------------------------------------------------
 # The shared library
@@ -346,7 +346,7 @@ def raise_last_error():
     a callback) comes back as the same object, its traceback extended by the frames it passed."""
     err = move_from_raised()
     if not err:  # the runtime always leaves an error; be defensive rather than crash
-        raise _get_error_class("InternalError")("a call failed without setting an error")
+        raise error_from_c("InternalError", "a call failed without setting an error", "")
     try:
         cell = TVMLiteErrorCell.from_address(err + ERROR_CELL_OFFSET)
         if cell.payload and cell.payload_deleter == RELEASE_HELD_ADDR:
@@ -358,10 +358,7 @@ def raise_last_error():
         where = byte_array_str(cell.backtrace)
     finally:
         ObjectDecRef(err)
-    exc = _get_error_class(kind)(message)
-    if where and hasattr(exc, "add_note"):
-        exc.add_note("raised at " + where)
-    raise exc
+    raise error_from_c(kind, message, where)
 
 
 def check_call(ret):
@@ -376,12 +373,7 @@ def drop_last_error():
 
 def set_raised_from_py_exception(exc):
     """Store a Python exception as this thread's pending C error, keeping the exception object as payload."""
-    try:
-        kind = type(exc).__name__.encode("utf-8", "replace")
-        message = str(exc).encode("utf-8", "replace")
-    except BaseException:
-        kind, message = b"RuntimeError", b"<exception could not be formatted>"
-    kind, message = kind.replace(b"\0", b"?"), message.replace(b"\0", b"?")
+    kind, message = error_kind_and_message(exc)
     err = c_void_p()
     if _LIB.TVMLiteErrorCreate(kind, message, None, byref(err)) != 0:
         return -1

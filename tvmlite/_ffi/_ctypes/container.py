@@ -1,4 +1,6 @@
-"""Element access for Array, Map and ShapeTuple (twin of container.pxi): Array and ShapeTuple read their C cells."""
+"""The container primitives (twin of container.pxi): element access for Array, Map and ShapeTuple; Array and
+ShapeTuple read their C cells. The Sequence/Mapping protocols over them are pure Python: tvmlite/runtime/container.py.
+"""
 import operator
 from ctypes import byref, c_int64, c_size_t, sizeof
 
@@ -40,7 +42,7 @@ _KEYS = {kTVMLiteArray: "runtime.Array", kTVMLiteMap: "runtime.Map", kTVMLiteSha
 
 
 class ArrayBase(ObjectBase):
-    """Base of tvmlite.runtime.Array: a read-only sequence."""
+    """Base of tvmlite.runtime.Array: len and item (or slice) access."""
     __slots__ = ()
 
     def __len__(self):
@@ -56,13 +58,9 @@ class ArrayBase(ObjectBase):
             ObjectIncRef(v.v_obj)
         return make_ret(v)
 
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
 
 class MapBase(ObjectBase):
-    """Base of tvmlite.runtime.Map: a read-only mapping in insertion order."""
+    """Base of tvmlite.runtime.Map: len, look-up by key, and the (key, value) pairs in insertion order."""
     __slots__ = ()
 
     def __len__(self):
@@ -84,19 +82,6 @@ class MapBase(ObjectBase):
             raise KeyError(key)
         return make_ret(out)
 
-    def __contains__(self, key):
-        try:
-            self[key]
-            return True
-        except KeyError:
-            return False
-
-    def get(self, key, default=None):
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
     def items(self):
         out = []
         for i in range(LIB.TVMLiteMapSize(_check_kind(self, kTVMLiteMap))):
@@ -105,18 +90,9 @@ class MapBase(ObjectBase):
             out.append((make_ret(k), make_ret(v)))
         return out
 
-    def keys(self):
-        return [k for k, _ in self.items()]
-
-    def values(self):
-        return [v for _, v in self.items()]
-
-    def __iter__(self):
-        return iter(self.keys())
-
 
 class ShapeTupleBase(ObjectBase):
-    """Base of tvmlite.runtime.ShapeTuple: a tuple of int64 dimensions."""
+    """Base of tvmlite.runtime.ShapeTuple: len and dimension (or slice) access."""
     __slots__ = ()
 
     def __len__(self):
@@ -128,10 +104,6 @@ class ShapeTupleBase(ObjectBase):
             return tuple(self[j] for j in range(*idx.indices(size)))
         i = _normalize_index(idx, size, "ShapeTuple")
         return _i64_at(_ptr_at(self.chandle + SHAPE_DATA_OFFSET).value + _DIM_SIZE * i).value
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
 
 
 set_default_class(kTVMLiteArray, ArrayBase)

@@ -1,4 +1,5 @@
-"""The ctypes FFI core: the same module-level names and behaviour as tvmlite._ffi._cython.core.
+"""The ctypes FFI core: the same module-level names and behaviour as tvmlite._ffi._cython.core, exactly the
+primitives of tvmlite/_ffi/primitives.py.
 
 It keeps its own type-index -> class table, so it also works imported on its own next to the Cython core (objects
 of types with no class registered here become ObjectBase, ArrayBase, Function... by their static type).
@@ -16,13 +17,12 @@ ABI constants, for pure-Python code (the same names and values as the Cython cor
 This core reads them, like every layout fact it uses, from the runtime's TVMLiteGetABIConstants() table (base.ABI).
 """
 from . import base as _base
-from .base import _get_error_class
 from .object import (ObjectBase, FieldDescriptor, DYN_FIELD_SELF, _type_key_to_index, _type_info,
                      _register_object_class, _define_object_type, _type_is_dynamic, _dyn_object_init,
-                     _object_live_count)
+                     _object_live_count, _install_constructor)
 from .packed_func import (Function, get_global_func, register_global_func, remove_global_func,
                           list_global_func_names, convert_to_function, convert)
-from .ndarray import DataType, Device, NDArrayBase, from_dlpack, ndarray_empty, _DEVICE_NAMES
+from .ndarray import DataType, Device, NDArrayBase, from_dlpack, ndarray_empty
 from .container import ArrayBase, MapBase, ShapeTupleBase
 
 BACKEND = "ctypes"

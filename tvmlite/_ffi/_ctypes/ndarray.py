@@ -9,7 +9,7 @@ from .base import (DLPACK_FLAG_BITMASK_READ_ONLY, LIB, NDARRAY_FLAGS_OFFSET, NDA
 from .base import (kDLBool, kDLCPU, kDLCUDA, kDLCUDAHost, kDLExtDev, kDLFloat, kDLHexagon, kDLInt, kDLMetal,
                    kDLOneAPI, kDLOpenCL, kDLROCM, kDLUInt, kDLVulkan, kDLWebGPU)
 from . import _capsule as _capsule_destructors
-from ..values import device_numbers, dlpack_export_version, shape_dims
+from ..values import data_type_eq, device_numbers, dlpack_export_version, dtype_name, shape_dims
 from .object import ObjectBase, make_object, set_default_class
 
 MAX_NDIM = kTVMLiteMaxNDim
@@ -72,8 +72,7 @@ class DataType:
         if isinstance(dtype, DataType):
             self._cdtype = DLDataType(dtype._cdtype.code, dtype._cdtype.bits, dtype._cdtype.lanes)
             return
-        name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
-        check_call(LIB.TVMLiteDataTypeFromString(name.encode("utf-8"), byref(self._cdtype)))
+        check_call(LIB.TVMLiteDataTypeFromString(dtype_name(dtype).encode("utf-8"), byref(self._cdtype)))
 
     @property
     def type_code(self):
@@ -108,14 +107,7 @@ class DataType:
         return f"DataType({str(self)!r})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = DataType(other)
-            except Exception:
-                return False
-        if not isinstance(other, DataType):
-            return NotImplemented
-        return self._key() == other._key()
+        return data_type_eq(self, other, DataType)
 
     def __hash__(self):
         return hash(str(self))
@@ -191,7 +183,8 @@ def make_device(d):
 
 
 class NDArrayBase(ObjectBase):
-    """An n-dimensional array on a device. Shares memory with numpy through DLPack: ``np.from_dlpack(x)``."""
+    """Base of tvmlite.runtime.NDArray: the tensor's facts (shape, dtype, strides...) and DLPack export
+    (``np.from_dlpack(x)`` shares its memory); ``numpy()`` and the repr are the runtime class's."""
     __slots__ = ()
 
     def _tensor(self):
@@ -251,16 +244,6 @@ class NDArrayBase(ObjectBase):
             return _capsule(out.value, _NAME_VERSIONED, _VERSIONED_DESTRUCTOR_ADDR, _VERSIONED_DELETER_OFFSET)
         check_call(LIB.TVMLiteNDArrayToDLPack(self.chandle, byref(out)))
         return _capsule(out.value, _NAME_LEGACY, _LEGACY_DESTRUCTOR_ADDR, _LEGACY_DELETER_OFFSET)
-
-    def numpy(self):
-        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view)."""
-        import numpy
-        return numpy.array(numpy.from_dlpack(self), copy=True)
-
-    def __repr__(self):
-        if not self.chandle:
-            return "<NDArray (null)>"
-        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
 
 
 set_default_class(kTVMLiteNDArray, NDArrayBase)

@@ -5,7 +5,7 @@ from ctypes import byref, c_int32, c_void_p
 from .base import (LIB, TYPE_INDEX_OFFSET, ObjectDecRef, TVMLiteAny, TVMLiteByteArray, TVMLiteDynFieldSpec, as_c_int,
                    byte_array_str, check_call, drop_last_error, kTVMLiteDynFieldSelf, kTVMLiteFieldOptional,
                    kTVMLiteFieldWritable, kTVMLiteObject, kTVMLiteStaticObjectBegin, raise_last_error)
-from ..values import c_name
+from ..values import c_name, dyn_field_specs
 
 _i32_at = c_int32.from_address
 _GetTypeInfo = LIB.TVMLiteGetTypeInfo
@@ -363,19 +363,15 @@ def _define_object_type(type_key, parent_index, fields):
     """
     ckey = c_name(type_key, "register_object: type key")
     parent_index = as_c_int(parent_index)
-    if not isinstance(fields, list):
-        raise TypeError(f"Argument 'fields' has incorrect type (expected list, got {type(fields).__name__})")
-    specs = (TVMLiteDynFieldSpec * max(len(fields), 1))()
-    keep = []  # the encoded names, alive until the call returns
-    for spec, (name, type_str, static_index, optional) in zip(specs, fields):
-        keep.append(c_name(name, f"register_object('{type_key}'): field name"))
-        keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
-        spec.name = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(keep[-2]), c_void_p), len(keep[-2]))
-        spec.type_str = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(keep[-1]), c_void_p), len(keep[-1]))
+    encoded = dyn_field_specs(type_key, fields)  # alive until the call returns: specs borrow its names
+    specs = (TVMLiteDynFieldSpec * max(len(encoded), 1))()
+    for spec, (name, type_str, static_index, optional) in zip(specs, encoded):
+        spec.name = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(name), c_void_p), len(name))
+        spec.type_str = TVMLiteByteArray(ctypes.cast(ctypes.c_char_p(type_str), c_void_p), len(type_str))
         spec.static_type_index = as_c_int(static_index)
         spec.flags = kTVMLiteFieldOptional if optional else 0
     tindex = c_int32()
-    check_call(LIB.TVMLiteTypeDefineDynamic(ckey, parent_index, specs, len(fields), byref(tindex)))
+    check_call(LIB.TVMLiteTypeDefineDynamic(ckey, parent_index, specs, len(encoded), byref(tindex)))
     return tindex.value
 
 
@@ -410,3 +406,20 @@ def _object_live_count():
 
 # Imported last: packed_func needs ObjectBase and make_object from this module (the .pxi files share one module).
 from . import packed_func as _pf  # noqa: E402
+
+
+def _install_constructor(cls, ctor):
+    """cls(*args) makes its object with ctor(*args) (a C++ constructor)."""
+    if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
+        raise TypeError(f"_install_constructor: {cls!r} must be a subclass of tvmlite.Object")
+    if not isinstance(ctor, _pf.Function):
+        raise TypeError(f"_install_constructor: ctor must be a Function, got {type(ctor).__name__}")
+
+    def __init__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() takes positional arguments only")
+        self.__init_handle_by_constructor__(type(self)._tvmlite_ctor, *args)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls._tvmlite_ctor = ctor
+    cls.__init__ = __init__

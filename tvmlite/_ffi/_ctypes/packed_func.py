@@ -11,9 +11,9 @@ from ctypes import byref, c_int32, c_void_p
 
 from .base import (ANY_SIZE, ANY_VALUE_OFFSET, FUNCTION_FLAGS_OFFSET, INT64_MAX, INT64_MIN, LIB, RELEASE_HELD_ADDR,
                    SEQ_DATA_OFFSET, SEQ_SIZE_OFFSET, TYPE_INDEX_OFFSET, FunctionCall, FunctionCallNoGIL, ObjectDecRef,
-                   ObjectIncRef, SafeCall, TVMLiteAny, TVMLiteByteArray, check_call, held, hold, leak, raise_last_error,
+                   ObjectIncRef, SafeCall, TVMLiteAny, check_call, held, hold, leak, raise_last_error,
                    set_raised_from_py_exception, string_cell_bytes)
-from .base import (kTVMLiteArray, kTVMLiteBool, kTVMLiteByteArrayPtr, kTVMLiteBytes, kTVMLiteDataType,
+from .base import (kTVMLiteArray, kTVMLiteBool, kTVMLiteBytes, kTVMLiteDataType,
                    kTVMLiteDevice, kTVMLiteFloat, kTVMLiteFunction,
                    kTVMLiteFunctionLongRunning, kTVMLiteInt, kTVMLiteMap, kTVMLiteNDArray, kTVMLiteNone,
                    kTVMLiteOpaquePtr, kTVMLiteRawStr, kTVMLiteStaticObjectBegin, kTVMLiteString)
@@ -233,24 +233,13 @@ def make_ret(v):
     raise TypeError(f"tvmlite: cannot return a value of type index {t} to Python")
 
 
-_PLAIN_KINDS = frozenset((kTVMLiteNone, kTVMLiteInt, kTVMLiteBool, kTVMLiteFloat, kTVMLiteOpaquePtr, kTVMLiteDataType,
-                          kTVMLiteDevice))
-
-
 def make_ret_view(v):
     """Turn a borrowed value (a callback argument) into a Python object, owning what it needs to."""
-    t = v.type_index
-    if t >= kTVMLiteStaticObjectBegin:
+    if v.type_index >= kTVMLiteStaticObjectBegin:
         ObjectIncRef(v.v_obj)
         return make_ret(v)
-    if t in _PLAIN_KINDS:
-        return make_ret(v)
-    if t == kTVMLiteRawStr:
-        return (v.v_c_str or b"").decode("utf-8", "surrogateescape")
-    if t == kTVMLiteByteArrayPtr:
-        b = TVMLiteByteArray.from_address(v.v_ptr)
-        return ctypes.string_at(b.data, b.size) if b.size else b""
-    # Other argument-only kinds (borrowed tensors, tensor views): the runtime makes them owned (an NDArray).
+    # The C API knows which value kinds borrow memory (raw strings, byte arrays, tensors) and must be copied or
+    # retained; plain values come back unchanged. No list of kinds to keep in step with the ABI here (as in Cython).
     owned = TVMLiteAny()
     check_call(_AnyViewToOwned(byref(v), byref(owned)))
     return make_ret(owned)
@@ -283,6 +272,9 @@ class Function(ObjectBase):
 
     def __repr__(self):
         return f"<tvmlite.Function {self._name}>" if self._name else "<tvmlite.Function>"
+
+    def __reduce__(self):
+        raise TypeError(f"{self!r} cannot be pickled: functions are code, not data")
 
 
 set_default_class(kTVMLiteFunction, Function)

@@ -269,6 +269,9 @@ cdef object str_utf8_fallback = _import_from("tvmlite._ffi.values", "str_utf8_fa
 cdef object dlpack_export_version = _import_from("tvmlite._ffi.values", "dlpack_export_version")
 cdef object shape_dims = _import_from("tvmlite._ffi.values", "shape_dims")
 cdef object device_numbers = _import_from("tvmlite._ffi.values", "device_numbers")
+cdef object dtype_name = _import_from("tvmlite._ffi.values", "dtype_name")
+cdef object data_type_eq = _import_from("tvmlite._ffi.values", "data_type_eq")
+cdef object dyn_field_specs = _import_from("tvmlite._ffi.values", "dyn_field_specs")
 
 
 cdef inline TVMLiteByteArray bytes_view(bytes b):
@@ -280,9 +283,10 @@ cdef inline TVMLiteByteArray bytes_view(bytes b):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Errors
+# Errors: this file reads and fills the C error cell; what the exception is comes from tvmlite/_ffi/error.py.
 # ---------------------------------------------------------------------------------------------------------------
-from tvmlite._ffi.error import get_error_class as _get_error_class
+cdef object error_from_c = _import_from("tvmlite._ffi.error", "error_from_c")
+cdef object error_kind_and_message = _import_from("tvmlite._ffi.error", "error_kind_and_message")
 
 
 cdef void _release_py_object(void* obj) noexcept nogil:
@@ -305,6 +309,8 @@ cdef int raise_last_error() except -1:
     cdef TVMLiteObjectHandle err = NULL
     cdef TVMLiteErrorCell* cell
     TVMLiteErrorMoveFromRaised(&err)
+    if err == NULL:  # the runtime always leaves an error; be defensive rather than crash
+        raise error_from_c("InternalError", "a call failed without setting an error", "")
     cell = <TVMLiteErrorCell*>object_cell(err)
     if cell.payload != NULL and cell.payload_deleter == _release_py_object:
         exc = <object>cell.payload
@@ -314,25 +320,28 @@ cdef int raise_last_error() except -1:
     message = byte_array_str(cell.message)
     where = byte_array_str(cell.backtrace)
     TVMLiteObjectDecRef(err)
-    exc = _get_error_class(kind)(message)
-    if where:
-        exc.add_note("raised at " + where) if hasattr(exc, "add_note") else None
-    raise exc
+    raise error_from_c(kind, message, where)
 
 
-cdef inline int CHECK_CALL(int ret) except -1:
+cdef inline int check_call(int ret) except -1:
     if ret != 0:
         raise_last_error()
     return 0
+
+
+cdef void drop_last_error() noexcept:
+    """Drop this thread's pending error (when a failure is an expected answer)."""
+    cdef TVMLiteObjectHandle err = NULL
+    TVMLiteErrorMoveFromRaised(&err)
+    TVMLiteObjectDecRef(err)
 
 
 cdef int set_raised_from_py_exception(object exc) noexcept:
     """Store a Python exception as this thread's pending C error, keeping the exception object as payload."""
     cdef TVMLiteObjectHandle err = NULL
     try:
-        kind = type(exc).__name__.encode("utf-8", "replace")
-        message = str(exc).encode("utf-8", "replace")
-    except BaseException:
+        kind, message = error_kind_and_message(exc)
+    except BaseException:  # only the call itself can fail here (MemoryError): the helper catches the rest
         kind, message = b"RuntimeError", b"<exception could not be formatted>"
     if TVMLiteErrorCreate(kind, message, NULL, &err) != 0:
         return -1

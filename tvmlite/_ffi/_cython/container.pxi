@@ -1,4 +1,5 @@
-# container.pxi: fast element access for Array, Map and ShapeTuple (reads the C cells, no calls for Array).
+# container.pxi: the container primitives, fast element access for Array, Map and ShapeTuple (reads the C cells, no
+# calls for Array). The Sequence/Mapping protocols over them are pure Python: tvmlite/runtime/container.py.
 
 
 cdef inline Py_ssize_t _normalize_index(Py_ssize_t i, Py_ssize_t n, str what) except -1:
@@ -10,7 +11,7 @@ cdef inline Py_ssize_t _normalize_index(Py_ssize_t i, Py_ssize_t n, str what) ex
 
 
 cdef class ArrayBase(ObjectBase):
-    """Base of tvmlite.runtime.Array: a read-only sequence."""
+    """Base of tvmlite.runtime.Array: len and item (or slice) access."""
 
     def __len__(self):
         return (<TVMLiteSeqCell*>self._checked_cell(kTVMLiteArray)).size
@@ -28,13 +29,9 @@ cdef class ArrayBase(ObjectBase):
             TVMLiteObjectIncRef(v.v_obj)
         return make_ret(&v)
 
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
 
 cdef class MapBase(ObjectBase):
-    """Base of tvmlite.runtime.Map: a read-only mapping in insertion order."""
+    """Base of tvmlite.runtime.Map: len, look-up by key, and the (key, value) pairs in insertion order."""
 
     def __len__(self):
         self._checked_cell(kTVMLiteMap)
@@ -56,40 +53,18 @@ cdef class MapBase(ObjectBase):
             raise KeyError(key)
         return make_ret(&out)
 
-    def __contains__(self, key):
-        try:
-            self[key]
-            return True
-        except KeyError:
-            return False
-
-    def get(self, key, default=None):
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
     def items(self):
         cdef TVMLiteAny k, v
         self._checked_cell(kTVMLiteMap)
         out = []
         for i in range(TVMLiteMapSize(self.chandle)):
-            CHECK_CALL(TVMLiteMapItemAt(self.chandle, i, &k, &v))
+            check_call(TVMLiteMapItemAt(self.chandle, i, &k, &v))
             out.append((make_ret(&k), make_ret(&v)))
         return out
 
-    def keys(self):
-        return [k for k, _ in self.items()]
-
-    def values(self):
-        return [v for _, v in self.items()]
-
-    def __iter__(self):
-        return iter(self.keys())
-
 
 cdef class ShapeTupleBase(ObjectBase):
-    """Base of tvmlite.runtime.ShapeTuple: a tuple of int64 dimensions."""
+    """Base of tvmlite.runtime.ShapeTuple: len and dimension (or slice) access."""
 
     def __len__(self):
         return (<TVMLiteShapeCell*>self._checked_cell(kTVMLiteShape)).size
@@ -100,7 +75,3 @@ cdef class ShapeTupleBase(ObjectBase):
         if isinstance(idx, slice):
             return tuple(self[j] for j in range(*idx.indices(cell.size)))
         return cell.data[_normalize_index(idx, cell.size, "ShapeTuple")]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]

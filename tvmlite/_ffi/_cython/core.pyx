@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=True, wraparound=True
 # Bounds checks stay on: unchecked indexing of a Python list that user code can resize is a crash.
-"""tvmlite's FFI core: one extension built from the .pxi files below (see each for its concept).
+"""tvmlite's FFI core: one extension built from the .pxi files below (see each for its concept). It exports exactly
+the primitives of tvmlite/_ffi/primitives.py; the cold logic over them is pure Python, shared with the ctypes core.
 
 ABI constants, for pure-Python code (both backends export the same names and values; test_abi.py checks it):
 

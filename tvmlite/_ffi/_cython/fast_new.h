@@ -29,7 +29,7 @@ static PyObject* TVMLiteInitByCtorFastcall(PyObject* self, PyObject* const* args
 
 static PyMethodDef tvmlite_init_by_ctor_def = {
     "__init_handle_by_constructor__", (PyCFunction)(void (*)(void))TVMLiteInitByCtorFastcall, METH_FASTCALL,
-    "__init_handle_by_constructor__(fconstructor, *args)\n--\n\n"
+    "__init_handle_by_constructor__($self, fconstructor, *args)\n--\n\n"
     "Construct the underlying object by calling fconstructor(*args) (a packed function)."};
 
 /* Replace cls.__init_handle_by_constructor__ with the fastcall version. */
@@ -40,5 +40,63 @@ static inline int TVMLiteInstallInitByCtor(PyObject* cls) {
   Py_DECREF(descr);
   PyType_Modified((PyTypeObject*)cls);
   return ret;
+}
+/* A class whose C++ type declared a constructor (refl::init) is built by one C call: its tp_init reads the
+ * constructor from the class attribute _tvmlite_ctor (an MRO lookup through the type attribute cache) and calls it
+ * on the positional arguments, with no Python frame and no bound method. The class also gets an __init__ method
+ * doing the same, so super().__init__(...) and explicit calls work; it is put in the class dict directly, because
+ * assigning __init__ would make Python reset tp_init to its generic slot. The Cython part is plugged in at module
+ * init. */
+static int (*tvmlite_ctor_init_impl)(PyObject* self, PyObject* ctor, PyObject** args, Py_ssize_t nargs) = NULL;
+static PyObject* tvmlite_ctor_attr = NULL;
+
+static inline PyObject* TVMLiteFindCtor(PyObject* self) {
+  if (tvmlite_ctor_attr == NULL) {
+    tvmlite_ctor_attr = PyUnicode_InternFromString("_tvmlite_ctor");
+    if (tvmlite_ctor_attr == NULL) return NULL;
+  }
+  PyObject* ctor = _PyType_Lookup(Py_TYPE(self), tvmlite_ctor_attr); /* borrowed */
+  if (ctor == NULL) {
+    PyErr_Format(PyExc_TypeError, "%s has no C++ constructor", Py_TYPE(self)->tp_name);
+  }
+  return ctor;
+}
+
+static int TVMLiteCtorTpInit(PyObject* self, PyObject* args, PyObject* kwds) {
+  if (kwds != NULL && PyDict_GET_SIZE(kwds) != 0) {
+    PyErr_Format(PyExc_TypeError, "%s() takes positional arguments only", Py_TYPE(self)->tp_name);
+    return -1;
+  }
+  PyObject* ctor = TVMLiteFindCtor(self);
+  if (ctor == NULL) return -1;
+  return tvmlite_ctor_init_impl(self, ctor, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+}
+
+static PyObject* TVMLiteCtorInitMethod(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  PyObject* ctor = TVMLiteFindCtor(self);
+  if (ctor == NULL || tvmlite_ctor_init_impl(self, ctor, (PyObject**)args, nargs) != 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef tvmlite_ctor_init_def = {
+    "__init__", (PyCFunction)(void (*)(void))TVMLiteCtorInitMethod, METH_FASTCALL,
+    "__init__($self, /, *args)\n--\n\nMake the object with its C++ constructor (refl::init)."};
+
+/* Give cls the constructor ctor (a Function): cls(*args) becomes ctor(*args). */
+static inline int TVMLiteInstallConstructor(PyObject* cls, PyObject* ctor) {
+  PyTypeObject* type = (PyTypeObject*)cls;
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+    PyErr_SetString(PyExc_TypeError, "_install_constructor: only classes defined in Python can take one");
+    return -1;
+  }
+  if (PyObject_SetAttrString(cls, "_tvmlite_ctor", ctor) != 0) return -1;
+  PyObject* descr = PyDescr_NewMethod(type, &tvmlite_ctor_init_def);
+  if (descr == NULL) return -1;
+  int ret = PyDict_SetItemString(type->tp_dict, "__init__", descr);
+  Py_DECREF(descr);
+  if (ret != 0) return -1;
+  type->tp_init = TVMLiteCtorTpInit;
+  PyType_Modified(type);
+  return 0;
 }
 #endif

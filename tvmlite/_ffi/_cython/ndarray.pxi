@@ -11,8 +11,7 @@ cdef class DataType:
         if isinstance(dtype, DataType):
             self.cdtype = (<DataType>dtype).cdtype
             return
-        name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
-        CHECK_CALL(TVMLiteDataTypeFromString(name.encode("utf-8"), &self.cdtype))
+        check_call(TVMLiteDataTypeFromString(dtype_name(dtype).encode("utf-8"), &self.cdtype))
 
     @property
     def type_code(self):
@@ -29,7 +28,7 @@ cdef class DataType:
     def __str__(self):
         cdef TVMLiteObject* out = NULL
         cdef TVMLiteStringCell* cell
-        CHECK_CALL(TVMLiteDataTypeToString(self.cdtype, &out))
+        check_call(TVMLiteDataTypeToString(self.cdtype, &out))
         cell = <TVMLiteStringCell*>object_cell(out)
         s = PyUnicode_DecodeUTF8(cell.data, cell.size, "strict")
         TVMLiteObjectDecRef(out)
@@ -39,15 +38,7 @@ cdef class DataType:
         return f"DataType({str(self)!r})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = DataType(other)
-            except Exception:
-                return False
-        if not isinstance(other, DataType):
-            return NotImplemented
-        return (self.cdtype.code == (<DataType>other).cdtype.code and self.cdtype.bits == (<DataType>other).cdtype.bits
-                and self.cdtype.lanes == (<DataType>other).cdtype.lanes)
+        return data_type_eq(self, other, DataType)
 
     def __hash__(self):
         return hash(str(self))
@@ -62,7 +53,7 @@ cdef object make_data_type(DLDataType t):
     return d
 
 
-_DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host", kDLOpenCL: "opencl", kDLVulkan: "vulkan",
+cdef dict _DEVICE_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLCUDAHost: "cuda_host", kDLOpenCL: "opencl", kDLVulkan: "vulkan",
                  kDLMetal: "metal", kDLROCM: "rocm", kDLExtDev: "ext_dev", kDLOneAPI: "oneapi", kDLWebGPU: "webgpu",
                  kDLHexagon: "hexagon"}
 
@@ -80,7 +71,7 @@ cdef class Device:
         # never see one.
         cdef int64_t checked_type, checked_id
         checked_type, checked_id = device_numbers(device_type, device_id)
-        CHECK_CALL(TVMLiteDeviceCreate(checked_type, checked_id, &self.cdevice))
+        check_call(TVMLiteDeviceCreate(checked_type, checked_id, &self.cdevice))
 
     @property
     def device_type(self):
@@ -117,7 +108,8 @@ cdef object make_device(DLDevice d):
 
 
 cdef class NDArrayBase(ObjectBase):
-    """An n-dimensional array on a device. Shares memory with numpy through DLPack: ``np.from_dlpack(x)``."""
+    """Base of tvmlite.runtime.NDArray: the tensor's facts (shape, dtype, strides...) and DLPack export
+    (``np.from_dlpack(x)`` shares its memory); ``numpy()`` and the repr are the runtime class's."""
 
     cdef inline DLTensor* _tensor(self) except NULL:
         self._checked_cell(kTVMLiteNDArray)
@@ -170,20 +162,10 @@ cdef class NDArrayBase(ObjectBase):
         cdef DLManagedTensorVersioned* versioned
         self._tensor()  # checks the handle
         if dlpack_export_version(self.__dlpack_device__(), stream, max_version, dl_device, copy):
-            CHECK_CALL(TVMLiteNDArrayToDLPackVersioned(self.chandle, &versioned))
+            check_call(TVMLiteNDArrayToDLPackVersioned(self.chandle, &versioned))
             return PyCapsule_New(versioned, b"dltensor_versioned", _versioned_capsule_destructor)
-        CHECK_CALL(TVMLiteNDArrayToDLPack(self.chandle, &legacy))
+        check_call(TVMLiteNDArrayToDLPack(self.chandle, &legacy))
         return PyCapsule_New(legacy, b"dltensor", _legacy_capsule_destructor)
-
-    def numpy(self):
-        """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view)."""
-        import numpy
-        return numpy.array(numpy.from_dlpack(self), copy=True)
-
-    def __repr__(self):
-        if self.chandle == NULL:
-            return "<NDArray (null)>"
-        return f"<tvmlite.NDArray shape={self.shape} dtype={self.dtype} device={self.device}>"
 
 
 cdef extern from "dlpack_capsule.h":
@@ -203,11 +185,11 @@ cdef TVMLiteObject* ndarray_handle_from_dlpack(object obj) except NULL:
     if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
         p = PyCapsule_GetPointer(capsule, b"dltensor_versioned")
         PyCapsule_SetName(capsule, b"used_dltensor_versioned")
-        CHECK_CALL(TVMLiteNDArrayFromDLPackVersioned(<DLManagedTensorVersioned*>p, &out))
+        check_call(TVMLiteNDArrayFromDLPackVersioned(<DLManagedTensorVersioned*>p, &out))
     elif PyCapsule_IsValid(capsule, b"dltensor"):
         p = PyCapsule_GetPointer(capsule, b"dltensor")
         PyCapsule_SetName(capsule, b"used_dltensor")
-        CHECK_CALL(TVMLiteNDArrayFromDLPack(<DLManagedTensor*>p, &out))
+        check_call(TVMLiteNDArrayFromDLPack(<DLManagedTensor*>p, &out))
     else:
         raise TypeError(f"{type(obj).__name__}.__dlpack__() did not return a DLPack capsule")
     return out
@@ -299,7 +281,7 @@ cdef TVMLiteObject* ndarray_handle_from_buffer(object obj) except NULL:
     t.strides = NULL if compact else strides
     t.byte_offset = 0
     # From here the NDArray owns ctx: even on failure TVMLiteNDArrayFromExternal calls _release_buffer.
-    CHECK_CALL(TVMLiteNDArrayFromExternal(&t, DLPACK_FLAG_BITMASK_READ_ONLY if ctx.view.readonly else 0, ctx,
+    check_call(TVMLiteNDArrayFromExternal(&t, DLPACK_FLAG_BITMASK_READ_ONLY if ctx.view.readonly else 0, ctx,
                                           _release_buffer, &out))
     return out
 
@@ -395,5 +377,5 @@ def ndarray_empty(shape, dtype, Device device=None):
         dims[i] = d
     dev.device_type = kDLCPU if device is None else device.cdevice.device_type
     dev.device_id = 0 if device is None else device.cdevice.device_id
-    CHECK_CALL(TVMLiteNDArrayEmpty(dims, len(shape), dt.cdtype, dev, &out))
+    check_call(TVMLiteNDArrayEmpty(dims, len(shape), dt.cdtype, dev, &out))
     return make_object(out)

@@ -4,6 +4,8 @@ cdef extern from "fast_new.h":
     object TVMLiteNewInstance(object cls)
     PyObject* (*tvmlite_init_by_ctor_impl)(PyObject* self, PyObject** args, Py_ssize_t nargs)
     int TVMLiteInstallInitByCtor(object cls) except -1
+    int (*tvmlite_ctor_init_impl)(PyObject* self, PyObject* ctor, PyObject** args, Py_ssize_t nargs)
+    int TVMLiteInstallConstructor(object cls, object ctor) except -1
 
 # Classes registered with register_object, indexed by type index (None where nothing is registered).
 cdef list _REGISTERED = []
@@ -76,7 +78,7 @@ cdef class ObjectBase:
         for p in fields:  # read through the getters: the class may lack descriptors for a subtype's fields
             f = <const TVMLiteFieldInfo*><size_t>p
             out.type_index = kTVMLiteNone
-            CHECK_CALL(f.getter(<char*>self.chandle + f.offset, &out))
+            check_call(f.getter(<char*>self.chandle + f.offset, &out))
             parts.append(f"{byte_array_str(f.name)}={make_ret(&out)!r}")
         return f"{_type_key_of(self.chandle.type_index)}({', '.join(parts)})"
 
@@ -164,6 +166,29 @@ cdef void _clear_adoption_caches():
 tvmlite_init_by_ctor_impl = <PyObject* (*)(PyObject*, PyObject**, Py_ssize_t) noexcept>_init_by_ctor
 
 
+cdef int _ctor_init(PyObject* self, PyObject* ctor, PyObject** args, Py_ssize_t nargs) except -1:
+    """tp_init of a class with a C++ constructor: the object becomes ctor(*args)."""
+    cdef TVMLiteAny result
+    if not isinstance(<object>ctor, Function):
+        raise TypeError(f"{type(<object>self).__name__}._tvmlite_ctor must be a Function")
+    call_function(<Function>ctor, args, nargs, &result)
+    if result.type_index < kTVMLiteStaticObjectBegin:
+        TVMLiteAnyRelease(&result)
+        raise TypeError(f"{(<Function>ctor)._name or 'constructor'} did not return an object")
+    adopt_handle(<ObjectBase><object>self, result.v_obj)
+    return 0
+
+
+tvmlite_ctor_init_impl = <int (*)(PyObject*, PyObject*, PyObject**, Py_ssize_t) noexcept>_ctor_init
+
+
+def _install_constructor(cls, Function ctor):
+    """cls(*args) makes its object with ctor(*args) (a C++ constructor), in one C call."""
+    if not (isinstance(cls, type) and issubclass(cls, ObjectBase)):
+        raise TypeError(f"_install_constructor: {cls!r} must be a subclass of tvmlite.Object")
+    TVMLiteInstallConstructor(cls, ctor)
+
+
 cdef inline object _type_key_of(int32_t tindex):
     cdef const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(tindex)
     return "<unknown>" if info == NULL else byte_array_str(info.type_key)
@@ -228,7 +253,7 @@ cdef class FieldDescriptor:
             return self
         cdef ObjectBase o = self._checked_owner(obj)
         out.type_index = kTVMLiteNone
-        CHECK_CALL(self.info.getter(<char*>o.chandle + self.info.offset, &out))
+        check_call(self.info.getter(<char*>o.chandle + self.info.offset, &out))
         return make_ret(&out)
 
     def __set__(self, obj, value):
@@ -239,12 +264,12 @@ cdef class FieldDescriptor:
             raise AttributeError(f"field '{self.name}' of {_type_key_of(self.owner_index)} is read-only")
         make_arg(value, &arg, &temp, f"{_type_key_of(self.owner_index)}.{self.name}", 0)
         try:
-            CHECK_CALL(TVMLiteObjectSetField(o.chandle, self.info, &arg))
+            check_call(TVMLiteObjectSetField(o.chandle, self.info, &arg))
         finally:
             TVMLiteObjectDecRef(temp)
 
     def __delete__(self, obj):
-        raise AttributeError(f"field '{self.name}' cannot be deleted")
+        raise AttributeError(f"field '{self.name}' of {_type_key_of(self.owner_index)} cannot be deleted")
 
     def __repr__(self):
         return f"<field {self.name}: {self.type_str}>"
@@ -290,17 +315,10 @@ def _type_key_to_index(str type_key, bint allow_missing=False):
     cdef int32_t out
     if TVMLiteTypeKeyToIndex(c_name(type_key, "type key"), &out) != 0:
         if allow_missing:
-            raise_last_error_silently()
+            drop_last_error()
             return None
         raise_last_error()
     return out
-
-
-cdef void raise_last_error_silently() noexcept:
-    """Drop this thread's pending error (when a failure is an expected answer)."""
-    cdef TVMLiteObjectHandle err = NULL
-    TVMLiteErrorMoveFromRaised(&err)
-    TVMLiteObjectDecRef(err)
 
 
 def _type_info(int32_t tindex):
@@ -362,21 +380,19 @@ def _define_object_type(str type_key, int32_t parent_index, list fields):
     ValueError (a type's layout never changes).
     """
     cdef int32_t tindex
-    cdef Py_ssize_t n = len(fields), i
+    cdef list encoded = dyn_field_specs(type_key, fields)  # alive until the call returns: specs borrow its names
+    cdef Py_ssize_t n = len(encoded), i
     cdef TVMLiteDynFieldSpec* specs = <TVMLiteDynFieldSpec*>malloc(sizeof(TVMLiteDynFieldSpec) * (n + 1))
     if specs == NULL:
         raise MemoryError()
-    keep = []  # the encoded names, alive until the call returns
     try:
         for i in range(n):
-            name, type_str, static_index, optional = fields[i]
-            keep.append(c_name(name, f"register_object('{type_key}'): field name"))
-            keep.append(c_name(type_str, f"register_object('{type_key}'): type of field {name!r}"))
-            specs[i].name = bytes_view(keep[-2])
-            specs[i].type_str = bytes_view(keep[-1])
+            name, type_str, static_index, optional = encoded[i]
+            specs[i].name = bytes_view(name)
+            specs[i].type_str = bytes_view(type_str)
             specs[i].static_type_index = static_index
             specs[i].flags = kTVMLiteFieldOptional if optional else 0
-        CHECK_CALL(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
+        check_call(TVMLiteTypeDefineDynamic(c_name(type_key, "register_object: type key"), parent_index, specs,
                                             <int32_t>n, &tindex))
     finally:
         free(specs)
@@ -407,7 +423,7 @@ def _dyn_object_init(ObjectBase self, int32_t tindex, tuple values):
             temps[i] = NULL
             make_arg(values[i], &args[i], &temps[i], _type_key_of(tindex), i)
             done = i + 1
-        CHECK_CALL(TVMLiteDynObjectCreate(tindex, args, n, &out))
+        check_call(TVMLiteDynObjectCreate(tindex, args, n, &out))
     finally:
         for i in range(done):
             TVMLiteObjectDecRef(temps[i])

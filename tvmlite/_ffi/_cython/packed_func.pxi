@@ -65,7 +65,7 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
                 PyErr_Clear()
                 data = str_utf8_fallback(arg, _callee_name(fname), index)
                 s, size = data, len(data)
-            CHECK_CALL(TVMLiteStringCreate(kTVMLiteString, s, size, temp))
+            check_call(TVMLiteStringCreate(kTVMLiteString, s, size, temp))
             out.type_index = kTVMLiteString
             out.v_obj = temp[0]
     elif isinstance(arg, DataType):
@@ -86,7 +86,7 @@ cdef int make_arg(object arg, TVMLiteAny* out, TVMLiteObject** temp, object fnam
         out.v_obj = temp[0]
     elif isinstance(arg, (bytes, bytearray)):
         s = arg
-        CHECK_CALL(TVMLiteStringCreate(kTVMLiteBytes, s, len(arg), temp))
+        check_call(TVMLiteStringCreate(kTVMLiteBytes, s, len(arg), temp))
         out.type_index = kTVMLiteBytes
         out.v_obj = temp[0]
     elif PyObject_CheckBuffer(arg) and _has_len(arg):  # numpy arrays, memoryview, array.array (not scalars)
@@ -158,7 +158,7 @@ cdef TVMLiteObject* _make_array(object seq, object fname, int index) except NULL
             temps[i] = NULL
             make_arg(items_py[i], &items[i], &temps[i], fname, index)
             done = i + 1
-        CHECK_CALL(TVMLiteArrayCreate(items, n, &out))
+        check_call(TVMLiteArrayCreate(items, n, &out))
     finally:
         for i in range(done):
             TVMLiteObjectDecRef(temps[i])
@@ -196,7 +196,7 @@ cdef TVMLiteObject* _make_map(dict d, object fname, int index) except NULL:
             make_arg(v, &kv[i + 1], &temps[i + 1], fname, index)
             done = i + 2
             i += 2
-        CHECK_CALL(TVMLiteMapCreate(kv, n, &out))
+        check_call(TVMLiteMapCreate(kv, n, &out))
     finally:
         for i in range(done):
             TVMLiteObjectDecRef(temps[i])
@@ -246,7 +246,7 @@ cdef object make_ret_view(const TVMLiteAny* v):
         return make_ret(&owned)
     # The C API knows which value kinds borrow memory (raw strings, byte arrays, tensors) and must be copied or
     # retained; plain values come back unchanged. No list of kinds to keep in step with the ABI here.
-    CHECK_CALL(TVMLiteAnyViewToOwned(v, &owned))
+    check_call(TVMLiteAnyViewToOwned(v, &owned))
     return make_ret(&owned)
 
 
@@ -429,7 +429,7 @@ cdef int _py_callback_impl(void* self, const TVMLiteAny* args, int32_t num_args,
             return 0  # result is already None
         make_arg(rv, &view, &temp, "callback return value", 0)
         try:
-            CHECK_CALL(TVMLiteAnyViewToOwned(&view, result))
+            check_call(TVMLiteAnyViewToOwned(&view, result))
         finally:
             TVMLiteObjectDecRef(temp)
         return 0
@@ -468,7 +468,7 @@ cdef int _py_set_result_impl(PyObject* rv, TVMLiteAny* result) noexcept:
     try:
         make_arg(<object>rv, &view, &temp, "callback return value", 0)
         try:
-            CHECK_CALL(TVMLiteAnyViewToOwned(&view, result))
+            check_call(TVMLiteAnyViewToOwned(&view, result))
         finally:
             TVMLiteObjectDecRef(temp)
         return 0
@@ -494,7 +494,7 @@ cdef TVMLiteObject* function_handle_from_callable(object pyfunc) except NULL:
         raise TypeError(f"expected a callable, got {type(pyfunc).__name__}")
     Py_INCREF(pyfunc)
     # On failure TVMLiteFunctionCreate calls the deleter itself, so the reference is never leaked.
-    CHECK_CALL(TVMLiteFunctionCreate(<void*>pyfunc, TVMLitePyCallback, _release_py_object, &out))
+    check_call(TVMLiteFunctionCreate(<void*>pyfunc, TVMLitePyCallback, _release_py_object, &out))
     return out
 
 
@@ -524,7 +524,7 @@ def convert(value):
     cdef TVMLiteObject* temp = NULL
     make_arg(value, &view, &temp, "convert", 0)
     try:
-        CHECK_CALL(TVMLiteAnyViewToOwned(&view, &owned))
+        check_call(TVMLiteAnyViewToOwned(&view, &owned))
     finally:
         TVMLiteObjectDecRef(temp)
     return make_ret(&owned)
@@ -537,7 +537,7 @@ def convert(value):
 def get_global_func(str name, bint allow_missing=False):
     """The global function registered under name; None or ValueError when there is none."""
     cdef TVMLiteObject* out = NULL
-    CHECK_CALL(TVMLiteFunctionGetGlobal(c_name(name, "get_global_func: name"), &out))
+    check_call(TVMLiteFunctionGetGlobal(c_name(name, "get_global_func: name"), &out))
     if out == NULL:
         if allow_missing:
             return None
@@ -553,13 +553,13 @@ def register_global_func(str name, func, bint override=False):
         raise TypeError(f"register_func: '{name}' must be registered with a callable, got {type(func).__name__}")
     h = function_handle_from_callable(func)
     try:
-        CHECK_CALL(TVMLiteFunctionSetGlobal(cname, h, 1 if override else 0))
+        check_call(TVMLiteFunctionSetGlobal(cname, h, 1 if override else 0))
     finally:
         TVMLiteObjectDecRef(h)
 
 
 def remove_global_func(str name):
-    CHECK_CALL(TVMLiteFunctionRemoveGlobal(c_name(name, "remove_global_func: name")))
+    check_call(TVMLiteFunctionRemoveGlobal(c_name(name, "remove_global_func: name")))
 
 
 def list_global_func_names():
@@ -567,7 +567,7 @@ def list_global_func_names():
     cdef TVMLiteObject* out = NULL
     cdef TVMLiteSeqCell* cell
     cdef TVMLiteStringCell* s
-    CHECK_CALL(TVMLiteFunctionListGlobalNames(&out))
+    check_call(TVMLiteFunctionListGlobalNames(&out))
     try:
         cell = <TVMLiteSeqCell*>object_cell(out)
         names = []

@@ -14,7 +14,9 @@ from . import _reduce  # noqa: F401
 from .algorithm import *  # noqa: F401,F403
 from . import algorithm as _algorithm_builders
 from . import _algorithm  # noqa: F401
+from .decode import tensor_scatter
+from . import training
 
-__all__ = ["get", "register_reference", "get_reference", "nn"] + list(_tensor_builders.__all__)
+__all__ = ["get", "register_reference", "get_reference", "nn", "training", "tensor_scatter"] + list(_tensor_builders.__all__)
 __all__ += list(_reduce_builders.__all__)
 __all__ += list(_algorithm_builders.__all__)

@@ -13,7 +13,9 @@
  *
  * Registering an op also registers its maker, TVM's `relay.op._make.*`: "nn.conv2d" gets
  * `relay.op.nn._make.conv2d(data, weight, <attrs fields in declaration order>...)`, which checks the inputs are
- * expressions (a list becomes a Tuple) and fills the attrs through the checked reflection setters.
+ * expressions (a list becomes a Tuple) and fills the attrs through the checked reflection setters. An op with
+ * set_num_inputs(-1) takes a variable number of inputs (ONNX's optional inputs): its maker takes them as one
+ * list first, `relay.op._make.foo([a, b], attrs...)`, and its attrs say which optional inputs are present.
  *
  * Attributes ("TOpPattern", "FTypeRelation", "FReference", ...) are values keyed by name, each with a priority
  * level: a registration at a higher level replaces a lower one (TVM's plevel), one at the same level is a
@@ -62,7 +64,7 @@ class OpNode : public RelayExprNode {
   std::string name;
   std::string description;
   Array<ObjectRef> arguments;  // OpArgument
-  int64_t num_inputs = -1;     // -1: not declared
+  int64_t num_inputs = -1;     // -1: variadic (the maker takes a list)
   std::string attrs_type_key;  // "" for ops without attrs
   int64_t support_level = 10;
 
