@@ -34,6 +34,15 @@ def _as_numpy(value):
     return value.numpy()
 
 
+def _normalize(value):
+    """A data set entry as numpy: the cases may hold TensorProto objects (onnx's runner converts them the same way)."""
+    import onnx
+
+    if isinstance(value, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(value)
+    return value
+
+
 def _assert_similar(ref, out, rtol, atol, where):
     if isinstance(ref, (list, tuple)):
         assert isinstance(out, (list, tuple)), f"{where}: expected a sequence, got {type(out).__name__}"
@@ -66,6 +75,7 @@ def run_case(case):
     mod, params = tvmlite.frontend.from_onnx(model)
     lib = tvmlite.build(mod, target="debug", params=params)
     for k, (inputs, ref_outputs) in enumerate(case.data_sets):
+        inputs, ref_outputs = [_normalize(v) for v in inputs], [_normalize(v) for v in ref_outputs]
         gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
         for name, value in zip(input_names, inputs):
             gm.set_input(name, value)

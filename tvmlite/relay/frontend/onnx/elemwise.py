@@ -15,7 +15,7 @@ def _binary(relay_name, versions=(1, 7)):
 
 
 for _onnx_name, _relay_name in [("Add", "add"), ("Sub", "subtract"), ("Mul", "multiply"), ("Div", "divide"),
-                                ("Pow", "power"), ("Equal", "equal"), ("Less", "less"), ("Greater", "greater"),
+                                ("Equal", "equal"), ("Less", "less"), ("Greater", "greater"),
                                 ("LessOrEqual", "less_equal"), ("GreaterOrEqual", "greater_equal"),
                                 ("And", "logical_and"), ("Or", "logical_or"), ("Xor", "logical_xor"),
                                 ("BitwiseAnd", "bitwise_and"), ("BitwiseOr", "bitwise_or"),
