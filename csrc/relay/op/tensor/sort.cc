@@ -82,7 +82,7 @@ Type TopKResult(const TensorTypeNode* data, const TopKAttrs* a, const Any& k_dim
 
 }  // namespace
 
-Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
+Type CumulativeRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ScanopAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
@@ -95,7 +95,7 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(data->shape, dtype);
 }
 
-Type DynScanRel(const Array<Type>& args, const Attrs& attrs) {
+Type DynCumulativeRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 2);
   const auto* a = AttrsAs<ScanopAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
@@ -166,7 +166,7 @@ Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
       .set_num_inputs(1)                                                                             \
       .add_argument("data", "Tensor", "The input.")                                                  \
       .set_attrs_type<ScanopAttrs>()                                                                 \
-      .add_type_rel("Scan", ScanRel)                                                                 \
+      .add_type_rel("Scan", CumulativeRel)                                                                 \
       .set_attr<TOpPattern>("TOpPattern", kOpaque);                                                  \
   TVMLITE_REGISTER_OP("dyn." OpName)                                                                 \
       .describe(Desc " The axis comes from a run-time scalar tensor.")                               \
@@ -174,7 +174,7 @@ Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
       .add_argument("data", "Tensor", "The input.")                                                  \
       .add_argument("axis", "Tensor", "Integer scalar axis (negative counts from the end).")          \
       .set_attrs_type<ScanopAttrs>()                                                                 \
-      .add_type_rel("DynScan", DynScanRel)                                                           \
+      .add_type_rel("DynScan", DynCumulativeRel)                                                           \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)
 
 TVMLITE_REGISTER_SCAN_OP("cumsum", "Cumulative sum along an axis (exclusive: starting from 0; reverse: from the end).");
