@@ -3,6 +3,7 @@
  * \brief NDArray storage, DLPack import/export, and data type names.
  */
 #include <tvmlite/runtime/ndarray.h>
+#include <tvmlite/runtime/registry.h>
 
 #include <ostream>
 
@@ -205,6 +206,27 @@ bool NDArray::IsContiguous() const {
   return true;
 }
 
+NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype) const {
+  TVMLITE_CHECK_KIND(IsValidDLDataType(dtype) && dtype.bits > 0, ValueError) << "CreateView: invalid data type";
+  TVMLITE_CHECK_KIND(IsContiguous(), ValueError) << "CreateView needs a contiguous array";
+  uint64_t nbytes = CheckedByteSize(shape.data(), static_cast<int64_t>(shape.size()), DataType(dtype));
+  TVMLITE_CHECK_KIND(nbytes == NBytes(), ValueError)
+      << "CreateView: shape " << ShapeTuple(shape) << " of " << DataType(dtype).str() << " is " << nbytes
+      << " bytes, the array " << ShapeTuple(Shape()) << " of " << this->dtype().str() << " is " << NBytes();
+  const DLTensor& src = get()->tensor;
+  DLTensor view{src.data, src.device, static_cast<int32_t>(shape.size()), dtype,
+                const_cast<int64_t*>(shape.data()), nullptr, src.byte_offset};
+  auto* owner = new NDArray(*this);
+  return FromExternal(view, owner, [](void* p) { delete static_cast<NDArray*>(p); }, get()->flags);
+}
+
+TVMLITE_REGISTER_GLOBAL("runtime.NDArrayCreateView")
+    .set_body_typed([](NDArray array, Array<int64_t> shape, DataType dtype) -> NDArray {
+      std::vector<int64_t> dims;
+      for (size_t i = 0; i < shape.size(); ++i) dims.push_back(shape[i]);
+      return array.CreateView(dims, dtype);
+    });
+
 void NDArray::CopyFrom(const NDArray& other) const {
   TVMLITE_CHECK_KIND(IsContiguous() && other.IsContiguous(), ValueError) << "CopyFrom needs contiguous arrays";
   TVMLITE_CHECK_KIND(NBytes() == other.NBytes(), ValueError)
@@ -218,6 +240,42 @@ void NDArray::CopyFrom(const NDArray& other) const {
 // Data type names
 // --------------------------------------------------------------------------------------------------------------
 
+namespace {
+
+/*! \brief The DLPack 1.1 low-precision float formats: each code names one format of a fixed width. */
+struct NamedFloat {
+  const char* name;
+  uint8_t code;
+  uint8_t bits;
+};
+constexpr NamedFloat kNamedFloats[] = {
+    {"float8_e3m4", kDLFloat8_e3m4, 8},       {"float8_e4m3", kDLFloat8_e4m3, 8},
+    {"float8_e4m3b11fnuz", kDLFloat8_e4m3b11fnuz, 8}, {"float8_e4m3fn", kDLFloat8_e4m3fn, 8},
+    {"float8_e4m3fnuz", kDLFloat8_e4m3fnuz, 8}, {"float8_e5m2", kDLFloat8_e5m2, 8},
+    {"float8_e5m2fnuz", kDLFloat8_e5m2fnuz, 8}, {"float8_e8m0fnu", kDLFloat8_e8m0fnu, 8},
+    {"float6_e2m3fn", kDLFloat6_e2m3fn, 6},   {"float6_e3m2fn", kDLFloat6_e3m2fn, 6},
+    {"float4_e2m1fn", kDLFloat4_e2m1fn, 4},
+};
+
+const NamedFloat* FindNamedFloat(uint8_t code) {
+  for (const NamedFloat& f : kNamedFloats) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
+/*! \brief The lanes of a suffix: "" is 1, "x4" is 4; 0 when the suffix is not one. */
+long ParseLanes(const char* s) {  // NOLINT(runtime/int)
+  if (*s == '\0') return 1;
+  if (*s != 'x') return 0;
+  char* end = nullptr;
+  long lanes = std::strtol(s + 1, &end, 10);  // NOLINT(runtime/int)
+  if (end == s + 1 || *end != '\0' || lanes <= 0 || lanes > 65535) return 0;
+  return lanes;
+}
+
+}  // namespace
+
 DLDataType StringToDLDataType(const std::string& str) {
   DLDataType t{kDLOpaqueHandle, 64, 1};
   if (str == "handle") return t;
@@ -226,6 +284,15 @@ DLDataType StringToDLDataType(const std::string& str) {
   if (str.rfind("boolx", 0) == 0) {  // vector of bools, as DLDataTypeToString writes it
     DLDataType v = StringToDLDataType("int8" + str.substr(4));
     return DLDataType{kDLBool, 8, v.lanes};
+  }
+  // "float8_e4m3fn", "float4_e2m1fnx2": a named format, then the lanes suffix. The suffix check keeps a name that
+  // is a prefix of another ("float8_e4m3" of "float8_e4m3fn") from matching the longer one.
+  for (const NamedFloat& f : kNamedFloats) {
+    size_t n = std::strlen(f.name);
+    if (str.compare(0, n, f.name) != 0) continue;
+    long lanes = ParseLanes(str.c_str() + n);  // NOLINT(runtime/int)
+    if (lanes == 0) continue;
+    return DLDataType{f.code, f.bits, static_cast<uint16_t>(lanes)};
   }
   const char* s = str.c_str();
   auto take = [&](const char* prefix, uint8_t code) {
@@ -241,14 +308,8 @@ DLDataType StringToDLDataType(const std::string& str) {
   char* end = nullptr;
   long bits = std::strtol(s, &end, 10);  // NOLINT(runtime/int)
   if (end == s) bits = t.code == kDLComplex ? 64 : 32;  // "float" alone means float32, as in numpy's names
-  long lanes = 1;  // NOLINT(runtime/int)
-  if (*end == 'x') {
-    const char* l = end + 1;
-    lanes = std::strtol(l, &end, 10);
-    if (end == l) lanes = 0;
-  }
-  TVMLITE_CHECK_KIND(*end == '\0' && bits > 0 && bits <= 255 && lanes > 0 && lanes <= 65535, ValueError)
-      << "unknown data type '" << str << "'";
+  long lanes = ParseLanes(end);  // NOLINT(runtime/int)
+  TVMLITE_CHECK_KIND(bits > 0 && bits <= 255 && lanes > 0, ValueError) << "unknown data type '" << str << "'";
   t.bits = static_cast<uint8_t>(bits);
   t.lanes = static_cast<uint16_t>(lanes);
   return t;
@@ -256,7 +317,9 @@ DLDataType StringToDLDataType(const std::string& str) {
 
 bool IsValidDLDataType(DLDataType t) {
   if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return true;  // "void"
-  return t.code <= kDLBool && t.bits > 0 && t.lanes > 0;
+  if (t.lanes == 0) return false;
+  if (const NamedFloat* f = FindNamedFloat(t.code)) return t.bits == f->bits;
+  return t.code <= kDLBool && t.bits > 0;
 }
 
 DLDevice MakeDevice(int64_t device_type, int64_t device_id) {
@@ -283,7 +346,16 @@ std::string DLDataTypeToString(DLDataType t) {
     case kDLFloat: s = "float"; break;
     case kDLBfloat: s = "bfloat"; break;
     case kDLComplex: s = "complex"; break;
-    default: TVMLITE_THROW(ValueError) << "data type code " << static_cast<int>(t.code) << " has no name";
+    default: {
+      const NamedFloat* f = FindNamedFloat(t.code);
+      TVMLITE_CHECK_KIND(f != nullptr, ValueError) << "data type code " << static_cast<int>(t.code) << " has no name";
+      TVMLITE_CHECK_KIND(t.bits == f->bits, ValueError)
+          << "data type " << f->name << " has " << static_cast<int>(f->bits) << " bits, not "
+          << static_cast<int>(t.bits);
+      s = f->name;
+      if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
+      return s;
+    }
   }
   s += std::to_string(t.bits);
   if (t.lanes != 1) s += "x" + std::to_string(t.lanes);

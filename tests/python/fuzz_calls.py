@@ -113,6 +113,7 @@ class Fuzzer:
         self._own_exc_objs = []
         self._registered_names = set()
         self._written = []  # objects whose fields the fuzzer wrote (see drop_values)
+        self._hook_victims = []  # the boxes through which hooks reach their victims (see drop_values)
         self._dyn_types = {}
         self._unraisable = []
         self._old_hook = sys.unraisablehook
@@ -527,6 +528,8 @@ class Fuzzer:
         victims = [v for v in self.pool if isinstance(v.v, self.core.ObjectBase)]
         victim = self.rng.choice(victims) if victims else None
         ctor = self.tvmlite.get_global_func(self.rng.choice(self.global_names()))
+        box = [victim]  # emptied by drop_values: a hook held by C++ must not keep its victim's wrapper alive
+        self._hook_victims.append(box)
 
         fired = []
 
@@ -535,9 +538,9 @@ class Fuzzer:
                 if fired:  # once: converters probe several names
                     raise AttributeError(name)
                 fired.append(name)
-                if action == "reinit" and victim is not None:
+                if action == "reinit" and box[0] is not None:
                     try:
-                        victim.v.__init_handle_by_constructor__(ctor, 1, 2)
+                        box[0].v.__init_handle_by_constructor__(ctor, 1, 2)
                     except Exception:
                         pass
                 elif action == "reenter":
@@ -936,9 +939,11 @@ class Fuzzer:
         """Drop every value the fuzzer holds, for the leak check.
 
         C++ objects are reference-counted, so a cycle made through a writable field (``node.value = node``, or
-        ``node.value = [node]``) is never freed: by design, as in TVM. Only field writes make such cycles (a
-        constructor's arguments exist before the object), so the objects written to get None in their writable
-        fields first; the leak check then counts every other object that outlives its last reference."""
+        ``node.value = [node]``) is never freed: by design, as in TVM. Field writes make such cycles (a
+        constructor's arguments exist before the object), and so do hooks: a hook converted to a Function is held
+        by C++ and reaches its victim's wrapper, which a re-initialisation may point at that very Function. So
+        the objects written to get None in their writable fields first and hooks lose their victims; the leak
+        check then counts every other object that outlives its last reference."""
         for o in self._written:
             for name in self._field_names(o):
                 try:
@@ -946,6 +951,9 @@ class Fuzzer:
                 except Exception:
                     pass
         self._written.clear()
+        for box in self._hook_victims:
+            box[0] = None
+        self._hook_victims.clear()
         self.pool.clear()
         self._dyn_types.clear()
 

@@ -80,6 +80,7 @@ def _bind_cpp_constructor(cls, key):
     """Give cls the constructor C++ declared with refl::init (the global "<key>.__init__"), if there is one."""
     ctor = core.get_global_func(key + ".__init__", True)
     if ctor is not None and not _is_immutable(cls):
+        ctor._name = key  # argument errors then read "testing.Pair: argument #1 ...", as the call was written
         core._install_constructor(cls, ctor)
 
 

@@ -100,13 +100,14 @@ def var(name_hint, type_annotation=None, shape=None, dtype="float32"):
 
 def const(value, dtype=None):
     """A Constant from a number, a nested list, a numpy array or an NDArray (ints default to int64,
-    floats to float32, as TVM's)."""
+    floats to float32, as TVM's). ml_dtypes arrays (bfloat16, float8_*, int4, ...) keep their dtype:
+    ``const(x).data.numpy()`` gives back x."""
     if isinstance(value, nd.NDArray):
         if dtype is not None and str(value.dtype) != dtype:
-            value = nd.array(value.numpy().astype(dtype))
+            value = nd.array(value.numpy().astype(nd.numpy_dtype(dtype)))
         return Constant(value)
     if not isinstance(value, np.ndarray) or dtype is not None:
-        array = np.asarray(value, dtype=dtype)
+        array = np.asarray(value, dtype=None if dtype is None else nd.numpy_dtype(dtype))
         if dtype is None and array.dtype == np.float64 and not isinstance(value, np.ndarray):
             array = array.astype("float32")
         value = array

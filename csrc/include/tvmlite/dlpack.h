@@ -1,5 +1,5 @@
 /*
- * DLPack ABI (v1.0) for tvmlite.
+ * DLPack ABI (v1.1) for tvmlite.
  *
  * DLPack is a standard in-memory tensor ABI shared by numpy, PyTorch, JAX and TVM. Only the layout matters for
  * interoperability; these declarations follow the published specification field for field. The include guard is the
@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #define DLPACK_MAJOR_VERSION 1
-#define DLPACK_MINOR_VERSION 0
+#define DLPACK_MINOR_VERSION 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +40,7 @@ typedef enum {
   kDLOneAPI = 14,
   kDLWebGPU = 15,
   kDLHexagon = 16,
+  kDLMAIA = 17,
 } DLDeviceType;
 
 /*! \brief A device: kind plus ordinal. */
@@ -48,7 +49,10 @@ typedef struct {
   int32_t device_id;
 } DLDevice;
 
-/*! \brief Scalar type codes. */
+/*!
+ * \brief Scalar type codes. The low-precision float codes (DLPack 1.1) each name one format with a fixed width:
+ * 8 bits for kDLFloat8_*, 6 for kDLFloat6_*, 4 for kDLFloat4_e2m1fn (a consumer rejects other widths).
+ */
 typedef enum {
   kDLInt = 0U,
   kDLUInt = 1U,
@@ -57,6 +61,17 @@ typedef enum {
   kDLBfloat = 4U,
   kDLComplex = 5U,
   kDLBool = 6U,
+  kDLFloat8_e3m4 = 7U,
+  kDLFloat8_e4m3 = 8U,
+  kDLFloat8_e4m3b11fnuz = 9U,
+  kDLFloat8_e4m3fn = 10U,
+  kDLFloat8_e4m3fnuz = 11U,
+  kDLFloat8_e5m2 = 12U,
+  kDLFloat8_e5m2fnuz = 13U,
+  kDLFloat8_e8m0fnu = 14U,
+  kDLFloat6_e2m3fn = 15U,
+  kDLFloat6_e3m2fn = 16U,
+  kDLFloat4_e2m1fn = 17U,
 } DLDataTypeCode;
 
 /*! \brief Element type: code, bits per lane, lanes. float32 is {kDLFloat, 32, 1}. */

@@ -78,7 +78,8 @@ Any DimProduct(const std::vector<Any>& dims) {
   int64_t p = 1;
   for (const Any& d : dims) {
     if (d.type_index() != kTVMLiteInt) return Any(SizeVar::Any());
-    p *= d.cast<int64_t>();
+    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(p, d.cast<int64_t>(), &p), ValueError)
+        << "the product of the dims overflows int64";
   }
   return Any(p);
 }

@@ -1,23 +1,21 @@
-"""IR dtype strings <-> numpy dtypes, including the ones only ml_dtypes provides (bfloat16, float8 variants)."""
+"""IR dtype strings <-> numpy dtypes, including the ones only ml_dtypes provides (bfloat16, float8 variants, int4).
+
+The IR names of the ml_dtypes types are ml_dtypes' own (runtime.ndarray.ML_DTYPE_NAMES), so a numpy dtype's
+``.name`` is its IR name for every supported type; strings are numpy object arrays ("string").
+"""
 import numpy as np
 
-__all__ = ["to_numpy_dtype", "from_numpy_dtype"]
+from ...runtime.ndarray import ML_DTYPE_NAMES, numpy_dtype
 
-_ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3fn": "float8_e4m3fn", "float8_e4m3fnuz": "float8_e4m3fnuz",
-              "float8_e5m2": "float8_e5m2", "float8_e5m2fnuz": "float8_e5m2fnuz", "float8_e8m0fnu": "float8_e8m0fnu",
-              "int4": "int4", "uint4": "uint4", "int2": "int2", "uint2": "uint2", "float4_e2m1fn": "float4_e2m1fn"}
+__all__ = ["to_numpy_dtype", "from_numpy_dtype", "is_ml_dtype", "is_float_dtype", "ML_DTYPE_NAMES"]
 
 
 def to_numpy_dtype(dtype):
     """The numpy dtype of an IR dtype (a DataType or its string)."""
     name = str(dtype)
-    if name in _ML_DTYPES:
-        import ml_dtypes
-
-        return np.dtype(getattr(ml_dtypes, _ML_DTYPES[name]))
     if name == "string":
         return np.dtype(object)
-    return np.dtype(name)
+    return numpy_dtype(name)
 
 
 def from_numpy_dtype(dtype):
@@ -26,3 +24,14 @@ def from_numpy_dtype(dtype):
     if dtype == np.dtype(object):
         return "string"
     return dtype.name
+
+
+def is_ml_dtype(dtype):
+    """Whether an IR dtype's numpy dtype comes from ml_dtypes."""
+    return str(dtype) in ML_DTYPE_NAMES
+
+
+def is_float_dtype(dtype):
+    """Whether an IR dtype is a floating-point format (IEEE, bfloat16 or a float8/float6/float4 one)."""
+    name = str(dtype)
+    return name.startswith("float") or name == "bfloat16"

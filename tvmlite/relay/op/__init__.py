@@ -12,6 +12,12 @@ from .transform import *  # noqa: F401,F403
 from . import transform as _transform_builders
 from . import dyn  # noqa: F401
 from . import _transform  # noqa: F401  (registers the references)
+from .reduce import *  # noqa: F401,F403
+from . import reduce as _reduce_builders
+from . import _reduce  # noqa: F401
+from .algorithm import *  # noqa: F401,F403
+from . import algorithm as _algorithm_builders
+from . import _algorithm  # noqa: F401
 from .decode import tensor_scatter
 from . import training
 from . import ml
@@ -30,3 +36,4 @@ __all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml",
 __all__ += list(_tensor_builders.__all__) + list(_transform_builders.__all__) + list(_control_builders.__all__)
 __all__ += ["image", "vision", "signal", "text"]
 __all__ += ["clip", "einsum"]
+__all__ += list(_reduce_builders.__all__) + list(_algorithm_builders.__all__)

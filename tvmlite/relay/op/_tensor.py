@@ -2,6 +2,7 @@
 where numpy differs: "divide" truncates integers toward zero, "mod" takes the dividend's sign."""
 import numpy as np
 
+from ..backend.dtypes import is_ml_dtype, to_numpy_dtype
 from .op import register_reference
 
 
@@ -18,7 +19,14 @@ def _mod(attrs, a, b):
 
 
 def _power(attrs, a, b):
-    return np.power(a, b).astype(a.dtype, copy=False)
+    """a ** b in a's dtype (ONNX Pow: the exponent may have another numeric type). Integer powers stay exact
+    in integers; a negative integer exponent or a float exponent of an integer base goes through float64."""
+    if np.issubdtype(a.dtype, np.integer) and np.issubdtype(b.dtype, np.integer) and not np.any(b < 0):
+        return np.power(a, b.astype(a.dtype, copy=False)).astype(a.dtype, copy=False)
+    if not np.issubdtype(a.dtype, np.floating) or not np.issubdtype(b.dtype, np.floating):
+        with np.errstate(all="ignore"):
+            return np.power(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return np.power(a, b.astype(a.dtype, copy=False)).astype(a.dtype, copy=False)
 
 
 def _same_dtype(f):
@@ -44,6 +52,70 @@ _UNARY = {
 }
 
 
+def _float_view(x):
+    """ml_dtypes floats as float32 (exact, inf and NaN kept) for numpy's predicates."""
+    return x.astype(np.float32) if is_ml_dtype(x.dtype.name) else x
+
+
+# -- cast -------------------------------------------------------------------------------------------------------
+_SATURATING_FLOAT8 = {"float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"}
+
+
+def _to_float8_e8m0(x, saturate, round_mode):
+    """float8_e8m0fnu (2**(E - 127), E in [0, 254], 255 NaN; no sign, no zero) from the exponent bits of x as
+    float32: "down" keeps the exponent, "up" adds one when the mantissa is not zero, "nearest" adds one from half
+    the mantissa on (ties up; below the normal range only above half). saturate keeps 254 from rounding to NaN;
+    inf and NaN become NaN."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    exponent = ((bits >> 23) & 0xFF).astype(np.uint16)
+    mantissa = bits & 0x7FFFFF
+    special = exponent == 0xFF
+    if round_mode == "up":
+        up = mantissa != 0
+    elif round_mode == "nearest":
+        up = ((mantissa & 0x400000) != 0) & (((mantissa & 0x3FFFFF) != 0) | (exponent > 0))
+    elif round_mode == "down":
+        up = np.zeros(exponent.shape, bool)
+    else:
+        raise ValueError(f"round_mode must be up, down or nearest, got {round_mode!r}")
+    up &= ~special
+    if saturate:
+        up &= exponent != 0xFE
+    out = np.where(special, 0xFF, np.minimum(exponent + up, 0xFF)).astype(np.uint8)
+    return out.view(to_numpy_dtype("float8_e8m0fnu"))
+
+
+def _cast_to(x, dtype, saturate, round_mode):
+    name = str(dtype)
+    want = to_numpy_dtype(name)
+    if name == "float8_e8m0fnu":
+        src = x.astype(np.float32) if x.dtype != np.float32 else x
+        return _to_float8_e8m0(src, saturate, round_mode)
+    with np.errstate(all="ignore"):
+        if name in _SATURATING_FLOAT8 and saturate:
+            import ml_dtypes
+
+            info = ml_dtypes.finfo(want)
+            src = x if np.issubdtype(x.dtype, np.floating) or is_ml_dtype(x.dtype.name) else x.astype(np.float64)
+            if is_ml_dtype(src.dtype.name):
+                src = src.astype(np.float32)
+            return np.clip(src, float(info.min), float(info.max)).astype(want)
+        return np.asarray(x).astype(want)
+
+
+register_reference("cast", lambda attrs, x: _cast_to(x, attrs.dtype, attrs.saturate, attrs.round_mode))
+register_reference("cast_like",
+                   lambda attrs, x, like: _cast_to(x, like.dtype.name, attrs.saturate, attrs.round_mode))
+
+
+@register_reference("reinterpret")
+def _reinterpret(attrs, x):
+    want = to_numpy_dtype(attrs.dtype)
+    if want.itemsize != x.dtype.itemsize:
+        raise TypeError(f"reinterpret: {x.dtype} and {want} differ in width")
+    return np.ascontiguousarray(x).view(want).reshape(x.shape)
+
+
 def _erf(x):
     from math import erf
 
@@ -61,5 +133,7 @@ register_reference("divide", _div)
 register_reference("mod", _mod)
 register_reference("power", _power)
 register_reference("logical_not", lambda attrs, x: np.logical_not(x))
-register_reference("isnan", lambda attrs, x: np.isnan(x))
+register_reference("isnan", lambda attrs, x: np.isnan(_float_view(x)))
+register_reference("isinf", lambda attrs, x: np.isinf(_float_view(x)))
+register_reference("isfinite", lambda attrs, x: np.isfinite(_float_view(x)))
 del _name, _f

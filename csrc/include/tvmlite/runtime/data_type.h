@@ -14,11 +14,18 @@ namespace runtime {
 
 using Device = DLDevice;
 
-/*! \brief Parse "float32", "int8x4", "bool", "handle"; throws ValueError otherwise. */
+/*!
+ * \brief Parse "float32", "int8x4", "bool", "handle", "bfloat16", "int4", and the DLPack 1.1 low-precision floats by
+ * their ml_dtypes names ("float8_e4m3fn", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", ...); throws
+ * ValueError otherwise. Sub-byte types (int4, float4_e2m1fn) take one byte per element in an NDArray.
+ */
 DLDataType StringToDLDataType(const std::string& str);
-/*! \brief Canonical name of a data type ("float32", "uint8x4", ...). */
+/*! \brief Canonical name of a data type ("float32", "uint8x4", "float8_e4m3fn", ...); ValueError if it has none. */
 std::string DLDataTypeToString(DLDataType t);
-/*! \brief Whether t is a data type tvmlite can name: a DLDataTypeCode with bits and lanes > 0, or "void". */
+/*!
+ * \brief Whether t is a data type tvmlite can name: a DLDataTypeCode with bits and lanes > 0 (a low-precision float
+ * code with its format's width), or "void".
+ */
 bool IsValidDLDataType(DLDataType t);
 /*!
  * \brief A device from untrusted numbers: a DLDeviceType value and an id >= 0, else ValueError. Every Device that
@@ -50,6 +57,11 @@ class DataType {
   bool is_int() const { return t_.code == kDLInt; }
   bool is_uint() const { return t_.code == kDLUInt; }
   bool is_bool() const { return t_.code == kDLBool; }
+  bool is_bfloat() const { return t_.code == kDLBfloat; }
+  /*! \brief One of the DLPack 1.1 float8/float6/float4 formats. */
+  bool is_low_precision_float() const { return t_.code >= kDLFloat8_e3m4 && t_.code <= kDLFloat4_e2m1fn; }
+  /*! \brief Any floating-point format: IEEE float, bfloat or a low-precision float. */
+  bool is_floating_point() const { return is_float() || is_bfloat() || is_low_precision_float(); }
   operator DLDataType() const { return t_; }  // NOLINT(*)
   std::string str() const { return DLDataTypeToString(t_); }
 

@@ -61,6 +61,11 @@ class NDArray : public ObjectRef {
   int64_t NumElements() const;
   size_t NBytes() const { return static_cast<size_t>(NumElements()) * DataType(get()->tensor.dtype).bytes(); }
   bool IsContiguous() const;
+  /*!
+   * \brief A view of this contiguous array's bytes as another shape and dtype of the same byte size (a float8 array
+   * seen as uint8, for one); it shares the memory, keeps this array alive and inherits its read-only flag.
+   */
+  NDArray CreateView(const std::vector<int64_t>& shape, DLDataType dtype) const;
   /*! \brief Copy the bytes of a contiguous array of the same shape and dtype into this one. */
   void CopyFrom(const NDArray& other) const;
 };

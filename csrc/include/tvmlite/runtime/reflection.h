@@ -82,12 +82,12 @@ class ObjectDef {
   /*! \brief The constructor Python calls (see the file comment). Arguments are checked like any typed call. */
   template <typename... Args>
   ObjectDef& def(init<Args...>) {
-    std::string name = ConstructorName(T::_type_key);
+    // Errors name the type ("testing.Pair: argument #1 ..."), as a call of the class reads.
     RegisterConstructor(T::_type_key, Function::FromTyped(
                                           [](Args... args) {
                                             return ObjectRef(make_object<T>(std::forward<Args>(args)...));
                                           },
-                                          name));
+                                          T::_type_key));
     return *this;
   }
 

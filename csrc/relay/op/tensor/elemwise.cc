@@ -3,7 +3,8 @@
  * \brief Elementwise ops without attributes: numpy-broadcasting binary ops and unary math.
  *
  * Binary ops broadcast their inputs (numpy rules) and require one dtype; comparisons and logical ops return
- * bool. Unary ops keep their input's type; predicates (isnan, logical_not) return bool.
+ * bool. power alone mixes dtypes: the result has the base's dtype (ONNX Pow from opset 12). Unary ops keep their
+ * input's type; predicates (isnan, isinf, isfinite, logical_not) return bool.
  */
 #include <tvmlite/relay/type_rel.h>
 
@@ -15,6 +16,16 @@ Type BroadcastRel(const Array<Type>& args, const Attrs&) {
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   return TensorType(BroadcastShapes(a->shape, b->shape), MatchDtype(a, b));
+}
+
+Type PowerRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 2);
+  const TensorTypeNode* a = TensorArg(args, 0);
+  const TensorTypeNode* b = TensorArg(args, 1);
+  auto numeric = [](DataType t) { return t.is_int() || t.is_uint() || t.is_floating_point(); };
+  TVMLITE_CHECK_KIND(numeric(a->dtype) && numeric(b->dtype) && a->dtype.lanes() == b->dtype.lanes(), TypeError)
+      << "power needs numeric operands, got " << a->dtype.str() << " and " << b->dtype.str();
+  return TensorType(BroadcastShapes(a->shape, b->shape), a->dtype);
 }
 
 Type BroadcastCompareRel(const Array<Type>& args, const Attrs&) {
@@ -50,7 +61,7 @@ TVMLITE_REGISTER_BINARY_OP("subtract", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("multiply", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("divide", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("floor_divide", BroadcastRel);
-TVMLITE_REGISTER_BINARY_OP("power", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("power", PowerRel);  // the base's dtype; the exponent may be any numeric type
 TVMLITE_REGISTER_BINARY_OP("maximum", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("minimum", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("mod", BroadcastRel);        // C fmod: the sign of the dividend
@@ -108,6 +119,8 @@ TVMLITE_REGISTER_UNARY_OP("copy", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("nn.relu", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("logical_not", PredicateRel);
 TVMLITE_REGISTER_UNARY_OP("isnan", PredicateRel);
+TVMLITE_REGISTER_UNARY_OP("isinf", PredicateRel);  // +inf or -inf
+TVMLITE_REGISTER_UNARY_OP("isfinite", PredicateRel);
 
 }  // namespace relay
 }  // namespace tvmlite
