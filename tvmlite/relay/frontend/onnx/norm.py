@@ -208,7 +208,12 @@ for _name, _builder, _versions_of, _defaults in [
 class PRelu(_versions(1, 6, 7, 9, 16)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.prelu(inputs[0], inputs[1])
+        data, slope = inputs[0], inputs[1]
+        if version < 7:  # before numpy broadcasting, a (C,) slope runs along the channel axis 1
+            d, sl = _shape(data), _shape(slope)
+            if len(sl) == 1 and len(d) > 2 and sl[0] != 1:
+                slope = _op.reshape(slope, [-1] + [1] * (len(d) - 2))
+        return _nn.prelu(data, slope)
 
 
 @register_converter("SwiGLU")
