@@ -57,7 +57,7 @@ uint64_t CheckedByteSize(const int64_t* shape, int64_t ndim, DataType t) {
  * strides whose extent fits in int64 (negative strides are fine: a reversed view has them).
  */
 void CheckExternalTensor(const DLTensor& t) {
-  TVMLITE_CHECK_KIND(IsValidDLDataType(t.dtype), ValueError)
+  TVMLITE_CHECK_KIND(IsValidDLDataType(t.dtype) && t.dtype.code != kTVMLiteStringTypeCode, ValueError)
       << "tensor has an invalid data type (code " << static_cast<int>(t.dtype.code) << ", bits "
       << static_cast<int>(t.dtype.bits) << ", lanes " << t.dtype.lanes << ")";
   TVMLITE_CHECK_KIND(t.ndim == 0 || t.shape != nullptr, ValueError) << "tensor of ndim " << t.ndim << " has no shape";
@@ -281,6 +281,7 @@ DLDataType StringToDLDataType(const std::string& str) {
   if (str == "handle") return t;
   if (str == "void") return DLDataType{kDLOpaqueHandle, 0, 0};
   if (str == "bool") return DLDataType{kDLBool, 8, 1};
+  if (str == "string") return DLDataType{kTVMLiteStringTypeCode, 0, 1};
   if (str.rfind("boolx", 0) == 0) {  // vector of bools, as DLDataTypeToString writes it
     DLDataType v = StringToDLDataType("int8" + str.substr(4));
     return DLDataType{kDLBool, 8, v.lanes};
@@ -317,6 +318,7 @@ DLDataType StringToDLDataType(const std::string& str) {
 
 bool IsValidDLDataType(DLDataType t) {
   if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return true;  // "void"
+  if (t.code == kTVMLiteStringTypeCode) return t.bits == 0 && t.lanes == 1;  // a type, never an array's
   if (t.lanes == 0) return false;
   if (const NamedFloat* f = FindNamedFloat(t.code)) return t.bits == f->bits;
   return t.code <= kDLBool && t.bits > 0;
@@ -339,6 +341,7 @@ DLDevice MakeDevice(int64_t device_type, int64_t device_id) {
 std::string DLDataTypeToString(DLDataType t) {
   if (t.code == kDLOpaqueHandle) return t.bits == 0 ? "void" : "handle";
   if (t.code == kDLBool) return t.lanes == 1 ? "bool" : "boolx" + std::to_string(t.lanes);
+  if (t.code == kTVMLiteStringTypeCode && t.bits == 0 && t.lanes == 1) return "string";
   std::string s;
   switch (t.code) {
     case kDLInt: s = "int"; break;

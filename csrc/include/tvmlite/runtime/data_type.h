@@ -33,6 +33,12 @@ bool IsValidDLDataType(DLDataType t);
  */
 DLDevice MakeDevice(int64_t device_type, int64_t device_id);
 
+/*!
+ * \brief Type code of "string", outside DLPack's codes: the IR types string tensors (ONNX STRING) and the debug
+ * executor holds them as numpy object arrays, but no NDArray has this type (it has no fixed element size).
+ */
+constexpr uint8_t kTVMLiteStringTypeCode = 0xA0;
+
 class DataType {
  public:
   DataType() : DataType(kDLOpaqueHandle, 0, 0) {}
@@ -58,6 +64,8 @@ class DataType {
   bool is_uint() const { return t_.code == kDLUInt; }
   bool is_bool() const { return t_.code == kDLBool; }
   bool is_bfloat() const { return t_.code == kDLBfloat; }
+  /*! \brief The IR's string element type (kTVMLiteStringTypeCode): types only, never an NDArray's. */
+  bool is_string() const { return t_.code == kTVMLiteStringTypeCode; }
   /*! \brief One of the DLPack 1.1 float8/float6/float4 formats. */
   bool is_low_precision_float() const { return t_.code >= kDLFloat8_e3m4 && t_.code <= kDLFloat4_e2m1fn; }
   /*! \brief Any floating-point format: IEEE float, bfloat or a low-precision float. */

@@ -16,3 +16,4 @@ from . import image  # noqa: F401
 from . import vision  # noqa: F401
 from . import signal  # noqa: F401
 from . import text  # noqa: F401
+from . import strings  # noqa: F401

@@ -43,3 +43,31 @@ class TreeEnsemble(OnnxOpConverter):
             aggregate_function=attr.get("aggregate_function", 1), post_transform=attr.get("post_transform", 0),
             nodes_missing_value_tracks_true=_values(attr, "nodes_missing_value_tracks_true", []),
             membership_values=_values(attr, "membership_values", []))
+
+
+def _table_part(attr, prefix):
+    """(values, dtype) of the keys_* / values_* attribute present (strings, int64s, floats or a tensor)."""
+    for suffix, dtype in (("strings", "string"), ("int64s", "int64"), ("floats", "float32")):
+        if prefix + suffix in attr:
+            return list(attr[prefix + suffix]), dtype
+    if prefix + "tensor" in attr:
+        arr = np.asarray(attr[prefix + "tensor"])
+        dtype = "string" if arr.dtype.kind in "OSU" else arr.dtype.name
+        return [v.decode() if isinstance(v, bytes) else v for v in arr.reshape(-1).tolist()], dtype
+    raise OpAttributeRequired(f"one of {prefix}strings, {prefix}int64s, {prefix}floats or {prefix}tensor is required")
+
+
+@register_converter("LabelEncoder", domain=_DOMAIN)
+class LabelEncoder(OnnxOpConverter):
+    @classmethod
+    def _impl_v2(cls, inputs, attr, ctx):
+        keys, _ = _table_part(attr, "keys_")
+        values, dtype = _table_part(attr, "values_")
+        if "default_tensor" in attr:
+            default = np.asarray(attr["default_tensor"]).reshape(-1)[0]
+            default = default.decode() if isinstance(default, bytes) else default.item() \
+                if hasattr(default, "item") else default
+        else:
+            default = {"string": attr.get("default_string", "_Unused"), "int64": attr.get("default_int64", -1),
+                       "float32": attr.get("default_float", -0.0)}.get(dtype, 0)
+        return _ml.label_encoder(inputs[0], keys, values, default, dtype)

@@ -2,7 +2,7 @@
 from . import _make
 from . import _ml  # noqa: F401  (registers the references)
 
-__all__ = ["binarizer", "array_feature_extractor", "tree_ensemble"]
+__all__ = ["binarizer", "array_feature_extractor", "tree_ensemble", "label_encoder"]
 
 
 def binarizer(data, threshold=0.0):
@@ -26,3 +26,8 @@ def tree_ensemble(data, n_targets, tree_roots, nodes_featureids, nodes_modes, no
                                list(nodes_falseleafs), list(nodes_missing_value_tracks_true),
                                [float(v) for v in membership_values], list(leaf_targetids),
                                [float(v) for v in leaf_weights])
+
+
+def label_encoder(data, keys, values, default_value, out_dtype):
+    """Each element of data mapped through keys -> values (strings, ints or floats), default_value for the rest."""
+    return _make.label_encoder(data, list(keys), list(values), default_value, out_dtype)

@@ -97,3 +97,20 @@ def _post_transform(s, kind):
         quantile = NormalDist().inv_cdf
         return np.vectorize(lambda p: quantile(p) if 0 < p < 1 else (np.inf if p >= 1 else -np.inf))(s)
     return s
+
+
+@register_reference("ml.label_encoder")
+def _label_encoder(attrs, x):
+    from ...backend.dtypes import to_numpy_dtype
+
+    table = {_key(k): v for k, v in zip(attrs.keys, attrs.values)}
+    default = attrs.default_value
+    out = np.array([table.get(_key(v), default) for v in x.reshape(-1)],
+                   dtype=to_numpy_dtype(attrs.out_dtype)).reshape(x.shape)
+    return out
+
+
+def _key(v):
+    """A table key: floats by value (NaN matches NaN), numpy scalars as Python values."""
+    v = v.item() if hasattr(v, "item") else v
+    return "nan" if isinstance(v, float) and v != v else v

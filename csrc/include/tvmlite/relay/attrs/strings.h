@@ -1,0 +1,60 @@
+/*!
+ * \file tvmlite/relay/attrs/strings.h
+ * \brief Attrs of the string ops (text.string_split, text.string_normalizer, text.regex_full_match,
+ * ml.label_encoder). String tensors exist only as IR types and executor values (see DataType::is_string).
+ */
+#ifndef TVMLITE_RELAY_ATTRS_STRINGS_H_
+#define TVMLITE_RELAY_ATTRS_STRINGS_H_
+
+#include <tvmlite/ir/attrs.h>
+
+#include <string>
+
+namespace tvmlite {
+namespace relay {
+
+using runtime::Array;
+using runtime::Any;
+using runtime::DataType;
+using runtime::String;
+
+struct StringSplitAttrs : public ir::AttrsNode {
+  std::string delimiter;        // "" with has_delimiter false: split on runs of whitespace
+  bool has_delimiter = false;
+  int64_t maxsplit = -1;        // < 0: no limit
+
+  static constexpr const char* _type_key = "relay.attrs.StringSplitAttrs";
+  TVMLITE_DECLARE_ATTRS(StringSplitAttrs);
+};
+
+struct StringNormalizerAttrs : public ir::AttrsNode {
+  std::string case_change_action = "NONE";  // LOWER, UPPER, NONE
+  bool is_case_sensitive = false;
+  std::string locale;
+  Array<String> stopwords;
+
+  static constexpr const char* _type_key = "relay.attrs.StringNormalizerAttrs";
+  TVMLITE_DECLARE_ATTRS(StringNormalizerAttrs);
+};
+
+struct RegexFullMatchAttrs : public ir::AttrsNode {
+  std::string pattern;
+
+  static constexpr const char* _type_key = "relay.attrs.RegexFullMatchAttrs";
+  TVMLITE_DECLARE_ATTRS(RegexFullMatchAttrs);
+};
+
+/*! \brief keys[i] -> values[i]; keys and values are strings, ints or floats (the *_dtype fields say which). */
+struct LabelEncoderAttrs : public ir::AttrsNode {
+  Array<Any> keys;
+  Array<Any> values;
+  Any default_value;
+  std::string out_dtype;  // the values' dtype: "string", "int64", "float32", ...
+
+  static constexpr const char* _type_key = "relay.attrs.LabelEncoderAttrs";
+  TVMLITE_DECLARE_ATTRS(LabelEncoderAttrs);
+};
+
+}  // namespace relay
+}  // namespace tvmlite
+#endif  // TVMLITE_RELAY_ATTRS_STRINGS_H_
