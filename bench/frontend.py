@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tvmlite  # noqa: E402
 from tvmlite import relay  # noqa: E402
 from tvmlite.ir.op import Op  # noqa: E402
+from tvmlite.testing import Pair  # noqa: E402
 
 
 class Plain:
@@ -61,7 +62,10 @@ def bench_construction(repeats):
     x = relay.var("x", shape=(1, 3), dtype="float32")
     y = relay.var("y", shape=(1, 3), dtype="float32")
     add_op = Op.get("add")
+    t = relay.Tuple([x, y])
     rows = [("Plain(x, y)  (__slots__, 2 fields)", lambda: Plain(x, y)),
+            ("testing.Pair(x, y)  (C++, 2 fields, refl::init)", lambda: Pair(x, y)),
+            ("relay.TupleGetItem(t, 0)  (refl::init)", lambda: relay.TupleGetItem(t, 0)),
             ("relay.add(x, y)", lambda: relay.add(x, y)),
             ("relay.Call(op, [x, y])", lambda: relay.Call(add_op, [x, y]))]
     assert relay.add(x, y).op.same_as(add_op) and relay.Call(add_op, [x, y]).args[1].same_as(y)
