@@ -42,3 +42,22 @@ def test_install_constructor_refuses_what_cannot_take_one():
         core._install_constructor(int, ctor)
     with pytest.raises(TypeError):
         core._install_constructor(Pair, lambda *a: None)
+
+
+def test_a_reassigned_init_is_honoured():
+    calls = []
+
+    @tvmlite.register_object("testing.Pair")
+    class Local(tvmlite.Object):
+        __slots__ = ()
+
+    def init(self, a):
+        calls.append(a)
+        self.__init_handle_by_constructor__(Local._tvmlite_ctor, a, a)
+
+    try:
+        Local.__init__ = init  # the class's fast path must give way to the new __init__
+        assert Local(5).first == 5 and calls == [5]
+    finally:
+        tvmlite.register_object("testing.Pair")(Pair)  # objects of the type become Pair again
+    assert type(tvmlite.get_global_func("testing.echo")(Pair(1, 2))) is Pair

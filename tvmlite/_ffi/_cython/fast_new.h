@@ -82,6 +82,46 @@ static PyMethodDef tvmlite_ctor_init_def = {
     "__init__", (PyCFunction)(void (*)(void))TVMLiteCtorInitMethod, METH_FASTCALL,
     "__init__($self, /, *args)\n--\n\nMake the object with its C++ constructor (refl::init)."};
 
+/* cls(*args) as a vectorcall of the class itself: no argument tuple and no tp_init dispatch. CPython calls a class
+ * through its tp_vectorcall when set (as for list or range); it is never inherited, so a subclass (maybe with its
+ * own __init__) goes through type.__call__ as usual. When the class's tp_init is no longer ours (__init__ was
+ * assigned), the generic path runs, so the class behaves exactly as type.__call__ would. */
+static PyObject* TVMLiteCtorVectorcall(PyObject* cls, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  PyTypeObject* type = (PyTypeObject*)cls;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (type->tp_init != TVMLiteCtorTpInit || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+    PyObject* tuple = PyTuple_New(nargs);
+    if (tuple == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(tuple, i, args[i]);
+    }
+    PyObject* kwargs = NULL;
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) {
+      kwargs = PyDict_New();
+      for (Py_ssize_t i = 0; kwargs != NULL && i < PyTuple_GET_SIZE(kwnames); ++i) {
+        if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) != 0) Py_CLEAR(kwargs);
+      }
+      if (kwargs == NULL) {
+        Py_DECREF(tuple);
+        return NULL;
+      }
+    }
+    PyObject* out = PyType_Type.tp_call(cls, tuple, kwargs);
+    Py_DECREF(tuple);
+    Py_XDECREF(kwargs);
+    return out;
+  }
+  PyObject* self = TVMLiteNewInstance(cls);
+  if (self == NULL) return NULL;
+  PyObject* ctor = TVMLiteFindCtor(self);
+  if (ctor == NULL || tvmlite_ctor_init_impl(self, ctor, (PyObject**)args, nargs) != 0) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return self;
+}
+
 /* Give cls the constructor ctor (a Function): cls(*args) becomes ctor(*args). */
 static inline int TVMLiteInstallConstructor(PyObject* cls, PyObject* ctor) {
   PyTypeObject* type = (PyTypeObject*)cls;
@@ -96,6 +136,7 @@ static inline int TVMLiteInstallConstructor(PyObject* cls, PyObject* ctor) {
   Py_DECREF(descr);
   if (ret != 0) return -1;
   type->tp_init = TVMLiteCtorTpInit;
+  type->tp_vectorcall = TVMLiteCtorVectorcall;
   PyType_Modified(type);
   return 0;
 }
