@@ -69,7 +69,7 @@ def register_object(type_key=None):
                 if set_index:
                     del cls._tvmlite_type_index
                 raise
-            if "__init__" not in cls.__dict__ and not core._type_is_dynamic(tindex):
+            if not core._type_is_dynamic(tindex):
                 _bind_cpp_constructor(cls, key)
         return cls
 
@@ -77,10 +77,16 @@ def register_object(type_key=None):
 
 
 def _bind_cpp_constructor(cls, key):
-    """Give cls the constructor C++ declared with refl::init (the global "<key>.__init__"), if there is one."""
+    """Bind the constructor C++ declared with refl::init (the global "<key>.__init__"), if there is one, once: as
+    ``cls._tvmlite_ctor``, and as the class's constructor unless the class writes its own ``__init__`` (which then
+    calls ``self.__init_handle_by_constructor__(cls._tvmlite_ctor, ...)``)."""
     ctor = core.get_global_func(key + ".__init__", True)
-    if ctor is not None and not _is_immutable(cls):
-        ctor._name = key  # argument errors then read "testing.Pair: argument #1 ...", as the call was written
+    if ctor is None or _is_immutable(cls):
+        return
+    ctor._name = key  # argument errors then read "testing.Pair: argument #1 ...", as the call was written
+    if "__init__" in cls.__dict__:
+        cls._tvmlite_ctor = ctor
+    else:
         core._install_constructor(cls, ctor)
 
 

@@ -1,5 +1,5 @@
 """The IR's types (csrc/include/tvmlite/ir/type.h): TensorType, TupleType, FuncType, SequenceType, OptionalType."""
-from .._ffi.registry import get_global_func, register_object
+from .._ffi.registry import register_object
 from ..runtime.object import Object
 from . import _ffi_api
 
@@ -49,7 +49,7 @@ class TensorType(Type):
     __slots__ = ()
 
     def __init__(self, shape, dtype="float32"):
-        self.__init_handle_by_constructor__(_TENSOR_TYPE, list(shape), dtype)
+        self.__init_handle_by_constructor__(TensorType._tvmlite_ctor, list(shape), dtype)
 
     @property
     def concrete_shape(self):
@@ -59,8 +59,6 @@ class TensorType(Type):
             raise ValueError(f"{self} has symbolic dims")
         return dims
 
-
-_TENSOR_TYPE = get_global_func("ir.TensorType.__init__")
 
 
 @register_object("ir.DynTensorType")
@@ -77,10 +75,8 @@ class TupleType(Type):
     __slots__ = ()
 
     def __init__(self, fields):
-        self.__init_handle_by_constructor__(_TUPLE_TYPE, list(fields))
+        self.__init_handle_by_constructor__(TupleType._tvmlite_ctor, list(fields))
 
-
-_TUPLE_TYPE = get_global_func("ir.TupleType.__init__")
 
 
 @register_object("ir.FuncType")

@@ -6,7 +6,7 @@
 """
 import numpy as np
 
-from .._ffi.registry import get_global_func, register_object
+from .._ffi.registry import register_object
 from ..ir.expr import RelayExpr
 from ..ir.type import TensorType, Type
 from .. import nd
@@ -21,10 +21,8 @@ class Var(RelayExpr):
     __slots__ = ()
 
     def __init__(self, name_hint, type_annotation=None):
-        self.__init_handle_by_constructor__(_VAR, name_hint, type_annotation)
+        self.__init_handle_by_constructor__(Var._tvmlite_ctor, name_hint, type_annotation)
 
-
-_VAR = get_global_func("relay.Var.__init__")
 
 
 @register_object("relay.Constant")
@@ -41,10 +39,8 @@ class Call(RelayExpr):
     __slots__ = ()
 
     def __init__(self, op, args, attrs=None):
-        self.__init_handle_by_constructor__(_CALL, op, list(args), attrs)
+        self.__init_handle_by_constructor__(Call._tvmlite_ctor, op, list(args), attrs)
 
-
-_CALL = get_global_func("relay.Call.__init__")
 
 
 @register_object("relay.Tuple")
@@ -54,7 +50,7 @@ class Tuple(RelayExpr):
     __slots__ = ()
 
     def __init__(self, fields):
-        self.__init_handle_by_constructor__(_TUPLE, list(fields))
+        self.__init_handle_by_constructor__(Tuple._tvmlite_ctor, list(fields))
 
     def __getitem__(self, index):
         return self.fields[index]
@@ -62,8 +58,6 @@ class Tuple(RelayExpr):
     def __len__(self):
         return len(self.fields)
 
-
-_TUPLE = get_global_func("relay.Tuple.__init__")
 
 
 @register_object("relay.TupleGetItem")
@@ -80,10 +74,8 @@ class Function(RelayExpr):
     __slots__ = ()
 
     def __init__(self, params, body, ret_type=None):
-        self.__init_handle_by_constructor__(_FUNCTION, list(params), body, ret_type)
+        self.__init_handle_by_constructor__(Function._tvmlite_ctor, list(params), body, ret_type)
 
-
-_FUNCTION = get_global_func("relay.Function.__init__")
 
 
 def var(name_hint, type_annotation=None, shape=None, dtype="float32"):

@@ -8,7 +8,8 @@ Equality stays identity for Array and Map (ObjectBase precedes the ABCs in the M
 from collections.abc import Mapping, Sequence
 
 from .._ffi import core
-from .._ffi.registry import register_object, get_global_func
+from .._ffi.registry import register_object
+from . import _ffi_api
 from .object import Object
 
 __all__ = ["Array", "Map", "ShapeTuple", "String", "convert"]
@@ -22,7 +23,7 @@ class Array(core.ArrayBase, Object, Sequence):
     __slots__ = ()
 
     def __init__(self, items=()):
-        self.__init_handle_by_constructor__(get_global_func("runtime.Array"), *items)
+        self.__init_handle_by_constructor__(_ffi_api.Array, *items)
 
     def __repr__(self):
         return repr(list(self)) if self.handle is not None else super().__repr__()
@@ -38,7 +39,7 @@ class Map(core.MapBase, Object, Mapping):
         flat = []
         for k, v in dict(mapping or {}).items():
             flat += (k, v)
-        self.__init_handle_by_constructor__(get_global_func("runtime.Map"), *flat)
+        self.__init_handle_by_constructor__(_ffi_api.Map, *flat)
 
     # Lists rather than Mapping's views: what these have always returned (items() is the backend's).
     def keys(self):
@@ -63,7 +64,7 @@ class ShapeTuple(core.ShapeTupleBase, Object, Sequence):
     __slots__ = ()
 
     def __init__(self, dims=()):
-        self.__init_handle_by_constructor__(get_global_func("runtime.ShapeTuple"), *dims)
+        self.__init_handle_by_constructor__(_ffi_api.ShapeTuple, *dims)
 
     def __eq__(self, other):
         if isinstance(other, (tuple, list, ShapeTuple)):

@@ -6,7 +6,8 @@ the ml_dtypes array (one byte per element for the sub-byte types, as ml_dtypes s
 them in and ``numpy()`` gives back the ml_dtypes array, both through a same-size unsigned-integer view of the memory.
 """
 from .._ffi import core
-from .._ffi.registry import get_global_func, register_object
+from .._ffi.registry import register_object
+from . import _ffi_api
 from .object import Object
 
 __all__ = ["NDArray", "DataType", "Device", "array", "empty", "from_dlpack", "cpu", "device", "ML_DTYPE_NAMES",
@@ -38,10 +39,8 @@ def numpy_dtype(dtype):
 
 def _raw_view(array, itemsize):
     """array's memory as unsigned integers of itemsize bytes (same shape), shared."""
-    return _CREATE_VIEW(array, list(array.shape), f"uint{8 * itemsize}")
+    return _ffi_api.NDArrayCreateView(array, list(array.shape), f"uint{8 * itemsize}")
 
-
-_CREATE_VIEW = get_global_func("runtime.NDArrayCreateView")
 
 
 @register_object("runtime.NDArray")

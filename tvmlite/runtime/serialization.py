@@ -3,19 +3,9 @@
 The work is done in C++ (``csrc/runtime/structural_equal.cc``, ``structural_hash.cc``, ``json.cc``) by reflection:
 every registered object type, including those defined in Python with ``register_object``, takes part.
 """
-from .._ffi import core
+from . import _ffi_api
 
 __all__ = ["structural_equal", "structural_hash", "assert_structural_equal", "save_json", "load_json"]
-
-_FUNCS = {}
-
-
-def _func(name):
-    # Looked up on first use, so importing this module costs nothing.
-    f = _FUNCS.get(name)
-    if f is None:
-        f = _FUNCS[name] = core.get_global_func(name)
-    return f
 
 
 def structural_equal(lhs, rhs, map_free_vars=False):
@@ -39,7 +29,7 @@ def structural_equal(lhs, rhs, map_free_vars=False):
     >>> tvmlite.structural_equal(Pair(1, [2, 3]), Pair(1, [2, 3]))
     True
     """
-    return _func("runtime.StructuralEqual")(lhs, rhs, map_free_vars)
+    return _ffi_api.StructuralEqual(lhs, rhs, map_free_vars)
 
 
 def structural_hash(value, map_free_vars=False):
@@ -52,7 +42,7 @@ def structural_hash(value, map_free_vars=False):
     >>> tvmlite.structural_hash([1, "a"]) == tvmlite.structural_hash([1, "a"])
     True
     """
-    return _func("runtime.StructuralHash")(value, map_free_vars)
+    return _ffi_api.StructuralHash(value, map_free_vars)
 
 
 def assert_structural_equal(lhs, rhs, map_free_vars=False):
@@ -64,7 +54,7 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
     Traceback (most recent call last):
     ValueError: structural equality check failed at root[1]: 2 vs 3 ...
     """
-    mismatch = _func("runtime.StructuralMismatch")(lhs, rhs, map_free_vars)
+    mismatch = _ffi_api.StructuralMismatch(lhs, rhs, map_free_vars)
     if mismatch is not None:
         raise ValueError(f"structural equality check failed at {mismatch}\n"
                          f"  lhs: {_short_repr(lhs)}\n  rhs: {_short_repr(rhs)}")
@@ -87,7 +77,7 @@ def save_json(value):
     >>> (p.first, p.second)
     (1, 'a')
     """
-    return _func("runtime.SaveJSON")(value)
+    return _ffi_api.SaveJSON(value)
 
 
 def load_json(json):
@@ -95,7 +85,7 @@ def load_json(json):
     module that registers the type first)."""
     if not isinstance(json, str):
         raise TypeError(f"load_json expects a str, got {type(json).__name__}")
-    return _func("runtime.LoadJSON")(json)
+    return _ffi_api.LoadJSON(json)
 
 
 def _object_from_json(cls, json):

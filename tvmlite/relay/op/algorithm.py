@@ -2,15 +2,16 @@
 
 cumsum/cumprod's axis and topk's k may be relay expressions (run-time scalar tensors): the dyn.* variant is made.
 """
-from ..._ffi.registry import get_global_func, register_object
+from ..._ffi.registry import register_object
 from ...ir.attrs import Attrs
 from ...runtime.ndarray import DataType
 from ...ir.expr import RelayExpr
 from . import _make
+from .dyn import _make as _dyn_make
 
 __all__ = ["cumsum", "cumprod", "topk", "argsort", "sort", "unique"]
 
-_DYN = {name: get_global_func(f"relay.op.dyn._make.{name}") for name in ("cumsum", "cumprod", "topk")}
+_DYN = {name: getattr(_dyn_make, name) for name in ("cumsum", "cumprod", "topk")}
 
 
 @register_object("relay.attrs.ScanopAttrs")

@@ -3,16 +3,17 @@
 ``axis`` is None (every axis), an int or a list of ints (an empty list reduces nothing: the op's elementwise part
 only), or a relay expression: a 1-D integer tensor read at run time, which makes the dyn.* variant of the op.
 """
-from ..._ffi.registry import get_global_func, register_object
+from ..._ffi.registry import register_object
 from ...ir.attrs import Attrs
 from ...ir.expr import RelayExpr
 from . import _make
+from .dyn import _make as _dyn_make
 
 __all__ = ["sum", "mean", "max", "min", "prod", "logsumexp", "log_sum", "l1_norm", "l2_norm", "sum_square",
            "argmax", "argmin", "det"]
 
 _REDUCTIONS = ["sum", "mean", "max", "min", "prod", "logsumexp", "log_sum", "l1_norm", "l2_norm", "sum_square"]
-_DYN = {name: get_global_func(f"relay.op.dyn._make.{name}") for name in _REDUCTIONS}
+_DYN = {name: getattr(_dyn_make, name) for name in _REDUCTIONS}
 
 
 @register_object("relay.attrs.ReduceAttrs")
