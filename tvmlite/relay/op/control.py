@@ -9,12 +9,12 @@ Subgraphs are relay Functions passed as inputs; an omitted optional input is an 
 ``join_types(a, b)`` is the type holding both a and b (dims that differ become ``?``): frontends use it to widen
 loop-carried parameter types until the body's results fit them.
 """
-from ..._ffi.registry import get_global_func, register_object
+from ..._ffi.registry import register_object
 from ...runtime import DataType
 from ...ir.attrs import Attrs
 from ...ir.type import DynTensorType, Type  # noqa: F401  (DynTensorType re-exported)
 from ..expr import Tuple
-from . import _make
+from . import _control_ffi, _make
 
 __all__ = ["absent", "if_", "loop", "scan", "sequence_map", "sequence_construct", "sequence_empty",
            "sequence_insert", "sequence_erase", "sequence_at", "sequence_length", "split_to_sequence",
@@ -38,7 +38,7 @@ def _opt(x):
 
 def join_types(a, b):
     """The most specific type of values of type a or b (TypeError when none)."""
-    return get_global_func("relay.op.control.JoinTypes")(a, b)
+    return _control_ffi.JoinTypes(a, b)
 
 
 def if_(cond, then_branch, else_branch):

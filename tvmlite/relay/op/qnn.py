@@ -1,9 +1,10 @@
 """Quantization op builders: ``relay.qnn.quantize``, ``dequantize``, ``dynamic_quantize``, ``qlinear_matmul``,
 ``qlinear_conv`` (csrc/relay/op/qnn/qnn.cc). Omitted zero points / bias are None (an empty tuple in the IR)."""
-from ..._ffi.registry import get_global_func, register_object
+from ..._ffi.registry import register_object
 from ...runtime import DataType
 from ...ir.attrs import Attrs
 from ..expr import Tuple
+from . import _qnn_make
 
 __all__ = ["quantize", "dequantize", "dynamic_quantize", "qlinear_matmul", "qlinear_conv"]
 
@@ -12,7 +13,7 @@ for _key in ["QuantizeAttrs", "DequantizeAttrs", "QLinearConvAttrs"]:
 
 
 def _make(name):
-    return get_global_func("relay.op.qnn._make." + name)
+    return getattr(_qnn_make, name)
 
 
 def _opt(x):
