@@ -442,3 +442,15 @@ def test_string_initializer_is_not_implemented_clearly():
     for freeze in (False, True):
         with pytest.raises(OpNotImplemented, match="^initializer 'words': string tensors are not supported"):
             tvmlite.frontend.from_onnx(model, freeze_params=freeze)
+
+
+def test_convert_map_is_cached_per_domain_and_opset_and_picks_versions():
+    from tvmlite.relay.frontend.onnx import common
+
+    table = common._get_convert_map(13)
+    assert table is common.get_convert_map(13)  # built once per (domain, opset), not per node
+    conv = common.registered_ops()["Conv"]
+    assert table["Conv"] == conv.get_converter(13) == conv._impl_v11
+    assert common.get_convert_map(10)["Conv"] == conv._impl_v1
+    with pytest.raises(tvmlite.error.OpNotImplemented, match="opset 0 is older than every implemented version"):
+        conv.get_converter(0)

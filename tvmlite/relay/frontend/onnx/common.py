@@ -109,6 +109,10 @@ def get_convert_map(opset, domain=""):
     return table
 
 
+# TVM's name for the same table.
+_get_convert_map = get_convert_map
+
+
 _FAMILIES_LOADED = []
 
 
