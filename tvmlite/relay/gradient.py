@@ -23,6 +23,17 @@ def _infer(expr):
     return _ffi_api.__getattr__("_transform.InferTypeExpr")(expr)
 
 
+def _filled(expr, value):
+    """A tensor of expr's shape and dtype filled with value (not expr * 0: that is NaN where expr is inf)."""
+    from .op import transform as _tr
+
+    ty = expr.checked_type
+    shape = list(ty.shape)
+    if not all(isinstance(d, int) for d in shape):
+        shape = _tr.shape_of(expr)
+    return _tr.full(const(value, dtype=str(ty.dtype)), shape, str(ty.dtype))
+
+
 def gradient(y, xs):
     """[dy/dx for x in xs]: expressions of x's shape (zeros when y does not depend on x)."""
     y = _infer(y)
@@ -40,8 +51,7 @@ def gradient(y, xs):
         if isinstance(node, Call) and isinstance(node.op, Op):
             kids = list(node.args)
         stack.extend((k, False) for k in kids if k not in seen)
-    ty = y.checked_type
-    grads = {y: _t.add(_t.subtract(y, y), const(1, dtype=str(ty.dtype)))}  # ones like y
+    grads = {y: _filled(y, 1)}  # the gradient of sum(y)
     for node in reversed(order):
         g = grads.get(node)
         if g is None or not isinstance(node, (Call, Tuple, TupleGetItem)):
@@ -60,5 +70,5 @@ def gradient(y, xs):
     out = []
     for x in xs:
         g = grads.get(x)
-        out.append(g if g is not None else _t.multiply(x, const(0, dtype=str(_infer(x).checked_type.dtype))))
+        out.append(g if g is not None else _filled(_infer(x), 0))
     return out

@@ -31,3 +31,11 @@ def test_ops_without_a_rule_are_named():
     x = relay.var("x", shape=(2,))
     with pytest.raises(tvmlite.error.OpNotImplemented, match="op floor has no gradient rule"):
         relay.gradient(relay.floor(x), [x])
+
+
+def test_seeds_and_zero_gradients_stay_finite_at_infinity(run_relay):
+    x, z = relay.var("x", shape=(2,)), relay.var("z", shape=(2,))
+    dx, dz = relay.gradient(relay.negative(x), [x, z])
+    inf = np.array([np.inf, 1], "float32")
+    dx_out, dz_out = run_relay(relay.Function([x, z], relay.Tuple([dx, dz])), [inf, inf])
+    assert dx_out.tolist() == [-1, -1] and dz_out.tolist() == [0, 0]  # not inf - inf or inf * 0

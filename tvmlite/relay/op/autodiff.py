@@ -66,13 +66,13 @@ def _rules():
     register_gradient("exp", lambda call, g: [t.multiply(g, call)])
     register_gradient("log", lambda call, g: [t.divide(g, call.args[0])])
     register_gradient("sqrt", lambda call, g: [t.divide(g, t.add(call, call))])
-    register_gradient("tanh", lambda call, g: [t.multiply(g, t.subtract(_one_like(call), t.multiply(call, call)))])
-    register_gradient("sigmoid", lambda call, g: [t.multiply(g, t.multiply(call, t.subtract(_one_like(call),
+    register_gradient("tanh", lambda call, g: [t.multiply(g, t.subtract(_one_of_dtype(call), t.multiply(call, call)))])
+    register_gradient("sigmoid", lambda call, g: [t.multiply(g, t.multiply(call, t.subtract(_one_of_dtype(call),
                                                                                               call)))])
     register_gradient("copy", lambda call, g: [g])
 
 
-def _one_like(expr):
+def _one_of_dtype(expr):
     """A scalar 1 of expr's dtype (it broadcasts)."""
     from ..expr import const
 

@@ -144,6 +144,16 @@ Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
   return args[0];
 }
 
+/*! \brief gamma (args[1]) and beta (args[2]): one value per channel, data's dtype. */
+void CheckScaleShift(const Array<Type>& args, const TensorTypeNode* data, const Any& channels) {
+  const char* names[] = {"gamma", "beta"};
+  for (size_t i = 1; i <= 2; ++i) {
+    const TensorTypeNode* p = TensorArg(args, i);
+    CheckChannelParam(p, channels, names[i - 1], data->shape);
+    MatchDtype(data, p);
+  }
+}
+
 /*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out. */
 Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 3);
@@ -151,10 +161,7 @@ Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
   Any channels = ChannelDim(data, 1, 2);
-  CheckChannelParam(TensorArg(args, 1), channels, "gamma", data->shape);
-  CheckChannelParam(TensorArg(args, 2), channels, "beta", data->shape);
-  MatchDtype(data, TensorArg(args, 1));
-  MatchDtype(data, TensorArg(args, 2));
+  CheckScaleShift(args, data, channels);
   return args[0];
 }
 
@@ -173,10 +180,7 @@ Type GroupNormRel(const Array<Type>& args, const Attrs& attrs) {
         << "the " << *c << " channels of data " << ShapeToString(data->shape) << " do not split into "
         << a->num_groups << " groups";
   }
-  CheckChannelParam(TensorArg(args, 1), channels, "gamma", data->shape);
-  CheckChannelParam(TensorArg(args, 2), channels, "beta", data->shape);
-  MatchDtype(data, TensorArg(args, 1));
-  MatchDtype(data, TensorArg(args, 2));
+  CheckScaleShift(args, data, channels);
   return args[0];
 }
 
