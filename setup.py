@@ -4,7 +4,8 @@ libtvmlite.so holds every csrc/**/*.cc except csrc/testing/ (runtime, and the IR
 a plain shared library (not a Python extension) so the ctypes backend and exported modules can load the same copy.
 libtvmlite_testing.so holds the testing.* functions and types, linked against it; tvmlite.testing loads it. Sources
 compile in parallel with the system C++ compiler, each to build_temp/<its path>.o, with the extra flags DIR_FLAGS
-gives its directory; objects are reused when nothing they depend on (source, any csrc header, flags) changed.
+gives its directory; objects are reused when nothing they depend on (the source and the headers the compiler listed
+in <its path>.o.d, and the flags) changed.
 
 TVMLITE_SANITIZE=address,undefined (any -fsanitize= list) builds the sanitized flavour instead: both libraries,
 the Cython core and the ctypes backend's _capsule extension with -fsanitize=<list> -O1 -fno-inline -g, no frame pointer
@@ -33,9 +34,12 @@ CXXFLAGS = ["-std=c++17", "-O3", "-fPIC", "-fno-semantic-interposition", "-Wall"
 #   "csrc/topi/x86/avx2": ["-mavx2", "-mfma"],
 # Such files keep their code in an anonymous namespace behind a plain entry point, and instantiate no inline or
 # template code other files use too: the linker could keep their AVX-512 copy of it for the whole library.
-DIR_FLAGS = {}
+DIR_FLAGS = {
+    "csrc/topi/x86/avx512": ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx2", "-mfma"],
+    "csrc/topi/x86/avx2": ["-mavx2", "-mfma"],
+}
 SOURCES = sorted(glob.glob("csrc/**/*.cc", recursive=True))
-HEADERS = sorted(glob.glob("csrc/**/*.h", recursive=True))  # any header change recompiles every object
+HEADERS = sorted(glob.glob("csrc/**/*.h", recursive=True))  # an object's dependencies until its .d file exists
 # Library -> its sources, built in this order; each links against libtvmlite.so when it is not that one.
 LIBRARIES = {
     "libtvmlite.so": [s for s in SOURCES if not s.startswith("csrc/testing/")],
@@ -68,7 +72,18 @@ def _newer(target, deps):
     if not os.path.exists(target):
         return True
     t = os.path.getmtime(target)
-    return any(os.path.getmtime(d) > t for d in deps)
+    return any(not os.path.exists(d) or os.path.getmtime(d) > t for d in deps)
+
+
+def _object_deps(obj, src):
+    """What obj was compiled from: the compiler's own list (-MMD, obj.d), or every csrc header before the first
+    build wrote one. A header change then recompiles only the objects that include it."""
+    try:
+        with open(obj + ".d") as f:
+            text = f.read().replace("\\\n", " ")
+    except OSError:
+        return [src] + HEADERS
+    return text.split(":", 1)[1].split() if ":" in text else [src] + HEADERS
 
 
 class BuildExtWithRuntime(build_ext):
@@ -111,10 +126,11 @@ class BuildExtWithRuntime(build_ext):
 
         def compile_one(src):
             obj = os.path.join(obj_dir, src + ".o")
-            if not same_flags or _newer(obj, [src] + HEADERS):
+            if not same_flags or _newer(obj, _object_deps(obj, src)):
                 print(f"compiling {src}", flush=True)
                 os.makedirs(os.path.dirname(obj), exist_ok=True)
-                subprocess.check_call([CXX, *_compile_flags(src), "-c", src, "-o", obj], cwd=ROOT)
+                subprocess.check_call([CXX, *_compile_flags(src), "-MMD", "-MF", obj + ".d", "-c", src, "-o", obj],
+                                      cwd=ROOT)
             return obj
 
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

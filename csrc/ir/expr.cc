@@ -52,16 +52,29 @@ TupleGetItemNode::TupleGetItemNode(Expr tuple_in, int64_t index_in) : tuple(std:
 }
 TupleGetItem::TupleGetItem(Expr tuple, int64_t index) : Expr(make_object<TupleGetItemNode>(std::move(tuple), index)) {}
 
-FunctionNode::FunctionNode(Array<Var> params_in, Expr body_in, Optional<Type> ret)
-    : params(std::move(params_in)), body(std::move(body_in)), ret_type(std::move(ret)) {
+FunctionNode::FunctionNode(Array<Var> params_in, Expr body_in, Optional<Type> ret, Map<String, Any> attrs_in)
+    : params(std::move(params_in)), body(std::move(body_in)), ret_type(std::move(ret)), attrs(std::move(attrs_in)) {
   std::unordered_set<const Object*> seen;
   for (const Var& v : params) {
     TVMLITE_CHECK_KIND(seen.insert(v.get()).second, ValueError)
         << "Function: parameter %" << v->name_hint << " is listed twice";
   }
 }
-Function::Function(Array<Var> params, Expr body, Optional<Type> ret_type)
-    : Expr(make_object<FunctionNode>(std::move(params), std::move(body), std::move(ret_type))) {}
+Any FunctionNode::GetAttr(const std::string& key) const {
+  const Any* v = attrs.get()->Find(Any(String(key)));
+  return v ? *v : Any();
+}
+
+Function::Function(Array<Var> params, Expr body, Optional<Type> ret_type, Map<String, Any> attrs)
+    : Expr(make_object<FunctionNode>(std::move(params), std::move(body), std::move(ret_type), std::move(attrs))) {}
+
+Function WithAttr(const Function& func, const std::string& key, Any value) {
+  Map<String, Any> attrs = func->attrs;
+  attrs.Set(String(key), std::move(value));
+  auto out = make_object<FunctionNode>(func->params, func->body, func->ret_type, std::move(attrs));
+  out->checked_type_ = func->checked_type_;
+  return Function(std::move(out));
+}
 
 Expr WithFieldsAndType(const Expr& node, const Array<Expr>& children, const Type& type) {
   ObjectPtr<RelayExprNode> out;
@@ -75,7 +88,7 @@ Expr WithFieldsAndType(const Expr& node, const Array<Expr>& children, const Type
   } else if (const auto* n = node.as<TupleGetItemNode>()) {
     out = make_object<TupleGetItemNode>(children[0], n->index);
   } else if (const auto* n = node.as<FunctionNode>()) {
-    out = make_object<FunctionNode>(n->params, children[0], n->ret_type);
+    out = make_object<FunctionNode>(n->params, children[0], n->ret_type, n->attrs);
   } else if (const auto* n = node.as<ConstantNode>()) {
     // Made with its type; one without (load_json fills fields after construction) is remade.
     return n->checked_type_.defined() ? node : Expr(make_object<ConstantNode>(n->data));
@@ -108,9 +121,13 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("params", &FunctionNode::params, runtime::kFieldDefinition)
       .def_ro("body", &FunctionNode::body)
       .def_ro("ret_type", &FunctionNode::ret_type)
-      .def(refl::init<Array<Var>, Expr, Optional<Type>>());
+      .def_ro("attrs", &FunctionNode::attrs)
+      .def(refl::init<Array<Var>, Expr, Optional<Type>, Map<String, Any>>());
 });
 
+TVMLITE_REGISTER_GLOBAL("relay.FunctionWithAttr").set_body_typed([](Function f, String key, Any value) {
+  return WithAttr(f, key, std::move(value));
+});
 TVMLITE_REGISTER_GLOBAL("ir.ExprCheckedType").set_body_typed([](Expr e) { return e->checked_type(); });
 TVMLITE_REGISTER_GLOBAL("ir.ExprHasType").set_body_typed([](Expr e) {
   return e->checked_type_.defined() || (e.as<VarNode>() && e.as<VarNode>()->type_annotation.has_value());

@@ -10,6 +10,7 @@ from .._ffi.registry import register_object
 from ..ir.expr import RelayExpr
 from ..ir.type import TensorType, Type
 from .. import nd
+from . import _ffi_api
 
 __all__ = ["Var", "Constant", "Call", "Tuple", "TupleGetItem", "Function", "var", "const"]
 
@@ -69,12 +70,18 @@ class TupleGetItem(RelayExpr):
 
 @register_object("relay.Function")
 class Function(RelayExpr):
-    """``Function(params, body, ret_type=None)``: params are Vars bound in body."""
+    """``Function(params, body, ret_type=None, attrs=None)``: params are Vars bound in body; attrs a dict of
+    str to value (FuseOps marks its groups ``Primitive=1``)."""
 
     __slots__ = ()
 
-    def __init__(self, params, body, ret_type=None):
-        self.__init_handle_by_constructor__(Function._tvmlite_ctor, list(params), body, ret_type)
+    def __init__(self, params, body, ret_type=None, attrs=None):
+        self.__init_handle_by_constructor__(Function._tvmlite_ctor, list(params), body, ret_type,
+                                            {} if attrs is None else attrs)
+
+    def with_attr(self, key, value):
+        """A copy with ``attrs[key] = value``."""
+        return _ffi_api.FunctionWithAttr(self, key, value)
 
 
 

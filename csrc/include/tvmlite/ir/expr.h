@@ -145,15 +145,21 @@ class TupleGetItem : public Expr {
   TVMLITE_DEFINE_OBJECT_REF_METHODS(TupleGetItem, Expr, TupleGetItemNode);
 };
 
-/*! \brief A function: params (bound in body), body and an optional declared return type. */
+/*!
+ * \brief A function: params (bound in body), body, an optional declared return type and attrs (TVM's: FuseOps marks
+ * its groups with "Primitive" = 1).
+ */
 class FunctionNode : public RelayExprNode {
  public:
   Array<Var> params;
   Expr body;
   Optional<Type> ret_type;  // none: InferType finds it
+  Map<String, Any> attrs;
 
   FunctionNode() = default;
-  FunctionNode(Array<Var> params, Expr body, Optional<Type> ret_type);
+  FunctionNode(Array<Var> params, Expr body, Optional<Type> ret_type, Map<String, Any> attrs = Map<String, Any>());
+  /*! \brief attrs[key], or None. */
+  Any GetAttr(const std::string& key) const;
 
   static constexpr const char* _type_key = "relay.Function";
   TVMLITE_DYNAMIC_TYPE_INDEX;
@@ -162,9 +168,13 @@ class FunctionNode : public RelayExprNode {
 
 class Function : public Expr {
  public:
-  Function(Array<Var> params, Expr body, Optional<Type> ret_type = Optional<Type>());
+  Function(Array<Var> params, Expr body, Optional<Type> ret_type = Optional<Type>(),
+           Map<String, Any> attrs = Map<String, Any>());
   TVMLITE_DEFINE_OBJECT_REF_METHODS(Function, Expr, FunctionNode);
 };
+
+/*! \brief A copy of func with attrs[key] = value (types kept). */
+Function WithAttr(const Function& func, const std::string& key, Any value);
 
 /*!
  * \brief A copy of node (a Call, Tuple, TupleGetItem, Function or Constant) with the given children and type.

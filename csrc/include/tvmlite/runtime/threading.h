@@ -1,0 +1,50 @@
+/*!
+ * \file tvmlite/runtime/threading.h
+ * \brief The one thread pool every kernel uses.
+ *
+ *   runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) { for (int64_t r = begin; r < end; ++r) ...; });
+ *
+ * [0, n) is cut into at most NumThreads() contiguous chunks, one per thread, the calling thread included; the call
+ * returns when every chunk is done. The pool starts at first use with TVMLITE_NUM_THREADS threads (default: the
+ * cores this process may run on). A ParallelFor issued from inside a chunk, or while another thread's ParallelFor
+ * holds the pool, runs inline on its caller: concurrent callers are correct and never wait on each other. An
+ * exception thrown by a chunk is rethrown by ParallelFor (the first one; other chunks still run to completion).
+ */
+#ifndef TVMLITE_RUNTIME_THREADING_H_
+#define TVMLITE_RUNTIME_THREADING_H_
+
+#include <cstdint>
+
+namespace tvmlite {
+namespace runtime {
+
+/*! \brief Threads a ParallelFor uses now (>= 1). */
+int NumThreads();
+/*!
+ * \brief Use n threads from now on (n >= 1; 0 restores the default). Benchmarks compare thread counts in one run
+ * with it; it waits for a ParallelFor in flight to finish.
+ */
+void SetNumThreads(int n);
+/*! \brief Threads the machine offers this process (its CPU affinity), the default of NumThreads(). */
+int MaxConcurrency();
+
+namespace detail {
+using ChunkFn = void (*)(void* ctx, int64_t begin, int64_t end);
+void ParallelLaunch(int64_t n, ChunkFn fn, void* ctx, int64_t min_chunk);
+}  // namespace detail
+
+/*!
+ * \brief Run f(begin, end) over a partition of [0, n) on the pool.
+ * \param min_chunk the least items worth a thread: fewer than 2 * min_chunk items run inline.
+ */
+template <typename F>
+void ParallelFor(int64_t n, const F& f, int64_t min_chunk = 1) {
+  if (n <= 0) return;
+  detail::ParallelLaunch(
+      n, [](void* ctx, int64_t begin, int64_t end) { (*static_cast<const F*>(ctx))(begin, end); },
+      const_cast<F*>(&f), min_chunk);
+}
+
+}  // namespace runtime
+}  // namespace tvmlite
+#endif  // TVMLITE_RUNTIME_THREADING_H_

@@ -1,0 +1,142 @@
+/*!
+ * \file tvmlite/topi/kernel.h
+ * \brief What every kernel factory shares: reading its attrs, checking its tensors, marking the bound kernel.
+ *
+ *   TVMLITE_REGISTER_GLOBAL("topi.nn.softmax").set_body_typed([](Map<String, Any> attrs_in) {
+ *     topi::KernelAttrs attrs("topi.nn.softmax", attrs_in);
+ *     int64_t axis = attrs.GetInt("axis", -1);
+ *     return topi::MakeKernel("topi.nn.softmax", 1, [axis](const topi::KernelArgs& args) {
+ *       const float* x = args.Input(0, "data").Data<float>(); ...
+ *     });
+ *   });
+ *
+ * The factory runs once (at executor load); the bound kernel on every run. See docs/compiler.md.
+ */
+#ifndef TVMLITE_TOPI_KERNEL_H_
+#define TVMLITE_TOPI_KERNEL_H_
+
+#include <tvmlite/runtime/array.h>
+#include <tvmlite/runtime/error.h>
+#include <tvmlite/runtime/function.h>
+#include <tvmlite/runtime/map.h>
+#include <tvmlite/runtime/ndarray.h>
+#include <tvmlite/runtime/string.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tvmlite {
+namespace topi {
+
+using runtime::Any;
+using runtime::Array;
+using runtime::Function;
+using runtime::Map;
+using runtime::NDArray;
+using runtime::String;
+
+/*! \brief A kernel's attrs with typed getters; a missing required key or a wrong type is a ValueError/TypeError. */
+class KernelAttrs {
+ public:
+  KernelAttrs(std::string kernel, Map<String, Any> attrs) : kernel_(std::move(kernel)), attrs_(std::move(attrs)) {}
+  bool Has(const char* key) const { return attrs_.count(String(key)) != 0; }
+  int64_t GetInt(const char* key) const;
+  int64_t GetInt(const char* key, int64_t fallback) const { return Has(key) ? GetInt(key) : fallback; }
+  double GetFloat(const char* key) const;
+  double GetFloat(const char* key, double fallback) const { return Has(key) ? GetFloat(key) : fallback; }
+  std::string GetString(const char* key) const;
+  std::string GetString(const char* key, const std::string& fallback) const {
+    return Has(key) ? GetString(key) : fallback;
+  }
+  std::vector<int64_t> GetInts(const char* key) const;
+  std::vector<int64_t> GetInts(const char* key, std::vector<int64_t> fallback) const {
+    return Has(key) ? GetInts(key) : std::move(fallback);
+  }
+  const std::string& kernel() const { return kernel_; }
+  const Map<String, Any>& map() const { return attrs_; }
+
+ private:
+  Any Get(const char* key) const;
+  std::string kernel_;
+  Map<String, Any> attrs_;
+};
+
+/*! \brief One tensor argument of a bound kernel, checked: CPU, contiguous, not null. */
+class TensorArg {
+ public:
+  TensorArg(NDArray array, const std::string* kernel, const char* name) : array_(std::move(array)),
+                                                                           kernel_(kernel), name_(name) {}
+  const NDArray& array() const { return array_; }
+  int ndim() const { return array_->tensor.ndim; }
+  int64_t dim(int i) const { return array_->tensor.shape[i]; }
+  std::vector<int64_t> shape() const { return array_.Shape(); }
+  int64_t size() const { return array_.NumElements(); }
+  DLDataType dtype() const { return array_->tensor.dtype; }
+  /*! \brief The data as T*, after checking the dtype is T's (float, int32_t, int64_t, uint8_t, ...). */
+  template <typename T>
+  T* Data() const;
+  /*! \brief ValueError "<kernel>: <name> must have ... got ..." unless ndim == n. */
+  const TensorArg& CheckNDim(int n) const;
+  const TensorArg& CheckShape(const std::vector<int64_t>& shape) const;
+  /*! \brief Raise ValueError naming the kernel and this argument. */
+  [[noreturn]] void Fail(const std::string& what) const;
+
+ private:
+  void CheckDType(DLDataType want, const char* name) const;
+  NDArray array_;
+  const std::string* kernel_;
+  const char* name_;
+};
+
+/*! \brief A bound kernel's arguments: inputs, then epilogue inputs, then the output (the last). */
+class KernelArgs {
+ public:
+  KernelArgs(const std::string* kernel, runtime::PackedArgs args) : kernel_(kernel), args_(args) {}
+  int size() const { return args_.size(); }
+  TensorArg Input(int i, const char* name) const;
+  TensorArg Output() const { return Input(args_.size() - 1, "out"); }
+  /*! \brief Tensors i..size()-2: the epilogue's extra inputs when the kernel's own inputs are 0..i-1. */
+  std::vector<NDArray> Rest(int i) const;
+  const std::string& kernel() const { return *kernel_; }
+
+ private:
+  const std::string* kernel_;
+  runtime::PackedArgs args_;
+};
+
+/*!
+ * \brief The bound kernel: checks the argument count (num_inputs + 1, or more when the kernel takes epilogue
+ * inputs: min_args) and calls body(args). Marked long-running: Python callers release the GIL.
+ */
+template <typename F>
+Function MakeKernel(std::string name, int min_args, F body) {
+  Function f([name = std::move(name), min_args, body = std::move(body)](runtime::PackedArgs args, Any*) {
+    TVMLITE_CHECK_KIND(args.size() >= min_args, TypeError)
+        << name << ": expected at least " << min_args << " tensor arguments (inputs, then out), got " << args.size();
+    body(KernelArgs(&name, args));
+  });
+  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+template <typename T>
+struct DTypeOf;
+template <> struct DTypeOf<float> { static constexpr DLDataType value{kDLFloat, 32, 1}; };
+template <> struct DTypeOf<double> { static constexpr DLDataType value{kDLFloat, 64, 1}; };
+template <> struct DTypeOf<int8_t> { static constexpr DLDataType value{kDLInt, 8, 1}; };
+template <> struct DTypeOf<uint8_t> { static constexpr DLDataType value{kDLUInt, 8, 1}; };
+template <> struct DTypeOf<int32_t> { static constexpr DLDataType value{kDLInt, 32, 1}; };
+template <> struct DTypeOf<int64_t> { static constexpr DLDataType value{kDLInt, 64, 1}; };
+
+template <typename T>
+T* TensorArg::Data() const {
+  CheckDType(DTypeOf<std::remove_const_t<T>>::value, "");
+  return reinterpret_cast<T*>(static_cast<char*>(array_->tensor.data) + array_->tensor.byte_offset);
+}
+
+}  // namespace topi
+}  // namespace tvmlite
+#endif  // TVMLITE_TOPI_KERNEL_H_

@@ -1,0 +1,215 @@
+/*!
+ * \file thread_pool.cc
+ * \brief runtime::ParallelFor's pool: workers wait for a generation number to change, run their chunk and count
+ * down (every worker, idle or not, so the job is never rewritten under a reader); the launcher runs chunk 0 itself
+ * and spins until the count reaches zero.
+ *
+ * Workers spin for a short while after a job (kernels of one model run back to back), then sleep on a condition
+ * variable. One launcher at a time holds the pool (an atomic flag, not a mutex: a second launcher does not wait,
+ * it runs its loop inline). The pool is never destroyed, so workers cannot outlive it at exit; a forked child
+ * starts a fresh pool (the parent's workers do not exist there).
+ */
+#include <tvmlite/runtime/error.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/threading.h>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TVMLITE_CPU_RELAX() _mm_pause()
+#else
+#define TVMLITE_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace tvmlite {
+namespace runtime {
+namespace {
+
+thread_local bool t_inside_chunk = false;
+constexpr auto kSpinBeforeSleep = std::chrono::microseconds(300);
+
+int DefaultThreads() {
+  if (const char* env = std::getenv("TVMLITE_NUM_THREADS")) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && n >= 1 && n <= 1024) return static_cast<int>(n);
+  }
+  return MaxConcurrency();
+}
+
+class ThreadPool {
+ public:
+  ThreadPool() : num_threads_(DefaultThreads()) {}
+
+  static ThreadPool*& Global() {
+    static ThreadPool* pool = [] {
+      pthread_atfork(nullptr, nullptr, [] { Global() = new ThreadPool(); });  // the old one's workers are gone
+      return new ThreadPool();
+    }();
+    return pool;
+  }
+
+  int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
+
+  void SetNumThreads(int n) {
+    Acquire();
+    num_threads_.store(n <= 0 ? DefaultThreads() : n, std::memory_order_relaxed);
+    busy_.clear(std::memory_order_release);
+  }
+
+  void Launch(int64_t n, detail::ChunkFn fn, void* ctx, int64_t min_chunk) {
+    int64_t chunks = std::min<int64_t>(num_threads(), n / std::max<int64_t>(min_chunk, 1));
+    if (chunks < 2 || t_inside_chunk || busy_.test_and_set(std::memory_order_acquire)) {
+      RunChunk(fn, ctx, 0, n);
+      return;
+    }
+    EnsureWorkers(static_cast<int>(chunks) - 1);
+    job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
+    error_ = nullptr;
+    // Every worker acknowledges every job, idle ones included: none may still be reading job_* when the next starts.
+    remaining_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }
+      wake_.notify_all();
+    }
+    std::exception_ptr mine;
+    try {
+      RunChunk(fn, ctx, 0, ChunkEnd(0));
+    } catch (...) {
+      mine = std::current_exception();
+    }
+    for (int spins = 0; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
+      if (spins < 4096) {
+        TVMLITE_CPU_RELAX();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    std::exception_ptr error = mine ? mine : error_;
+    busy_.clear(std::memory_order_release);
+    if (error) std::rethrow_exception(error);
+  }
+
+ private:
+  static void RunChunk(detail::ChunkFn fn, void* ctx, int64_t begin, int64_t end) {
+    bool outer = t_inside_chunk;
+    t_inside_chunk = true;
+    try {
+      fn(ctx, begin, end);
+    } catch (...) {
+      t_inside_chunk = outer;
+      throw;
+    }
+    t_inside_chunk = outer;
+  }
+
+  int64_t ChunkEnd(int chunk) const { return job_n_ * (chunk + 1) / job_chunks_; }
+
+  void Acquire() {
+    while (busy_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+  }
+
+  void EnsureWorkers(int n) {
+    while (static_cast<int>(workers_.size()) < n) {
+      int index = static_cast<int>(workers_.size()) + 1;  // chunk 0 is the launcher's
+      workers_.emplace_back([this, index] { WorkerLoop(index); });
+      workers_.back().detach();
+    }
+  }
+
+  void WorkerLoop(int index) {
+    uint64_t seen = generation_.load(std::memory_order_acquire);
+    for (;;) {
+      WaitForJob(&seen);
+      if (index >= job_chunks_) {
+        remaining_.fetch_sub(1, std::memory_order_release);
+        continue;
+      }
+      try {
+        RunChunk(job_fn_, job_ctx_, job_n_ * index / job_chunks_, ChunkEnd(index));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      remaining_.fetch_sub(1, std::memory_order_release);
+    }
+  }
+
+  void WaitForJob(uint64_t* seen) {
+    auto start = std::chrono::steady_clock::now();
+    for (int spins = 0;; ++spins) {
+      if (generation_.load(std::memory_order_acquire) != *seen) break;
+      TVMLITE_CPU_RELAX();
+      if ((spins & 1023) == 1023 && std::chrono::steady_clock::now() - start > kSpinBeforeSleep) {
+        std::unique_lock<std::mutex> lock(mu_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_seq_cst) != *seen; });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        break;
+      }
+    }
+    *seen = generation_.load(std::memory_order_acquire);
+  }
+
+  std::atomic<int> num_threads_;
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
+  std::vector<std::thread> workers_;
+  // The job: written by the launcher before generation_ moves, read by workers after they see it move.
+  detail::ChunkFn job_fn_ = nullptr;
+  void* job_ctx_ = nullptr;
+  int64_t job_n_ = 0;
+  int job_chunks_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> remaining_{0};
+  std::atomic<int> sleepers_{0};
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::mutex error_mu_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+int MaxConcurrency() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int NumThreads() { return ThreadPool::Global()->num_threads(); }
+
+void SetNumThreads(int n) {
+  TVMLITE_CHECK_KIND(n >= 0 && n <= 1024, ValueError)
+      << "runtime.set_num_threads: n must be in [0, 1024] (0 = the default), got " << n;
+  ThreadPool::Global()->SetNumThreads(n);
+}
+
+namespace detail {
+void ParallelLaunch(int64_t n, ChunkFn fn, void* ctx, int64_t min_chunk) {
+  ThreadPool::Global()->Launch(n, fn, ctx, min_chunk);
+}
+}  // namespace detail
+
+TVMLITE_REGISTER_GLOBAL("runtime.num_threads").set_body_typed([]() -> int64_t { return NumThreads(); });
+TVMLITE_REGISTER_GLOBAL("runtime.set_num_threads").set_body_typed([](int64_t n) {
+  TVMLITE_CHECK_KIND(n >= 0 && n <= 1024, ValueError)
+      << "runtime.set_num_threads: n must be in [0, 1024] (0 = the default), got " << n;
+  SetNumThreads(static_cast<int>(n));
+});
+TVMLITE_REGISTER_GLOBAL("runtime.max_concurrency").set_body_typed([]() -> int64_t { return MaxConcurrency(); });
+
+}  // namespace runtime
+}  // namespace tvmlite

@@ -1,0 +1,292 @@
+/*!
+ * \file epilogue.cc
+ * \brief The epilogue interpreter: parse, bind (broadcast strides over collapsed output dims), apply by tiles.
+ *
+ * Apply walks the output range row by row (a row is the innermost collapsed dim), in tiles of at most kTile values.
+ * r0 is the output memory itself, the other registers are stack buffers; an input whose innermost stride is 1 is
+ * read in place, a broadcast one (stride 0) is splatted into a buffer. Each instruction is one tight loop over
+ * the tile (EpiRun), so dispatch costs one switch per instruction per tile.
+ */
+#include <tvmlite/runtime/error.h>
+#include <tvmlite/runtime/shape.h>
+#include <tvmlite/topi/epilogue.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+constexpr int64_t kTile = 256;
+
+struct OpInfo {
+  const char* name;
+  int arity;
+};
+
+constexpr OpInfo kOps[] = {
+    {"add", 2}, {"sub", 2}, {"mul", 2}, {"div", 2}, {"max", 2}, {"min", 2}, {"pow", 2}, {"prelu", 2},
+    {"copy", 1}, {"relu", 1}, {"clip", 1}, {"sigmoid", 1}, {"tanh", 1}, {"exp", 1}, {"log", 1}, {"sqrt", 1},
+    {"rsqrt", 1}, {"neg", 1}, {"abs", 1}, {"erf", 1}, {"gelu", 1}, {"gelu_tanh", 1}, {"silu", 1},
+    {"leaky_relu", 1}, {"elu", 1}, {"selu", 1}, {"hard_sigmoid", 1}, {"hard_swish", 1}, {"softplus", 1},
+    {"floor", 1}, {"ceil", 1}, {"round", 1}, {"reciprocal", 1}, {"sign", 1}, {"mish", 1},
+};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<size_t>(EpiOp::kNumOps), "one name per EpiOp");
+
+std::string FormatFloat(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+bool ParseFloat(const std::string& tok, float* out) {
+  char* end = nullptr;
+  *out = std::strtof(tok.c_str(), &end);
+  return !tok.empty() && end == tok.c_str() + tok.size();
+}
+
+bool ParseIndexed(const std::string& tok, const char* prefix, int limit, int* out) {
+  size_t n = std::strlen(prefix);
+  if (tok.size() <= n || tok.compare(0, n, prefix) != 0) return false;
+  int v = 0;
+  for (size_t i = n; i < tok.size(); ++i) {
+    if (tok[i] < '0' || tok[i] > '9' || v > limit) return false;
+    v = v * 10 + (tok[i] - '0');
+  }
+  if (v >= limit) return false;
+  *out = v;
+  return true;
+}
+
+std::string SrcText(const EpiSrc& s) {
+  if (s.kind == EpiSrc::kReg) return "r" + std::to_string(s.index);
+  if (s.kind == EpiSrc::kInput) return "in" + std::to_string(s.index);
+  return FormatFloat(s.imm);
+}
+
+inline float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+
+}  // namespace
+
+const char* EpiOpName(EpiOp op) { return kOps[static_cast<int>(op)].name; }
+int EpiOpArity(EpiOp op) { return kOps[static_cast<int>(op)].arity; }
+
+Epilogue Epilogue::Parse(const std::string& text, const std::string& kernel) {
+  Epilogue epi;
+  std::stringstream all(text);
+  std::string line;
+  while (std::getline(all, line, ';')) {
+    std::stringstream words(line);
+    std::vector<std::string> tok;
+    for (std::string w; words >> w;) tok.push_back(w);
+    if (tok.empty()) continue;
+    auto fail = [&](const std::string& why) {
+      TVMLITE_THROW(ValueError) << kernel << ": bad epilogue instruction '" << line << "': " << why;
+    };
+    int op = 0;
+    while (op < static_cast<int>(EpiOp::kNumOps) && tok[0] != kOps[op].name) ++op;
+    if (op == static_cast<int>(EpiOp::kNumOps)) fail("unknown op '" + tok[0] + "'");
+    EpiInstr ins;
+    ins.op = static_cast<EpiOp>(op);
+    int arity = kOps[op].arity;
+    if (tok.size() < static_cast<size_t>(2 + arity) || tok.size() > static_cast<size_t>(4 + arity)) {
+      fail("expected: " + tok[0] + " dst" + (arity == 2 ? " src0 src1" : " src") + " [alpha] [beta]");
+    }
+    if (!ParseIndexed(tok[1], "r", kNumRegs, &ins.dst)) fail("the destination must be a register r0..r7");
+    EpiSrc* srcs[2] = {&ins.a, &ins.b};
+    for (int i = 0; i < arity; ++i) {
+      const std::string& t = tok[2 + i];
+      EpiSrc& s = *srcs[i];
+      if (ParseIndexed(t, "r", kNumRegs, &s.index)) {
+        s.kind = EpiSrc::kReg;
+      } else if (ParseIndexed(t, "in", 1 << 20, &s.index)) {
+        s.kind = EpiSrc::kInput;
+        epi.num_inputs_ = std::max(epi.num_inputs_, s.index + 1);
+      } else if (ParseFloat(t, &s.imm)) {
+        s.kind = EpiSrc::kImm;
+      } else {
+        fail("'" + t + "' is not a register, an input or a number");
+      }
+    }
+    float* params[2] = {&ins.alpha, &ins.beta};
+    for (size_t i = 2 + arity; i < tok.size(); ++i) {
+      if (!ParseFloat(tok[i], params[i - 2 - arity])) fail("'" + tok[i] + "' is not a number");
+    }
+    epi.code_.push_back(ins);
+  }
+  return epi;
+}
+
+std::string Epilogue::ToString() const {
+  std::ostringstream os;
+  for (size_t i = 0; i < code_.size(); ++i) {
+    const EpiInstr& ins = code_[i];
+    os << (i ? "; " : "") << EpiOpName(ins.op) << " r" << ins.dst << " " << SrcText(ins.a);
+    if (EpiOpArity(ins.op) == 2) os << " " << SrcText(ins.b);
+    if (ins.alpha != 0 || ins.beta != 0) os << " " << FormatFloat(ins.alpha);
+    if (ins.beta != 0) os << " " << FormatFloat(ins.beta);
+  }
+  return os.str();
+}
+
+BoundEpilogue Epilogue::Bind(const std::vector<int64_t>& out_shape, const std::vector<runtime::NDArray>& inputs,
+                             const std::string& kernel) const {
+  BoundEpilogue bound;
+  bound.code_ = &code_;
+  if (code_.empty()) return bound;
+  TVMLITE_CHECK_KIND(static_cast<int>(inputs.size()) >= num_inputs_, TypeError)
+      << kernel << ": the epilogue reads " << num_inputs_ << " extra inputs, got " << inputs.size();
+  TVMLITE_CHECK_KIND(num_inputs_ <= kMaxInputs, ValueError)
+      << kernel << ": an epilogue reads at most " << kMaxInputs << " extra inputs, this one " << num_inputs_;
+  const int nd = static_cast<int>(out_shape.size());
+  // Broadcast strides of every operand over the output's dims (numpy rules: align to the right).
+  std::vector<std::vector<int64_t>> strides;
+  for (int k = 0; k < num_inputs_; ++k) {
+    const runtime::NDArray& x = inputs[k];
+    const DLTensor& t = x->tensor;
+    TVMLITE_CHECK_KIND(t.dtype.code == kDLFloat && t.dtype.bits == 32 && t.dtype.lanes == 1, TypeError)
+        << kernel << ": epilogue input " << k << " must be float32";
+    TVMLITE_CHECK_KIND(x.IsContiguous() && t.device.device_type == kDLCPU, ValueError)
+        << kernel << ": epilogue input " << k << " must be a contiguous CPU array";
+    TVMLITE_CHECK_KIND(t.ndim <= nd, ValueError)
+        << kernel << ": epilogue input " << k << " of shape " << runtime::ShapeTuple(x.Shape())
+        << " does not broadcast to the output's " << runtime::ShapeTuple(out_shape);
+    std::vector<int64_t> s(nd, 0);
+    int64_t stride = 1;
+    for (int d = t.ndim - 1; d >= 0; --d) {
+      int od = nd - t.ndim + d;
+      TVMLITE_CHECK_KIND(t.shape[d] == out_shape[od] || t.shape[d] == 1, ValueError)
+          << kernel << ": epilogue input " << k << " of shape " << runtime::ShapeTuple(x.Shape())
+          << " does not broadcast to the output's " << runtime::ShapeTuple(out_shape);
+      s[od] = t.shape[d] == 1 ? 0 : stride;
+      stride *= t.shape[d];
+    }
+    strides.push_back(std::move(s));
+    bound.operands_.push_back({reinterpret_cast<const float*>(static_cast<const char*>(t.data) + t.byte_offset), {}});
+  }
+  // Collapse dim d into d+1 when every operand walks them as one (contiguous across both, or broadcast in both).
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> merged(strides.size());
+  for (int d = 0; d < nd; ++d) {
+    if (out_shape[d] == 1 && nd > 1) continue;  // size-1 dims merge with anything
+    bool can_merge = !shape.empty();
+    for (size_t k = 0; k < strides.size() && can_merge; ++k) {
+      int64_t outer = merged[k].back(), inner = strides[k][d];
+      can_merge = (outer == 0 && inner == 0) || (inner != 0 && outer == inner * out_shape[d]);
+    }
+    if (can_merge) {
+      shape.back() *= out_shape[d];
+      for (size_t k = 0; k < strides.size(); ++k) merged[k].back() = strides[k][d];
+    } else {
+      shape.push_back(out_shape[d]);
+      for (size_t k = 0; k < strides.size(); ++k) merged[k].push_back(strides[k][d]);
+    }
+  }
+  if (shape.empty()) {
+    shape.push_back(1);
+    for (auto& m : merged) m.push_back(0);
+  }
+  bound.shape_ = std::move(shape);
+  for (size_t k = 0; k < merged.size(); ++k) bound.operands_[k].strides = std::move(merged[k]);
+  return bound;
+}
+
+void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
+  if (empty() || n <= 0) return;
+  alignas(64) float regs[Epilogue::kNumRegs][kTile];
+  alignas(64) float splat[2][kTile];
+  const int nd = static_cast<int>(shape_.size());
+  const int64_t row = shape_[nd - 1];
+  int64_t pos = begin, end = begin + n;
+  while (pos < end) {
+    // Where pos lies: its column in the row, and each operand's offset for the row's start.
+    int64_t col = pos % row;
+    int64_t len = std::min({row - col, end - pos, kTile});
+    const float* in_ptr[Epilogue::kMaxInputs];
+    for (size_t k = 0; k < operands_.size(); ++k) {
+      int64_t rest = pos / row, off = 0;
+      const std::vector<int64_t>& s = operands_[k].strides;
+      for (int d = nd - 2; d >= 0 && rest; --d) {
+        off += (rest % shape_[d]) * s[d];
+        rest /= shape_[d];
+      }
+      in_ptr[k] = operands_[k].data + off + col * s[nd - 1];
+    }
+    float* r0 = out + pos;
+    int splat_used = 0;
+    auto source = [&](const EpiSrc& src) -> const float* {
+      if (src.kind == EpiSrc::kReg) return src.index == 0 ? r0 : regs[src.index];
+      if (src.kind == EpiSrc::kInput && operands_[src.index].strides[nd - 1] != 0) return in_ptr[src.index];
+      float v = src.kind == EpiSrc::kImm ? src.imm : *in_ptr[src.index];
+      float* buf = splat[splat_used++ & 1];
+      std::fill(buf, buf + len, v);
+      return buf;
+    };
+    for (const EpiInstr& ins : *code_) {
+      splat_used = 0;
+      const float* a = source(ins.a);
+      const float* b = EpiOpArity(ins.op) == 2 ? source(ins.b) : a;
+      EpiRun(ins, ins.dst == 0 ? r0 : regs[ins.dst], a, b, len);
+    }
+    pos += len;
+  }
+}
+
+void EpiRun(const EpiInstr& ins, float* y, const float* a, const float* b, int64_t n) {
+  const float alpha = ins.alpha, beta = ins.beta;
+#define TVMLITE_EPI_LOOP(expr)                                \
+  for (int64_t i = 0; i < n; ++i) {                           \
+    const float x = a[i], z = b[i];                           \
+    (void)z;                                                  \
+    y[i] = (expr);                                            \
+  }                                                           \
+  return
+  switch (ins.op) {
+    case EpiOp::kAdd: TVMLITE_EPI_LOOP(x + z);
+    case EpiOp::kSub: TVMLITE_EPI_LOOP(x - z);
+    case EpiOp::kMul: TVMLITE_EPI_LOOP(x * z);
+    case EpiOp::kDiv: TVMLITE_EPI_LOOP(x / z);
+    case EpiOp::kMax: TVMLITE_EPI_LOOP(std::isnan(x) || std::isnan(z) ? NAN : std::max(x, z));
+    case EpiOp::kMin: TVMLITE_EPI_LOOP(std::isnan(x) || std::isnan(z) ? NAN : std::min(x, z));
+    case EpiOp::kPow: TVMLITE_EPI_LOOP(std::pow(x, z));
+    case EpiOp::kPRelu: TVMLITE_EPI_LOOP(x < 0 ? x * z : x);
+    case EpiOp::kCopy: TVMLITE_EPI_LOOP(x);
+    case EpiOp::kRelu: TVMLITE_EPI_LOOP(x < 0 ? 0.0f : x);
+    case EpiOp::kClip: TVMLITE_EPI_LOOP(x < alpha ? alpha : (x > beta ? beta : x));
+    case EpiOp::kSigmoid: TVMLITE_EPI_LOOP(Sigmoid(x));
+    case EpiOp::kTanh: TVMLITE_EPI_LOOP(std::tanh(x));
+    case EpiOp::kExp: TVMLITE_EPI_LOOP(std::exp(x));
+    case EpiOp::kLog: TVMLITE_EPI_LOOP(std::log(x));
+    case EpiOp::kSqrt: TVMLITE_EPI_LOOP(std::sqrt(x));
+    case EpiOp::kRsqrt: TVMLITE_EPI_LOOP(1.0f / std::sqrt(x));
+    case EpiOp::kNeg: TVMLITE_EPI_LOOP(-x);
+    case EpiOp::kAbs: TVMLITE_EPI_LOOP(std::fabs(x));
+    case EpiOp::kErf: TVMLITE_EPI_LOOP(std::erf(x));
+    case EpiOp::kGelu: TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)));
+    case EpiOp::kGeluTanh:
+      TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x))));
+    case EpiOp::kSilu: TVMLITE_EPI_LOOP(x * Sigmoid(x));
+    case EpiOp::kLeakyRelu: TVMLITE_EPI_LOOP(x < 0 ? alpha * x : x);
+    case EpiOp::kElu: TVMLITE_EPI_LOOP(x < 0 ? alpha * std::expm1(x) : x);
+    case EpiOp::kSelu: TVMLITE_EPI_LOOP(beta * (x <= 0 ? alpha * std::expm1(x) : x));
+    case EpiOp::kHardSigmoid: TVMLITE_EPI_LOOP(std::min(1.0f, std::max(0.0f, alpha * x + beta)));
+    case EpiOp::kHardSwish: TVMLITE_EPI_LOOP(x * std::min(1.0f, std::max(0.0f, x / 6.0f + 0.5f)));
+    case EpiOp::kSoftplus: TVMLITE_EPI_LOOP(Softplus(x));
+    case EpiOp::kFloor: TVMLITE_EPI_LOOP(std::floor(x));
+    case EpiOp::kCeil: TVMLITE_EPI_LOOP(std::ceil(x));
+    case EpiOp::kRound: TVMLITE_EPI_LOOP(std::nearbyint(x));
+    case EpiOp::kReciprocal: TVMLITE_EPI_LOOP(1.0f / x);
+    case EpiOp::kSign: TVMLITE_EPI_LOOP(x > 0 ? 1.0f : (x < 0 ? -1.0f : x));
+    case EpiOp::kMish: TVMLITE_EPI_LOOP(x * std::tanh(Softplus(x)));
+    case EpiOp::kNumOps: break;
+  }
+#undef TVMLITE_EPI_LOOP
+}
+
+}  // namespace topi
+}  // namespace tvmlite
