@@ -35,7 +35,8 @@ class Builder:
         from onnx import numpy_helper
 
         name = self.name(prefix)
-        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        value = np.asarray(value)
+        self.inits.append(numpy_helper.from_array(value if value.flags.c_contiguous else value.copy(), name))
         return name
 
     def weight(self, prefix, shape, scale=None, positive=False, dtype="float32"):
