@@ -299,8 +299,6 @@ def _library_inputs(lib, gm):
 
 # -- commands --------------------------------------------------------------------------------------------------------
 def cmd_compile(args, out=None):
-    import tvmlite
-
     out = out or sys.stdout
     progress = _Progress()
     shapes = _parse_shapes(args.shape)
@@ -518,8 +516,8 @@ def cmd_demo(args, out=None):
         float("inf")
     ok = result.shape == expected.shape and np.allclose(result, expected, rtol=1e-3, atol=1e-4)
     say("\ntimings:")
-    say(_table([["load the converters (once per process)", _ms(t_load)], ["from_onnx + InferType (first call)", _ms(t_import)],
-                ["from_onnx + InferType (again)", _ms(t_again)], ["build (debug)", _ms(t_build)],
+    say(_table([["load the converters (once per process)", _ms(t_load)],
+                ["from_onnx + InferType (first call)", _ms(t_import)], ["from_onnx + InferType (again)", _ms(t_again)], ["build (debug)", _ms(t_build)],
                 ["run (debug executor)", _ms(t_run)], ["onnx ReferenceEvaluator (oracle)", _ms(t_ref)]],
                ["step", "time"]))
     say(f"\noutput 'logits' {result.shape}: {np.array2string(result.ravel()[:5], precision=4)}...")
