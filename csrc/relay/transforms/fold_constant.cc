@@ -16,8 +16,8 @@
  * The call is evaluated by the global "relay.backend.eval_const" (tvmlite/relay/backend/const_eval.py: the
  * ops' numpy references, the debug executor's machinery), which returns an NDArray, an Array of NDArrays for
  * a tuple-typed op, or None when the op cannot be evaluated (no reference, a dtype NDArray cannot hold); then
- * the call stays. A tuple result becomes a Tuple of Constants and TupleGetItem of a Tuple of constants becomes
- * the field. The result is typed again. Running the pass twice changes nothing the second time.
+ * the call stays. A tuple result becomes a Tuple of Constants, and TupleGetItem of a Tuple whose projected
+ * field is a constant becomes that field. The result is typed again. Running the pass twice changes nothing the second time.
  */
 #include <tvmlite/runtime/registry.h>
 
@@ -88,7 +88,7 @@ class ConstantFolder : public ExprMutator {
     if (original.as<TupleGetItemNode>()) {
       const auto* t = new_children[0].as<TupleNode>();
       int64_t index = original.as<TupleGetItemNode>()->index;
-      if (t != nullptr && IsConstantValue(new_children[0])) return t->fields[index];
+      if (t != nullptr && IsConstantValue(t->fields[index])) return t->fields[index];
     }
     Expr node = ExprMutator::Rewrite(original, new_children);
     const auto* call = original.as<CallNode>();
