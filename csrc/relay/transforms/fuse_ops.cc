@@ -108,10 +108,24 @@ std::vector<Expr> TopoOrder(const Expr& body, InputsFn inputs) {
   return order;
 }
 
-class CollectAll : public ExprVisitor {
- public:
-  const std::unordered_set<const Object*>& Seen() const { return visited_; }
-};
+/*! \brief The outer nodes body refers to: a walk of body (nested functions included) that stops at them. */
+std::vector<Expr> OuterNodesUsed(const Expr& body, const std::unordered_set<const Object*>& outer) {
+  std::vector<Expr> used;
+  std::unordered_set<const Object*> seen{body.get()};
+  std::vector<Expr> stack{body};
+  while (!stack.empty()) {
+    Expr node = stack.back();
+    stack.pop_back();
+    if (outer.count(node.get())) {
+      used.push_back(node);
+      continue;
+    }
+    for (const Expr& c : ExprChildren(node)) {
+      if (seen.insert(c.get()).second) stack.push_back(c);
+    }
+  }
+  return used;
+}
 
 IndexedGraph BuildGraph(const Expr& body) {
   IndexedGraph g;
@@ -124,12 +138,7 @@ IndexedGraph BuildGraph(const Expr& body) {
   for (const Expr& n : first) {
     const auto* f = n.as<FunctionNode>();
     if (f == nullptr) continue;
-    CollectAll all;
-    all.VisitExpr(f->body);
-    std::vector<Expr> used;
-    for (const Expr& m : first) {
-      if (m.get() != n.get() && all.Seen().count(m.get())) used.push_back(m);
-    }
+    std::vector<Expr> used = OuterNodesUsed(f->body, outer);
     if (!used.empty()) nested = true;
     g.captures[n.get()] = std::move(used);
   }
