@@ -47,14 +47,19 @@ def DeadCodeElimination():  # noqa: N802
 def FuseOps(fuse_opt_level=-1):  # noqa: N802
     """Group each anchor op with the elementwise ops after it (TVM's post-dominator fusion); every group is a
     ``Function`` with ``Primitive=1`` called from main. fuse_opt_level -1 takes the current PassContext's
-    opt_level when the pass runs; 0 leaves the module unfused."""
+    opt_level when the pass runs; 0 leaves the module unfused. A group holds at most
+    ``PassContext.config["relay.FuseOps.max_depth"]`` ops (default 32)."""
     if not isinstance(fuse_opt_level, int) or isinstance(fuse_opt_level, bool):
         raise TypeError(f"FuseOps: fuse_opt_level must be an int, got {type(fuse_opt_level).__name__}")
     fuse = _cxx("FuseOps")
 
     def run(mod):
-        level = PassContext.current().opt_level if fuse_opt_level < 0 else fuse_opt_level
-        return fuse(mod, level)
+        ctx = PassContext.current()
+        level = ctx.opt_level if fuse_opt_level < 0 else fuse_opt_level
+        max_depth = ctx.config.get("relay.FuseOps.max_depth", 32)
+        if not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 1:
+            raise ValueError(f"FuseOps: relay.FuseOps.max_depth must be an int >= 1, got {max_depth!r}")
+        return fuse(mod, level, max_depth)
 
     return Pass("FuseOps", run, opt_level=0)
 

@@ -10,7 +10,8 @@
  *   - no anchor: a DAG of epilogue ops, the first of which is the root.
  * A group has one output. Inputs of members that are not members are the group's parameters (fresh Vars typed
  * as the arguments); Constants, Vars, Tuples, TupleGetItems, Functions and kOpaque ops are never members
- * (opaque ops stay bare calls). A group holds at most kMaxGroupOps ops.
+ * (opaque ops stay bare calls). A group holds at most max_depth ops (32 by default; the PassContext config
+ * "relay.FuseOps.max_depth", TVM's key).
  *
  * Algorithm (TVM's, over the dataflow graph of one function; nested Function bodies are not entered):
  *   1. Indexed forward graph: every node of the body in topological order (producers first), each with its
@@ -25,7 +26,7 @@
  *
  *   3. Grouping: in topological order, each op not yet grouped that may start a group (any op but an opaque
  *      one) roots one. The group grows from its current sink s: with d = ipdom(s), if every node on the paths
- *      from s to d (d included) is an epilogue op not yet grouped and the group stays within kMaxGroupOps, they
+ *      from s to d (d included) is an epilogue op not yet grouped and the group stays within max_depth ops, they
  *      all join and d becomes the sink; otherwise the group is complete. Since d post-dominates s, every
  *      consumer of a node strictly between s and d is itself on those paths, so only the sink's value leaves
  *      the group (one output) and no outside node lies between two members (no cycle between groups).
@@ -49,8 +50,6 @@ namespace tvmlite {
 namespace relay {
 
 namespace {
-
-constexpr size_t kMaxGroupOps = 32;
 
 /*! \brief The dataflow graph of one function body, in topological order, with consumer lists. */
 struct IndexedGraph {
@@ -184,7 +183,7 @@ std::vector<int> PostDominators(const IndexedGraph& g) {
 
 class Fuser {
  public:
-  Fuser() : patterns_("TOpPattern"), epilogue_("FTVMLiteEpilogue") {}
+  explicit Fuser(size_t max_depth) : max_depth_(max_depth), patterns_("TOpPattern"), epilogue_("FTVMLiteEpilogue") {}
 
   Function Run(const Function& func) {
     IndexedGraph g = BuildGraph(func->body);
@@ -199,7 +198,7 @@ class Fuser {
       group_of[v] = id;
       for (int sink = v; ipdom[sink] >= 0;) {
         std::vector<int> path = PathTo(g, sink, ipdom[sink]);
-        bool ok = members.size() + path.size() <= kMaxGroupOps;
+        bool ok = members.size() + path.size() <= max_depth_;
         for (size_t k = 0; ok && k < path.size(); ++k) ok = group_of[path[k]] < 0 && IsEpilogue(g.nodes[path[k]]);
         if (!ok) break;
         for (int p : path) group_of[p] = id;
@@ -320,22 +319,25 @@ class Fuser {
     return Call(Function(Array<Var>(params), last, Optional<Type>(), attrs), Array<Expr>(args));
   }
 
+  size_t max_depth_;
   OpAttrMapBase patterns_;
   OpAttrMapBase epilogue_;
 };
 
 }  // namespace
 
-IRModule FuseOps(const IRModule& mod, int fuse_opt_level) {
+IRModule FuseOps(const IRModule& mod, int fuse_opt_level, int max_depth) {
+  TVMLITE_CHECK_KIND(max_depth >= 1, ValueError) << "FuseOps: max_depth must be >= 1, got " << max_depth;
   IRModule typed = InferType(mod);
   if (fuse_opt_level <= 0) return typed;
-  Fuser fuser;
+  Fuser fuser(static_cast<size_t>(max_depth));
   return MapFunctions(typed, [&fuser](const Function& f) { return fuser.Run(f); });
 }
 
-TVMLITE_REGISTER_GLOBAL("relay._transform.FuseOps").set_body_typed([](IRModule mod, int64_t fuse_opt_level) {
-  return FuseOps(mod, static_cast<int>(fuse_opt_level));
-});
+TVMLITE_REGISTER_GLOBAL("relay._transform.FuseOps")
+    .set_body_typed([](IRModule mod, int64_t fuse_opt_level, int64_t max_depth) {
+      return FuseOps(mod, static_cast<int>(fuse_opt_level), static_cast<int>(max_depth));
+    });
 
 }  // namespace relay
 }  // namespace tvmlite

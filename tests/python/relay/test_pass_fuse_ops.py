@@ -222,6 +222,11 @@ def test_groups_hold_at_most_32_ops(run_relay, rng):
     sizes = [len(g) for g in _structure(fused)]
     assert sizes == [32, 9]
     _check_same_values(run_relay, mod, fused, rng, x=(1, 2, 4, 4))
+    with tvmlite.transform.PassContext(config={"relay.FuseOps.max_depth": 5}):
+        assert [len(g) for g in _structure(relay.transform.FuseOps(2)(mod))] == [5] * 8 + [1]
+    with tvmlite.transform.PassContext(config={"relay.FuseOps.max_depth": 0}):
+        with pytest.raises(ValueError, match="FuseOps: relay.FuseOps.max_depth must be an int >= 1, got 0"):
+            relay.transform.FuseOps(2)(mod)
 
 
 def test_values_captured_by_nested_functions_are_group_outputs(run_relay, rng):
@@ -248,3 +253,5 @@ def test_the_fused_module_types_and_is_stable(rng):
     _, fused = _fuse(relay.nn.relu(_conv(x, rng, 4, 3)), x)
     assert str(fused["main"].body.checked_type) == "Tensor[(1, 4, 8, 8), float32]"
     assert str(relay.transform.FuseOps(0)(fused)) == str(fused)
+    # fusing again finds only calls of functions, never grouped
+    assert tvmlite.structural_equal(relay.transform.FuseOps(2)(fused), fused)

@@ -34,9 +34,10 @@ ir::IRModule FoldScaleAxis(const ir::IRModule& mod);
 ir::IRModule DeadCodeElimination(const ir::IRModule& mod);
 /*!
  * \brief Groups of one anchor op plus the elementwise ops after it (or elementwise DAGs), each a
- * Function{"Primitive": 1} called from its function. fuse_opt_level 0: no fusion (the module as it is, typed).
+ * Function{"Primitive": 1} called from its function, at most max_depth ops each. fuse_opt_level 0: no fusion (the
+ * module as it is, typed).
  */
-ir::IRModule FuseOps(const ir::IRModule& mod, int fuse_opt_level);
+ir::IRModule FuseOps(const ir::IRModule& mod, int fuse_opt_level, int max_depth = 32);
 
 }  // namespace relay
 }  // namespace tvmlite
