@@ -221,6 +221,9 @@ class Fuser {
   bool CanRoot(const Expr& node) const {
     const auto* call = node.as<CallNode>();
     if (call == nullptr || !call->op.as<OpNode>()) return false;
+    for (const Expr& a : call->args) {
+      if (a.as<FunctionNode>()) return false;  // control flow, whatever pattern it declares
+    }
     int pattern = PatternOf(call);
     return pattern != kOpaque && pattern != kTuple;
   }
@@ -265,11 +268,10 @@ class Fuser {
         if (output_of[id] == v) rebuilt[v] = GroupCall(g, groups[id], input_of);
         continue;  // an inner member: nothing outside the group uses it
       }
-      if (const auto* f = node.as<FunctionNode>()) {
+      if (node.as<FunctionNode>()) {  // a nested function: its body sees the new outer nodes it refers to
         SeededMutator m;
         for (const Expr& c : g.Inputs(node)) m.Seed(c, input_of(c));
         rebuilt[v] = m.Mutate(node);
-        (void)f;
         continue;
       }
       Array<Expr> children = ExprChildren(node);
