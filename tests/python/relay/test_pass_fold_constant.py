@@ -101,3 +101,20 @@ def test_folding_inside_nested_functions(run_relay):
     new_inner = out["main"].body.op
     assert new_inner.body.op.name == "add" and isinstance(new_inner.body.args[1], relay.Constant)
     np.testing.assert_array_equal(run_relay(out, {"x": np.zeros(2, "float32")})[0], [0, 2])
+
+
+def test_a_reference_that_fails_is_reported_with_the_op():
+    x = relay.var("x", shape=())
+    bad = relay.take(relay.const(np.arange(3, dtype="float32")), relay.const(np.int64(7)))
+    with pytest.raises(IndexError, match="FoldConstant: evaluating take: .*index 7 is out of range"):
+        _fold(relay.Function([x], relay.add(x, bad)))
+
+
+def test_ops_without_a_reference_stay(monkeypatch):
+    from tvmlite.relay.backend import const_eval
+
+    x = relay.var("x", shape=())
+    func = relay.Function([x], relay.add(x, relay.exp(relay.const(np.float32(0)))))
+    assert _ops(_fold(func)) == ["add"]
+    monkeypatch.setattr(const_eval, "get_reference", lambda name: None)
+    assert _ops(_fold(func)) == ["add", "exp"]
