@@ -89,3 +89,16 @@ def test_other_ops_are_untouched():
     mod = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], relay.nn.softmax(x))))
     out = relay.transform.SimplifyInference()(mod)
     assert out["main"].same_as(mod["main"])
+
+
+@pytest.mark.parametrize("dtype,tol", [("float64", 1e-12), ("float16", 2e-3)])
+def test_other_float_dtypes(run_relay, rng, dtype, tol):
+    x = relay.var("x", shape=(2, 3, 4), dtype=dtype)
+    params = [relay.const((rng.random(3) + 0.5).astype(dtype)) for _ in range(4)]
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.nn.batch_norm(x, *params)[0]))
+    out = relay.transform.FoldConstant()(relay.transform.SimplifyInference()(mod))
+    assert "nn.batch_norm" not in _ops(out)
+    xv = rng.random((2, 3, 4)).astype(dtype)
+    got = run_relay(out, {"x": xv})[0]
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(got.astype("float64"), run_relay(mod, {"x": xv})[0].astype("float64"), atol=tol)
