@@ -255,3 +255,62 @@ def test_the_fused_module_types_and_is_stable(rng):
     assert str(relay.transform.FuseOps(0)(fused)) == str(fused)
     # fusing again finds only calls of functions, never grouped
     assert tvmlite.structural_equal(relay.transform.FuseOps(2)(fused), fused)
+
+
+def _random_graph(rng, n_ops):
+    """A random DAG over (1, 4, 5, 5) tensors: convs, epilogue ops, an op without epilogue (clip), injective
+    round trips (reshape), an opaque op (softmax); operands drawn from all earlier values, outputs a tuple of
+    the last value and a random earlier one."""
+    x = relay.var("x", shape=(1, 4, 5, 5))
+    values = [x]  # clip has no epilogue in this test unless the lowering registered one
+    for _ in range(n_ops):
+        a = values[rng.integers(len(values))]
+        b = values[rng.integers(len(values))]
+        kind = rng.integers(8)
+        if kind == 0:
+            v = _conv(a, rng, 4, 4, k=int(rng.choice([1, 3])))
+        elif kind == 1:
+            v = relay.add(a, b)
+        elif kind == 2:
+            v = relay.multiply(a, relay.sigmoid(b))
+        elif kind == 3:
+            v = relay.nn.relu(a)
+        elif kind == 4:
+            v = relay.clip(a, -1.0, 1.0)
+        elif kind == 5:
+            v = relay.reshape(relay.reshape(a, (1, 100)), (1, 4, 5, 5))
+        elif kind == 6:
+            v = relay.nn.softmax(a, axis=1)
+        else:
+            v = relay.subtract(a, _bias(rng, 4))
+        values.append(v)
+    out = relay.Tuple([values[-1], values[1 + rng.integers(len(values) - 1)]])
+    return ir.IRModule.from_expr(relay.Function([x], out))
+
+
+def _count_ops(func):
+    return len(_ops_of(func))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_graphs_keep_the_group_invariants(run_relay, seed):
+    rng = np.random.default_rng(seed)
+    mod = _random_graph(rng, int(rng.integers(4, 30)))
+    fused = relay.transform.FuseOps(2)(mod)
+    n_ops = 0
+    for call in _calls_in_order(fused["main"].body):
+        if not isinstance(call.op, relay.Function):
+            n_ops += 1
+            assert ir.Op.get(call.op.name).get_attr("TOpPattern") == ir.OpPattern.OPAQUE, call.op.name
+            continue
+        members = _calls_in_order(call.op.body)
+        n_ops += len(members)
+        assert 1 <= len(members) <= 32
+        inside = set(members)
+        for m in members[1:]:  # everything after the root is an epilogue op fed by the group
+            assert m.op.get_attr_level("FTVMLiteEpilogue") is not None, [c.op.name for c in members]
+            assert m.op.get_attr("TOpPattern") <= ir.OpPattern.BROADCAST
+            assert any(a in inside for a in m.args)
+        assert all(isinstance(a, relay.Var) for m in members for a in m.args if a not in inside)
+    assert n_ops == _count_ops(mod["main"])  # nothing computed twice, nothing lost
+    _check_same_values(run_relay, mod, fused, rng, x=(1, 4, 5, 5))
