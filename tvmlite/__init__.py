@@ -20,6 +20,10 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module("." + name, __name__)
+    if name == "transform":  # TVM's tvm.transform: Pass, Sequential, PassContext
+        import importlib
+
+        return importlib.import_module(".ir.transform", __name__)
     if name == "build":
         from .relay.build_module import build
 

@@ -18,6 +18,27 @@ ir::IRModule InferType(const ir::IRModule& mod);
 /*! \brief expr with types (its free variables must be annotated). */
 ir::Expr InferTypeExpr(const ir::Expr& expr);
 
+/*!
+ * \brief func with the parameters named in params replaced by Constants of those arrays (TVM's
+ * bind_params_by_name). ValueError lists unknown names; a shape or dtype that does not fit is a ValueError.
+ */
+ir::Function BindParams(const ir::Function& func, const runtime::Map<runtime::String, runtime::NDArray>& params);
+/*! \brief nn.batch_norm (inference) -> data * scale + shift; inference dropout -> its input. */
+ir::IRModule SimplifyInference(const ir::IRModule& mod);
+/*! \brief Calls whose inputs are all constants evaluated once (through "relay.backend.eval_const"). */
+ir::IRModule FoldConstant(const ir::IRModule& mod);
+/*! \brief A constant per-channel multiply after conv2d / dense (optionally through a bias add) folded into the
+ * weight. */
+ir::IRModule FoldScaleAxis(const ir::IRModule& mod);
+/*! \brief TupleGetItem(Tuple(...), i) -> field i; functions main cannot reach dropped. */
+ir::IRModule DeadCodeElimination(const ir::IRModule& mod);
+/*!
+ * \brief Groups of one anchor op plus the elementwise ops after it (or elementwise DAGs), each a
+ * Function{"Primitive": 1} called from its function, at most max_depth ops each. fuse_opt_level 0: no fusion (the
+ * module as it is, typed).
+ */
+ir::IRModule FuseOps(const ir::IRModule& mod, int fuse_opt_level, int max_depth = 32);
+
 }  // namespace relay
 }  // namespace tvmlite
 #endif  // TVMLITE_RELAY_TRANSFORM_H_

@@ -1,0 +1,65 @@
+/*!
+ * \file pass_util.h
+ * \brief Small helpers the optimisation passes share (private to csrc/relay/transforms).
+ *
+ *   Expr y = MakeCall("multiply", {x, scale});
+ *   IRModule out = MapFunctions(mod, [](const Function& f) { return Rewritten(f); });
+ *
+ * Every pass takes a typed or untyped module and returns a typed one (it re-runs InferType on what it built).
+ */
+#ifndef TVMLITE_RELAY_TRANSFORMS_PASS_UTIL_H_
+#define TVMLITE_RELAY_TRANSFORMS_PASS_UTIL_H_
+
+#include <tvmlite/ir/expr_functor.h>
+#include <tvmlite/ir/module.h>
+#include <tvmlite/relay/transform.h>
+
+#include <string>
+#include <utility>
+
+namespace tvmlite {
+namespace relay {
+
+using namespace ir;  // NOLINT(build/namespaces): the passes speak the IR's vocabulary
+
+/*! \brief op_name(args) with attrs (an attrs struct made with make_object, or none). */
+inline Expr MakeCall(const std::string& op_name, Array<Expr> args, Attrs attrs = Attrs()) {
+  return Call(Op::Get(op_name), std::move(args), std::move(attrs));
+}
+
+/*! \brief Whether expr is a call of the op named op_name. */
+inline const CallNode* AsOpCall(const Expr& expr, const std::string& op_name) {
+  const auto* call = expr.as<CallNode>();
+  if (call == nullptr) return nullptr;
+  const auto* op = call->op.as<OpNode>();
+  return op != nullptr && op->name == op_name ? call : nullptr;
+}
+
+/*! \brief The tensor type InferType gave expr, or nullptr (untyped, or not a tensor). */
+inline const TensorTypeNode* TensorTypeOf(const Expr& expr) {
+  return expr->checked_type_.defined() ? expr->checked_type_.as<TensorTypeNode>() : nullptr;
+}
+
+/*! \brief A new module with fn applied to every function (insertion order kept), then typed. */
+template <typename F>
+IRModule MapFunctions(const IRModule& mod, F fn) {
+  Map<String, Function> functions;
+  for (const auto& kv : mod->functions.get()->items()) {
+    functions.Set(kv.first.cast<String>(), fn(kv.second.cast<Function>()));
+  }
+  return InferType(IRModule(functions));
+}
+
+/*! \brief A mutator that starts with some nodes already replaced (old -> new): nested functions rewritten after
+ * their enclosing graph see the enclosing graph's new nodes. */
+class SeededMutator : public ExprMutator {
+ public:
+  void Seed(const Expr& old_expr, const Expr& new_expr) {
+    memo_[old_expr.get()] = new_expr;
+    visited_.insert(old_expr.get());
+  }
+};
+
+}  // namespace relay
+}  // namespace tvmlite
+#endif  // TVMLITE_RELAY_TRANSFORMS_PASS_UTIL_H_

@@ -1,0 +1,120 @@
+"""FoldConstant: chains of constant calls become one Constant, non-constant parts stay, tuples and projections of
+constants fold, random ops and huge broadcasts stay lazy, and the pass is idempotent."""
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import ir, relay
+
+
+def _ops(mod):
+    names = []
+
+    class Collect(relay.ExprVisitor):
+        def visit_call(self, call):
+            if isinstance(call.op, ir.Op):
+                names.append(call.op.name)
+
+    Collect().visit(mod["main"])
+    return sorted(names)
+
+
+def _fold(func):
+    return relay.transform.FoldConstant()(ir.IRModule.from_expr(func))
+
+
+def test_constant_chain_folds_and_the_rest_stays(run_relay, rng):
+    a = rng.standard_normal((3, 4)).astype("float32")
+    b = rng.standard_normal((4,)).astype("float32")
+    x = relay.var("x", shape=(3, 4))
+    c = relay.exp(relay.add(relay.const(a), relay.multiply(relay.const(b), relay.const(np.float32(2)))))
+    body = relay.nn.relu(relay.subtract(x, relay.reshape(c, (3, 4))))
+    mod = ir.IRModule.from_expr(relay.Function([x], body))
+    out = relay.transform.FoldConstant()(mod)
+    assert _ops(out) == ["nn.relu", "subtract"]
+    folded = out["main"].body.args[0].args[1]
+    assert isinstance(folded, relay.Constant)
+    np.testing.assert_allclose(folded.data.numpy(), np.exp(a + b * 2), rtol=1e-6)
+    xv = rng.standard_normal((3, 4)).astype("float32")
+    np.testing.assert_allclose(run_relay(out, {"x": xv})[0], run_relay(mod, {"x": xv})[0], rtol=1e-6)
+    assert out["main"].body.checked_type is not None  # typed
+
+
+def test_idempotent():
+    x = relay.var("x", shape=(2,))
+    one = relay.const(np.ones(2, "float32"))
+    mod = _fold(relay.Function([x], relay.add(x, relay.sqrt(relay.add(one, one)))))
+    again = relay.transform.FoldConstant()(mod)
+    assert tvmlite.structural_equal(mod, again)
+    assert again["main"].same_as(mod["main"])
+
+
+def test_tuples_and_projections_of_constants_fold():
+    x = relay.var("x", shape=(2, 3))
+    a = relay.const(np.arange(6, dtype="float32").reshape(2, 3))
+    parts = relay.split(relay.concatenate([a, a], axis=0), 2, axis=0)  # a tuple-typed op of constants
+    body = relay.add(x, relay.TupleGetItem(parts.astuple(), 1))
+    out = _fold(relay.Function([x], body))
+    assert _ops(out) == ["add"]
+    np.testing.assert_array_equal(out["main"].body.args[1].data.numpy(), a.data.numpy())
+    t = relay.TupleGetItem(relay.Tuple([relay.const(np.float32(1)), x]), 0)
+    out = _fold(relay.Function([x], relay.add(x, t)))
+    assert isinstance(out["main"].body.args[1], relay.Constant)
+
+
+def test_non_constant_inputs_and_random_ops_stay():
+    x = relay.var("x", shape=(2,))
+    out = _fold(relay.Function([x], relay.exp(relay.add(x, relay.const(np.ones(2, "float32"))))))
+    assert _ops(out) == ["add", "exp"]
+
+
+def test_nondeterministic_attribute_stops_folding():
+    op = ir.Op.get("negative")
+    had = op.get_attr_level("TNonDeterministic")
+    if had is None:
+        op.set_attr("TNonDeterministic", True, 1)
+    try:
+        x = relay.var("x", shape=(2,))
+        out = _fold(relay.Function([x], relay.add(x, relay.negative(relay.const(np.ones(2, "float32"))))))
+        assert _ops(out) == ["add", "negative"]
+    finally:
+        if had is None:
+            op.reset_attr("TNonDeterministic")
+
+
+def test_huge_results_of_small_inputs_stay_lazy():
+    x = relay.var("x", shape=(1,))
+    big = relay.broadcast_to(relay.const(np.float32(1)), (4096, 4097))  # 16.8M elements from one
+    out = _fold(relay.Function([x], relay.add(x, relay.sum(big))))
+    assert "broadcast_to" in _ops(out)
+    small = relay.broadcast_to(relay.const(np.float32(1)), (64, 64))
+    out = _fold(relay.Function([x], relay.add(x, relay.sum(small))))
+    assert _ops(out) == ["add"]
+
+
+def test_folding_inside_nested_functions(run_relay):
+    x = relay.var("x", shape=(2,))
+    p = relay.var("p", shape=(2,))
+    inner = relay.Function([p], relay.add(p, relay.nn.relu(relay.const(np.array([-1, 2], "float32")))))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.Call(inner, [x])))
+    out = relay.transform.FoldConstant()(mod)
+    new_inner = out["main"].body.op
+    assert new_inner.body.op.name == "add" and isinstance(new_inner.body.args[1], relay.Constant)
+    np.testing.assert_array_equal(run_relay(out, {"x": np.zeros(2, "float32")})[0], [0, 2])
+
+
+def test_a_reference_that_fails_is_reported_with_the_op():
+    x = relay.var("x", shape=())
+    bad = relay.take(relay.const(np.arange(3, dtype="float32")), relay.const(np.int64(7)))
+    with pytest.raises(IndexError, match="FoldConstant: evaluating take: .*index 7 is out of range"):
+        _fold(relay.Function([x], relay.add(x, bad)))
+
+
+def test_ops_without_a_reference_stay(monkeypatch):
+    from tvmlite.relay.backend import const_eval
+
+    x = relay.var("x", shape=())
+    func = relay.Function([x], relay.add(x, relay.exp(relay.const(np.float32(0)))))
+    assert _ops(_fold(func)) == ["add"]
+    monkeypatch.setattr(const_eval, "get_reference", lambda name: None)
+    assert _ops(_fold(func)) == ["add", "exp"]

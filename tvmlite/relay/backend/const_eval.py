@@ -1,0 +1,54 @@
+"""``relay.backend.eval_const``: the value of one call of constants, for FoldConstant (csrc/relay/transforms).
+
+The C++ pass hands over a typed Call whose arguments are Constants or Tuples of them; this evaluates it with
+the op's numpy reference, exactly as the debug executor would (same references, same check of the result
+against the call's inferred type), and returns an NDArray, a list of NDArrays for a tuple-typed op, or None when
+the call cannot be folded here (no reference, a result NDArray cannot hold). A reference that raises is an error
+of the model, reported as FoldConstant's with the op's name. Imported by tvmlite.relay.transform, so the
+function is registered whenever the passes are usable.
+"""
+import numpy as np
+
+from ..._ffi.registry import register_func
+from ..expr import Constant, Tuple
+from ..op.op import get_reference
+
+__all__ = ["eval_const"]
+
+
+def _value(expr):
+    if isinstance(expr, Constant):
+        return expr.data.numpy()
+    if isinstance(expr, Tuple):
+        return tuple(_value(f) for f in expr.fields)  # the debug executor passes tuples the same way
+    raise TypeError(f"eval_const: argument is a {type(expr).__name__}, not a constant")
+
+
+def _to_nd(value):
+    from ... import nd
+
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf" or not value.dtype.isnative:
+            return None
+        return nd.array(np.ascontiguousarray(value))
+    if isinstance(value, tuple):
+        fields = [_to_nd(v) for v in value]
+        return None if any(f is None for f in fields) else fields
+    return None  # sequences, optionals: not constants of the IR
+
+
+@register_func("relay.backend.eval_const", override=True)
+def eval_const(call):
+    """call (an op applied to constants) evaluated: NDArray, list of NDArrays, or None when not foldable."""
+    from .debug_executor import _check  # the executor's own result check: folding agrees with running
+
+    name = call.op.name
+    ref = get_reference(name)
+    if ref is None:
+        return None
+    args = [_value(a) for a in call.args]
+    try:
+        result = ref(call.attrs, *args)
+    except Exception as err:
+        raise type(err)(f"FoldConstant: evaluating {name}: {err}") from err
+    return _to_nd(_check(result, call.checked_type, name))
