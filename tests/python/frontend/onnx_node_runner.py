@@ -159,13 +159,13 @@ def collect_all():
     return {**collect(), **collect_models()}
 
 
-def run_case(case):
-    """Run every data set of a case (node or model); raises on the first difference or error."""
+def run_case(case, target="debug"):
+    """Run every data set of a case (node or model) built for target; raises on the first difference or error."""
     import tvmlite
 
     model = case.model
     mod, params = tvmlite.frontend.from_onnx(model)
-    lib = tvmlite.build(mod, target="debug", params=params)
+    lib = tvmlite.build(mod, target=target, params=params)
     # Data files follow graph.input's order; an initializer listed as an input takes the file's value.
     input_names = [i.name for i in model.graph.input]
     if not isinstance(case, ModelCase):
@@ -183,12 +183,12 @@ def run_case(case):
             _assert_similar(ref, out, case.rtol, case.atol, f"data set {k}, output {i}")
 
 
-def outcome(case):
+def outcome(case, target="debug"):
     """None when the case passes, else a one-line reason."""
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            run_case(case)
+            run_case(case, target)
         return None
     except Exception as err:  # noqa: BLE001 - any failure is the case's outcome
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""

@@ -1,8 +1,10 @@
 """onnx's official backend tests, one pytest test per case, against the expected-failure list.
 
 Every node case (onnx.backend.test.case.node) and every model of onnx's ``simple``, ``pytorch-converted`` and
-``pytorch-operator`` suites runs through from_onnx -> build(target="debug") -> run and is compared as onnx's
-runner compares (onnx_node_runner.py). ``onnx_node_expected_failures.txt`` lists the cases that do not pass yet,
+``pytorch-operator`` suites runs through from_onnx -> build -> run and is compared as onnx's runner compares
+(onnx_node_runner.py), once for each target: "debug" (the numpy reference executor) and "cpu" (the optimising
+build: passes, native kernels, references for the rest). Both targets answer to the same list, so the cpu target
+passes every case the debug target passes. ``onnx_node_expected_failures.txt`` lists the cases that do not pass yet,
 with a reason; the list is checked both ways:
 
 * a listed case that fails is an xfail carrying its reason;
@@ -26,13 +28,13 @@ NODE_CASES = runner.collect()
 MODEL_CASES = runner.collect_models()
 
 
-def _check(case):
+def _check(case, target):
     reason = EXPECTED.get(case.name)
     failure = None
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            runner.run_case(case)
+            runner.run_case(case, target)
     except Exception as err:  # noqa: BLE001 - the outcome decides
         if reason is None:
             raise
@@ -44,14 +46,19 @@ def _check(case):
         pytest.fail(f"{case.name} passes now: remove it from {runner.EXPECTED_FILE.name} (listed as: {reason})")
 
 
+TARGETS = ("debug", "cpu")
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", sorted(NODE_CASES))
-def test_onnx_node(name):
-    _check(NODE_CASES[name])
+def test_onnx_node(name, target):
+    _check(NODE_CASES[name], target)
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", sorted(MODEL_CASES))
-def test_onnx_model_suite(name):
-    _check(MODEL_CASES[name])
+def test_onnx_model_suite(name, target):
+    _check(MODEL_CASES[name], target)
 
 
 def test_expected_failures_name_real_cases():
