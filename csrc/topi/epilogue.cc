@@ -5,11 +5,14 @@
  * Apply walks the output range row by row (a row is the innermost collapsed dim), in tiles of at most kTile values.
  * r0 is the output memory itself, the other registers are stack buffers; an input whose innermost stride is 1 is
  * read in place, a broadcast one (stride 0) is splatted into a buffer. Each instruction is one tight loop over
- * the tile (EpiRun), so dispatch costs one switch per instruction per tile.
+ * the tile (EpiRun, or its AVX2 / AVX-512 twin picked once per Apply), so dispatch costs one switch per
+ * instruction per tile. Immediates and broadcast inputs are splatted once per tile (immediates once per Apply)
+ * into buffers shared by the instructions that read them (Bind assigns them).
  */
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/shape.h>
 #include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +72,8 @@ std::string SrcText(const EpiSrc& s) {
 }
 
 inline float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+/*! \brief x clamped to [0, 1], NaN staying NaN (as numpy's clip). */
+inline float Clamp01(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 }  // namespace
@@ -193,13 +198,42 @@ BoundEpilogue Epilogue::Bind(const std::vector<int64_t>& out_shape, const std::v
   }
   bound.shape_ = std::move(shape);
   for (size_t k = 0; k < merged.size(); ++k) bound.operands_[k].strides = std::move(merged[k]);
+  // One splat buffer per distinct value-per-tile source, while buffers last (the rest splat per instruction).
+  const int inner = static_cast<int>(bound.shape_.size()) - 1;
+  bound.src_splat_.assign(2 * code_.size(), -1);
+  for (size_t i = 0; i < code_.size(); ++i) {
+    const EpiSrc* srcs[2] = {&code_[i].a, &code_[i].b};
+    for (int j = 0; j < EpiOpArity(code_[i].op); ++j) {
+      const EpiSrc& s = *srcs[j];
+      bool splat = s.kind == EpiSrc::kImm ||
+                   (s.kind == EpiSrc::kInput && bound.operands_[s.index].strides[inner] == 0);
+      if (!splat) continue;
+      int slot = 0;
+      while (slot < static_cast<int>(bound.splats_.size()) &&
+             !(bound.splats_[slot].kind == s.kind && bound.splats_[slot].index == s.index &&
+               (s.kind != EpiSrc::kImm || std::memcmp(&bound.splats_[slot].imm, &s.imm, sizeof(float)) == 0))) {
+        ++slot;
+      }
+      if (slot == static_cast<int>(bound.splats_.size())) {
+        if (slot == BoundEpilogue::kMaxSplats) continue;
+        bound.splats_.push_back(s);
+      }
+      bound.src_splat_[2 * i + j] = static_cast<int8_t>(slot);
+    }
+  }
   return bound;
 }
 
 void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
   if (empty() || n <= 0) return;
+  using RunFn = void (*)(const EpiInstr&, float*, const float*, const float*, int64_t);
+  const Isa isa = CpuIsa();  // once per Apply: every instruction of every tile runs this ISA's loops
+  const RunFn run = isa == Isa::kAVX512 ? EpiRunAVX512 : isa == Isa::kAVX2 ? EpiRunAVX2 : EpiRun;
   alignas(64) float regs[Epilogue::kNumRegs][kTile];
-  alignas(64) float splat[2][kTile];
+  alignas(64) float splat_buf[kMaxSplats][kTile];
+  alignas(64) float spare[2][kTile];
+  const float* splat_src[kMaxSplats] = {};  // the input value each buffer holds now (immediates: filled once)
+  int64_t splat_len[kMaxSplats] = {};
   const int nd = static_cast<int>(shape_.size());
   const int64_t row = shape_[nd - 1];
   int64_t pos = begin, end = begin + n;
@@ -217,21 +251,29 @@ void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
       }
       in_ptr[k] = operands_[k].data + off + col * s[nd - 1];
     }
+    for (size_t slot = 0; slot < splats_.size(); ++slot) {
+      const EpiSrc& s = splats_[slot];
+      const float* src = s.kind == EpiSrc::kImm ? &s.imm : in_ptr[s.index];
+      if (src == splat_src[slot] && len <= splat_len[slot]) continue;
+      std::fill(splat_buf[slot], splat_buf[slot] + kTile, *src);
+      splat_src[slot] = src, splat_len[slot] = kTile;
+    }
     float* r0 = out + pos;
-    int splat_used = 0;
-    auto source = [&](const EpiSrc& src) -> const float* {
-      if (src.kind == EpiSrc::kReg) return src.index == 0 ? r0 : regs[src.index];
-      if (src.kind == EpiSrc::kInput && operands_[src.index].strides[nd - 1] != 0) return in_ptr[src.index];
-      float v = src.kind == EpiSrc::kImm ? src.imm : *in_ptr[src.index];
-      float* buf = splat[splat_used++ & 1];
-      std::fill(buf, buf + len, v);
-      return buf;
-    };
-    for (const EpiInstr& ins : *code_) {
-      splat_used = 0;
-      const float* a = source(ins.a);
-      const float* b = EpiOpArity(ins.op) == 2 ? source(ins.b) : a;
-      EpiRun(ins, ins.dst == 0 ? r0 : regs[ins.dst], a, b, len);
+    for (size_t i = 0; i < code_->size(); ++i) {
+      const EpiInstr& ins = (*code_)[i];
+      int spare_used = 0;
+      auto source = [&](const EpiSrc& src, int slot) -> const float* {
+        if (slot >= 0) return splat_buf[slot];
+        if (src.kind == EpiSrc::kReg) return src.index == 0 ? r0 : regs[src.index];
+        if (src.kind == EpiSrc::kInput && operands_[src.index].strides[nd - 1] != 0) return in_ptr[src.index];
+        float v = src.kind == EpiSrc::kImm ? src.imm : *in_ptr[src.index];
+        float* buf = spare[spare_used++];
+        std::fill(buf, buf + len, v);
+        return buf;
+      };
+      const float* a = source(ins.a, src_splat_[2 * i]);
+      const float* b = EpiOpArity(ins.op) == 2 ? source(ins.b, src_splat_[2 * i + 1]) : a;
+      run(ins, ins.dst == 0 ? r0 : regs[ins.dst], a, b, len);
     }
     pos += len;
   }
@@ -267,15 +309,16 @@ void EpiRun(const EpiInstr& ins, float* y, const float* a, const float* b, int64
     case EpiOp::kNeg: TVMLITE_EPI_LOOP(-x);
     case EpiOp::kAbs: TVMLITE_EPI_LOOP(std::fabs(x));
     case EpiOp::kErf: TVMLITE_EPI_LOOP(std::erf(x));
-    case EpiOp::kGelu: TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)));
+    // 1 + erf(z) = erfc(-z): no cancellation in the left tail.
+    case EpiOp::kGelu: TVMLITE_EPI_LOOP(0.5f * x * std::erfc(x * -0.70710678118654752f));
     case EpiOp::kGeluTanh:
       TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x))));
     case EpiOp::kSilu: TVMLITE_EPI_LOOP(x * Sigmoid(x));
     case EpiOp::kLeakyRelu: TVMLITE_EPI_LOOP(x < 0 ? alpha * x : x);
     case EpiOp::kElu: TVMLITE_EPI_LOOP(x < 0 ? alpha * std::expm1(x) : x);
     case EpiOp::kSelu: TVMLITE_EPI_LOOP(beta * (x <= 0 ? alpha * std::expm1(x) : x));
-    case EpiOp::kHardSigmoid: TVMLITE_EPI_LOOP(std::min(1.0f, std::max(0.0f, alpha * x + beta)));
-    case EpiOp::kHardSwish: TVMLITE_EPI_LOOP(x * std::min(1.0f, std::max(0.0f, x / 6.0f + 0.5f)));
+    case EpiOp::kHardSigmoid: TVMLITE_EPI_LOOP(Clamp01(alpha * x + beta));
+    case EpiOp::kHardSwish: TVMLITE_EPI_LOOP(x * Clamp01(x * (1.0f / 6.0f) + 0.5f));
     case EpiOp::kSoftplus: TVMLITE_EPI_LOOP(Softplus(x));
     case EpiOp::kFloor: TVMLITE_EPI_LOOP(std::floor(x));
     case EpiOp::kCeil: TVMLITE_EPI_LOOP(std::ceil(x));
