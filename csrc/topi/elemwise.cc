@@ -10,6 +10,9 @@
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
 
+#include <algorithm>
+#include <string>
+
 namespace tvmlite {
 namespace topi {
 
@@ -25,6 +28,31 @@ TVMLITE_REGISTER_GLOBAL("topi.elemwise").set_body_typed([](Map<String, Any> attr
     runtime::ParallelFor(out.size(), [&](int64_t begin, int64_t end) { bound.Apply(y, begin, end - begin); },
                          /*min_chunk=*/16384);
   });
+});
+
+/*! \brief The canonical text of a program (Parse then ToString): what a program round-trips to. */
+TVMLITE_REGISTER_GLOBAL("topi.epilogue_canonical").set_body_typed([](String text) {
+  return String(Epilogue::Parse(std::string(text), "topi.epilogue_canonical").ToString());
+});
+
+/*!
+ * \brief Tests only: topi.testing.epilogue_apply_ranges(text, chunk, in_0, ..., out) runs the program over out in
+ * place by Apply calls on [0, chunk), [chunk, 2 chunk), ... in one thread, so tiles start anywhere in a row (a fused
+ * anchor hands the epilogue such ranges). out holds r0's starting value.
+ */
+TVMLITE_REGISTER_GLOBAL("topi.testing.epilogue_apply_ranges").set_body_packed([](runtime::PackedArgs args, Any*) {
+  static const std::string kName = "topi.testing.epilogue_apply_ranges";
+  TVMLITE_CHECK_KIND(args.size() >= 3, TypeError) << kName << ": expected (text, chunk, inputs..., out)";
+  Epilogue program = Epilogue::Parse(std::string(args[0].cast<String>()), kName);
+  int64_t chunk = args[1].cast<int64_t>();
+  TVMLITE_CHECK_KIND(chunk >= 1, ValueError) << kName << ": chunk must be >= 1, got " << chunk;
+  KernelArgs kargs(&kName, runtime::PackedArgs(args.data() + 2, args.size() - 2));
+  TensorArg out = kargs.Output();
+  float* y = out.Data<float>();
+  BoundEpilogue bound = program.Bind(out.shape(), kargs.Rest(0), kName);
+  for (int64_t begin = 0; begin < out.size(); begin += chunk) {
+    bound.Apply(y, begin, std::min(chunk, out.size() - begin));
+  }
 });
 
 }  // namespace topi

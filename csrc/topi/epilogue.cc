@@ -110,6 +110,7 @@ Epilogue Epilogue::Parse(const std::string& text, const std::string& kernel) {
       if (ParseIndexed(t, "r", kNumRegs, &s.index)) {
         s.kind = EpiSrc::kReg;
       } else if (ParseIndexed(t, "in", 1 << 20, &s.index)) {
+        if (s.index >= kMaxInputs) fail("an epilogue reads at most " + std::to_string(kMaxInputs) + " extra inputs");
         s.kind = EpiSrc::kInput;
         epi.num_inputs_ = std::max(epi.num_inputs_, s.index + 1);
       } else if (ParseFloat(t, &s.imm)) {
