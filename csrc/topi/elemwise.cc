@@ -11,6 +11,7 @@
 #include <tvmlite/topi/kernel.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace tvmlite {
@@ -53,6 +54,30 @@ TVMLITE_REGISTER_GLOBAL("topi.testing.epilogue_apply_ranges").set_body_packed([]
   for (int64_t begin = 0; begin < out.size(); begin += chunk) {
     bound.Apply(y, begin, std::min(chunk, out.size() - begin));
   }
+});
+
+/*!
+ * \brief Tests only: ParallelFor over n items where the chunk holding item fail_at throws a ValueError (none when
+ * fail_at < 0); returns the items run. Checks that a chunk's error, the caller's or a worker's, reaches the caller.
+ */
+TVMLITE_REGISTER_GLOBAL("topi.testing.parallel_fail").set_body_typed([](int64_t n, int64_t fail_at) {
+  std::atomic<int64_t> done{0};
+  runtime::ParallelFor(n, [&](int64_t begin, int64_t end) {
+    TVMLITE_CHECK_KIND(!(begin <= fail_at && fail_at < end), ValueError) << "item " << fail_at << " failed";
+    done += end - begin;
+  });
+  return done.load();
+});
+
+/*! \brief Tests only: a ParallelFor inside each chunk of a ParallelFor (runs inline); returns the inner items run. */
+TVMLITE_REGISTER_GLOBAL("topi.testing.parallel_nested").set_body_typed([](int64_t outer, int64_t inner) {
+  std::atomic<int64_t> done{0};
+  runtime::ParallelFor(outer, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      runtime::ParallelFor(inner, [&](int64_t b, int64_t e) { done += e - b; });
+    }
+  });
+  return done.load();
 });
 
 }  // namespace topi
