@@ -126,10 +126,21 @@ void StridedCopy(const TensorArg& out, const char* src, std::vector<int64_t> sha
   const int64_t inner = shape[nd - 1], inner_stride = nd == 1 && inner == 1 ? esize : strides[nd - 1];
   char* dst = Bytes(out);
   ForRows(Product(shape, 0, nd - 1), inner, esize, out, epi, [&](int64_t r0, int64_t r1) {
+    // The source offset of row r0, then an odometer over the outer dims (no divisions per row).
+    std::vector<int64_t> idx(nd, 0);
+    int64_t off = 0;
+    for (int64_t d = nd - 2, rest = r0; d >= 0; --d) {
+      idx[d] = rest % shape[d], rest /= shape[d];
+      off += idx[d] * strides[d];
+    }
     for (int64_t r = r0; r < r1; ++r) {
-      int64_t rest = r, off = 0;
-      for (int d = nd - 2; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
       GatherElems(dst + r * inner * esize, src + off, inner, inner_stride, esize);
+      for (int d = nd - 2; d >= 0; --d) {
+        off += strides[d];
+        if (++idx[d] < shape[d]) break;
+        off -= idx[d] * strides[d];
+        idx[d] = 0;
+      }
     }
   });
 }

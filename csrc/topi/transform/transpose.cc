@@ -22,14 +22,21 @@ namespace {
 constexpr int64_t kBlock = 16;
 
 /*!
- * \brief dst[k * dst_row + c] = src[k + c * src_col] for k < rows (<= kBlock), c < cols (strides in elements):
- * each source column is read contiguously, and the kBlock destination rows being written stay in cache.
+ * \brief dst[k * dst_row + c] = src[k + c * src_col] for k < rows (<= kBlock), c < cols (strides in elements).
+ * Through a kBlock x kBlock buffer: each source line is read whole, then each destination line written whole.
+ * Writing kBlock rows element by element instead would keep kBlock lines 4 KB apart (for power-of-two widths) in
+ * flight, more than an L1 set holds: every store would evict.
  */
 template <typename T>
 void Transpose2D(T* dst, int64_t dst_row, const T* src, int64_t src_col, int64_t rows, int64_t cols) {
-  for (int64_t c = 0; c < cols; ++c) {
-    const T* s = src + c * src_col;
-    for (int64_t k = 0; k < rows; ++k) dst[k * dst_row + c] = s[k];
+  T buf[kBlock][kBlock];
+  for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+    const int64_t n = std::min(kBlock, cols - c0);
+    for (int64_t c = 0; c < n; ++c) std::memcpy(buf[c], src + (c0 + c) * src_col, rows * sizeof(T));
+    for (int64_t k = 0; k < rows; ++k) {
+      T* d = dst + k * dst_row + c0;
+      for (int64_t c = 0; c < n; ++c) d[c] = buf[c][k];
+    }
   }
 }
 
