@@ -1,5 +1,5 @@
-"""The injective kernels (csrc/topi/transform): concatenate, transpose, take, strided_slice, nn.pad, copy, cast and
-where against the relay ops' numpy references, over shapes, negative axes and dtypes; their epilogues; their
+"""The injective kernels (csrc/topi/transform): concatenate, transpose, take, gather, strided_slice, nn.pad, copy,
+cast and where against the relay ops' numpy references, over shapes, negative axes and dtypes; their epilogues; their
 registration as the relay ops' FTVMLiteKernel; and bad input raising errors that name the kernel.
 """
 from types import SimpleNamespace
@@ -163,6 +163,43 @@ def test_take_errors():
     with pytest.raises(ValueError, match="topi.take: batch dim 0 differs"):
         _kernel("topi.take", axis=1, batch_dims=1)(x, tvmlite.nd.array(np.zeros((3, 2), "int64")),
                                                    tvmlite.nd.empty((4, 2), "float32"))
+
+
+# -------------------------------------------------------------------------------------------------- gather
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("itype", ["int32", "int64"])
+@pytest.mark.parametrize("shape,axis,ishape", [
+    ((7,), 0, (12,)),
+    ((4, 5), 0, (6, 5)),
+    ((4, 5), 1, (4, 9)),
+    ((4, 5), -1, (2, 3)),                 # smaller than data off the axis
+    ((3, 4, 5), 1, (3, 7, 5)),
+    ((3, 4, 5), -3, (2, 2, 2)),
+    ((300, 70), 1, (300, 70)),
+])
+def test_gather(shape, axis, ishape, itype, dtype, threads, rng):
+    x = _data(rng, shape, dtype)
+    n = shape[axis]
+    idx = rng.integers(-n, n, size=ishape).astype(itype)
+    want = get_reference("gather")(SimpleNamespace(axis=axis), x, idx)
+    got = run("topi.gather", {"axis": axis}, [x, idx], want.shape, dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_gather_errors():
+    x = tvmlite.nd.array(np.zeros((4, 5), "float32"))
+    with pytest.raises(IndexError, match="topi.gather: index 4 is out of range for a dim of 4"):
+        _kernel("topi.gather", axis=0)(x, tvmlite.nd.array(np.array([[0, 4]], "int64")),
+                                       tvmlite.nd.empty((1, 2), "float32"))
+    with pytest.raises(ValueError, match="topi.gather: indices .* must have the rank of data"):
+        _kernel("topi.gather", axis=0)(x, tvmlite.nd.array(np.zeros(3, "int64")), tvmlite.nd.empty((3,), "float32"))
+    with pytest.raises(ValueError, match="topi.gather: indices .* is larger than data .* on dim 1"):
+        _kernel("topi.gather", axis=0)(x, tvmlite.nd.array(np.zeros((2, 6), "int64")),
+                                       tvmlite.nd.empty((2, 6), "float32"))
+    with pytest.raises(TypeError, match="topi.gather: indices must be int32 or int64, got uint8"):
+        _kernel("topi.gather", axis=0)(x, tvmlite.nd.array(np.zeros((2, 5), "uint8")),
+                                       tvmlite.nd.empty((2, 5), "float32"))
 
 
 # ------------------------------------------------------------------------------------------- strided_slice
@@ -400,7 +437,7 @@ def test_epilogue_needs_float32_out():
 @pytest.mark.parametrize("op,kernel", [("concatenate", "topi.concatenate"), ("transpose", "topi.transpose"),
                                        ("take", "topi.take"), ("strided_slice", "topi.strided_slice"),
                                        ("nn.pad", "topi.nn.pad"), ("copy", "topi.copy"), ("cast", "topi.cast"),
-                                       ("where", "topi.where")])
+                                       ("where", "topi.where"), ("gather", "topi.gather")])
 def test_registered_as_relay_kernel(op, kernel):
     from tvmlite import ir
 
