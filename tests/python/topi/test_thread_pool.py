@@ -48,7 +48,7 @@ def _child(code, env_threads):
     env.pop("TVMLITE_NUM_THREADS", None)
     if env_threads is not None:
         env["TVMLITE_NUM_THREADS"] = env_threads
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout.split()
 
@@ -181,6 +181,21 @@ def test_nested_parallel_for_runs_inline():
     for n in [1, 2]:
         set_num_threads(n)
         assert run(64, 100) == 6400
+
+
+def test_first_job_with_fresh_workers():
+    """The first ParallelFor of a process starts the workers and publishes the job at once: a worker scheduled only
+    after the job was published must still run it (it once waited for the next one, and the caller hung)."""
+    code = """
+import tvmlite
+run = tvmlite.get_global_func('topi.testing.parallel_fail')
+for n in range(2, 9):
+    tvmlite.get_global_func('runtime.set_num_threads')(n)
+    assert run(1000, -1) == 1000
+print('ok')
+"""
+    for _ in range(3):
+        assert _child(code, "8") == ["ok"]
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
