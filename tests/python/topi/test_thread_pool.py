@@ -57,7 +57,7 @@ PRINT_THREADS = ("import tvmlite; f = tvmlite.get_global_func; "
                  "print(f('runtime.num_threads')(), f('runtime.max_concurrency')())")
 
 
-@pytest.mark.parametrize("value,want", [("1", 1), ("3", 3), (" 2", None), ("0", None), ("-4", None),
+@pytest.mark.parametrize("value,want", [("1", 1), ("3", 3), (" 3", 3), ("3 ", None), ("0", None), ("-4", None),
                                         ("abc", None), ("2x", None), ("", None), ("99999", None), (None, None)])
 def test_env_num_threads(value, want):
     """TVMLITE_NUM_THREADS=n sets the pool's size; anything but an integer in [1, 1024] means the default."""
