@@ -71,7 +71,11 @@ std::string SrcText(const EpiSrc& s) {
   return FormatFloat(s.imm);
 }
 
-inline float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+/*! \brief exp(-|x|) cannot overflow, so sigmoid of a very negative x is its (denormal) value, not 1 / inf. */
+inline float Sigmoid(float x) {
+  float e = std::exp(-std::fabs(x));
+  return x < 0 ? e / (1.0f + e) : 1.0f / (1.0f + e);
+}
 /*! \brief x clamped to [0, 1], NaN staying NaN (as numpy's clip). */
 inline float Clamp01(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }

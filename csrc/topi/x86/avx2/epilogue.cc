@@ -26,6 +26,7 @@ static inline V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
 static inline V Div(V a, V b) { return _mm256_div_ps(a, b); }
 static inline V Fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 static inline V Fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+static inline V Fmsub(V a, V b, V c) { return _mm256_fmsub_ps(a, b, c); }
 static inline V Max(V a, V b) { return _mm256_max_ps(a, b); }
 static inline V Min(V a, V b) { return _mm256_min_ps(a, b); }
 static inline V Sqrt(V a) { return _mm256_sqrt_ps(a); }
