@@ -4,10 +4,12 @@
  *
  * Apply walks the output range row by row (a row is the innermost collapsed dim), in tiles of at most kTile values.
  * r0 is the output memory itself, the other registers are stack buffers; an input whose innermost stride is 1 is
- * read in place, a broadcast one (stride 0) is splatted into a buffer. Each instruction is one tight loop over
- * the tile (EpiRun, or its AVX2 / AVX-512 twin picked once per Apply), so dispatch costs one switch per
- * instruction per tile. Immediates and broadcast inputs are splatted once per tile (immediates once per Apply)
- * into buffers shared by the instructions that read them (Bind assigns them).
+ * read in place. Each instruction is one tight loop over the tile (EpiRun, or its AVX2 / AVX-512 twin picked once
+ * per Apply), so dispatch costs one switch per instruction per tile. Immediates and inputs that are one value over
+ * a tile are splatted once per tile (immediates once per Apply) into buffers shared by the instructions reading
+ * them (Bind assigns them). Rows shorter than kMultiRowBelow (NCHW16c with a per-channel bias: 16 values) would
+ * make tiles too short to amortise that: there a tile spans rows, and inputs that are not contiguous across rows
+ * (the bias) are gathered into a buffer per tile.
  */
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/shape.h>
@@ -25,6 +27,8 @@ namespace topi {
 namespace {
 
 constexpr int64_t kTile = 256;
+/*! \brief Rows shorter than this make tiles that span rows (see Bind). */
+constexpr int64_t kMultiRowBelow = kTile / 4;
 
 struct OpInfo {
   const char* name;
@@ -203,15 +207,27 @@ BoundEpilogue Epilogue::Bind(const std::vector<int64_t>& out_shape, const std::v
   }
   bound.shape_ = std::move(shape);
   for (size_t k = 0; k < merged.size(); ++k) bound.operands_[k].strides = std::move(merged[k]);
-  // One splat buffer per distinct value-per-tile source, while buffers last (the rest splat per instruction).
+  // Short rows (a blocked layout's c = 16 values, once its bias or scale stops the merging): tiles span rows of the
+  // same block of the last two dims, and each input that is neither contiguous across those rows nor one value
+  // for the whole block is gathered into a buffer per tile. Without buffers to spare, tiles stay within a row.
   const int inner = static_cast<int>(bound.shape_.size()) - 1;
+  const int64_t row = bound.shape_[inner];
+  bound.gather_slot_.assign(bound.operands_.size(), -1);
+  bound.multi_row_ = inner >= 1 && row < kMultiRowBelow;
+  for (size_t k = 0, used = 0; k < bound.operands_.size() && bound.multi_row_; ++k) {
+    const int64_t s1 = bound.operands_[k].strides[inner], s2 = bound.operands_[k].strides[inner - 1];
+    if ((s1 == 0 && s2 == 0) || (s1 == 1 && s2 == row)) continue;
+    bound.multi_row_ = used < static_cast<size_t>(BoundEpilogue::kMaxSplats);
+    bound.gather_slot_[k] = static_cast<int8_t>(used++);
+  }
+  if (!bound.multi_row_) bound.gather_slot_.assign(bound.operands_.size(), -1);
+  // One splat buffer per distinct value-per-tile source, while buffers last (the rest splat per instruction).
   bound.src_splat_.assign(2 * code_.size(), -1);
   for (size_t i = 0; i < code_.size(); ++i) {
     const EpiSrc* srcs[2] = {&code_[i].a, &code_[i].b};
     for (int j = 0; j < EpiOpArity(code_[i].op); ++j) {
       const EpiSrc& s = *srcs[j];
-      bool splat = s.kind == EpiSrc::kImm ||
-                   (s.kind == EpiSrc::kInput && bound.operands_[s.index].strides[inner] == 0);
+      bool splat = s.kind == EpiSrc::kImm || (s.kind == EpiSrc::kInput && bound.IsTileConstant(s.index));
       if (!splat) continue;
       int slot = 0;
       while (slot < static_cast<int>(bound.splats_.size()) &&
@@ -229,6 +245,12 @@ BoundEpilogue Epilogue::Bind(const std::vector<int64_t>& out_shape, const std::v
   return bound;
 }
 
+bool BoundEpilogue::IsTileConstant(int k) const {
+  const std::vector<int64_t>& st = operands_[k].strides;
+  const size_t nd = st.size();
+  return st[nd - 1] == 0 && (!multi_row_ || st[nd - 2] == 0);
+}
+
 void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
   if (empty() || n <= 0) return;
   using RunFn = void (*)(const EpiInstr&, float*, const float*, const float*, int64_t);
@@ -236,32 +258,53 @@ void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
   const RunFn run = isa == Isa::kAVX512 ? EpiRunAVX512 : isa == Isa::kAVX2 ? EpiRunAVX2 : EpiRun;
   alignas(64) float regs[Epilogue::kNumRegs][kTile];
   alignas(64) float splat_buf[kMaxSplats][kTile];
+  alignas(64) float gather_buf[kMaxSplats][kTile];
   alignas(64) float spare[2][kTile];
   const float* splat_src[kMaxSplats] = {};  // the input value each buffer holds now (immediates: filled once)
-  int64_t splat_len[kMaxSplats] = {};
   const int nd = static_cast<int>(shape_.size());
   const int64_t row = shape_[nd - 1];
+  // A tile stays within one row, or (multi_row_) within one block of the last two dims.
+  const int outer_dims = multi_row_ ? nd - 2 : nd - 1;
+  const int64_t span = multi_row_ ? row * shape_[nd - 2] : row;
   int64_t pos = begin, end = begin + n;
   while (pos < end) {
-    // Where pos lies: its column in the row, and each operand's offset for the row's start.
-    int64_t col = pos % row;
-    int64_t len = std::min({row - col, end - pos, kTile});
+    const int64_t within = pos % span;
+    const int64_t len = std::min({span - within, end - pos, kTile});
+    const int64_t r = multi_row_ ? within / row : 0, col = multi_row_ ? within % row : within;
     const float* in_ptr[Epilogue::kMaxInputs];
     for (size_t k = 0; k < operands_.size(); ++k) {
-      int64_t rest = pos / row, off = 0;
       const std::vector<int64_t>& s = operands_[k].strides;
-      for (int d = nd - 2; d >= 0 && rest; --d) {
+      int64_t rest = pos / span, off = 0;
+      for (int d = outer_dims - 1; d >= 0 && rest; --d) {
         off += (rest % shape_[d]) * s[d];
         rest /= shape_[d];
       }
-      in_ptr[k] = operands_[k].data + off + col * s[nd - 1];
+      in_ptr[k] = operands_[k].data + off + (multi_row_ ? r * s[nd - 2] : 0) + col * s[nd - 1];
+      const int g = gather_slot_[k];
+      if (g < 0) continue;
+      // This tile's values of input k, row piece by row piece (stride 1: copied; 0: one value repeated).
+      float* buf = gather_buf[g];
+      const float* src = in_ptr[k];
+      for (int64_t i = 0, c = col; i < len; c = 0) {
+        const int64_t m = std::min(row - c, len - i);
+        if (s[nd - 1] == 1) {
+          std::memcpy(buf + i, src, m * sizeof(float));
+        } else if (s[nd - 1] == 0) {
+          std::fill(buf + i, buf + i + m, *src);
+        } else {
+          for (int64_t j = 0; j < m; ++j) buf[i + j] = src[j * s[nd - 1]];
+        }
+        i += m;
+        src += s[nd - 2] - c * s[nd - 1];
+      }
+      in_ptr[k] = buf;
     }
     for (size_t slot = 0; slot < splats_.size(); ++slot) {
       const EpiSrc& s = splats_[slot];
       const float* src = s.kind == EpiSrc::kImm ? &s.imm : in_ptr[s.index];
-      if (src == splat_src[slot] && len <= splat_len[slot]) continue;
+      if (src == splat_src[slot]) continue;
       std::fill(splat_buf[slot], splat_buf[slot] + kTile, *src);
-      splat_src[slot] = src, splat_len[slot] = kTile;
+      splat_src[slot] = src;
     }
     float* r0 = out + pos;
     for (size_t i = 0; i < code_->size(); ++i) {
@@ -270,7 +313,7 @@ void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
       auto source = [&](const EpiSrc& src, int slot) -> const float* {
         if (slot >= 0) return splat_buf[slot];
         if (src.kind == EpiSrc::kReg) return src.index == 0 ? r0 : regs[src.index];
-        if (src.kind == EpiSrc::kInput && operands_[src.index].strides[nd - 1] != 0) return in_ptr[src.index];
+        if (src.kind == EpiSrc::kInput && !IsTileConstant(src.index)) return in_ptr[src.index];
         float v = src.kind == EpiSrc::kImm ? src.imm : *in_ptr[src.index];
         float* buf = spare[spare_used++];
         std::fill(buf, buf + len, v);

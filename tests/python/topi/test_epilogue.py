@@ -275,16 +275,33 @@ def test_program_many_immediates_and_broadcasts(isa, rng):
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 15, 16, 17, 100, 255, 257, 10000])
-@pytest.mark.parametrize("in_shape", [(6, 1, 1), (1, 1, 37), (6, 5, 37), (5, 1)], ids=str)
-def test_apply_on_ranges(chunk, in_shape, isa, rng):
+@pytest.mark.parametrize("shape,in_shape", [
+    ((6, 5, 37), (6, 1, 1)), ((6, 5, 37), (1, 1, 37)), ((6, 5, 37), (6, 5, 37)), ((6, 5, 37), (5, 1)),
+    ((6, 5, 300), (5, 1)), ((6, 5, 300), (300,)),
+    ((2, 3, 7, 5, 16), (1, 3, 1, 1, 16)),   # blocked bias: 16-value rows, tiles across rows
+    ((2, 3, 7, 5, 16), (2, 3, 7, 5, 1)),    # one value per pixel, repeated over the block
+    ((2, 3, 7, 5, 16), (3, 7, 1, 16)),
+], ids=str)
+def test_apply_on_ranges(chunk, shape, in_shape, isa, rng):
     """Apply on [begin, begin + n) for any begin: tiles that start and end mid-row."""
-    shape = (6, 5, 37)
     x = rng.standard_normal(shape).astype("float32")
     b = rng.standard_normal(in_shape).astype("float32")
     out = tvmlite.nd.array(x)
     _func("topi.testing.epilogue_apply_ranges")("add r0 r0 in0; mul r1 in0 0.5; sub r0 r0 r1; tanh r0 r0",
                                                  chunk, tvmlite.nd.array(b), out)
     _close(out.numpy(), np.tanh(x + b * 0.5))
+
+
+@pytest.mark.parametrize("count", [3, 8, 9, 12])
+def test_blocked_many_broadcast_inputs(count, isa, rng):
+    """Short rows with more inputs to gather than buffers: the tiles fall back to one row each; same result."""
+    shape = (2, 3, 5, 4, 16)
+    x = rng.standard_normal(shape).astype("float32")
+    shapes = [(1, 3, 1, 1, 16), (2, 3, 5, 4, 1), (3, 5, 1, 16)]
+    bs = [rng.standard_normal(shapes[k % 3]).astype("float32") for k in range(count)]
+    prog = "copy r0 in0; " + "; ".join(f"mul r1 in{k + 1} {k + 1}; add r0 r0 r1" for k in range(count))
+    want = x.astype("float64") + sum((k + 1) * b.astype("float64") for k, b in enumerate(bs))
+    _close(elemwise(prog, x, *bs), want, rtol=1e-5, atol=1e-5)
 
 
 def test_big_parallel(isa, threads, rng):

@@ -109,6 +109,14 @@ class BoundEpilogue {
   std::vector<Operand> operands_;  // one per extra input
   std::vector<EpiSrc> splats_;
   std::vector<int8_t> src_splat_;
+  /*!
+   * \brief Rows too short for a tile: tiles span the rows of one block of the last two collapsed dims, and inputs
+   * not contiguous across them are gathered per tile into buffer gather_slot_[k] (-1: read in place or splatted).
+   */
+  bool multi_row_ = false;
+  std::vector<int8_t> gather_slot_;
+  /*! \brief Whether extra input k holds one value over any tile. */
+  bool IsTileConstant(int k) const;
 };
 
 /*!
