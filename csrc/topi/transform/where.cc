@@ -17,13 +17,18 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
+/*! \brief Branch-free (a random condition would mispredict half the time): T is the unsigned type of the size. */
 template <typename T>
 void SelectRow(T* dst, const uint8_t* c, int64_t sc, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n) {
+  auto pick = [](uint8_t cond, T a, T b) {
+    T mask = static_cast<T>(-static_cast<T>(cond != 0));
+    return static_cast<T>((a & mask) | (b & static_cast<T>(~mask)));
+  };
   if (sc == 1 && sx == 1 && sy == 1) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = c[i] ? x[i] : y[i];
+    for (int64_t i = 0; i < n; ++i) dst[i] = pick(c[i], x[i], y[i]);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) dst[i] = c[i * sc] ? x[i * sx] : y[i * sy];
+  for (int64_t i = 0; i < n; ++i) dst[i] = pick(c[i * sc], x[i * sx], y[i * sy]);
 }
 
 TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_in) {
