@@ -88,7 +88,8 @@ class BoundEpilogue {
   bool empty() const { return code_ == nullptr || code_->empty(); }
   /*!
    * \brief Run the program in place on out[begin, begin + n): out is the whole output's base pointer, begin a
-   * flat (row-major) index. A no-op for the empty program.
+   * flat (row-major) index. A no-op for the empty program. Uses the loops of CpuIsa() as it is at the call (read
+   * once per call): EpiRunAVX512, EpiRunAVX2 or the portable EpiRun.
    */
   void Apply(float* out, int64_t begin, int64_t n) const;
 
