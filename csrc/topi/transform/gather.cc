@@ -1,6 +1,7 @@
 /*!
  * \file gather.cc
- * \brief topi.gather (relay gather, ONNX GatherElements): out[i] = data[i with i[axis] replaced by indices[i]].
+ * \brief topi.gather (relay gather, ONNX GatherElements): out[i] = data[i with i[axis] replaced by indices[i]];
+ * and topi.gather_nd (relay gather_nd, ONNX GatherND), below.
  *
  *   topi.gather({"axis": 1})     run(data, indices, [epilogue inputs], out)       out.shape == indices.shape
  *
@@ -93,7 +94,71 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
   });
 });
 
+/*
+ * topi.gather_nd (relay gather_nd, ONNX GatherND): indices (..., k) address the k dims of data after its batch_dims
+ * first ones (shared with indices); out = indices.shape[:-1] + data.shape[batch_dims + k:]. Each output row is one
+ * slice of data, prod(data.shape[batch_dims + k:]) values, copied whole.
+ *
+ *   topi.gather_nd({"batch_dims": 0})     run(data, indices, [epilogue inputs], out)
+ */
+TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.gather_nd";
+  KernelAttrs attrs(kName, attrs_in);
+  int64_t b = attrs.GetInt("batch_dims", 0);
+  Epilogue epi = injective::ParseEpilogue(attrs);
+  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
+    injective::CheckSameDType(data, out, kName);
+    DLDataType it = indices.dtype();
+    TVMLITE_CHECK_KIND(it.code == kDLInt && (it.bits == 32 || it.bits == 64) && it.lanes == 1, TypeError)
+        << kName << ": indices must be int32 or int64, got " << runtime::DataType(it).str();
+    const int r = data.ndim(), q = indices.ndim();
+    TVMLITE_CHECK_KIND(q >= 1, ValueError) << kName << ": indices must have rank >= 1, got a scalar";
+    const int64_t k = indices.dim(q - 1);
+    TVMLITE_CHECK_KIND(b >= 0 && b < q && b < r, ValueError)
+        << kName << ": batch_dims " << b << " must be in [0, min(rank(data) " << r << ", rank(indices) " << q << "))";
+    TVMLITE_CHECK_KIND(k <= r - b, ValueError)
+        << kName << ": indices " << runtime::ShapeTuple(indices.shape()) << " address " << k << " dims of data "
+        << runtime::ShapeTuple(data.shape()) << " after " << b << " batch dims";
+    std::vector<int64_t> dshape = data.shape(), ishape = indices.shape(), want(ishape.begin(), ishape.end() - 1);
+    for (int d = 0; d < b; ++d) {
+      TVMLITE_CHECK_KIND(dshape[d] == ishape[d], ValueError)
+          << kName << ": batch dim " << d << " differs: data " << runtime::ShapeTuple(dshape) << ", indices "
+          << runtime::ShapeTuple(ishape);
+    }
+    want.insert(want.end(), dshape.begin() + b + k, dshape.end());
+    out.CheckShape(want);
+    BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
+    const int esize = injective::ElemBytes(out, kName);
+    const int64_t slice = injective::Product(dshape, b + k, r);                // values per output row
+    const int64_t per_batch = injective::Product(ishape, b, q - 1);           // rows per batch
+    const int64_t rows = injective::Product(ishape, 0, b) * per_batch;
+    if (rows == 0 || slice == 0) return;
+    std::vector<int64_t> stride(r);  // in elements
+    for (int64_t d = r - 1, s = 1; d >= 0; --d) stride[d] = s, s *= dshape[d];
+    const int64_t batch_stride = b > 0 ? stride[b - 1] : 0;
+    const char* x = injective::Bytes(data);
+    const char* idx = injective::Bytes(indices);
+    char* y = injective::Bytes(out);
+    const bool wide = it.bits == 64;
+    injective::ForRows(rows, slice, esize, out, bound, [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        int64_t off = (row / per_batch) * batch_stride;
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t at = row * k + j, n = dshape[b + j];
+          int64_t v = wide ? reinterpret_cast<const int64_t*>(idx)[at] : reinterpret_cast<const int32_t*>(idx)[at];
+          TVMLITE_CHECK_KIND(v >= -n && v < n, IndexError)
+              << kName << ": index " << v << " is out of range for a dim of " << n;
+          off += (v < 0 ? v + n : v) * stride[b + j];
+        }
+        std::memcpy(y + row * slice * esize, x + off * esize, slice * esize);
+      }
+    });
+  });
+});
+
 TVMLITE_REGISTER_OP("gather").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather"));
+TVMLITE_REGISTER_OP("gather_nd").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather_nd"));
 
 }  // namespace
 }  // namespace topi

@@ -1,6 +1,6 @@
-"""The injective kernels (csrc/topi/transform): concatenate, transpose, take, gather, strided_slice, nn.pad, copy,
-cast and where against the relay ops' numpy references, over shapes, negative axes and dtypes; their epilogues; their
-registration as the relay ops' FTVMLiteKernel; and bad input raising errors that name the kernel.
+"""The injective kernels (csrc/topi/transform): concatenate, transpose, take, gather, gather_nd, strided_slice,
+nn.pad, copy, cast and where against the relay ops' numpy references, over shapes, negative axes and dtypes; their
+epilogues; their registration as the relay ops' FTVMLiteKernel; and bad input raising errors that name the kernel.
 """
 from types import SimpleNamespace
 
@@ -200,6 +200,42 @@ def test_gather_errors():
     with pytest.raises(TypeError, match="topi.gather: indices must be int32 or int64, got uint8"):
         _kernel("topi.gather", axis=0)(x, tvmlite.nd.array(np.zeros((2, 5), "uint8")),
                                        tvmlite.nd.empty((2, 5), "float32"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("itype", ["int32", "int64"])
+@pytest.mark.parametrize("shape,ishape,batch_dims", [
+    ((5, 6), (3, 1), 0),
+    ((5, 6), (3, 2), 0),
+    ((5, 6), (2, 4, 2), 0),
+    ((4, 5, 6), (7, 0), 0),               # k = 0: whole data per index row
+    ((4, 5, 6, 3), (2, 2), 0),
+    ((3, 5, 6), (3, 4, 1), 1),            # batch_dims
+    ((3, 5, 6, 2), (3, 4, 2), 1),
+    ((2, 3, 5, 6), (2, 3, 1), 2),
+    ((2000, 64), (3000, 1), 0),
+])
+def test_gather_nd(shape, ishape, batch_dims, itype, dtype, threads, rng):
+    x = _data(rng, shape, dtype)
+    k = ishape[-1]
+    idx = np.stack([rng.integers(-shape[batch_dims + j], shape[batch_dims + j], size=ishape[:-1]) for j in range(k)],
+                   axis=-1).astype(itype) if k else np.zeros(ishape, itype)
+    want = get_reference("gather_nd")(SimpleNamespace(batch_dims=batch_dims), x, idx)
+    got = run("topi.gather_nd", {"batch_dims": batch_dims}, [x, idx], want.shape, dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_gather_nd_errors():
+    x = tvmlite.nd.array(np.zeros((4, 5), "float32"))
+    with pytest.raises(IndexError, match="topi.gather_nd: index -6 is out of range for a dim of 5"):
+        _kernel("topi.gather_nd")(x, tvmlite.nd.array(np.array([[0, -6]], "int64")), tvmlite.nd.empty((1,), "float32"))
+    with pytest.raises(ValueError, match=r"topi.gather_nd: indices \(1, 3\) address 3 dims of data"):
+        _kernel("topi.gather_nd")(x, tvmlite.nd.array(np.zeros((1, 3), "int64")), tvmlite.nd.empty((1,), "float32"))
+    with pytest.raises(ValueError, match="topi.gather_nd: batch_dims 2 must be in"):
+        _kernel("topi.gather_nd", batch_dims=2)(x, tvmlite.nd.array(np.zeros((4, 1), "int64")),
+                                                tvmlite.nd.empty((4,), "float32"))
+    with pytest.raises(ValueError, match=r"topi.gather_nd: out must have shape \(2, 5\)"):
+        _kernel("topi.gather_nd")(x, tvmlite.nd.array(np.zeros((2, 1), "int64")), tvmlite.nd.empty((2, 4), "float32"))
 
 
 # ------------------------------------------------------------------------------------------- strided_slice
@@ -437,7 +473,8 @@ def test_epilogue_needs_float32_out():
 @pytest.mark.parametrize("op,kernel", [("concatenate", "topi.concatenate"), ("transpose", "topi.transpose"),
                                        ("take", "topi.take"), ("strided_slice", "topi.strided_slice"),
                                        ("nn.pad", "topi.nn.pad"), ("copy", "topi.copy"), ("cast", "topi.cast"),
-                                       ("where", "topi.where"), ("gather", "topi.gather")])
+                                       ("where", "topi.where"), ("gather", "topi.gather"),
+                                       ("gather_nd", "topi.gather_nd")])
 def test_registered_as_relay_kernel(op, kernel):
     from tvmlite import ir
 
