@@ -4,6 +4,11 @@
  */
 #include <tvmlite/topi/epilogue.h>
 
+// GCC 12's avx512fintrin.h passes _mm512_undefined_ps() to the masked builtins behind max/min/roundscale/scalef,
+// which -O3 reports as maybe-uninitialized (GCC bug 105593, fixed in 13): nothing here reads an undefined lane.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cmath>
