@@ -480,3 +480,31 @@ def test_registered_as_relay_kernel(op, kernel):
 
     assert str(ir.Op.get(op).get_attr("FTVMLiteKernel")) == kernel
     assert tvmlite.get_global_func(kernel) is not None
+
+
+@pytest.mark.parametrize("case", ["transpose", "transpose_rows", "pad", "slice", "gather", "take", "cast"])
+def test_big_shapes_split_across_threads(case, threads, rng):
+    """Shapes big enough that every kernel's parallel walk cuts them into several chunks (2 threads)."""
+    x = rng.standard_normal((700, 600)).astype("float32")
+    if case == "transpose":
+        want, name, attrs, ins = x.T, "topi.transpose", {"axes": [1, 0]}, [x]
+    elif case == "transpose_rows":
+        x3 = x.reshape(70, 10, 600)
+        want, name, attrs, ins = x3.transpose(1, 0, 2), "topi.transpose", {"axes": [1, 0, 2]}, [x3]
+    elif case == "pad":
+        want = np.pad(x, [(3, 2), (1, 4)], mode="reflect")
+        name, attrs, ins = "topi.nn.pad", {"pad_width": [3, 2, 1, 4], "pad_mode": "reflect"}, [x, np.float32(0)]
+    elif case == "slice":
+        want, name = x[1::2, ::-3], "topi.strided_slice"
+        attrs, ins = {"begin": [1, -1], "end": [BIG, -BIG], "strides": [2, -3]}, [x]
+    elif case == "gather":
+        idx = rng.integers(-600, 600, size=x.shape).astype("int64")
+        want = get_reference("gather")(SimpleNamespace(axis=1), x, idx)
+        name, attrs, ins = "topi.gather", {"axis": 1}, [x, idx]
+    elif case == "take":
+        idx = rng.integers(0, 700, size=(50, 30)).astype("int32")
+        want, name, attrs, ins = np.take(x, idx, axis=0), "topi.take", {"axis": 0}, [x, idx]
+    else:
+        want, name, attrs, ins = (x * 100).astype("int64"), "topi.cast", {"dtype": "int64"}, [x * 100]
+    got = run(name, attrs, ins, want.shape, want.dtype.name)
+    np.testing.assert_array_equal(got, want)
