@@ -4,12 +4,17 @@
  *
  * Apply walks the output range row by row (a row is the innermost collapsed dim), in tiles of at most kTile values.
  * r0 is the output memory itself, the other registers are stack buffers; an input whose innermost stride is 1 is
- * read in place, a broadcast one (stride 0) is splatted into a buffer. Each instruction is one tight loop over
- * the tile (EpiRun), so dispatch costs one switch per instruction per tile.
+ * read in place. Each instruction is one tight loop over the tile (EpiRun, or its AVX2 / AVX-512 twin picked once
+ * per Apply), so dispatch costs one switch per instruction per tile. Immediates and inputs that are one value over
+ * a tile are splatted once per tile (immediates once per Apply) into buffers shared by the instructions reading
+ * them (Bind assigns them). Rows shorter than kMultiRowBelow (NCHW16c with a per-channel bias: 16 values) would
+ * make tiles too short to amortise that: there a tile spans rows, and inputs that are not contiguous across rows
+ * (the bias) are gathered into a buffer per tile.
  */
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/shape.h>
 #include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +27,8 @@ namespace topi {
 namespace {
 
 constexpr int64_t kTile = 256;
+/*! \brief Rows shorter than this make tiles that span rows (see Bind). */
+constexpr int64_t kMultiRowBelow = kTile / 4;
 
 struct OpInfo {
   const char* name;
@@ -68,7 +75,13 @@ std::string SrcText(const EpiSrc& s) {
   return FormatFloat(s.imm);
 }
 
-inline float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+/*! \brief exp(-|x|) cannot overflow, so sigmoid of a very negative x is its (denormal) value, not 1 / inf. */
+inline float Sigmoid(float x) {
+  float e = std::exp(-std::fabs(x));
+  return x < 0 ? e / (1.0f + e) : 1.0f / (1.0f + e);
+}
+/*! \brief x clamped to [0, 1], NaN staying NaN (as numpy's clip). */
+inline float Clamp01(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 }  // namespace
@@ -105,6 +118,7 @@ Epilogue Epilogue::Parse(const std::string& text, const std::string& kernel) {
       if (ParseIndexed(t, "r", kNumRegs, &s.index)) {
         s.kind = EpiSrc::kReg;
       } else if (ParseIndexed(t, "in", 1 << 20, &s.index)) {
+        if (s.index >= kMaxInputs) fail("an epilogue reads at most " + std::to_string(kMaxInputs) + " extra inputs");
         s.kind = EpiSrc::kInput;
         epi.num_inputs_ = std::max(epi.num_inputs_, s.index + 1);
       } else if (ParseFloat(t, &s.imm)) {
@@ -193,45 +207,121 @@ BoundEpilogue Epilogue::Bind(const std::vector<int64_t>& out_shape, const std::v
   }
   bound.shape_ = std::move(shape);
   for (size_t k = 0; k < merged.size(); ++k) bound.operands_[k].strides = std::move(merged[k]);
+  // Short rows (a blocked layout's c = 16 values, once its bias or scale stops the merging): tiles span rows of the
+  // same block of the last two dims, and each input that is neither contiguous across those rows nor one value
+  // for the whole block is gathered into a buffer per tile. Without buffers to spare, tiles stay within a row.
+  const int inner = static_cast<int>(bound.shape_.size()) - 1;
+  const int64_t row = bound.shape_[inner];
+  bound.gather_slot_.assign(bound.operands_.size(), -1);
+  bound.multi_row_ = inner >= 1 && row < kMultiRowBelow;
+  for (size_t k = 0, used = 0; k < bound.operands_.size() && bound.multi_row_; ++k) {
+    const int64_t s1 = bound.operands_[k].strides[inner], s2 = bound.operands_[k].strides[inner - 1];
+    if ((s1 == 0 && s2 == 0) || (s1 == 1 && s2 == row)) continue;
+    bound.multi_row_ = used < static_cast<size_t>(BoundEpilogue::kMaxSplats);
+    bound.gather_slot_[k] = static_cast<int8_t>(used++);
+  }
+  if (!bound.multi_row_) bound.gather_slot_.assign(bound.operands_.size(), -1);
+  // One splat buffer per distinct value-per-tile source, while buffers last (the rest splat per instruction).
+  bound.src_splat_.assign(2 * code_.size(), -1);
+  for (size_t i = 0; i < code_.size(); ++i) {
+    const EpiSrc* srcs[2] = {&code_[i].a, &code_[i].b};
+    for (int j = 0; j < EpiOpArity(code_[i].op); ++j) {
+      const EpiSrc& s = *srcs[j];
+      bool splat = s.kind == EpiSrc::kImm || (s.kind == EpiSrc::kInput && bound.IsTileConstant(s.index));
+      if (!splat) continue;
+      int slot = 0;
+      while (slot < static_cast<int>(bound.splats_.size()) &&
+             !(bound.splats_[slot].kind == s.kind && bound.splats_[slot].index == s.index &&
+               (s.kind != EpiSrc::kImm || std::memcmp(&bound.splats_[slot].imm, &s.imm, sizeof(float)) == 0))) {
+        ++slot;
+      }
+      if (slot == static_cast<int>(bound.splats_.size())) {
+        if (slot == BoundEpilogue::kMaxSplats) continue;
+        bound.splats_.push_back(s);
+      }
+      bound.src_splat_[2 * i + j] = static_cast<int8_t>(slot);
+    }
+  }
   return bound;
+}
+
+bool BoundEpilogue::IsTileConstant(int k) const {
+  const std::vector<int64_t>& st = operands_[k].strides;
+  const size_t nd = st.size();
+  return st[nd - 1] == 0 && (!multi_row_ || st[nd - 2] == 0);
 }
 
 void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
   if (empty() || n <= 0) return;
+  using RunFn = void (*)(const EpiInstr&, float*, const float*, const float*, int64_t);
+  const Isa isa = CpuIsa();  // once per Apply: every instruction of every tile runs this ISA's loops
+  const RunFn run = isa == Isa::kAVX512 ? EpiRunAVX512 : isa == Isa::kAVX2 ? EpiRunAVX2 : EpiRun;
   alignas(64) float regs[Epilogue::kNumRegs][kTile];
-  alignas(64) float splat[2][kTile];
+  alignas(64) float splat_buf[kMaxSplats][kTile];
+  alignas(64) float gather_buf[kMaxSplats][kTile];
+  alignas(64) float spare[2][kTile];
+  const float* splat_src[kMaxSplats] = {};  // the input value each buffer holds now (immediates: filled once)
   const int nd = static_cast<int>(shape_.size());
   const int64_t row = shape_[nd - 1];
+  // A tile stays within one row, or (multi_row_) within one block of the last two dims.
+  const int outer_dims = multi_row_ ? nd - 2 : nd - 1;
+  const int64_t span = multi_row_ ? row * shape_[nd - 2] : row;
   int64_t pos = begin, end = begin + n;
   while (pos < end) {
-    // Where pos lies: its column in the row, and each operand's offset for the row's start.
-    int64_t col = pos % row;
-    int64_t len = std::min({row - col, end - pos, kTile});
+    const int64_t within = pos % span;
+    const int64_t len = std::min({span - within, end - pos, kTile});
+    const int64_t r = multi_row_ ? within / row : 0, col = multi_row_ ? within % row : within;
     const float* in_ptr[Epilogue::kMaxInputs];
     for (size_t k = 0; k < operands_.size(); ++k) {
-      int64_t rest = pos / row, off = 0;
       const std::vector<int64_t>& s = operands_[k].strides;
-      for (int d = nd - 2; d >= 0 && rest; --d) {
+      int64_t rest = pos / span, off = 0;
+      for (int d = outer_dims - 1; d >= 0 && rest; --d) {
         off += (rest % shape_[d]) * s[d];
         rest /= shape_[d];
       }
-      in_ptr[k] = operands_[k].data + off + col * s[nd - 1];
+      in_ptr[k] = operands_[k].data + off + (multi_row_ ? r * s[nd - 2] : 0) + col * s[nd - 1];
+      const int g = gather_slot_[k];
+      if (g < 0) continue;
+      // This tile's values of input k, row piece by row piece (stride 1: copied; 0: one value repeated).
+      float* buf = gather_buf[g];
+      const float* src = in_ptr[k];
+      for (int64_t i = 0, c = col; i < len; c = 0) {
+        const int64_t m = std::min(row - c, len - i);
+        if (s[nd - 1] == 1) {
+          std::memcpy(buf + i, src, m * sizeof(float));
+        } else if (s[nd - 1] == 0) {
+          std::fill(buf + i, buf + i + m, *src);
+        } else {
+          for (int64_t j = 0; j < m; ++j) buf[i + j] = src[j * s[nd - 1]];
+        }
+        i += m;
+        src += s[nd - 2] - c * s[nd - 1];
+      }
+      in_ptr[k] = buf;
+    }
+    for (size_t slot = 0; slot < splats_.size(); ++slot) {
+      const EpiSrc& s = splats_[slot];
+      const float* src = s.kind == EpiSrc::kImm ? &s.imm : in_ptr[s.index];
+      if (src == splat_src[slot]) continue;
+      std::fill(splat_buf[slot], splat_buf[slot] + kTile, *src);
+      splat_src[slot] = src;
     }
     float* r0 = out + pos;
-    int splat_used = 0;
-    auto source = [&](const EpiSrc& src) -> const float* {
-      if (src.kind == EpiSrc::kReg) return src.index == 0 ? r0 : regs[src.index];
-      if (src.kind == EpiSrc::kInput && operands_[src.index].strides[nd - 1] != 0) return in_ptr[src.index];
-      float v = src.kind == EpiSrc::kImm ? src.imm : *in_ptr[src.index];
-      float* buf = splat[splat_used++ & 1];
-      std::fill(buf, buf + len, v);
-      return buf;
-    };
-    for (const EpiInstr& ins : *code_) {
-      splat_used = 0;
-      const float* a = source(ins.a);
-      const float* b = EpiOpArity(ins.op) == 2 ? source(ins.b) : a;
-      EpiRun(ins, ins.dst == 0 ? r0 : regs[ins.dst], a, b, len);
+    for (size_t i = 0; i < code_->size(); ++i) {
+      const EpiInstr& ins = (*code_)[i];
+      int spare_used = 0;
+      auto source = [&](const EpiSrc& src, int slot) -> const float* {
+        if (slot >= 0) return splat_buf[slot];
+        if (src.kind == EpiSrc::kReg) return src.index == 0 ? r0 : regs[src.index];
+        if (src.kind == EpiSrc::kInput && !IsTileConstant(src.index)) return in_ptr[src.index];
+        float v = src.kind == EpiSrc::kImm ? src.imm : *in_ptr[src.index];
+        float* buf = spare[spare_used++];
+        std::fill(buf, buf + len, v);
+        return buf;
+      };
+      const float* a = source(ins.a, src_splat_[2 * i]);
+      const float* b = EpiOpArity(ins.op) == 2 ? source(ins.b, src_splat_[2 * i + 1]) : a;
+      run(ins, ins.dst == 0 ? r0 : regs[ins.dst], a, b, len);
     }
     pos += len;
   }
@@ -267,15 +357,16 @@ void EpiRun(const EpiInstr& ins, float* y, const float* a, const float* b, int64
     case EpiOp::kNeg: TVMLITE_EPI_LOOP(-x);
     case EpiOp::kAbs: TVMLITE_EPI_LOOP(std::fabs(x));
     case EpiOp::kErf: TVMLITE_EPI_LOOP(std::erf(x));
-    case EpiOp::kGelu: TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)));
+    // 1 + erf(z) = erfc(-z): no cancellation in the left tail.
+    case EpiOp::kGelu: TVMLITE_EPI_LOOP(0.5f * x * std::erfc(x * -0.70710678118654752f));
     case EpiOp::kGeluTanh:
       TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x))));
     case EpiOp::kSilu: TVMLITE_EPI_LOOP(x * Sigmoid(x));
     case EpiOp::kLeakyRelu: TVMLITE_EPI_LOOP(x < 0 ? alpha * x : x);
     case EpiOp::kElu: TVMLITE_EPI_LOOP(x < 0 ? alpha * std::expm1(x) : x);
     case EpiOp::kSelu: TVMLITE_EPI_LOOP(beta * (x <= 0 ? alpha * std::expm1(x) : x));
-    case EpiOp::kHardSigmoid: TVMLITE_EPI_LOOP(std::min(1.0f, std::max(0.0f, alpha * x + beta)));
-    case EpiOp::kHardSwish: TVMLITE_EPI_LOOP(x * std::min(1.0f, std::max(0.0f, x / 6.0f + 0.5f)));
+    case EpiOp::kHardSigmoid: TVMLITE_EPI_LOOP(Clamp01(alpha * x + beta));
+    case EpiOp::kHardSwish: TVMLITE_EPI_LOOP(x * Clamp01(x * (1.0f / 6.0f) + 0.5f));
     case EpiOp::kSoftplus: TVMLITE_EPI_LOOP(Softplus(x));
     case EpiOp::kFloor: TVMLITE_EPI_LOOP(std::floor(x));
     case EpiOp::kCeil: TVMLITE_EPI_LOOP(std::ceil(x));

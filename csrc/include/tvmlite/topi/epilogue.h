@@ -88,7 +88,8 @@ class BoundEpilogue {
   bool empty() const { return code_ == nullptr || code_->empty(); }
   /*!
    * \brief Run the program in place on out[begin, begin + n): out is the whole output's base pointer, begin a
-   * flat (row-major) index. A no-op for the empty program.
+   * flat (row-major) index. A no-op for the empty program. Uses the loops of CpuIsa() as it is at the call (read
+   * once per call): EpiRunAVX512, EpiRunAVX2 or the portable EpiRun.
    */
   void Apply(float* out, int64_t begin, int64_t n) const;
 
@@ -98,13 +99,36 @@ class BoundEpilogue {
     const float* data;
     std::vector<int64_t> strides;  // per collapsed dim, 0 where broadcast
   };
+  /*!
+   * \brief Sources that are one value across a tile (immediates; inputs broadcast along the innermost dim) are
+   * splatted once per tile (immediates once per Apply) into one of at most kMaxSplats buffers, shared by every
+   * instruction reading them; src_splat_[2 * i + j] is source j of instruction i's buffer, or -1.
+   */
+  static constexpr int kMaxSplats = 8;
   const std::vector<EpiInstr>* code_ = nullptr;
   std::vector<int64_t> shape_;     // the output's shape with mergeable dims collapsed
   std::vector<Operand> operands_;  // one per extra input
+  std::vector<EpiSrc> splats_;
+  std::vector<int8_t> src_splat_;
+  /*!
+   * \brief Rows too short for a tile: tiles span the rows of one block of the last two collapsed dims, and inputs
+   * not contiguous across them are gathered per tile into buffer gather_slot_[k] (-1: read in place or splatted).
+   */
+  bool multi_row_ = false;
+  std::vector<int8_t> gather_slot_;
+  /*! \brief Whether extra input k holds one value over any tile. */
+  bool IsTileConstant(int k) const;
 };
 
-/*! \brief y[i] = op(a[i], b[i]) over n values (b unused for unary ops): the interpreter's inner loops. */
+/*!
+ * \brief y[i] = op(a[i], b[i]) over n values (b unused for unary ops): the interpreter's inner loops, portable
+ * scalar code (libm). y may be a or b.
+ */
 void EpiRun(const EpiInstr& ins, float* dst, const float* a, const float* b, int64_t n);
+/*! \brief The same on 16 lanes (csrc/topi/x86/avx512/epilogue.cc); only when CpuIsa() is kAVX512. */
+void EpiRunAVX512(const EpiInstr& ins, float* dst, const float* a, const float* b, int64_t n);
+/*! \brief The same on 8 lanes (csrc/topi/x86/avx2/epilogue.cc); only when CpuIsa() is at least kAVX2. */
+void EpiRunAVX2(const EpiInstr& ins, float* dst, const float* a, const float* b, int64_t n);
 
 }  // namespace topi
 }  // namespace tvmlite

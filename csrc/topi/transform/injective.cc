@@ -1,0 +1,150 @@
+/*!
+ * \file injective.cc
+ * \brief The injective kernels' shared helpers (injective.h): element sizes, the epilogue hookup, strided copies.
+ */
+#include "injective.h"
+
+#include <tvmlite/runtime/data_type.h>
+#include <tvmlite/runtime/shape.h>
+
+namespace tvmlite {
+namespace topi {
+namespace injective {
+
+int ElemBytes(const TensorArg& t, const std::string& kernel) {
+  DLDataType d = t.dtype();
+  int bits = d.bits * d.lanes;
+  TVMLITE_CHECK_KIND(d.lanes == 1 && (bits == 8 || bits == 16 || bits == 32 || bits == 64), TypeError)
+      << kernel << ": dtype " << runtime::DataType(d).str() << " is not supported (1, 2, 4 or 8 byte scalars)";
+  return bits / 8;
+}
+
+void CheckSameDType(const TensorArg& a, const TensorArg& b, const std::string& kernel) {
+  DLDataType x = a.dtype(), y = b.dtype();
+  TVMLITE_CHECK_KIND(x.code == y.code && x.bits == y.bits && x.lanes == y.lanes, TypeError)
+      << kernel << ": dtypes differ: " << runtime::DataType(x).str() << " and " << runtime::DataType(y).str();
+}
+
+int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what) {
+  TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
+      << kernel << ": " << what << " " << axis << " is out of range for rank " << ndim;
+  return static_cast<int>(axis < 0 ? axis + ndim : axis);
+}
+
+int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= shape[i];
+  return p;
+}
+
+Epilogue ParseEpilogue(const KernelAttrs& attrs) {
+  return Epilogue::Parse(attrs.GetString("epilogue", ""), attrs.kernel());
+}
+
+BoundEpilogue BindEpilogue(const Epilogue& epi, const TensorArg& out, const KernelArgs& args, int first_extra) {
+  if (epi.empty()) return BoundEpilogue();
+  out.Data<float>();  // a TypeError naming the kernel unless out is float32: the epilogue computes in float32
+  return epi.Bind(out.shape(), args.Rest(first_extra), args.kernel());
+}
+
+std::vector<int64_t> BroadcastStrides(const TensorArg& t, const std::vector<int64_t>& out_shape,
+                                      const std::string& kernel, const char* name) {
+  const int nd = static_cast<int>(out_shape.size()), td = t.ndim();
+  std::vector<int64_t> strides(nd, 0);
+  bool ok = td <= nd;
+  int64_t stride = 1;
+  for (int d = td - 1; ok && d >= 0; --d) {
+    int64_t n = t.dim(d), want = out_shape[nd - td + d];
+    ok = n == want || n == 1;
+    strides[nd - td + d] = n == 1 ? 0 : stride;
+    stride *= n;
+  }
+  TVMLITE_CHECK_KIND(ok, ValueError) << kernel << ": " << name << " of shape " << runtime::ShapeTuple(t.shape())
+                                     << " does not broadcast to the output's " << runtime::ShapeTuple(out_shape);
+  return strides;
+}
+
+bool HasValue(const KernelAttrs& attrs, const char* key) {
+  const Any* v = attrs.map().get()->Find(Any(String(key)));
+  return v != nullptr && !v->is_none();
+}
+
+bool CollapseDims(std::vector<int64_t>* shape, std::vector<std::vector<int64_t>*> strides) {
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> st(strides.size());
+  for (size_t d = 0; d < shape->size(); ++d) {
+    int64_t n = (*shape)[d];
+    if (n == 0) return false;
+    if (n == 1) continue;
+    bool merge = !dims.empty();
+    for (size_t k = 0; k < strides.size() && merge; ++k) {
+      int64_t outer = st[k].back(), inner = (*strides[k])[d];
+      merge = (outer == 0 && inner == 0) || (inner != 0 && outer == inner * n);
+    }
+    if (merge) {
+      dims.back() *= n;
+      for (size_t k = 0; k < strides.size(); ++k) st[k].back() = (*strides[k])[d];
+    } else {
+      dims.push_back(n);
+      for (size_t k = 0; k < strides.size(); ++k) st[k].push_back((*strides[k])[d]);
+    }
+  }
+  if (dims.empty()) {
+    dims.push_back(1);
+    for (auto& s : st) s.push_back(0);
+  }
+  *shape = std::move(dims);
+  for (size_t k = 0; k < strides.size(); ++k) *strides[k] = std::move(st[k]);
+  return true;
+}
+
+namespace {
+template <typename T>
+void GatherTyped(char* dst, const char* src, int64_t n, int64_t stride) {
+  T* d = reinterpret_cast<T*>(dst);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(d + i, src + i * stride, sizeof(T));
+}
+}  // namespace
+
+void GatherElems(char* dst, const char* src, int64_t n, int64_t src_stride, int esize) {
+  if (src_stride == esize) {
+    std::memcpy(dst, src, n * esize);
+    return;
+  }
+  switch (esize) {
+    case 1: return GatherTyped<uint8_t>(dst, src, n, src_stride);
+    case 2: return GatherTyped<uint16_t>(dst, src, n, src_stride);
+    case 4: return GatherTyped<uint32_t>(dst, src, n, src_stride);
+    default: return GatherTyped<uint64_t>(dst, src, n, src_stride);
+  }
+}
+
+void StridedCopy(const TensorArg& out, const char* src, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                 int esize, const BoundEpilogue& epi) {
+  if (!CollapseDims(&shape, {&strides})) return;
+  const int nd = static_cast<int>(shape.size());
+  const int64_t inner = shape[nd - 1], inner_stride = nd == 1 && inner == 1 ? esize : strides[nd - 1];
+  char* dst = Bytes(out);
+  ForRows(Product(shape, 0, nd - 1), inner, esize, out, epi, [&](int64_t r0, int64_t r1) {
+    // The source offset of row r0, then an odometer over the outer dims (no divisions per row).
+    std::vector<int64_t> idx(nd, 0);
+    int64_t off = 0;
+    for (int64_t d = nd - 2, rest = r0; d >= 0; --d) {
+      idx[d] = rest % shape[d], rest /= shape[d];
+      off += idx[d] * strides[d];
+    }
+    for (int64_t r = r0; r < r1; ++r) {
+      GatherElems(dst + r * inner * esize, src + off, inner, inner_stride, esize);
+      for (int d = nd - 2; d >= 0; --d) {
+        off += strides[d];
+        if (++idx[d] < shape[d]) break;
+        off -= idx[d] * strides[d];
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace injective
+}  // namespace topi
+}  // namespace tvmlite

@@ -1,0 +1,131 @@
+/*!
+ * \file pad.cc
+ * \brief topi.nn.pad (relay nn.pad): data padded, or cropped by negative widths, with pad_mode constant (the
+ * pad_value input: a one-element tensor of data's dtype), edge, reflect or wrap (numpy's modes).
+ *
+ *   topi.nn.pad({"pad_width": [0, 0, 0, 0, 1, 1, 2, 2], "pad_mode": "constant"})
+ *   run(data, pad_value, [epilogue inputs], out)             pad_width: (before, after) per axis, flattened
+ *
+ * Each axis gets a map from output index to source index (-1: the pad value), so every mode is one lookup; an
+ * output row whose outer indices are all inside copies its interior with one memcpy and looks up only the edges.
+ */
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/shape.h>
+
+#include "injective.h"
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+enum class PadMode { kConstant, kEdge, kReflect, kWrap };
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.nn.pad";
+  KernelAttrs attrs(kName, attrs_in);
+  std::vector<int64_t> widths = attrs.GetInts("pad_width");
+  std::string mode_name = attrs.GetString("pad_mode", "constant");
+  PadMode mode;
+  if (mode_name == "constant") {
+    mode = PadMode::kConstant;
+  } else if (mode_name == "edge") {
+    mode = PadMode::kEdge;
+  } else if (mode_name == "reflect") {
+    mode = PadMode::kReflect;
+  } else {
+    TVMLITE_CHECK_KIND(mode_name == "wrap", ValueError)
+        << kName << ": pad_mode '" << mode_name << "' (expected constant, reflect, edge or wrap)";
+    mode = PadMode::kWrap;
+  }
+  Epilogue epi = injective::ParseEpilogue(attrs);
+  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), value = args.Input(1, "pad_value"), out = args.Output();
+    injective::CheckSameDType(data, out, kName);
+    injective::CheckSameDType(value, out, kName);
+    TVMLITE_CHECK_KIND(value.size() == 1, ValueError)
+        << kName << ": pad_value must hold one value, got shape " << runtime::ShapeTuple(value.shape());
+    const int nd = data.ndim();
+    TVMLITE_CHECK_KIND(static_cast<int>(widths.size()) == 2 * nd, ValueError)
+        << kName << ": pad_width has " << widths.size() << " values, expected 2 per axis of "
+        << runtime::ShapeTuple(data.shape());
+    const int esize = injective::ElemBytes(out, kName);
+    std::vector<int64_t> shape(nd), in_stride(nd), lo(nd), hi(nd);  // out dims; [lo, hi): the copied interior
+    std::vector<std::vector<int64_t>> map(nd);
+    for (int64_t d = nd - 1, s = 1; d >= 0; --d) in_stride[d] = s, s *= data.dim(d);
+    for (int d = 0; d < nd; ++d) {
+      const int64_t before = widths[2 * d], after = widths[2 * d + 1];
+      const int64_t crop = std::max<int64_t>(-before, 0);
+      const int64_t n = data.dim(d) - crop - std::max<int64_t>(-after, 0);
+      TVMLITE_CHECK_KIND(n >= 0, ValueError)
+          << kName << ": pad_width (" << before << ", " << after << ") crops more than axis " << d << " of "
+          << data.dim(d) << " holds";
+      const int64_t pb = std::max<int64_t>(before, 0);
+      shape[d] = n + pb + std::max<int64_t>(after, 0);
+      TVMLITE_CHECK_KIND(n > 0 || mode == PadMode::kConstant || shape[d] == 0, ValueError)
+          << kName << ": pad_mode " << mode_name << " cannot pad the empty axis " << d;
+      lo[d] = pb, hi[d] = pb + n;
+      map[d].resize(shape[d]);
+      for (int64_t o = 0; o < shape[d]; ++o) {
+        int64_t j = o - pb;
+        if (j < 0 || j >= n) {
+          if (mode == PadMode::kConstant) {
+            j = -1;
+          } else if (mode == PadMode::kEdge) {
+            j = j < 0 ? 0 : n - 1;
+          } else if (mode == PadMode::kWrap) {
+            j = ((j % n) + n) % n;
+          } else if (n == 1) {
+            j = 0;
+          } else {
+            int64_t period = 2 * (n - 1);
+            j = ((j % period) + period) % period;
+            if (j >= n) j = period - j;
+          }
+        }
+        map[d][o] = j < 0 ? -1 : j + crop;
+      }
+    }
+    out.CheckShape(shape);
+    BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
+    if (out.size() == 0) return;
+    const char* x = injective::Bytes(data);
+    const char* v = injective::Bytes(value);
+    char* y = injective::Bytes(out);
+    const int64_t inner = nd ? shape[nd - 1] : 1;
+    const std::vector<int64_t>* last = nd ? &map[nd - 1] : nullptr;
+    injective::ForRows(out.size() / inner, inner, esize, out, bound, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        char* dst = y + r * inner * esize;
+        int64_t rest = r, off = 0;
+        bool inside = true;
+        for (int d = nd - 2; d >= 0; --d) {
+          int64_t j = map[d][rest % shape[d]];
+          rest /= shape[d];
+          inside = inside && j >= 0;
+          off += j * in_stride[d];
+        }
+        if (nd == 0) {
+          std::memcpy(dst, x, esize);
+          continue;
+        }
+        const char* src = x + off * esize;
+        for (int64_t o = 0; o < inner; ++o) {
+          if (inside && o == lo[nd - 1] && hi[nd - 1] > o) {  // the interior: one copy
+            std::memcpy(dst + o * esize, src + (*last)[o] * esize, (hi[nd - 1] - o) * esize);
+            o = hi[nd - 1] - 1;
+            continue;
+          }
+          int64_t j = (*last)[o];
+          std::memcpy(dst + o * esize, inside && j >= 0 ? src + j * esize : v, esize);
+        }
+      }
+    });
+  });
+});
+
+TVMLITE_REGISTER_OP("nn.pad").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.pad"));
+
+}  // namespace
+}  // namespace topi
+}  // namespace tvmlite
