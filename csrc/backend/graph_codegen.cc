@@ -214,6 +214,7 @@ class GraphBuilder {
 
   Map<String, Any> Run() {
     for (const Var& p : main_->params) main_params_.insert(p.get());
+    for (const Var& p : main_->params) Lower(p);  // inputs first, in main's order (unused ones too)
     std::vector<Entry> heads = Lower(main_->body);
     return Finish(heads);
   }
@@ -351,6 +352,8 @@ class GraphBuilder {
           for (const Var& v : FreeVars(a)) {
             if (!g.leaf_index.count(v.get())) AddLeaf(&g, v, memo_.at(v.get()));
           }
+        } else if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) {
+          continue;  // () (an omitted input) stays in the group
         } else if (!a.as<ConstantNode>() && !g.leaf_index.count(a.get())) {
           AddLeaf(&g, a, memo_.at(a.get()));  // constants stay in the group: immediates or params, as it needs
         }
@@ -442,8 +445,8 @@ class GraphBuilder {
 
   // -- native kernels ------------------------------------------------------------------------------------------
   std::optional<std::vector<Entry>> TryNative(const Group& g) {
-    static const OpAttrMap<runtime::Function> epilogue_rules("FTVMLiteEpilogue");
-    static const OpAttrMap<String> kernels("FTVMLiteKernel");
+    const auto& epilogue_rules = epilogue_rules_;
+    const auto& kernels = kernels_;
     Type out_type = g.root->checked_type();
     if (!StaticShape(out_type)) return std::nullopt;
     auto calls = GroupCalls(g);
@@ -565,7 +568,7 @@ class GraphBuilder {
    */
   std::optional<std::string> BuildProgram(const Group& g, const std::vector<Call>& calls,
                                           const CallNode* anchor, std::vector<Entry>* epi_inputs) {
-    static const OpAttrMap<runtime::Function> epilogue_rules("FTVMLiteEpilogue");
+    const auto& epilogue_rules = epilogue_rules_;
     std::unordered_map<const Object*, int> uses;
     for (const Call& c : calls) {
       for (const Expr& a : c->args) uses[a.get()]++;
@@ -820,6 +823,9 @@ class GraphBuilder {
   }
 
   Function main_;
+  // Snapshots taken per lowering: attributes registered later (a test's kernel) are seen by the next build.
+  OpAttrMap<runtime::Function> epilogue_rules_{"FTVMLiteEpilogue"};
+  OpAttrMap<String> kernels_{"FTVMLiteKernel"};
   std::unordered_set<const Object*> main_params_;
   std::unordered_map<const Object*, std::vector<Entry>> memo_;
   std::unordered_map<const Object*, int64_t> param_of_;
