@@ -15,8 +15,6 @@ not parse) is a ValueError naming the file.
 import os
 import struct
 
-import numpy as np
-
 __all__ = ["load_module", "save_module"]
 
 MAGIC = b"TVMLITE-GRAPHLIB"
@@ -26,6 +24,8 @@ END = b"TVMLEND\0"
 
 def save_module(path, graph_json, params):
     """Write graph_json and params (name -> NDArray) to path."""
+    import numpy as np
+
     from .ndarray import numpy_dtype
 
     path = os.fspath(path)
@@ -77,6 +77,8 @@ class _Reader:
 
 def load_module(path):
     """Read a file export_library wrote: an ExecutorFactoryModule (``lib["default"](tvmlite.cpu(0))``)."""
+    import numpy as np
+
     from .executor_factory import ExecutorFactoryModule
     from .ndarray import array, numpy_dtype
 
