@@ -142,7 +142,8 @@ class GraphExecutorObj : public Object {
       shapes.push_back(IntList(jshape[e], "shape"));
       std::optional<String> dt = jdtype[e].as<String>();
       TVMLITE_CHECK_KIND(dt.has_value(), ValueError) << "graph executor: dltype must be strings";
-      bool obj = std::string(*dt) == "object";
+      // Entries NDArray cannot hold (sequences, optionals: "object"; string tensors) carry any value.
+      bool obj = std::string(*dt) == "object" || DataType(std::string(*dt)).is_string();
       is_object.push_back(obj);
       dtypes.push_back(obj ? DLDataType{kDLOpaqueHandle, 0, 0} : DLDataType(DataType(std::string(*dt))));
       is_static.push_back(stat[e] != 0 && !obj);

@@ -16,7 +16,7 @@ from .._ffi import core
 from .container import convert
 from .ndarray import NDArray, array, cpu
 
-__all__ = ["ExecutorFactoryModule", "GraphExecutor"]
+__all__ = ["ExecutorFactoryModule", "GraphExecutor", "to_executor_value", "from_executor_value"]
 
 
 def _api(name):
@@ -42,15 +42,55 @@ def _get_api():
     return _API
 
 
-def _input_value(value):
-    """A set_input value as the executor takes it: NDArrays as they are, numpy arrays contiguous, sequences as
-    lists of NDArrays, None as None."""
+_BOX_KEY = "__tvmlite_pyvalue__"
+
+
+def _contiguous(value):
+    """value as a C-contiguous numpy array of the same rank (np.ascontiguousarray makes 0-d arrays 1-d)."""
+    value = np.asarray(value)
+    return value if value.flags.c_contiguous else value.copy(order="C")
+
+
+def to_executor_value(value):
+    """A Python value as an executor entry holds it: an NDArray for arrays NDArray can hold (ml_dtypes ones through
+    a view of their bits), a list for sequences, None; anything else (string tensors, int4, ...) boxed in a Map the
+    executor only carries around (reference nodes and get_output unbox it)."""
     if value is None or isinstance(value, NDArray):
         return value
     if isinstance(value, (list, tuple)):
-        return [_input_value(v) if isinstance(v, NDArray) or v is None else array(np.ascontiguousarray(v))
-                for v in value]
-    return np.ascontiguousarray(value)
+        return [to_executor_value(v) for v in value]
+    arr = _contiguous(value)
+    if arr.dtype.kind in "biufc" and arr.dtype.isnative:
+        return array(arr)
+    from .ndarray import ML_DTYPE_NAMES
+
+    if arr.dtype.name in ML_DTYPE_NAMES and arr.dtype.itemsize in (1, 2):
+        from . import _ffi_api
+
+        bits = arr.view(np.uint8 if arr.dtype.itemsize == 1 else np.uint16)
+        try:
+            return _ffi_api.NDArrayCreateView(array(bits), list(arr.shape), arr.dtype.name)
+        except (ValueError, TypeError):  # a sub-byte type (int4, float4_e2m1fn): its NDArray is packed
+            pass
+    import pickle
+
+    return convert({_BOX_KEY: pickle.dumps(arr)})
+
+
+def from_executor_value(value):
+    """An executor entry as a Python value: NDArrays as they are, sequences as lists, boxed values unboxed."""
+    from .container import Array, Map
+
+    if isinstance(value, Array):
+        return [from_executor_value(v) for v in value]
+    if isinstance(value, Map) and _BOX_KEY in value:
+        import pickle
+
+        return pickle.loads(value[_BOX_KEY])
+    return value
+
+
+_input_value = to_executor_value
 
 
 class GraphExecutor:
@@ -70,13 +110,13 @@ class GraphExecutor:
 
     def get_output(self, index):
         """Output ``index``: the executor's own array (overwritten by the next run, as TVM's)."""
-        return self._api.get_output(self._handle, index)
+        return from_executor_value(self._api.get_output(self._handle, index))
 
     def get_num_outputs(self):
         return self._api.get_num_outputs(self._handle)
 
     def get_input(self, name):
-        return self._api.get_input(self._handle, name)
+        return from_executor_value(self._api.get_input(self._handle, name))
 
     def get_input_names(self):
         return [str(n) for n in self._api.get_input_names(self._handle)]

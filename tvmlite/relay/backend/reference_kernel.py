@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._ffi.registry import register_func
 from ...ir.type import TupleType
-from ...runtime.ndarray import ML_DTYPE_NAMES
+from ...runtime.executor_factory import from_executor_value, to_executor_value
 from ...runtime.serialization import load_json
 from .. import transform
 from ..expr import Function
@@ -29,12 +29,11 @@ def _arity(ty):
 
 def _from_ffi(value):
     """An executor value as the interpreter wants it: numpy arrays, lists for sequences, None."""
-    if value is None:
-        return None
+    value = from_executor_value(value)
+    if isinstance(value, list):
+        return [_from_ffi(v) for v in value]
     if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
         return value.numpy()
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "Array":
-        return [_from_ffi(v) for v in value]
     return value
 
 
@@ -58,14 +57,9 @@ def _flatten(value, ty, out):
 
 
 def _to_ffi(value):
-    """A result as an executor value: a fresh NDArray (a copy: a reference may return its input itself)."""
-    from ... import nd
-
+    """A result as an executor value: always a fresh array (a reference may return its input itself)."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "biufc" and value.dtype.name not in ML_DTYPE_NAMES:
-            raise TypeError(f"relay.backend.reference: cannot return an array of dtype {value.dtype} to the graph "
-                            f"executor")
-        return nd.array(np.ascontiguousarray(value))
+        return to_executor_value(value.copy(order="C"))
     if isinstance(value, (list, tuple)):
         return [_to_ffi(v) for v in value]
     return value
