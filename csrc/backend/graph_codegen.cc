@@ -170,6 +170,17 @@ bool IsStaticF32(const Type& t) {
   return tt != nullptr && tt->dtype == runtime::DataType::Float(32) && tt->static_shape().has_value();
 }
 
+/*! \brief Whether a tensor of type t broadcasts (numpy rules) to shape out: what an epilogue input must do. */
+bool BroadcastsTo(const Type& t, const std::vector<int64_t>& out) {
+  auto shape = StaticShape(t);
+  if (!shape || shape->size() > out.size()) return false;
+  size_t off = out.size() - shape->size();
+  for (size_t i = 0; i < shape->size(); ++i) {
+    if ((*shape)[i] != 1 && (*shape)[i] != out[off + i]) return false;
+  }
+  return true;
+}
+
 int64_t TensorBytes(const Type& t) {
   const auto* tt = t.as<TensorTypeNode>();
   auto shape = StaticShape(t);
@@ -569,6 +580,7 @@ class GraphBuilder {
   std::optional<std::string> BuildProgram(const Group& g, const std::vector<Call>& calls,
                                           const CallNode* anchor, std::vector<Entry>* epi_inputs) {
     const auto& epilogue_rules = epilogue_rules_;
+    const std::vector<int64_t> out_shape = *StaticShape(g.root->checked_type());
     std::unordered_map<const Object*, int> uses;
     for (const Call& c : calls) {
       for (const Expr& a : c->args) uses[a.get()]++;
@@ -605,6 +617,7 @@ class GraphBuilder {
             else std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
             src[a.get()] = buf;
           } else {
+            if (!BroadcastsTo(a->checked_type(), out_shape)) return std::nullopt;
             src[a.get()] = "in" + std::to_string(next_input++);
             epi_inputs->push_back({AddParam(k->data, a->checked_type()), 0});
           }
@@ -612,7 +625,7 @@ class GraphBuilder {
           continue;
         }
         auto li = g.leaf_index.find(a.get());
-        if (li == g.leaf_index.end()) return std::nullopt;
+        if (li == g.leaf_index.end() || !BroadcastsTo(a->checked_type(), out_shape)) return std::nullopt;
         src[a.get()] = "in" + std::to_string(next_input++);
         epi_inputs->push_back(g.leaf_entries[li->second][0]);
         srcs.push_back(src[a.get()]);

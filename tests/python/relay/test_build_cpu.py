@@ -288,3 +288,66 @@ def test_memory_plan_reuses_storage(rng):
     planned, total = lib.planned_bytes, lib.intermediate_bytes
     assert total == 36 * 16 * 32 * 32 * 4
     assert planned <= 3 * 16 * 32 * 32 * 4 < total
+
+
+# -- values other than static float tensors ---------------------------------------------------------------------
+def test_control_flow_captures_outer_values(rng):
+    x, c = relay.var("x", shape=(3, 4)), relay.var("c", shape=(), dtype="bool")
+    h = relay.nn.relu(x)  # a native node the branches also read
+    y = relay.op.control.if_(c, relay.Function([], relay.add(h, x)), relay.Function([], relay.exp(x)))
+    func = relay.Function([x, c], relay.sigmoid(y))
+    for cond in (True, False):
+        lib = check(func, {"x": f32(rng, 3, 4), "c": np.array(cond)})
+    assert "relay.backend.reference" in kernels(lib)
+
+
+def test_reference_output_feeds_native_kernels(rng):
+    x = relay.var("x", shape=(2, 5))
+    s = relay.nn.softmax(x)
+    lib = check(relay.Function([x], relay.Tuple([relay.nn.relu(relay.add(s, x)), relay.reshape(s, (10,))])),
+                {"x": f32(rng, 2, 5)})
+    assert sorted(kernels(lib)) == ["__nop", "relay.backend.reference", "topi.elemwise", "topi.elemwise"]
+
+
+def test_scalars_keep_rank_zero(rng):
+    x, y = relay.var("x", shape=()), relay.var("y", shape=(), dtype="int64")
+    out = relay.Tuple([relay.exp(x), relay.add(y, y), relay.nn.softmax(relay.expand_dims(x, 0))])
+    check(relay.Function([x, y], out), {"x": np.array(0.3, "float32"), "y": np.array(7, "int64")})
+
+
+def test_dynamic_shapes_and_sequences_as_inputs(rng):
+    from tvmlite.ir.type import SequenceType, TensorType
+    from tvmlite.ir import SizeVar
+
+    x = relay.var("x", TensorType([SizeVar("n"), 3], "float32"))
+    s = relay.var("s", SequenceType(TensorType([2], "float32")))
+    out = relay.Tuple([relay.exp(x), relay.op.control.sequence_length(s)])
+    seq = [f32(rng, 2) for _ in range(3)]
+    lib = check(relay.Function([x, s], out), {"x": f32(rng, 5, 3), "s": seq})
+    gm = GraphModule(lib["default"](tvmlite.cpu(0)))
+    gm.set_input(x=f32(rng, 2, 3), s=seq[:1])  # another n, a shorter sequence
+    gm.run()
+    assert gm.get_output(0).shape == (2, 3) and int(gm.get_output(1).numpy()) == 1
+    with pytest.raises(ValueError, match="input 'x' has shape \\(-1, 3\\)"):
+        gm.set_input("x", f32(rng, 2, 4))
+
+
+def test_string_and_bfloat16_tensors(rng):
+    import ml_dtypes
+
+    x = relay.var("x", shape=(2, 3), dtype="bfloat16")
+    s = relay.var("s", shape=(2,), dtype="string")
+    out = relay.Tuple([relay.add(x, x), s])
+    xv = rng.standard_normal((2, 3)).astype(ml_dtypes.bfloat16)
+    lib, (got, strings) = _run(relay.Function([x, s], out), {"x": xv, "s": np.array(["a", "bc"], object)}, "cpu")
+    np.testing.assert_array_equal(got, (xv + xv))
+    assert got.dtype == ml_dtypes.bfloat16
+    assert list(strings) == ["a", "bc"]
+
+
+def test_epilogue_inputs_must_broadcast_to_the_output(rng):
+    # clip's bounds may be (1,) on a () input: no epilogue can read them, so the reference runs it
+    x, lo = relay.var("x", shape=()), relay.var("lo", shape=(1,))
+    out = relay.Call(tvmlite.ir.Op.get("clip"), [x, lo, relay.Tuple([])])
+    lib = check(relay.Function([x, lo], out), {"x": np.array(-2, "float32"), "lo": np.array([-1], "float32")})
+    assert kernels(lib) == ["relay.backend.reference"]
