@@ -406,8 +406,12 @@ class GraphBuilder {
       const auto* c = e.as<CallNode>();
       if (c == nullptr || !c->op.as<OpNode>()) { ok = false; return; }
       for (const Expr& a : c->args) {
+        if (g.leaf_index.count(a.get())) continue;
         if (const auto* t = a.as<TupleNode>()) {
-          if (!t->fields.empty()) { ok = false; return; }  // only () (an omitted input) is allowed
+          // A tuple argument (concatenate's inputs; () an omitted input) of group inputs and constants.
+          for (const Expr& f : t->fields) {
+            if (!g.leaf_index.count(f.get()) && !f.as<ConstantNode>()) { ok = false; return; }
+          }
           continue;
         }
         visit(a);
@@ -462,9 +466,13 @@ class GraphBuilder {
     if (!StaticShape(out_type)) return std::nullopt;
     auto calls = GroupCalls(g);
     if (!calls || calls->empty()) return std::nullopt;
-    // Every leaf the group reads must be one static tensor entry.
+    // Every leaf the group reads must be static tensors (a tuple of them only as an anchor's argument).
     for (size_t i = 0; i < g.leaves.size(); ++i) {
-      if (g.leaf_entries[i].size() != 1 || !StaticShape(g.leaves[i]->checked_type())) return std::nullopt;
+      std::vector<Type> types;
+      FlattenType(g.leaves[i]->checked_type(), &types);
+      for (const Type& t : types) {
+        if (!StaticShape(t)) return std::nullopt;
+      }
     }
     auto epilogue_ok = [&](const CallNode* c) {
       Op op = Downcast<Op>(c->op);
@@ -494,7 +502,8 @@ class GraphBuilder {
       if (StaticShape(anchor->checked_type_) != StaticShape(out_type)) return std::nullopt;
       // The anchor reads group inputs and constants only.
       for (const Expr& a : anchor->args) {
-        if (const auto* t = a.as<TupleNode>()) {
+        const auto* t = a.as<TupleNode>();
+        if (t != nullptr && !g.leaf_index.count(a.get())) {
           for (const Expr& f : t->fields) {
             if (!AnchorInput(g, f, &inputs, &input_types)) return std::nullopt;
           }
@@ -552,8 +561,9 @@ class GraphBuilder {
     }
     auto it = g.leaf_index.find(a.get());
     if (it == g.leaf_index.end()) return false;
-    inputs->push_back(g.leaf_entries[it->second][0]);
-    types->push_back(a->checked_type());
+    const auto& entries = g.leaf_entries[it->second];
+    inputs->insert(inputs->end(), entries.begin(), entries.end());  // a tuple: one input per field
+    FlattenType(a->checked_type(), types);
     return true;
   }
 
@@ -625,7 +635,10 @@ class GraphBuilder {
           continue;
         }
         auto li = g.leaf_index.find(a.get());
-        if (li == g.leaf_index.end() || !BroadcastsTo(a->checked_type(), out_shape)) return std::nullopt;
+        if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1 ||
+            !BroadcastsTo(a->checked_type(), out_shape)) {
+          return std::nullopt;
+        }
         src[a.get()] = "in" + std::to_string(next_input++);
         epi_inputs->push_back(g.leaf_entries[li->second][0]);
         srcs.push_back(src[a.get()]);

@@ -351,3 +351,28 @@ def test_epilogue_inputs_must_broadcast_to_the_output(rng):
     out = relay.Call(tvmlite.ir.Op.get("clip"), [x, lo, relay.Tuple([])])
     lib = check(relay.Function([x, lo], out), {"x": np.array(-2, "float32"), "lo": np.array([-1], "float32")})
     assert kernels(lib) == ["relay.backend.reference"]
+
+
+def _test_concat_factory(attrs):
+    axis = int(attrs["axis"])
+    assert not str(attrs.get("epilogue", ""))  # this test kernel takes no epilogue
+
+    def run(*args):
+        *ins, out = args
+        np.from_dlpack(out)[...] = np.concatenate([a.numpy() for a in ins], axis=axis)
+
+    return run
+
+
+def test_tuple_inputs_of_an_anchor_are_flattened(rng):
+    tvmlite.register_func("topi.test_concat", _test_concat_factory, override=True)
+    register_op_attr("concatenate", "FTVMLiteKernel", "topi.test_concat", level=1)
+    x, y = relay.var("x", shape=(2, 3)), relay.var("y", shape=(4, 3))
+    out = relay.concatenate([x, relay.exp(y)], axis=0)  # main-level tuple -> the node's inputs
+    p, q = relay.var("p", shape=(4, 3)), relay.var("q", shape=(2, 3))
+    fused = relay.Call(_primitive([p, q], relay.concatenate([p, q], axis=0)), [y, x])  # a tuple inside a group
+    lib = check(relay.Function([x, y], relay.Tuple([out, fused])), {"x": f32(rng, 2, 3), "y": f32(rng, 4, 3)})
+    nodes = tvm_nodes(lib)
+    concat = [n for n in nodes if n["name"].startswith("tvmlite_concatenate")]
+    assert len(concat) == 2 and all(n["attrs"]["func_name"].startswith("topi.") for n in concat)
+    assert all(len(n["inputs"]) == 2 for n in concat)
