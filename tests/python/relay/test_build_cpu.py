@@ -376,3 +376,22 @@ def test_tuple_inputs_of_an_anchor_are_flattened(rng):
     concat = [n for n in nodes if n["name"].startswith("tvmlite_concatenate")]
     assert len(concat) == 2 and all(n["attrs"]["func_name"].startswith("topi.") for n in concat)
     assert all(len(n["inputs"]) == 2 for n in concat)
+
+
+def test_clip_with_tensor_bounds(rng):
+    x, lo, hi = relay.var("x", shape=(3, 8)), relay.var("lo", shape=()), relay.var("hi", shape=(1,))
+    out = relay.Call(tvmlite.ir.Op.get("clip"), [x, lo, hi])
+    lib = check(relay.Function([x, lo, hi], out),
+                {"x": f32(rng, 3, 8) * 4, "lo": np.array(-1, "float32"), "hi": np.array([0.5], "float32")})
+    (node,) = tvm_nodes(lib)
+    assert node["attrs"]["kernel_attrs"]["epilogue"] == "copy r0 in0; max r0 r0 in1; min r0 r0 in2"
+
+
+def test_multi_instruction_rule_on_the_anchor_value(rng, softsign_kernel):
+    # swish(alpha != 1) of r0 into r0 needs scratch: computed in r1, then copied to r0
+    x, p = relay.var("x", shape=(4, 6)), relay.var("p", shape=(4, 6))
+    group = _primitive([p], relay.nn.swish(relay.nn.softsign(p), alpha=1.7))
+    lib = check(relay.Function([x], relay.Call(group, [x])), {"x": f32(rng, 4, 6) * 3})
+    (node,) = tvm_nodes(lib)
+    if node["attrs"]["func_name"] == softsign_kernel:
+        assert node["attrs"]["kernel_attrs"]["epilogue"] == "mul r1 r0 1.7; sigmoid r1 r1; mul r1 r0 r1; copy r0 r1"
