@@ -341,9 +341,11 @@ class GraphExecutorObj : public Object {
       return;
     }
     std::optional<NDArray> a = value.as<NDArray>();
-    TVMLITE_CHECK_KIND(a.has_value(), TypeError) << "set_input: input '" << name << "' is a tensor, got "
-                                                 << (value.object() ? value.object()->GetTypeKey() : std::string("a value of type index ") +
-                                                                                  std::to_string(value.type_index()));
+    if (!a.has_value()) {
+      std::string got = value.object() ? value.object()->GetTypeKey()
+                                       : "a value of type index " + std::to_string(value.type_index());
+      TVMLITE_THROW(TypeError) << "set_input: input '" << name << "' is a tensor, got " << got;
+    }
     DataType want(dtypes[e]), got(a->dtype());
     TVMLITE_CHECK_KIND(want == got, TypeError) << "set_input: input '" << name << "' is " << want.str()
                                                << ", got dtype " << got.str();

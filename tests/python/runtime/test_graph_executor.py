@@ -138,6 +138,8 @@ def test_bad_inputs(lib):
         gm.set_input("x", np.zeros((3, 2), "float32"))
     with pytest.raises(TypeError, match="input 'x' is float32, got dtype float64"):
         gm.set_input("x", np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="input 'x' is a tensor, got runtime.Array"):
+        gm.set_input("x", [np.zeros(3, "float32")])
     with pytest.raises(IndexError, match="input index 5 out of range"):
         gm.set_input(5, np.zeros((2, 3), "float32"))
     gm.set_input(x=np.zeros((2, 3), "float32"), y=np.zeros(3, "float32"))
