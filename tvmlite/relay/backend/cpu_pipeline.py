@@ -7,9 +7,8 @@ it); ``lower(mod)`` is csrc/backend/graph_codegen.cc (relay.backend.LowerToGraph
 """
 import numpy as np
 
-from ..._ffi import core
 from ...runtime.ndarray import NDArray, array
-from .. import transform
+from .. import _ffi_api, transform
 from ..expr import Constant, Function
 from ..expr_functor import ExprMutator
 
@@ -55,7 +54,7 @@ def optimize(mod):
 
 def lower(mod):
     """(graph_json, params) of a typed module whose main is a dataflow graph (relay.backend.LowerToGraph)."""
-    res = core.get_global_func("relay.backend.LowerToGraph")(mod)
+    res = _ffi_api.__getattr__("backend.LowerToGraph")(mod)
     return str(res["graph_json"]), {str(k): v for k, v in res["params"].items()}
 
 
