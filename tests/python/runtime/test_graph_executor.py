@@ -214,3 +214,31 @@ def test_executors_share_params_and_run_concurrently(rng):
         t.join()
     assert not errors, errors
     assert all(r is not None for r in results)
+
+
+def test_mutated_graphs_never_crash(lib):
+    """Numbers and dtypes of a valid graph changed at random: each run works or raises, never crashes."""
+    import random
+    import re
+
+    from tvmlite.runtime.executor_factory import ExecutorFactoryModule
+
+    graph = lib.get_graph_json()
+    numbers = [m.span() for m in re.finditer(r"-?\d+", graph)]
+    rnd = random.Random(0)
+    outcomes = {"ran": 0, "raised": 0}
+    for _ in range(300):
+        text = graph
+        for a, b in rnd.sample(numbers, 2):
+            text = graph[:a] + str(rnd.choice([-1, 0, 1, 2, 3, 7, 2 ** 40])) + graph[b:] if text == graph else text
+        if rnd.random() < 0.2:
+            text = text.replace('"float32"', rnd.choice(['"int8"', '"bogus"', '"object"', '"string"']), 1)
+        try:
+            gm = GraphModule(ExecutorFactoryModule(text, lib.get_params())["default"](tvmlite.cpu(0)))
+            gm.set_input(x=np.ones((2, 3), "float32"), y=np.ones(3, "float32"))
+            gm.run()
+            [gm.get_output(k) for k in range(gm.get_num_outputs())]
+            outcomes["ran"] += 1
+        except (ValueError, TypeError, KeyError, IndexError, tvmlite.TVMLiteError):
+            outcomes["raised"] += 1
+    assert outcomes["ran"] > 0 and outcomes["raised"] > 0
