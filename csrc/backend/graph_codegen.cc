@@ -187,7 +187,7 @@ int64_t TensorBytes(const Type& t) {
   if (!shape) return 0;
   int64_t n = 1;
   for (int64_t d : *shape) n *= d;
-  return (n * tt->dtype.bits() * tt->dtype.lanes() + 7) / 8;
+  return n * tt->dtype.bytes();  // as NDArray lays it out: whole bytes per element (int4 too)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -446,6 +446,8 @@ class GraphBuilder {
     if (!a || !b || !StaticShape(in_type) || a->dtype != b->dtype || TensorBytes(in_type) != TensorBytes(out_type)) {
       return std::nullopt;
     }
+    // Only dtypes an NDArray holds as whole bytes (sub-byte and string tensors are carried boxed).
+    if (a->dtype.is_string() || a->dtype.bits() % 8 != 0 || a->dtype.lanes() != 1) return std::nullopt;
     const auto& entries = g.leaf_entries[it->second];
     if (entries.size() != 1) return std::nullopt;
     GNode n;

@@ -55,7 +55,7 @@ NDArray ViewOf(const NDArray& base, const std::vector<int64_t>& shape, DLDataTyp
 int64_t NumBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
-  return (n * dtype.bits * dtype.lanes + 7) / 8;
+  return n * DataType(dtype).bytes();  // as NDArray lays it out: whole bytes per element
 }
 
 std::string ShapeStr(const std::vector<int64_t>& shape) {
