@@ -370,7 +370,7 @@ class GraphBuilder {
         }
       }
     }
-    g.name = GroupName(g.root);
+    g.name = GroupName(g);
     Type out_type = g.root->checked_type();
     if (auto r = TryView(g)) return *r;
     if (auto r = TryNative(g)) return *r;
@@ -383,10 +383,35 @@ class GraphBuilder {
     g->leaf_entries.push_back(entries);
   }
 
-  std::string GroupName(const Expr& root) {
-    std::string base = "node";
-    if (const auto* c = root.as<CallNode>()) {
-      if (const auto* op = c->op.as<OpNode>()) base = op->name;
+  /*!
+   * \brief TVM's style of kernel name: the ops of the group in post-order, "fused_" when there are several
+   * (tvmlite_fused_nn_conv2d_add_nn_relu_0), numbered per name.
+   */
+  std::string GroupName(const Group& g) {
+    const Expr& root = g.root;
+    std::vector<std::string> ops;
+    std::unordered_set<const Object*> seen;
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (!seen.insert(e.get()).second) return;
+      const auto* c = e.as<CallNode>();
+      if (c == nullptr) {
+        if (const auto* t = e.as<TupleNode>()) {
+          for (const Expr& f : t->fields) visit(f);
+        }
+        return;
+      }
+      for (const Expr& a : c->args) visit(a);
+      if (const auto* op = c->op.as<OpNode>()) ops.push_back(op->name);
+    };
+    if (!g.func.defined()) {
+      ops.push_back(Downcast<Op>(Downcast<Call>(root)->op)->name);  // one op of main: its args are other nodes
+    } else {
+      visit(root);
+    }
+    std::string base = ops.size() > 1 ? "fused" : (ops.empty() ? "node" : "");
+    for (const std::string& o : ops) {
+      if (base.size() > 80) break;
+      base += (base.empty() ? "" : "_") + o;
     }
     for (char& ch : base) {
       if (ch == '.') ch = '_';

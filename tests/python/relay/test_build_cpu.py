@@ -262,6 +262,7 @@ def test_fused_elementwise_group(rng):
     (node,) = tvm_nodes(lib)
     assert node["attrs"]["func_name"] == "topi.elemwise"
     assert node["attrs"]["kernel_attrs"]["epilogue"] == "exp r1 in0; add r2 r1 in1; div r0 r1 r2"
+    assert node["name"] == "tvmlite_fused_exp_add_divide_0"  # TVM's naming: the group's ops
 
 
 def test_too_many_live_values_fall_back(rng):
