@@ -183,6 +183,10 @@ def test_build_params_are_bound(rng):
     np.testing.assert_array_equal(lib.get_params()["p0"].numpy(), wv)
     with pytest.raises(KeyError, match="nope"):
         tvmlite.build(relay.Function([x, w], relay.add(x, w)), target="cpu", params={"nope": wv})
+    with pytest.raises(ValueError, match="param 'w' is .*, got shape \\(4, 3\\)"):
+        tvmlite.build(relay.Function([x, w], relay.add(x, w)), target="cpu", params={"w": wv.reshape(4, 3)})
+    with pytest.raises(TypeError, match="param 'w' is .*, got dtype float64"):
+        tvmlite.build(relay.Function([x, w], relay.add(x, w)), target="cpu", params={"w": wv.astype("float64")})
 
 
 def test_llvm_is_an_alias_and_bad_target():

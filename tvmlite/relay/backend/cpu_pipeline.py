@@ -39,12 +39,26 @@ def bind_params(mod, params):
     for name, value in params.items():
         if not isinstance(value, NDArray):
             value = array(np.ascontiguousarray(value))
+        _check_param(name, value, by_name[name].type_annotation)
         constants[by_name[name]] = Constant(value)
     body = _Binder(constants).visit(main.body)
     new_main = Function([p for p in main.params if p not in constants], body, main.ret_type, dict(main.attrs or {}))
     functions = {str(gv): f for gv, f in mod.functions.items()}
     functions["main"] = new_main
     return IRModule(functions)
+
+
+def _check_param(name, value, ty):
+    """A param must fit its input's declared type (dtype, rank, static dims), as set_input would check."""
+    from ...ir.type import TensorType
+
+    if not isinstance(ty, TensorType):
+        return
+    if str(value.dtype) != str(ty.dtype):
+        raise TypeError(f"build: param '{name}' is {ty}, got dtype {value.dtype}")
+    shape = tuple(value.shape)
+    if len(shape) != len(ty.shape) or any(isinstance(d, int) and d != n for d, n in zip(ty.shape, shape)):
+        raise ValueError(f"build: param '{name}' is {ty}, got shape {shape}")
 
 
 def optimize(mod):
