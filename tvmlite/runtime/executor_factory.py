@@ -143,7 +143,7 @@ class ExecutorFactoryModule:
         if not isinstance(graph, dict):
             raise ValueError("ExecutorFactoryModule: the graph JSON must be an object")
         self._graph = convert(graph)
-        self._params = {str(k): v if isinstance(v, NDArray) else array(np.ascontiguousarray(v))
+        self._params = {str(k): v if isinstance(v, NDArray) else to_executor_value(v)
                         for k, v in dict(params or {}).items()}
         self._params_map = convert(self._params)
         attrs = graph.get("attrs", {})

@@ -37,8 +37,11 @@ def save_module(path, graph_json, params):
         f.write(g)
         f.write(struct.pack("<I", len(params)))
         for name, value in params.items():
-            arr = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
-            arr = np.ascontiguousarray(arr, dtype=numpy_dtype(str(value.dtype)) if hasattr(value, "dtype") else None)
+            arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+            if hasattr(value, "dtype"):
+                arr = arr.astype(numpy_dtype(str(value.dtype)), copy=False)
+            if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+                arr = arr.copy(order="C")
             for text in (name, str(value.dtype)):
                 b = text.encode("utf-8")
                 f.write(struct.pack("<I", len(b)))

@@ -120,3 +120,13 @@ def test_corrupt_files_are_value_errors(tmp_path, exported):
     not_json = data[:28] + b"{" + graph[1:].replace(b":", b";", 1) + data[28 + n:]
     with pytest.raises(ValueError, match="malformed"):
         load_module(_write(tmp_path / "g", not_json))
+
+
+def test_scalar_params_keep_rank_zero(tmp_path):
+    from tvmlite.runtime.module import save_module
+
+    x = relay.var("x", shape=(3,))
+    lib = tvmlite.build(relay.Function([x], relay.exp(x)), target="cpu")
+    save_module(tmp_path / "s", lib.get_graph_json(), {"k": tvmlite.nd.array(np.array(3, "int64"))})
+    back = load_module(tmp_path / "s").get_params()["k"]
+    assert back.shape == () and int(back.numpy()) == 3

@@ -7,7 +7,8 @@ it); ``lower(mod)`` is csrc/backend/graph_codegen.cc (relay.backend.LowerToGraph
 """
 import numpy as np
 
-from ...runtime.ndarray import NDArray, array
+from ...runtime.executor_factory import to_executor_value
+from ...runtime.ndarray import NDArray
 from .. import _ffi_api, transform
 from ..expr import Constant, Function
 from ..expr_functor import ExprMutator
@@ -38,7 +39,9 @@ def bind_params(mod, params):
     constants = {}
     for name, value in params.items():
         if not isinstance(value, NDArray):
-            value = array(np.ascontiguousarray(value))
+            value = to_executor_value(np.asarray(value))
+            if not isinstance(value, NDArray):
+                raise TypeError(f"build: param '{name}' of dtype {np.asarray(value).dtype} cannot be a constant")
         _check_param(name, value, by_name[name].type_annotation)
         constants[by_name[name]] = Constant(value)
     body = _Binder(constants).visit(main.body)
