@@ -14,6 +14,7 @@ import numpy as np
 from ..._ffi.registry import register_func
 from ...ir.type import TupleType
 from ...runtime.executor_factory import from_executor_value, to_executor_value
+from ...runtime.ndarray import ML_DTYPE_NAMES
 from ...runtime.serialization import load_json
 from .. import transform
 from ..expr import Function
@@ -33,6 +34,11 @@ def _from_ffi(value):
     if isinstance(value, list):
         return [_from_ffi(v) for v in value]
     if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+        if str(value.dtype) not in ML_DTYPE_NAMES:
+            try:  # a view of the executor's entry: references never write their inputs (the debug one shares too)
+                return np.from_dlpack(value)
+            except (TypeError, ValueError, BufferError):
+                pass
         return value.numpy()
     return value
 
@@ -59,7 +65,7 @@ def _flatten(value, ty, out):
 def _to_ffi(value):
     """A result as an executor value: always a fresh array (a reference may return its input itself)."""
     if isinstance(value, np.ndarray):
-        return to_executor_value(value.copy(order="C"))
+        return to_executor_value(value)  # copies: the result may be (a view of) an input
     if isinstance(value, (list, tuple)):
         return [_to_ffi(v) for v in value]
     return value
