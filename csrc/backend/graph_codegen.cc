@@ -14,23 +14,28 @@
  *                        output aliases the input's storage with the new shape (TVM does the same);
  *   the anchor's kernel  one op without an "FTVMLiteEpilogue" rule (the anchor) reading only group inputs and
  *                        constants, with a "FTVMLiteKernel" name, and every other op an epilogue rule: float32
- *                        static tensors; kernel_attrs = the anchor's attrs fields (by reflection) + "epilogue",
+ *                        static tensors; kernel_attrs = the anchor's attrs fields (by reflection: bools as 0/1,
+ *                        dtypes as strings, None fields left out; other values mean the reference) + "epilogue",
  *                        the program of the other ops (r0 = the anchor's value; intermediates in r1..r7, freed
  *                        after their last use; in<k> = group inputs and non-scalar constants the epilogue reads, in
- *                        first-use order; scalar float constants are immediates). Inputs: the anchor's, then in<k>.
+ *                        first-use order; scalar float constants are immediates). Inputs: the anchor's (a tuple
+ *                        argument, e.g. concatenate's, one per field; constants become params), then in<k>.
  *                        The factory is called at build with these attrs: raising means the reference instead. An
  *                        anchor with tensors other than float32 is also run once on zeros at build to be sure;
  *   topi.elemwise        no anchor: the same program, r0 written by the root op;
  *   relay.backend.reference  anything else (no kernel, other dtypes, dynamic shapes, tuples, sequences, control
- *                        flow): kernel_attrs {"func": SaveJSON(the group as a Function)}; the Python factory
+ *                        flow): kernel_attrs {"func": SaveJSON(the group as a Function)} (one op's non-scalar
+ *                        constant arguments become params: weights stay out of the JSON); the Python factory
  *                        (tvmlite/relay/backend/reference_kernel.py) evaluates it with the ops' references and
  *                        returns its outputs (the flattened list), which the executor stores.
  * Then the memory plan (memory_plan.h) gives native outputs storage ids.
  *
  * Graph JSON (TVM's): nodes [{op: "null"|"tvm_op", name, inputs: [[node, index, 0]...], attrs: {func_name,
  * num_inputs, num_outputs, flatten_data: "0", kernel_attrs: {...}}}], arg_nodes, heads, node_row_ptr, attrs:
- * {shape, dltype, storage_id, static (1: a tensor of static shape), planned_bytes, intermediate_bytes}. Dynamic dims
- * are -1; a non-tensor entry (sequence, optional) has dltype "object".
+ * {shape, dltype, storage_id, static (1: a tensor of static shape), planned_bytes, intermediate_bytes}, and
+ * input_nodes (the arg_nodes that are main's inputs, in main's order; the others are params). Dynamic dims are -1; a
+ * non-tensor entry (sequence, optional) has dltype "object"; storage_id -1: not in the pool (inputs, params, values
+ * reference nodes return). Nodes are named in TVM's style: tvmlite_fused_nn_conv2d_add_nn_relu_0.
  */
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/ir/module.h>
