@@ -249,8 +249,9 @@ class GraphBuilder {
         continue;
       }
       stack.push_back({e, true});
-      for (const Expr& c : DataChildren(e)) {
-        if (!memo_.count(c.get())) stack.push_back({c, false});
+      std::vector<Expr> children = DataChildren(e);
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {  // reversed: lowered left to right
+        if (!memo_.count(it->get())) stack.push_back({*it, false});
       }
     }
     return memo_.at(root.get());

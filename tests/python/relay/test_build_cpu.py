@@ -400,3 +400,10 @@ def test_multi_instruction_rule_on_the_anchor_value(rng, softsign_kernel):
     (node,) = tvm_nodes(lib)
     if node["attrs"]["func_name"] == softsign_kernel:
         assert node["attrs"]["kernel_attrs"]["epilogue"] == "mul r1 r0 1.7; sigmoid r1 r1; mul r1 r0 r1; copy r0 r1"
+
+
+def test_empty_tensors(rng):
+    x, y = relay.var("x", shape=(0, 3)), relay.var("y", shape=(3,))
+    out = relay.Tuple([relay.exp(relay.add(x, y)), relay.reshape(x, (3, -1)), relay.nn.softmax(x)])
+    lib = check(relay.Function([x, y], out), {"x": np.zeros((0, 3), "float32"), "y": f32(rng, 3)})
+    assert kernels(lib) == ["topi.elemwise", "topi.elemwise", "__nop", "relay.backend.reference"]  # source order
