@@ -4,11 +4,12 @@ from ..relay.expr import Function
 
 __all__ = ["build"]
 
-_TARGETS = ("debug",)
+_TARGETS = ("debug", "cpu", "llvm")
 
 
 def build(mod, target="debug", params=None):
-    """Build mod for target. ``target="debug"`` interprets the IR with the ops' numpy references.
+    """Build mod for target. ``target="debug"`` interprets the IR with the ops' numpy references; ``"cpu"`` (alias
+    ``"llvm"``) lowers it to a graph of native kernels run by the C++ graph executor (docs/compiler.md).
 
     Parameters
     ----------
@@ -27,5 +28,8 @@ def build(mod, target="debug", params=None):
         from .backend.debug_executor import DebugExecutorFactory
 
         return DebugExecutorFactory(mod, params)
-    raise ValueError(f"tvmlite.build: unknown target '{target}' (available: {', '.join(_TARGETS)}; the native "
-                     f"'cpu' target comes with the compiler)")
+    if target in ("cpu", "llvm"):
+        from .backend import cpu_pipeline
+
+        return cpu_pipeline.build(mod, params)
+    raise ValueError(f"tvmlite.build: unknown target '{target}' (available: {', '.join(_TARGETS)})")

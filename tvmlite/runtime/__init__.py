@@ -6,3 +6,4 @@ from .serialization import (structural_equal, structural_hash, assert_structural
                             load_json)
 from . import ndarray
 from .graph_module import GraphModule
+from .module import load_module

@@ -11,7 +11,7 @@ The wrapped module provides ``set_input(name, value)``, ``run()``, ``get_output(
 the compiled graph executor of the next layer another.
 """
 
-__all__ = ["GraphModule"]
+__all__ = ["GraphModule", "format_profile"]
 
 
 _NO_VALUE = object()
@@ -56,5 +56,36 @@ class GraphModule:
     def get_input_names(self):
         return list(self.module.get_input_names())
 
+    def profile(self, file=None):
+        """Run once timing each node; print a table (node, kernel, output shape, ms, % of total), slowest first,
+        with the total, to file (default stdout; None-like False skips printing) and return the records (dicts
+        with name, func_name, shape, time_ms, in execution order). Needs an executor with profile() (cpu)."""
+        import sys
+
+        if not callable(getattr(self.module, "profile", None)):
+            raise TypeError(f"GraphModule.profile: {type(self.module).__name__} cannot profile (build with "
+                            f"target='cpu')")
+        records = self.module.profile()
+        if file is not False:
+            print(format_profile(records), file=file or sys.stdout)
+        return records
+
     def __getitem__(self, name):
         return getattr(self, name)
+
+
+def format_profile(records):
+    """The profile table of records (see GraphModule.profile)."""
+    total = sum(r["time_ms"] for r in records) or 1e-12
+    rows = [("node", "kernel", "shape", "time ms", "%")]
+    for r in sorted(records, key=lambda r: -r["time_ms"]):
+        rows.append((r["name"], r["func_name"], str(tuple(r["shape"])), f"{r['time_ms']:.3f}",
+                     f"{100 * r['time_ms'] / total:.1f}"))
+    rows.append(("total", f"{len(records)} nodes", "", f"{sum(r['time_ms'] for r in records):.3f}", "100.0"))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = []
+    for k, row in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if k == 0 or k == len(rows) - 2:
+            lines.append("-" * len(lines[-1]))
+    return "\n".join(lines)

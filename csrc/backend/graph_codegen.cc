@@ -1,0 +1,904 @@
+/*!
+ * \file graph_codegen.cc
+ * \brief relay.backend.LowerToGraph: a typed module whose main is a dataflow graph -> TVM's graph JSON + params.
+ *
+ *   res = LowerToGraph(mod)      // {"graph_json": str, "params": {"p0": NDArray, ...}}
+ *
+ * Algorithm. Walk main's body in post-order (not into functions); every value becomes a list of graph entries (a
+ * tuple-typed value one per field, flattened; any other value one):
+ *   Var             an input node ("null", its name)            Constant   a param node p0, p1, ...
+ *   Tuple           the fields' entries                         TupleGetItem  the field's slice of them
+ *   Call of a Function with attrs["Primitive"] == 1 (a FuseOps group), or of an op (a group of one): one node.
+ * A group becomes, in this order of preference:
+ *   "__nop"              only reshape/squeeze/expand_dims/nn.batch_flatten/reshape_like of a static tensor: the
+ *                        output aliases the input's storage with the new shape (TVM does the same);
+ *   the anchor's kernel  one op without an "FTVMLiteEpilogue" rule (the anchor) reading only group inputs and
+ *                        constants, with a "FTVMLiteKernel" name, and every other op an epilogue rule: float32
+ *                        static tensors; kernel_attrs = the anchor's attrs fields (by reflection: bools as 0/1,
+ *                        dtypes as strings, None fields left out; other values mean the reference) + "epilogue",
+ *                        the program of the other ops (r0 = the anchor's value; intermediates in r1..r7, freed
+ *                        after their last use; in<k> = group inputs and non-scalar constants the epilogue reads, in
+ *                        first-use order; scalar float constants are immediates). Inputs: the anchor's (a tuple
+ *                        argument, e.g. concatenate's, one per field; constants become params), then in<k>.
+ *                        The factory is called at build with these attrs: raising means the reference instead. An
+ *                        anchor with tensors other than float32 is also run once on zeros at build to be sure;
+ *   topi.elemwise        no anchor: the same program, r0 written by the root op;
+ *   relay.backend.reference  anything else (no kernel, other dtypes, dynamic shapes, tuples, sequences, control
+ *                        flow): kernel_attrs {"func": SaveJSON(the group as a Function)} (one op's non-scalar
+ *                        constant arguments become params: weights stay out of the JSON); the Python factory
+ *                        (tvmlite/relay/backend/reference_kernel.py) evaluates it with the ops' references and
+ *                        returns its outputs (the flattened list), which the executor stores.
+ * Then the memory plan (memory_plan.h) gives native outputs storage ids.
+ *
+ * Graph JSON (TVM's): nodes [{op: "null"|"tvm_op", name, inputs: [[node, index, 0]...], attrs: {func_name,
+ * num_inputs, num_outputs, flatten_data: "0", kernel_attrs: {...}}}], arg_nodes, heads, node_row_ptr, attrs:
+ * {shape, dltype, storage_id, static (1: a tensor of static shape), planned_bytes, intermediate_bytes}, and
+ * input_nodes (the arg_nodes that are main's inputs, in main's order; the others are params). Dynamic dims are -1; a
+ * non-tensor entry (sequence, optional) has dltype "object"; storage_id -1: not in the pool (inputs, params, values
+ * reference nodes return). Nodes are named in TVM's style: tvmlite_fused_nn_conv2d_add_nn_relu_0.
+ */
+#include <tvmlite/ir/expr_functor.h>
+#include <tvmlite/ir/module.h>
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/serialization.h>
+#include <tvmlite/runtime/structural.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "./memory_plan.h"
+
+namespace tvmlite {
+namespace backend {
+
+using namespace ir;  // NOLINT(*)
+using runtime::Array;
+using runtime::Map;
+using runtime::NDArray;
+using runtime::Registry;
+
+namespace {
+
+const char* kReference = "relay.backend.reference";
+const char* kNop = "__nop";
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON text
+// ---------------------------------------------------------------------------------------------------------------
+
+void WriteJSONString(const std::string& s, std::string* out) {
+  *out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          *out += buf;
+        } else {
+          *out += static_cast<char>(c);
+        }
+    }
+  }
+  *out += '"';
+}
+
+void WriteJSONFloat(double v, std::string* out) {
+  if (std::isnan(v)) { *out += "NaN"; return; }  // Python's json reads these
+  if (std::isinf(v)) { *out += v > 0 ? "Infinity" : "-Infinity"; return; }
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  *out += buf;
+  if (!std::strpbrk(buf, ".eE")) *out += ".0";
+}
+
+/*! \brief Write a kernel attr value (None, int, float, str, or a list of them); false when it is none of these. */
+bool WriteJSONValue(const Any& v, std::string* out) {
+  switch (v.type_index()) {
+    case kTVMLiteNone: *out += "null"; return true;
+    case kTVMLiteInt: case kTVMLiteBool: *out += std::to_string(v.cast<int64_t>()); return true;
+    case kTVMLiteFloat: WriteJSONFloat(v.cast<double>(), out); return true;
+    case kTVMLiteString: WriteJSONString(std::string(v.cast<String>()), out); return true;
+    case kTVMLiteArray: {
+      *out += '[';
+      bool first = true;
+      for (const Any& x : v.cast<Array<Any>>()) {
+        if (!first) *out += ',';
+        first = false;
+        if (!WriteJSONValue(x, out)) return false;
+      }
+      *out += ']';
+      return true;
+    }
+    default: return false;
+  }
+}
+
+/*! \brief An attrs field value as a kernel attr: bools become ints, dtypes strings; nullopt when not expressible. */
+std::optional<Any> KernelAttrValue(const Any& v) {
+  switch (v.type_index()) {
+    case kTVMLiteNone: case kTVMLiteInt: case kTVMLiteFloat: case kTVMLiteString: return v;
+    case kTVMLiteBool: return Any(v.cast<int64_t>());
+    case kTVMLiteDataType: return Any(String(runtime::DataType(v.cast<DLDataType>()).str()));
+    case kTVMLiteArray: {
+      std::vector<Any> items;
+      for (const Any& x : v.cast<Array<Any>>()) {
+        std::optional<Any> y = KernelAttrValue(x);
+        if (!y) return std::nullopt;
+        items.push_back(*y);
+      }
+      return Any(Array<Any>(items));
+    }
+    default: return std::nullopt;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------------------------
+
+void FlattenType(const Type& t, std::vector<Type>* out) {
+  if (const auto* tt = t.as<TupleTypeNode>()) {
+    for (const Type& f : tt->fields) FlattenType(f, out);
+  } else {
+    out->push_back(t);
+  }
+}
+
+size_t FlatCount(const Type& t) {
+  std::vector<Type> v;
+  FlattenType(t, &v);
+  return v.size();
+}
+
+/*! \brief The static shape of a tensor type, or nullopt (dynamic, or not a tensor). */
+std::optional<std::vector<int64_t>> StaticShape(const Type& t) {
+  const auto* tt = t.as<TensorTypeNode>();
+  if (tt == nullptr) return std::nullopt;
+  return tt->static_shape();
+}
+
+bool IsStaticF32(const Type& t) {
+  const auto* tt = t.as<TensorTypeNode>();
+  return tt != nullptr && tt->dtype == runtime::DataType::Float(32) && tt->static_shape().has_value();
+}
+
+/*! \brief Whether a tensor of type t broadcasts (numpy rules) to shape out: what an epilogue input must do. */
+bool BroadcastsTo(const Type& t, const std::vector<int64_t>& out) {
+  auto shape = StaticShape(t);
+  if (!shape || shape->size() > out.size()) return false;
+  size_t off = out.size() - shape->size();
+  for (size_t i = 0; i < shape->size(); ++i) {
+    if ((*shape)[i] != 1 && (*shape)[i] != out[off + i]) return false;
+  }
+  return true;
+}
+
+int64_t TensorBytes(const Type& t) {
+  const auto* tt = t.as<TensorTypeNode>();
+  auto shape = StaticShape(t);
+  if (!shape) return 0;
+  int64_t n = 1;
+  for (int64_t d : *shape) n *= d;
+  return n * tt->dtype.bytes();  // as NDArray lays it out: whole bytes per element (int4 too)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The graph
+// ---------------------------------------------------------------------------------------------------------------
+
+struct Entry {
+  int64_t node;
+  int64_t index;
+};
+
+struct GNode {
+  bool is_op = false;  // "tvm_op" (else "null")
+  std::string name;
+  std::string func_name;
+  Map<String, Any> kernel_attrs;
+  std::vector<Entry> inputs;
+  std::vector<Type> out_types;
+  bool native = false;  // a topi kernel: its outputs are planned
+};
+
+/*! \brief A group to lower: its root expression and its leaves (inputs), each with its graph entries. */
+struct Group {
+  Expr root;
+  std::vector<Expr> leaves;                                     // group params (Vars) or, for one op, its args
+  std::vector<std::vector<Entry>> leaf_entries;                 // per leaf
+  std::unordered_map<const Object*, size_t> leaf_index;         // leaf -> position
+  Function func;                                                // for the reference path
+  std::string name;                                             // the node's name
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const IRModule& mod) : main_(mod->Lookup("main")) {}
+
+  Map<String, Any> Run() {
+    for (const Var& p : main_->params) main_params_.insert(p.get());
+    for (const Var& p : main_->params) Lower(p);  // inputs first, in main's order (unused ones too)
+    std::vector<Entry> heads = Lower(main_->body);
+    return Finish(heads);
+  }
+
+ private:
+  // -- walking main --------------------------------------------------------------------------------------------
+  std::vector<Entry> Lower(const Expr& root) {
+    // Iterative post-order over main's dataflow graph; functions are not entered.
+    std::vector<std::pair<Expr, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      auto [e, expanded] = stack.back();
+      stack.pop_back();
+      if (memo_.count(e.get())) continue;
+      if (expanded) {
+        memo_[e.get()] = LowerNode(e);
+        continue;
+      }
+      stack.push_back({e, true});
+      std::vector<Expr> children = DataChildren(e);
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {  // reversed: lowered left to right
+        if (!memo_.count(it->get())) stack.push_back({*it, false});
+      }
+    }
+    return memo_.at(root.get());
+  }
+
+  /*! \brief The values a node of main reads (nested functions are part of their caller's group). */
+  std::vector<Expr> DataChildren(const Expr& e) {
+    std::vector<Expr> out;
+    if (const auto* c = e.as<CallNode>()) {
+      for (const Expr& a : c->args) {
+        if (!a.as<FunctionNode>() && !a.as<OpNode>() && !a.as<ConstantNode>()) out.push_back(a);
+      }
+      if (!c->op.as<OpNode>() && !IsPrimitive(c->op)) {
+        TVMLITE_THROW(ValueError) << "LowerToGraph: main calls a " << c->op->GetTypeKey()
+                                  << " (only ops and primitive functions can be lowered)";
+      }
+      for (const Expr& a : c->args) {
+        if (a.as<FunctionNode>()) {
+          for (const Var& v : FreeVars(a)) out.push_back(v);
+        }
+      }
+    } else if (const auto* t = e.as<TupleNode>()) {
+      for (const Expr& f : t->fields) {
+        if (!f.as<ConstantNode>()) out.push_back(f);
+      }
+    } else if (const auto* g = e.as<TupleGetItemNode>()) {
+      out.push_back(g->tuple);
+    }
+    return out;
+  }
+
+  /*! \brief The entries of a lowered value; a constant becomes a param node on first use. */
+  std::vector<Entry> EntriesOf(const Expr& e) {
+    if (const auto* c = e.as<ConstantNode>()) return {{AddParam(c->data, e->checked_type()), 0}};
+    return memo_.at(e.get());
+  }
+
+  static bool IsPrimitive(const Expr& e) {
+    const auto* f = e.as<FunctionNode>();
+    if (f == nullptr) return false;
+    Any p = f->GetAttr("Primitive");
+    return !p.is_none() && p.as<int64_t>().value_or(0) == 1;
+  }
+
+  std::vector<Entry> LowerNode(const Expr& e) {
+    if (const auto* v = e.as<VarNode>()) {
+      TVMLITE_CHECK_KIND(main_params_.count(v), ValueError)
+          << "LowerToGraph: %" << v->name_hint << " is not an input of main";
+      Type t = e->checked_type();
+      TVMLITE_CHECK_KIND(!t.as<TupleTypeNode>(), ValueError)
+          << "LowerToGraph: input %" << v->name_hint << " is a tuple; the graph executor takes tensors, sequences "
+          << "and optionals as inputs";
+      GNode n;
+      n.name = v->name_hint;
+      n.out_types = {t};
+      return {{AddNode(std::move(n), /*is_input=*/true), 0}};
+    }
+    if (const auto* c = e.as<ConstantNode>()) return {{AddParam(c->data, e->checked_type()), 0}};
+    if (const auto* t = e.as<TupleNode>()) {
+      std::vector<Entry> out;
+      for (const Expr& f : t->fields) {
+        std::vector<Entry> fe = EntriesOf(f);
+        out.insert(out.end(), fe.begin(), fe.end());
+      }
+      return out;
+    }
+    if (const auto* g = e.as<TupleGetItemNode>()) {
+      const auto* tt = g->tuple->checked_type().as<TupleTypeNode>();
+      TVMLITE_CHECK_KIND(tt != nullptr, ValueError) << "LowerToGraph: TupleGetItem of a non-tuple";
+      size_t begin = 0;
+      for (int64_t i = 0; i < g->index; ++i) begin += FlatCount(tt->fields[i]);
+      size_t count = FlatCount(tt->fields[g->index]);
+      std::vector<Entry> te = EntriesOf(g->tuple);
+      return std::vector<Entry>(te.begin() + begin, te.begin() + begin + count);
+    }
+    if (const auto* c = e.as<CallNode>()) return LowerCall(Downcast<Call>(e), c);
+    TVMLITE_THROW(ValueError) << "LowerToGraph: cannot lower a " << e->GetTypeKey() << " in main";
+  }
+
+  int64_t AddNode(GNode n, bool is_input = false) {
+    nodes_.push_back(std::move(n));
+    int64_t id = static_cast<int64_t>(nodes_.size()) - 1;
+    if (!nodes_.back().is_op) arg_nodes_.push_back(id);
+    if (is_input) input_nodes_.insert(id);
+    return id;
+  }
+
+  int64_t AddParam(const NDArray& data, const Type& type) {
+    auto it = param_of_.find(data.get());
+    if (it != param_of_.end()) return it->second;
+    GNode n;
+    n.name = "p" + std::to_string(params_.size());
+    n.out_types = {type};
+    params_.Set(String(n.name), data);
+    int64_t id = AddNode(std::move(n));
+    param_of_[data.get()] = id;
+    return id;
+  }
+
+  // -- groups --------------------------------------------------------------------------------------------------
+  std::vector<Entry> LowerCall(const Call& call, const CallNode* c) {
+    Group g;
+    if (IsPrimitive(c->op)) {
+      Function f = Downcast<Function>(c->op);
+      TVMLITE_CHECK_KIND(f->params.size() == c->args.size(), ValueError)
+          << "LowerToGraph: a primitive function takes " << f->params.size() << " arguments, the call gives "
+          << c->args.size();
+      g.root = f->body;
+      g.func = f;
+      for (size_t i = 0; i < c->args.size(); ++i) AddLeaf(&g, f->params[i], EntriesOf(c->args[i]));
+    } else {
+      g.root = call;
+      for (const Expr& a : c->args) {
+        if (a.as<FunctionNode>()) {
+          for (const Var& v : FreeVars(a)) {
+            if (!g.leaf_index.count(v.get())) AddLeaf(&g, v, memo_.at(v.get()));
+          }
+        } else if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) {
+          continue;  // () (an omitted input) stays in the group
+        } else if (!a.as<ConstantNode>() && !g.leaf_index.count(a.get())) {
+          AddLeaf(&g, a, memo_.at(a.get()));  // constants stay in the group: immediates or params, as it needs
+        }
+      }
+    }
+    g.name = GroupName(g);
+    Type out_type = g.root->checked_type();
+    if (auto r = TryView(g)) return *r;
+    if (auto r = TryNative(g)) return *r;
+    return LowerReference(g, call, out_type);
+  }
+
+  static void AddLeaf(Group* g, const Expr& leaf, const std::vector<Entry>& entries) {
+    g->leaf_index[leaf.get()] = g->leaves.size();
+    g->leaves.push_back(leaf);
+    g->leaf_entries.push_back(entries);
+  }
+
+  /*!
+   * \brief TVM's style of kernel name: the ops of the group in post-order, "fused_" when there are several
+   * (tvmlite_fused_nn_conv2d_add_nn_relu_0), numbered per name.
+   */
+  std::string GroupName(const Group& g) {
+    const Expr& root = g.root;
+    std::vector<std::string> ops;
+    std::unordered_set<const Object*> seen;
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (!seen.insert(e.get()).second) return;
+      const auto* c = e.as<CallNode>();
+      if (c == nullptr) {
+        if (const auto* t = e.as<TupleNode>()) {
+          for (const Expr& f : t->fields) visit(f);
+        }
+        return;
+      }
+      for (const Expr& a : c->args) visit(a);
+      if (const auto* op = c->op.as<OpNode>()) ops.push_back(op->name);
+    };
+    if (!g.func.defined()) {
+      ops.push_back(Downcast<Op>(Downcast<Call>(root)->op)->name);  // one op of main: its args are other nodes
+    } else {
+      visit(root);
+    }
+    std::string base = ops.size() > 1 ? "fused" : (ops.empty() ? "node" : "");
+    for (const std::string& o : ops) {
+      if (base.size() > 80) break;
+      base += (base.empty() ? "" : "_") + o;
+    }
+    for (char& ch : base) {
+      if (ch == '.') ch = '_';
+    }
+    return "tvmlite_" + base + "_" + std::to_string(name_counter_[base]++);
+  }
+
+  /*! \brief The group's calls in post-order (stopping at leaves and constants); nullopt for other node kinds. */
+  std::optional<std::vector<Call>> GroupCalls(const Group& g) {
+    std::vector<Call> calls;
+    std::unordered_set<const Object*> seen;
+    bool ok = true;
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (!ok || seen.count(e.get()) || g.leaf_index.count(e.get())) return;
+      seen.insert(e.get());
+      if (e.as<ConstantNode>()) return;
+      const auto* c = e.as<CallNode>();
+      if (c == nullptr || !c->op.as<OpNode>()) { ok = false; return; }
+      for (const Expr& a : c->args) {
+        if (g.leaf_index.count(a.get())) continue;
+        if (const auto* t = a.as<TupleNode>()) {
+          // A tuple argument (concatenate's inputs; () an omitted input) of group inputs and constants.
+          for (const Expr& f : t->fields) {
+            if (!g.leaf_index.count(f.get()) && !f.as<ConstantNode>()) { ok = false; return; }
+          }
+          continue;
+        }
+        visit(a);
+      }
+      calls.push_back(Downcast<Call>(e));
+    };
+    visit(g.root);
+    if (!ok) return std::nullopt;
+    return calls;
+  }
+
+  // -- views ---------------------------------------------------------------------------------------------------
+  std::optional<std::vector<Entry>> TryView(const Group& g) {
+    static const std::set<std::string> kViews = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
+                                                 "reshape_like"};
+    Expr e = g.root;
+    Type out_type = e->checked_type();
+    if (!StaticShape(out_type)) return std::nullopt;
+    while (!g.leaf_index.count(e.get())) {
+      const auto* c = e.as<CallNode>();
+      if (c == nullptr) return std::nullopt;
+      const auto* op = c->op.as<OpNode>();
+      if (op == nullptr || !kViews.count(op->name) || c->args.empty()) return std::nullopt;
+      if (!StaticShape(c->checked_type())) return std::nullopt;
+      e = c->args[0];
+    }
+    auto it = g.leaf_index.find(e.get());
+    if (it == g.leaf_index.end() || e.get() == g.root.get()) return std::nullopt;
+    const Type& in_type = e->checked_type();
+    const auto* a = in_type.as<TensorTypeNode>();
+    const auto* b = out_type.as<TensorTypeNode>();
+    if (!a || !b || !StaticShape(in_type) || a->dtype != b->dtype || TensorBytes(in_type) != TensorBytes(out_type)) {
+      return std::nullopt;
+    }
+    // Only dtypes an NDArray holds as whole bytes (sub-byte and string tensors are carried boxed).
+    if (a->dtype.is_string() || a->dtype.bits() % 8 != 0 || a->dtype.lanes() != 1) return std::nullopt;
+    const auto& entries = g.leaf_entries[it->second];
+    if (entries.size() != 1) return std::nullopt;
+    GNode n;
+    n.is_op = true;
+    n.name = g.name;
+    n.func_name = kNop;
+    n.inputs = entries;
+    n.out_types = {out_type};
+    int64_t id = AddNode(std::move(n));
+    return std::vector<Entry>{{id, 0}};
+  }
+
+  // -- native kernels ------------------------------------------------------------------------------------------
+  std::optional<std::vector<Entry>> TryNative(const Group& g) {
+    const auto& epilogue_rules = epilogue_rules_;
+    const auto& kernels = kernels_;
+    Type out_type = g.root->checked_type();
+    if (!StaticShape(out_type)) return std::nullopt;
+    auto calls = GroupCalls(g);
+    if (!calls || calls->empty()) return std::nullopt;
+    // Every leaf the group reads must be static tensors (a tuple of them only as an anchor's argument).
+    for (size_t i = 0; i < g.leaves.size(); ++i) {
+      std::vector<Type> types;
+      FlattenType(g.leaves[i]->checked_type(), &types);
+      for (const Type& t : types) {
+        if (!StaticShape(t)) return std::nullopt;
+      }
+    }
+    auto epilogue_ok = [&](const CallNode* c) {
+      Op op = Downcast<Op>(c->op);
+      if (!epilogue_rules.count(op) || !IsStaticF32(c->checked_type_)) return false;
+      for (const Expr& a : c->args) {
+        if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) continue;
+        if (!IsStaticF32(a->checked_type())) return false;
+      }
+      return true;
+    };
+    const CallNode* anchor = nullptr;
+    for (const Call& call : *calls) {
+      const CallNode* c = call.get();
+      if (epilogue_ok(c)) continue;
+      if (anchor != nullptr) return std::nullopt;  // two anchors
+      anchor = c;
+    }
+    std::string kernel = "topi.elemwise";
+    Map<String, Any> attrs;
+    std::vector<Entry> inputs;
+    std::vector<Type> input_types;
+    bool all_f32 = true;
+    if (anchor != nullptr) {
+      Op op = Downcast<Op>(anchor->op);
+      if (!kernels.count(op)) return std::nullopt;
+      kernel = std::string(kernels[op]);
+      if (StaticShape(anchor->checked_type_) != StaticShape(out_type)) return std::nullopt;
+      // The anchor reads group inputs and constants only.
+      for (const Expr& a : anchor->args) {
+        const auto* t = a.as<TupleNode>();
+        if (t != nullptr && !g.leaf_index.count(a.get())) {
+          for (const Expr& f : t->fields) {
+            if (!AnchorInput(g, f, &inputs, &input_types)) return std::nullopt;
+          }
+        } else if (!AnchorInput(g, a, &inputs, &input_types)) {
+          return std::nullopt;
+        }
+      }
+      if (anchor->attrs.defined()) {
+        bool ok = true;
+        runtime::details::ForEachReflectedField(anchor->attrs->type_index(), [&](const TVMLiteFieldInfo& fi) {
+          std::optional<Any> v = KernelAttrValue(runtime::details::ReadField(anchor->attrs.get(), fi));
+          if (!v) ok = false;
+          else if (!v->is_none()) attrs.Set(String(std::string(fi.name.data, fi.name.size)), *v);
+        });
+        if (!ok) return std::nullopt;
+      }
+      for (const Type& t : input_types) all_f32 = all_f32 && IsStaticF32(t);
+      all_f32 = all_f32 && IsStaticF32(anchor->checked_type_);
+    }
+    // The epilogue program.
+    std::vector<Entry> epi_inputs;
+    auto program = BuildProgram(g, *calls, anchor, &epi_inputs);
+    if (!program) return std::nullopt;
+    if (anchor == nullptr && program->empty()) return std::nullopt;
+    if (!program->empty() && !IsStaticF32(out_type)) return std::nullopt;
+    attrs.Set(String("epilogue"), String(*program));
+    inputs.insert(inputs.end(), epi_inputs.begin(), epi_inputs.end());
+    // Ask the factory now: one that refuses these attrs means the reference.
+    runtime::Function factory = Registry::Get(kernel);
+    if (!factory.defined()) return std::nullopt;
+    runtime::Function bound;
+    try {
+      bound = factory(attrs).cast<runtime::Function>();
+      if (!all_f32) TrialRun(bound, inputs, out_type);
+    } catch (const runtime::Error&) {
+      return std::nullopt;
+    }
+    GNode n;
+    n.is_op = true;
+    n.name = g.name;
+    n.func_name = kernel;
+    n.kernel_attrs = attrs;
+    n.inputs = inputs;
+    n.out_types = {out_type};
+    n.native = true;
+    int64_t id = AddNode(std::move(n));
+    return std::vector<Entry>{{id, 0}};
+  }
+
+  bool AnchorInput(const Group& g, const Expr& a, std::vector<Entry>* inputs, std::vector<Type>* types) {
+    if (const auto* c = a.as<ConstantNode>()) {
+      inputs->push_back({AddParam(c->data, a->checked_type()), 0});
+      types->push_back(a->checked_type());
+      return true;
+    }
+    auto it = g.leaf_index.find(a.get());
+    if (it == g.leaf_index.end()) return false;
+    const auto& entries = g.leaf_entries[it->second];
+    inputs->insert(inputs->end(), entries.begin(), entries.end());  // a tuple: one input per field
+    FlattenType(a->checked_type(), types);
+    return true;
+  }
+
+  /*! \brief Run a bound kernel once on zeros: its argument checks decide whether it takes these dtypes. */
+  void TrialRun(const runtime::Function& bound, const std::vector<Entry>& inputs, const Type& out_type) {
+    std::vector<NDArray> arrays;
+    auto make = [&](const Type& t) {
+      const auto* tt = t.as<TensorTypeNode>();
+      NDArray a = NDArray::Empty(*tt->static_shape(), tt->dtype);
+      if (a.NBytes()) std::memset(static_cast<char*>(a->tensor.data) + a->tensor.byte_offset, 0, a.NBytes());
+      arrays.push_back(a);
+    };
+    for (const Entry& e : inputs) make(nodes_[e.node].out_types[e.index]);
+    make(out_type);
+    std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
+    runtime::Any rv;
+    bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+  }
+
+  /*!
+   * \brief The epilogue text of the group's calls other than anchor (r0 = anchor's value), appending the entries
+   * of in<k> to epi_inputs; nullopt when some op cannot be written as instructions or registers run out.
+   */
+  std::optional<std::string> BuildProgram(const Group& g, const std::vector<Call>& calls,
+                                          const CallNode* anchor, std::vector<Entry>* epi_inputs) {
+    const auto& epilogue_rules = epilogue_rules_;
+    const std::vector<int64_t> out_shape = *StaticShape(g.root->checked_type());
+    std::unordered_map<const Object*, int> uses;
+    for (const Call& c : calls) {
+      for (const Expr& a : c->args) uses[a.get()]++;
+    }
+    std::unordered_map<const Object*, std::string> src;  // value -> register / in<k> / immediate
+    std::unordered_map<const Object*, int> reg_of;
+    std::vector<bool> reg_free(topi_num_regs, true);
+    reg_free[0] = false;
+    if (anchor != nullptr) src[anchor] = "r0";
+    int next_input = 0;
+    auto alloc = [&]() -> int {
+      for (int r = 1; r < topi_num_regs; ++r) {
+        if (reg_free[r]) { reg_free[r] = false; return r; }
+      }
+      return -1;
+    };
+    std::string text;
+    auto emit = [&](const std::string& s) { text += (text.empty() ? "" : "; ") + s; };
+    for (const Call& call : calls) {
+      const CallNode* c = call.get();
+      if (c == anchor) continue;
+      std::vector<std::string> srcs;
+      for (const Expr& a : c->args) {
+        auto it = src.find(a.get());
+        if (it != src.end()) { srcs.push_back(it->second); continue; }
+        if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) { srcs.push_back("()"); continue; }
+        if (const auto* k = a.as<ConstantNode>()) {
+          if (k->data.NumElements() == 1 && k->data.dtype() == runtime::DataType::Float(32)) {
+            float v;
+            std::memcpy(&v, static_cast<const char*>(k->data->tensor.data) + k->data->tensor.byte_offset, 4);
+            char buf[40];
+            if (std::isnan(v)) std::snprintf(buf, sizeof(buf), "nan");
+            else if (std::isinf(v)) std::snprintf(buf, sizeof(buf), v > 0 ? "inf" : "-inf");
+            else std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+            src[a.get()] = buf;
+          } else {
+            if (!BroadcastsTo(a->checked_type(), out_shape)) return std::nullopt;
+            src[a.get()] = "in" + std::to_string(next_input++);
+            epi_inputs->push_back({AddParam(k->data, a->checked_type()), 0});
+          }
+          srcs.push_back(src[a.get()]);
+          continue;
+        }
+        auto li = g.leaf_index.find(a.get());
+        if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1 ||
+            !BroadcastsTo(a->checked_type(), out_shape)) {
+          return std::nullopt;
+        }
+        src[a.get()] = "in" + std::to_string(next_input++);
+        epi_inputs->push_back(g.leaf_entries[li->second][0]);
+        srcs.push_back(src[a.get()]);
+      }
+      // Release the registers whose last reader this is, then pick the destination (r0 for the root).
+      for (const Expr& a : c->args) {
+        auto r = reg_of.find(a.get());
+        if (r != reg_of.end() && --uses[a.get()] == 0) reg_free[r->second] = true;
+      }
+      bool is_root = c == g.root.get();
+      int dst = is_root ? 0 : alloc();
+      if (dst < 0) return std::nullopt;
+      runtime::Function rule = epilogue_rules[Downcast<Op>(c->op)];
+      auto ask = [&](int d) {
+        std::vector<Any> args{Any(call), Any(String("r" + std::to_string(d)))};
+        for (const std::string& s : srcs) args.push_back(Any(String(s)));
+        std::vector<runtime::AnyView> views(args.begin(), args.end());
+        Any rv;
+        rule.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+        return std::string(rv.cast<String>());
+      };
+      std::string ins = ask(dst);
+      if (ins.empty()) {
+        // Multi-instruction rules need a destination apart from their sources: a fresh one (then copied).
+        int scratch = alloc();
+        if (scratch < 0) return std::nullopt;
+        ins = ask(scratch);
+        if (ins.empty()) return std::nullopt;
+        if (is_root) {
+          ins += "; copy r0 r" + std::to_string(scratch);
+          reg_free[scratch] = true;
+        } else {
+          reg_free[dst] = true;
+          dst = scratch;
+        }
+      }
+      emit(ins);
+      if (!is_root) {
+        src[c] = "r" + std::to_string(dst);
+        reg_of[c] = dst;
+        if (uses[c] == 0) reg_free[dst] = true;
+      }
+    }
+    return text;
+  }
+
+  static constexpr int topi_num_regs = 8;
+
+  // -- the reference path --------------------------------------------------------------------------------------
+  std::vector<Entry> LowerReference(Group g, const Call& call, const Type& out_type) {
+    Function func = g.func;
+    if (!func.defined()) {
+      // Non-scalar constants are params (weights stay out of the JSON); scalars stay in the function.
+      for (const Expr& a : call->args) {
+        const auto* k = a.as<ConstantNode>();
+        if (k && k->data.NumElements() > 1 && !g.leaf_index.count(a.get())) AddLeaf(&g, a, EntriesOf(a));
+      }
+      // One op: its leaves (args and the free variables of function args) become fresh parameters.
+      std::unordered_map<const Object*, Expr> subst;
+      Array<Var> params;
+      for (const Expr& leaf : g.leaves) {
+        Var p("x" + std::to_string(params.size()), leaf->checked_type());
+        params.push_back(p);
+        subst[leaf.get()] = p;
+      }
+      std::vector<Expr> args;
+      for (const Expr& a : call->args) {
+        auto it = subst.find(a.get());
+        args.push_back(it != subst.end() ? it->second : Substitute(a, subst));
+      }
+      func = Function(params, Call(call->op, Array<Expr>(args), call->attrs), Optional<Type>());
+    }
+    GNode n;
+    n.is_op = true;
+    n.name = g.name;
+    n.func_name = kReference;
+    n.kernel_attrs.Set(String("func"), String(runtime::SaveJSON(Any(func))));
+    for (const auto& le : g.leaf_entries) n.inputs.insert(n.inputs.end(), le.begin(), le.end());
+    FlattenType(out_type, &n.out_types);
+    int64_t id = AddNode(std::move(n));
+    std::vector<Entry> out;
+    for (size_t i = 0; i < nodes_[id].out_types.size(); ++i) out.push_back({id, static_cast<int64_t>(i)});
+    return out;
+  }
+
+  class Substituter : public ExprMutator {
+   public:
+    explicit Substituter(const std::unordered_map<const Object*, Expr>& map) : map_(map) {}
+
+   protected:
+    Expr Rewrite(const Expr& original, const Array<Expr>& children) override {
+      auto it = map_.find(original.get());
+      return it != map_.end() ? it->second : ExprMutator::Rewrite(original, children);
+    }
+
+   private:
+    const std::unordered_map<const Object*, Expr>& map_;
+  };
+
+  static Expr Substitute(const Expr& e, const std::unordered_map<const Object*, Expr>& map) {
+    return Substituter(map).Mutate(e);
+  }
+
+  // -- output --------------------------------------------------------------------------------------------------
+  Map<String, Any> Finish(const std::vector<Entry>& heads) {
+    std::vector<int64_t> row_ptr{0};
+    for (const GNode& n : nodes_) row_ptr.push_back(row_ptr.back() + static_cast<int64_t>(n.out_types.size()));
+    auto eid = [&](const Entry& e) { return row_ptr[e.node] + e.index; };
+    const int64_t num_entries = row_ptr.back();
+    // The memory plan.
+    PlanInput plan_in;
+    plan_in.entries.resize(num_entries);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const GNode& n = nodes_[i];
+      for (size_t k = 0; k < n.out_types.size(); ++k) {
+        PlanEntry& pe = plan_in.entries[row_ptr[i] + k];
+        pe.bytes = TensorBytes(n.out_types[k]);
+        pe.planned = n.native;
+        if (n.func_name == kNop) pe.alias_of = eid(n.inputs[0]);
+      }
+      if (n.is_op) {
+        PlanNode pn;
+        for (const Entry& e : n.inputs) pn.inputs.push_back(eid(e));
+        for (size_t k = 0; k < n.out_types.size(); ++k) pn.outputs.push_back(row_ptr[i] + k);
+        plan_in.nodes.push_back(std::move(pn));
+      }
+    }
+    for (const Entry& e : heads) plan_in.outputs.push_back(eid(e));
+    MemoryPlan plan = PlanMemory(plan_in);
+
+    std::string j = "{\"nodes\":[";
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const GNode& n = nodes_[i];
+      j += i ? ",\n" : "\n";
+      j += "{\"op\":";
+      WriteJSONString(n.is_op ? "tvm_op" : "null", &j);
+      j += ",\"name\":";
+      WriteJSONString(n.name, &j);
+      j += ",\"inputs\":[";
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        j += (k ? "," : "") + std::string("[") + std::to_string(n.inputs[k].node) + "," +
+             std::to_string(n.inputs[k].index) + ",0]";
+      }
+      j += "]";
+      if (n.is_op) {
+        j += ",\"attrs\":{\"func_name\":";
+        WriteJSONString(n.func_name, &j);
+        j += ",\"num_inputs\":\"" + std::to_string(n.inputs.size()) + "\",\"num_outputs\":\"" +
+             std::to_string(n.out_types.size()) + "\",\"flatten_data\":\"0\",\"kernel_attrs\":{";
+        bool first = true;
+        for (const auto& kv : n.kernel_attrs) {
+          if (!first) j += ",";
+          first = false;
+          WriteJSONString(std::string(kv.first), &j);
+          j += ":";
+          TVMLITE_ICHECK(WriteJSONValue(kv.second, &j)) << "LowerToGraph: a kernel attr is not JSON";
+        }
+        j += "}}";
+      }
+      j += "}";
+    }
+    j += "\n],\"arg_nodes\":[";
+    for (size_t i = 0; i < arg_nodes_.size(); ++i) j += (i ? "," : "") + std::to_string(arg_nodes_[i]);
+    j += "],\"input_nodes\":[";
+    bool first = true;
+    for (int64_t a : arg_nodes_) {
+      if (!input_nodes_.count(a)) continue;
+      j += (first ? "" : ",") + std::to_string(a);
+      first = false;
+    }
+    j += "],\"heads\":[";
+    for (size_t i = 0; i < heads.size(); ++i) {
+      j += (i ? "," : "") + std::string("[") + std::to_string(heads[i].node) + "," + std::to_string(heads[i].index) +
+           ",0]";
+    }
+    j += "],\"node_row_ptr\":[";
+    for (size_t i = 0; i < row_ptr.size(); ++i) j += (i ? "," : "") + std::to_string(row_ptr[i]);
+    j += "],\"attrs\":{\"shape\":[\"list_shape\",[";
+    std::string dltype = "[\"list_str\",[", storage = "[\"list_int\",[", is_static = "[\"list_int\",[";
+    int64_t e = 0;
+    for (const GNode& n : nodes_) {
+      for (const Type& t : n.out_types) {
+        const char* sep = e ? "," : "";
+        j += sep + std::string("[");
+        if (const auto* tt = t.as<TensorTypeNode>()) {
+          for (size_t d = 0; d < tt->ndim(); ++d) {
+            auto dim = tt->static_dim(d);
+            j += (d ? "," : "") + std::to_string(dim ? *dim : -1);
+          }
+        }
+        j += "]";
+        dltype += sep;
+        if (const auto* tt = t.as<TensorTypeNode>()) WriteJSONString(tt->dtype.str(), &dltype);
+        else if (const auto* dt = t.as<DynTensorTypeNode>()) WriteJSONString(dt->dtype.str(), &dltype);
+        else dltype += "\"object\"";
+        storage += sep + std::to_string(plan.storage_id[e]);
+        is_static += sep + std::string(StaticShape(t) ? "1" : "0");
+        ++e;
+      }
+    }
+    j += "]],\"dltype\":" + dltype + "]],\"storage_id\":" + storage + "]],\"static\":" + is_static + "]]";
+    j += ",\"planned_bytes\":" + std::to_string(plan.planned_bytes) +
+         ",\"intermediate_bytes\":" + std::to_string(plan.intermediate_bytes) + "}}";
+    Map<String, Any> out;
+    out.Set(String("graph_json"), String(j));
+    out.Set(String("params"), params_);
+    return out;
+  }
+
+  Function main_;
+  // Snapshots taken per lowering: attributes registered later (a test's kernel) are seen by the next build.
+  OpAttrMap<runtime::Function> epilogue_rules_{"FTVMLiteEpilogue"};
+  OpAttrMap<String> kernels_{"FTVMLiteKernel"};
+  std::unordered_set<const Object*> main_params_;
+  std::unordered_map<const Object*, std::vector<Entry>> memo_;
+  std::unordered_map<const Object*, int64_t> param_of_;
+  std::unordered_map<std::string, int> name_counter_;
+  std::vector<GNode> nodes_;
+  std::vector<int64_t> arg_nodes_;
+  std::unordered_set<int64_t> input_nodes_;
+  Map<String, Any> params_;
+};
+
+TVMLITE_REGISTER_GLOBAL("relay.backend.LowerToGraph").set_body_typed([](IRModule mod) {
+  return GraphBuilder(mod).Run();
+});
+
+}  // namespace
+}  // namespace backend
+}  // namespace tvmlite

@@ -1,0 +1,409 @@
+"""tvmlite.build(target="cpu"): every graph the debug target runs gives the same outputs, through native kernels
+(topi.elemwise, anchors with epilogues), views and reference nodes (csrc/backend/graph_codegen.cc)."""
+import json
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import relay
+from tvmlite.ir import IRModule, register_op_attr
+from tvmlite.relay import transform
+from tvmlite.runtime import GraphModule
+
+
+def _run(func, inputs, target, params=None):
+    lib = tvmlite.build(func, target=target, params=params)
+    gm = GraphModule(lib["default"](tvmlite.cpu(0)))
+    gm.set_input(**inputs)
+    gm.run()
+    outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
+    return lib, [o.numpy() if hasattr(o, "numpy") else o for o in outs]
+
+
+def check(func, inputs, params=None, rtol=1e-5, atol=1e-6):
+    """Build for cpu and debug, compare the outputs, return the cpu library."""
+    lib, got = _run(func, inputs, "cpu", params)
+    _, want = _run(func, inputs, "debug", params)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, list):
+            assert len(g) == len(w)
+            for a, b in zip(g, w):
+                np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=atol)
+        else:
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+    return lib
+
+
+def kernels(lib):
+    return [n["attrs"]["func_name"] for n in json.loads(lib.get_graph_json())["nodes"] if n["op"] == "tvm_op"]
+
+
+def tvm_nodes(lib):
+    return [n for n in json.loads(lib.get_graph_json())["nodes"] if n["op"] == "tvm_op"]
+
+
+def f32(rng, *shape):
+    return rng.standard_normal(shape).astype("float32")
+
+
+def test_elementwise_chain_is_native(rng):
+    x, y = relay.var("x", shape=(2, 3, 5)), relay.var("y", shape=(3, 1))
+    z = relay.nn.relu(relay.multiply(relay.add(x, y), relay.const(np.float32(0.5))))
+    lib = check(relay.Function([x, y], relay.sigmoid(z)), {"x": f32(rng, 2, 3, 5), "y": f32(rng, 3, 1)})
+    assert kernels(lib) == ["topi.elemwise"] * 4
+    progs = [n["attrs"]["kernel_attrs"]["epilogue"] for n in tvm_nodes(lib)]
+    assert progs == ["add r0 in0 in1", "mul r0 in0 0.5", "relu r0 in0", "sigmoid r0 in0"]
+
+
+UNARY = [
+    ("nn.relu", relay.nn.relu, None), ("sigmoid", relay.sigmoid, None), ("tanh", relay.tanh, None),
+    ("exp", relay.exp, None), ("log", relay.log, "pos"), ("sqrt", relay.sqrt, "pos"), ("rsqrt", relay.rsqrt, "pos"),
+    ("negative", relay.negative, None), ("abs", relay.abs, None), ("erf", relay.erf, None),
+    ("floor", relay.floor, None), ("ceil", relay.ceil, None), ("round", relay.round, None),
+    ("reciprocal", relay.reciprocal, "pos"), ("sign", relay.sign, None),
+    ("nn.softplus", relay.nn.softplus, None), ("nn.mish", relay.nn.mish, None),
+    ("nn.hard_swish", relay.nn.hard_swish, None),
+    ("nn.leaky_relu", lambda x: relay.nn.leaky_relu(x, alpha=0.13), None),
+    ("nn.elu", lambda x: relay.nn.elu(x, alpha=0.7), None),
+    ("nn.selu", relay.nn.selu, None),
+    ("nn.hard_sigmoid", lambda x: relay.nn.hard_sigmoid(x, alpha=0.3, beta=0.4), None),
+    ("nn.gelu", relay.nn.gelu, None),
+    ("nn.gelu tanh", lambda x: relay.nn.gelu(x, approximate="tanh"), None),
+    ("nn.swish", relay.nn.swish, None),
+    ("nn.swish alpha", lambda x: relay.nn.swish(x, alpha=1.7), None),
+]
+
+
+@pytest.mark.parametrize("name,make,domain", UNARY, ids=[u[0] for u in UNARY])
+def test_epilogue_rule_unary(rng, name, make, domain):
+    x = relay.var("x", shape=(3, 37))
+    data = f32(rng, 3, 37) * 3
+    if domain == "pos":
+        data = np.abs(data) + np.float32(0.1)
+    lib = check(relay.Function([x], make(x)), {"x": data}, rtol=2e-5, atol=2e-6)
+    assert kernels(lib) == ["topi.elemwise"]
+
+
+def test_round_is_half_to_even():
+    x = relay.var("x", shape=(6,))
+    data = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 3.2], "float32")
+    lib, (got,) = _run(relay.Function([x], relay.round(x)), {"x": data}, "cpu")
+    assert kernels(lib) == ["topi.elemwise"]
+    np.testing.assert_array_equal(got, [0, 2, 2, -0, -2, 3])
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power"])
+def test_epilogue_rule_binary(rng, op):
+    x, y = relay.var("x", shape=(4, 1, 6)), relay.var("y", shape=(5, 6))
+    xv, yv = np.abs(f32(rng, 4, 1, 6)) + 0.5, f32(rng, 5, 6)
+    lib = check(relay.Function([x, y], getattr(relay, op)(x, y)), {"x": xv, "y": yv}, rtol=2e-5)
+    assert kernels(lib) == ["topi.elemwise"]
+
+
+def test_prelu_and_scalar_on_the_left(rng):
+    x, s = relay.var("x", shape=(2, 3, 4)), relay.var("s", shape=(4,))
+    out = relay.subtract(relay.const(np.float32(1.0)), relay.nn.prelu(x, s))
+    lib = check(relay.Function([x, s], out), {"x": f32(rng, 2, 3, 4), "s": f32(rng, 4)})
+    assert [n["attrs"]["kernel_attrs"]["epilogue"] for n in tvm_nodes(lib)] == ["prelu r0 in0 in1", "sub r0 1 in0"]
+
+
+@pytest.mark.parametrize("lo,hi", [(0.0, 6.0), (None, 0.5), (-0.5, None)])
+def test_clip(rng, lo, hi):
+    x = relay.var("x", shape=(3, 8))
+    bound = lambda v: relay.const(np.float32(v)) if v is not None else relay.Tuple([])  # noqa: E731
+    out = relay.Call(tvmlite.ir.Op.get("clip"), [x, bound(lo), bound(hi)])
+    lib = check(relay.Function([x], out), {"x": f32(rng, 3, 8) * 4})
+    assert kernels(lib) == ["topi.elemwise"]
+
+
+def test_no_native_kernel_is_a_reference_node(rng):
+    x = relay.var("x", shape=(2, 7))
+    lib = check(relay.Function([x], relay.nn.softmax(relay.exp(x))), {"x": f32(rng, 2, 7)})
+    assert kernels(lib) == ["topi.elemwise", "relay.backend.reference"]
+
+
+def test_other_dtypes_take_the_reference(rng):
+    x, y = relay.var("x", shape=(3, 4), dtype="int32"), relay.var("y", shape=(3, 4), dtype="int32")
+    lib = check(relay.Function([x, y], relay.add(x, y)),
+                {"x": rng.integers(-9, 9, (3, 4), dtype="int32"), "y": rng.integers(-9, 9, (3, 4), dtype="int32")})
+    assert kernels(lib) == ["relay.backend.reference"]
+
+
+def test_tuple_and_multiple_outputs(rng):
+    x = relay.var("x", shape=(4, 6))
+    parts = relay.split(x, 2, axis=0)  # a tuple-valued op: one reference node, two outputs
+    a = relay.nn.relu(parts[0])
+    b = relay.add(parts[1], a)
+    lib = check(relay.Function([x], relay.Tuple([a, b, x])), {"x": f32(rng, 4, 6)})
+    nodes = tvm_nodes(lib)
+    assert nodes[0]["attrs"]["func_name"] == "relay.backend.reference" and nodes[0]["attrs"]["num_outputs"] == "2"
+    assert kernels(lib)[1:] == ["topi.elemwise", "topi.elemwise"]
+
+
+def test_sequence_valued_op(rng):
+    x = relay.var("x", shape=(6, 2))
+    seq = relay.op.control.split_to_sequence(x, axis=0)
+    out = relay.Tuple([seq, relay.op.control.concat_from_sequence(seq, axis=1)])
+    check(relay.Function([x], out), {"x": f32(rng, 6, 2)})
+
+
+def test_reshape_views_alias_storage(rng):
+    x = relay.var("x", shape=(2, 3, 4))
+    r = relay.reshape(relay.nn.relu(x), (6, 4))
+    e = relay.expand_dims(relay.reshape(x, (24,)), 0)
+    out = relay.Tuple([relay.sigmoid(r), relay.nn.batch_flatten(r), e])
+    lib = check(relay.Function([x], out), {"x": f32(rng, 2, 3, 4)})
+    graph = json.loads(lib.get_graph_json())
+    sids, row = graph["attrs"]["storage_id"][1], graph["node_row_ptr"]
+    nops = [i for i, n in enumerate(graph["nodes"]) if n["op"] == "tvm_op" and n["attrs"]["func_name"] == "__nop"]
+    assert len(nops) == 4
+    for i in nops:  # a view has its input's storage id
+        src = graph["nodes"][i]["inputs"][0]
+        assert sids[row[i]] == sids[row[src[0]] + src[1]]
+
+
+def test_constants_become_params(rng):
+    x = relay.var("x", shape=(3, 4))
+    w = f32(rng, 3, 4)
+    lib = check(relay.Function([x], relay.multiply(x, relay.const(w))), {"x": f32(rng, 3, 4)})
+    params = lib.get_params()
+    assert list(params) == ["p0"]
+    np.testing.assert_array_equal(params["p0"].numpy(), w)
+
+
+def test_build_params_are_bound(rng):
+    x, w = relay.var("x", shape=(3, 4)), relay.var("w", shape=(3, 4))
+    wv = f32(rng, 3, 4)
+    lib = check(relay.Function([x, w], relay.add(x, w)), {"x": f32(rng, 3, 4)}, params={"w": wv})
+    gm = GraphModule(lib["default"](tvmlite.cpu(0)))
+    assert gm.get_input_names() == ["x"]
+    np.testing.assert_array_equal(lib.get_params()["p0"].numpy(), wv)
+    with pytest.raises(KeyError, match="nope"):
+        tvmlite.build(relay.Function([x, w], relay.add(x, w)), target="cpu", params={"nope": wv})
+    with pytest.raises(ValueError, match="param 'w' is .*, got shape \\(4, 3\\)"):
+        tvmlite.build(relay.Function([x, w], relay.add(x, w)), target="cpu", params={"w": wv.reshape(4, 3)})
+    with pytest.raises(TypeError, match="param 'w' is .*, got dtype float64"):
+        tvmlite.build(relay.Function([x, w], relay.add(x, w)), target="cpu", params={"w": wv.astype("float64")})
+
+
+def test_llvm_is_an_alias_and_bad_target():
+    x = relay.var("x", shape=(2,))
+    assert kernels(tvmlite.build(relay.Function([x], relay.exp(x)), target="llvm")) == ["topi.elemwise"]
+    with pytest.raises(ValueError, match="unknown target 'gpu'"):
+        tvmlite.build(relay.Function([x], relay.exp(x)), target="gpu")
+
+
+# -- fused groups (FuseOps' output, made by hand) --------------------------------------------------------------
+def _test_softsign_factory(attrs):
+    """A test anchor kernel: softsign in numpy, then the epilogue through topi.elemwise (in<k> -> in<k+1>)."""
+    import re
+
+    program = str(attrs.get("epilogue", ""))
+    epi = None
+    if program:
+        shifted = re.sub(r"in(\d+)", lambda m: f"in{int(m.group(1)) + 1}", program)
+        epi = tvmlite.get_global_func("topi.elemwise")({"epilogue": "copy r0 in0; " + shifted})
+
+    def run(x, *rest):
+        *extra, out = rest
+        y = x.numpy()
+        y = (y / (1 + np.abs(y))).astype("float32")
+        if epi is None:
+            out.copyfrom(y) if hasattr(out, "copyfrom") else np.from_dlpack(out).__setitem__(..., y)
+        else:
+            epi(tvmlite.nd.array(y), *extra, out)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def softsign_kernel():
+    tvmlite.register_func("topi.test_softsign", _test_softsign_factory, override=True)
+    # Level 1: a real kernel registered for nn.softsign (level 10) wins; the results are the same.
+    register_op_attr("nn.softsign", "FTVMLiteKernel", "topi.test_softsign", level=1)
+    yield "topi.test_softsign"
+
+
+def _primitive(params, body):
+    return relay.Function(params, body).with_attr("Primitive", 1)
+
+
+def test_fused_group_anchor_and_epilogue(rng, softsign_kernel):
+    x, bias, res = relay.var("x", shape=(2, 4, 3)), relay.var("bias", shape=(4, 1)), relay.var("res", shape=(2, 4, 3))
+    p0, p1, p2 = relay.var("p0", shape=(2, 4, 3)), relay.var("p1", shape=(4, 1)), relay.var("p2", shape=(2, 4, 3))
+    anchor = relay.nn.softsign(p0)
+    t = relay.add(anchor, p1)
+    body = relay.nn.relu(relay.add(relay.multiply(t, relay.const(np.float32(2))), relay.multiply(t, p2)))
+    group = _primitive([p0, p1, p2], body)
+    main = relay.Function([x, bias, res], relay.Call(group, [x, bias, res]))
+    lib = check(main, {"x": f32(rng, 2, 4, 3), "bias": f32(rng, 4, 1), "res": f32(rng, 2, 4, 3)})
+    (node,) = tvm_nodes(lib)
+    kernel = node["attrs"]["func_name"]
+    assert kernel.startswith("topi.")
+    if kernel == softsign_kernel:
+        assert node["attrs"]["kernel_attrs"]["epilogue"] == (
+            "add r1 r0 in0; mul r2 r1 2; mul r1 r1 in1; add r1 r2 r1; relu r0 r1")
+        assert [i[0] for i in node["inputs"]] == [0, 1, 2]
+
+
+def test_fused_group_without_kernel_is_a_reference(rng):
+    x = relay.var("x", shape=(3, 5))
+    p = relay.var("p", shape=(3, 5))
+    group = _primitive([p], relay.nn.relu(relay.nn.log_softmax(p)))
+    lib = check(relay.Function([x], relay.Call(group, [x])), {"x": f32(rng, 3, 5)})
+    assert kernels(lib) == ["relay.backend.reference"]
+
+
+def test_fused_elementwise_group(rng):
+    x, y = relay.var("x", shape=(4, 5)), relay.var("y", shape=(5,))
+    p, q = relay.var("p", shape=(4, 5)), relay.var("q", shape=(5,))
+    a = relay.exp(p)
+    group = _primitive([p, q], relay.divide(a, relay.add(a, q)))
+    lib = check(relay.Function([x, y], relay.Call(group, [x, y])), {"x": f32(rng, 4, 5), "y": np.abs(f32(rng, 5))})
+    (node,) = tvm_nodes(lib)
+    assert node["attrs"]["func_name"] == "topi.elemwise"
+    assert node["attrs"]["kernel_attrs"]["epilogue"] == "exp r1 in0; add r2 r1 in1; div r0 r1 r2"
+    assert node["name"] == "tvmlite_fused_exp_add_divide_0"  # TVM's naming: the group's ops
+
+
+def test_too_many_live_values_fall_back(rng):
+    x = relay.var("x", shape=(8,))
+    p = relay.var("p", shape=(8,))
+    vals = [relay.multiply(p, relay.const(np.float32(i + 2))) for i in range(9)]  # 9 live at once > r1..r7
+    acc = vals[0]
+    for v in vals[1:]:
+        acc = relay.add(acc, v)
+    # a balanced-ish reduction keeps them all live: sum them last to first
+    body = vals[-1]
+    for v in reversed(vals[:-1]):
+        body = relay.add(v, body)
+    lib = check(relay.Function([x], relay.Call(_primitive([p], body), [x])), {"x": f32(rng, 8)})
+    assert kernels(lib) == ["relay.backend.reference"]
+
+
+def test_memory_plan_reuses_storage(rng):
+    x = relay.var("x", shape=(1, 16, 32, 32))
+    h = x
+    for i in range(12):  # a residual chain: relu(h * s + h)
+        h = relay.nn.relu(relay.add(relay.multiply(h, relay.const(np.float32(0.5 + i / 10))), h))
+    lib = check(relay.Function([x], h), {"x": f32(rng, 1, 16, 32, 32)})
+    planned, total = lib.planned_bytes, lib.intermediate_bytes
+    assert total == 36 * 16 * 32 * 32 * 4
+    assert planned <= 3 * 16 * 32 * 32 * 4 < total
+
+
+# -- values other than static float tensors ---------------------------------------------------------------------
+def test_control_flow_captures_outer_values(rng):
+    x, c = relay.var("x", shape=(3, 4)), relay.var("c", shape=(), dtype="bool")
+    h = relay.nn.relu(x)  # a native node the branches also read
+    y = relay.op.control.if_(c, relay.Function([], relay.add(h, x)), relay.Function([], relay.exp(x)))
+    func = relay.Function([x, c], relay.sigmoid(y))
+    for cond in (True, False):
+        lib = check(func, {"x": f32(rng, 3, 4), "c": np.array(cond)})
+    assert "relay.backend.reference" in kernels(lib)
+
+
+def test_reference_output_feeds_native_kernels(rng):
+    x = relay.var("x", shape=(2, 5))
+    s = relay.nn.softmax(x)
+    lib = check(relay.Function([x], relay.Tuple([relay.nn.relu(relay.add(s, x)), relay.reshape(s, (10,))])),
+                {"x": f32(rng, 2, 5)})
+    assert sorted(kernels(lib)) == ["__nop", "relay.backend.reference", "topi.elemwise", "topi.elemwise"]
+
+
+def test_scalars_keep_rank_zero(rng):
+    x, y = relay.var("x", shape=()), relay.var("y", shape=(), dtype="int64")
+    out = relay.Tuple([relay.exp(x), relay.add(y, y), relay.nn.softmax(relay.expand_dims(x, 0))])
+    check(relay.Function([x, y], out), {"x": np.array(0.3, "float32"), "y": np.array(7, "int64")})
+
+
+def test_dynamic_shapes_and_sequences_as_inputs(rng):
+    from tvmlite.ir.type import SequenceType, TensorType
+    from tvmlite.ir import SizeVar
+
+    x = relay.var("x", TensorType([SizeVar("n"), 3], "float32"))
+    s = relay.var("s", SequenceType(TensorType([2], "float32")))
+    out = relay.Tuple([relay.exp(x), relay.op.control.sequence_length(s)])
+    seq = [f32(rng, 2) for _ in range(3)]
+    lib = check(relay.Function([x, s], out), {"x": f32(rng, 5, 3), "s": seq})
+    gm = GraphModule(lib["default"](tvmlite.cpu(0)))
+    gm.set_input(x=f32(rng, 2, 3), s=seq[:1])  # another n, a shorter sequence
+    gm.run()
+    assert gm.get_output(0).shape == (2, 3) and int(gm.get_output(1).numpy()) == 1
+    with pytest.raises(ValueError, match="input 'x' has shape \\(-1, 3\\)"):
+        gm.set_input("x", f32(rng, 2, 4))
+
+
+def test_string_and_bfloat16_tensors(rng):
+    import ml_dtypes
+
+    x = relay.var("x", shape=(2, 3), dtype="bfloat16")
+    s = relay.var("s", shape=(2,), dtype="string")
+    out = relay.Tuple([relay.add(x, x), s])
+    xv = rng.standard_normal((2, 3)).astype(ml_dtypes.bfloat16)
+    lib, (got, strings) = _run(relay.Function([x, s], out), {"x": xv, "s": np.array(["a", "bc"], object)}, "cpu")
+    np.testing.assert_array_equal(got, (xv + xv))
+    assert got.dtype == ml_dtypes.bfloat16
+    assert list(strings) == ["a", "bc"]
+
+
+def test_epilogue_inputs_must_broadcast_to_the_output(rng):
+    # clip's bounds may be (1,) on a () input: no epilogue can read them, so the reference runs it
+    x, lo = relay.var("x", shape=()), relay.var("lo", shape=(1,))
+    out = relay.Call(tvmlite.ir.Op.get("clip"), [x, lo, relay.Tuple([])])
+    lib = check(relay.Function([x, lo], out), {"x": np.array(-2, "float32"), "lo": np.array([-1], "float32")})
+    assert kernels(lib) == ["relay.backend.reference"]
+
+
+def _test_concat_factory(attrs):
+    axis = int(attrs["axis"])
+    assert not str(attrs.get("epilogue", ""))  # this test kernel takes no epilogue
+
+    def run(*args):
+        *ins, out = args
+        np.from_dlpack(out)[...] = np.concatenate([a.numpy() for a in ins], axis=axis)
+
+    return run
+
+
+def test_tuple_inputs_of_an_anchor_are_flattened(rng):
+    tvmlite.register_func("topi.test_concat", _test_concat_factory, override=True)
+    register_op_attr("concatenate", "FTVMLiteKernel", "topi.test_concat", level=1)
+    x, y = relay.var("x", shape=(2, 3)), relay.var("y", shape=(4, 3))
+    out = relay.concatenate([x, relay.exp(y)], axis=0)  # main-level tuple -> the node's inputs
+    p, q = relay.var("p", shape=(4, 3)), relay.var("q", shape=(2, 3))
+    fused = relay.Call(_primitive([p, q], relay.concatenate([p, q], axis=0)), [y, x])  # a tuple inside a group
+    lib = check(relay.Function([x, y], relay.Tuple([out, fused])), {"x": f32(rng, 2, 3), "y": f32(rng, 4, 3)})
+    nodes = tvm_nodes(lib)
+    concat = [n for n in nodes if n["name"].startswith("tvmlite_concatenate")]
+    assert len(concat) == 2 and all(n["attrs"]["func_name"].startswith("topi.") for n in concat)
+    assert all(len(n["inputs"]) == 2 for n in concat)
+
+
+def test_clip_with_tensor_bounds(rng):
+    x, lo, hi = relay.var("x", shape=(3, 8)), relay.var("lo", shape=()), relay.var("hi", shape=(1,))
+    out = relay.Call(tvmlite.ir.Op.get("clip"), [x, lo, hi])
+    lib = check(relay.Function([x, lo, hi], out),
+                {"x": f32(rng, 3, 8) * 4, "lo": np.array(-1, "float32"), "hi": np.array([0.5], "float32")})
+    (node,) = tvm_nodes(lib)
+    assert node["attrs"]["kernel_attrs"]["epilogue"] == "copy r0 in0; max r0 r0 in1; min r0 r0 in2"
+
+
+def test_multi_instruction_rule_on_the_anchor_value(rng, softsign_kernel):
+    # swish(alpha != 1) of r0 into r0 needs scratch: computed in r1, then copied to r0
+    x, p = relay.var("x", shape=(4, 6)), relay.var("p", shape=(4, 6))
+    group = _primitive([p], relay.nn.swish(relay.nn.softsign(p), alpha=1.7))
+    lib = check(relay.Function([x], relay.Call(group, [x])), {"x": f32(rng, 4, 6) * 3})
+    (node,) = tvm_nodes(lib)
+    if node["attrs"]["func_name"] == softsign_kernel:
+        assert node["attrs"]["kernel_attrs"]["epilogue"] == "mul r1 r0 1.7; sigmoid r1 r1; mul r1 r0 r1; copy r0 r1"
+
+
+def test_empty_tensors(rng):
+    x, y = relay.var("x", shape=(0, 3)), relay.var("y", shape=(3,))
+    out = relay.Tuple([relay.exp(relay.add(x, y)), relay.reshape(x, (3, -1)), relay.nn.softmax(x)])
+    lib = check(relay.Function([x, y], out), {"x": np.zeros((0, 3), "float32"), "y": f32(rng, 3)})
+    assert kernels(lib) == ["topi.elemwise", "topi.elemwise", "__nop", "relay.backend.reference"]  # source order

@@ -1,0 +1,132 @@
+"""export_library / tvmlite.runtime.load_module: one self-contained file, read back in a fresh process."""
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import relay
+from tvmlite.runtime import GraphModule, load_module
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _model(rng):
+    x = relay.var("x", shape=(3, 8))
+    w = rng.standard_normal((3, 8)).astype("float32")
+    i = relay.var("i", shape=(2,), dtype="int64")
+    h = relay.nn.relu(relay.multiply(x, relay.const(w)))  # a param, a native node
+    out = relay.Tuple([relay.nn.softmax(relay.reshape(h, (4, 6))),  # a view, a reference node
+                       relay.take(x, i, axis=0)])  # int64 input
+    return relay.Function([x, i], out)
+
+
+def _outputs(lib, xv, iv):
+    gm = GraphModule(lib["default"](tvmlite.cpu(0)))
+    gm.run(x=xv, i=iv)
+    return [gm.get_output(k).numpy() for k in range(gm.get_num_outputs())]
+
+
+def test_round_trip_in_a_fresh_process(tmp_path, rng):
+    lib = tvmlite.build(_model(rng), target="cpu")
+    path = tmp_path / "model.tvmlite"
+    lib.export_library(path)
+    xv, iv = rng.standard_normal((3, 8)).astype("float32"), np.array([2, 0], "int64")
+    np.save(tmp_path / "x.npy", xv)
+    np.save(tmp_path / "i.npy", iv)
+    want = _outputs(lib, xv, iv)
+    script = textwrap.dedent(f"""
+        import sys
+        sys.modules["onnx"] = None  # importing onnx now fails: loading must not need it
+        import numpy as np
+        import tvmlite
+        lib = tvmlite.runtime.load_module({str(path)!r})
+        gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+        gm.run(x=np.load({str(tmp_path / "x.npy")!r}), i=np.load({str(tmp_path / "i.npy")!r}))
+        for k in range(gm.get_num_outputs()):
+            np.save({str(tmp_path)!r} + f"/out{{k}}.npy", gm.get_output(k).numpy())
+        assert "onnx" not in sys.modules or sys.modules["onnx"] is None
+    """)
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for k, w in enumerate(want):
+        np.testing.assert_array_equal(np.load(tmp_path / f"out{k}.npy"), w)
+
+
+def test_round_trip_keeps_graph_and_params(tmp_path, rng):
+    lib = tvmlite.build(_model(rng), target="cpu")
+    lib.export_library(str(tmp_path / "m.bin"))
+    back = load_module(tmp_path / "m.bin")
+    assert back.get_graph_json() == lib.get_graph_json()
+    assert list(back.get_params()) == list(lib.get_params())
+    for name, value in lib.get_params().items():
+        np.testing.assert_array_equal(back.get_params()[name].numpy(), value.numpy())
+    assert (back.planned_bytes, back.intermediate_bytes) == (lib.planned_bytes, lib.intermediate_bytes)
+
+
+def test_large_params_are_raw_bytes(tmp_path, rng):
+    x = relay.var("x", shape=(512, 512))
+    w = rng.standard_normal((512, 512)).astype("float32")
+    lib = tvmlite.build(relay.Function([x], relay.add(x, relay.const(w))), target="cpu")
+    lib.export_library(tmp_path / "big")
+    size = os.path.getsize(tmp_path / "big")
+    assert w.nbytes < size < w.nbytes + len(lib.get_graph_json()) + 200
+    np.testing.assert_array_equal(load_module(tmp_path / "big").get_params()["p0"].numpy(), w)
+
+
+@pytest.fixture
+def exported(tmp_path, rng):
+    lib = tvmlite.build(_model(rng), target="cpu")
+    path = tmp_path / "m.tvmlite"
+    lib.export_library(path)
+    return path, path.read_bytes()
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return path
+
+
+def test_corrupt_files_are_value_errors(tmp_path, exported):
+    path, data = exported
+    with pytest.raises(ValueError, match="cannot read"):
+        load_module(tmp_path / "missing.tvmlite")
+    with pytest.raises(ValueError, match="bad magic"):
+        load_module(_write(tmp_path / "a", b"GARBAGE" + data))
+    with pytest.raises(ValueError, match="bad magic"):
+        load_module(_write(tmp_path / "b", b""))
+    bad_version = data[:16] + struct.pack("<I", 99) + data[20:]
+    with pytest.raises(ValueError, match="version 99"):
+        load_module(_write(tmp_path / "c", bad_version))
+    for cut in (18, 30, len(data) // 2, len(data) - 20, len(data) - 1):
+        with pytest.raises(ValueError, match="truncated|end marker"):
+            load_module(_write(tmp_path / f"t{cut}", data[:cut]))
+    with pytest.raises(ValueError, match="trailing bytes"):
+        load_module(_write(tmp_path / "d", data + b"x"))
+    huge_graph = data[:20] + struct.pack("<Q", 1 << 60) + data[28:]
+    with pytest.raises(ValueError, match="truncated"):
+        load_module(_write(tmp_path / "e", huge_graph))
+    (n,) = struct.unpack("<Q", data[20:28])
+    graph = data[28:28 + n]
+    broken = data[:28] + graph.replace(b'"nodes"', b'"nodez"', 1) + data[28 + n:]
+    lib = load_module(_write(tmp_path / "f", broken))  # valid JSON, not a graph: fails when an executor is made
+    with pytest.raises(ValueError, match="no 'nodes'"):
+        lib["default"](tvmlite.cpu(0))
+    not_json = data[:28] + b"{" + graph[1:].replace(b":", b";", 1) + data[28 + n:]
+    with pytest.raises(ValueError, match="malformed"):
+        load_module(_write(tmp_path / "g", not_json))
+
+
+def test_scalar_params_keep_rank_zero(tmp_path):
+    from tvmlite.runtime.module import save_module
+
+    x = relay.var("x", shape=(3,))
+    lib = tvmlite.build(relay.Function([x], relay.exp(x)), target="cpu")
+    save_module(tmp_path / "s", lib.get_graph_json(), {"k": tvmlite.nd.array(np.array(3, "int64"))})
+    back = load_module(tmp_path / "s").get_params()["k"]
+    assert back.shape == () and int(back.numpy()) == 3

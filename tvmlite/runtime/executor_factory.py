@@ -1,0 +1,173 @@
+"""ExecutorFactoryModule: what ``tvmlite.build(mod, target="cpu")`` returns (TVM's ``GraphExecutorFactoryModule``).
+
+    lib = tvmlite.build(mod, target="cpu", params=params)
+    ex = lib["default"](tvmlite.cpu(0))          # a GraphExecutor; wrap it in runtime.GraphModule
+    lib.get_graph_json(); lib.get_params(); lib.export_library("model.tvmlite")
+
+The factory holds the graph JSON (csrc/backend/graph_codegen.cc) and the params. Every executor it makes shares the
+params (read only) and owns its storage, so executors run concurrently from several threads. The executor itself
+is C++ (csrc/backend/graph_executor.cc); GraphExecutor below is its thin Python face.
+"""
+import json
+
+import numpy as np
+
+from .._ffi import core
+from .container import convert
+from .ndarray import NDArray, array, cpu
+
+__all__ = ["ExecutorFactoryModule", "GraphExecutor", "to_executor_value", "from_executor_value"]
+
+
+def _api(name):
+    return core.get_global_func("graph_executor." + name)
+
+
+class _Api:
+    """The graph_executor.* globals, bound once."""
+
+    def __init__(self):
+        for name in ("create", "set_input", "run", "profile", "get_output", "get_num_outputs", "get_input",
+                     "get_input_names"):
+            setattr(self, name, _api(name))
+
+
+_API = None
+
+
+def _get_api():
+    global _API
+    if _API is None:
+        _API = _Api()
+    return _API
+
+
+_BOX_KEY = "__tvmlite_pyvalue__"
+
+
+def _contiguous(value):
+    """value as a C-contiguous numpy array of the same rank (np.ascontiguousarray makes 0-d arrays 1-d)."""
+    value = np.asarray(value)
+    return value if value.flags.c_contiguous else value.copy(order="C")
+
+
+def to_executor_value(value):
+    """A Python value as an executor entry holds it: an NDArray for arrays NDArray can hold (ml_dtypes ones through
+    a view of their bits), a list for sequences, None; anything else (string tensors, int4, ...) boxed in a Map the
+    executor only carries around (reference nodes and get_output unbox it)."""
+    if value is None or isinstance(value, NDArray):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [to_executor_value(v) for v in value]
+    arr = _contiguous(value)
+    if arr.dtype.kind in "biufc" and arr.dtype.isnative:
+        return array(arr)
+    from .ndarray import ML_DTYPE_NAMES
+
+    if arr.dtype.name in ML_DTYPE_NAMES and arr.dtype.itemsize in (1, 2):
+        from . import _ffi_api
+
+        bits = arr.view(np.uint8 if arr.dtype.itemsize == 1 else np.uint16)
+        try:
+            return _ffi_api.NDArrayCreateView(array(bits), list(arr.shape), arr.dtype.name)
+        except (ValueError, TypeError):  # a sub-byte type (int4, float4_e2m1fn): its NDArray is packed
+            pass
+    import pickle
+
+    return convert({_BOX_KEY: pickle.dumps(arr)})
+
+
+def from_executor_value(value):
+    """An executor entry as a Python value: NDArrays as they are, sequences as lists, boxed values unboxed."""
+    from .container import Array, Map
+
+    if isinstance(value, Array):
+        return [from_executor_value(v) for v in value]
+    if isinstance(value, Map) and _BOX_KEY in value:
+        import pickle
+
+        return pickle.loads(value[_BOX_KEY])
+    return value
+
+
+_input_value = to_executor_value
+
+
+class GraphExecutor:
+    """One executor: ``set_input``, ``run``, ``get_output`` (the executor module GraphModule wraps)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._api = _get_api()
+
+    def set_input(self, key, value):
+        """Set input ``key`` (a name or an index): copied into the executor's buffer (shape and dtype checked)."""
+        self._api.set_input(self._handle, key, _input_value(value))
+
+    def run(self):
+        """Run every node (Python's GIL is released meanwhile)."""
+        self._api.run(self._handle)
+
+    def get_output(self, index):
+        """Output ``index``: the executor's own array (overwritten by the next run, as TVM's)."""
+        return from_executor_value(self._api.get_output(self._handle, index))
+
+    def get_num_outputs(self):
+        return self._api.get_num_outputs(self._handle)
+
+    def get_input(self, name):
+        return from_executor_value(self._api.get_input(self._handle, name))
+
+    def get_input_names(self):
+        return [str(n) for n in self._api.get_input_names(self._handle)]
+
+    def profile(self):
+        """Run once timing each node: a list of dicts (name, func_name, shape, time_ms), in execution order."""
+        return [{"name": str(r["name"]), "func_name": str(r["func_name"]), "shape": tuple(int(d) for d in r["shape"]),
+                 "time_ms": float(r["time_ms"])} for r in self._api.profile(self._handle)]
+
+
+class ExecutorFactoryModule:
+    """A built model: the graph JSON and the params; ``self["default"](device)`` makes a GraphExecutor."""
+
+    def __init__(self, graph_json, params):
+        from ..relay.backend import reference_kernel  # noqa: F401  registers relay.backend.reference
+
+        if not isinstance(graph_json, str):
+            raise TypeError(f"ExecutorFactoryModule: graph_json must be a str, got {type(graph_json).__name__}")
+        self._graph_json = graph_json
+        try:
+            graph = json.loads(graph_json)
+        except ValueError as err:
+            raise ValueError(f"ExecutorFactoryModule: the graph JSON is malformed: {err}") from None
+        if not isinstance(graph, dict):
+            raise ValueError("ExecutorFactoryModule: the graph JSON must be an object")
+        self._graph = convert(graph)
+        self._params = {str(k): v if isinstance(v, NDArray) else to_executor_value(v)
+                        for k, v in dict(params or {}).items()}
+        self._params_map = convert(self._params)
+        attrs = graph.get("attrs", {})
+        #: the memory plan's figures: bytes of the shared storages vs. the sum of all intermediates
+        self.planned_bytes = int(attrs.get("planned_bytes", 0))
+        self.intermediate_bytes = int(attrs.get("intermediate_bytes", 0))
+
+    def __getitem__(self, key):
+        if key != "default":
+            raise KeyError(f"the library has no function '{key}' (it has: default)")
+        return self._create
+
+    def _create(self, device=None):
+        return GraphExecutor(_get_api().create(self._graph, self._params_map, device or cpu(0)))
+
+    def get_graph_json(self):
+        return self._graph_json
+
+    def get_params(self):
+        """The params by name (p0, p1, ...: the module's constants)."""
+        return dict(self._params)
+
+    def export_library(self, path):
+        """Write the graph and the params to one file that ``tvmlite.runtime.load_module`` reads back."""
+        from .module import save_module
+
+        save_module(path, self._graph_json, self._params)

@@ -1,0 +1,133 @@
+"""Export and load built models: one self-contained file (``lib.export_library(path)``, ``load_module(path)``).
+
+Layout (little-endian), made to be written and read at disk speed (no base64, no pickle):
+
+    magic    16 bytes  b"TVMLITE-GRAPHLIB"
+    version  u32       1
+    graph    u64 n, then n bytes of UTF-8 graph JSON
+    params   u32 count, then per param: u32 n + name (UTF-8), u32 n + dtype name, u32 ndim + ndim x i64 dims,
+             u64 nbytes + the raw row-major bytes
+    end      8 bytes   b"TVMLEND\\0"
+
+Anything else (wrong magic or version, truncation, sizes that disagree with the dims, bad dtypes, JSON that does
+not parse) is a ValueError naming the file.
+"""
+import os
+import struct
+
+__all__ = ["load_module", "save_module"]
+
+MAGIC = b"TVMLITE-GRAPHLIB"
+VERSION = 1
+END = b"TVMLEND\0"
+
+
+def save_module(path, graph_json, params):
+    """Write graph_json and params (name -> NDArray) to path."""
+    import numpy as np
+
+    from .ndarray import numpy_dtype
+
+    path = os.fspath(path)
+    with open(path, "wb") as f:
+        f.write(MAGIC)
+        f.write(struct.pack("<I", VERSION))
+        g = graph_json.encode("utf-8")
+        f.write(struct.pack("<Q", len(g)))
+        f.write(g)
+        f.write(struct.pack("<I", len(params)))
+        for name, value in params.items():
+            arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+            if hasattr(value, "dtype"):
+                arr = arr.astype(numpy_dtype(str(value.dtype)), copy=False)
+            if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+                arr = arr.copy(order="C")
+            for text in (name, str(value.dtype)):
+                b = text.encode("utf-8")
+                f.write(struct.pack("<I", len(b)))
+                f.write(b)
+            f.write(struct.pack("<I", arr.ndim))
+            f.write(struct.pack(f"<{arr.ndim}q", *arr.shape))
+            f.write(struct.pack("<Q", arr.nbytes))
+            f.write(memoryview(arr.reshape(-1).view(np.uint8)))
+        f.write(END)
+
+
+class _Reader:
+    def __init__(self, data, path):
+        self.data, self.pos, self.path = data, 0, path
+
+    def fail(self, what):
+        raise ValueError(f"load_module: {self.path} is not a valid tvmlite module: {what}")
+
+    def take(self, n, what):
+        if n < 0 or self.pos + n > len(self.data):
+            self.fail(f"truncated ({what})")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def unpack(self, fmt, what):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt), what))
+
+    def text(self, what):
+        (n,) = self.unpack("<I", what)
+        try:
+            return bytes(self.take(n, what)).decode("utf-8")
+        except UnicodeDecodeError:
+            self.fail(f"{what} is not UTF-8")
+
+
+def load_module(path):
+    """Read a file export_library wrote: an ExecutorFactoryModule (``lib["default"](tvmlite.cpu(0))``)."""
+    import numpy as np
+
+    from .executor_factory import ExecutorFactoryModule
+    from .ndarray import array, numpy_dtype
+
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = memoryview(f.read())
+    except OSError as err:
+        raise ValueError(f"load_module: cannot read {path}: {err.strerror or err}") from None
+    r = _Reader(data, path)
+    if bytes(data[:len(MAGIC)]) != MAGIC:
+        r.fail("bad magic (not written by export_library)")
+    r.pos = len(MAGIC)
+    (version,) = r.unpack("<I", "version")
+    if version != VERSION:
+        r.fail(f"version {version}, this tvmlite reads version {VERSION}")
+    (n,) = r.unpack("<Q", "graph size")
+    try:
+        graph_json = bytes(r.take(n, "graph")).decode("utf-8")
+    except UnicodeDecodeError:
+        r.fail("the graph is not UTF-8")
+    (count,) = r.unpack("<I", "param count")
+    params = {}
+    for _ in range(count):
+        name = r.text("param name")
+        dtype_name = r.text("param dtype")
+        try:
+            dtype = numpy_dtype(dtype_name)
+        except Exception:  # noqa: BLE001 - any failure means a bad name
+            r.fail(f"param {name!r} has an unknown dtype {dtype_name!r}")
+        (ndim,) = r.unpack("<I", "param rank")
+        if ndim > 64:
+            r.fail(f"param {name!r} has rank {ndim}")
+        shape = r.unpack(f"<{ndim}q", "param shape")
+        if any(d < 0 for d in shape):
+            r.fail(f"param {name!r} has a negative dim")
+        (nbytes,) = r.unpack("<Q", "param size")
+        if nbytes != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+            r.fail(f"param {name!r}: {nbytes} bytes do not hold {shape} of {dtype_name}")
+        raw = r.take(nbytes, f"param {name!r}")
+        params[name] = array(np.frombuffer(raw, dtype=dtype).reshape(shape))
+    if bytes(r.take(len(END), "end marker")) != END:
+        r.fail("bad end marker")
+    if r.pos != len(data):
+        r.fail("trailing bytes")
+    try:
+        return ExecutorFactoryModule(graph_json, params)
+    except ValueError as err:
+        r.fail(str(err))
