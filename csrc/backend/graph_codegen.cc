@@ -40,6 +40,7 @@
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/ir/module.h>
 #include <tvmlite/ir/op.h>
+#include <tvmlite/relay/transform.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/serialization.h>
 #include <tvmlite/runtime/structural.h>
@@ -359,9 +360,19 @@ class GraphBuilder {
       TVMLITE_CHECK_KIND(f->params.size() == c->args.size(), ValueError)
           << "LowerToGraph: a primitive function takes " << f->params.size() << " arguments, the call gives "
           << c->args.size();
-      g.root = f->body;
+      // Scalar constant and () arguments (FuseOps makes them parameters) go back into the body, where the paths
+      // below expect them: scalars become immediates, () an omitted input of the op that reads it.
+      std::unordered_map<const Object*, Expr> inlined;
+      for (size_t i = 0; i < c->args.size(); ++i) {
+        const auto* t = c->args[i].as<TupleNode>();
+        const auto* k = c->args[i].as<ConstantNode>();
+        if ((k && k->data.NumElements() == 1) || (t && t->fields.empty())) inlined[f->params[i].get()] = c->args[i];
+      }
+      g.root = inlined.empty() ? f->body : relay::InferTypeExpr(Substitute(f->body, inlined));
       g.func = f;
-      for (size_t i = 0; i < c->args.size(); ++i) AddLeaf(&g, f->params[i], EntriesOf(c->args[i]));
+      for (size_t i = 0; i < c->args.size(); ++i) {
+        if (!inlined.count(f->params[i].get())) AddLeaf(&g, f->params[i], EntriesOf(c->args[i]));
+      }
     } else {
       g.root = call;
       for (const Expr& a : c->args) {
@@ -723,7 +734,11 @@ class GraphBuilder {
   // -- the reference path --------------------------------------------------------------------------------------
   std::vector<Entry> LowerReference(Group g, const Call& call, const Type& out_type) {
     Function func = g.func;
-    if (!func.defined()) {
+    if (func.defined() && !func->body.same_as(g.root)) {  // arguments were inlined: the leaves are the params left
+      Array<Var> params;
+      for (const Expr& leaf : g.leaves) params.push_back(Downcast<Var>(leaf));
+      func = Function(params, g.root, Optional<Type>());
+    } else if (!func.defined()) {
       // Non-scalar constants are params (weights stay out of the JSON); scalars stay in the function.
       for (const Expr& a : call->args) {
         const auto* k = a.as<ConstantNode>();

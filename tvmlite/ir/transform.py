@@ -47,6 +47,11 @@ class PassContext:
         """The innermost context entered on this thread (the default context when none is)."""
         return cls._stack()[-1]
 
+    @classmethod
+    def is_default(cls):
+        """Whether no context is entered on this thread (tvmlite.build then picks its own opt_level)."""
+        return len(cls._stack()) == 1
+
     def __enter__(self):
         self._stack().append(self)
         return self

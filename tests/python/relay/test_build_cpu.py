@@ -12,6 +12,14 @@ from tvmlite.relay import transform
 from tvmlite.runtime import GraphModule
 
 
+@pytest.fixture(autouse=True)
+def _unfused():
+    """These tests check how each op lowers, so they build unfused (opt_level 0) unless they say otherwise;
+    fusion's own cases build at opt_level 3."""
+    with tvmlite.transform.PassContext(opt_level=0):
+        yield
+
+
 def _run(func, inputs, target, params=None):
     lib = tvmlite.build(func, target=target, params=params)
     gm = GraphModule(lib["default"](tvmlite.cpu(0)))
@@ -52,10 +60,15 @@ def f32(rng, *shape):
 def test_elementwise_chain_is_native(rng):
     x, y = relay.var("x", shape=(2, 3, 5)), relay.var("y", shape=(3, 1))
     z = relay.nn.relu(relay.multiply(relay.add(x, y), relay.const(np.float32(0.5))))
-    lib = check(relay.Function([x, y], relay.sigmoid(z)), {"x": f32(rng, 2, 3, 5), "y": f32(rng, 3, 1)})
+    func, inputs = relay.Function([x, y], relay.sigmoid(z)), {"x": f32(rng, 2, 3, 5), "y": f32(rng, 3, 1)}
+    lib = check(func, inputs)  # unfused: one node per op
     assert kernels(lib) == ["topi.elemwise"] * 4
     progs = [n["attrs"]["kernel_attrs"]["epilogue"] for n in tvm_nodes(lib)]
     assert progs == ["add r0 in0 in1", "mul r0 in0 0.5", "relu r0 in0", "sigmoid r0 in0"]
+    with tvmlite.transform.PassContext(opt_level=3):  # fused: one node, one program
+        lib = check(func, inputs)
+    assert kernels(lib) == ["topi.elemwise"]
+    assert tvm_nodes(lib)[0]["attrs"]["kernel_attrs"]["epilogue"].count(";") == 3
 
 
 UNARY = [

@@ -2,8 +2,8 @@
 
     lib = build(mod, params)      # tvmlite.build(mod, target="cpu", params=params) calls this
 
-``optimize(mod) -> mod`` is the pass pipeline (for now InferType; the optimisation passes of docs/compiler.md join
-it); ``lower(mod)`` is csrc/backend/graph_codegen.cc (relay.backend.LowerToGraph).
+``optimize(mod) -> mod`` is the pass pipeline of docs/compiler.md; ``lower(mod)`` is csrc/backend/graph_codegen.cc
+(relay.backend.LowerToGraph).
 """
 import numpy as np
 
@@ -31,8 +31,25 @@ def bind_params(mod, params):
 
 
 def optimize(mod):
-    """The optimisation pipeline on a module with params bound: mod -> mod (typed)."""
-    return transform.InferType()(mod)
+    """The optimisation pipeline (docs/compiler.md) on a module with params bound: mod -> mod (typed).
+
+    It runs under the current PassContext; outside any, at opt_level 3, not TVM's default 2: below 3 the layout
+    pass is off and convolutions run on the portable NCHW path."""
+    from ...ir.transform import PassContext
+
+    seq = transform.Sequential([
+        transform.InferType(),
+        transform.SimplifyInference(),
+        transform.FoldConstant(),
+        transform.FoldScaleAxis(),
+        transform.FoldConstant(),
+        transform.FuseOps(),
+        transform.DeadCodeElimination(),
+    ])
+    if PassContext.is_default():
+        with PassContext(opt_level=3):
+            return seq(mod)
+    return seq(mod)
 
 
 def lower(mod):
