@@ -8,7 +8,7 @@
  *   topi.nn.batch_matmul  x (B, M, K) [(B, K, M) with transpose_a], y (B, N, K) [transpose_b] or (B, K, N)
  *
  * Algorithm (gemm.h has the packed layout): C is cut into column tiles of `cols` (a multiple of the panel width)
- * and row tiles of up to 6 rows. A task is one column tile and a block of row tiles; tasks are ordered column
+ * and row tiles of up to 8 rows. A task is one column tile and a block of row tiles; tasks are ordered column
  * tile first, so the contiguous chunk a thread gets shares its B panels across row blocks. Inside a task, K runs
  * in blocks of kKBlock (the B block of a column tile then stays in L1 across the task's row tiles); each
  * (K block, row tile) pair is one micro-kernel call. A column tile narrower than `cols` (the tail of N) computes
@@ -44,8 +44,8 @@ int DensePackBlock(int64_t n) {
 namespace gemm {
 namespace {
 
-constexpr int64_t kKBlock = 256;
-constexpr int kMaxRows = 6;
+constexpr int64_t kKBlock = 128;
+constexpr int kMaxRows = 8;
 constexpr int kMaxCols = 64;
 
 /*! \brief The portable micro-kernel: any panel width, at most 4 rows x 64 columns; the compiler vectorises it. */
@@ -79,7 +79,9 @@ struct Config {
 
 Config Pick(int64_t nb) {
   Isa isa = CpuIsa();
-  if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 64) return {GemmTileAVX512, 6, 64 / nb * nb, 16};
+  if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 48) {
+    return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16};
+  }
   if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8};
   return {TilePortable, 4, std::max<int64_t>(1, 32 / nb) * nb, nb};
 }

@@ -75,12 +75,12 @@ def test_dense_pack_matches_numpy(isa, threads, rng, m, k, n):
     _close(got, x.astype(np.float64) @ w.T.astype(np.float64), k)
 
 
-@pytest.mark.parametrize("nb", [1, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("nb", [1, 2, 4, 8, 16, 32, 48, 64])
 def test_dense_pack_any_panel_width(isa, rng, nb):
     """A weight packed under one ISA runs under any other: every panel width is served."""
     x = rng.standard_normal((2, 3, 45)).astype(np.float32)  # leading dims flatten to M = 6
-    w = rng.standard_normal((96, 45)).astype(np.float32)
-    got = _run("topi.nn.dense_pack", {}, x, _pack(w, nb), out_shape=(2, 3, 96))
+    w = rng.standard_normal((192, 45)).astype(np.float32)
+    got = _run("topi.nn.dense_pack", {}, x, _pack(w, nb), out_shape=(2, 3, 192))
     _close(got, x.astype(np.float64) @ w.T.astype(np.float64), 45)
 
 

@@ -56,7 +56,8 @@ Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
       << "weight " << ShapeToString(weight->shape) << " does not match weight_layout '" << attr->weight_layout
       << "' (its last dim must be " << nb << ")";
   TVMLITE_CHECK_KIND(data->dtype == weight->dtype || attr->out_dtype.has_value(), TypeError)
-      << "operand dtypes differ (" << data->dtype.str() << " vs " << weight->dtype.str() << "); set out_dtype to mix them";
+      << "operand dtypes differ (" << data->dtype.str() << " vs " << weight->dtype.str()
+      << "); set out_dtype to mix them";
   const Any& kd = data->shape[data->ndim() - 1];
   const Any& kw = weight->shape[1];
   TVMLITE_CHECK_KIND(kd.type_index() != kTVMLiteInt || kw.type_index() != kTVMLiteInt || DimEqual(kd, kw), ValueError)

@@ -11,10 +11,11 @@
  * panel p holding columns [p * nb, p * nb + nb) row after row, so one k step of a panel is nb contiguous floats
  * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
  *
- * The driver (GemmPacked) cuts C into register tiles of up to 6 rows x `cols` columns (64 on AVX-512, 16 on AVX2)
- * and K into blocks; each tile is one call of the ISA's micro-kernel (GemmTile*), which keeps the tile's
- * accumulators in registers over the K block. Tiles are parallel over N first (batch-1 transformers have M = 1)
- * and then over M. The epilogue runs on each tile's rows right after its last K block, while they are in cache.
+ * The driver (GemmPacked) cuts C into register tiles (8 rows x 48 columns on AVX-512: 24 zmm accumulators; 6 x 16
+ * on AVX2: 12 ymm; 4 x 32 portable) and K into blocks of 128; each (K block, tile) is one call of the ISA's
+ * micro-kernel (GemmTile*), which keeps the tile's accumulators in registers over the K block. Tiles are parallel
+ * over N first (batch-1 transformers have M = 1) and then over M. The epilogue runs on each tile's rows right after
+ * its last K block, while they are in cache.
  */
 #ifndef TVMLITE_TOPI_NN_GEMM_H_
 #define TVMLITE_TOPI_NN_GEMM_H_
@@ -38,18 +39,19 @@ namespace gemm {
 struct Tile {
   const float* a;     // row r, step k: a[r * lda + k]
   int64_t lda;
-  const float* b;     // the first panel at this tile's k offset; column c, step k: b[(c / nb) * panel + k * nb + c % nb]
+  const float* b;     // the first panel at this tile's k offset;
+                      // column c, step k: b[(c / nb) * panel + k * nb + c % nb]
   int64_t panel;      // floats between consecutive panels (K * nb)
   int64_t nb;
   int64_t k;          // the K block's length
   float* c;           // row r, column j: c[r * ldc + j]
   int64_t ldc;
-  int rows;           // 1..6
+  int rows;           // 1..8 (AVX-512), 1..6 (AVX2), 1..4 (portable)
   int cols;           // a multiple of the ISA's vector width, at most the driver's tile width
   bool accumulate;    // add to C instead of overwriting it
 };
 
-/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 64) or of 8 (AVX2, cols <= 16). */
+/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 48) or of 8 (AVX2, cols <= 16). */
 void GemmTileAVX512(const Tile& t);
 void GemmTileAVX2(const Tile& t);
 
@@ -76,7 +78,7 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
                 int64_t ldc, const BoundEpilogue& epi, int64_t c_flat);
 
-/*! \brief The panel width PackB should use for a per-call pack under the current ISA (16, 8 or 8). */
+/*! \brief The panel width of per-call packs under the current ISA: 16 (AVX-512 and scalar) or 8 (AVX2). */
 int64_t NativeBlock();
 
 }  // namespace gemm
