@@ -4,6 +4,8 @@
  *
  *   run(data, gamma, beta, epi..., out)     attrs: axis (-1), epsilon (1e-5), stash_type, epilogue;
  *                                           scale = 0 drops gamma, center = 0 drops beta (relay's absent beta `()`)
+ * Without a "center" attr the argument count decides: the lowering flattens relay's absent beta `()` to no tensor,
+ * so (data, gamma, epi..., out) is layer_norm without beta.
  * gamma and beta broadcast to data.shape[axis:] (numpy rules, towards the data). Per row of D = prod(shape[axis:])
  * values, as the reference: mean, var = mean((x - mean)^2) (two passes, no E[x^2] - E[x]^2 cancellation),
  * y = (x - mean) * (1 / sqrt(var + epsilon)) * gamma + beta, then the epilogue on the row while it is in cache.
@@ -44,11 +46,10 @@ float Sum8(const float* x, int64_t n, float shift, bool square) {
 }
 
 /*!
- * \brief The parameter p broadcast to tail (its D values, row-major) into out; ValueError naming the kernel when p
- * does not broadcast to tail.
+ * \brief The parameter p broadcast to tail (its D values, row-major) into out; ValueError naming the kernel and p
+ * when p does not broadcast to tail.
  */
-void ExpandParam(const TensorArg& p, const std::vector<int64_t>& tail, float* out, const std::string& kernel,
-                 const char* name) {
+void ExpandParam(const TensorArg& p, const std::vector<int64_t>& tail, float* out) {
   const std::vector<int64_t> ps = p.shape();
   bool ok = ps.size() <= tail.size();
   for (size_t i = 0; ok && i < ps.size(); ++i) {
@@ -89,10 +90,17 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
   const std::string stash = attrs.GetString("stash_type", "float32");
   TVMLITE_CHECK_KIND(stash.empty() || stash == "float32", ValueError)
       << kName << ": stash_type must be float32 for float32 data, got '" << stash << "'";
-  const bool scale = attrs.GetInt("scale", 1) != 0, center = attrs.GetInt("center", 1) != 0;
+  const bool scale = attrs.GetInt("scale", 1) != 0;
+  const bool center_given = attrs.Has("center"), center_attr = attrs.GetInt("center", 1) != 0;
   Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
-  const int num_in = 1 + scale + center;
-  return MakeKernel(kName, num_in + 1 + epi.num_inputs(), [=](const KernelArgs& args) {
+  const int min_in = 1 + scale + (center_given && center_attr);
+  return MakeKernel(kName, min_in + 1 + epi.num_inputs(), [=](const KernelArgs& args) {
+    const bool center = center_given ? center_attr : args.size() - 1 - epi.num_inputs() > 1 + scale;
+    const int num_in = 1 + scale + center;
+    TVMLITE_CHECK_KIND(args.size() == num_in + 1 + epi.num_inputs(), TypeError)
+        << args.kernel() << ": expected " << num_in + 1 + epi.num_inputs() << " tensor arguments (data"
+        << (scale ? ", gamma" : "") << (center ? ", beta" : "") << ", " << epi.num_inputs()
+        << " epilogue inputs, out), got " << args.size();
     TensorArg data = args.Input(0, "data"), out = args.Output();
     const float* x = data.Data<float>();
     float* y = out.Data<float>();
@@ -119,7 +127,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
         ptr = p.Data<float>();
       } else {
         params.resize(static_cast<size_t>(2 * d));
-        ExpandParam(p, tail, params.data() + which * d, args.kernel(), which == 0 ? "gamma" : "beta");
+        ExpandParam(p, tail, params.data() + which * d);
         ptr = params.data() + which * d;
       }
       (which == 0 ? gamma : beta) = ptr;

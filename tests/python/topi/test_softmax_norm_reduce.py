@@ -122,6 +122,9 @@ def test_layer_norm_matches_reference(isa, threads, rng, shape, axis, pshape, ce
     inputs = (x, gamma, beta) if center else (x, gamma)
     got = _run("topi.nn.layer_norm", {"axis": axis, "epsilon": 1e-5, "center": center}, *inputs, out_shape=shape)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    if not center:  # without the attr, the argument count says beta is absent (the lowering's `()`)
+        again = _run("topi.nn.layer_norm", {"axis": axis, "epsilon": 1e-5}, *inputs, out_shape=shape)
+        np.testing.assert_array_equal(again, got)
 
 
 def test_layer_norm_without_scale_and_with_epilogue(rng):
@@ -153,7 +156,12 @@ def test_layer_norm_bad_inputs():
     with pytest.raises(ValueError, match=r"topi.nn.layer_norm: stash_type must be float32"):
         _get("topi.nn.layer_norm")({"stash_type": "float16"})
     with pytest.raises(TypeError, match=r"topi.nn.layer_norm: expected at least 4 tensor arguments"):
-        _get("topi.nn.layer_norm")({})(x, _nd(np.ones(8)), out)
+        _get("topi.nn.layer_norm")({"center": True})(x, _nd(np.ones(8)), out)
+    with pytest.raises(TypeError, match=r"topi.nn.layer_norm: expected 3 tensor arguments \(data, gamma, 0 epilogue "
+                                        r"inputs, out\), got 4"):
+        _get("topi.nn.layer_norm")({"center": False})(x, _nd(np.ones(8)), _nd(np.zeros(8)), out)
+    with pytest.raises(TypeError, match=r"topi.nn.layer_norm: expected at least 3 tensor arguments"):
+        _get("topi.nn.layer_norm")({})(x, out)
 
 
 # ---------------------------------------------------------------------------------------------------------------
