@@ -34,11 +34,11 @@ namespace tvmlite {
 namespace topi {
 
 int DensePackBlock(int64_t n) {
-  int lanes = std::max(8, VectorLanes(CpuIsa()));
-  for (int nb = lanes; nb > 1; nb /= 2) {
-    if (n % nb == 0) return nb;
+  switch (CpuIsa()) {
+    case Isa::kAVX512: return n % 16 == 0 ? 16 : 0;
+    case Isa::kAVX2: return n % 8 == 0 ? 8 : 0;
+    default: return n % 16 == 0 ? 16 : n % 8 == 0 ? 8 : 0;
   }
-  return 1;
 }
 
 namespace gemm {
@@ -48,13 +48,17 @@ constexpr int64_t kKBlock = 128;
 constexpr int kMaxRows = 8;
 constexpr int kMaxCols = 64;
 
-/*! \brief The portable micro-kernel: any panel width, at most 4 rows x 64 columns; the compiler vectorises it. */
+/*!
+ * \brief The portable micro-kernel: at most 4 rows x 64 columns. NB > 0 fixes the panel width at compile time (the
+ * inner loop then vectorises with the baseline SSE); NB = 0 reads it from the tile (any width).
+ */
+template <int NB>
 void TilePortable(const Tile& t) {
   float acc[4][kMaxCols];
   for (int r = 0; r < t.rows; ++r) {
     for (int j = 0; j < t.cols; ++j) acc[r][j] = t.accumulate ? t.c[r * t.ldc + j] : 0.0f;
   }
-  const int64_t nb = t.nb;
+  const int64_t nb = NB > 0 ? NB : t.nb;
   const int panels = static_cast<int>(t.cols / nb);
   for (int64_t k = 0; k < t.k; ++k) {
     for (int r = 0; r < t.rows; ++r) {
@@ -83,7 +87,8 @@ Config Pick(int64_t nb) {
     return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16};
   }
   if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8};
-  return {TilePortable, 4, std::max<int64_t>(1, 32 / nb) * nb, nb};
+  auto tile = nb == 16 ? TilePortable<16> : nb == 8 ? TilePortable<8> : TilePortable<0>;
+  return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb};
 }
 
 float* Scratch(int slot, int64_t n) {
@@ -482,7 +487,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.batch_matmul").set_body_typed([](Map<String, An
 });
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_block").set_body_typed([](int64_t n) {
-  TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;
+  TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;  // 0: keep nn.dense
   return static_cast<int64_t>(DensePackBlock(n));
 });
 

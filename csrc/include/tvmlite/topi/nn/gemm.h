@@ -4,7 +4,7 @@
  * (topi.nn.dense_pack, topi.nn.dense, topi.nn.matmul, topi.nn.batch_matmul).
  *
  *   // The layout rewrite nn.dense(x, W_const) -> nn.contrib_dense_pack(x, layout_transform(W, "NK", "NK16n")):
- *   int nb = topi::DensePackBlock(units);          // 16, 8, 4, 2 or 1: divides units
+ *   int nb = topi::DensePackBlock(units);          // 16 or 8 (divides units); 0: no rewrite
  *   // packed weight: (units / nb, K, nb), packed[p, k, j] = W[p * nb + j, k]   ("NK{nb}n")
  *
  * Packed layout of the right operand B (K, N) of C[M, N] = A[M, K] B: panels of nb columns, (ceil(N / nb), K, nb),
@@ -28,8 +28,10 @@ namespace tvmlite {
 namespace topi {
 
 /*!
- * \brief The panel width the GEMM wants for a packed weight with n output columns: the largest of 16, 8, 4, 2, 1
- * that divides n and fits the ISA's vector (16 on AVX-512, 8 on AVX2 and scalar). Global: topi.nn.dense_pack_block.
+ * \brief The panel width the GEMM wants for a packed weight with n output columns, or 0: do not pack, keep nn.dense.
+ * AVX-512: 16 when 16 divides n; AVX2: 8 when 8 divides n; scalar: 16 or 8. Other widths run the portable tile, which
+ * is 10-50x slower than nn.dense (it packs per call into full vectors, with a zero-padded tail panel; M < 4 reads W
+ * directly), so a vocabulary head of N = 30522 stays nn.dense. Global: topi.nn.dense_pack_block.
  */
 int DensePackBlock(int64_t n);
 
