@@ -47,6 +47,8 @@ namespace {
 constexpr int64_t kKBlock = 128;
 constexpr int kMaxRows = 8;
 constexpr int kMaxCols = 64;
+// The least work (flops) worth a thread: about 10 us of one core; a thread's wake-up and the join cost a few us.
+constexpr int64_t kMinChunkFlops = 1 << 20;
 
 /*!
  * \brief The portable micro-kernel: at most 4 rows x 64 columns. NB > 0 fixes the panel width at compile time (the
@@ -122,7 +124,7 @@ void DotRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, fl
   auto fn = isa == Isa::kAVX512 ? DotRowsAVX512 : isa == Isa::kAVX2 ? DotRowsAVX2 : DotRowsPortable;
   const int64_t kGroup = 16;
   int64_t groups = (n + kGroup - 1) / kGroup;
-  int64_t min_chunk = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, 2 * kGroup * k * m));
+  int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, 2 * kGroup * k * m));
   runtime::ParallelFor(groups, [&](int64_t g0, int64_t g1) {
     int64_t j0 = g0 * kGroup, j1 = std::min(n, g1 * kGroup);
     fn(x, m, w + j0 * k, j1 - j0, k, y + j0, n);
@@ -176,7 +178,7 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
   const int64_t row_blocks = std::min(row_tiles, std::max<int64_t>(1, (want + col_tiles - 1) / col_tiles));
   const int64_t tasks = col_tiles * row_blocks;
   const int64_t task_flops = 2 * k * cfg.cols * cfg.rows * ((row_tiles + row_blocks - 1) / row_blocks);
-  const int64_t min_chunk = std::max<int64_t>(1, 200000 / std::max<int64_t>(1, task_flops));
+  const int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, task_flops));
 
   runtime::ParallelFor(tasks, [&](int64_t t0, int64_t t1) {
     alignas(64) float buf[kMaxRows * kMaxCols];
@@ -437,7 +439,7 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
     GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn);
   };
   if (nbatch >= runtime::NumThreads() && nbatch > 1) {
-    int64_t min_chunk = std::max<int64_t>(1, 100000 / std::max<int64_t>(1, 2 * mn * k));
+    int64_t min_chunk = std::max<int64_t>(1, gemm::kMinChunkFlops / std::max<int64_t>(1, 2 * mn * k));
     runtime::ParallelFor(nbatch, [&](int64_t b0, int64_t b1) {
       for (int64_t bi = b0; bi < b1; ++bi) one(bi);
     }, min_chunk);
