@@ -350,8 +350,7 @@ struct MatmulPlan {
   int64_t a_sm = 0, a_sk = 0, b_sk = 0, b_sn = 0;
 };
 
-MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bool trans_b, bool batch_matmul,
-                      const std::string& kernel) {
+MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bool trans_b, const std::string& kernel) {
   MatmulPlan p;
   std::vector<int64_t> sa = ta.shape(), sb = tb.shape();
   const bool vec_a = sa.size() == 1, vec_b = sb.size() == 1;
@@ -383,9 +382,6 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
     int64_t da = i + ra >= rank ? sa[i + ra - rank] : 1, db = i + rb >= rank ? sb[i + rb - rank] : 1;
     TVMLITE_CHECK_KIND(da == db || da == 1 || db == 1, ValueError)
         << kernel << ": batch dims do not broadcast: " << ShapeStr(sa) << " and " << ShapeStr(sb);
-    if (batch_matmul) {
-      TVMLITE_CHECK_KIND(da == db || da == 1 || db == 1, ValueError) << kernel << ": batch dims disagree";
-    }
     p.batch[i] = da == 1 ? db : da;
     p.a_bstride[i] = da == 1 ? 0 : stride_a;
     p.b_bstride[i] = db == 1 ? 0 : stride_b;
@@ -468,7 +464,7 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
       if (ta.ndim() < 1) ta.Fail("must have rank >= 1, got a scalar");
       if (tb.ndim() < 1) tb.Fail("must have rank >= 1, got a scalar");
     }
-    MatmulPlan plan = PlanMatmul(ta, tb, trans_a, trans_b, batch_matmul, args.kernel());
+    MatmulPlan plan = PlanMatmul(ta, tb, trans_a, trans_b, args.kernel());
     out.CheckShape(plan.out_shape);
     BoundEpilogue bound = epi.Bind(plan.out_shape, args.Rest(2), args.kernel());
     if (plan.k == 0) {  // an empty reduction: zeros, then the epilogue
