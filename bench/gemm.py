@@ -5,10 +5,12 @@ GFLOP/s (2 M N K / time), medians over interleaved repeats in one process, for y
   dense        topi.nn.dense, W as given (M < 4: dot products over W's rows; else W packed per call)
   numpy        x @ W.T (numpy's bundled OpenBLAS)
   ort          onnxruntime MatMul(x, W^T) with W^T an initializer (skipped when onnxruntime is missing)
-at the current thread count (TVMLITE_NUM_THREADS; numpy and onnxruntime use their own defaults, one per core).
+at the current thread count: TVMLITE_NUM_THREADS for tvmlite and onnxruntime (default: one per core), numpy's
+OpenBLAS its own (OPENBLAS_NUM_THREADS).
 
     python bench/gemm.py            # ~20 s
     python bench/gemm.py --quick
+    OPENBLAS_NUM_THREADS=1 TVMLITE_NUM_THREADS=1 python bench/gemm.py     # one core each
 """
 import argparse
 import os
@@ -40,7 +42,10 @@ def _ort_session(w_t):
         [numpy_helper.from_array(w_t, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    opts = ort.SessionOptions()
+    if os.environ.get("TVMLITE_NUM_THREADS"):
+        opts.intra_op_num_threads = int(os.environ["TVMLITE_NUM_THREADS"])
+    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
 def _time(fn, budget):
