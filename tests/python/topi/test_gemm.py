@@ -292,3 +292,58 @@ def test_contrib_dense_pack_reference_is_dense_on_unpacked_weight(rng, nb):
     # and the kernel agrees with both
     kernel = _run("topi.nn.dense_pack", {"weight_layout": f"NK{nb}n"}, x, _pack(w, nb), out_shape=(3, 5, 48))
     _close(kernel, want, 40)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The kernels as the lowering calls them: attrs = the relay call's attrs fields (None left out, bools as ints,
+# dtypes as strings) + epilogue
+
+
+def lowering_attrs(call):
+    """kernel_attrs as csrc/backend/graph_codegen.cc builds them from a call's attrs (by reflection)."""
+    from tvmlite.ir import attrs as ir_attrs
+
+    cls = ir_attrs._class_for(call.attrs.type_key)
+    out = {}
+    for name, field in cls.__dict__.items():
+        if not isinstance(field, ir_attrs._FIELD):
+            continue
+        value = getattr(call.attrs, name)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = int(value)
+        elif not isinstance(value, (int, float, str)):
+            value = [int(v) for v in value] if hasattr(value, "__len__") else str(value)
+        out[name] = value
+    out["epilogue"] = ""
+    return out
+
+
+def _gemm_calls(rng):
+    x3 = rng.standard_normal((2, 5, 32)).astype(np.float32)
+    w = rng.standard_normal((48, 32)).astype(np.float32)
+    b = rng.standard_normal((32, 24)).astype(np.float32)
+    bt = rng.standard_normal((2, 24, 32)).astype(np.float32)
+
+    def v(name, a):
+        return relay.var(name, shape=a.shape)
+    return [
+        (relay.nn.dense(v("x", x3), v("w", w), units=48), [x3, w]),
+        (relay.nn.contrib_dense_pack(v("x", x3), v("w", _pack(w, 16)), units=48), [x3, _pack(w, 16)]),
+        (relay.nn.contrib_dense_pack(v("x", x3), v("w", _pack(w, 8)), weight_layout="NK8n"), [x3, _pack(w, 8)]),
+        (relay.nn.matmul(v("x", x3), v("b", b)), [x3, b]),
+        (relay.nn.matmul(v("x", x3), v("b", bt), transpose_b=True), [x3, bt]),
+        (relay.nn.batch_matmul(v("x", x3), v("b", bt)), [x3, bt]),
+        (relay.nn.batch_matmul(v("x", x3), v("b", bt.transpose(0, 2, 1).copy()), transpose_b=False),
+         [x3, bt.transpose(0, 2, 1).copy()]),
+    ]
+
+
+def test_kernels_take_the_relay_attrs_as_lowered(rng):
+    for call, inputs in _gemm_calls(rng):
+        op = call.op.name
+        want = get_reference(op)(call.attrs, *inputs)
+        kernel = str(Op.get(op).get_attr("FTVMLiteKernel"))
+        got = _run(kernel, lowering_attrs(call), *inputs, out_shape=want.shape)
+        _close(got, want, 32)

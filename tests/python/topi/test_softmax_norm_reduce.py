@@ -223,3 +223,50 @@ def test_kernels_are_registered_for_their_ops():
              ("max", "topi.max"), ("min", "topi.min")]
     for op, kernel in pairs:
         assert str(Op.get(op).get_attr("FTVMLiteKernel")) == kernel
+
+
+def lowering_attrs(call):
+    """kernel_attrs as csrc/backend/graph_codegen.cc builds them from a call's attrs (by reflection)."""
+    from tvmlite.ir import attrs as ir_attrs
+
+    cls = ir_attrs._class_for(call.attrs.type_key)
+    out = {}
+    for name, field in cls.__dict__.items():
+        if not isinstance(field, ir_attrs._FIELD):
+            continue
+        value = getattr(call.attrs, name)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = int(value)
+        elif not isinstance(value, (int, float, str)):
+            value = [int(v) for v in value] if hasattr(value, "__len__") else str(value)
+        out[name] = value
+    out["epilogue"] = ""
+    return out
+
+
+def test_kernels_take_the_relay_attrs_as_lowered(rng):
+    """attrs = the relay call's fields as csrc/backend/graph_codegen.cc passes them; absent beta is no tensor."""
+    from tvmlite import relay
+
+    x = rng.standard_normal((3, 4, 20)).astype(np.float32)
+    g = rng.standard_normal(20).astype(np.float32)
+    xv, gv = relay.var("x", shape=x.shape), relay.var("g", shape=g.shape)
+    cases = [(relay.nn.softmax(xv, axis=1), [x]), (relay.nn.log_softmax(xv), [x]),
+             (relay.sum(xv, axis=[0, 2]), [x]), (relay.mean(xv, axis=[1], keepdims=True), [x]),
+             (relay.max(xv), [x]), (relay.min(xv, axis=[1], exclude=True), [x])]
+    for call, inputs in cases:
+        want = get_reference(call.op.name)(call.attrs, *inputs)
+        kernel = str(Op.get(call.op.name).get_attr("FTVMLiteKernel"))
+        got = _run(kernel, lowering_attrs(call), *inputs, out_shape=want.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    for beta in (g * 0.5, None):
+        call = relay.nn.layer_norm(xv, gv, relay.var("b", shape=g.shape) if beta is not None else relay.Tuple([]),
+                                   epsilon=1e-3)
+        call = call.tuple_value if hasattr(call, "tuple_value") else call
+        ref_inputs = [x, g, beta if beta is not None else ()]
+        want = get_reference("nn.layer_norm")(call.attrs, *ref_inputs)[0]
+        inputs = [x, g] + ([beta] if beta is not None else [])
+        got = _run("topi.nn.layer_norm", lowering_attrs(call), *inputs, out_shape=x.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
