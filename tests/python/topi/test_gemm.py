@@ -347,3 +347,36 @@ def test_kernels_take_the_relay_attrs_as_lowered(rng):
         kernel = str(Op.get(op).get_attr("FTVMLiteKernel"))
         got = _run(kernel, lowering_attrs(call), *inputs, out_shape=want.shape)
         _close(got, want, 32)
+
+
+def test_concurrent_calls_keep_their_own_scratch(rng):
+    """Per-call packing uses thread-local scratch: Python threads running the kernels at once (GIL released) each
+    get their own product."""
+    import threading
+
+    cases = []
+    for i in range(4):
+        a = rng.standard_normal((3, 40 + 7 * i, 33 + i)).astype(np.float32)
+        b = rng.standard_normal((33 + i, 50 + 13 * i)).astype(np.float32)
+        cases.append((a, b, _np_matmul(a, b, False, False)))
+    kernels = [_get("topi.nn.matmul")({}), _get("topi.nn.dense")({})]
+    errors = []
+
+    def work(a, b, want):
+        try:
+            for _ in range(20):
+                out = tvmlite.nd.array(np.zeros(want.shape, np.float32))
+                kernels[0](_nd(a), _nd(b), out)
+                _close(out.numpy(), want, a.shape[-1])
+                out2 = tvmlite.nd.array(np.zeros(want.shape, np.float32))
+                kernels[1](_nd(a), _nd(b.T), out2)
+                _close(out2.numpy(), want, a.shape[-1])
+        except Exception as e:  # noqa: BLE001  (reported below, on the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=c) for c in cases]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
