@@ -177,7 +177,8 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
   const int64_t want = 2 * static_cast<int64_t>(runtime::NumThreads());
   const int64_t row_blocks = std::min(row_tiles, std::max<int64_t>(1, (want + col_tiles - 1) / col_tiles));
   const int64_t tasks = col_tiles * row_blocks;
-  const int64_t task_flops = 2 * k * cfg.cols * cfg.rows * ((row_tiles + row_blocks - 1) / row_blocks);
+  const int64_t task_rows = std::min<int64_t>(m, cfg.rows * ((row_tiles + row_blocks - 1) / row_blocks));
+  const int64_t task_flops = 2 * k * std::min(cfg.cols, n) * task_rows;  // what a task really computes
   const int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, task_flops));
 
   runtime::ParallelFor(tasks, [&](int64_t t0, int64_t t1) {
