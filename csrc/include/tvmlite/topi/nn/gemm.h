@@ -1,0 +1,89 @@
+/*!
+ * \file tvmlite/topi/nn/gemm.h
+ * \brief The GEMM family: one blocked float32 GEMM over a pre-packed right operand, and the kernels on top of it
+ * (topi.nn.dense_pack, topi.nn.dense, topi.nn.matmul, topi.nn.batch_matmul).
+ *
+ *   // The layout rewrite nn.dense(x, W_const) -> nn.contrib_dense_pack(x, layout_transform(W, "NK", "NK16n")):
+ *   int nb = topi::DensePackBlock(units);          // 16 or 8 (divides units); 0: no rewrite
+ *   // packed weight: (units / nb, K, nb), packed[p, k, j] = W[p * nb + j, k]   ("NK{nb}n")
+ *
+ * Packed layout of the right operand B (K, N) of C[M, N] = A[M, K] B: panels of nb columns, (ceil(N / nb), K, nb),
+ * panel p holding columns [p * nb, p * nb + nb) row after row, so one k step of a panel is nb contiguous floats
+ * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
+ *
+ * The driver (GemmPacked) cuts C into register tiles (8 rows x 48 columns on AVX-512: 24 zmm accumulators; 6 x 16
+ * on AVX2: 12 ymm; 4 x 32 portable) and K into blocks of 128; each (K block, tile) is one call of the ISA's
+ * micro-kernel (GemmTile*), which keeps the tile's accumulators in registers over the K block. Tiles are parallel
+ * over N first (batch-1 transformers have M = 1) and then over M. The epilogue runs on each tile's rows right after
+ * its last K block, while they are in cache.
+ */
+#ifndef TVMLITE_TOPI_NN_GEMM_H_
+#define TVMLITE_TOPI_NN_GEMM_H_
+
+#include <tvmlite/topi/epilogue.h>
+
+#include <cstdint>
+
+namespace tvmlite {
+namespace topi {
+
+/*!
+ * \brief The panel width the GEMM wants for a packed weight with n output columns, or 0: do not pack, keep nn.dense.
+ * AVX-512: 16 when 16 divides n; AVX2: 8 when 8 divides n; scalar: 16 or 8. Other widths run the portable tile, which
+ * is 10-50x slower than nn.dense (it packs per call into full vectors, with a zero-padded tail panel; M < 4 reads W
+ * directly), so a vocabulary head of N = 30522 stays nn.dense. Global: topi.nn.dense_pack_block.
+ */
+int DensePackBlock(int64_t n);
+
+namespace gemm {
+
+/*! \brief One register tile: C[0:rows, 0:vecs*W] (+)= A[0:rows, 0:k] * B, B's columns from packed panels. */
+struct Tile {
+  const float* a;     // row r, step k: a[r * lda + k]
+  int64_t lda;
+  const float* b;     // the first panel at this tile's k offset;
+                      // column c, step k: b[(c / nb) * panel + k * nb + c % nb]
+  int64_t panel;      // floats between consecutive panels (K * nb)
+  int64_t nb;
+  int64_t k;          // the K block's length
+  float* c;           // row r, column j: c[r * ldc + j]
+  int64_t ldc;
+  int rows;           // 1..8 (AVX-512), 1..6 (AVX2), 1..4 (portable)
+  int cols;           // a multiple of the ISA's vector width, at most the driver's tile width
+  bool accumulate;    // add to C instead of overwriting it
+};
+
+/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 48) or of 8 (AVX2, cols <= 16). */
+void GemmTileAVX512(const Tile& t);
+void GemmTileAVX2(const Tile& t);
+
+/*!
+ * \brief out[i] = dot(x[m, :], w[n, :]) for rows x of M and rows w of N (both row-major, K long), into y (ldy):
+ * the unpacked matrix-vector path of nn.dense for small M. ISA variants of the same loop.
+ */
+void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy);
+void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy);
+
+/*! \brief Floats PackB writes for (K, N) in panels of nb. */
+inline int64_t PackedSize(int64_t k, int64_t n, int64_t nb) { return (n + nb - 1) / nb * nb * k; }
+
+/*!
+ * \brief Pack B, element (k, n) at b[k * sk + n * sn], into out (PackedSize floats; the last panel zero-padded).
+ * sk = N, sn = 1 for a row-major (K, N) matrix; sk = 1, sn = K for a dense weight (N, K).
+ */
+void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t nb, float* out);
+
+/*!
+ * \brief C[M, N] (row stride ldc) = A[M, K] (row stride lda) * packed B, then epi on each stored row segment
+ * (c's element (m, j) is the output's flat element c_flat + m * ldc + j). Parallel unless called from a task.
+ */
+void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat);
+
+/*! \brief The panel width of per-call packs under the current ISA: 16 (AVX-512 and scalar) or 8 (AVX2). */
+int64_t NativeBlock();
+
+}  // namespace gemm
+}  // namespace topi
+}  // namespace tvmlite
+#endif  // TVMLITE_TOPI_NN_GEMM_H_

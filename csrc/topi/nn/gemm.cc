@@ -1,0 +1,502 @@
+/*!
+ * \file gemm.cc
+ * \brief The GEMM driver (packing, tiling, threading, ISA dispatch) and the kernels on it:
+ *
+ *   topi.nn.dense_pack    data (..., K), weight packed (N / nb, K, nb) "NK{nb}n"      -> (..., N)
+ *   topi.nn.dense         data (..., K), weight (N, K): y = x W^T                      -> (..., N)
+ *   topi.nn.matmul        numpy.matmul (batch dims broadcast, 1-D operands), transpose_a / transpose_b
+ *   topi.nn.batch_matmul  x (B, M, K) [(B, K, M) with transpose_a], y (B, N, K) [transpose_b] or (B, K, N)
+ *
+ * Algorithm (gemm.h has the packed layout): C is cut into column tiles of `cols` (a multiple of the panel width)
+ * and row tiles of up to 8 rows. A task is one column tile and a block of row tiles; tasks are ordered column
+ * tile first, so the contiguous chunk a thread gets shares its B panels across row blocks. Inside a task, K runs
+ * in blocks of kKBlock (the B block of a column tile then stays in L1 across the task's row tiles); each
+ * (K block, row tile) pair is one micro-kernel call. A column tile narrower than `cols` (the tail of N) computes
+ * into a stack tile and copies the valid columns out. Operands that are not packed (dense's weight, matmul's B)
+ * are packed per call into thread-local scratch; dense with M < 4 skips packing and runs dot products over
+ * the weight rows (one pass over W, the matrix-vector case of batch-1 inference).
+ */
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/shape.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
+#include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/gemm.h>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+namespace tvmlite {
+namespace topi {
+
+int DensePackBlock(int64_t n) {
+  switch (CpuIsa()) {
+    case Isa::kAVX512: return n % 16 == 0 ? 16 : 0;
+    case Isa::kAVX2: return n % 8 == 0 ? 8 : 0;
+    default: return n % 16 == 0 ? 16 : n % 8 == 0 ? 8 : 0;
+  }
+}
+
+namespace gemm {
+namespace {
+
+constexpr int64_t kKBlock = 128;
+constexpr int kMaxRows = 8;
+constexpr int kMaxCols = 64;
+// The least work (flops) worth a thread: about 10 us of one core; a thread's wake-up and the join cost a few us.
+constexpr int64_t kMinChunkFlops = 1 << 20;
+
+/*!
+ * \brief The portable micro-kernel: at most 4 rows x 64 columns. NB > 0 fixes the panel width at compile time (the
+ * inner loop then vectorises with the baseline SSE); NB = 0 reads it from the tile (any width).
+ */
+template <int NB>
+void TilePortable(const Tile& t) {
+  float acc[4][kMaxCols];
+  for (int r = 0; r < t.rows; ++r) {
+    for (int j = 0; j < t.cols; ++j) acc[r][j] = t.accumulate ? t.c[r * t.ldc + j] : 0.0f;
+  }
+  const int64_t nb = NB > 0 ? NB : t.nb;
+  const int panels = static_cast<int>(t.cols / nb);
+  for (int64_t k = 0; k < t.k; ++k) {
+    for (int r = 0; r < t.rows; ++r) {
+      const float a = t.a[r * t.lda + k];
+      for (int p = 0; p < panels; ++p) {
+        const float* b = t.b + p * t.panel + k * nb;
+        float* dst = acc[r] + p * nb;
+        for (int64_t j = 0; j < nb; ++j) dst[j] += a * b[j];
+      }
+    }
+  }
+  for (int r = 0; r < t.rows; ++r) std::memcpy(t.c + r * t.ldc, acc[r], sizeof(float) * t.cols);
+}
+
+/*! \brief The micro-kernel and tile shape for panels of nb under the current ISA. */
+struct Config {
+  void (*tile)(const Tile&);
+  int rows;
+  int64_t cols;  // a multiple of nb
+  int64_t vec;   // the micro-kernel's column granule
+};
+
+Config Pick(int64_t nb) {
+  Isa isa = CpuIsa();
+  if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 48) {
+    return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16};
+  }
+  if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8};
+  auto tile = nb == 16 ? TilePortable<16> : nb == 8 ? TilePortable<8> : TilePortable<0>;
+  return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb};
+}
+
+float* Scratch(int slot, int64_t n) {
+  thread_local std::vector<float> buffers[2];
+  std::vector<float>& b = buffers[slot];
+  if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
+  return b.data();
+}
+
+void DotRowsPortable(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) {
+      const float* xi = x + i * k;
+      const float* wj = w + j * k;
+      float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      int64_t q = 0;
+      for (; q + 8 <= k; q += 8) {
+        for (int l = 0; l < 8; ++l) part[l] += xi[q + l] * wj[q + l];
+      }
+      float s = 0;
+      for (; q < k; ++q) s += xi[q] * wj[q];
+      y[i * ldy + j] = s + ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+    }
+  }
+}
+
+/*! \brief y (M, N) = x (M, K) w (N, K)^T by dot products, parallel over N; then the epilogue row by row. */
+void DotRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, const BoundEpilogue& epi,
+             int64_t y_flat) {
+  Isa isa = CpuIsa();
+  auto fn = isa == Isa::kAVX512 ? DotRowsAVX512 : isa == Isa::kAVX2 ? DotRowsAVX2 : DotRowsPortable;
+  const int64_t kGroup = 16;
+  int64_t groups = (n + kGroup - 1) / kGroup;
+  int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, 2 * kGroup * k * m));
+  runtime::ParallelFor(groups, [&](int64_t g0, int64_t g1) {
+    int64_t j0 = g0 * kGroup, j1 = std::min(n, g1 * kGroup);
+    fn(x, m, w + j0 * k, j1 - j0, k, y + j0, n);
+    if (!epi.empty()) {
+      for (int64_t i = 0; i < m; ++i) epi.Apply(y - y_flat, y_flat + i * n + j0, j1 - j0);
+    }
+  }, min_chunk);
+}
+
+}  // namespace
+
+int64_t NativeBlock() { return CpuIsa() == Isa::kAVX2 ? 8 : 16; }
+
+void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t nb, float* out) {
+  int64_t panels = (n + nb - 1) / nb;
+  runtime::ParallelFor(panels, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      float* dst = out + p * k * nb;
+      int64_t c0 = p * nb, w = std::min(nb, n - c0);
+      if (sn == 1) {
+        for (int64_t q = 0; q < k; ++q) {
+          std::memcpy(dst + q * nb, b + q * sk + c0, sizeof(float) * w);
+          for (int64_t j = w; j < nb; ++j) dst[q * nb + j] = 0.0f;
+        }
+      } else {
+        for (int64_t q = 0; q < k; ++q) {
+          for (int64_t j = 0; j < w; ++j) dst[q * nb + j] = b[q * sk + (c0 + j) * sn];
+          for (int64_t j = w; j < nb; ++j) dst[q * nb + j] = 0.0f;
+        }
+      }
+    }
+  }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, k * nb)));
+}
+
+void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat) {
+  if (m == 0 || n == 0) return;
+  float* base = c - c_flat;  // the epilogue indexes the whole output
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+      epi.Apply(base, c_flat + i * ldc, n);
+    }
+    return;
+  }
+  const Config cfg = Pick(nb);
+  const int64_t panel = k * nb;
+  const int64_t col_tiles = (n + cfg.cols - 1) / cfg.cols;
+  const int64_t row_tiles = (m + cfg.rows - 1) / cfg.rows;
+  const int64_t want = 2 * static_cast<int64_t>(runtime::NumThreads());
+  const int64_t row_blocks = std::min(row_tiles, std::max<int64_t>(1, (want + col_tiles - 1) / col_tiles));
+  const int64_t tasks = col_tiles * row_blocks;
+  const int64_t task_rows = std::min<int64_t>(m, cfg.rows * ((row_tiles + row_blocks - 1) / row_blocks));
+  const int64_t task_flops = 2 * k * std::min(cfg.cols, n) * task_rows;  // what a task really computes
+  const int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, task_flops));
+
+  runtime::ParallelFor(tasks, [&](int64_t t0, int64_t t1) {
+    alignas(64) float buf[kMaxRows * kMaxCols];
+    for (int64_t task = t0; task < t1; ++task) {
+      const int64_t jt = task / row_blocks, ib = task % row_blocks;
+      const int64_t rt0 = ib * row_tiles / row_blocks, rt1 = (ib + 1) * row_tiles / row_blocks;
+      const int64_t col0 = jt * cfg.cols;
+      const int64_t width = std::min(cfg.cols, n - col0);
+      const int64_t width_v = (width + cfg.vec - 1) / cfg.vec * cfg.vec;
+      const bool partial = width_v != width;
+      for (int64_t kb = 0; kb < k; kb += kKBlock) {
+        const int64_t kc = std::min(kKBlock, k - kb);
+        const bool last = kb + kc == k;
+        for (int64_t rt = rt0; rt < rt1; ++rt) {
+          const int64_t r0 = rt * cfg.rows;
+          const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
+          float* dst = c + r0 * ldc + col0;
+          Tile t{a + r0 * lda + kb, lda, bp + (col0 / nb) * panel + kb * nb, panel, nb, kc,
+                 partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0};
+          if (partial && kb > 0) {
+            for (int r = 0; r < rows; ++r) std::memcpy(buf + r * width_v, dst + r * ldc, sizeof(float) * width);
+          }
+          cfg.tile(t);
+          if (partial) {
+            for (int r = 0; r < rows; ++r) std::memcpy(dst + r * ldc, buf + r * width_v, sizeof(float) * width);
+          }
+          if (last && !epi.empty()) {
+            for (int r = 0; r < rows; ++r) epi.Apply(base, c_flat + (r0 + r) * ldc + col0, width);
+          }
+        }
+      }
+    }
+  }, min_chunk);
+}
+
+}  // namespace gemm
+
+// ---------------------------------------------------------------------------------------------------------------
+// Kernels
+
+namespace {
+
+using gemm::GemmPacked;
+using gemm::PackB;
+using gemm::PackedSize;
+
+bool IsNone(const KernelAttrs& attrs, const char* key) {
+  const Any* v = attrs.map().get()->Find(Any(String(key)));
+  return v == nullptr || v->is_none();
+}
+
+/*! \brief out_dtype, when given, must be float32 (the kernels compute float32 only). */
+void CheckOutDtype(const KernelAttrs& attrs) {
+  if (IsNone(attrs, "out_dtype")) return;
+  std::string dt = attrs.GetString("out_dtype");
+  TVMLITE_CHECK_KIND(dt.empty() || dt == "float32", TypeError)
+      << attrs.kernel() << ": out_dtype must be float32, got '" << dt << "'";
+}
+
+std::string ShapeStr(const std::vector<int64_t>& s) {
+  std::ostringstream os;
+  os << runtime::ShapeTuple(s);
+  return os.str();
+}
+
+int64_t Prod(const std::vector<int64_t>& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+/*! \brief The panel width in a layout string "NK{nb}n" (0 when it is not of that form). */
+int64_t ParseWeightLayout(const std::string& layout) {
+  if (layout.size() < 4 || layout.compare(0, 2, "NK") != 0 || layout.back() != 'n') return 0;
+  int64_t nb = 0;
+  for (size_t i = 2; i + 1 < layout.size(); ++i) {
+    if (layout[i] < '0' || layout[i] > '9' || nb > 1000) return 0;
+    nb = nb * 10 + (layout[i] - '0');
+  }
+  return nb;
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.nn.dense_pack";
+  KernelAttrs attrs(kName, attrs_in);
+  CheckOutDtype(attrs);
+  int64_t units = IsNone(attrs, "units") ? -1 : attrs.GetInt("units");
+  int64_t layout_nb = 0;
+  if (!IsNone(attrs, "weight_layout")) {
+    std::string layout = attrs.GetString("weight_layout");
+    layout_nb = ParseWeightLayout(layout);
+    TVMLITE_CHECK_KIND(layout_nb >= 1 && layout_nb <= 64, ValueError)
+        << kName << ": weight_layout must be NK{nb}n with 1 <= nb <= 64, got '" << layout << "'";
+  }
+  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+    const float* x = data.Data<float>();
+    const float* w = weight.Data<float>();
+    float* y = out.Data<float>();
+    if (data.ndim() < 1) data.Fail("must have rank >= 1, got a scalar");
+    weight.CheckNDim(3);
+    const int64_t k = data.dim(data.ndim() - 1), nb = weight.dim(2), n = weight.dim(0) * nb;
+    if (weight.dim(1) != k) {
+      weight.Fail("must be (N / nb, K, nb) with K = " + std::to_string(k) + " (data " + ShapeStr(data.shape()) +
+                  "), got " + ShapeStr(weight.shape()));
+    }
+    if (nb < 1 || nb > 64) weight.Fail("panel width (dim 2) must be in [1, 64], got " + ShapeStr(weight.shape()));
+    if (layout_nb != 0 && layout_nb != nb) {
+      weight.Fail("has panel width " + std::to_string(nb) + " but weight_layout says " + std::to_string(layout_nb));
+    }
+    if (units >= 0 && units != n) {
+      weight.Fail("gives " + std::to_string(n) + " output units, attribute units = " + std::to_string(units));
+    }
+    std::vector<int64_t> oshape = data.shape();
+    oshape.back() = n;
+    out.CheckShape(oshape);
+    const int64_t m = Prod(oshape, 0, oshape.size() - 1);
+    BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
+    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0);
+  });
+});
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.nn.dense";
+  KernelAttrs attrs(kName, attrs_in);
+  CheckOutDtype(attrs);
+  int64_t units = IsNone(attrs, "units") ? -1 : attrs.GetInt("units");
+  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+    const float* x = data.Data<float>();
+    const float* w = weight.Data<float>();
+    float* y = out.Data<float>();
+    if (data.ndim() < 1) data.Fail("must have rank >= 1, got a scalar");
+    weight.CheckNDim(2);
+    const int64_t k = data.dim(data.ndim() - 1), n = weight.dim(0);
+    if (weight.dim(1) != k) {
+      weight.Fail("must be (units, K) with K = " + std::to_string(k) + " (data " + ShapeStr(data.shape()) +
+                  "), got " + ShapeStr(weight.shape()));
+    }
+    if (units >= 0 && units != n) {
+      weight.Fail("has " + std::to_string(n) + " rows, attribute units = " + std::to_string(units));
+    }
+    std::vector<int64_t> oshape = data.shape();
+    oshape.back() = n;
+    out.CheckShape(oshape);
+    const int64_t m = Prod(oshape, 0, oshape.size() - 1);
+    BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
+    if (m < 4 && k > 0) {
+      gemm::DotRows(x, m, w, n, k, y, bound, 0);
+      return;
+    }
+    const int64_t nb = gemm::NativeBlock();
+    float* packed = gemm::Scratch(0, PackedSize(k, n, nb));
+    PackB(w, 1, k, k, n, nb, packed);
+    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0);
+  });
+});
+
+/*!
+ * \brief A batched product as numpy.matmul sees it: out_batch (broadcast), per batch a (M, K) with element (i, q)
+ * at a_off + i * a_sm + q * a_sk, and b (K, N) likewise.
+ */
+struct MatmulPlan {
+  std::vector<int64_t> out_shape, batch;
+  std::vector<int64_t> a_bstride, b_bstride;  // per batch dim, 0 where broadcast
+  int64_t m = 0, n = 0, k = 0;
+  int64_t a_sm = 0, a_sk = 0, b_sk = 0, b_sn = 0;
+};
+
+MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bool trans_b, const std::string& kernel) {
+  MatmulPlan p;
+  std::vector<int64_t> sa = ta.shape(), sb = tb.shape();
+  const bool vec_a = sa.size() == 1, vec_b = sb.size() == 1;
+  if (vec_a) {
+    p.m = 1, p.k = sa[0], p.a_sm = 0, p.a_sk = 1;
+  } else {
+    int64_t r = sa[sa.size() - 2], c = sa.back();
+    if (trans_a) p.m = c, p.k = r, p.a_sm = 1, p.a_sk = c;
+    else p.m = r, p.k = c, p.a_sm = c, p.a_sk = 1;
+  }
+  int64_t kb;
+  if (vec_b) {
+    kb = sb[0], p.n = 1, p.b_sk = 1, p.b_sn = 0;
+  } else {
+    int64_t r = sb[sb.size() - 2], c = sb.back();
+    if (trans_b) kb = c, p.n = r, p.b_sk = 1, p.b_sn = c;
+    else kb = r, p.n = c, p.b_sk = c, p.b_sn = 1;
+  }
+  TVMLITE_CHECK_KIND(kb == p.k, ValueError)
+      << kernel << ": reduction dims disagree: " << ShapeStr(sa) << " (K = " << p.k << ") and " << ShapeStr(sb)
+      << " (K = " << kb << ")" << (trans_a || trans_b ? " after the transposes" : "");
+  const size_t ra = vec_a ? 0 : sa.size() - 2, rb = vec_b ? 0 : sb.size() - 2;
+  const size_t rank = std::max(ra, rb);
+  p.batch.assign(rank, 1);
+  p.a_bstride.assign(rank, 0);
+  p.b_bstride.assign(rank, 0);
+  int64_t stride_a = vec_a ? sa[0] : sa[ra] * sa[ra + 1], stride_b = vec_b ? sb[0] : sb[rb] * sb[rb + 1];
+  for (size_t i = rank; i-- > 0;) {
+    int64_t da = i + ra >= rank ? sa[i + ra - rank] : 1, db = i + rb >= rank ? sb[i + rb - rank] : 1;
+    TVMLITE_CHECK_KIND(da == db || da == 1 || db == 1, ValueError)
+        << kernel << ": batch dims do not broadcast: " << ShapeStr(sa) << " and " << ShapeStr(sb);
+    p.batch[i] = da == 1 ? db : da;
+    p.a_bstride[i] = da == 1 ? 0 : stride_a;
+    p.b_bstride[i] = db == 1 ? 0 : stride_b;
+    stride_a *= da, stride_b *= db;
+  }
+  p.out_shape = p.batch;
+  if (!vec_a) p.out_shape.push_back(p.m);
+  if (!vec_b) p.out_shape.push_back(p.n);
+  return p;
+}
+
+/*! \brief out = plan's product, with the epilogue; B packed per batch (once when every batch shares it). */
+void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi) {
+  const int64_t nbatch = Prod(p.batch, 0, p.batch.size());
+  const int64_t m = p.m, n = p.n, k = p.k, mn = m * n;
+  if (nbatch == 0 || mn == 0) return;
+  const int64_t nb = gemm::NativeBlock();
+  const int64_t packed_size = PackedSize(k, n, nb);
+  bool b_shared = std::all_of(p.b_bstride.begin(), p.b_bstride.end(), [](int64_t s) { return s == 0; });
+  // a's batches laid out back to back (no broadcast) with rows of stride K: one GEMM of nbatch * M rows.
+  bool a_flat = p.a_sk == 1 && (p.a_sm == k || m == 1);
+  for (size_t i = p.batch.size(), expect = m * k; a_flat && i-- > 0;) {
+    a_flat = p.batch[i] == 1 || p.a_bstride[i] == static_cast<int64_t>(expect);
+    expect *= p.batch[i];
+  }
+  if (b_shared && a_flat) {
+    float* packed = gemm::Scratch(0, packed_size);
+    PackB(b, p.b_sk, p.b_sn, k, n, nb, packed);
+    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0);
+    return;
+  }
+  auto one = [&](int64_t bi) {
+    int64_t a_off = 0, b_off = 0;
+    for (size_t i = p.batch.size(), rest = bi; i-- > 0;) {
+      int64_t idx = static_cast<int64_t>(rest) % p.batch[i];
+      rest /= p.batch[i];
+      a_off += idx * p.a_bstride[i], b_off += idx * p.b_bstride[i];
+    }
+    const float* ab = a + a_off;
+    int64_t lda = p.a_sm;
+    if (p.a_sk != 1) {  // transposed a: rows of stride K in scratch
+      float* t = gemm::Scratch(1, m * k);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t q = 0; q < k; ++q) t[i * k + q] = ab[i * p.a_sm + q * p.a_sk];
+      ab = t, lda = k;
+    } else if (m == 1) {
+      lda = k;
+    }
+    float* packed = gemm::Scratch(0, packed_size);
+    PackB(b + b_off, p.b_sk, p.b_sn, k, n, nb, packed);
+    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn);
+  };
+  if (nbatch >= runtime::NumThreads() && nbatch > 1) {
+    int64_t min_chunk = std::max<int64_t>(1, gemm::kMinChunkFlops / std::max<int64_t>(1, 2 * mn * k));
+    runtime::ParallelFor(nbatch, [&](int64_t b0, int64_t b1) {
+      for (int64_t bi = b0; bi < b1; ++bi) one(bi);
+    }, min_chunk);
+  } else {
+    for (int64_t bi = 0; bi < nbatch; ++bi) one(bi);
+  }
+}
+
+Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bool batch_matmul) {
+  KernelAttrs attrs(name, attrs_in);
+  CheckOutDtype(attrs);
+  const bool trans_a = attrs.GetInt("transpose_a", 0) != 0;
+  const bool trans_b = attrs.GetInt("transpose_b", batch_matmul ? 1 : 0) != 0;
+  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  return MakeKernel(name, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
+    TensorArg ta = args.Input(0, batch_matmul ? "x" : "tensor_a");
+    TensorArg tb = args.Input(1, batch_matmul ? "y" : "tensor_b");
+    TensorArg out = args.Output();
+    const float* a = ta.Data<float>();
+    const float* b = tb.Data<float>();
+    float* y = out.Data<float>();
+    if (batch_matmul) {
+      ta.CheckNDim(3);
+      tb.CheckNDim(3);
+    } else {
+      if (ta.ndim() < 1) ta.Fail("must have rank >= 1, got a scalar");
+      if (tb.ndim() < 1) tb.Fail("must have rank >= 1, got a scalar");
+    }
+    MatmulPlan plan = PlanMatmul(ta, tb, trans_a, trans_b, args.kernel());
+    out.CheckShape(plan.out_shape);
+    BoundEpilogue bound = epi.Bind(plan.out_shape, args.Rest(2), args.kernel());
+    if (plan.k == 0) {  // an empty reduction: zeros, then the epilogue
+      std::fill(y, y + out.size(), 0.0f);
+      bound.Apply(y, 0, out.size());
+      return;
+    }
+    RunMatmul(plan, a, b, y, bound);
+  });
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.matmul").set_body_typed([](Map<String, Any> attrs) {
+  return MakeMatmulKernel("topi.nn.matmul", attrs, false);
+});
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.batch_matmul").set_body_typed([](Map<String, Any> attrs) {
+  return MakeMatmulKernel("topi.nn.batch_matmul", attrs, true);
+});
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_block").set_body_typed([](int64_t n) {
+  TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;  // 0: keep nn.dense
+  return static_cast<int64_t>(DensePackBlock(n));
+});
+
+TVMLITE_REGISTER_OP("nn.dense").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense"));
+TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense_pack"));
+TVMLITE_REGISTER_OP("nn.matmul").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.matmul"));
+TVMLITE_REGISTER_OP("nn.batch_matmul")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.batch_matmul"));
+
+}  // namespace
+}  // namespace topi
+}  // namespace tvmlite

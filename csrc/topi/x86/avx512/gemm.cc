@@ -1,0 +1,136 @@
+/*!
+ * \file gemm.cc
+ * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 8 rows x 3 zmm
+ * (48 columns) over packed panels, and the dot-product rows of nn.dense's matrix-vector path.
+ *
+ * The tile keeps rows x vecs accumulators (at most 24 of the 32 zmm; 8 x 3 measured ahead of 6 x 4) over the K
+ * block: each k step loads one zmm per column vector from the panels, broadcasts one A value per row and issues
+ * rows x vecs FMAs. Shapes are template parameters, so every accumulator stays a register; GemmTileAVX512 picks the
+ * instance.
+ */
+// GCC 12 reports its own AVX-512 cast intrinsics (_mm512_undefined_ps inside) as reading uninitialized values.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <tvmlite/topi/nn/gemm.h>
+
+namespace tvmlite {
+namespace topi {
+namespace gemm {
+namespace {
+
+float HSum(__m512 v) {
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+template <int R, int V>
+void Micro(const Tile& t) {
+  __m512 acc[R][V];
+  const float* bp[V];
+  for (int v = 0; v < V; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
+  const float* ap[R];
+  for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V; ++v) {
+      acc[r][v] = t.accumulate ? _mm512_loadu_ps(t.c + r * t.ldc + v * 16) : _mm512_setzero_ps();
+    }
+  }
+  const int64_t nb = t.nb;
+  for (int64_t k = 0; k < t.k; ++k) {
+    __m512 b[V];
+    for (int v = 0; v < V; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * nb);
+    for (int r = 0; r < R; ++r) {
+      __m512 a = _mm512_set1_ps(ap[r][k]);
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);
+  }
+}
+
+using MicroFn = void (*)(const Tile&);
+
+template <int R>
+constexpr MicroFn kRow[3] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>};
+
+constexpr const MicroFn* kTable[8] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
+
+inline float Dot(const float* x, const float* w, int64_t k) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= k; i += 32) {
+    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(w + i), s0);
+    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(w + i + 16), s1);
+  }
+  for (; i < k; i += 16) {
+    __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
+    s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, w + i), s0);
+  }
+  return HSum(_mm512_add_ps(s0, s1));
+}
+
+/*! \brief y[0, 0:4] and y[1, 0:4] (the rows x0, x1 against w0..w3): each w row read once for two x rows. */
+void Dot2x4(const float* x0, const float* x1, const float* w, int64_t k, float* y0, float* y1) {
+  __m512 s[2][4];
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) s[i][j] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < k; i += 16) {
+    __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
+    __m512 a0 = _mm512_maskz_loadu_ps(m, x0 + i), a1 = _mm512_maskz_loadu_ps(m, x1 + i);
+    for (int j = 0; j < 4; ++j) {
+      __m512 b = _mm512_maskz_loadu_ps(m, w + j * k + i);
+      s[0][j] = _mm512_fmadd_ps(a0, b, s[0][j]);
+      s[1][j] = _mm512_fmadd_ps(a1, b, s[1][j]);
+    }
+  }
+  for (int j = 0; j < 4; ++j) {
+    y0[j] = HSum(s[0][j]);
+    y1[j] = HSum(s[1][j]);
+  }
+}
+
+/*! \brief y[0:4] for one x row against w0..w3, two accumulators per w row (the FMA latency). */
+void Dot1x4(const float* x, const float* w, int64_t k, float* y) {
+  __m512 s[4][2];
+  for (int j = 0; j < 4; ++j) s[j][0] = s[j][1] = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= k; i += 32) {
+    __m512 a0 = _mm512_loadu_ps(x + i), a1 = _mm512_loadu_ps(x + i + 16);
+    for (int j = 0; j < 4; ++j) {
+      s[j][0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(w + j * k + i), s[j][0]);
+      s[j][1] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(w + j * k + i + 16), s[j][1]);
+    }
+  }
+  for (; i < k; i += 16) {
+    __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
+    __m512 a = _mm512_maskz_loadu_ps(m, x + i);
+    for (int j = 0; j < 4; ++j) s[j][0] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(m, w + j * k + i), s[j][0]);
+  }
+  for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
+}
+
+}  // namespace
+
+void GemmTileAVX512(const Tile& t) { kTable[t.rows - 1][t.cols / 16 - 1](t); }
+
+void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    int64_t i = 0;
+    for (; i + 2 <= m; i += 2) Dot2x4(x + i * k, x + (i + 1) * k, w + j * k, k, y + i * ldy + j, y + (i + 1) * ldy + j);
+    if (i < m) Dot1x4(x + i * k, w + j * k, k, y + i * ldy + j);
+  }
+  for (; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
+  }
+}
+
+}  // namespace gemm
+}  // namespace topi
+}  // namespace tvmlite

@@ -1,0 +1,382 @@
+"""The GEMM family (csrc/topi/nn/gemm.cc): topi.nn.dense, dense_pack, matmul and batch_matmul against numpy in
+float64, on every ISA path and with 1 and 2 threads; epilogues land on the right elements; bad input raises errors
+that name the kernel; nn.contrib_dense_pack type-checks and its reference is nn.dense on the unpacked weight."""
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import ir, relay
+from tvmlite.ir.op import Op
+from tvmlite.relay.op.op import get_reference
+
+_get = tvmlite.get_global_func
+
+
+@pytest.fixture(params=["avx512", "avx2", "scalar"])
+def isa(request):
+    """Every ISA path (a request above the CPU's falls back to what it has); avx512 restored after."""
+    set_isa = _get("topi.set_cpu_isa")
+    try:
+        yield set_isa(request.param)
+    finally:
+        set_isa("avx512")
+
+
+@pytest.fixture(params=[1, 2])
+def threads(request):
+    set_threads = _get("runtime.set_num_threads")
+    try:
+        set_threads(request.param)
+        yield request.param
+    finally:
+        set_threads(0)
+
+
+def _nd(a):
+    return tvmlite.nd.array(np.ascontiguousarray(a, dtype=np.float32))
+
+
+def _run(name, attrs, *inputs, out_shape):
+    out = tvmlite.nd.array(np.full(out_shape, np.nan, np.float32))
+    _get(name)(attrs)(*[_nd(x) for x in inputs], out)
+    return out.numpy()
+
+
+def _pack(w, nb):
+    """nn.dense's weight (N, K) as the packed (N / nb, K, nb) ("NK{nb}n")."""
+    n, k = w.shape
+    return np.ascontiguousarray(w.reshape(n // nb, nb, k).transpose(0, 2, 1))
+
+
+def _close(got, want, k):
+    tol = 1e-5 * max(1, k) ** 0.5
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+# (M, K, N): every M, K and N of the sweep appears; tails of N (100, 24) and K (7) included
+SHAPES = [(1, 7, 8), (1, 768, 3072), (3, 64, 24), (3, 1, 100), (17, 768, 100), (17, 7, 3072), (64, 64, 768),
+          (64, 1, 8), (197, 768, 768), (197, 7, 24), (5, 0, 8)]
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_dense_matches_numpy(isa, threads, rng, m, k, n):
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    got = _run("topi.nn.dense", {}, x, w, out_shape=(m, n))
+    _close(got, x.astype(np.float64) @ w.T.astype(np.float64), k)
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_dense_pack_matches_numpy(isa, threads, rng, m, k, n):
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    nb = _get("topi.nn.dense_pack_block")(n) or (8 if n % 8 == 0 else 4)  # 0 (no rewrite): test a width anyway
+    got = _run("topi.nn.dense_pack", {"weight_layout": f"NK{nb}n", "units": n}, x, _pack(w, nb), out_shape=(m, n))
+    _close(got, x.astype(np.float64) @ w.T.astype(np.float64), k)
+
+
+@pytest.mark.parametrize("nb", [1, 2, 4, 8, 16, 32, 48, 64])
+def test_dense_pack_any_panel_width(isa, rng, nb):
+    """A weight packed under one ISA runs under any other: every panel width is served."""
+    x = rng.standard_normal((2, 3, 45)).astype(np.float32)  # leading dims flatten to M = 6
+    w = rng.standard_normal((192, 45)).astype(np.float32)
+    got = _run("topi.nn.dense_pack", {}, x, _pack(w, nb), out_shape=(2, 3, 192))
+    _close(got, x.astype(np.float64) @ w.T.astype(np.float64), 45)
+
+
+def test_dense_pack_block():
+    """16 (AVX-512) or 8 (AVX2) when it divides N; otherwise 0: nn.dense (full vectors, padded tail) is faster."""
+    block = _get("topi.nn.dense_pack_block")
+    set_isa = _get("topi.set_cpu_isa")
+    try:
+        assert [block(n) for n in (768, 3072, 24, 1000, 30522, 7)] == [16, 16, 0, 0, 0, 0]
+        set_isa("avx2")
+        assert [block(n) for n in (768, 24, 1000, 30522, 7)] == [8, 8, 8, 0, 0]
+        set_isa("scalar")
+        assert [block(n) for n in (768, 24, 1000, 30522, 7)] == [16, 8, 8, 0, 0]
+    finally:
+        set_isa("avx512")
+    with pytest.raises(ValueError, match="topi.nn.dense_pack_block"):
+        block(0)
+
+
+MATMUL_CASES = [
+    ((5, 7), (7, 9), False, False),
+    ((2, 3, 17, 64), (64, 24), False, False),          # B shared: one GEMM over every batch row
+    ((2, 1, 4, 8), (3, 8, 100), False, False),        # batch broadcast both ways
+    ((3, 100, 8), (8,), False, False),                # 1-D b: its N dim is dropped
+    ((8,), (4, 8, 20), False, False),                 # 1-D a: its M dim is dropped
+    ((8,), (8,), False, False),                       # vector dot -> scalar
+    ((4, 33, 6), (4, 24, 33), True, True),            # both transposed
+    ((33, 6), (2, 33, 40), True, False),
+    ((1, 197, 64), (12, 197, 64), False, True),       # attention-like q k^T, batch broadcast from 1
+    ((12, 197, 197), (12, 197, 64), False, False),    # attention-like p v
+    ((3, 0, 5), (5, 4), False, False),                # M = 0
+    ((3, 2, 0), (0, 4), False, False),                # K = 0: zeros
+]
+
+
+def _np_matmul(a, b, ta, tb):
+    a = a.astype(np.float64)
+    b = b.astype(np.float64)
+    if ta and a.ndim >= 2:
+        a = np.swapaxes(a, -1, -2)
+    if tb and b.ndim >= 2:
+        b = np.swapaxes(b, -1, -2)
+    return np.asarray(np.matmul(a, b))
+
+
+@pytest.mark.parametrize("sa,sb,ta,tb", MATMUL_CASES)
+def test_matmul_matches_numpy(isa, threads, rng, sa, sb, ta, tb):
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    want = _np_matmul(a, b, ta, tb)
+    got = _run("topi.nn.matmul", {"transpose_a": ta, "transpose_b": tb}, a, b, out_shape=want.shape)
+    _close(got, want, a.shape[-2 if ta and a.ndim > 1 else -1])
+
+
+@pytest.mark.parametrize("sx,sy,ta,tb", [
+    ((3, 17, 64), (3, 24, 64), False, True),    # TVM's default: y (B, N, K)
+    ((3, 17, 64), (3, 64, 24), False, False),
+    ((3, 64, 17), (1, 24, 64), True, True),      # y's batch broadcasts
+    ((1, 64, 17), (4, 64, 100), True, False),    # x's batch broadcasts
+    ((12, 128, 64), (12, 128, 64), False, True),
+])
+def test_batch_matmul_matches_numpy(isa, threads, rng, sx, sy, ta, tb):
+    x = rng.standard_normal(sx).astype(np.float32)
+    y = rng.standard_normal(sy).astype(np.float32)
+    want = _np_matmul(x, y, ta, tb)
+    got = _run("topi.nn.batch_matmul", {"transpose_a": ta, "transpose_b": tb}, x, y, out_shape=want.shape)
+    _close(got, want, sx[1] if ta else sx[2])
+
+
+def test_batch_matmul_defaults_to_transpose_b(rng):
+    x = rng.standard_normal((2, 5, 7)).astype(np.float32)
+    y = rng.standard_normal((2, 3, 7)).astype(np.float32)
+    got = _run("topi.nn.batch_matmul", {}, x, y, out_shape=(2, 5, 3))
+    _close(got, _np_matmul(x, y, False, True), 7)
+
+
+def _epilogue_ref(program, *inputs, shape):
+    """The epilogue applied by topi.elemwise (the interpreter the kernels share) to a float64 product."""
+    return _run("topi.elemwise", {"epilogue": program}, *inputs, out_shape=shape)
+
+
+@pytest.mark.parametrize("kernel", ["topi.nn.dense", "topi.nn.dense_pack"])
+@pytest.mark.parametrize("m,k,n", [(1, 768, 3072), (3, 64, 100), (17, 64, 24), (64, 300, 768)])
+def test_dense_bias_gelu_residual_epilogue(isa, threads, rng, kernel, m, k, n):
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = (rng.standard_normal((n, k)) / np.sqrt(k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    res = rng.standard_normal((m, n)).astype(np.float32)
+    program = "add r0 r0 in0; gelu r0 r0; add r0 r0 in1"
+    weight = _pack(w, _get("topi.nn.dense_pack_block")(n) or 4) if kernel.endswith("pack") else w
+    got = _run(kernel, {"epilogue": program}, x, weight, bias, res, out_shape=(m, n))
+    prod = (x.astype(np.float64) @ w.T.astype(np.float64)).astype(np.float32)
+    want = _epilogue_ref("copy r0 in0; add r0 r0 in1; gelu r0 r0; add r0 r0 in2", prod, bias, res, shape=(m, n))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("sa,sb", [((4, 33, 40), (40, 24)), ((4, 33, 40), (4, 40, 24)), ((40,), (3, 40, 24))])
+def test_matmul_epilogue_uses_output_positions(threads, rng, sa, sb):
+    """Per-batch GEMMs apply the epilogue at their own flat offsets: a full-shape input catches a wrong one."""
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    prod = _np_matmul(a, b, False, False).astype(np.float32)
+    extra = rng.standard_normal(prod.shape).astype(np.float32)
+    got = _run("topi.nn.matmul", {"epilogue": "mul r0 r0 in0; relu r0 r0"}, a, b, extra, out_shape=prod.shape)
+    want = np.maximum(prod * extra, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_kernels_are_registered_for_their_ops():
+    for op, kernel in [("nn.dense", "topi.nn.dense"), ("nn.contrib_dense_pack", "topi.nn.dense_pack"),
+                       ("nn.matmul", "topi.nn.matmul"), ("nn.batch_matmul", "topi.nn.batch_matmul")]:
+        assert str(Op.get(op).get_attr("FTVMLiteKernel")) == kernel
+        assert _get(kernel) is not None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Bad input
+
+
+def _call(name, attrs, *arrays):
+    _get(name)(attrs)(*[tvmlite.nd.array(a) for a in arrays])
+
+
+def test_dense_bad_inputs_name_the_kernel():
+    x, w, out = np.zeros((2, 8), np.float32), np.zeros((4, 8), np.float32), np.zeros((2, 4), np.float32)
+    with pytest.raises(TypeError, match=r"topi.nn.dense: data must be float32, got float64"):
+        _call("topi.nn.dense", {}, x.astype(np.float64), w, out)
+    with pytest.raises(ValueError, match=r"topi.nn.dense: weight must be \(units, K\) with K = 8"):
+        _call("topi.nn.dense", {}, x, np.zeros((4, 7), np.float32), out)
+    with pytest.raises(ValueError, match=r"topi.nn.dense: out must have shape \(2, 4\)"):
+        _call("topi.nn.dense", {}, x, w, np.zeros((2, 5), np.float32))
+    with pytest.raises(ValueError, match=r"topi.nn.dense: weight has 4 rows, attribute units = 5"):
+        _call("topi.nn.dense", {"units": 5}, x, w, out)
+    with pytest.raises(TypeError, match=r"topi.nn.dense: out_dtype must be float32"):
+        _get("topi.nn.dense")({"out_dtype": "int32"})
+    with pytest.raises(TypeError, match=r"topi.nn.dense: expected at least 3 tensor arguments"):
+        _call("topi.nn.dense", {}, x, w)
+    with pytest.raises(ValueError, match=r"topi.nn.dense"):
+        _get("topi.nn.dense")({"epilogue": "frobnicate r0 r0"})
+
+
+def test_dense_pack_bad_inputs_name_the_kernel():
+    x, out = np.zeros((2, 8), np.float32), np.zeros((2, 32), np.float32)
+    wp = np.zeros((2, 8, 16), np.float32)
+    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight_layout must be NK\{nb\}n"):
+        _get("topi.nn.dense_pack")({"weight_layout": "NC16c"})
+    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight has panel width 16 but weight_layout says 8"):
+        _call("topi.nn.dense_pack", {"weight_layout": "NK8n"}, x, wp, out)
+    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight must have 3 dimensions"):
+        _call("topi.nn.dense_pack", {}, x, np.zeros((32, 8), np.float32), out)
+    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight must be \(N / nb, K, nb\) with K = 8"):
+        _call("topi.nn.dense_pack", {}, x, np.zeros((2, 9, 16), np.float32), out)
+    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight gives 32 output units, attribute units = 30"):
+        _call("topi.nn.dense_pack", {"units": 30}, x, wp, out)
+
+
+def test_matmul_bad_inputs_name_the_kernel():
+    with pytest.raises(ValueError, match=r"topi.nn.matmul: reduction dims disagree: \(2, 3\) \(K = 3\) and \(4, 5\)"):
+        _call("topi.nn.matmul", {}, np.zeros((2, 3), np.float32), np.zeros((4, 5), np.float32),
+              np.zeros((2, 5), np.float32))
+    with pytest.raises(ValueError, match=r"topi.nn.matmul: batch dims do not broadcast"):
+        _call("topi.nn.matmul", {}, np.zeros((2, 2, 3), np.float32), np.zeros((3, 3, 5), np.float32),
+              np.zeros((2, 2, 5), np.float32))
+    with pytest.raises(ValueError, match=r"topi.nn.matmul: tensor_a must have rank >= 1"):
+        _call("topi.nn.matmul", {}, np.zeros((), np.float32), np.zeros((3,), np.float32), np.zeros((), np.float32))
+    with pytest.raises(ValueError, match=r"topi.nn.batch_matmul: x must have 3 dimensions"):
+        _call("topi.nn.batch_matmul", {}, np.zeros((2, 3), np.float32), np.zeros((1, 4, 3), np.float32),
+              np.zeros((1, 2, 4), np.float32))
+    with pytest.raises(ValueError, match=r"topi.nn.batch_matmul: out must have shape \(2, 2, 4\)"):
+        _call("topi.nn.batch_matmul", {}, np.zeros((2, 2, 3), np.float32), np.zeros((1, 4, 3), np.float32),
+              np.zeros((1, 2, 4), np.float32))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The relay op nn.contrib_dense_pack
+
+
+def _infer(expr):
+    return relay.transform.InferType()(ir.IRModule.from_expr(expr))["main"].body
+
+
+def test_contrib_dense_pack_type():
+    x = relay.var("x", shape=(2, 7, 64))
+    w = relay.var("w", shape=(48, 64, 16))
+    call = relay.nn.contrib_dense_pack(x, w, weight_layout="NK16n")
+    assert str(_infer(call).checked_type) == "Tensor[(2, 7, 768), float32]"
+    assert str(_infer(relay.nn.contrib_dense_pack(x, w, units=768)).checked_type) == "Tensor[(2, 7, 768), float32]"
+    with pytest.raises(ValueError, match="does not match weight_layout 'NK8n'"):
+        _infer(relay.nn.contrib_dense_pack(x, w, weight_layout="NK8n"))
+    with pytest.raises(ValueError, match="reduction dims disagree"):
+        _infer(relay.nn.contrib_dense_pack(relay.var("y", shape=(3, 65)), w))
+    with pytest.raises(ValueError, match="units = 700 disagrees"):
+        _infer(relay.nn.contrib_dense_pack(x, w, units=700))
+    with pytest.raises(ValueError, match="weight_layout must be NK"):
+        _infer(relay.nn.contrib_dense_pack(x, w, weight_layout="OI16o"))
+
+
+@pytest.mark.parametrize("nb", [16, 8, 4])
+def test_contrib_dense_pack_reference_is_dense_on_unpacked_weight(rng, nb):
+    x = rng.standard_normal((3, 5, 40)).astype(np.float32)
+    w = rng.standard_normal((48, 40)).astype(np.float32)
+    dense = relay.nn.dense(relay.var("x", shape=x.shape), relay.var("w", shape=w.shape))
+    packed = relay.nn.contrib_dense_pack(relay.var("x", shape=x.shape), relay.var("w", shape=(48 // nb, 40, nb)),
+                                         weight_layout=f"NK{nb}n")
+    want = get_reference("nn.dense")(dense.attrs, x, w)
+    got = get_reference("nn.contrib_dense_pack")(packed.attrs, x, _pack(w, nb))
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.float32
+    # and the kernel agrees with both
+    kernel = _run("topi.nn.dense_pack", {"weight_layout": f"NK{nb}n"}, x, _pack(w, nb), out_shape=(3, 5, 48))
+    _close(kernel, want, 40)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The kernels as the lowering calls them: attrs = the relay call's attrs fields (None left out, bools as ints,
+# dtypes as strings) + epilogue
+
+
+def lowering_attrs(call):
+    """kernel_attrs as csrc/backend/graph_codegen.cc builds them from a call's attrs (by reflection)."""
+    from tvmlite.ir import attrs as ir_attrs
+
+    cls = ir_attrs._class_for(call.attrs.type_key)
+    out = {}
+    for name, field in cls.__dict__.items():
+        if not isinstance(field, ir_attrs._FIELD):
+            continue
+        value = getattr(call.attrs, name)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = int(value)
+        elif not isinstance(value, (int, float, str)):
+            value = [int(v) for v in value] if hasattr(value, "__len__") else str(value)
+        out[name] = value
+    out["epilogue"] = ""
+    return out
+
+
+def _gemm_calls(rng):
+    x3 = rng.standard_normal((2, 5, 32)).astype(np.float32)
+    w = rng.standard_normal((48, 32)).astype(np.float32)
+    b = rng.standard_normal((32, 24)).astype(np.float32)
+    bt = rng.standard_normal((2, 24, 32)).astype(np.float32)
+
+    def v(name, a):
+        return relay.var(name, shape=a.shape)
+    return [
+        (relay.nn.dense(v("x", x3), v("w", w), units=48), [x3, w]),
+        (relay.nn.contrib_dense_pack(v("x", x3), v("w", _pack(w, 16)), units=48), [x3, _pack(w, 16)]),
+        (relay.nn.contrib_dense_pack(v("x", x3), v("w", _pack(w, 8)), weight_layout="NK8n"), [x3, _pack(w, 8)]),
+        (relay.nn.matmul(v("x", x3), v("b", b)), [x3, b]),
+        (relay.nn.matmul(v("x", x3), v("b", bt), transpose_b=True), [x3, bt]),
+        (relay.nn.batch_matmul(v("x", x3), v("b", bt)), [x3, bt]),
+        (relay.nn.batch_matmul(v("x", x3), v("b", bt.transpose(0, 2, 1).copy()), transpose_b=False),
+         [x3, bt.transpose(0, 2, 1).copy()]),
+    ]
+
+
+def test_kernels_take_the_relay_attrs_as_lowered(rng):
+    for call, inputs in _gemm_calls(rng):
+        op = call.op.name
+        want = get_reference(op)(call.attrs, *inputs)
+        kernel = str(Op.get(op).get_attr("FTVMLiteKernel"))
+        got = _run(kernel, lowering_attrs(call), *inputs, out_shape=want.shape)
+        _close(got, want, 32)
+
+
+def test_concurrent_calls_keep_their_own_scratch(rng):
+    """Per-call packing uses thread-local scratch: Python threads running the kernels at once (GIL released) each
+    get their own product."""
+    import threading
+
+    cases = []
+    for i in range(4):
+        a = rng.standard_normal((3, 40 + 7 * i, 33 + i)).astype(np.float32)
+        b = rng.standard_normal((33 + i, 50 + 13 * i)).astype(np.float32)
+        cases.append((a, b, _np_matmul(a, b, False, False)))
+    kernels = [_get("topi.nn.matmul")({}), _get("topi.nn.dense")({})]
+    errors = []
+
+    def work(a, b, want):
+        try:
+            for _ in range(20):
+                out = tvmlite.nd.array(np.zeros(want.shape, np.float32))
+                kernels[0](_nd(a), _nd(b), out)
+                _close(out.numpy(), want, a.shape[-1])
+                out2 = tvmlite.nd.array(np.zeros(want.shape, np.float32))
+                kernels[1](_nd(a), _nd(b.T), out2)
+                _close(out2.numpy(), want, a.shape[-1])
+        except Exception as e:  # noqa: BLE001  (reported below, on the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=c) for c in cases]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
