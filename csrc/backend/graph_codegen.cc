@@ -230,6 +230,7 @@ class GraphBuilder {
   explicit GraphBuilder(const IRModule& mod) : main_(mod->Lookup("main")) {}
 
   Map<String, Any> Run() {
+    FindFirstFieldOnly();
     for (const Var& p : main_->params) main_params_.insert(p.get());
     for (const Var& p : main_->params) Lower(p);  // inputs first, in main's order (unused ones too)
     std::vector<Entry> heads = Lower(main_->body);
@@ -256,6 +257,36 @@ class GraphBuilder {
       }
     }
     return memo_.at(root.get());
+  }
+
+  /*!
+   * \brief The tuple-valued calls of main read only as TupleGetItem(call, 0) (nn.layer_norm's mean and inv_std
+   * unused): a kernel computing field 0 alone can run them.
+   */
+  void FindFirstFieldOnly() {
+    std::unordered_map<const Object*, bool> only_first;  // tuple-typed call -> every use so far is field 0
+    std::unordered_set<const Object*> seen;
+    std::vector<Expr> stack{main_->body};
+    auto use = [&](const Expr& child, bool as_field0) {
+      if (child.as<CallNode>() && child->checked_type_.as<TupleTypeNode>()) {
+        auto it = only_first.emplace(child.get(), true).first;
+        it->second = it->second && as_field0;
+      }
+    };
+    use(main_->body, false);
+    while (!stack.empty()) {
+      Expr e = stack.back();
+      stack.pop_back();
+      if (!seen.insert(e.get()).second) continue;
+      const auto* g = e.as<TupleGetItemNode>();
+      for (const Expr& child : DataChildren(e)) {
+        use(child, g != nullptr && g->index == 0);
+        stack.push_back(child);
+      }
+    }
+    for (const auto& kv : only_first) {
+      if (kv.second) first_field_only_.insert(kv.first);
+    }
   }
 
   /*! \brief The values a node of main reads (nested functions are part of their caller's group). */
@@ -390,7 +421,7 @@ class GraphBuilder {
     g.name = GroupName(g);
     Type out_type = g.root->checked_type();
     if (auto r = TryView(g)) return *r;
-    if (auto r = TryNative(g)) return *r;
+    if (auto r = TryNative(g, first_field_only_.count(call.get()) != 0)) return *r;
     return LowerReference(g, call, out_type);
   }
 
@@ -503,10 +534,16 @@ class GraphBuilder {
   }
 
   // -- native kernels ------------------------------------------------------------------------------------------
-  std::optional<std::vector<Entry>> TryNative(const Group& g) {
+  std::optional<std::vector<Entry>> TryNative(const Group& g, bool first_field_only) {
     const auto& epilogue_rules = epilogue_rules_;
     const auto& kernels = kernels_;
     Type out_type = g.root->checked_type();
+    // A tuple of which only field 0 is read: a kernel computing that field alone runs it (its one output entry
+    // is the tuple's first; nothing reads the others).
+    const auto* tuple_out = out_type.as<TupleTypeNode>();
+    if (tuple_out && first_field_only && !tuple_out->fields.empty() && FlatCount(tuple_out->fields[0]) == 1) {
+      out_type = tuple_out->fields[0];
+    }
     if (!StaticShape(out_type)) return std::nullopt;
     auto calls = GroupCalls(g);
     if (!calls || calls->empty()) return std::nullopt;
@@ -543,7 +580,9 @@ class GraphBuilder {
       Op op = Downcast<Op>(anchor->op);
       if (!kernels.count(op)) return std::nullopt;
       kernel = std::string(kernels[op]);
-      if (StaticShape(anchor->checked_type_) != StaticShape(out_type)) return std::nullopt;
+      Type anchor_type = anchor->checked_type_;
+      if (tuple_out && anchor == g.root.get()) anchor_type = out_type;
+      if (!StaticShape(anchor_type)) return std::nullopt;
       // The anchor reads group inputs and constants only.
       for (const Expr& a : anchor->args) {
         const auto* t = a.as<TupleNode>();
@@ -565,11 +604,11 @@ class GraphBuilder {
         if (!ok) return std::nullopt;
       }
       for (const Type& t : input_types) all_f32 = all_f32 && IsStaticF32(t);
-      all_f32 = all_f32 && IsStaticF32(anchor->checked_type_);
+      all_f32 = all_f32 && IsStaticF32(anchor_type);
     }
     // The epilogue program.
     std::vector<Entry> epi_inputs;
-    auto program = BuildProgram(g, *calls, anchor, &epi_inputs);
+    auto program = BuildProgram(g, *calls, anchor, out_type, &epi_inputs);
     if (!program) return std::nullopt;
     if (anchor == nullptr && program->empty()) return std::nullopt;
     if (!program->empty() && !IsStaticF32(out_type)) return std::nullopt;
@@ -631,10 +670,10 @@ class GraphBuilder {
    * \brief The epilogue text of the group's calls other than anchor (r0 = anchor's value), appending the entries
    * of in<k> to epi_inputs; nullopt when some op cannot be written as instructions or registers run out.
    */
-  std::optional<std::string> BuildProgram(const Group& g, const std::vector<Call>& calls,
-                                          const CallNode* anchor, std::vector<Entry>* epi_inputs) {
+  std::optional<std::string> BuildProgram(const Group& g, const std::vector<Call>& calls, const CallNode* anchor,
+                                          const Type& out_type, std::vector<Entry>* epi_inputs) {
     const auto& epilogue_rules = epilogue_rules_;
-    const std::vector<int64_t> out_shape = *StaticShape(g.root->checked_type());
+    const std::vector<int64_t> out_shape = *StaticShape(out_type);  // the caller checked it is static
     std::unordered_map<const Object*, int> uses;
     for (const Call& c : calls) {
       for (const Expr& a : c->args) uses[a.get()]++;
@@ -907,6 +946,7 @@ class GraphBuilder {
   std::vector<GNode> nodes_;
   std::vector<int64_t> arg_nodes_;
   std::unordered_set<int64_t> input_nodes_;
+  std::unordered_set<const Object*> first_field_only_;  // tuple-valued calls read only as field 0
   Map<String, Any> params_;
 };
 

@@ -420,3 +420,17 @@ def test_empty_tensors(rng):
     out = relay.Tuple([relay.exp(relay.add(x, y)), relay.reshape(x, (3, -1)), relay.nn.softmax(x)])
     lib = check(relay.Function([x, y], out), {"x": np.zeros((0, 3), "float32"), "y": f32(rng, 3)})
     assert kernels(lib) == ["topi.elemwise", "topi.elemwise", "__nop", "relay.backend.reference"]  # source order
+
+
+def test_tuple_anchor_read_only_as_field_0(rng):
+    """nn.layer_norm returns (out, mean, inv_std): read only as field 0 it runs on the kernel computing out alone;
+    when another field is read, the whole tuple comes from the reference."""
+    x, g, b = relay.var("x", shape=(2, 5, 16)), relay.var("g", shape=(16,)), relay.var("b", shape=(16,))
+    inputs = {"x": f32(rng, 2, 5, 16), "g": f32(rng, 16), "b": f32(rng, 16)}
+    out = relay.nn.layer_norm(x, g, b, axis=-1)
+    lib = check(relay.Function([x, g, b], relay.nn.relu(out)), inputs, rtol=1e-5, atol=1e-5)
+    assert kernels(lib) == ["topi.nn.layer_norm", "topi.elemwise"]
+    stats = relay.nn.layer_norm(x, g, b, axis=-1, return_stats=True)
+    lib = check(relay.Function([x, g, b], relay.Tuple([stats[0], stats[1]])),
+                inputs, rtol=1e-5, atol=1e-5)
+    assert kernels(lib) == ["relay.backend.reference"]
