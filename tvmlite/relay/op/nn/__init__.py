@@ -8,3 +8,4 @@ from .rnn import *  # noqa: F401,F403
 from . import _rnn  # noqa: F401  (registers the reference)
 from . import _nn  # noqa: F401  (registers the references of the conv / pool / matmul ops)
 from .transform import *  # noqa: F401,F403
+from .conv2d_nchwc import *  # noqa: F401,F403

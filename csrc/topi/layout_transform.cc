@@ -1,0 +1,206 @@
+/*!
+ * \file layout_transform.cc
+ * \brief topi.layout_transform: the kernel of relay's layout_transform (NCHW <-> NCHW{c}c, OIHW -> OIHW{i}i{o}o,
+ * NK -> NK{n}n, ...), for any dtype (elements are moved by their size).
+ *
+ *   f = topi.layout_transform({"src_layout": "NCHW", "dst_layout": "NCHW16c"});  f(data, out)
+ *
+ * Paths, picked per call from the layouts (fixed at the factory) and the element size:
+ *  - NCHW -> NCHW{c}c and back: per (n, channel block) a (c, H*W) <-> (H*W, c) transpose, cut into tiles of
+ *    kTile pixels so that both sides of a tile stay in L1; the c loop has a compile-time trip count for c = 4, 8,
+ *    16 (4-byte elements), which the compiler turns into vector loads / stores. Parallel over (n, block, tile).
+ *  - anything else: the general index map (LayoutIndexMap, tvmlite/relay/layout.h): each output row (all dims
+ *    but the last) computes its per-axis logical coordinates once, then the last dim walks one offset table.
+ *    Parallel over rows.
+ * The output is written once, in order, so the kernel never reads what it writes (no aliasing assumptions).
+ */
+#include <tvmlite/relay/layout.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/kernel.h>
+
+#include <cstring>
+
+namespace tvmlite {
+namespace topi {
+
+namespace {
+
+using relay::Layout;
+using relay::LayoutIndexMap;
+
+constexpr int64_t kTile = 64;  // pixels per tile of the blocked fast paths
+
+char* RawData(const TensorArg& t) {
+  return static_cast<char*>(t.array()->tensor.data) + t.array()->tensor.byte_offset;
+}
+
+/*! \brief NCHW -> NCHW{c}c (to_blocked) or back, for one (n, block) pair and pixels [p0, p1). kC = 0: c at run
+ * time. */
+template <typename T, int kC>
+void BlockedTile(const T* in, T* out, int64_t c_rt, int64_t hw, int64_t p0, int64_t p1, bool to_blocked) {
+  const int64_t c = kC ? kC : c_rt;
+  if (to_blocked) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T* dst = out + p * c;
+      for (int64_t ci = 0; ci < c; ++ci) dst[ci] = in[ci * hw + p];
+    }
+  } else {
+    for (int64_t ci = 0; ci < c; ++ci) {
+      T* dst = out + ci * hw;
+      for (int64_t p = p0; p < p1; ++p) dst[p] = in[p * c + ci];
+    }
+  }
+}
+
+template <typename T>
+void BlockedCopy(const char* in_raw, char* out_raw, int64_t pairs, int64_t c, int64_t hw, bool to_blocked) {
+  const T* in = reinterpret_cast<const T*>(in_raw);
+  T* out = reinterpret_cast<T*>(out_raw);
+  int64_t tiles = (hw + kTile - 1) / kTile;
+  auto body = [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      int64_t pair = t / tiles, p0 = (t % tiles) * kTile, p1 = std::min(hw, p0 + kTile);
+      // Both layouts hold a (n, block) pair's c * hw elements contiguously, at the same place.
+      const T* src = in + pair * c * hw;
+      T* dst = out + pair * c * hw;
+      if (sizeof(T) == 4 && c == 16) {
+        BlockedTile<T, 16>(src, dst, c, hw, p0, p1, to_blocked);
+      } else if (sizeof(T) == 4 && c == 8) {
+        BlockedTile<T, 8>(src, dst, c, hw, p0, p1, to_blocked);
+      } else if (sizeof(T) == 4 && c == 4) {
+        BlockedTile<T, 4>(src, dst, c, hw, p0, p1, to_blocked);
+      } else {
+        BlockedTile<T, 0>(src, dst, c, hw, p0, p1, to_blocked);
+      }
+    }
+  };
+  runtime::ParallelFor(pairs * tiles, body, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * c)));
+}
+
+/*! \brief The general path: out row by row through the index map. */
+template <typename T>
+void MappedCopy(const char* in_raw, char* out_raw, const LayoutIndexMap& map) {
+  const std::vector<int64_t>& shape = map.dst_shape();
+  const int nd = static_cast<int>(shape.size());
+  const int64_t last = shape[nd - 1];
+  int64_t rows = 1;
+  for (int d = 0; d < nd - 1; ++d) rows *= shape[d];
+  const int last_primal = map.dst_primal()[nd - 1];
+  const int64_t last_step = map.dst_step()[nd - 1];
+  const std::vector<std::vector<int64_t>>& tables = map.tables();
+  const size_t num_primals = tables.size();
+  auto body = [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> logical(num_primals);
+    for (int64_t row = begin; row < end; ++row) {
+      std::fill(logical.begin(), logical.end(), 0);
+      int64_t rest = row;
+      for (int d = nd - 2; d >= 0; --d) {
+        int64_t i = rest % shape[d];
+        rest /= shape[d];
+        logical[map.dst_primal()[d]] += i * map.dst_step()[d];
+      }
+      int64_t base = 0;
+      for (size_t k = 0; k < num_primals; ++k) {
+        if (static_cast<int>(k) != last_primal) base += tables[k][logical[k]];
+      }
+      const int64_t* table = tables[last_primal].data() + logical[last_primal];
+      const T* in = reinterpret_cast<const T*>(in_raw) + base;
+      T* out = reinterpret_cast<T*>(out_raw) + row * last;
+      for (int64_t j = 0; j < last; ++j) out[j] = in[table[j * last_step]];
+    }
+  };
+  runtime::ParallelFor(rows, body, /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(1, last)));
+}
+
+/*! \brief Elements of other sizes: the same walk with memcpy. */
+void MappedCopyBytes(const char* in, char* out, const LayoutIndexMap& map, size_t elem) {
+  const std::vector<int64_t>& shape = map.dst_shape();
+  int64_t total = 1;
+  for (int64_t s : shape) total *= s;
+  runtime::ParallelFor(total, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> index(shape.size());
+    for (int64_t flat = begin; flat < end; ++flat) {
+      int64_t rest = flat;
+      for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+        index[d] = rest % shape[d];
+        rest /= shape[d];
+      }
+      std::memcpy(out + flat * elem, in + map.SrcOffset(index) * elem, elem);
+    }
+  }, /*min_chunk=*/4096);
+}
+
+/*! \brief What a layout pair is: 0 general, c > 0 NCHW -> NCHW{c}c, -c NCHW{c}c -> NCHW. */
+int64_t FastPath(const Layout& src, const Layout& dst) {
+  int64_t s = relay::NCHWBlockOf(src.name()), d = relay::NCHWBlockOf(dst.name());
+  if (s == 0 && d > 0) return d;
+  if (s > 0 && d == 0) return -s;
+  return 0;
+}
+
+}  // namespace
+
+TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.layout_transform";
+  KernelAttrs attrs(kName, attrs_in);
+  std::string src_name = attrs.GetString("src_layout"), dst_name = attrs.GetString("dst_layout");
+  std::optional<Layout> src, dst;
+  try {
+    src.emplace(src_name);
+    dst.emplace(dst_name);
+    relay::CheckConvertible(*src, *dst);
+  } catch (const runtime::Error& err) {
+    throw runtime::Error(err.kind(), kName + ": " + err.message());
+  }
+  int64_t fast = FastPath(*src, *dst);
+  return MakeKernel(kName, 2, [src = *src, dst = *dst, fast](const KernelArgs& args) {
+    TVMLITE_CHECK_KIND(args.size() == 2, TypeError)
+        << args.kernel() << ": expected 2 tensor arguments (data, out), got " << args.size();
+    TensorArg data = args.Input(0, "data");
+    TensorArg out = args.Output();
+    DLDataType dt = data.dtype();
+    TVMLITE_CHECK_KIND(dt.code == out.dtype().code && dt.bits == out.dtype().bits && dt.lanes == out.dtype().lanes,
+                       TypeError)
+        << args.kernel() << ": out must have data's dtype";
+    TVMLITE_CHECK_KIND(dt.bits % 8 == 0 && dt.bits > 0, TypeError)
+        << args.kernel() << ": elements of " << int(dt.bits) << " bits are not supported (whole bytes only)";
+    size_t elem = static_cast<size_t>(dt.bits / 8) * dt.lanes;
+    if (data.ndim() != static_cast<int>(src.ndim())) {
+      data.Fail("must have rank " + std::to_string(src.ndim()) + " (layout " + src.name() + ")");
+    }
+    std::optional<LayoutIndexMap> map;
+    try {
+      map.emplace(src, dst, data.shape());
+    } catch (const runtime::Error& err) {
+      throw runtime::Error(err.kind(), args.kernel() + ": " + err.message());
+    }
+    out.CheckShape(map->dst_shape());
+    if (data.size() == 0) return;
+    const char* in = RawData(data);
+    char* o = RawData(out);
+    if (fast != 0) {
+      bool to_blocked = fast > 0;
+      int64_t c = to_blocked ? fast : -fast;
+      const std::vector<int64_t>& blocked = to_blocked ? map->dst_shape() : data.shape();
+      int64_t pairs = blocked[0] * blocked[1], hw = blocked[2] * blocked[3];
+      switch (elem) {
+        case 1: return BlockedCopy<uint8_t>(in, o, pairs, c, hw, to_blocked);
+        case 2: return BlockedCopy<uint16_t>(in, o, pairs, c, hw, to_blocked);
+        case 4: return BlockedCopy<uint32_t>(in, o, pairs, c, hw, to_blocked);
+        case 8: return BlockedCopy<uint64_t>(in, o, pairs, c, hw, to_blocked);
+        default: break;
+      }
+    }
+    switch (elem) {
+      case 1: return MappedCopy<uint8_t>(in, o, *map);
+      case 2: return MappedCopy<uint16_t>(in, o, *map);
+      case 4: return MappedCopy<uint32_t>(in, o, *map);
+      case 8: return MappedCopy<uint64_t>(in, o, *map);
+      default: return MappedCopyBytes(in, o, *map, elem);
+    }
+  });
+});
+
+}  // namespace topi
+}  // namespace tvmlite
