@@ -94,13 +94,13 @@ void CheckConvertible(const Layout& src, const Layout& dst) {
   std::string a = src.PrimalAxes(), b = dst.PrimalAxes();
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  TVMLITE_CHECK_KIND(a == b, ValueError) << "layout_transform: layouts '" << src.name() << "' and '" << dst.name()
+  TVMLITE_CHECK_KIND(a == b, ValueError) << "layouts '" << src.name() << "' and '" << dst.name()
                                          << "' do not have the same primal axes";
 }
 
 std::vector<int64_t> LogicalExtents(const Layout& layout, const std::vector<int64_t>& shape) {
   TVMLITE_CHECK_KIND(shape.size() == layout.ndim(), ValueError)
-      << "layout_transform: a tensor of rank " << shape.size() << " cannot have layout '" << layout.name() << "' ("
+      << "a tensor of rank " << shape.size() << " cannot have layout '" << layout.name() << "' ("
       << layout.ndim() << " axes)";
   std::string primals = layout.PrimalAxes();
   std::vector<int64_t> out;
@@ -113,11 +113,11 @@ std::vector<int64_t> LogicalExtents(const Layout& layout, const std::vector<int6
     }
     int64_t inner = shape[layout.IndexOf(static_cast<char>(p - 'A' + 'a'))];
     TVMLITE_CHECK_KIND(inner < 0 || inner == factor, ValueError)
-        << "layout_transform: sub-axis '" << static_cast<char>(p - 'A' + 'a') << "' of layout '" << layout.name()
+        << "sub-axis '" << static_cast<char>(p - 'A' + 'a') << "' of layout '" << layout.name()
         << "' has factor " << factor << " but the tensor's dim is " << inner;
     int64_t logical;
     TVMLITE_CHECK_KIND(!__builtin_mul_overflow(outer, factor, &logical), ValueError)
-        << "layout_transform: the logical extent of axis '" << p << "' overflows int64";
+        << "the logical extent of axis '" << p << "' overflows int64";
     out.push_back(logical);
   }
   return out;
@@ -138,7 +138,7 @@ std::vector<int64_t> TransformShape(const Layout& src, const Layout& dst, const 
       out.push_back(extent);
     } else {
       TVMLITE_CHECK_KIND(extent % factor == 0, ValueError)
-          << "layout_transform: axis '" << p << "' of extent " << extent << " (layout '" << src.name()
+          << "axis '" << p << "' of extent " << extent << " (layout '" << src.name()
           << "', shape dim) is not divisible by the factor " << factor << " of layout '" << dst.name() << "'";
       out.push_back(extent / factor);
     }
@@ -211,7 +211,7 @@ TVMLITE_REGISTER_GLOBAL("relay._layout.TransformShape")
     .set_body_typed([](std::string src, std::string dst, Array<int64_t> shape) {
       std::vector<int64_t> s;
       for (size_t i = 0; i < shape.size(); ++i) s.push_back(shape[i]);
-      for (int64_t d : s) TVMLITE_CHECK_KIND(d >= 0, ValueError) << "layout_transform: negative dim " << d;
+      for (int64_t d : s) TVMLITE_CHECK_KIND(d >= 0, ValueError) << "negative dim " << d;
       std::vector<int64_t> out = TransformShape(Layout(src), Layout(dst), s);
       return Array<int64_t>(out.begin(), out.end());
     });
