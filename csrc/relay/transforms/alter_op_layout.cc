@@ -413,8 +413,8 @@ bool LayoutRewriter::Dense(const CallNode* call, Value* out) {
 
 /*! \brief Elementwise ops whose attrs or inputs give an axis a meaning, so they are not plain numpy broadcasting. */
 bool HasAxisSemantics(const std::string& name) {
-  static const std::unordered_set<std::string> kNames = {"nn.prelu", "nn.bias_add", "expand_dims", "broadcast_to",
-                                                         "full", "qnn.quantize", "qnn.dequantize"};
+  static const std::unordered_set<std::string> kNames = {"nn.bias_add", "expand_dims", "broadcast_to", "full",
+                                                         "qnn.quantize", "qnn.dequantize"};
   return kNames.count(name) || name.compare(0, 4, "dyn.") == 0;
 }
 
@@ -434,6 +434,11 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   const int64_t c = (*shape)[1];
   std::vector<Expr> args;
   for (const Expr& arg : call->args) {
+    const auto* absent = arg->checked_type_.as<TupleTypeNode>();
+    if (absent != nullptr && absent->fields.empty()) {  // an absent optional input (clip's min / max)
+      args.push_back(ValueOf(arg).expr);
+      continue;
+    }
     std::optional<std::vector<int64_t>> s = StaticShape(arg);
     if (!s) return false;
     bool scalar = s->size() <= 4;
