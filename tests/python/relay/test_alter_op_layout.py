@@ -273,8 +273,7 @@ def test_bad_arguments():
         AlterOpLayout(max_block=3)(mod)
 
 
-_HAS_DENSE_PACK = "nn.contrib_dense_pack" in relay.op.op.Op.list_op_names() if hasattr(
-    relay.op.op.Op, "list_op_names") else False
+_HAS_DENSE_PACK = "nn.contrib_dense_pack" in tvmlite.ir.list_op_names()
 
 
 @pytest.mark.skipif(not _HAS_DENSE_PACK, reason="nn.contrib_dense_pack is not registered in this tree")
