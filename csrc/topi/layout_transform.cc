@@ -183,20 +183,20 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     if (data.ndim() != static_cast<int>(src.ndim())) {
       data.Fail("must have rank " + std::to_string(src.ndim()) + " (layout " + src.name() + ")");
     }
-    std::optional<LayoutIndexMap> map;
+    std::vector<int64_t> dst_shape;
     try {
-      map.emplace(src, dst, data.shape());
+      dst_shape = relay::TransformShape(src, dst, data.shape());
     } catch (const runtime::Error& err) {
       throw runtime::Error(err.kind(), args.kernel() + ": " + err.message());
     }
-    out.CheckShape(map->dst_shape());
-    if (data.size() == 0) return;
+    out.CheckShape(dst_shape);
+    if (data.size() == 0) return;  // before any table: an empty tensor may have huge dims
     const char* in = RawData(data);
     char* o = RawData(out);
     if (fast != 0) {
       bool to_blocked = fast > 0;
       int64_t c = to_blocked ? fast : -fast;
-      const std::vector<int64_t>& blocked = to_blocked ? map->dst_shape() : data.shape();
+      const std::vector<int64_t>& blocked = to_blocked ? dst_shape : data.shape();
       int64_t pairs = blocked[0] * blocked[1], hw = blocked[2] * blocked[3];
       if (c == 1 || hw == 1) return ParallelCopy(in, o, data.size() * static_cast<int64_t>(elem));
       switch (elem) {
@@ -207,12 +207,13 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
         default: break;
       }
     }
+    LayoutIndexMap map(src, dst, data.shape());
     switch (elem) {
-      case 1: return MappedCopy<uint8_t>(in, o, *map);
-      case 2: return MappedCopy<uint16_t>(in, o, *map);
-      case 4: return MappedCopy<uint32_t>(in, o, *map);
-      case 8: return MappedCopy<uint64_t>(in, o, *map);
-      default: return MappedCopyBytes(in, o, *map, elem);
+      case 1: return MappedCopy<uint8_t>(in, o, map);
+      case 2: return MappedCopy<uint16_t>(in, o, map);
+      case 4: return MappedCopy<uint32_t>(in, o, map);
+      case 8: return MappedCopy<uint64_t>(in, o, map);
+      default: return MappedCopyBytes(in, o, map, elem);
     }
   });
 });
