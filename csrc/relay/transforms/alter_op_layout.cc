@@ -13,7 +13,8 @@
  *                                                   layout_transform(w, "OIHW", "OIHW{ic}i{oc}o"))   out NCHW{oc}c
  *   depthwise (groups = C = O)                 -> nn.contrib_depthwise_conv2d_NCHWc(..., "OIHW1i{c}o") out NCHW{c}c
  *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
- *   concatenate on the channel axis            every input blocked with one block -> concatenate on axis 1, blocked
+ *   concatenate on the channel axis            the blocked inputs with one block c that divides every input's
+ *                                              channels (NCHW inputs packed to it) -> concatenate on axis 1, blocked
  *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c))
  *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
  *       the result's shape and every other operand is blocked alike, a scalar, a tensor of the result's shape
@@ -350,13 +351,19 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<ConcatenateAttrs>();
   const auto* tuple = call->args[0].as<TupleNode>();
   if (a == nullptr || tuple == nullptr || tuple->fields.empty() || !(a->axis == 1 || a->axis == -3)) return false;
-  int64_t block = ValueOf(tuple->fields[0]).block;
+  // The block of the blocked inputs (all alike); NCHW inputs are packed to it when it divides their channels.
+  int64_t block = 0;
+  for (const Expr& f : tuple->fields) {
+    int64_t b = ValueOf(f).block;
+    if (b != 0 && block != 0 && b != block) return false;
+    if (b != 0) block = b;
+  }
   if (block == 0) return false;
   std::vector<Expr> fields;
   for (const Expr& f : tuple->fields) {
     std::optional<std::vector<int64_t>> s = StaticShape(f);
-    if (ValueOf(f).block != block || !s || s->size() != 4) return false;
-    fields.push_back(ValueOf(f).expr);
+    if (!s || s->size() != 4 || (*s)[1] % block != 0) return false;
+    fields.push_back(Blocked(f, block));
   }
   auto attrs = make_object<ConcatenateAttrs>();
   attrs->axis = 1;  // the channel-block axis of (N, C / c, H, W, c)

@@ -205,6 +205,18 @@ def test_concatenate_of_mixed_blocks_goes_through_nchw(run_relay, rng):
                                                          ("NCHW16c", "NCHW")])
 
 
+def test_concatenate_packs_an_nchw_input(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 8, 8))
+    skip = relay.nn.relu(conv(rng, x, 8, 16))                            # block 16
+    up = relay.image.resize(relay.nn.max_pool2d(skip, pool_size=2, strides=2), scales=[1, 1, 2, 2],
+                            output_size=(1, 16, 8, 8))
+    y = conv(rng, relay.concatenate([up, skip], axis=1), 32, 16)        # resize is NCHW only: its output is packed
+    new = check(run_relay, rng, y, [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"), ("NCHW", "NCHW16c"),
+                                          ("NCHW16c", "NCHW")]
+    assert [c.attrs.axis for c in calls(new, "concatenate")] == [1]
+
+
 def test_grouped_conv(run_relay, rng):
     x = relay.var("x", shape=(1, 32, 6, 6))
     y = conv(rng, x, 32, 64, groups=2)                                   # 16 in / 32 out per group: blocked
