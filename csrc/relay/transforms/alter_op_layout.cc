@@ -13,8 +13,9 @@
  *                                                   layout_transform(w, "OIHW", "OIHW{ic}i{oc}o"))   out NCHW{oc}c
  *   depthwise (groups = C = O)                 -> nn.contrib_depthwise_conv2d_NCHWc(..., "OIHW1i{c}o") out NCHW{c}c
  *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
- *   concatenate on the channel axis            the blocked inputs with one block c that divides every input's
- *                                              channels (NCHW inputs packed to it) -> concatenate on axis 1, blocked
+ *   concatenate on the channel axis            c = the smallest block of its blocked inputs, when it divides
+ *                                              every input's channels; the other inputs re-blocked to c (NCHW
+ *                                              ones packed) -> concatenate on axis 1, blocked c
  *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c))
  *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
  *       the result's shape and every other operand is blocked alike, a scalar, a tensor of the result's shape
@@ -351,12 +352,12 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<ConcatenateAttrs>();
   const auto* tuple = call->args[0].as<TupleNode>();
   if (a == nullptr || tuple == nullptr || tuple->fields.empty() || !(a->axis == 1 || a->axis == -3)) return false;
-  // The block of the blocked inputs (all alike); NCHW inputs are packed to it when it divides their channels.
+  // The smallest block of the blocked inputs (blocks are powers of two, so it divides the others' channels): the
+  // inputs in another layout are re-blocked to it, one transform each, and the result stays blocked.
   int64_t block = 0;
   for (const Expr& f : tuple->fields) {
     int64_t b = ValueOf(f).block;
-    if (b != 0 && block != 0 && b != block) return false;
-    if (b != 0) block = b;
+    if (b != 0 && (block == 0 || b < block)) block = b;
   }
   if (block == 0) return false;
   std::vector<Expr> fields;

@@ -194,15 +194,25 @@ def test_concatenate_keeps_the_common_block(run_relay, rng):
     assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
 
 
-def test_concatenate_of_mixed_blocks_goes_through_nchw(run_relay, rng):
+def test_concatenate_of_mixed_blocks_takes_the_smallest(run_relay, rng):
     x = relay.var("x", shape=(1, 8, 7, 7))
     a = conv(rng, x, 8, 16)                                              # block 16
     b = conv(rng, x, 8, 24)                                              # block 8
-    y = conv(rng, relay.concatenate([a, b], axis=1), 40, 16)
+    c = conv(rng, x, 8, 4)                                               # block 4
+    y = conv(rng, relay.concatenate([a, b, c], axis=1), 44, 16)
     new = check(run_relay, rng, y, [x])
+    assert sorted(activation_transforms(new)) == sorted([("NCHW", "NCHW8c"), ("NCHW16c", "NCHW4c"),
+                                                         ("NCHW8c", "NCHW4c"), ("NCHW16c", "NCHW")])
+    assert blocks(new, "nn.contrib_conv2d_NCHWc")[-1][0] == "NCHW4c"
+
+
+def test_concatenate_of_indivisible_channels_goes_through_nchw(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    v = relay.var("v", shape=(1, 3, 7, 7))
+    y = conv(rng, relay.concatenate([conv(rng, x, 8, 16), v], axis=1), 19, 16)   # 3 channels: no block of 16
+    new = check(run_relay, rng, y, [x, v])
     assert sorted(activation_transforms(new)) == sorted([("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"),
-                                                         ("NCHW8c", "NCHW"), ("NCHW", "NCHW8c"),
-                                                         ("NCHW16c", "NCHW")])
+                                                         ("NCHW", "NCHW1c"), ("NCHW16c", "NCHW")])
 
 
 def test_concatenate_packs_an_nchw_input(run_relay, rng):
