@@ -10,8 +10,10 @@
  *    kTile pixels so that both sides of a tile stay in L1; the c loop has a compile-time trip count for c = 4, 8,
  *    16 (4-byte elements), which the compiler turns into vector loads / stores. Parallel over (n, block, tile).
  *    When c = 1 or H * W = 1 the two layouts are the same bytes: a parallel memcpy.
+ *  - NCHW{a}c -> NCHW{b}c: runs of gcd(a, b) channels per pixel, memcpy'd (a concatenate of mixed blocks).
  *  - anything else: the general index map (LayoutIndexMap, tvmlite/relay/layout.h): each output row (all dims
- *    but the last) computes its per-axis logical coordinates once, then the last dim walks one offset table.
+ *    but the last) computes its per-axis logical coordinates once, then the last dim walks one offset table, in
+ *    runs of consecutive input elements when the map has them (re-blocking NCHW16c <-> NCHW8c copies runs of 8).
  *    Parallel over rows.
  * The output is written once, in order, so the kernel never reads what it writes (no aliasing assumptions).
  */
@@ -21,6 +23,7 @@
 #include <tvmlite/topi/kernel.h>
 
 #include <cstring>
+#include <numeric>
 
 namespace tvmlite {
 namespace topi {
@@ -83,7 +86,38 @@ void BlockedCopy(const char* in_raw, char* out_raw, int64_t pairs, int64_t c, in
   runtime::ParallelFor(pairs * tiles, body, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * c)));
 }
 
-/*! \brief The general path: out row by row through the index map. */
+/*!
+ * \brief The longest run r (a divisor of the last dst dim) such that every r consecutive elements of an output row,
+ * from a multiple of r, are r consecutive elements of the input in every row: NCHW16c -> NCHW8c moves runs of 8,
+ * NCHW8c -> NCHW16c runs of 8, NCHW -> NHWC runs of 1. Checked over every logical start a row can have (the
+ * last primal axis's other dst axis, if any, gives them), so it is exact for the map, not a guess.
+ */
+int64_t RunLength(const LayoutIndexMap& map) {
+  const std::vector<int64_t>& shape = map.dst_shape();
+  const int nd = static_cast<int>(shape.size());
+  const int64_t last = shape[nd - 1], step = map.dst_step()[nd - 1];
+  const int primal = map.dst_primal()[nd - 1];
+  const std::vector<int64_t>& table = map.tables()[primal];
+  std::vector<int64_t> starts{0};
+  for (int d = 0; d < nd - 1; ++d) {
+    if (map.dst_primal()[d] != primal) continue;
+    starts.clear();
+    for (int64_t i = 0; i < shape[d]; ++i) starts.push_back(i * map.dst_step()[d]);
+  }
+  for (int64_t r = last; r >= 2; --r) {
+    if (last % r != 0) continue;
+    bool ok = true;
+    for (size_t s = 0; ok && s < starts.size(); ++s) {
+      for (int64_t j = 0; ok && j < last; ++j) {
+        ok = j % r == 0 || table[starts[s] + j * step] == table[starts[s] + (j - 1) * step] + 1;
+      }
+    }
+    if (ok) return r;
+  }
+  return 1;
+}
+
+/*! \brief The general path: out row by row through the index map, in runs of RunLength(map) elements. */
 template <typename T>
 void MappedCopy(const char* in_raw, char* out_raw, const LayoutIndexMap& map) {
   const std::vector<int64_t>& shape = map.dst_shape();
@@ -95,16 +129,17 @@ void MappedCopy(const char* in_raw, char* out_raw, const LayoutIndexMap& map) {
   const int64_t last_step = map.dst_step()[nd - 1];
   const std::vector<std::vector<int64_t>>& tables = map.tables();
   const size_t num_primals = tables.size();
+  const int64_t run = RunLength(map);
   auto body = [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> logical(num_primals);
+    std::vector<int64_t> logical(num_primals), index(nd, 0);
+    for (int64_t rest = begin, d = nd - 2; d >= 0; --d) {  // the first row's index; later rows count up
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
     for (int64_t row = begin; row < end; ++row) {
       std::fill(logical.begin(), logical.end(), 0);
-      int64_t rest = row;
-      for (int d = nd - 2; d >= 0; --d) {
-        int64_t i = rest % shape[d];
-        rest /= shape[d];
-        logical[map.dst_primal()[d]] += i * map.dst_step()[d];
-      }
+      for (int d = 0; d < nd - 1; ++d) logical[map.dst_primal()[d]] += index[d] * map.dst_step()[d];
+      for (int d = nd - 2; d >= 0 && ++index[d] == shape[d]; --d) index[d] = 0;
       int64_t base = 0;
       for (size_t k = 0; k < num_primals; ++k) {
         if (static_cast<int>(k) != last_primal) base += tables[k][logical[k]];
@@ -112,7 +147,11 @@ void MappedCopy(const char* in_raw, char* out_raw, const LayoutIndexMap& map) {
       const int64_t* table = tables[last_primal].data() + logical[last_primal];
       const T* in = reinterpret_cast<const T*>(in_raw) + base;
       T* out = reinterpret_cast<T*>(out_raw) + row * last;
-      for (int64_t j = 0; j < last; ++j) out[j] = in[table[j * last_step]];
+      if (run == 1) {
+        for (int64_t j = 0; j < last; ++j) out[j] = in[table[j * last_step]];
+      } else {
+        for (int64_t j = 0; j < last; j += run) std::memcpy(out + j, in + table[j * last_step], run * sizeof(T));
+      }
     }
   };
   runtime::ParallelFor(rows, body, /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(1, last)));
@@ -145,12 +184,41 @@ void ParallelCopy(const char* in, char* out, int64_t bytes) {
   }, /*min_chunk=*/4);
 }
 
-/*! \brief What a layout pair is: 0 general, c > 0 NCHW -> NCHW{c}c, -c NCHW{c}c -> NCHW. */
-int64_t FastPath(const Layout& src, const Layout& dst) {
+/*!
+ * \brief NCHW{a}c -> NCHW{b}c: every output block of a pixel is b / r runs of r = gcd(a, b) consecutive input
+ * channels of that pixel. Parallel over (n, output block) and pixel tiles.
+ */
+void Reblock(const char* in, char* out, int64_t batch, int64_t channels, int64_t hw, int64_t a, int64_t b,
+             size_t elem) {
+  const int64_t r = std::gcd(a, b), out_blocks = channels / b, tiles = (hw + kTile - 1) / kTile;
+  const size_t run_bytes = static_cast<size_t>(r) * elem;
+  runtime::ParallelFor(batch * out_blocks * tiles, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      int64_t item = t / tiles, p0 = (t % tiles) * kTile, p1 = std::min(hw, p0 + kTile);
+      int64_t n = item / out_blocks, ob = item % out_blocks;
+      for (int64_t s = 0; s < b; s += r) {
+        int64_t c = ob * b + s;  // the run's first channel
+        const char* src = in + (((n * (channels / a) + c / a) * hw) * a + c % a) * elem;
+        char* dst = out + (((n * out_blocks + ob) * hw) * b + s) * elem;
+        for (int64_t p = p0; p < p1; ++p) std::memcpy(dst + p * b * elem, src + p * a * elem, run_bytes);
+      }
+    }
+  }, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * b)));
+}
+
+/*! \brief Which path a layout pair takes: the blocks of NCHW-family layouts (0 = NCHW), or general. */
+struct Plan {
+  enum Kind { kGeneral, kPack, kUnpack, kReblock } kind = kGeneral;
+  int64_t src_block = 0, dst_block = 0;
+};
+
+Plan MakePlan(const Layout& src, const Layout& dst) {
   int64_t s = relay::NCHWBlockOf(src.name()), d = relay::NCHWBlockOf(dst.name());
-  if (s == 0 && d > 0) return d;
-  if (s > 0 && d == 0) return -s;
-  return 0;
+  Plan plan{Plan::kGeneral, s, d};
+  if (s == 0 && d > 0) plan.kind = Plan::kPack;
+  if (s > 0 && d == 0) plan.kind = Plan::kUnpack;
+  if (s > 0 && d > 0 && s != d) plan.kind = Plan::kReblock;
+  return plan;
 }
 
 }  // namespace
@@ -167,8 +235,8 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
   } catch (const runtime::Error& err) {
     throw runtime::Error(err.kind(), kName + ": " + err.message());
   }
-  int64_t fast = FastPath(*src, *dst);
-  return MakeKernel(kName, 2, [src = *src, dst = *dst, fast](const KernelArgs& args) {
+  Plan plan = MakePlan(*src, *dst);
+  return MakeKernel(kName, 2, [src = *src, dst = *dst, plan](const KernelArgs& args) {
     TVMLITE_CHECK_KIND(args.size() == 2, TypeError)
         << args.kernel() << ": expected 2 tensor arguments (data, out), got " << args.size();
     TensorArg data = args.Input(0, "data");
@@ -193,9 +261,13 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     if (data.size() == 0) return;  // before any table: an empty tensor may have huge dims
     const char* in = RawData(data);
     char* o = RawData(out);
-    if (fast != 0) {
-      bool to_blocked = fast > 0;
-      int64_t c = to_blocked ? fast : -fast;
+    if (plan.kind == Plan::kReblock) {
+      int64_t a = plan.src_block, b = plan.dst_block;
+      return Reblock(in, o, data.dim(0), data.dim(1) * a, data.dim(2) * data.dim(3), a, b, elem);
+    }
+    if (plan.kind != Plan::kGeneral) {
+      bool to_blocked = plan.kind == Plan::kPack;
+      int64_t c = to_blocked ? plan.dst_block : plan.src_block;
       const std::vector<int64_t>& blocked = to_blocked ? dst_shape : data.shape();
       int64_t pairs = blocked[0] * blocked[1], hw = blocked[2] * blocked[3];
       if (c == 1 || hw == 1) return ParallelCopy(in, o, data.size() * static_cast<int64_t>(elem));

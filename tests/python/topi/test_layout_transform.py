@@ -43,6 +43,8 @@ def test_dtypes(rng, dtype):
         y = apply(src, dst, x)
         np.testing.assert_array_equal(y, transform_array(x, src, dst))
         np.testing.assert_array_equal(apply(dst, src, y), x)
+    packed = transform_array(x, "NCHW", "NCHW8c")
+    np.testing.assert_array_equal(apply("NCHW8c", "NCHW4c", packed), transform_array(x, "NCHW", "NCHW4c"))
 
 
 def test_sixteen_byte_elements(rng):
@@ -64,6 +66,9 @@ def test_sixteen_byte_elements(rng):
     ((40, 17), "NK", "NK8n"),
     ((2, 32, 3, 3, 16), "NCHW16c", "NCHW8c"),
     ((2, 4, 3, 3, 8), "NCHW8c", "NCHW16c"),
+    ((1, 3, 5, 7, 4), "NCHW4c", "NCHW2c"),
+    ((3, 2, 6, 2, 12), "NCHW12c", "NCHW8c"),
+    ((4, 2, 3, 3, 16, 16), "OIHW16i16o", "OIHW8i16o"),       # general path, runs of 16
     ((2, 4, 3, 5, 8), "NCHW8c", "NHWC"),
     ((24, 1, 1), "CHW", "CHW8c"),
     ((1, 2, 3, 4, 5), "NCDHW", "NDHWC"),
