@@ -32,8 +32,9 @@
  * is max(vector lanes of topi::CpuIsa(), 8): 16 on AVX-512, 8 on AVX2 and scalar builds (a block of 8 still lets
  * the compiler vectorise the scalar build's inner loops). The block is chosen from the tensor's channels alone,
  * except that a conv reads its input in the block the producer already has when that block divides the channels
- * (a concatenate of NCHW8c inputs stays NCHW8c), which saves a transform; the kernels accept any block. Tests pin
- * max_block (the pass's argument) so the IR does not depend on the machine.
+ * (a concatenate of NCHW8c inputs stays NCHW8c), which saves a transform; the kernels accept any block (their
+ * fastest paths want the ISA's width as the output block, which BlockSize gives whenever the channels allow). Tests
+ * pin max_block (the pass's argument) so the IR does not depend on the machine.
  */
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/relay/attrs/nn.h>
@@ -94,7 +95,10 @@ Expr MakeLayoutTransform(const Expr& data, const std::string& src, const std::st
   return Call(op, {data}, LayoutTransformAttrsOf(src, dst));
 }
 
-/*! \brief The attrs object's reflected field named name, set from value (the other fields keep their defaults). */
+/*!
+ * \brief Attrs of op's type with the fields named in values set and the others at their defaults: for an op whose
+ * attrs struct lives elsewhere (nn.contrib_dense_pack), so this file assumes its field names, not their order.
+ */
 Attrs MakeAttrsByName(const Op& op, const std::map<std::string, Any>& values) {
   const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(op->attrs_type_index);
   TVMLITE_ICHECK(info != nullptr) << op->name << " has no attrs type";
