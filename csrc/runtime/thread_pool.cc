@@ -23,7 +23,6 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -52,14 +51,12 @@ int DefaultThreads() {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads) : num_threads_(num_threads) {}
+  ThreadPool() : num_threads_(DefaultThreads()) {}
 
   static ThreadPool*& Global() {
     static ThreadPool* pool = [] {
-      // A forked child has only the forking thread: the old pool's workers (and any job or lock they held) are
-      // gone, so the child starts a fresh pool with the parent's thread count. The old one is leaked on purpose.
-      pthread_atfork(nullptr, nullptr, [] { Global() = new ThreadPool(Global()->num_threads()); });
-      return new ThreadPool(DefaultThreads());
+      pthread_atfork(nullptr, nullptr, [] { Global() = new ThreadPool(); });  // the old one's workers are gone
+      return new ThreadPool();
     }();
     return pool;
   }
@@ -67,13 +64,9 @@ class ThreadPool {
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
 
   void SetNumThreads(int n) {
-    // Launch reads num_threads_ once, before it cuts the job, so the store never disturbs a job in flight; waiting
-    // for that job only makes the change take effect at a clear point. From inside a chunk the job in flight may be
-    // this thread's own: waiting for it would never end.
-    bool wait = !t_inside_chunk;
-    if (wait) Acquire();
+    Acquire();
     num_threads_.store(n <= 0 ? DefaultThreads() : n, std::memory_order_relaxed);
-    if (wait) busy_.clear(std::memory_order_release);
+    busy_.clear(std::memory_order_release);
   }
 
   void Launch(int64_t n, detail::ChunkFn fn, void* ctx, int64_t min_chunk) {
@@ -82,12 +75,7 @@ class ThreadPool {
       RunChunk(fn, ctx, 0, n);
       return;
     }
-    chunks = EnsureWorkers(static_cast<int>(chunks) - 1) + 1;
-    if (chunks < 2) {
-      busy_.clear(std::memory_order_release);
-      RunChunk(fn, ctx, 0, n);
-      return;
-    }
+    EnsureWorkers(static_cast<int>(chunks) - 1);
     job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
     error_ = nullptr;
     // Every worker acknowledges every job, idle ones included: none may still be reading job_* when the next starts.
@@ -134,24 +122,16 @@ class ThreadPool {
     while (busy_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
   }
 
-  /*! \brief Start workers until there are n; returns how many there are (fewer when the system refuses a thread). */
-  int EnsureWorkers(int n) {
+  void EnsureWorkers(int n) {
     while (static_cast<int>(workers_.size()) < n) {
       int index = static_cast<int>(workers_.size()) + 1;  // chunk 0 is the launcher's
-      // The worker's first job is the next generation: it must not read generation_ itself, since it may first run
-      // after the launcher has already published that job, and would then wait for the one after (never acking).
-      uint64_t seen = generation_.load(std::memory_order_relaxed);
-      try {
-        workers_.emplace_back([this, index, seen] { WorkerLoop(index, seen); });
-      } catch (const std::system_error&) {
-        break;
-      }
+      workers_.emplace_back([this, index] { WorkerLoop(index); });
       workers_.back().detach();
     }
-    return std::min(n, static_cast<int>(workers_.size()));
   }
 
-  void WorkerLoop(int index, uint64_t seen) {
+  void WorkerLoop(int index) {
+    uint64_t seen = generation_.load(std::memory_order_acquire);
     for (;;) {
       WaitForJob(&seen);
       if (index >= job_chunks_) {
