@@ -9,6 +9,8 @@ Algorithms (clear rather than fast; the debug executor is the oracle):
                    partial last one, gather all windows at once (one strided slice per offset), reduce. avg
                    divides by the count of window positions inside the input (count_include_pad=0) or inside the
                    input plus its explicit padding (count_include_pad=1): a ceil_mode overhang never counts.
+                   Blocked data (layout NCHW{c}c: max / avg pool2d, the global pools) is unpacked to NCHW,
+                   pooled and packed again (_blocked).
 Products accumulate in float64 / int64 and are cast to the result dtype at the end.
 """
 import itertools
