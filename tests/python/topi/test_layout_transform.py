@@ -103,9 +103,10 @@ def test_registered_for_the_op():
 
 
 @pytest.mark.parametrize("attrs, error, message", [
-    ({"src_layout": "NCHW"}, ValueError, "dst_layout"),
+    ({"src_layout": "NCHW"}, ValueError, "topi.layout_transform: missing attribute 'dst_layout'"),
     ({"src_layout": "NCHW", "dst_layout": "NCHW1_c"}, ValueError, "topi.layout_transform: layout 'NCHW1_c'"),
-    ({"src_layout": "NCHW", "dst_layout": "OIHW"}, ValueError, "topi.layout_transform: layouts 'NCHW' and 'OIHW' do not have the same primal axes"),
+    ({"src_layout": "NCHW", "dst_layout": "OIHW"}, ValueError,
+     "topi.layout_transform: layouts 'NCHW' and 'OIHW' do not have the same primal axes"),
     ({"src_layout": 3, "dst_layout": "NCHW"}, TypeError, "src_layout"),
 ])
 def test_factory_errors(attrs, error, message):
@@ -122,9 +123,9 @@ def test_call_errors(rng):
         f(x, x, tvmlite.nd.empty((1, 2, 4, 4, 16), "float32"))
     with pytest.raises(ValueError, match="topi.layout_transform: .*must have rank 4"):
         f(tvmlite.nd.empty((32, 4, 4), "float32"), tvmlite.nd.empty((1, 2, 4, 4, 16), "float32"))
-    with pytest.raises(ValueError, match="topi.layout_transform: axis 'C' of extent 24 .* not divisible by the factor 16"):
+    with pytest.raises(ValueError, match="topi.layout_transform: axis 'C' of extent 24 .* not divisible by the fac"):
         f(tvmlite.nd.empty((1, 24, 4, 4), "float32"), tvmlite.nd.empty((1, 2, 4, 4, 16), "float32"))
-    with pytest.raises(ValueError, match="topi.layout_transform"):
+    with pytest.raises(ValueError, match=r"topi.layout_transform: out must have shape \(1, 2, 4, 4, 16\), got"):
         f(x, tvmlite.nd.empty((1, 2, 4, 4, 8), "float32"))
     with pytest.raises(TypeError, match="topi.layout_transform: out must have data's dtype"):
         f(x, tvmlite.nd.empty((1, 2, 4, 4, 16), "float64"))
