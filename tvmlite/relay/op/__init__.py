@@ -30,10 +30,13 @@ from . import _qnn  # noqa: F401  (registers the references)
 from . import image, vision, signal, text  # noqa: F401  (image/vision/signal/text ops)
 from .nn.norm import clip  # TVM's relay.clip
 from .nn.nn import einsum  # TVM's relay.einsum
+from .layout import layout_transform  # TVM's relay.layout_transform
+from . import _layout  # noqa: F401  (registers the references of the layout ops)
 
 __all__ = ["get", "register_reference", "get_reference", "nn", "training", "ml", "qnn", "tensor_scatter",
            "collapse_sum_like", "register_gradient"]
 __all__ += list(_tensor_builders.__all__) + list(_transform_builders.__all__) + list(_control_builders.__all__)
 __all__ += ["image", "vision", "signal", "text"]
 __all__ += ["clip", "einsum"]
+__all__ += ["layout_transform"]
 __all__ += list(_reduce_builders.__all__) + list(_algorithm_builders.__all__)

@@ -8,8 +8,12 @@
  * and the spatial rank N. The argmax variant returns (values, int64 indices), the indices flat over each input's
  * (B, C, *S) (storage_order 0: row-major spatial part; 1: column-major, ONNX MaxPool's storage_order).
  * Global pooling reduces every spatial dim to 1.
+ *
+ * Blocked layouts (the cpu target's, AlterOpLayout): max / avg pool2d and the global pools also take layout
+ * "NCHW{c}c", data (B, C / c, H, W, c): pooled over H, W, the block kept: (B, C / c, OH, OW, c).
  */
 #include <tvmlite/relay/attrs/nn.h>
+#include <tvmlite/relay/layout.h>
 #include <tvmlite/runtime/reflection.h>
 
 #include "window.h"
@@ -21,14 +25,34 @@ namespace refl = ::tvmlite::runtime::refl;
 
 namespace {
 
+/*!
+ * \brief The block of a blocked "NCHW{c}c" pooling layout (0 for the plain layout, checked by CheckLayout), after
+ * checking the data's rank and last dim and that out_layout is "" or the same. Only 2-D pools have one.
+ */
+int64_t PoolBlock(const std::string& layout, const std::string& out_layout, const TensorTypeNode* data) {
+  int64_t block = NCHWBlockOf(layout);
+  if (block <= 0) return 0;
+  TVMLITE_CHECK_KIND(out_layout.empty() || out_layout == layout, NotImplementedError)
+      << "out_layout '" << out_layout << "' must be '' or the layout '" << layout << "'";
+  CheckRank(data, 5, "blocked data (batch, channels / block, height, width, block)");
+  TVMLITE_CHECK_KIND(DimIs(data->shape[4], block) || data->shape[4].type_index() != kTVMLiteInt, ValueError)
+      << "data " << ShapeToString(data->shape) << " must end in its block " << block << " (layout '" << layout
+      << "')";
+  return block;
+}
+
 template <PoolKind K, int N>
 Type PoolRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<PoolAttrs<K, N>>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
-  CheckLayout(a->layout, "layout", ChannelFirstLayout(N));
-  CheckLayout(a->out_layout, "out_layout", ChannelFirstLayout(N), true);
-  CheckRank(data, N + 2, "data (batch, channels, spatial...)");
+  constexpr bool kBlockable = N == 2 && (K == PoolKind::kMax || K == PoolKind::kAvg);
+  int64_t block = kBlockable ? PoolBlock(a->layout, a->out_layout, data) : 0;
+  if (block == 0) {
+    CheckLayout(a->layout, "layout", ChannelFirstLayout(N));
+    CheckLayout(a->out_layout, "out_layout", ChannelFirstLayout(N), true);
+    CheckRank(data, N + 2, "data (batch, channels, spatial...)");
+  }
   TVMLITE_CHECK_KIND(a->pool_size.size() == static_cast<size_t>(N) || a->pool_size.size() == 1, ValueError)
       << "pool_size needs 1 or " << N << " values, got " << a->pool_size.size();
   std::array<int64_t, N> k = PerDim<N>(a->pool_size, "pool_size", 1, 1);
@@ -53,6 +77,7 @@ Type PoolRel(const Array<Type>& args, const Attrs& attrs) {
   }
   std::vector<Any> out{data->shape[0], data->shape[1]};
   for (int i = 0; i < N; ++i) out.push_back(WindowOut<N>(data->shape[2 + i], Any(k[i]), w, i, a->ceil_mode));
+  if (block) out.push_back(data->shape[4]);
   TensorType values(Array<Any>(out), data->dtype);
   if constexpr (K == PoolKind::kMaxArgmax) {
     return TupleType({values, TensorType(Array<Any>(out), DataType::Int(64))});
@@ -65,10 +90,14 @@ Type GlobalPoolRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<GlobalPoolAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
+  TVMLITE_CHECK_KIND(a->p > 0 && a->p < 1e300, ValueError) << "p = " << a->p << " must be positive and finite";
+  if (PoolBlock(a->layout, "", data)) {
+    return TensorType({data->shape[0], data->shape[1], Any(int64_t(1)), Any(int64_t(1)), data->shape[4]},
+                      data->dtype);
+  }
   TVMLITE_CHECK_KIND(data->ndim() >= 3 && data->ndim() <= 5, ValueError)
       << "data must have rank 3 to 5 (batch, channels, spatial...), got shape " << ShapeToString(data->shape);
   CheckLayout(a->layout, "layout", ChannelFirstLayout(static_cast<int>(data->ndim()) - 2), true);
-  TVMLITE_CHECK_KIND(a->p > 0 && a->p < 1e300, ValueError) << "p = " << a->p << " must be positive and finite";
   std::vector<Any> out{data->shape[0], data->shape[1]};
   for (size_t i = 2; i < data->ndim(); ++i) out.push_back(Any(int64_t(1)));
   return TensorType(Array<Any>(out), data->dtype);

@@ -9,6 +9,8 @@ Algorithms (clear rather than fast; the debug executor is the oracle):
                    partial last one, gather all windows at once (one strided slice per offset), reduce. avg
                    divides by the count of window positions inside the input (count_include_pad=0) or inside the
                    input plus its explicit padding (count_include_pad=1): a ceil_mode overhang never counts.
+                   Blocked data (layout NCHW{c}c: max / avg pool2d, the global pools) is unpacked to NCHW,
+                   pooled and packed again (_blocked).
 Products accumulate in float64 / int64 and are cast to the result dtype at the end.
 """
 import itertools
@@ -315,6 +317,21 @@ def _global_lp_pool(attrs, data):
     return (np.power(x, p).sum(axis=_spatial_axes(data), keepdims=True) ** (1.0 / p)).astype(data.dtype)
 
 
+def _blocked(pool):
+    """pool, also over blocked data (layout "NCHW{c}c", (B, C / c, H, W, c)): unpacked to NCHW, pooled, packed
+    again (the cpu target's layouts, AlterOpLayout)."""
+    def run(attrs, data):
+        layout = getattr(attrs, "layout", "")
+        if not (layout.startswith("NCHW") and layout.endswith("c") and data.ndim == 5):
+            return pool(attrs, data)
+        b, cb, h, w, c = data.shape
+        y = pool(attrs, np.ascontiguousarray(np.moveaxis(data, 4, 2)).reshape(b, cb * c, h, w))
+        return np.ascontiguousarray(np.moveaxis(y.reshape(b, cb, c, *y.shape[2:]), 2, 4))
+
+    run.__name__ = pool.__name__
+    return run
+
+
 def _swap_last(x, flag):
     return np.swapaxes(x, -1, -2) if flag and x.ndim >= 2 else x
 
@@ -349,15 +366,15 @@ for _rank in (1, 2, 3):
     register_reference(f"nn.conv{_rank}d", _conv)
     register_reference(f"nn.conv{_rank}d_transpose", _conv_transpose)
     register_reference(f"nn.conv{_rank}d_integer", _conv_integer)
-    register_reference(f"nn.max_pool{_rank}d", _max_pool)
+    register_reference(f"nn.max_pool{_rank}d", _blocked(_max_pool) if _rank == 2 else _max_pool)
     register_reference(f"nn.max_pool{_rank}d_with_argmax", _max_pool_with_argmax)
-    register_reference(f"nn.avg_pool{_rank}d", _avg_pool)
+    register_reference(f"nn.avg_pool{_rank}d", _blocked(_avg_pool) if _rank == 2 else _avg_pool)
     register_reference(f"nn.lp_pool{_rank}d", _lp_pool)
     register_reference(f"nn.max_unpool{_rank}d", _max_unpool)
 del _rank
-register_reference("nn.global_avg_pool", _global_avg_pool)
-register_reference("nn.global_max_pool", _global_max_pool)
-register_reference("nn.global_lp_pool", _global_lp_pool)
+register_reference("nn.global_avg_pool", _blocked(_global_avg_pool))
+register_reference("nn.global_max_pool", _blocked(_global_max_pool))
+register_reference("nn.global_lp_pool", _blocked(_global_lp_pool))
 register_reference("nn.dense", _dense)
 register_reference("nn.bias_add", _bias_add)
 register_reference("nn.deformable_conv2d", _deformable_conv2d)

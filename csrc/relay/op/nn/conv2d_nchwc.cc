@@ -1,0 +1,141 @@
+/*!
+ * \file conv2d_nchwc.cc
+ * \brief The blocked 2-D convolutions of the cpu target (TVM's names), made by AlterOpLayout from nn.conv2d:
+ *
+ *   nn.contrib_conv2d_NCHWc            data (N, C / ic, H, W, ic)  NCHW{ic}c
+ *                                      weight (O / oc, C / groups / ic, KH, KW, ic, oc)  OIHW{ic}i{oc}o
+ *                                      -> (N, O / oc, OH, OW, oc)  NCHW{oc}c
+ *   nn.contrib_depthwise_conv2d_NCHWc  data (N, C / c, H, W, c), weight (C / c, 1, KH, KW, 1, c)  OIHW1i{c}o,
+ *                                      groups = C (one filter per channel) -> (N, C / c, OH, OW, c)
+ *
+ * Attrs are Conv2DAttrs with the blocked layouts in data_layout / kernel_layout / out_layout ("" = NCHW{oc}c).
+ * Grouped convolution needs each group's input channels to be whole ic blocks and its output channels whole oc
+ * blocks, so that a block never straddles two groups. OH, OW come from the window helpers (window.h) as for
+ * nn.conv2d; the references unpack to NCHW / OIHW and run nn.conv2d's (tvmlite/relay/op/_layout.py).
+ */
+#include <tvmlite/relay/attrs/nn.h>
+#include <tvmlite/relay/layout.h>
+
+#include "window.h"
+
+namespace tvmlite {
+namespace relay {
+
+namespace {
+
+/*! \brief The (ic, oc) of a kernel layout "OIHW{ic}i{oc}o"; NotImplementedError for any other layout. */
+std::pair<int64_t, int64_t> KernelBlocks(const std::string& name) {
+  Layout layout(name);
+  bool ok = layout.ndim() == 6 && layout.PrimalAxes() == "OIHW" && layout[4].name == 'i' && layout[5].name == 'o';
+  TVMLITE_CHECK_KIND(ok, NotImplementedError)
+      << "kernel_layout '" << name << "' is not supported (only OIHW{i}i{o}o, e.g. OIHW16i16o)";
+  return {layout[4].factor, layout[5].factor};
+}
+
+/*! \brief The block of a data layout "NCHW{c}c"; NotImplementedError for any other layout. */
+int64_t DataBlock(const std::string& name, const char* field) {
+  Layout parsed(name);  // ValueError for a malformed string first
+  int64_t block = NCHWBlockOf(name);
+  TVMLITE_CHECK_KIND(block > 0, NotImplementedError)
+      << field << " '" << name << "' is not supported (only NCHW{c}c, e.g. NCHW16c)";
+  return block;
+}
+
+/*! \brief A static dim of t, or nullopt. */
+std::optional<int64_t> StaticDim(const TensorTypeNode* t, size_t i) { return t->shape[i].as<int64_t>(); }
+
+template <bool kDepthwise>
+Type Conv2DNCHWcRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  const auto* a = AttrsAs<Conv2DAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* weight = TensorArg(args, 1);
+  int64_t ic = DataBlock(a->data_layout, "data_layout");
+  auto [kic, oc] = KernelBlocks(a->kernel_layout);
+  int64_t out_block = a->out_layout.empty() ? oc : DataBlock(a->out_layout, "out_layout");
+  TVMLITE_CHECK_KIND(out_block == oc, ValueError)
+      << "out_layout '" << a->out_layout << "' disagrees with kernel_layout '" << a->kernel_layout
+      << "' (output block " << oc << ")";
+  CheckRank(data, 5, "data (batch, channels / block, height, width, block)");
+  CheckRank(weight, 6, "weight (out / oc, in / groups / ic, kh, kw, ic, oc)");
+  TVMLITE_CHECK_KIND(data->dtype == weight->dtype || a->out_dtype.has_value(), TypeError)
+      << "data and weight dtypes differ (" << data->dtype.str() << " vs " << weight->dtype.str()
+      << "); set out_dtype to mix them";
+  TVMLITE_CHECK_KIND(a->groups >= 1 && a->groups <= kMaxWindowValue, ValueError)
+      << "groups = " << a->groups << " must be >= 1";
+  TVMLITE_CHECK_KIND(DimIs(data->shape[4], ic), ValueError)
+      << "data " << ShapeToString(data->shape) << " must end in its block " << ic << " (data_layout '"
+      << a->data_layout << "')";
+  TVMLITE_CHECK_KIND(DimIs(weight->shape[4], kic) && DimIs(weight->shape[5], oc), ValueError)
+      << "weight " << ShapeToString(weight->shape) << " must end in (" << kic << ", " << oc << ") (kernel_layout '"
+      << a->kernel_layout << "')";
+  if (kDepthwise) {
+    TVMLITE_CHECK_KIND(kic == 1 && oc == ic, ValueError)
+        << "a depthwise kernel_layout must be OIHW1i{c}o with c the data's block " << ic << ", got '"
+        << a->kernel_layout << "'";
+    TVMLITE_CHECK_KIND(DimIs(weight->shape[1], 1), ValueError)
+        << "depthwise weight " << ShapeToString(weight->shape) << " must have one input channel per filter";
+  } else {
+    TVMLITE_CHECK_KIND(kic == ic, ValueError) << "kernel_layout '" << a->kernel_layout << "' has input block " << kic
+                                              << " but data_layout '" << a->data_layout << "' has " << ic;
+  }
+  std::optional<int64_t> cb = StaticDim(data, 1), wo = StaticDim(weight, 0), wi = StaticDim(weight, 1);
+  if (cb && wo && wi) {
+    int64_t c = BoundedMul(*cb, ic, "in_channels"), o = BoundedMul(*wo, oc, "out_channels");
+    if (kDepthwise) {
+      TVMLITE_CHECK_KIND(a->groups == c && o == c, ValueError)
+          << "depthwise: groups (" << a->groups << ") and out_channels (" << o << ") must equal in_channels (" << c
+          << ")";
+    } else {
+      int64_t per_group = BoundedMul(*wi, ic, "in_channels per group");
+      TVMLITE_CHECK_KIND(c % a->groups == 0 && o % a->groups == 0 && c / a->groups == per_group, ValueError)
+          << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << c << " channels, weight "
+          << ShapeToString(weight->shape) << " expects " << per_group << " per group * groups " << a->groups
+          << " (and out_channels " << o << " must divide by groups)";
+      TVMLITE_CHECK_KIND((c / a->groups) % ic == 0 && (o / a->groups) % oc == 0, ValueError)
+          << "grouped: each group's channels (in " << c / a->groups << ", out " << o / a->groups
+          << ") must be whole blocks (ic " << ic << ", oc " << oc << ")";
+    }
+    if (a->channels.has_value()) {
+      TVMLITE_CHECK_KIND(*a->channels == o, ValueError)
+          << "channels = " << *a->channels << " disagrees with weight " << ShapeToString(weight->shape) << " (" << o
+          << " output channels)";
+    }
+  }
+  Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
+  TVMLITE_CHECK_KIND(a->kernel_size.empty() || a->kernel_size.size() == 2, ValueError)
+      << "kernel_size needs 2 values, got " << a->kernel_size.size();
+  for (size_t i = 0; i < a->kernel_size.size(); ++i) {
+    TVMLITE_CHECK_KIND(DimIs(weight->shape[2 + i], a->kernel_size[i]) || !StaticDim(weight, 2 + i), ValueError)
+        << "kernel_size[" << i << "] = " << a->kernel_size[i] << " disagrees with weight shape "
+        << ShapeToString(weight->shape);
+  }
+  std::vector<Any> out{data->shape[0], weight->shape[0]};
+  for (int i = 0; i < 2; ++i) out.push_back(WindowOut<2>(data->shape[2 + i], weight->shape[2 + i], w, i, false));
+  out.push_back(Any(oc));
+  return TensorType(Array<Any>(out), OutDtype(a->out_dtype, data->dtype));
+}
+
+}  // namespace
+
+TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
+    .describe("2-D convolution on blocked data: NCHW{ic}c data, OIHW{ic}i{oc}o weight -> NCHW{oc}c (grouped when "
+              "groups > 1, each group whole blocks).")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
+    .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / groups / ic, kh, kw, ic, oc).")
+    .set_attrs_type<Conv2DAttrs>()
+    .add_type_rel("Conv2DNCHWc", Conv2DNCHWcRel<false>)
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+
+TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
+    .describe("Depthwise 2-D convolution on blocked data: NCHW{c}c data, OIHW1i{c}o weight, groups = channels.")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input, (batch, channels / c, height, width, c).")
+    .add_argument("weight", "Tensor", "The packed filters, (channels / c, 1, kh, kw, 1, c).")
+    .set_attrs_type<Conv2DAttrs>()
+    .add_type_rel("DepthwiseConv2DNCHWc", Conv2DNCHWcRel<true>)
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+
+}  // namespace relay
+}  // namespace tvmlite

@@ -1,0 +1,499 @@
+/*!
+ * \file alter_op_layout.cc
+ * \brief AlterOpLayout: put the conv part of a CNN in the cpu target's blocked layout NCHW{c}c (docs/compiler.md),
+ * so that the convolution kernels read and write whole vectors of channels, with as few layout_transforms on
+ * activations as possible.
+ *
+ * Algorithm. One walk over main's dataflow graph in topological order (post-order: producers first) that gives
+ * every node a *value*: its rewritten expression and the layout that expression is in, NCHW (block 0, the
+ * original) or NCHW{c}c (block c; only 4-D NCHW tensors are ever blocked). Each call is rewritten by the rule of
+ * its op (one table, kRules below) from the values of its inputs:
+ *
+ *   nn.conv2d (NCHW / OIHW, float32, static)  -> nn.contrib_conv2d_NCHWc(data in NCHW{ic}c,
+ *                                                   layout_transform(w, "OIHW", "OIHW{ic}i{oc}o"))   out NCHW{oc}c
+ *   depthwise (groups = C = O)                 -> nn.contrib_depthwise_conv2d_NCHWc(..., "OIHW1i{c}o") out NCHW{c}c
+ *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
+ *   concatenate on the channel axis            c = the smallest block of its blocked inputs, when it divides
+ *                                              every input's channels; the other inputs re-blocked to c (NCHW
+ *                                              ones packed) -> concatenate on axis 1, blocked c
+ *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c))
+ *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
+ *       the result's shape and every other operand is blocked alike, a scalar, a tensor of the result's shape
+ *       (packed), or per-channel (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c))
+ *   nn.dense(x, W const) when nn.contrib_dense_pack is registered -> nn.contrib_dense_pack(x,
+ *       layout_transform(W, "NK", "NK{n}n"))
+ *   anything else                              inputs in NCHW
+ *
+ * A blocked value a consumer needs in NCHW gets one layout_transform back, made once per value and shared by all
+ * such consumers (likewise one transform per value and block into a blocked layout); main's outputs are NCHW.
+ * The weights' transforms apply to constants, which FoldConstant (run after this pass) evaluates once at build.
+ *
+ * Blocks. BlockSize(C) is the largest of 16, 8, 4, 2, 1 that divides C and is at most max_block, where max_block
+ * is max(vector lanes of topi::CpuIsa(), 8): 16 on AVX-512, 8 on AVX2 and scalar builds (a block of 8 still lets
+ * the compiler vectorise the scalar build's inner loops). The block is chosen from the tensor's channels alone,
+ * except that a conv reads its input in the block the producer already has when that block divides the channels
+ * (a concatenate of NCHW8c inputs stays NCHW8c), which saves a transform; the kernels accept any block (their
+ * fastest paths want the ISA's width as the output block, which BlockSize gives whenever the channels allow). Tests
+ * pin max_block (the pass's argument) so the IR does not depend on the machine.
+ */
+#include <tvmlite/ir/expr_functor.h>
+#include <tvmlite/relay/attrs/nn.h>
+#include <tvmlite/relay/attrs/transform.h>
+#include <tvmlite/relay/layout.h>
+#include <tvmlite/relay/transform.h>
+#include <tvmlite/relay/type_rel.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/topi/isa.h>
+
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tvmlite {
+namespace relay {
+
+namespace {
+
+using runtime::make_object;
+
+/*! \brief The largest of 16, 8, 4, 2, 1 that divides channels and is <= max_block. */
+int64_t BlockSize(int64_t channels, int64_t max_block) {
+  for (int64_t b : {16, 8, 4, 2}) {
+    if (b <= max_block && channels % b == 0) return b;
+  }
+  return 1;
+}
+
+/*! \brief The static shape of a node's tensor type, or nullopt (not a tensor, or a symbolic dim). */
+std::optional<std::vector<int64_t>> StaticShape(const Expr& e) {
+  const auto* t = e->checked_type_.as<TensorTypeNode>();
+  if (t == nullptr) return std::nullopt;
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < t->ndim(); ++i) {
+    std::optional<int64_t> v = t->shape[i].as<int64_t>();
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+bool IsFloat32(const Expr& e) {
+  const auto* t = e->checked_type_.as<TensorTypeNode>();
+  return t != nullptr && t->dtype == DataType::Float(32);
+}
+
+Attrs LayoutTransformAttrsOf(const std::string& src, const std::string& dst) {
+  auto a = make_object<LayoutTransformAttrs>();
+  a->src_layout = src;
+  a->dst_layout = dst;
+  return Attrs(std::move(a));
+}
+
+Expr MakeLayoutTransform(const Expr& data, const std::string& src, const std::string& dst) {
+  static const Op op = Op::Get("layout_transform");
+  return Call(op, {data}, LayoutTransformAttrsOf(src, dst));
+}
+
+/*!
+ * \brief Attrs of op's type with the fields named in values set and the others at their defaults: for an op whose
+ * attrs struct lives elsewhere (nn.contrib_dense_pack), so this file assumes its field names, not their order.
+ */
+Attrs MakeAttrsByName(const Op& op, const std::map<std::string, Any>& values) {
+  const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(op->attrs_type_index);
+  TVMLITE_ICHECK(info != nullptr) << op->name << " has no attrs type";
+  Attrs defaults = MakeAttrs(op->attrs_type_index, nullptr, 0, op->name);
+  std::vector<Any> args;
+  for (int32_t i = 0; i < info->num_fields; ++i) {
+    const TVMLiteFieldInfo& field = info->fields[i];
+    std::string name(field.name.data, field.name.size);
+    auto it = values.find(name);
+    if (it != values.end()) {
+      args.push_back(it->second);
+      continue;
+    }
+    TVMLiteAny out;
+    std::memset(&out, 0, sizeof(out));  // None
+    void* addr = reinterpret_cast<char*>(const_cast<AttrsNode*>(defaults.get())) + field.offset;
+    if (field.getter(addr, &out) != 0) throw runtime::Error::MoveFromRaised();
+    args.push_back(Any::MoveFromRaw(out));
+  }
+  return MakeAttrs(op->attrs_type_index, args.data(), args.size(), op->name);
+}
+
+/*! \brief A node's rewritten expression and its layout: block 0 is the original layout, c > 0 NCHW{c}c. */
+struct Value {
+  Expr expr;
+  int64_t block = 0;
+};
+
+class LayoutRewriter;
+/*! \brief A rule: the call's rewrite into *out, or false when it does not apply (the call then keeps NCHW). */
+using Rule = bool (LayoutRewriter::*)(const CallNode* call, Value* out);
+
+class LayoutRewriter {
+ public:
+  explicit LayoutRewriter(int64_t max_block) : max_block_(max_block), pattern_("TOpPattern") {}
+
+  Function Run(const Function& main) {
+    for (const Expr& node : TopologicalOrder(main->body)) values_[node.get()] = Rewrite(node);
+    Expr body = Plain(main->body);
+    if (body.same_as(main->body)) return main;
+    return Function(main->params, body, Optional<Type>(), main->attrs);
+  }
+
+  // ---- rules (the table kRules maps op names to them) --------------------------------------------------------
+  bool Conv2D(const CallNode* call, Value* out);
+  bool Pool2D(const CallNode* call, Value* out);
+  bool GlobalPool(const CallNode* call, Value* out);
+  bool Concatenate(const CallNode* call, Value* out);
+  bool BiasAdd(const CallNode* call, Value* out);
+  bool Dense(const CallNode* call, Value* out);
+
+ private:
+  /*! \brief Nodes below root, producers first, each once; nested functions are leaves (kept as they are). */
+  static std::vector<Expr> TopologicalOrder(const Expr& root) {
+    std::vector<Expr> order;
+    std::unordered_set<const Object*> done;
+    std::vector<std::pair<Expr, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      auto [node, expanded] = stack.back();
+      stack.pop_back();
+      if (done.count(node.get())) continue;
+      if (expanded || node.as<FunctionNode>()) {
+        done.insert(node.get());
+        order.push_back(node);
+        continue;
+      }
+      stack.push_back({node, true});
+      Array<Expr> children = ExprChildren(node);
+      for (size_t i = children.size(); i-- > 0;) {
+        if (!done.count(children[i].get())) stack.push_back({children[i], false});
+      }
+    }
+    return order;
+  }
+
+  const Value& ValueOf(const Expr& old) const {
+    auto it = values_.find(old.get());
+    TVMLITE_ICHECK(it != values_.end()) << "AlterOpLayout: a node was used before it was rewritten";
+    return it->second;
+  }
+
+  /*! \brief old's rewritten expression in its original layout (one shared transform back when it is blocked). */
+  Expr Plain(const Expr& old) {
+    const Value& v = ValueOf(old);
+    if (v.block == 0) return v.expr;
+    auto it = plain_.find(old.get());
+    if (it != plain_.end()) return it->second;
+    Expr e = MakeLayoutTransform(v.expr, BlockedNCHW(v.block), "NCHW");
+    plain_[old.get()] = e;
+    return e;
+  }
+
+  /*! \brief old (a 4-D NCHW tensor) in NCHW{block}c: as it is, or through one shared transform. */
+  Expr Blocked(const Expr& old, int64_t block) {
+    const Value& v = ValueOf(old);
+    if (v.block == block) return v.expr;
+    auto key = std::make_pair(old.get(), block);
+    auto it = blocked_.find(key);
+    if (it != blocked_.end()) return it->second;
+    Expr e = MakeLayoutTransform(v.expr, BlockedNCHW(v.block), BlockedNCHW(block));
+    blocked_[key] = e;
+    return e;
+  }
+
+  Value Rewrite(const Expr& old) {
+    if (const auto* call = old.as<CallNode>()) {
+      if (const auto* op = call->op.as<OpNode>()) {
+        Value out;
+        auto rule = Rules().find(op->name);
+        if (rule != Rules().end() && (this->*(rule->second))(call, &out)) return out;
+        if (Elementwise(old, call, &out)) return out;
+      }
+    }
+    if (old.as<FunctionNode>() || ExprChildren(old).empty()) return {old, 0};
+    return {RebuildPlain(old), 0};
+  }
+
+  /*! \brief old with every child in its original layout (the same node when nothing changed). */
+  Expr RebuildPlain(const Expr& old) {
+    Array<Expr> children = ExprChildren(old);
+    std::vector<Expr> fresh;
+    bool changed = false;
+    for (const Expr& c : children) {
+      fresh.push_back(c.as<OpNode>() ? c : Plain(c));
+      changed = changed || !fresh.back().same_as(c);
+    }
+    return changed ? WithFieldsAndType(old, Array<Expr>(fresh), Type()) : old;
+  }
+
+  bool Elementwise(const Expr& old, const CallNode* call, Value* out);
+
+  static const std::unordered_map<std::string, Rule>& Rules();
+
+  int64_t max_block_;
+  OpAttrMap<TOpPattern> pattern_;
+  std::unordered_map<const Object*, Value> values_;
+  std::unordered_map<const Object*, Expr> plain_;
+  std::map<std::pair<const Object*, int64_t>, Expr> blocked_;
+};
+
+const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
+  static const std::unordered_map<std::string, Rule> kRules = {
+      {"nn.conv2d", &LayoutRewriter::Conv2D},
+      {"nn.max_pool2d", &LayoutRewriter::Pool2D},
+      {"nn.avg_pool2d", &LayoutRewriter::Pool2D},
+      {"nn.global_avg_pool", &LayoutRewriter::GlobalPool},
+      {"nn.global_max_pool", &LayoutRewriter::GlobalPool},
+      {"concatenate", &LayoutRewriter::Concatenate},
+      {"nn.bias_add", &LayoutRewriter::BiasAdd},
+      {"nn.dense", &LayoutRewriter::Dense},
+  };
+  return kRules;
+}
+
+bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<Conv2DAttrs>();
+  const Expr& data = call->args[0];
+  const Expr& weight = call->args[1];
+  if (a == nullptr || a->data_layout != "NCHW" || a->kernel_layout != "OIHW" ||
+      !(a->out_layout.empty() || a->out_layout == "NCHW") ||
+      (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(data) || !IsFloat32(weight)) {
+    return false;
+  }
+  std::optional<std::vector<int64_t>> ds = StaticShape(data), ws = StaticShape(weight);
+  if (!ds || !ws || ds->size() != 4 || ws->size() != 4) return false;
+  int64_t c = (*ds)[1], o = (*ws)[0], groups = a->groups;
+  if (c == 0 || o == 0 || groups < 1) return false;
+  int64_t producer = ValueOf(data).block;
+  bool depthwise = groups > 1 && groups == c && o == c;
+  Value result;
+  if (depthwise) {
+    int64_t block = producer > 0 && c % producer == 0 ? producer : BlockSize(c, max_block_);
+    std::string kernel_layout = "OIHW1i" + std::to_string(block) + "o";
+    auto attrs = make_object<Conv2DAttrs>();
+    attrs->strides = a->strides;
+    attrs->padding = a->padding;
+    attrs->dilation = a->dilation;
+    attrs->groups = a->groups;
+    attrs->channels = a->channels;
+    attrs->kernel_size = a->kernel_size;
+    attrs->data_layout = BlockedNCHW(block);
+    attrs->kernel_layout = kernel_layout;
+    attrs->out_layout = BlockedNCHW(block);
+    attrs->out_dtype = a->out_dtype;
+    static const Op op = Op::Get("nn.contrib_depthwise_conv2d_NCHWc");
+    *out = {Call(op, {Blocked(data, block), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
+                 Attrs(std::move(attrs))),
+            block};
+    return true;
+  }
+  if (c % groups != 0 || o % groups != 0) return false;
+  int64_t ic = producer > 0 && (c / groups) % producer == 0 ? producer : BlockSize(c, max_block_);
+  int64_t oc = BlockSize(o, max_block_);
+  if ((c / groups) % ic != 0 || (o / groups) % oc != 0) return false;
+  std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
+  auto attrs = make_object<Conv2DAttrs>();
+  attrs->strides = a->strides;
+  attrs->padding = a->padding;
+  attrs->dilation = a->dilation;
+  attrs->groups = a->groups;
+  attrs->channels = a->channels;
+  attrs->kernel_size = a->kernel_size;
+  attrs->data_layout = BlockedNCHW(ic);
+  attrs->kernel_layout = kernel_layout;
+  attrs->out_layout = BlockedNCHW(oc);
+  attrs->out_dtype = a->out_dtype;
+  static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
+  *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
+               Attrs(std::move(attrs))),
+          oc};
+  return true;
+}
+
+template <PoolKind K>
+Attrs BlockedPoolAttrs(const Attrs& in, int64_t block) {
+  const auto* a = in.as<PoolAttrs<K, 2>>();
+  if (a == nullptr || a->layout != "NCHW" || !(a->out_layout.empty() || a->out_layout == "NCHW")) return Attrs();
+  auto attrs = make_object<PoolAttrs<K, 2>>();
+  attrs->pool_size = a->pool_size;
+  attrs->strides = a->strides;
+  attrs->dilation = a->dilation;
+  attrs->padding = a->padding;
+  attrs->layout = BlockedNCHW(block);
+  attrs->out_layout = "";
+  attrs->ceil_mode = a->ceil_mode;
+  attrs->count_include_pad = a->count_include_pad;
+  attrs->p = a->p;
+  attrs->storage_order = a->storage_order;
+  return Attrs(std::move(attrs));
+}
+
+bool LayoutRewriter::Pool2D(const CallNode* call, Value* out) {
+  int64_t block = ValueOf(call->args[0]).block;
+  if (block == 0) return false;
+  bool is_max = call->op.as<OpNode>()->name == "nn.max_pool2d";
+  Attrs attrs = is_max ? BlockedPoolAttrs<PoolKind::kMax>(call->attrs, block)
+                       : BlockedPoolAttrs<PoolKind::kAvg>(call->attrs, block);
+  if (!attrs.defined()) return false;
+  *out = {Call(call->op, {ValueOf(call->args[0]).expr}, attrs), block};
+  return true;
+}
+
+bool LayoutRewriter::GlobalPool(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<GlobalPoolAttrs>();
+  const Value& in = ValueOf(call->args[0]);
+  if (a == nullptr || in.block == 0 || !(a->layout.empty() || a->layout == "NCHW")) return false;
+  auto attrs = make_object<GlobalPoolAttrs>();
+  attrs->layout = BlockedNCHW(in.block);
+  attrs->p = a->p;
+  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block};
+  return true;
+}
+
+bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<ConcatenateAttrs>();
+  const auto* tuple = call->args[0].as<TupleNode>();
+  if (a == nullptr || tuple == nullptr || tuple->fields.empty() || !(a->axis == 1 || a->axis == -3)) return false;
+  // The smallest block of the blocked inputs (blocks are powers of two, so it divides the others' channels): the
+  // inputs in another layout are re-blocked to it, one transform each, and the result stays blocked.
+  int64_t block = 0;
+  for (const Expr& f : tuple->fields) {
+    int64_t b = ValueOf(f).block;
+    if (b != 0 && (block == 0 || b < block)) block = b;
+  }
+  if (block == 0) return false;
+  std::vector<Expr> fields;
+  for (const Expr& f : tuple->fields) {
+    std::optional<std::vector<int64_t>> s = StaticShape(f);
+    if (!s || s->size() != 4 || (*s)[1] % block != 0) return false;
+    fields.push_back(Blocked(f, block));
+  }
+  auto attrs = make_object<ConcatenateAttrs>();
+  attrs->axis = 1;  // the channel-block axis of (N, C / c, H, W, c)
+  *out = {Call(call->op, {Tuple(Array<Expr>(fields))}, Attrs(std::move(attrs))), block};
+  return true;
+}
+
+bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<BiasAddAttrs>();
+  const Value& in = ValueOf(call->args[0]);
+  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]), bs = StaticShape(call->args[1]);
+  if (a == nullptr || in.block == 0 || !s || s->size() != 4 || !(a->axis == 1 || a->axis == -3) || !bs ||
+      bs->size() != 1 || (*bs)[0] != (*s)[1]) {
+    return false;
+  }
+  // bias (C,) -> (C, 1, 1) -> (C / c, 1, 1, c): broadcasts against (N, C / c, H, W, c) channel by channel.
+  auto expand = make_object<ExpandDimsAttrs>();
+  expand->axis = 1;
+  expand->num_newaxis = 2;
+  static const Op expand_dims = Op::Get("expand_dims");
+  static const Op add = Op::Get("add");
+  Expr bias = Call(expand_dims, {Plain(call->args[1])}, Attrs(std::move(expand)));
+  bias = MakeLayoutTransform(bias, "CHW", "CHW" + std::to_string(in.block) + "c");
+  *out = {Call(add, {in.expr, bias}), in.block};
+  return true;
+}
+
+bool LayoutRewriter::Dense(const CallNode* call, Value* out) {
+  static const Op pack = Op::Find("nn.contrib_dense_pack");
+  const auto* a = call->attrs.as<DenseAttrs>();
+  const Expr& weight = call->args[1];
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight), xs = StaticShape(call->args[0]);
+  if (!pack.defined() || pack->attrs_type_index < 0 || a == nullptr || !weight.as<ConstantNode>() || !ws ||
+      ws->size() != 2 || !xs || xs->size() != 2 || !IsFloat32(weight) || !IsFloat32(call->args[0])) {
+    return false;
+  }
+  int64_t n = (*ws)[0];
+  int64_t nb = 0;
+  if (runtime::Function block_of = runtime::Registry::Get("topi.nn.dense_pack_block"); block_of.defined()) {
+    nb = block_of(n).cast<int64_t>();
+  } else {
+    nb = BlockSize(n, 16);
+  }
+  if (nb <= 0 || n % nb != 0) return false;
+  std::string layout = "NK" + std::to_string(nb) + "n";
+  std::map<std::string, Any> fields{{"weight_layout", Any(runtime::String(layout))}};
+  fields["units"] = a->units.has_value() ? Any(*a->units) : Any();
+  fields["out_dtype"] = a->out_dtype.has_value() ? Any(*a->out_dtype) : Any();
+  *out = {Call(pack, {Plain(call->args[0]), MakeLayoutTransform(weight, "NK", layout)},
+               MakeAttrsByName(pack, fields)),
+          0};
+  return true;
+}
+
+/*! \brief Elementwise ops whose attrs or inputs give an axis a meaning, so they are not plain numpy broadcasting. */
+bool HasAxisSemantics(const std::string& name) {
+  static const std::unordered_set<std::string> kNames = {"nn.bias_add", "expand_dims", "broadcast_to", "full",
+                                                         "qnn.quantize", "qnn.dequantize"};
+  return kNames.count(name) || name.compare(0, 4, "dyn.") == 0;
+}
+
+bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* out) {
+  Op op = runtime::Downcast<Op>(call->op);
+  if (pattern_.get(op, kOpaque) > kBroadcast || HasAxisSemantics(op->name)) return false;
+  std::optional<std::vector<int64_t>> shape = StaticShape(old);
+  if (!shape || shape->size() != 4) return false;
+  int64_t block = 0;
+  for (const Expr& arg : call->args) {
+    int64_t b = ValueOf(arg).block;
+    if (b == 0) continue;
+    if ((block != 0 && b != block) || StaticShape(arg) != shape) return false;
+    block = b;
+  }
+  if (block == 0) return false;
+  const int64_t c = (*shape)[1];
+  std::vector<Expr> args;
+  for (const Expr& arg : call->args) {
+    const auto* absent = arg->checked_type_.as<TupleTypeNode>();
+    if (absent != nullptr && absent->fields.empty()) {  // an absent optional input (clip's min / max)
+      args.push_back(ValueOf(arg).expr);
+      continue;
+    }
+    std::optional<std::vector<int64_t>> s = StaticShape(arg);
+    if (!s) return false;
+    bool scalar = s->size() <= 4;
+    for (int64_t d : *s) scalar = scalar && d == 1;
+    if (ValueOf(arg).block == block) {
+      args.push_back(ValueOf(arg).expr);
+    } else if (scalar) {
+      args.push_back(Plain(arg));
+    } else if (*s == *shape) {
+      args.push_back(Blocked(arg, block));
+    } else if (*s == std::vector<int64_t>{c, 1, 1}) {
+      args.push_back(MakeLayoutTransform(Plain(arg), "CHW", "CHW" + std::to_string(block) + "c"));
+    } else if (*s == std::vector<int64_t>{1, c, 1, 1}) {
+      args.push_back(MakeLayoutTransform(Plain(arg), "NCHW", BlockedNCHW(block)));
+    } else {
+      return false;
+    }
+  }
+  *out = {Call(call->op, Array<Expr>(args), call->attrs), block};
+  return true;
+}
+
+}  // namespace
+
+ir::IRModule AlterOpLayout(const ir::IRModule& mod, int64_t max_block) {
+  if (max_block <= 0) max_block = std::min(16, std::max(8, topi::VectorLanes(topi::CpuIsa())));
+  TVMLITE_CHECK_KIND(max_block == 1 || max_block == 2 || max_block == 4 || max_block == 8 || max_block == 16,
+                     ValueError)
+      << "AlterOpLayout: max_block = " << max_block << " must be 1, 2, 4, 8 or 16 (0: from the cpu's vectors)";
+  if (!mod->functions.count(String("main"))) return mod;
+  ir::IRModule typed = InferType(mod);
+  Map<String, Function> functions;
+  for (const auto& kv : typed->functions.get()->items()) {
+    String name = kv.first.cast<String>();
+    Function f = kv.second.cast<Function>();
+    functions.Set(name, name == "main" ? LayoutRewriter(max_block).Run(f) : f);
+  }
+  return InferType(ir::IRModule(functions));
+}
+
+TVMLITE_REGISTER_GLOBAL("relay._transform.AlterOpLayout").set_body_typed([](ir::IRModule mod, int64_t max_block) {
+  return AlterOpLayout(mod, max_block);
+});
+
+}  // namespace relay
+}  // namespace tvmlite

@@ -1,0 +1,308 @@
+"""AlterOpLayout on small CNNs built with relay: the rewritten module type-checks, the debug executor gives the same
+results before and after on random input, convolutions become the blocked ops with the expected blocks, and the
+layout_transforms on activations are the minimal ones (one in after the input, one out per value leaving the
+blocked part)."""
+import gc
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import relay
+from tvmlite.relay.expr import Call, Constant
+from tvmlite.relay.expr_functor import ExprVisitor
+from tvmlite.relay.transform_layout import AlterOpLayout
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_cycles():
+    yield
+    gc.collect()
+
+
+class _Calls(ExprVisitor):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def visit_call(self, call):
+        self.calls.append(call)
+
+
+def calls(mod, name=None):
+    v = _Calls()
+    v.visit(mod["main"].body)
+    return [c for c in v.calls if name is None or getattr(c.op, "name", None) == name]
+
+
+def activation_transforms(mod):
+    """layout_transforms of activations: not of a constant (weights, per-channel constants: those fold at build)."""
+    return [(c.attrs.src_layout, c.attrs.dst_layout) for c in calls(mod, "layout_transform")
+            if not _constant_subgraph(c.args[0])]
+
+
+def _constant_subgraph(e):
+    if isinstance(e, Constant):
+        return True
+    return isinstance(e, Call) and all(_constant_subgraph(a) for a in e.args)
+
+
+def blocks(mod, op):
+    return [(c.attrs.data_layout, c.attrs.kernel_layout, c.attrs.out_layout) for c in calls(mod, op)]
+
+
+def const(rng, *shape, scale=0.2):
+    return relay.const(rng.standard_normal(shape).astype("float32") * scale)
+
+
+def conv(rng, x, cin, cout, k=3, **kw):
+    kw.setdefault("padding", k // 2)
+    return relay.nn.conv2d(x, const(rng, cout, cin // kw.get("groups", 1), k, k), **kw)
+
+
+def check(run_relay, rng, body, params, max_block=16):
+    """The module of body, altered: type-checked (raises otherwise), same values on the debug executor."""
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function(params, body)))
+    new = AlterOpLayout(max_block=max_block)(mod)
+    inputs = [rng.standard_normal([int(d) for d in p.type_annotation.shape]).astype("float32") for p in params]
+    expect, got = run_relay(mod, inputs), run_relay(new, inputs)
+    assert len(expect) == len(got)
+    for e, g in zip(expect, got):
+        assert e.shape == g.shape
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4)
+    return new
+
+
+def resnet_like(rng, x, c_stem=24, c_out=64):
+    y = relay.nn.relu(conv(rng, x, 3, c_stem))
+    z = relay.add(conv(rng, y, c_stem, c_stem), y)                      # residual
+    z = relay.nn.relu(z)
+    z = relay.nn.max_pool2d(z, pool_size=2, strides=2)
+    z = conv(rng, z, c_stem, c_out, strides=2)
+    z = relay.add(relay.multiply(z, const(rng, c_out, 1, 1)), const(rng, 1, c_out, 1, 1))  # folded BN
+    z = relay.clip(z, 0.0, 6.0)
+    z = relay.nn.global_avg_pool2d(z)
+    z = relay.nn.batch_flatten(z)
+    return relay.nn.dense(z, const(rng, 10, c_out))
+
+
+def test_resnet_like(run_relay, rng):
+    x = relay.var("x", shape=(2, 3, 17, 16))
+    new = check(run_relay, rng, resnet_like(rng, x), [x])
+    assert not calls(new, "nn.conv2d")
+    assert blocks(new, "nn.contrib_conv2d_NCHWc") == [
+        ("NCHW1c", "OIHW1i8o", "NCHW8c"),      # stem: 3 channels -> block 1
+        ("NCHW8c", "OIHW8i8o", "NCHW8c"),      # 24 channels -> block 8
+        ("NCHW8c", "OIHW8i16o", "NCHW16c"),    # 64 channels -> block 16
+    ]
+    assert activation_transforms(new) == [("NCHW", "NCHW1c"), ("NCHW16c", "NCHW")]
+    assert [c.attrs.layout for c in calls(new, "nn.max_pool2d")] == ["NCHW8c"]
+    assert [c.attrs.layout for c in calls(new, "nn.global_avg_pool")] == ["NCHW16c"]
+
+
+def test_blocks_follow_max_block(run_relay, rng):
+    x = relay.var("x", shape=(1, 3, 12, 12))
+    new = check(run_relay, rng, resnet_like(rng, x), [x], max_block=8)
+    assert [b[2] for b in blocks(new, "nn.contrib_conv2d_NCHWc")] == ["NCHW8c", "NCHW8c", "NCHW8c"]
+    new = check(run_relay, rng, resnet_like(rng, x, c_stem=16, c_out=32), [x], max_block=4)
+    assert [b[2] for b in blocks(new, "nn.contrib_conv2d_NCHWc")] == ["NCHW4c", "NCHW4c", "NCHW4c"]
+
+
+@pytest.fixture
+def isa():
+    set_isa = tvmlite.get_global_func("topi.set_cpu_isa")
+    try:
+        yield set_isa
+    finally:
+        set_isa("avx512")
+
+
+def test_default_block_from_the_isa(rng, isa):
+    x = relay.var("x", shape=(1, 64, 8, 8))
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], conv(rng, x, 64, 64))))
+    expected = {"avx512": "NCHW16c", "avx2": "NCHW8c", "scalar": "NCHW8c"}
+    for want in ("scalar", "avx2", "avx512"):
+        used = isa(want)  # clamped to what the cpu has
+        new = AlterOpLayout()(mod)
+        assert blocks(new, "nn.contrib_conv2d_NCHWc")[0][2] == expected[str(used)]
+
+
+def test_depthwise(run_relay, rng):
+    x = relay.var("x", shape=(1, 32, 15, 15))
+    y = relay.nn.relu(conv(rng, x, 32, 48, k=1))
+    y = conv(rng, y, 48, 48, groups=48, strides=2)                       # depthwise, block 16
+    y = relay.clip(y, 0.0, 6.0)
+    y = conv(rng, y, 48, 24, k=1)                                        # block 8 out
+    y = relay.nn.avg_pool2d(y, pool_size=3, padding=1, strides=1)
+    new = check(run_relay, rng, y, [x])
+    assert blocks(new, "nn.contrib_depthwise_conv2d_NCHWc") == [("NCHW16c", "OIHW1i16o", "NCHW16c")]
+    assert [b[2] for b in blocks(new, "nn.contrib_conv2d_NCHWc")] == ["NCHW16c", "NCHW8c"]
+    assert activation_transforms(new) == [("NCHW", "NCHW16c"), ("NCHW8c", "NCHW")]
+
+
+def test_depthwise_takes_the_producers_block(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 9, 9))
+    y = conv(rng, x, 8, 24, k=1)                                         # out block 8
+    y = conv(rng, y, 24, 24, groups=24)
+    new = check(run_relay, rng, y, [x])
+    assert blocks(new, "nn.contrib_depthwise_conv2d_NCHWc") == [("NCHW8c", "OIHW1i8o", "NCHW8c")]
+    assert len(activation_transforms(new)) == 2
+
+
+def test_conv_output_is_also_a_model_output(run_relay, rng):
+    x = relay.var("x", shape=(1, 16, 8, 8))
+    y = conv(rng, x, 16, 32)
+    z = relay.nn.relu(conv(rng, relay.nn.relu(y), 32, 32))
+    new = check(run_relay, rng, relay.Tuple([y, z, relay.nn.relu(y)]), [x])
+    # in; y out once (shared by the tuple field); relu(y) stays blocked and goes out; z out
+    assert sorted(activation_transforms(new)) == sorted([("NCHW", "NCHW16c"), ("NCHW16c", "NCHW"),
+                                                         ("NCHW16c", "NCHW"), ("NCHW16c", "NCHW")])
+    outs = [c for c in calls(new, "layout_transform") if c.attrs.dst_layout == "NCHW"]
+    assert not any(a.args[0].same_as(b.args[0]) for i, a in enumerate(outs) for b in outs[i + 1:])
+    fields = new["main"].body.fields
+    assert all(f.op.name == "layout_transform" for f in fields)
+
+
+def test_one_transform_back_shared_by_consumers(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    y = conv(rng, x, 8, 16)
+    a = relay.nn.softmax(y, axis=1)                                      # not layout-aware: needs NCHW
+    b = relay.sum(y, axis=[2, 3])                                        # neither
+    new = check(run_relay, rng, relay.Tuple([a, b]), [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+
+
+def test_concatenate(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    a = relay.nn.relu(conv(rng, x, 8, 16))
+    b = relay.nn.relu(conv(rng, x, 8, 32, k=1))
+    y = relay.concatenate([a, b], axis=1)                                # 16 + 32, both block 16
+    y = conv(rng, y, 48, 16)
+    new = check(run_relay, rng, y, [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+    assert [c.attrs.axis for c in calls(new, "concatenate")] == [1]
+
+
+def test_concatenate_keeps_the_common_block(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    a = conv(rng, x, 8, 8)
+    b = conv(rng, x, 8, 24)
+    y = relay.concatenate([a, b], axis=-3)                               # 8 + 24 channels, both block 8
+    y = conv(rng, y, 32, 32)                                             # reads the concat's block 8, writes 16
+    new = check(run_relay, rng, y, [x])
+    assert [b[0] for b in blocks(new, "nn.contrib_conv2d_NCHWc")][-1] == "NCHW8c"
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+
+
+def test_concatenate_of_mixed_blocks_takes_the_smallest(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    a = conv(rng, x, 8, 16)                                              # block 16
+    b = conv(rng, x, 8, 24)                                              # block 8
+    c = conv(rng, x, 8, 4)                                               # block 4
+    y = conv(rng, relay.concatenate([a, b, c], axis=1), 44, 16)
+    new = check(run_relay, rng, y, [x])
+    assert sorted(activation_transforms(new)) == sorted([("NCHW", "NCHW8c"), ("NCHW16c", "NCHW4c"),
+                                                         ("NCHW8c", "NCHW4c"), ("NCHW16c", "NCHW")])
+    assert blocks(new, "nn.contrib_conv2d_NCHWc")[-1][0] == "NCHW4c"
+
+
+def test_concatenate_of_indivisible_channels_goes_through_nchw(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    v = relay.var("v", shape=(1, 3, 7, 7))
+    y = conv(rng, relay.concatenate([conv(rng, x, 8, 16), v], axis=1), 19, 16)   # 3 channels: no block of 16
+    new = check(run_relay, rng, y, [x, v])
+    assert sorted(activation_transforms(new)) == sorted([("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"),
+                                                         ("NCHW", "NCHW1c"), ("NCHW16c", "NCHW")])
+
+
+def test_concatenate_packs_an_nchw_input(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 8, 8))
+    skip = relay.nn.relu(conv(rng, x, 8, 16))                            # block 16
+    up = relay.image.resize(relay.nn.max_pool2d(skip, pool_size=2, strides=2), scales=[1, 1, 2, 2],
+                            output_size=(1, 16, 8, 8))
+    y = conv(rng, relay.concatenate([up, skip], axis=1), 32, 16)        # resize is NCHW only: its output is packed
+    new = check(run_relay, rng, y, [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"), ("NCHW", "NCHW16c"),
+                                          ("NCHW16c", "NCHW")]
+    assert [c.attrs.axis for c in calls(new, "concatenate")] == [1]
+
+
+def test_grouped_conv(run_relay, rng):
+    x = relay.var("x", shape=(1, 32, 6, 6))
+    y = conv(rng, x, 32, 64, groups=2)                                   # 16 in / 32 out per group: blocked
+    y = conv(rng, y, 64, 24, groups=4)                                   # 16 in / 6 out per group: oc 8 straddles
+    new = check(run_relay, rng, y, [x])
+    assert [c.attrs.groups for c in calls(new, "nn.contrib_conv2d_NCHWc")] == [2]
+    assert len(calls(new, "nn.conv2d")) == 1
+    assert activation_transforms(new) == [("NCHW", "NCHW16c"), ("NCHW16c", "NCHW")]
+
+
+def test_bias_add_and_broadcast_operands(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    r = relay.var("r", shape=(1, 16, 6, 6))
+    y = relay.nn.bias_add(conv(rng, x, 8, 16), const(rng, 16))           # ONNX Conv's bias
+    y = relay.add(y, r)                                                  # an NCHW input of the same shape: packed
+    y = relay.multiply(y, relay.const(np.float32(0.5)))                  # scalar
+    y = relay.subtract(y, const(rng, 1, 1, 1, 1))                        # all-ones shape: a scalar too
+    y = relay.maximum(y, const(rng, 16, 1, 1))                           # per channel
+    y = relay.clip(y, a_max=0.5)                                         # an absent optional input
+    y = relay.nn.relu(y)
+    new = check(run_relay, rng, y, [x, r])
+    assert not calls(new, "nn.bias_add")
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW", "NCHW16c"), ("NCHW16c", "NCHW")]
+
+
+def test_unhandled_broadcast_goes_through_nchw(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    y = conv(rng, x, 8, 16)
+    y = relay.nn.prelu(y, const(rng, 16, 1, 1))                          # per channel: stays blocked
+    y = relay.multiply(y, const(rng, 1, 1, 6, 6))                        # a spatial map: not per channel
+    new = check(run_relay, rng, y, [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+    assert calls(new, "multiply")[0].args[0].op.name == "layout_transform"
+    assert calls(new, "nn.prelu")[0].args[0].op.name == "nn.contrib_conv2d_NCHWc"
+
+
+def test_unconverted_convs(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 6, 6), dtype="float64")
+    w = relay.const(rng.standard_normal((8, 8, 3, 3)))
+    y = relay.nn.conv2d(x, w, padding=1)                                 # float64: left alone
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], y)))
+    new = AlterOpLayout(max_block=16)(mod)
+    assert len(calls(new, "nn.conv2d")) == 1 and not calls(new, "layout_transform")
+    v = relay.var("v", shape=(1, 8, 6, 6))
+    wv = relay.var("w", shape=(16, 8, 3, 3))                             # a weight that is an input: still packed
+    new = check(run_relay, rng, relay.nn.conv2d(v, wv, padding=1), [v, wv])
+    assert [(c.attrs.src_layout, c.attrs.dst_layout) for c in calls(new, "layout_transform")] == [
+        ("NCHW", "NCHW8c"), ("OIHW", "OIHW8i16o"), ("NCHW16c", "NCHW")]
+
+
+def test_idempotent_and_no_conv_unchanged(rng):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], relay.nn.relu(x))))
+    assert AlterOpLayout(max_block=16)(mod)["main"].same_as(mod["main"])
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], conv(rng, x, 8, 16))))
+    once = AlterOpLayout(max_block=16)(mod)
+    assert AlterOpLayout(max_block=16)(once)["main"].same_as(once["main"])
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="max_block must be an int"):
+        AlterOpLayout(max_block="16")
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    mod = relay.IRModule.from_expr(relay.Function([x], x))
+    with pytest.raises(ValueError, match="max_block = 3 must be 1, 2, 4, 8 or 16"):
+        AlterOpLayout(max_block=3)(mod)
+
+
+_HAS_DENSE_PACK = "nn.contrib_dense_pack" in tvmlite.ir.list_op_names()
+
+
+@pytest.mark.skipif(not _HAS_DENSE_PACK, reason="nn.contrib_dense_pack is not registered in this tree")
+def test_dense_pack(run_relay, rng):
+    x = relay.var("x", shape=(3, 40))
+    y = relay.nn.dense(x, const(rng, 48, 40))
+    new = check(run_relay, rng, y, [x])
+    assert len(calls(new, "nn.contrib_dense_pack")) == 1
+    (packing,) = calls(new, "layout_transform")
+    assert packing.attrs.src_layout == "NK" and packing.attrs.dst_layout.startswith("NK")
