@@ -9,7 +9,7 @@ from . import _ffi_api
 from .backend import const_eval  # noqa: F401 - registers relay.backend.eval_const, which FoldConstant calls
 
 __all__ = ["InferType", "Pass", "Sequential", "PassContext", "SimplifyInference", "FoldConstant",
-           "FoldScaleAxis", "DeadCodeElimination", "FuseOps", "BindParams", "bind_params_by_name"]
+           "FoldScaleAxis", "DeadCodeElimination", "FuseOps", "BindParams", "bind_params_by_name", "AlterOpLayout"]
 
 
 def _cxx(name):
@@ -95,3 +95,6 @@ def BindParams(params):  # noqa: N802
         return IRModule(functions)
 
     return Pass("BindParams", run, opt_level=0)
+
+
+from .transform_layout import AlterOpLayout  # noqa: E402  (its own file; it builds on Pass above)

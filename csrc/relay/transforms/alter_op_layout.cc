@@ -21,7 +21,9 @@
  *       the result's shape and every other operand is blocked alike, a scalar, a tensor of the result's shape
  *       (packed), or per-channel (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c))
  *   nn.dense(x, W const) when nn.contrib_dense_pack is registered -> nn.contrib_dense_pack(x,
- *       layout_transform(W, "NK", "NK{n}n"))
+ *       layout_transform(W, "NK", "NK{n}n")); x of any rank >= 2 (dense on its last axis)
+ *   nn.matmul(x, B const 2-D) (ONNX MatMul, Gemm), likewise, B being "KN" (or "NK" with transpose_b); when no
+ *       panel width divides N, nn.dense(x, B as "NK") instead
  *   anything else                              inputs in NCHW
  *
  * A blocked value a consumer needs in NCHW gets one layout_transform back, made once per value and shared by all
@@ -149,6 +151,8 @@ class LayoutRewriter {
   bool Concatenate(const CallNode* call, Value* out);
   bool BiasAdd(const CallNode* call, Value* out);
   bool Dense(const CallNode* call, Value* out);
+  bool Matmul(const CallNode* call, Value* out);
+  bool PackWeight(const CallNode* call, const std::string& weight_layout, Any units, Any out_dtype, Value* out);
 
  private:
   /*! \brief Nodes below root, producers first, each once; nested functions are leaves (kept as they are). */
@@ -249,6 +253,7 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
       {"concatenate", &LayoutRewriter::Concatenate},
       {"nn.bias_add", &LayoutRewriter::BiasAdd},
       {"nn.dense", &LayoutRewriter::Dense},
+      {"nn.matmul", &LayoutRewriter::Matmul},
   };
   return kRules;
 }
@@ -397,15 +402,44 @@ bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
 }
 
 bool LayoutRewriter::Dense(const CallNode* call, Value* out) {
-  static const Op pack = Op::Find("nn.contrib_dense_pack");
   const auto* a = call->attrs.as<DenseAttrs>();
+  if (a == nullptr) return false;
+  return PackWeight(call, "NK", a->units.has_value() ? Any(*a->units) : Any(),
+                    a->out_dtype.has_value() ? Any(*a->out_dtype) : Any(), out);
+}
+
+bool LayoutRewriter::Matmul(const CallNode* call, Value* out) {
+  // numpy's matmul by a constant 2-D B (ONNX MatMul and Gemm) is a dense on the last axis: B (K, N) is "KN".
+  const auto* a = call->attrs.as<MatmulAttrs>();
+  if (a == nullptr || a->transpose_a) return false;
+  Any out_dtype = a->out_dtype.has_value() ? Any(*a->out_dtype) : Any();
+  if (PackWeight(call, a->transpose_b ? "NK" : "KN", Any(), out_dtype, out)) return true;
+  // No panel width suits N (1000 classes on AVX-512): nn.dense, whose kernel reads W (N, K) row by row for a few
+  // rows of x instead of packing B on every call as nn.matmul must.
   const Expr& weight = call->args[1];
   std::optional<std::vector<int64_t>> ws = StaticShape(weight), xs = StaticShape(call->args[0]);
-  if (!pack.defined() || pack->attrs_type_index < 0 || a == nullptr || !weight.as<ConstantNode>() || !ws ||
-      ws->size() != 2 || !xs || xs->size() != 2 || !IsFloat32(weight) || !IsFloat32(call->args[0])) {
+  if (!weight.as<ConstantNode>() || !ws || ws->size() != 2 || !xs || xs->size() < 2 || !IsFloat32(weight) ||
+      !IsFloat32(call->args[0])) {
     return false;
   }
-  int64_t n = (*ws)[0];
+  static const Op dense = Op::Get("nn.dense");
+  auto attrs = make_object<DenseAttrs>();
+  attrs->out_dtype = a->out_dtype;
+  Expr w = a->transpose_b ? weight : MakeLayoutTransform(weight, "KN", "NK");
+  *out = {Call(dense, {Plain(call->args[0]), w}, Attrs(std::move(attrs))), 0};
+  return true;
+}
+
+bool LayoutRewriter::PackWeight(const CallNode* call, const std::string& weight_layout, Any units, Any out_dtype,
+                                Value* out) {
+  static const Op pack = Op::Find("nn.contrib_dense_pack");
+  const Expr& weight = call->args[1];
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight), xs = StaticShape(call->args[0]);
+  if (!pack.defined() || pack->attrs_type_index < 0 || !weight.as<ConstantNode>() || !ws || ws->size() != 2 ||
+      !xs || xs->size() < 2 || !IsFloat32(weight) || !IsFloat32(call->args[0])) {
+    return false;
+  }
+  int64_t n = weight_layout == "NK" ? (*ws)[0] : (*ws)[1];
   int64_t nb = 0;
   if (runtime::Function block_of = runtime::Registry::Get("topi.nn.dense_pack_block"); block_of.defined()) {
     nb = block_of(n).cast<int64_t>();
@@ -415,9 +449,9 @@ bool LayoutRewriter::Dense(const CallNode* call, Value* out) {
   if (nb <= 0 || n % nb != 0) return false;
   std::string layout = "NK" + std::to_string(nb) + "n";
   std::map<std::string, Any> fields{{"weight_layout", Any(runtime::String(layout))}};
-  fields["units"] = a->units.has_value() ? Any(*a->units) : Any();
-  fields["out_dtype"] = a->out_dtype.has_value() ? Any(*a->out_dtype) : Any();
-  *out = {Call(pack, {Plain(call->args[0]), MakeLayoutTransform(weight, "NK", layout)},
+  fields["units"] = std::move(units);
+  fields["out_dtype"] = std::move(out_dtype);
+  *out = {Call(pack, {Plain(call->args[0]), MakeLayoutTransform(weight, weight_layout, layout)},
                MakeAttrsByName(pack, fields)),
           0};
   return true;

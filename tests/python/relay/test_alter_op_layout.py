@@ -306,3 +306,16 @@ def test_dense_pack(run_relay, rng):
     assert len(calls(new, "nn.contrib_dense_pack")) == 1
     (packing,) = calls(new, "layout_transform")
     assert packing.attrs.src_layout == "NK" and packing.attrs.dst_layout.startswith("NK")
+
+
+@pytest.mark.skipif(not _HAS_DENSE_PACK, reason="nn.contrib_dense_pack is not registered in this tree")
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_matmul_by_a_constant_is_a_dense(run_relay, rng, transpose_b):
+    """ONNX MatMul / Gemm by a weight: packed like dense when a panel width divides N, else nn.dense (whose kernel
+    reads W row by row rather than packing it per call)."""
+    x = relay.var("x", shape=(2, 3, 40))
+    for n, packed in ((48, True), (10, False)):
+        w = const(rng, n, 40) if transpose_b else const(rng, 40, n)
+        new = check(run_relay, rng, relay.nn.matmul(x, w, transpose_b=transpose_b), [x])
+        assert not calls(new, "nn.matmul")
+        assert len(calls(new, "nn.contrib_dense_pack" if packed else "nn.dense")) == 1

@@ -43,6 +43,8 @@ def optimize(mod):
         transform.FoldConstant(),
         transform.FoldScaleAxis(),
         transform.FoldConstant(),
+        transform.AlterOpLayout(),
+        transform.FoldConstant(),
         transform.FuseOps(),
         transform.DeadCodeElimination(),
     ])
