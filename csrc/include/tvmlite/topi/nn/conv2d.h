@@ -1,0 +1,77 @@
+/*!
+ * \file tvmlite/topi/nn/conv2d.h
+ * \brief The blocked conv2d (topi.nn.conv2d_nchwc): its workload and the ISA entry points it dispatches to.
+ *
+ *   Conv2DWorkload wl = ...;                    // built and checked once per call by conv2d_nchwc.cc
+ *   Conv2DPlan plan = PlanConv2D(wl, lanes);    // the register tile and the parallel grid
+ *   runtime::ParallelFor(plan.num_items, [&](int64_t b, int64_t e) { Conv2DNCHWcAVX512(wl, plan, io, b, e); });
+ *
+ * Layouts (shapes as the kernel reads them; 4-D NCHW / OIHW tensors are the same with blocks of 1):
+ *   data    (N, C / ic, H, W, ic)                    NCHW{ic}c
+ *   weight  (O / oc, C / groups / ic, KH, KW, ic, oc) OIHW{ic}i{oc}o
+ *   out     (N, O / oc, OH, OW, oc)                  NCHW{oc}c
+ * with OH = (H + pad_top + pad_bottom - dilation_h * (KH - 1) - 1) / stride_h + 1 (OW likewise). Group g reads
+ * input channels [g * C / groups, (g + 1) * C / groups) and writes output channels [g * O / groups, ...); C / groups
+ * is a multiple of ic and O / groups of oc, so a channel block never straddles two groups.
+ *
+ * The ISA entry points compute items [begin, end) of plan's grid; they hold no state and allocate only
+ * thread-local scratch (a zero-padded copy of the input rows one output row reads).
+ */
+#ifndef TVMLITE_TOPI_NN_CONV2D_H_
+#define TVMLITE_TOPI_NN_CONV2D_H_
+
+#include <cstdint>
+
+namespace tvmlite {
+namespace topi {
+
+/*! \brief One convolution's parameters, every value normalised (plain data: no std:: types cross ISA files). */
+struct Conv2DWorkload {
+  int64_t batch = 0;
+  int64_t in_channels = 0, in_height = 0, in_width = 0, in_block = 1;        // C, H, W, ic
+  int64_t out_channels = 0, out_height = 0, out_width = 0, out_block = 1;    // O, OH, OW, oc
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t groups = 1;
+};
+
+/*! \brief Run on out[begin, begin + n) (a flat index into the output) after it is written: the fused epilogue. */
+using Conv2DEpilogueFn = void (*)(void* ctx, float* out, int64_t begin, int64_t n);
+
+/*! \brief The tensors of one call. */
+struct Conv2DTensors {
+  const float* data;
+  const float* weight;
+  float* out;
+  Conv2DEpilogueFn epilogue;  // null when there is none
+  void* epilogue_ctx;
+};
+
+/*!
+ * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, output row) with
+ * the row fastest, so a thread's consecutive items reuse the same weights. A 1x1 stride-1 unpadded conv is a GEMM
+ * over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW plane.
+ */
+struct Conv2DPlan {
+  int64_t out_blocks_per_item = 1;  // OB: output channel blocks one register tile covers
+  int64_t tile_width = 1;           // T: output columns one register tile covers
+  bool flat_pixels = false;         // 1x1, stride 1, no padding: rows are runs of the flattened plane
+  int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
+  int64_t row_length = 0;           // OW, or the run length when flat_pixels
+  int64_t num_items = 0;
+};
+
+/*! \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them. */
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs);
+
+/*! \brief AVX-512 path: out_block 16, any in_block. */
+void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                       int64_t end);
+/*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block. */
+void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                     int64_t end);
+
+}  // namespace topi
+}  // namespace tvmlite
+#endif  // TVMLITE_TOPI_NN_CONV2D_H_

@@ -1,0 +1,248 @@
+/*!
+ * \file conv2d_nchwc.cc
+ * \brief topi.nn.conv2d_nchwc: the blocked 2-D convolution (nn.contrib_conv2d_NCHWc), with a fused epilogue.
+ *
+ *   f = topi.nn.conv2d_nchwc({"strides": [2, 2], "padding": [1, 1], "groups": 1, "epilogue": "add r0 r0 in0"})
+ *   f(data, weight, bias, out)     # data (N, C/ic, H, W, ic), weight (O/oc, C/g/ic, KH, KW, ic, oc) -> out
+ *
+ * Layouts and the workload: tvmlite/topi/nn/conv2d.h. The factory normalises strides / padding / dilation once
+ * (relay's rules, window.h); every call reads the blocks from the tensors' shapes, checks them against each other
+ * and against the window formula, binds the epilogue, and runs one path:
+ *   AVX-512 (out block 16) or AVX2 (out block 8, or 16 as two halves): register-tiled direct convolution
+ *     (csrc/topi/x86/{avx512,avx2}/conv2d_nchwc.cc) over the grid PlanConv2D picks;
+ *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel.
+ * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
+ * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
+ */
+#include "../../relay/op/nn/window.h"
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/shape.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
+#include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/conv2d.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+const std::string kName = "topi.nn.conv2d_nchwc";
+
+/*! \brief The attrs of one conv, normalised once by the factory. */
+struct ConvParams {
+  relay::Window<2> window;
+  int64_t groups = 1;
+};
+
+/*! \brief An int-list attr that may also be given as one int (strides=2). */
+std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
+  if (!attrs.Has(key)) return {};
+  const Any* v = attrs.map().get()->Find(Any(String(key)));
+  if (v->type_index() == kTVMLiteInt) return {v->cast<int64_t>()};
+  return attrs.GetInts(key);
+}
+
+ConvParams ParseParams(const KernelAttrs& attrs) {
+  ConvParams p;
+  auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
+  try {
+    p.window = relay::NormalizeWindow<2>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
+                                         arr(IntsOrInt(attrs, "dilation")));
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(e.kind(), kName + ": " + e.message());
+  }
+  p.groups = attrs.GetInt("groups", 1);
+  TVMLITE_CHECK_KIND(p.groups >= 1 && p.groups <= relay::kMaxWindowValue, ValueError)
+      << kName << ": groups must be >= 1, got " << p.groups;
+  return p;
+}
+
+std::string ShapeStr(const TensorArg& t) {
+  std::ostringstream os;
+  os << runtime::ShapeTuple(t.shape());
+  return os.str();
+}
+
+/*! \brief The workload of one call, every tensor checked against the others (ValueError naming the kernel). */
+Conv2DWorkload MakeWorkload(const ConvParams& p, const TensorArg& data, const TensorArg& weight,
+                            const TensorArg& out) {
+  data.Data<float>();
+  weight.Data<float>();
+  out.Data<float>();
+  TVMLITE_CHECK_KIND(data.ndim() == 4 || data.ndim() == 5, ValueError)
+      << kName << ": data must be NCHW{c}c (5-D) or NCHW (4-D), got shape " << ShapeStr(data);
+  TVMLITE_CHECK_KIND(weight.ndim() == 4 || weight.ndim() == 6, ValueError)
+      << kName << ": weight must be OIHW{i}i{o}o (6-D) or OIHW (4-D), got shape " << ShapeStr(weight);
+  TVMLITE_CHECK_KIND(out.ndim() == 4 || out.ndim() == 5, ValueError)
+      << kName << ": out must be NCHW{c}c (5-D) or NCHW (4-D), got shape " << ShapeStr(out);
+  Conv2DWorkload wl;
+  const relay::Window<2>& w = p.window;
+  wl.in_block = data.ndim() == 5 ? data.dim(4) : 1;
+  wl.out_block = weight.ndim() == 6 ? weight.dim(5) : 1;
+  const int64_t weight_in_block = weight.ndim() == 6 ? weight.dim(4) : 1;
+  TVMLITE_CHECK_KIND(wl.in_block >= 1 && wl.out_block >= 1, ValueError)
+      << kName << ": channel blocks must be >= 1 (data " << ShapeStr(data) << ", weight " << ShapeStr(weight) << ")";
+  TVMLITE_CHECK_KIND(weight_in_block == wl.in_block, ValueError)
+      << kName << ": mismatched blocks: data " << ShapeStr(data) << " has input block " << wl.in_block
+      << " but weight " << ShapeStr(weight) << " has " << weight_in_block;
+  wl.batch = data.dim(0);
+  wl.in_channels = relay::BoundedMul(data.dim(1), wl.in_block, "input channels");
+  wl.in_height = data.dim(2);
+  wl.in_width = data.dim(3);
+  wl.out_channels = relay::BoundedMul(weight.dim(0), wl.out_block, "output channels");
+  const int64_t group_channels = relay::BoundedMul(weight.dim(1), wl.in_block, "input channels per group");
+  wl.kernel_h = weight.dim(2);
+  wl.kernel_w = weight.dim(3);
+  wl.groups = p.groups;
+  TVMLITE_CHECK_KIND(group_channels * p.groups == wl.in_channels, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " reads " << group_channels << " input channels per group, "
+      << "but data " << ShapeStr(data) << " has " << wl.in_channels << " channels in " << p.groups << " groups";
+  TVMLITE_CHECK_KIND(wl.out_channels % p.groups == 0 && (wl.out_channels / p.groups) % wl.out_block == 0,
+                     ValueError)
+      << kName << ": " << wl.out_channels << " output channels in " << p.groups << " groups of blocks of "
+      << wl.out_block << ": each group must hold whole blocks";
+  if (p.groups > 1 && group_channels == 1 && wl.in_block != 1) {
+    TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is "
+                              << "topi.nn.depthwise_conv2d_nchwc's kernel";
+  }
+  wl.stride_h = w.stride[0];
+  wl.stride_w = w.stride[1];
+  wl.dilation_h = w.dilation[0];
+  wl.dilation_w = w.dilation[1];
+  wl.pad_top = w.pad_begin[0];
+  wl.pad_left = w.pad_begin[1];
+  wl.pad_bottom = w.pad_end[0];
+  wl.pad_right = w.pad_end[1];
+  try {
+    wl.out_height = relay::WindowOut<2>(Any(wl.in_height), Any(wl.kernel_h), w, 0, false).cast<int64_t>();
+    wl.out_width = relay::WindowOut<2>(Any(wl.in_width), Any(wl.kernel_w), w, 1, false).cast<int64_t>();
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(e.kind(), kName + ": " + e.message());
+  }
+  std::vector<int64_t> want;
+  if (out.ndim() == 5) {
+    want = {wl.batch, wl.out_channels / wl.out_block, wl.out_height, wl.out_width, wl.out_block};
+  } else {
+    TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError)
+        << kName << ": out is 4-D (NCHW) but weight " << ShapeStr(weight) << " has output block " << wl.out_block;
+    want = {wl.batch, wl.out_channels, wl.out_height, wl.out_width};
+  }
+  out.CheckShape(want);
+  return wl;
+}
+
+/*! \brief Any blocks: one output row of one output block per item, oc accumulators per pixel. */
+void PortableRows(const Conv2DWorkload& wl, const Conv2DTensors& io, int64_t begin, int64_t end) {
+  const int64_t ic = wl.in_block, oc = wl.out_block;
+  const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
+  const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
+  const int64_t group_channels = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
+  const int64_t w_cb = group_channels / ic;
+  std::vector<float> acc(oc);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t oh = item % OH, ob = (item / OH) % out_blocks, n = item / OH / out_blocks;
+    const int64_t c_base = ob * oc / group_out * group_channels;
+    const float* w_ob = io.weight + ob * w_cb * KH * KW * ic * oc;
+    float* out_row = io.out + ((n * out_blocks + ob) * OH + oh) * OW * oc;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t ci = 0; ci < group_channels; ++ci) {
+        const int64_t c = c_base + ci;
+        const float* x_c = io.data + ((n * in_blocks + c / ic) * H * W) * ic + c % ic;
+        const float* w_c = w_ob + (ci / ic) * KH * KW * ic * oc + (ci % ic) * oc;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          const int64_t ih = oh * wl.stride_h - wl.pad_top + kh * wl.dilation_h;
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const int64_t iw = ow * wl.stride_w - wl.pad_left + kw * wl.dilation_w;
+            if (iw < 0 || iw >= W) continue;
+            const float x = x_c[(ih * W + iw) * ic];
+            const float* wp = w_c + (kh * KW + kw) * ic * oc;
+            for (int64_t o = 0; o < oc; ++o) acc[o] += x * wp[o];
+          }
+        }
+      }
+      std::copy(acc.begin(), acc.end(), out_row + ow * oc);
+    }
+    if (io.epilogue != nullptr) io.epilogue(io.epilogue_ctx, io.out, out_row - io.out, OW * oc);
+  }
+}
+
+void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {
+  static_cast<const BoundEpilogue*>(ctx)->Apply(out, begin, n);
+}
+
+/*! \brief Items worth a thread of their own: about 2^18 multiply-adds each. */
+int64_t MinChunk(int64_t macs_per_item) { return std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, macs_per_item)); }
+
+void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
+  TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+  Conv2DWorkload wl = MakeWorkload(p, data, weight, out);
+  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), kName);
+  Conv2DTensors io{data.Data<float>(), weight.Data<float>(), out.Data<float>(),
+                   bound.empty() ? nullptr : &ApplyEpilogue, &bound};
+  if (out.size() == 0) return;
+  const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
+  const Isa isa = CpuIsa();
+  void (*fast)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t) = nullptr;
+  Conv2DPlan plan;
+  if (isa == Isa::kAVX512 && wl.out_block == 16) {
+    fast = &Conv2DNCHWcAVX512;
+    plan = PlanConv2D(wl, 16, 32);
+  } else if (isa != Isa::kScalar && (wl.out_block == 8 || wl.out_block == 16)) {
+    fast = &Conv2DNCHWcAVX2;
+    plan = PlanConv2D(wl, 8, 16);
+  }
+  if (fast != nullptr) {
+    const int64_t macs = plan.out_blocks_per_item * wl.out_block * plan.row_length * macs_per_pixel;
+    runtime::ParallelFor(
+        plan.num_items, [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); }, MinChunk(macs));
+    return;
+  }
+  const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
+  runtime::ParallelFor(
+      items, [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); },
+      MinChunk(wl.out_block * wl.out_width * macs_per_pixel));
+}
+
+}  // namespace
+
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs) {
+  Conv2DPlan plan;
+  const int64_t halves = std::max<int64_t>(1, wl.out_block / lanes);  // vectors per output block
+  const int64_t budget = num_regs - 4;                                // accumulators; the rest: weights, input
+  const int64_t group_blocks = wl.out_channels / wl.groups / wl.out_block;
+  const int64_t max_tile = num_regs >= 32 ? 14 : 12;
+  plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3 ? 2 : 1;
+  plan.tile_width = std::min<int64_t>(max_tile, budget / (plan.out_blocks_per_item * halves));
+  plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 &&
+                     wl.pad_top == 0 && wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
+  if (plan.flat_pixels) {
+    const int64_t pixels = wl.out_height * wl.out_width;
+    plan.row_length = std::min<int64_t>(pixels, 4 * plan.tile_width);
+    plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+  } else {
+    plan.row_length = wl.out_width;
+    plan.rows = wl.out_height;
+  }
+  plan.num_items = wl.batch * (wl.out_channels / wl.out_block / plan.out_blocks_per_item) * plan.rows;
+  return plan;
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
+  KernelAttrs attrs(kName, attrs_in);
+  ConvParams params = ParseParams(attrs);
+  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  return MakeKernel(kName, 3 + program.num_inputs(),
+                    [params, program](const KernelArgs& args) { Run(params, program, args); });
+});
+
+}  // namespace topi
+}  // namespace tvmlite
