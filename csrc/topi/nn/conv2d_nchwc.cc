@@ -180,7 +180,45 @@ void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {
 }
 
 /*! \brief Items worth a thread of their own: about 2^18 multiply-adds each. */
-int64_t MinChunk(int64_t macs_per_item) { return std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, macs_per_item)); }
+int64_t MinChunk(int64_t macs_per_item) {
+  return std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, macs_per_item));
+}
+
+bool HasPadding(const Conv2DWorkload& wl) {
+  return wl.pad_top != 0 || wl.pad_left != 0 || wl.pad_bottom != 0 || wl.pad_right != 0;
+}
+
+/*!
+ * \brief Copy data into dst zero-padded, and return the workload of the unpadded conv over it. One pass over the
+ * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border.
+ */
+Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst) {
+  Conv2DWorkload padded = wl;
+  const int64_t ic = wl.in_block, H = wl.in_height, W = wl.in_width;
+  const int64_t Hp = H + wl.pad_top + wl.pad_bottom, Wp = W + wl.pad_left + wl.pad_right;
+  padded.in_height = Hp;
+  padded.in_width = Wp;
+  padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
+  const int64_t planes = wl.batch * (wl.in_channels / ic);
+  runtime::ParallelFor(
+      planes * Hp,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
+          float* row = dst + r * Wp * ic;
+          if (ih < 0 || ih >= H) {
+            std::fill(row, row + Wp * ic, 0.0f);
+            continue;
+          }
+          const float* src = data + (plane * H + ih) * W * ic;
+          std::fill(row, row + wl.pad_left * ic, 0.0f);
+          std::copy(src, src + W * ic, row + wl.pad_left * ic);
+          std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
+        }
+      },
+      /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(1, Wp * ic)));
+  return padded;
+}
 
 void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
@@ -192,36 +230,45 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
   const Isa isa = CpuIsa();
   void (*fast)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t) = nullptr;
-  Conv2DPlan plan;
+  int lanes = 0, regs = 0, max_tile_rows = 1;
   if (isa == Isa::kAVX512 && wl.out_block == 16) {
-    fast = &Conv2DNCHWcAVX512;
-    plan = PlanConv2D(wl, 16, 32);
+    fast = &Conv2DNCHWcAVX512, lanes = 16, regs = 32, max_tile_rows = 2;
   } else if (isa != Isa::kScalar && (wl.out_block == 8 || wl.out_block == 16)) {
-    fast = &Conv2DNCHWcAVX2;
-    plan = PlanConv2D(wl, 8, 16);
+    fast = &Conv2DNCHWcAVX2, lanes = 8, regs = 16;
   }
-  if (fast != nullptr) {
-    const int64_t macs = plan.out_blocks_per_item * wl.out_block * plan.row_length * macs_per_pixel;
+  if (fast == nullptr) {
+    const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
     runtime::ParallelFor(
-        plan.num_items, [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); }, MinChunk(macs));
+        items, [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); },
+        MinChunk(wl.out_block * wl.out_width * macs_per_pixel));
     return;
   }
-  const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
+  if (HasPadding(wl)) {
+    // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
+    static thread_local std::vector<float> padded;
+    const int64_t size = wl.batch * wl.in_channels * (wl.in_height + wl.pad_top + wl.pad_bottom) *
+                         (wl.in_width + wl.pad_left + wl.pad_right);
+    if (static_cast<int64_t>(padded.size()) < size) padded.resize(size);
+    wl = PadInput(wl, io.data, padded.data());
+    io.data = padded.data();
+  }
+  const Conv2DPlan plan = PlanConv2D(wl, lanes, regs, max_tile_rows);
+  const int64_t macs = plan.out_blocks_per_item * wl.out_block * plan.tile_rows * plan.row_length * macs_per_pixel;
   runtime::ParallelFor(
-      items, [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); },
-      MinChunk(wl.out_block * wl.out_width * macs_per_pixel));
+      plan.num_items, [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); }, MinChunk(macs));
 }
 
 }  // namespace
 
-Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs) {
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows) {
   Conv2DPlan plan;
   const int64_t halves = std::max<int64_t>(1, wl.out_block / lanes);  // vectors per output block
   const int64_t budget = num_regs - 4;                                // accumulators; the rest: weights, input
   const int64_t group_blocks = wl.out_channels / wl.groups / wl.out_block;
   const int64_t max_tile = num_regs >= 32 ? 14 : 12;
   plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3 ? 2 : 1;
-  plan.tile_width = std::min<int64_t>(max_tile, budget / (plan.out_blocks_per_item * halves));
+  const int64_t vectors = plan.out_blocks_per_item * halves;  // per output pixel
+  plan.tile_width = std::min<int64_t>(max_tile, budget / vectors);
   plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 &&
                      wl.pad_top == 0 && wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
   if (plan.flat_pixels) {
@@ -231,8 +278,13 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs) {
   } else {
     plan.row_length = wl.out_width;
     plan.rows = wl.out_height;
+    // A narrow row (7 columns) leaves registers idle: let a tile take two rows when the widest tile still fits.
+    const int64_t widest = (wl.out_width + (wl.out_width + plan.tile_width - 1) / plan.tile_width - 1) /
+                           ((wl.out_width + plan.tile_width - 1) / plan.tile_width);
+    if (max_tile_rows >= 2 && wl.out_height >= 2 && 2 * widest * vectors <= budget) plan.tile_rows = 2;
   }
-  plan.num_items = wl.batch * (wl.out_channels / wl.out_block / plan.out_blocks_per_item) * plan.rows;
+  plan.num_items = wl.batch * (wl.out_channels / wl.out_block / plan.out_blocks_per_item) *
+                   ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
   return plan;
 }
 

@@ -11,10 +11,8 @@
  *   vectors and, per column, broadcasts one input value and issues OB x HV FMAs.
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a column's
  *   broadcast is a load at a fixed displacement.
- * Padding never reaches the inner loops: kernel rows outside the input are dropped per output row (the weight
- * pointer starts at the first valid one), and a tile whose columns read left/right padding reads a zero-padded copy
- * of just the input it needs (thread-local scratch). The epilogue runs on each finished row of each output block
- * (OW x 16 contiguous floats, still in L1).
+ * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
+ * epilogue runs on each finished row of each output block (OW x oc contiguous floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  *
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx2 -mfma).
@@ -22,8 +20,6 @@
 #include <immintrin.h>
 #include <tvmlite/topi/nn/conv2d.h>
 
-#include <cstdlib>
-#include <cstring>
 
 namespace tvmlite {
 namespace topi {
@@ -35,6 +31,9 @@ constexpr int kMaxTile = 12;
 /*! \brief What every tile of one call shares. */
 struct TileArgs {
   int64_t ncb;          // input channel blocks per group
+  int64_t kh;           // kernel rows
+  int64_t in_cb_stride; // input floats between channel blocks
+  int64_t in_kh_stride; // input floats between kernel rows (dilation_h * W * ic)
   int64_t kw_loop;      // kernel columns walked by the kw loop (1 when kw and c are flattened)
   int64_t c_loop;       // channels walked by the inner loop (ic, or KW * ic when dilation_w == 1)
   int64_t kw_step;      // input floats between kernel columns (dilation_w * ic)
@@ -46,16 +45,14 @@ struct TileArgs {
   int64_t out_ob_stride;
 };
 
-using TileFn = void (*)(const TileArgs&, const float* in, int64_t in_cb_stride, int64_t in_kh_stride, int64_t nkh,
-                        const float* w, float* out);
+using TileFn = void (*)(const TileArgs&, const float* in, const float* w, float* out);
 
 /*!
- * \brief T output columns x OB output blocks. in: the input at (first channel block, first valid kernel row, the
- * tile's first column); w: the weights at (first output block, first channel block, first valid kernel row).
+ * \brief T output columns x OB output blocks. in: the input at (first channel block of the group, the tile's first
+ * input row and column); w: the weights at (first output block, first channel block).
  */
 template <int T, int OB, int HV, int CS>
-void Tile(const TileArgs& a, const float* in, int64_t in_cb_stride, int64_t in_kh_stride, int64_t nkh,
-          const float* w, float* out) {
+void Tile(const TileArgs& a, const float* in, const float* w, float* out) {
   constexpr int NV = OB * HV;  // vectors per column
   constexpr int OC = HV * kLanes;
   __m256 acc[T][NV];
@@ -67,8 +64,8 @@ void Tile(const TileArgs& a, const float* in, int64_t in_cb_stride, int64_t in_k
   const int64_t cs = CS ? CS : a.col_step;
   const int64_t wob = a.w_ob_stride;
   for (int64_t cb = 0; cb < a.ncb; ++cb) {
-    for (int64_t kh = 0; kh < nkh; ++kh) {
-      const float* irow = in + cb * in_cb_stride + kh * in_kh_stride;
+    for (int64_t kh = 0; kh < a.kh; ++kh) {
+      const float* irow = in + cb * a.in_cb_stride + kh * a.in_kh_stride;
       const float* wrow = w + cb * a.w_cb_stride + kh * a.w_kh_stride;
       for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
         const float* x = irow + kw * a.kw_step;
@@ -127,50 +124,10 @@ const TileFn kTiles[5][2][2][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_
 #undef TVMLITE_CONV_TILES_CS
 #undef TVMLITE_CONV_TILES
 
-/*! \brief A thread's scratch for zero-padded input patches; grows, freed at thread exit. */
-struct Scratch {
-  float* data = nullptr;
-  int64_t size = 0;
-  ~Scratch() { std::free(data); }
-  float* Get(int64_t n) {
-    if (n > size) {
-      std::free(data);
-      size = n + 1024;
-      data = static_cast<float*>(std::aligned_alloc(64, ((size * sizeof(float) + 63) / 64) * 64));
-      if (data == nullptr) size = 0;
-    }
-    return data;
-  }
-};
-
-/*!
- * \brief Copy the input a tile reads into dst [cb][kh][span][ic], zeros where it falls in the padding. src: the
- * input at (n, first channel block of the group, first valid input row).
- */
-void CopyPatch(const Conv2DWorkload& wl, const float* src, int64_t ncb, int64_t nkh, int64_t iw_begin, int64_t span,
-               float* dst) {
-  const int64_t ic = wl.in_block, W = wl.in_width;
-  const int64_t lo = iw_begin < 0 ? -iw_begin : 0;                           // first patch column inside
-  const int64_t hi = iw_begin + span > W ? W - iw_begin : span;              // one past the last inside
-  for (int64_t cb = 0; cb < ncb; ++cb) {
-    for (int64_t kh = 0; kh < nkh; ++kh) {
-      const float* s = src + cb * wl.in_height * W * ic + kh * wl.dilation_h * W * ic;
-      if (lo > 0) std::memset(dst, 0, sizeof(float) * (lo < span ? lo : span) * ic);
-      if (hi > lo) std::memcpy(dst + lo * ic, s + (iw_begin + lo) * ic, sizeof(float) * (hi - lo) * ic);
-      if (hi < span) {
-        int64_t from = hi > lo ? hi : (lo < span ? lo : span);
-        std::memset(dst + from * ic, 0, sizeof(float) * (span - from) * ic);
-      }
-      dst += span * ic;
-    }
-  }
-}
-
 }  // namespace
 
 void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
-                       int64_t end) {
-  static thread_local Scratch scratch;
+                     int64_t end) {
   const int64_t ic = wl.in_block, oc = wl.out_block, halves = oc / kLanes;
   const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
   const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
@@ -182,6 +139,9 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
 
   TileArgs a;
   a.ncb = ncb;
+  a.kh = KH;
+  a.in_cb_stride = H * W * ic;
+  a.in_kh_stride = wl.dilation_h * W * ic;
   const bool flat_kw = wl.dilation_w == 1;  // kernel columns and channels are one contiguous run
   a.kw_loop = flat_kw ? 1 : KW;
   a.c_loop = flat_kw ? KW * ic : ic;
@@ -197,57 +157,34 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
     if (kColSteps[i] == a.col_step) cs_index = i;
   }
   const TileFn* tiles = kTiles[cs_index][halves - 1][OB - 1];
-  const int64_t plane = H * W * ic;
 
   for (int64_t item = begin; item < end; ++item) {
     const int64_t row = item % plan.rows;
     const int64_t rest = item / plan.rows;
     const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
     const int64_t cb0 = (ob0 / group_blocks) * ncb;
-    const float* data_n = io.data + (n * in_blocks + cb0) * plane;
+    const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
     const float* weight = io.weight + ob0 * a.w_ob_stride;
     float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+    const float* in;
     float* out_row;
     int64_t count;
     if (plan.flat_pixels) {
       const int64_t p0 = row * plan.row_length;
       count = OH * OW - p0 < plan.row_length ? OH * OW - p0 : plan.row_length;
       out_row = out_n + p0 * oc;
-      const float* in = data_n + p0 * ic;
-      const int64_t ntiles = (count + tmax - 1) / tmax;
-      int64_t col = 0;
-      for (int64_t t = 0; t < ntiles; ++t) {
-        const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
-        tiles[width](a, in + col * ic, plane, 0, 1, weight, out_row + col * oc);
-        col += width;
-      }
+      in = data_n + p0 * ic;
     } else {
-      const int64_t oh = row;
-      const int64_t ih0 = oh * wl.stride_h - wl.pad_top;
-      const int64_t kh_lo = ih0 >= 0 ? 0 : (-ih0 + wl.dilation_h - 1) / wl.dilation_h;
-      int64_t kh_hi = H - 1 - ih0 < 0 ? 0 : (H - 1 - ih0) / wl.dilation_h + 1;
-      if (kh_hi > KH) kh_hi = KH;
-      const int64_t nkh = kh_hi > kh_lo ? kh_hi - kh_lo : 0;
-      const float* in_row = nkh ? data_n + (ih0 + kh_lo * wl.dilation_h) * W * ic : data_n;
-      const float* w_row = weight + kh_lo * a.w_kh_stride;
       count = OW;
-      out_row = out_n + oh * OW * oc;
-      const int64_t ntiles = (OW + tmax - 1) / tmax;
-      int64_t ow0 = 0;
-      for (int64_t t = 0; t < ntiles; ++t) {
-        const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
-        const int64_t iw_begin = ow0 * wl.stride_w - wl.pad_left;
-        const int64_t span = (width - 1) * wl.stride_w + (KW - 1) * wl.dilation_w + 1;
-        if (iw_begin >= 0 && iw_begin + span <= W) {
-          tiles[width](a, in_row + iw_begin * ic, plane, wl.dilation_h * W * ic, nkh, w_row, out_row + ow0 * oc);
-        } else {
-          float* patch = scratch.Get(ncb * nkh * span * ic + 1);
-          if (patch == nullptr) std::abort();  // out of memory for a few KB: nothing sane left to do
-          CopyPatch(wl, in_row, ncb, nkh, iw_begin, span, patch);
-          tiles[width](a, patch, nkh * span * ic, span * ic, nkh, w_row, out_row + ow0 * oc);
-        }
-        ow0 += width;
-      }
+      out_row = out_n + row * OW * oc;
+      in = data_n + row * wl.stride_h * W * ic;
+    }
+    const int64_t ntiles = (count + tmax - 1) / tmax;
+    int64_t col = 0;
+    for (int64_t t = 0; t < ntiles; ++t) {
+      const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
+      tiles[width](a, in + col * a.col_step, weight, out_row + col * oc);
+      col += width;
     }
     if (io.epilogue != nullptr) {
       for (int64_t b = 0; b < OB; ++b) {

@@ -14,8 +14,9 @@
  * input channels [g * C / groups, (g + 1) * C / groups) and writes output channels [g * O / groups, ...); C / groups
  * is a multiple of ic and O / groups of oc, so a channel block never straddles two groups.
  *
- * The ISA entry points compute items [begin, end) of plan's grid; they hold no state and allocate only
- * thread-local scratch (a zero-padded copy of the input rows one output row reads).
+ * The ISA entry points compute items [begin, end) of plan's grid on an unpadded workload: the caller hands them a
+ * zero-padded copy of the input when the conv pads (its cost is one pass over the input, against O * KH * KW
+ * multiply-adds per input value), so their inner loops never test a border. They hold no state.
  */
 #ifndef TVMLITE_TOPI_NN_CONV2D_H_
 #define TVMLITE_TOPI_NN_CONV2D_H_
@@ -49,26 +50,31 @@ struct Conv2DTensors {
 };
 
 /*!
- * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, output row) with
- * the row fastest, so a thread's consecutive items reuse the same weights. A 1x1 stride-1 unpadded conv is a GEMM
- * over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW plane.
+ * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, rows_per_item
+ * output rows) with the rows fastest, so a thread's consecutive items reuse the same weights. A 1x1 stride-1
+ * unpadded conv is a GEMM over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW plane.
+ * A register tile covers OB blocks x tile_rows rows x T columns (T <= tile_width; a row's tiles are balanced).
  */
 struct Conv2DPlan {
   int64_t out_blocks_per_item = 1;  // OB: output channel blocks one register tile covers
-  int64_t tile_width = 1;           // T: output columns one register tile covers
+  int64_t tile_width = 1;           // T: the widest tile (output columns)
+  int64_t tile_rows = 1;            // output rows one register tile covers (2 for narrow maps: 7x7)
   bool flat_pixels = false;         // 1x1, stride 1, no padding: rows are runs of the flattened plane
   int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
   int64_t row_length = 0;           // OW, or the run length when flat_pixels
-  int64_t num_items = 0;
+  int64_t num_items = 0;            // batch * block groups * ceil(rows / tile_rows)
 };
 
-/*! \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them. */
-Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs);
+/*!
+ * \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them, for
+ * an unpadded workload; max_tile_rows: 2 when the path has two-row tiles.
+ */
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows);
 
-/*! \brief AVX-512 path: out_block 16, any in_block. */
+/*! \brief AVX-512 path: out_block 16, any in_block; no padding (see above). */
 void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                        int64_t end);
-/*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block. */
+/*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block; no padding; tile_rows 1. */
 void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                      int64_t end);
 
