@@ -283,8 +283,18 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
                            ((wl.out_width + plan.tile_width - 1) / plan.tile_width);
     if (max_tile_rows >= 2 && wl.out_height >= 2 && 2 * widest * vectors <= budget) plan.tile_rows = 2;
   }
-  plan.num_items = wl.batch * (wl.out_channels / wl.out_block / plan.out_blocks_per_item) *
-                   ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
+  const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
+  plan.num_items = wl.batch * block_groups * ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
+  const int64_t ncb = wl.in_channels / wl.groups / wl.in_block;
+  plan.cb_chunk = ncb;
+  // Small maps (<= 14 columns) whose weights per block group overflow L1: passes of ~16 KB of weights, when that
+  // leaves at least 2 items per thread's worth of parallelism (the pass needs the whole plane in one item).
+  const int64_t bytes_per_cb = wl.in_block * wl.kernel_h * wl.kernel_w * plan.out_blocks_per_item * wl.out_block * 4;
+  if (max_tile_rows >= 2 && !plan.flat_pixels && wl.out_width <= 14 && ncb * bytes_per_cb > (int64_t(48) << 10) &&
+      wl.batch * block_groups >= 8) {
+    plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
+    if (plan.cb_chunk < ncb) plan.num_items = wl.batch * block_groups;
+  }
   return plan;
 }
 

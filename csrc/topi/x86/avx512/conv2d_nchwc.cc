@@ -45,22 +45,27 @@ struct TileArgs {
   int64_t out_ob_stride;
 };
 
-using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const float* w, float* out, int64_t os);
+using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const float* w, float* out, int64_t os,
+                        bool accumulate);
 
 /*!
  * \brief R rows x T output columns x OB output blocks. in: the input at (first channel block of the group, the
  * tile's first input row and column); rs: input floats between the tile's rows; w: the weights at (first output
- * block, first channel block); out: the output at (first block, first row, first column); os: floats between rows.
+ * block, first channel block); out: the output at (first block, first row, first column); os: floats between rows;
+ * accumulate: add to out (a later pass over the input channels) instead of overwriting it.
  */
 template <int R, int T, int OB, int CS>
-void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float* out, int64_t os) {
+void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float* out, int64_t os, bool accumulate) {
   __m512 acc[R][T][OB];
 #pragma GCC unroll 2
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28
     for (int j = 0; j < T; ++j) {
 #pragma GCC unroll 4
-      for (int b = 0; b < OB; ++b) acc[r][j][b] = _mm512_setzero_ps();
+      for (int b = 0; b < OB; ++b) {
+        acc[r][j][b] = accumulate ? _mm512_loadu_ps(out + b * a.out_ob_stride + r * os + j * kLanes)
+                                  : _mm512_setzero_ps();
+      }
     }
   }
   const int64_t cs = CS ? CS : a.col_step;
@@ -167,6 +172,43 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   const TileFn* tiles1 = kTiles[cs_index][0][OB - 1];
   const TileFn* tiles2 = kTiles[cs_index][1][OB - 1];
 
+  if (plan.cb_chunk < ncb) {
+    // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the plane per
+    // pass (an item is (n, block group)), so each chunk's weights serve the whole plane from L1.
+    const int64_t rs = wl.stride_h * W * ic;
+    const int64_t ntiles = (OW + tmax - 1) / tmax;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t ob0 = (item % block_groups) * OB, n = item / block_groups;
+      const int64_t cb0 = (ob0 / group_blocks) * ncb;
+      const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
+      const float* weight = io.weight + ob0 * a.w_ob_stride;
+      float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+      for (int64_t c0 = 0; c0 < ncb; c0 += plan.cb_chunk) {
+        TileArgs chunk = a;
+        chunk.ncb = ncb - c0 < plan.cb_chunk ? ncb - c0 : plan.cb_chunk;
+        const float* in_c = data_n + c0 * a.in_cb_stride;
+        const float* w_c = weight + c0 * a.w_cb_stride;
+        for (int64_t row0 = 0; row0 < OH; row0 += R) {
+          const TileFn* tiles = OH - row0 >= 2 && R == 2 ? tiles2 : tiles1;
+          int64_t ow0 = 0;
+          for (int64_t t = 0; t < ntiles; ++t) {
+            const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
+            tiles[width](chunk, in_c + row0 * rs + ow0 * a.col_step, rs, w_c, out_n + (row0 * OW + ow0) * oc, OW * oc,
+                         c0 > 0);
+            ow0 += width;
+          }
+        }
+      }
+      if (io.epilogue != nullptr) {
+        for (int64_t b = 0; b < OB; ++b) {
+          float* p = out_n + b * a.out_ob_stride;
+          io.epilogue(io.epilogue_ctx, io.out, p - io.out, OH * OW * oc);
+        }
+      }
+    }
+    return;
+  }
+
   for (int64_t item = begin; item < end; ++item) {
     const int64_t row0 = (item % row_groups) * R;
     const int64_t rest = item / row_groups;
@@ -186,7 +228,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t col = 0;
       for (int64_t t = 0; t < ntiles; ++t) {
         const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
-        tiles1[width](a, in + col * ic, 0, weight, out_row + col * oc, 0);
+        tiles1[width](a, in + col * ic, 0, weight, out_row + col * oc, 0, false);
         col += width;
       }
     } else {
@@ -200,7 +242,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t ow0 = 0;
       for (int64_t t = 0; t < ntiles; ++t) {
         const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
-        tiles[width](a, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc);
+        tiles[width](a, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc, false);
         ow0 += width;
       }
     }

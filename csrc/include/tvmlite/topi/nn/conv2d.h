@@ -63,6 +63,10 @@ struct Conv2DPlan {
   int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
   int64_t row_length = 0;           // OW, or the run length when flat_pixels
   int64_t num_items = 0;            // batch * block groups * ceil(rows / tile_rows)
+  // Input channel blocks per pass. Below the group's count, a small map whose weights overflow L1 is computed in
+  // passes over the input channels (partial sums in out), each item a whole (n, block group) plane, so one pass's
+  // weights serve every row from L1. Then num_items = batch * block groups.
+  int64_t cb_chunk = 0;
 };
 
 /*!
