@@ -24,6 +24,7 @@
 #include <tvmlite/topi/nn/conv2d.h>
 
 #include <algorithm>
+#include <atomic>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -190,7 +191,8 @@ bool HasPadding(const Conv2DWorkload& wl) {
 
 /*!
  * \brief Copy data into dst zero-padded, and return the workload of the unpadded conv over it. One pass over the
- * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border.
+ * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border. It
+ * runs on the calling thread: a second pool launch per call costs more than the copy whenever the cores are shared.
  */
 Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst) {
   Conv2DWorkload padded = wl;
@@ -200,24 +202,42 @@ Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst)
   padded.in_width = Wp;
   padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
   const int64_t planes = wl.batch * (wl.in_channels / ic);
-  runtime::ParallelFor(
-      planes * Hp,
-      [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
-          float* row = dst + r * Wp * ic;
-          if (ih < 0 || ih >= H) {
-            std::fill(row, row + Wp * ic, 0.0f);
-            continue;
-          }
-          const float* src = data + (plane * H + ih) * W * ic;
-          std::fill(row, row + wl.pad_left * ic, 0.0f);
-          std::copy(src, src + W * ic, row + wl.pad_left * ic);
-          std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
-        }
-      },
-      /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(1, Wp * ic)));
+  for (int64_t r = 0; r < planes * Hp; ++r) {
+    const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
+    float* row = dst + r * Wp * ic;
+    if (ih < 0 || ih >= H) {
+      std::fill(row, row + Wp * ic, 0.0f);
+      continue;
+    }
+    const float* src = data + (plane * H + ih) * W * ic;
+    std::fill(row, row + wl.pad_left * ic, 0.0f);
+    std::copy(src, src + W * ic, row + wl.pad_left * ic);
+    std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
+  }
   return padded;
+}
+
+/*!
+ * \brief Run fn over items [0, n) on the pool, the items claimed in batches from a shared counter: a thread the OS
+ * starts late (the cores are shared) finds the work already done instead of holding up the call with its half.
+ * Batches are contiguous runs of items (rows of one block group), so their weights stay in cache.
+ */
+template <typename F>
+void ParallelItems(int64_t n, int64_t min_chunk, const F& fn) {
+  const int64_t threads = std::min<int64_t>(runtime::NumThreads(), n / std::max<int64_t>(1, min_chunk));
+  if (threads < 2) {
+    fn(0, n);
+    return;
+  }
+  const int64_t batch = std::max<int64_t>(1, n / (threads * 4));
+  std::atomic<int64_t> next{0};
+  runtime::ParallelFor(threads, [&](int64_t, int64_t) {
+    for (;;) {
+      const int64_t begin = next.fetch_add(batch, std::memory_order_relaxed);
+      if (begin >= n) break;
+      fn(begin, std::min(n, begin + batch));
+    }
+  });
 }
 
 void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
@@ -238,9 +258,8 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   }
   if (fast == nullptr) {
     const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
-    runtime::ParallelFor(
-        items, [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); },
-        MinChunk(wl.out_block * wl.out_width * macs_per_pixel));
+    ParallelItems(items, MinChunk(wl.out_block * wl.out_width * macs_per_pixel),
+                  [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); });
     return;
   }
   if (HasPadding(wl)) {
@@ -253,9 +272,8 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
     io.data = padded.data();
   }
   const Conv2DPlan plan = PlanConv2D(wl, lanes, regs, max_tile_rows);
-  const int64_t macs = plan.out_blocks_per_item * wl.out_block * plan.tile_rows * plan.row_length * macs_per_pixel;
-  runtime::ParallelFor(
-      plan.num_items, [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); }, MinChunk(macs));
+  const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
+  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); });
 }
 
 }  // namespace
