@@ -284,7 +284,10 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   const int64_t budget = num_regs - 4;                                // accumulators; the rest: weights, input
   const int64_t group_blocks = wl.out_channels / wl.groups / wl.out_block;
   const int64_t max_tile = num_regs >= 32 ? 14 : 12;
-  plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3 ? 2 : 1;
+  // Two blocks per tile when they divide the group; else three on AVX-512 (9 blocks: 144 channels); else one.
+  plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3         ? 2
+                             : group_blocks % 3 == 0 && num_regs >= 32 && halves == 1 ? 3
+                                                                                        : 1;
   const int64_t vectors = plan.out_blocks_per_item * halves;  // per output pixel
   plan.tile_width = std::min<int64_t>(max_tile, budget / vectors);
   plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 &&

@@ -122,15 +122,15 @@ constexpr TileFn Pick() {
   }
 #define TVMLITE_CONV_TILES_CS(CS)                                                                              \
   {                                                                                                             \
-    {TVMLITE_CONV_TILES(1, 1, CS), TVMLITE_CONV_TILES(1, 2, CS)}, {                                             \
-      TVMLITE_CONV_TILES(2, 1, CS), TVMLITE_CONV_TILES(2, 2, CS)                                                \
+    {TVMLITE_CONV_TILES(1, 1, CS), TVMLITE_CONV_TILES(1, 2, CS), TVMLITE_CONV_TILES(1, 3, CS)}, {               \
+      TVMLITE_CONV_TILES(2, 1, CS), TVMLITE_CONV_TILES(2, 2, CS), TVMLITE_CONV_TILES(2, 3, CS)                  \
     }                                                                                                           \
   }
 
-// [column step][R - 1][OB - 1][T]: column steps 16 (ic 16, stride 1), 32 (ic 16, stride 2), 8 (ic 8 / ic 4
+// [column step][R - 1][OB - 1][T] (OB 1..3): column steps 16 (ic 16, stride 1), 32 (ic 16, stride 2), 8 (ic 8 / ic 4
 // stride 2), 6 (the stem: ic 3, stride 2), anything else through the runtime step.
 constexpr int kColSteps[] = {0, 16, 32, 8, 6};
-const TileFn kTiles[5][2][2][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_CONV_TILES_CS(16),
+const TileFn kTiles[5][2][3][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_CONV_TILES_CS(16),
                                               TVMLITE_CONV_TILES_CS(32), TVMLITE_CONV_TILES_CS(8),
                                               TVMLITE_CONV_TILES_CS(6)};
 #undef TVMLITE_CONV_TILES_CS
