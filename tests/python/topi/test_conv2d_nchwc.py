@@ -245,6 +245,15 @@ def test_depthwise_is_rejected():
         conv2d_nchwc({"groups": 16})(data, weight, out)
 
 
+def test_grouped_plain_nchw_with_one_channel_per_group(rng):
+    """4-D data (blocks of 1) with groups == C is an ordinary grouped conv to this kernel: it must be exact."""
+    x = rng.standard_normal((1, 6, 9, 9)).astype("float32")
+    wt = rng.standard_normal((12, 1, 3, 3)).astype("float32")
+    out = tvmlite.nd.empty((1, 12, 9, 9))
+    conv2d_nchwc({"padding": [1], "groups": 6})(tvmlite.nd.array(x), tvmlite.nd.array(wt), out)
+    np.testing.assert_allclose(out.numpy(), conv_ref(x, wt, [1, 1], [1], [1, 1], 6), rtol=1e-4, atol=1e-4)
+
+
 def test_wrong_out_shape():
     data, weight, _ = _args()
     out = tvmlite.nd.empty((1, 1, 8, 8, 16))

@@ -7,7 +7,7 @@
  *   an item is (n, OB output blocks, one output row); the row is cut into tiles of T columns (T <= 12, the tiles
  *   of a row balanced);
  *   a tile keeps T x OB x HV ymm accumulators (HV = oc / 8 halves; <= 12 of the 16) and walks input-channel
- *   blocks, valid kernel rows, kernel columns and the ic channels of a block; each step loads OB x HV weight
+ *   blocks, kernel rows, kernel columns and the ic channels of a block; each step loads OB x HV weight
  *   vectors and, per column, broadcasts one input value and issues OB x HV FMAs.
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a column's
  *   broadcast is a load at a fixed displacement.
@@ -19,7 +19,6 @@
  */
 #include <immintrin.h>
 #include <tvmlite/topi/nn/conv2d.h>
-
 
 namespace tvmlite {
 namespace topi {

@@ -3,9 +3,9 @@
  * \brief The AVX-512 blocked conv2d (out block 16): a direct convolution with its accumulators in registers.
  *
  * Algorithm (the shape of oneDNN's and LIBXSMM's direct convolutions, without a JIT):
- *   an item is (n, OB output blocks, R output rows); a row is cut into balanced tiles of T columns (T <= 14:
- *   56 = 4 x 14, 7 = 7); narrow maps (7x7) take two rows per tile (R = 2) so that a weight vector still serves 14
- *   output pixels;
+ *   an item is (n, OB output blocks, R output rows), OB = 2 (3 when the block count is odd and divisible by 3,
+ *   else 1); a row is cut into balanced tiles of T columns (T <= 28 / OB, at most 14: 56 = 4 x 14, 7 = 7);
+ *   narrow maps (7x7) take two rows per tile (R = 2) so that a weight vector still serves 14 output pixels;
  *   a tile keeps R x T x OB zmm accumulators (<= 28 of the 32) and walks input-channel blocks, kernel rows, kernel
  *   columns and the ic channels of a block; each step loads OB weight vectors (16 output channels each) and, per
  *   pixel, broadcasts one input value and issues OB FMAs: OB + R x T loads for R x T x OB FMAs.
@@ -14,12 +14,13 @@
  * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
  * epilogue runs on each finished row of each output block (OW x 16 contiguous floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
+ * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
+ * weights per pass, each item a whole (n, block group) plane: partial sums go through the output (still in L1/L2).
  *
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx512f).
  */
 #include <immintrin.h>
 #include <tvmlite/topi/nn/conv2d.h>
-
 
 namespace tvmlite {
 namespace topi {
