@@ -251,9 +251,14 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   const Isa isa = CpuIsa();
   void (*fast)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t) = nullptr;
   int lanes = 0, regs = 0, max_tile_rows = 1;
-  if (isa == Isa::kAVX512 && wl.out_block == 16) {
+  const __int128 wide_padded = static_cast<__int128>(wl.batch * wl.in_channels) *
+                              (wl.in_height + wl.pad_top + wl.pad_bottom) * (wl.in_width + wl.pad_left + wl.pad_right);
+  // Padding far beyond the input (huge strides and pads) would make the padded copy the cost: portable path.
+  const bool pad_ok = wide_padded <= 4 * static_cast<__int128>(data.size()) + (1 << 20);
+  const int64_t padded_size = pad_ok ? static_cast<int64_t>(wide_padded) : 0;
+  if (pad_ok && isa == Isa::kAVX512 && wl.out_block == 16) {
     fast = &Conv2DNCHWcAVX512, lanes = 16, regs = 32, max_tile_rows = 2;
-  } else if (isa != Isa::kScalar && (wl.out_block == 8 || wl.out_block == 16)) {
+  } else if (pad_ok && isa != Isa::kScalar && (wl.out_block == 8 || wl.out_block == 16)) {
     fast = &Conv2DNCHWcAVX2, lanes = 8, regs = 16;
   }
   if (fast == nullptr) {
@@ -265,9 +270,7 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   if (HasPadding(wl)) {
     // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
     static thread_local std::vector<float> padded;
-    const int64_t size = wl.batch * wl.in_channels * (wl.in_height + wl.pad_top + wl.pad_bottom) *
-                         (wl.in_width + wl.pad_left + wl.pad_right);
-    if (static_cast<int64_t>(padded.size()) < size) padded.resize(size);
+    if (static_cast<int64_t>(padded.size()) < padded_size) padded.resize(padded_size);
     wl = PadInput(wl, io.data, padded.data());
     io.data = padded.data();
   }
