@@ -187,9 +187,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--layers", default="", help="comma-separated substrings of row names (e.g. r50,3x3)")
     ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
-    ap.add_argument("--repeat", type=int, default=7, help="samples per cell")
+    ap.add_argument("--repeat", type=int, default=21, help="samples per cell")
     ap.add_argument("--peak", type=float, default=160.0, help="peak GFLOP/s of one thread")
-    ap.add_argument("--target-ms", type=float, default=5.0, help="length of one sample")
+    ap.add_argument("--target-ms", type=float, default=1.0,
+                    help="length of one sample (short: a preemption by another process spoils one sample, not all)")
     ap.add_argument("--stat", choices=["median", "min"], default="median", help="how samples become one figure")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
