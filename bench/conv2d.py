@@ -22,6 +22,7 @@ Usage
     python bench/conv2d.py --stat min               # the fastest sample: less noise on a shared machine
     python bench/conv2d.py --layers r50 --threads 1 --repeat 9
     python bench/conv2d.py --layers 3x3             # substring filter on the row name
+    python bench/conv2d.py --isa avx2               # the AVX2 path (8-lane blocks), on an AVX-512 machine
 """
 from __future__ import annotations
 
@@ -192,6 +193,8 @@ def main():
     ap.add_argument("--target-ms", type=float, default=1.0,
                     help="length of one sample (short: a preemption by another process spoils one sample, not all)")
     ap.add_argument("--stat", choices=["median", "min"], default="median", help="how samples become one figure")
+    ap.add_argument("--isa", choices=["avx512", "avx2", "scalar"], default=None,
+                    help="force a lower kernel path (topi.set_cpu_isa); default: the CPU's best")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     set_threads = tvmlite.get_global_func("runtime.set_num_threads")
@@ -200,6 +203,8 @@ def main():
     layers = distinct_layers(args.layers)
     skipped = [n for n, layer in layers if layer[5] > 1 and not has_dw]
     layers = [(n, layer) for n, layer in layers if has_dw or layer[5] == 1]
+    if args.isa:
+        tvmlite.get_global_func("topi.set_cpu_isa")(args.isa)
     isa = tvmlite.get_global_func("topi.cpu_isa")()
 
     head = f"{'layer':34s}" + "".join(
