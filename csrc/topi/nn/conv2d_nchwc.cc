@@ -315,11 +315,12 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   plan.num_items = wl.batch * block_groups * ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
   const int64_t ncb = wl.in_channels / wl.groups / wl.in_block;
   plan.cb_chunk = ncb;
-  // Small maps (<= 14 columns) whose weights per block group overflow L1: passes of ~16 KB of weights, when that
-  // leaves at least 2 items per thread's worth of parallelism (the pass needs the whole plane in one item).
+  // Small maps (<= 14 columns) whose 3x3 (or larger) weights per block group overflow L1: passes of ~16 KB of
+  // weights, when that leaves at least 2 items per thread's worth of parallelism (the pass needs the whole plane in
+  // one item). Not 1x1 convs: their input, re-read by every pass of every block group, is the larger stream.
   const int64_t bytes_per_cb = wl.in_block * wl.kernel_h * wl.kernel_w * plan.out_blocks_per_item * wl.out_block * 4;
-  if (max_tile_rows >= 2 && !plan.flat_pixels && wl.out_width <= 14 && ncb * bytes_per_cb > (int64_t(48) << 10) &&
-      wl.batch * block_groups >= 8) {
+  if (max_tile_rows >= 2 && !plan.flat_pixels && wl.kernel_h * wl.kernel_w > 1 && wl.out_width <= 14 &&
+      ncb * bytes_per_cb > (int64_t(48) << 10) && wl.batch * block_groups >= 8) {
     plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
     if (plan.cb_chunk < ncb) plan.num_items = wl.batch * block_groups;
   }
