@@ -10,11 +10,14 @@
  * and against the window formula, binds the epilogue, and runs one path:
  *   AVX-512 (out block 16) or AVX2 (out block 8, or 16 as two halves): register-tiled direct convolution
  *     (csrc/topi/x86/{avx512,avx2}/conv2d_nchwc.cc) over the grid PlanConv2D picks;
- *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel.
+ *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel (also
+ *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
+ * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
+ * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
+ * convs under ~4M multiply-adds stay on the calling thread.
  * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
  * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
  */
-#include "../../relay/op/nn/window.h"
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/shape.h>
 #include <tvmlite/runtime/threading.h>
@@ -28,6 +31,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "../../relay/op/nn/window.h"
 
 namespace tvmlite {
 namespace topi {

@@ -2,9 +2,9 @@
  * \file tvmlite/topi/nn/conv2d.h
  * \brief The blocked conv2d (topi.nn.conv2d_nchwc): its workload and the ISA entry points it dispatches to.
  *
- *   Conv2DWorkload wl = ...;                    // built and checked once per call by conv2d_nchwc.cc
- *   Conv2DPlan plan = PlanConv2D(wl, lanes);    // the register tile and the parallel grid
- *   runtime::ParallelFor(plan.num_items, [&](int64_t b, int64_t e) { Conv2DNCHWcAVX512(wl, plan, io, b, e); });
+ *   Conv2DWorkload wl = ...;                             // built and checked per call by conv2d_nchwc.cc
+ *   Conv2DPlan plan = PlanConv2D(wl, 16, 32, 2);         // the register tile and the parallel grid
+ *   ... on the pool, items claimed in batches:  Conv2DNCHWcAVX512(wl, plan, io, begin, end);
  *
  * Layouts (shapes as the kernel reads them; 4-D NCHW / OIHW tensors are the same with blocks of 1):
  *   data    (N, C / ic, H, W, ic)                    NCHW{ic}c
