@@ -193,6 +193,30 @@ def test_conv2d_nchwc_matches_numpy(name, isa, threads, rng):
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * scale)
 
 
+def random_case(rng):
+    """Any blocks, kernel, stride, dilation, asymmetric padding and groups; sizes that keep the window valid."""
+    groups = int(rng.choice([1, 1, 2, 3]))
+    ic, oc = int(rng.choice([1, 2, 3, 4, 8, 16])), int(rng.choice([1, 4, 8, 16, 16]))
+    c, o = ic * int(rng.integers(1, 4)) * groups, oc * int(rng.integers(1, 5)) * groups
+    kh, kw, sh, sw = (int(v) for v in rng.integers(1, [6, 6, 4, 4]))
+    dh, dw = (int(v) for v in rng.integers(1, 3, 2))
+    pad = [int(v) for v in rng.integers(0, 4, 4)]
+    h = int(rng.integers(max(1, dh * (kh - 1) + 1 - pad[0] - pad[2]), 20))
+    w = int(rng.integers(max(1, dw * (kw - 1) + 1 - pad[1] - pad[3]), 40))
+    epi = str(rng.choice(["", "bias", "relu r0 r0", "bias_residual_relu"]))
+    return (int(rng.integers(1, 3)), c, h, w, o, kh, kw, [sh, sw], pad, [dh, dw], groups, ic, oc, epi)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conv2d_nchwc_random_configs(seed, isa, threads):
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        case = random_case(rng)
+        got, ref = run_case(case, rng)
+        scale = max(1.0, float(np.abs(ref).max()))
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * scale, err_msg=str(case))
+
+
 def test_repeated_calls_reuse_the_bound_kernel(rng):
     """The bound kernel is called many times with different tensors (as the executor does): same answers."""
     kernel = conv2d_nchwc({"strides": [1, 1], "padding": [1, 1], "epilogue": "add r0 r0 in0"})
