@@ -181,6 +181,50 @@ void PortableRows(const Conv2DWorkload& wl, const Conv2DTensors& io, int64_t beg
   }
 }
 
+/*!
+ * \brief The program as a Conv2DFusedTail when it is "add (r0, in_k) ... [relu | clip]": at most two adds of r0 and
+ * an input that is either per-channel ((1, O/oc, 1, 1, oc), right-aligned) or of the output's shape, then at most one
+ * relu or clip of r0 into r0. False for anything else (the interpreter runs it).
+ */
+bool MatchTail(const Epilogue& program, const std::vector<NDArray>& inputs, const std::vector<int64_t>& out_shape,
+               Conv2DFusedTail* tail) {
+  if (program.empty() || out_shape.size() != 5) return false;
+  const std::vector<int64_t> channel{1, out_shape[1], 1, 1, out_shape[4]};
+  int adds = 0;
+  bool activated = false;
+  for (const EpiInstr& ins : program.code()) {
+    if (ins.dst != 0 || activated) return false;
+    if (ins.op == EpiOp::kAdd) {
+      const bool a_r0 = ins.a.kind == EpiSrc::kReg && ins.a.index == 0;
+      const bool b_r0 = ins.b.kind == EpiSrc::kReg && ins.b.index == 0;
+      const EpiSrc& other = a_r0 ? ins.b : ins.a;
+      if (adds == 2 || !(a_r0 || b_r0) || other.kind != EpiSrc::kInput) return false;
+      const NDArray& x = inputs[other.index];
+      std::vector<int64_t> shape = x.Shape();
+      if (shape.size() > 5) return false;
+      shape.insert(shape.begin(), 5 - shape.size(), 1);
+      const DLTensor& t = x->tensor;
+      tail->add[adds] = reinterpret_cast<const float*>(static_cast<const char*>(t.data) + t.byte_offset);
+      if (shape == out_shape) {
+        tail->add_kind[adds++] = Conv2DFusedTail::kFull;
+      } else if (shape == channel) {
+        tail->add_kind[adds++] = Conv2DFusedTail::kChannel;
+      } else {
+        return false;
+      }
+    } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && ins.a.kind == EpiSrc::kReg &&
+               ins.a.index == 0) {
+      tail->act = ins.op == EpiOp::kRelu ? Conv2DFusedTail::kRelu : Conv2DFusedTail::kClip;
+      tail->lo = ins.alpha;
+      tail->hi = ins.beta;
+      activated = true;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {
   static_cast<const BoundEpilogue*>(ctx)->Apply(out, begin, n);
 }
@@ -284,6 +328,11 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
     io.data = padded.data();
   }
   const Conv2DPlan plan = PlanConv2D(wl, lanes, regs, max_tile_rows);
+  Conv2DFusedTail tail;
+  if (fast == &Conv2DNCHWcAVX512 && io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail)) {
+    io.tail = &tail;
+    io.epilogue = nullptr;
+  }
   const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
   ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); });
 }

@@ -255,6 +255,35 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("shape", [(1, 32, 13, 13, 64, 3, 1), (2, 64, 7, 7, 128, 3, 1), (1, 32, 9, 9, 48, 1, 1),
+                                   (1, 16, 11, 11, 32, 3, 2)])
+@pytest.mark.parametrize("program", [
+    "add r0 r0 in0; relu r0 r0",
+    "add r0 in1 r0; add r0 r0 in0; relu r0 r0",
+    "add r0 r0 in0; add r0 r0 in1; clip r0 r0 -0.5 6",
+    "add r0 in1 r0",
+    "clip r0 r0 0 6",
+])
+def test_epilogue_in_registers_matches_the_interpreter(shape, program, isa, rng):
+    """Bias / residual / relu / clip run in registers on AVX-512: bit for bit what the interpreter computes (the same
+    program with a trailing copy is not recognised, so it runs through the interpreter), NaN, inf and -0 included."""
+    n, c, h, w, o, k, s = shape
+    p = k // 2
+    oh = (h + 2 * p - k) // s + 1
+    x = pack_data(rng.standard_normal((n, c, h, w)).astype("float32"), 16)
+    wt = pack_weight(rng.standard_normal((o, c, k, k)).astype("float32"), 16, 16)
+    bias = rng.standard_normal((1, o // 16, 1, 1, 16)).astype("float32")
+    residual = rng.standard_normal((n, o // 16, oh, oh, 16)).astype("float32")
+    residual.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    args = [tvmlite.nd.array(a) for a in (x, wt, bias, residual)]
+    outs = []
+    for text in (program, program + "; copy r0 r0"):
+        out = tvmlite.nd.empty((n, o // 16, oh, oh, 16))
+        conv2d_nchwc({"strides": [s, s], "padding": [p], "epilogue": text})(*args, out)
+        outs.append(out.numpy())
+    np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # bad input
 

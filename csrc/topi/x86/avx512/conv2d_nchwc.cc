@@ -12,7 +12,8 @@
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a pixel's
  *   broadcast is a load at a fixed displacement from one or two row pointers.
  * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
- * epilogue runs on each finished row of each output block (OW x 16 contiguous floats, still in L1).
+ * common epilogues (bias, residual, relu, clip: Conv2DFusedTail) are applied in registers before the store; any
+ * other runs through the interpreter on each finished row of each output block (OW x 16 floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
  * weights per pass, each item a whole (n, block group) plane: partial sums go through the output (still in L1/L2).
@@ -44,10 +45,46 @@ struct TileArgs {
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
   int64_t out_ob_stride;
+  const Conv2DFusedTail* tail;  // the epilogue in registers, or null (plain store)
+  const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
+  int64_t ob;                   // the tile's first output block (its bias)
 };
 
 using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const float* w, float* out, int64_t os,
                         bool accumulate);
+
+/*! \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order). */
+__m512 ApplyTail(const Conv2DFusedTail& t, __m512 v, int64_t channel_off, int64_t full_off) {
+  for (int k = 0; k < 2; ++k) {
+    if (t.add_kind[k] == Conv2DFusedTail::kChannel) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + channel_off));
+    if (t.add_kind[k] == Conv2DFusedTail::kFull) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + full_off));
+  }
+  if (t.act == Conv2DFusedTail::kRelu) {  // x < 0 ? 0 : x (NaN and -0 kept)
+    const __m512 zero = _mm512_setzero_ps();
+    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v, zero);
+  } else if (t.act == Conv2DFusedTail::kClip) {  // x < lo ? lo : (x > hi ? hi : x)
+    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+    const __mmask16 below = _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ);
+    const __mmask16 above = _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ) & static_cast<__mmask16>(~below);
+    v = _mm512_mask_blend_ps(above, _mm512_mask_blend_ps(below, v, lo), hi);
+  }
+  return v;
+}
+
+template <int R, int T, int OB>
+void StoreWithTail(const TileArgs& a, const __m512 (&acc)[R][T][OB], float* out, int64_t os) {
+  const Conv2DFusedTail& t = *a.tail;
+  const int64_t base = out - a.out_base;
+  for (int b = 0; b < OB; ++b) {
+    const int64_t channel_off = (a.ob + b) * kLanes;  // this block's 16 channels of a per-channel input
+    for (int r = 0; r < R; ++r) {
+      for (int j = 0; j < T; ++j) {
+        const int64_t off = b * a.out_ob_stride + r * os + j * kLanes;
+        _mm512_storeu_ps(out + off, ApplyTail(t, acc[r][j][b], channel_off, base + off));
+      }
+    }
+  }
+}
 
 /*!
  * \brief R rows x T output columns x OB output blocks. in: the input at (first channel block of the group, the
@@ -95,14 +132,18 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
       }
     }
   }
+  if (a.tail == nullptr) {
 #pragma GCC unroll 4
-  for (int b = 0; b < OB; ++b) {
+    for (int b = 0; b < OB; ++b) {
 #pragma GCC unroll 2
-    for (int r = 0; r < R; ++r) {
+      for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28
-      for (int j = 0; j < T; ++j) _mm512_storeu_ps(out + b * a.out_ob_stride + r * os + j * kLanes, acc[r][j][b]);
+        for (int j = 0; j < T; ++j) _mm512_storeu_ps(out + b * a.out_ob_stride + r * os + j * kLanes, acc[r][j][b]);
+      }
     }
+    return;
   }
+  StoreWithTail<R, T, OB>(a, acc, out, os);
 }
 
 template <int R, int T, int OB, int CS>
@@ -166,6 +207,9 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   a.w_cb_stride = KH * KW * ic * oc;
   a.w_ob_stride = ncb * KH * KW * ic * oc;
   a.out_ob_stride = OH * OW * oc;
+  a.tail = io.tail;
+  a.out_base = io.out;
+  a.ob = 0;
   int cs_index = 0;
   for (int i = 1; i < 5; ++i) {
     if (kColSteps[i] == a.col_step) cs_index = i;
@@ -187,6 +231,8 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       for (int64_t c0 = 0; c0 < ncb; c0 += plan.cb_chunk) {
         TileArgs chunk = a;
         chunk.ncb = ncb - c0 < plan.cb_chunk ? ncb - c0 : plan.cb_chunk;
+        chunk.tail = c0 + chunk.ncb >= ncb ? io.tail : nullptr;  // the epilogue on the last pass's store
+        chunk.ob = ob0;
         const float* in_c = data_n + c0 * a.in_cb_stride;
         const float* w_c = weight + c0 * a.w_cb_stride;
         for (int64_t row0 = 0; row0 < OH; row0 += R) {
@@ -218,6 +264,8 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
     const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
     const float* weight = io.weight + ob0 * a.w_ob_stride;
     float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+    TileArgs ai = a;
+    ai.ob = ob0;
     float* out_row;
     int64_t count;
     if (plan.flat_pixels) {
@@ -229,7 +277,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t col = 0;
       for (int64_t t = 0; t < ntiles; ++t) {
         const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
-        tiles1[width](a, in + col * ic, 0, weight, out_row + col * oc, 0, false);
+        tiles1[width](ai, in + col * ic, 0, weight, out_row + col * oc, 0, false);
         col += width;
       }
     } else {
@@ -243,7 +291,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t ow0 = 0;
       for (int64_t t = 0; t < ntiles; ++t) {
         const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
-        tiles[width](a, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc, false);
+        tiles[width](ai, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc, false);
         ow0 += width;
       }
     }
