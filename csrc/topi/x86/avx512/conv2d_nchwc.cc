@@ -54,7 +54,8 @@ using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const floa
                         bool accumulate);
 
 /*! \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order). */
-__m512 ApplyTail(const Conv2DFusedTail& t, __m512 v, int64_t channel_off, int64_t full_off) {
+__attribute__((always_inline)) inline __m512 ApplyTail(const Conv2DFusedTail& t, __m512 v, int64_t channel_off,
+                                                       int64_t full_off) {
   for (int k = 0; k < 2; ++k) {
     if (t.add_kind[k] == Conv2DFusedTail::kChannel) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + channel_off));
     if (t.add_kind[k] == Conv2DFusedTail::kFull) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + full_off));
@@ -69,21 +70,6 @@ __m512 ApplyTail(const Conv2DFusedTail& t, __m512 v, int64_t channel_off, int64_
     v = _mm512_mask_blend_ps(above, _mm512_mask_blend_ps(below, v, lo), hi);
   }
   return v;
-}
-
-template <int R, int T, int OB>
-void StoreWithTail(const TileArgs& a, const __m512 (&acc)[R][T][OB], float* out, int64_t os) {
-  const Conv2DFusedTail& t = *a.tail;
-  const int64_t base = out - a.out_base;
-  for (int b = 0; b < OB; ++b) {
-    const int64_t channel_off = (a.ob + b) * kLanes;  // this block's 16 channels of a per-channel input
-    for (int r = 0; r < R; ++r) {
-      for (int j = 0; j < T; ++j) {
-        const int64_t off = b * a.out_ob_stride + r * os + j * kLanes;
-        _mm512_storeu_ps(out + off, ApplyTail(t, acc[r][j][b], channel_off, base + off));
-      }
-    }
-  }
 }
 
 /*!
@@ -143,7 +129,21 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
     }
     return;
   }
-  StoreWithTail<R, T, OB>(a, acc, out, os);
+  // Written out here, not in a helper taking acc by reference: that would keep the accumulators in memory.
+  const Conv2DFusedTail& tail = *a.tail;
+  const int64_t base = out - a.out_base;
+#pragma GCC unroll 4
+  for (int b = 0; b < OB; ++b) {
+    const int64_t channel_off = (a.ob + b) * kLanes;  // this block's 16 channels of a per-channel input
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 28
+      for (int j = 0; j < T; ++j) {
+        const int64_t off = b * a.out_ob_stride + r * os + j * kLanes;
+        _mm512_storeu_ps(out + off, ApplyTail(tail, acc[r][j][b], channel_off, base + off));
+      }
+    }
+  }
 }
 
 template <int R, int T, int OB, int CS>
