@@ -12,6 +12,8 @@
  *     (csrc/topi/x86/{avx512,avx2}/conv2d_nchwc.cc) over the grid PlanConv2D picks;
  *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel (also
  *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
+ * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchTail) runs in registers before the
+ * store; any other program runs through the interpreter on each finished output row.
  * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
  * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
  * convs under ~4M multiply-adds stay on the calling thread.
@@ -329,7 +331,7 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   }
   const Conv2DPlan plan = PlanConv2D(wl, lanes, regs, max_tile_rows);
   Conv2DFusedTail tail;
-  if (fast == &Conv2DNCHWcAVX512 && io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail)) {
+  if (io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail)) {
     io.tail = &tail;
     io.epilogue = nullptr;
   }

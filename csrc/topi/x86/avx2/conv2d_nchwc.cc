@@ -12,7 +12,8 @@
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a column's
  *   broadcast is a load at a fixed displacement.
  * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
- * epilogue runs on each finished row of each output block (OW x oc contiguous floats, still in L1).
+ * common epilogues (Conv2DFusedTail) are applied in registers before the store; any other runs through the
+ * interpreter on each finished row of each output block (OW x oc contiguous floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  *
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx2 -mfma).
@@ -42,9 +43,31 @@ struct TileArgs {
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * oc)
   int64_t out_ob_stride;
+  const Conv2DFusedTail* tail;  // the epilogue in registers, or null (plain store)
+  const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
+  int64_t ob;                   // the tile's first output block (its bias)
 };
 
 using TileFn = void (*)(const TileArgs&, const float* in, const float* w, float* out);
+
+/*! \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order). */
+__attribute__((always_inline)) inline __m256 ApplyTail(const Conv2DFusedTail& t, __m256 v, int64_t channel_off,
+                                                       int64_t full_off) {
+  for (int k = 0; k < 2; ++k) {
+    if (t.add_kind[k] == Conv2DFusedTail::kChannel) v = _mm256_add_ps(v, _mm256_loadu_ps(t.add[k] + channel_off));
+    if (t.add_kind[k] == Conv2DFusedTail::kFull) v = _mm256_add_ps(v, _mm256_loadu_ps(t.add[k] + full_off));
+  }
+  if (t.act == Conv2DFusedTail::kRelu) {  // x < 0 ? 0 : x (NaN and -0 kept)
+    const __m256 zero = _mm256_setzero_ps();
+    v = _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+  } else if (t.act == Conv2DFusedTail::kClip) {  // x < lo ? lo : (x > hi ? hi : x)
+    const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+    const __m256 below = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
+    const __m256 above = _mm256_andnot_ps(below, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
+    v = _mm256_blendv_ps(_mm256_blendv_ps(v, lo, below), hi, above);
+  }
+  return v;
+}
 
 /*!
  * \brief T output columns x OB output blocks. in: the input at (first channel block of the group, the tile's first
@@ -83,11 +106,26 @@ void Tile(const TileArgs& a, const float* in, const float* w, float* out) {
       }
     }
   }
+  if (a.tail == nullptr) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+#pragma GCC unroll 12
+      for (int j = 0; j < T; ++j) {
+        _mm256_storeu_ps(out + (v / HV) * a.out_ob_stride + j * OC + (v % HV) * kLanes, acc[j][v]);
+      }
+    }
+    return;
+  }
+  // Written out here, not in a helper taking acc by reference: that would keep the accumulators in memory.
+  const Conv2DFusedTail& tail = *a.tail;
+  const int64_t base = out - a.out_base;
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
+    const int64_t channel_off = (a.ob + v / HV) * OC + (v % HV) * kLanes;  // this vector's channels
 #pragma GCC unroll 12
     for (int j = 0; j < T; ++j) {
-      _mm256_storeu_ps(out + (v / HV) * a.out_ob_stride + j * OC + (v % HV) * kLanes, acc[j][v]);
+      const int64_t off = (v / HV) * a.out_ob_stride + j * OC + (v % HV) * kLanes;
+      _mm256_storeu_ps(out + off, ApplyTail(tail, acc[j][v], channel_off, base + off));
     }
   }
 }
@@ -151,6 +189,9 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
   a.w_cb_stride = KH * KW * ic * oc;
   a.w_ob_stride = ncb * KH * KW * ic * oc;
   a.out_ob_stride = OH * OW * oc;
+  a.tail = io.tail;
+  a.out_base = io.out;
+  a.ob = 0;
   int cs_index = 0;
   for (int i = 1; i < 5; ++i) {
     if (kColSteps[i] == a.col_step) cs_index = i;
@@ -165,6 +206,8 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
     const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
     const float* weight = io.weight + ob0 * a.w_ob_stride;
     float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+    TileArgs ai = a;
+    ai.ob = ob0;
     const float* in;
     float* out_row;
     int64_t count;
@@ -182,7 +225,7 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
     int64_t col = 0;
     for (int64_t t = 0; t < ntiles; ++t) {
       const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
-      tiles[width](a, in + col * a.col_step, weight, out_row + col * oc);
+      tiles[width](ai, in + col * a.col_step, weight, out_row + col * oc);
       col += width;
     }
     if (io.epilogue != nullptr) {

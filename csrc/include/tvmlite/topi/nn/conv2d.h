@@ -41,7 +41,7 @@ struct Conv2DWorkload {
 using Conv2DEpilogueFn = void (*)(void* ctx, float* out, int64_t begin, int64_t n);
 
 /*!
- * \brief The common epilogues, applied in registers before the store (AVX-512): up to two adds, in program order,
+ * \brief The common epilogues, applied in registers before the store (fast paths): up to two adds, in program order,
  * of a per-channel bias (O floats in (O/oc, oc) order) or a tensor of the output's shape, then relu or clip. The
  * same float32 operations in the same order as the interpreter: the results are identical.
  */
@@ -61,7 +61,7 @@ struct Conv2DTensors {
   float* out;
   Conv2DEpilogueFn epilogue;  // null when there is none (or when tail does all of it)
   void* epilogue_ctx;
-  const Conv2DFusedTail* tail = nullptr;  // AVX-512 only: the epilogue in registers
+  const Conv2DFusedTail* tail = nullptr;  // the epilogue in registers (fast paths), or null
 };
 
 /*!
