@@ -23,6 +23,7 @@ Usage
     python bench/conv2d.py --layers r50 --threads 1 --repeat 9
     python bench/conv2d.py --layers 3x3             # substring filter on the row name
     python bench/conv2d.py --isa avx2               # the AVX2 path (8-lane blocks), on an AVX-512 machine
+    python bench/conv2d.py --bias-relu              # conv + bias + relu, as the models run it
 """
 from __future__ import annotations
 
@@ -116,14 +117,18 @@ def macs(layer):
 class TvmliteConv:
     """The kernel bound once, tensors packed and allocated once: what the graph executor does per node."""
 
-    def __init__(self, layer, x, w):
+    def __init__(self, layer, x, w, bias=None):
         c, o, h, k, s, g = layer
         p = k // 2
         depthwise = g > 1 and g == c
         ic, oc = (1 if depthwise else block_size(c)), block_size(o)
         name = "topi.nn.depthwise_conv2d_nchwc" if depthwise else "topi.nn.conv2d_nchwc"
-        self.kernel = tvmlite.get_global_func(name)(
-            {"strides": [s, s], "padding": [p, p, p, p], "dilation": [1, 1], "groups": g})
+        attrs = {"strides": [s, s], "padding": [p, p, p, p], "dilation": [1, 1], "groups": g}
+        self.extra = []
+        if bias is not None:  # the fused group conv + bias + relu
+            attrs["epilogue"] = "add r0 r0 in0; relu r0 r0"
+            self.extra = [tvmlite.nd.array(np.ascontiguousarray(bias.reshape(1, o // oc, 1, 1, oc)))]
+        self.kernel = tvmlite.get_global_func(name)(attrs)
         n = x.shape[0]
         dic = oc if depthwise else ic
         self.oc = oc
@@ -136,7 +141,7 @@ class TvmliteConv:
         self.out = tvmlite.nd.empty((n, o // oc, oh, oh, oc))
 
     def __call__(self):
-        self.kernel(self.data, self.weight, self.out)
+        self.kernel(self.data, self.weight, *self.extra, self.out)
 
     def result(self):
         y = self.out.numpy()
@@ -145,14 +150,19 @@ class TvmliteConv:
 
 
 class OrtConv:
-    def __init__(self, layer, x, w, threads):
+    def __init__(self, layer, x, w, threads, bias=None):
         c, o, h, k, s, g = layer
         p = k // 2
-        node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[k, k], strides=[s, s], pads=[p, p, p, p],
-                                group=g)
-        graph = helper.make_graph([node], "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-                                  [numpy_helper.from_array(w, "w")])
+        inputs, inits = ["x", "w"], [numpy_helper.from_array(w, "w")]
+        if bias is not None:
+            inputs.append("b")
+            inits.append(numpy_helper.from_array(bias, "b"))
+        nodes = [helper.make_node("Conv", inputs, ["c" if bias is not None else "y"], kernel_shape=[k, k],
+                                  strides=[s, s], pads=[p, p, p, p], group=g)]
+        if bias is not None:
+            nodes.append(helper.make_node("Relu", ["c"], ["y"]))  # onnxruntime fuses it into the Conv
+        graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
@@ -193,6 +203,8 @@ def main():
     ap.add_argument("--target-ms", type=float, default=1.0,
                     help="length of one sample (short: a preemption by another process spoils one sample, not all)")
     ap.add_argument("--stat", choices=["median", "min"], default="median", help="how samples become one figure")
+    ap.add_argument("--bias-relu", action="store_true",
+                    help="time conv + bias + relu (tvmlite's fused epilogue; onnxruntime's Conv+Relu fusion)")
     ap.add_argument("--isa", choices=["avx512", "avx2", "scalar"], default=None,
                     help="force a lower kernel path (topi.set_cpu_isa); default: the CPU's best")
     args = ap.parse_args()
@@ -209,7 +221,7 @@ def main():
 
     head = f"{'layer':34s}" + "".join(
         f" | {t}T tvm ms  GF/s  %pk" + ("   ort ms ort/tvm" if ort else "") for t in threads)
-    print(f"topi.nn.conv2d_nchwc ({isa}) vs onnxruntime {ort.__version__ if ort else '(not installed)'}; "
+    print(f"topi.nn.conv2d_nchwc ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime {ort.__version__ if ort else '(not installed)'}; "
           f"{args.stat} of {args.repeat} samples of ~{args.target_ms:g} ms; peak {args.peak:g} GFLOP/s per thread")
     print(head)
     print("-" * len(head))
@@ -219,13 +231,14 @@ def main():
             c, o, h, k, s, g = layer
             x = rng.standard_normal((1, c, h, h)).astype("float32")
             w = (rng.standard_normal((o, c // g, k, k)) / np.sqrt(c // g * k * k)).astype("float32")
-            tv = TvmliteConv(layer, x, w)
+            bias = rng.standard_normal(o).astype("float32") if args.bias_relu else None
+            tv = TvmliteConv(layer, x, w, bias)
             line = f"{name:34s}"
             for t in threads:
                 set_threads(t)
                 cells = {"tvm": tv}
                 if ort is not None:
-                    cells["ort"] = OrtConv(layer, x, w, t)
+                    cells["ort"] = OrtConv(layer, x, w, t, bias)
                 for fn in cells.values():
                     fn()
                 if "ort" in cells:
