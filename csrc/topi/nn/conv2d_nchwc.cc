@@ -20,6 +20,7 @@
  * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
  * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
  */
+#include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/shape.h>
 #include <tvmlite/runtime/threading.h>
@@ -56,7 +57,39 @@ std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
   return attrs.GetInts(key);
 }
 
+/*! \brief Whether text is prefix, optionally followed by blocks "<digits><letter>" for each letter of suffixes. */
+bool IsLayout(const std::string& text, const std::string& prefix, const std::string& suffixes) {
+  if (text == prefix) return true;
+  if (text.compare(0, prefix.size(), prefix) != 0) return false;
+  size_t pos = prefix.size();
+  for (char letter : suffixes) {
+    size_t digits = pos;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == pos || digits >= text.size() || text[digits] != letter) return false;
+    pos = digits + 1;
+  }
+  return pos == text.size();
+}
+
+/*!
+ * \brief The relay attrs this kernel does not read must describe what it computes: NCHW / NCHW{c}c data and output,
+ * OIHW / OIHW{i}i{o}o weights, float32 (NotImplementedError otherwise: the lowering then runs the reference).
+ */
+void CheckLayouts(const KernelAttrs& attrs) {
+  const std::string data = attrs.GetString("data_layout", ""), kernel = attrs.GetString("kernel_layout", "");
+  const std::string out = attrs.GetString("out_layout", ""), dtype = attrs.GetString("out_dtype", "");
+  TVMLITE_CHECK_KIND(data.empty() || IsLayout(data, "NCHW", "c"), NotImplementedError)
+      << kName << ": data_layout '" << data << "' is not supported (NCHW or NCHW{c}c)";
+  TVMLITE_CHECK_KIND(kernel.empty() || IsLayout(kernel, "OIHW", "io"), NotImplementedError)
+      << kName << ": kernel_layout '" << kernel << "' is not supported (OIHW or OIHW{i}i{o}o)";
+  TVMLITE_CHECK_KIND(out.empty() || IsLayout(out, "NCHW", "c"), NotImplementedError)
+      << kName << ": out_layout '" << out << "' is not supported (NCHW or NCHW{c}c)";
+  TVMLITE_CHECK_KIND(dtype.empty() || dtype == "float32", NotImplementedError)
+      << kName << ": out_dtype '" << dtype << "' is not supported (float32)";
+}
+
 ConvParams ParseParams(const KernelAttrs& attrs) {
+  CheckLayouts(attrs);
   ConvParams p;
   auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
   try {
@@ -295,6 +328,108 @@ void ParallelItems(int64_t n, int64_t min_chunk, const F& fn) {
   });
 }
 
+using FastFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t);
+
+/*! \brief A vector path for the output block, or none (fn null). */
+struct FastPath {
+  FastFn fn = nullptr;
+  int lanes = 0, regs = 0, max_tile_rows = 1;
+};
+
+FastPath PickFast(int64_t out_block, Isa isa) {
+  FastPath f;
+  if (isa == Isa::kAVX512 && out_block == 16) {
+    f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2;
+  } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
+    f.fn = &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
+  }
+  return f;
+}
+
+/*!
+ * \brief The floats of the zero-padded input, or -1 when padding reaches far beyond the input (huge strides and
+ * pads): the padded copy would then be the cost, and the portable path (which needs none) runs instead.
+ */
+int64_t PaddedSize(const Conv2DWorkload& wl) {
+  const __int128 padded = static_cast<__int128>(wl.batch * wl.in_channels) *
+                          (wl.in_height + wl.pad_top + wl.pad_bottom) * (wl.in_width + wl.pad_left + wl.pad_right);
+  const __int128 input = static_cast<__int128>(wl.batch * wl.in_channels) * wl.in_height * wl.in_width;
+  return padded <= 4 * input + (1 << 20) ? static_cast<int64_t>(padded) : -1;
+}
+
+/*! \brief A fast path over the whole grid: pad the input if the conv pads, plan, run on the pool. */
+void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Conv2DFusedTail* tail) {
+  if (HasPadding(wl)) {
+    // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
+    static thread_local std::vector<float> padded;
+    const int64_t size = PaddedSize(wl);
+    if (static_cast<int64_t>(padded.size()) < size) padded.resize(size);
+    wl = PadInput(wl, io.data, padded.data());
+    io.data = padded.data();
+  }
+  const Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
+  if (tail != nullptr) {
+    io.tail = tail;
+    io.epilogue = nullptr;
+  }
+  const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
+  const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
+  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); });
+}
+
+/*!
+ * \brief Plain NCHW / OIHW tensors (blocks of 1) on a fast path: pack the data and the weights into blocks (ic: the
+ * group's channels when at most 16, else the largest of 16, 8, 4, 2 dividing them; oc: 16 or 8), run blocked into
+ * a scratch output, unpack it, then run the epilogue on the NCHW output. Three passes over the tensors against
+ * O * KH * KW / groups multiply-adds per input value. False when no output block fits (the portable path runs).
+ */
+bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const BoundEpilogue& bound) {
+  const int64_t group_in = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
+  int64_t ic = group_in <= 16 ? group_in : 1;
+  for (int64_t b : {16, 8, 4, 2}) {
+    if (ic == 1 && group_in % b == 0) ic = b;
+  }
+  const int64_t oc = group_out % 16 == 0 ? 16 : group_out % 8 == 0 ? 8 : 0;
+  const FastPath path = PickFast(oc, isa);
+  if (path.fn == nullptr || ic < 1) return false;
+  Conv2DWorkload blocked = wl;
+  blocked.in_block = ic;
+  blocked.out_block = oc;
+  const int64_t N = wl.batch, C = wl.in_channels, O = wl.out_channels, plane = wl.in_height * wl.in_width;
+  const int64_t taps = wl.kernel_h * wl.kernel_w, out_plane = wl.out_height * wl.out_width;
+  static thread_local std::vector<float> data, weight, out;
+  data.resize(std::max<size_t>(data.size(), N * C * plane));
+  weight.resize(std::max<size_t>(weight.size(), O * group_in * taps));
+  out.resize(std::max<size_t>(out.size(), N * O * out_plane));
+  for (int64_t n = 0; n < N; ++n) {  // (N, C, H, W) -> (N, C/ic, H, W, ic)
+    for (int64_t c = 0; c < C; ++c) {
+      const float* src = io.data + (n * C + c) * plane;
+      float* dst = data.data() + (n * C + c - c % ic) * plane + c % ic;
+      for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i];
+    }
+  }
+  for (int64_t o = 0; o < O; ++o) {  // (O, C/g, KH, KW) -> (O/oc, C/g/ic, KH, KW, ic, oc)
+    for (int64_t ci = 0; ci < group_in; ++ci) {
+      const float* src = io.weight + (o * group_in + ci) * taps;
+      float* dst = weight.data() + ((o / oc * (group_in / ic) + ci / ic) * taps * ic + ci % ic) * oc + o % oc;
+      for (int64_t k = 0; k < taps; ++k) dst[k * ic * oc] = src[k];
+    }
+  }
+  RunFast(blocked, Conv2DTensors{data.data(), weight.data(), out.data(), nullptr, nullptr}, path, nullptr);
+  for (int64_t n = 0; n < N; ++n) {  // (N, O/oc, OH, OW, oc) -> (N, O, OH, OW)
+    for (int64_t o = 0; o < O; ++o) {
+      const float* src = out.data() + (n * O + o - o % oc) * out_plane + o % oc;
+      float* dst = io.out + (n * O + o) * out_plane;
+      for (int64_t i = 0; i < out_plane; ++i) dst[i] = src[i * oc];
+    }
+  }
+  if (!bound.empty()) {
+    runtime::ParallelFor(
+        N * O * out_plane, [&](int64_t b, int64_t e) { bound.Apply(io.out, b, e - b); }, /*min_chunk=*/16384);
+  }
+  return true;
+}
+
 void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
   Conv2DWorkload wl = MakeWorkload(p, data, weight, out);
@@ -302,41 +437,21 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
   Conv2DTensors io{data.Data<float>(), weight.Data<float>(), out.Data<float>(),
                    bound.empty() ? nullptr : &ApplyEpilogue, &bound};
   if (out.size() == 0) return;
-  const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
   const Isa isa = CpuIsa();
-  void (*fast)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t) = nullptr;
-  int lanes = 0, regs = 0, max_tile_rows = 1;
-  const __int128 wide_padded = static_cast<__int128>(wl.batch * wl.in_channels) *
-                              (wl.in_height + wl.pad_top + wl.pad_bottom) * (wl.in_width + wl.pad_left + wl.pad_right);
-  // Padding far beyond the input (huge strides and pads) would make the padded copy the cost: portable path.
-  const bool pad_ok = wide_padded <= 4 * static_cast<__int128>(data.size()) + (1 << 20);
-  const int64_t padded_size = pad_ok ? static_cast<int64_t>(wide_padded) : 0;
-  if (pad_ok && isa == Isa::kAVX512 && wl.out_block == 16) {
-    fast = &Conv2DNCHWcAVX512, lanes = 16, regs = 32, max_tile_rows = 2;
-  } else if (pad_ok && isa != Isa::kScalar && (wl.out_block == 8 || wl.out_block == 16)) {
-    fast = &Conv2DNCHWcAVX2, lanes = 8, regs = 16;
-  }
-  if (fast == nullptr) {
+  const bool pad_ok = PaddedSize(wl) >= 0;
+  const bool plain = data.ndim() == 4 && weight.ndim() == 4 && out.ndim() == 4;
+  if (pad_ok && plain && isa != Isa::kScalar && RunPlain(wl, io, isa, bound)) return;
+  const FastPath path = pad_ok ? PickFast(wl.out_block, isa) : FastPath();
+  if (path.fn == nullptr) {
+    const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
     const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
     ParallelItems(items, MinChunk(wl.out_block * wl.out_width * macs_per_pixel),
                   [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); });
     return;
   }
-  if (HasPadding(wl)) {
-    // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
-    static thread_local std::vector<float> padded;
-    if (static_cast<int64_t>(padded.size()) < padded_size) padded.resize(padded_size);
-    wl = PadInput(wl, io.data, padded.data());
-    io.data = padded.data();
-  }
-  const Conv2DPlan plan = PlanConv2D(wl, lanes, regs, max_tile_rows);
   Conv2DFusedTail tail;
-  if (io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail)) {
-    io.tail = &tail;
-    io.epilogue = nullptr;
-  }
-  const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
-  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { fast(wl, plan, io, b, e); });
+  const bool fused = io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail);
+  RunFast(wl, io, path, fused ? &tail : nullptr);
 }
 
 }  // namespace
@@ -390,6 +505,11 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, An
   return MakeKernel(kName, 3 + program.num_inputs(),
                     [params, program](const KernelArgs& args) { Run(params, program, args); });
 });
+
+// The lowering's kernel for the blocked conv (AlterOpLayout's output) and for plain NCHW convs (blocks of 1).
+TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
+TVMLITE_REGISTER_OP("nn.conv2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
 
 }  // namespace topi
 }  // namespace tvmlite

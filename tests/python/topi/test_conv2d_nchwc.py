@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from tvmlite.ir.op import Op
 
 conv2d_nchwc = tvmlite.get_global_func("topi.nn.conv2d_nchwc")
 set_cpu_isa = tvmlite.get_global_func("topi.set_cpu_isa")
@@ -137,6 +138,11 @@ CASES = {
     "parallel_1x1_flat_28": (1, 64, 28, 28, 128, 1, 1, [1, 1], [0], [1, 1], 1, 16, 16, "silu"),
     "parallel_ic4_oc4_24": (1, 32, 24, 24, 32, 3, 3, [1, 1], [1, 1], [1, 1], 1, 4, 4, "bias"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
+    # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
+    "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
+    "plain_nchw_packed_stem": (1, 3, 17, 17, 16, 7, 7, [2, 2], [3, 3], [1, 1], 1, 1, 1, "bias_relu"),
+    "plain_nchw_packed_groups_oc8": (1, 16, 7, 7, 16, 3, 3, [1, 1], [1, 1], [1, 1], 2, 1, 1, "residual"),
+    "plain_nchw_packed_1x1_big": (1, 64, 28, 28, 64, 1, 1, [1, 1], [0], [1, 1], 1, 1, 1, "silu"),
 }
 
 EPILOGUES = {
@@ -370,6 +376,30 @@ def test_kernel_larger_than_input():
 def test_bad_attrs(attrs, error, message):
     with pytest.raises(error, match=KERNEL + ".*" + message):
         conv2d_nchwc(attrs)
+
+
+def test_kernel_is_registered_for_the_conv_ops():
+    for op in ("nn.contrib_conv2d_NCHWc", "nn.conv2d"):
+        assert str(Op.get(op).get_attr("FTVMLiteKernel")) == KERNEL
+
+
+def test_relay_attrs_the_lowering_passes_are_accepted():
+    """The lowering hands every Conv2DAttrs field (by reflection); blocked and plain layouts are what we compute."""
+    data, weight, out = _args()
+    attrs = {"strides": [1, 1], "padding": [0, 0, 0, 0], "dilation": [1, 1], "groups": 1, "channels": 16,
+             "kernel_size": [3, 3], "data_layout": "NCHW16c", "kernel_layout": "OIHW16i16o", "out_layout": "",
+             "out_dtype": "float32"}
+    conv2d_nchwc(attrs)(data, weight, out)
+    conv2d_nchwc(dict(attrs, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW"))
+
+
+@pytest.mark.parametrize("key, value", [("data_layout", "NHWC"), ("kernel_layout", "HWIO"),
+                                        ("out_layout", "NHWC16c"), ("data_layout", "NCHW16"),
+                                        ("kernel_layout", "OIHW16i"), ("out_dtype", "float16")])
+def test_other_layouts_and_dtypes_are_not_implemented(key, value):
+    """Raising at the factory sends the lowering to the reference for these."""
+    with pytest.raises(NotImplementedError, match=KERNEL + ".*" + key):
+        conv2d_nchwc({key: value})
 
 
 def test_missing_epilogue_input():
