@@ -217,23 +217,24 @@ void PortableRows(const Conv2DWorkload& wl, const Conv2DTensors& io, int64_t beg
 }
 
 /*!
- * \brief The program as a Conv2DFusedTail when it is "add (r0, in_k) ... [relu | clip]": at most two adds of r0 and
- * an input that is either per-channel ((1, O/oc, 1, 1, oc), right-aligned) or of the output's shape, then at most one
- * relu or clip of r0 into r0. False for anything else (the interpreter runs it).
+ * \brief The program as a Conv2DFusedTail when it is a chain "add (cur, in_k)" ... ["relu | clip" cur], each step
+ * reading the register the previous one wrote (r0 first; the lowering names intermediates r1..r7) and the last
+ * writing r0: at most two adds of an input that is per-channel ((1, O/oc, 1, 1, oc), right-aligned) or of the
+ * output's shape, then at most one relu or clip. False for anything else (the interpreter runs it).
  */
 bool MatchTail(const Epilogue& program, const std::vector<NDArray>& inputs, const std::vector<int64_t>& out_shape,
                Conv2DFusedTail* tail) {
   if (program.empty() || out_shape.size() != 5) return false;
   const std::vector<int64_t> channel{1, out_shape[1], 1, 1, out_shape[4]};
-  int adds = 0;
+  auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
+  int cur = 0, adds = 0;
   bool activated = false;
   for (const EpiInstr& ins : program.code()) {
-    if (ins.dst != 0 || activated) return false;
+    if (activated) return false;
     if (ins.op == EpiOp::kAdd) {
-      const bool a_r0 = ins.a.kind == EpiSrc::kReg && ins.a.index == 0;
-      const bool b_r0 = ins.b.kind == EpiSrc::kReg && ins.b.index == 0;
-      const EpiSrc& other = a_r0 ? ins.b : ins.a;
-      if (adds == 2 || !(a_r0 || b_r0) || other.kind != EpiSrc::kInput) return false;
+      const bool a_cur = is_reg(ins.a, cur);
+      const EpiSrc& other = a_cur ? ins.b : ins.a;
+      if (adds == 2 || !(a_cur || is_reg(ins.b, cur)) || other.kind != EpiSrc::kInput) return false;
       const NDArray& x = inputs[other.index];
       std::vector<int64_t> shape = x.Shape();
       if (shape.size() > 5) return false;
@@ -247,8 +248,7 @@ bool MatchTail(const Epilogue& program, const std::vector<NDArray>& inputs, cons
       } else {
         return false;
       }
-    } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && ins.a.kind == EpiSrc::kReg &&
-               ins.a.index == 0) {
+    } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && is_reg(ins.a, cur)) {
       tail->act = ins.op == EpiOp::kRelu ? Conv2DFusedTail::kRelu : Conv2DFusedTail::kClip;
       tail->lo = ins.alpha;
       tail->hi = ins.beta;
@@ -256,8 +256,9 @@ bool MatchTail(const Epilogue& program, const std::vector<NDArray>& inputs, cons
     } else {
       return false;
     }
+    cur = ins.dst;
   }
-  return true;
+  return cur == 0;
 }
 
 void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {

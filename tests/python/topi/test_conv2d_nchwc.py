@@ -269,6 +269,8 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
     "add r0 r0 in0; add r0 r0 in1; clip r0 r0 -0.5 6",
     "add r0 in1 r0",
     "clip r0 r0 0 6",
+    "add r1 r0 in0; add r2 in1 r1; relu r0 r2",  # the lowering's register naming
+    "add r1 r0 in0; relu r1 r1; copy r0 r1",     # not a chain ending in r0 by an add or activation: interpreter
 ])
 def test_epilogue_in_registers_matches_the_interpreter(shape, program, isa, rng):
     """Bias / residual / relu / clip run in registers on AVX-512: bit for bit what the interpreter computes (the same
