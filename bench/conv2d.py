@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""topi.nn.conv2d_nchwc per conv layer of ResNet-18, ResNet-50 and MobileNetV2, against onnxruntime.
+
+Rows: every distinct conv of the three models at batch 1 (224x224 input), listed once with the models using it.
+Columns, for each thread count:
+    tvmlite     median latency of topi.nn.conv2d_nchwc on pre-packed blocked tensors (weights packed once, output
+                preallocated), the kernel bound once as the executor binds it
+    GF/s, %pk   2 * MACs / latency, and that against --peak GFLOP/s per thread (160: AVX-512 fp32 at ~2.5 GHz)
+    ort         median latency of an onnxruntime session holding that one Conv (NCHW, weight an initializer,
+                graph optimizations on, intra_op_num_threads = the thread count)
+    ort/tvm     the ratio: above 1 means tvmlite is faster
+A torch column joins when torch is importable. MobileNetV2's depthwise convs are rows only when
+topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
+
+Method: each sample times a loop of calls lasting about --target-ms; tvmlite's and onnxruntime's samples alternate,
+so the machine's noise hits both alike; the figure is the median over --repeat samples (--stat min: the fastest
+sample, the better estimate of what the code can do on a machine whose cores other processes share). Results are
+checked against each other once per layer before timing.
+
+Usage
+    python bench/conv2d.py                          # every layer, 1 and 2 threads (about a minute and a half)
+    python bench/conv2d.py --stat min               # the fastest sample: less noise on a shared machine
+    python bench/conv2d.py --layers r50 --threads 1 --repeat 9
+    python bench/conv2d.py --layers 3x3             # substring filter on the row name
+    python bench/conv2d.py --isa avx2               # the AVX2 path (8-lane blocks), on an AVX-512 machine
+    python bench/conv2d.py --bias-relu              # conv + bias + relu, as the models run it
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import tvmlite
+
+try:
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:  # pragma: no cover - the bench still shows tvmlite's figures
+    ort = None
+
+try:
+    import torch  # noqa: F401
+except ImportError:
+    torch = None
+
+
+def block_size(c, cap=16):
+    """The layout's channel block: the largest of 16, 8, 4, 2, 1 dividing c (3 for the 3-channel stem)."""
+    if c == 3:
+        return 3
+    for b in (16, 8, 4, 2, 1):
+        if b <= cap and c % b == 0:
+            return b
+    return 1
+
+
+# (C, O, H, K, stride, groups); H = input size (square), padding = K // 2.
+RESNET18 = [
+    (3, 64, 224, 7, 2, 1),
+    (64, 64, 56, 3, 1, 1),
+    (64, 128, 56, 3, 2, 1), (128, 128, 28, 3, 1, 1), (64, 128, 56, 1, 2, 1),
+    (128, 256, 28, 3, 2, 1), (256, 256, 14, 3, 1, 1), (128, 256, 28, 1, 2, 1),
+    (256, 512, 14, 3, 2, 1), (512, 512, 7, 3, 1, 1), (256, 512, 14, 1, 2, 1),
+]
+RESNET50 = [
+    (3, 64, 224, 7, 2, 1),
+    (64, 64, 56, 1, 1, 1), (64, 64, 56, 3, 1, 1), (64, 256, 56, 1, 1, 1), (256, 64, 56, 1, 1, 1),
+    (256, 128, 56, 1, 1, 1), (128, 128, 56, 3, 2, 1), (128, 512, 28, 1, 1, 1), (256, 512, 56, 1, 2, 1),
+    (512, 128, 28, 1, 1, 1), (128, 128, 28, 3, 1, 1),
+    (512, 256, 28, 1, 1, 1), (256, 256, 28, 3, 2, 1), (256, 1024, 14, 1, 1, 1), (512, 1024, 28, 1, 2, 1),
+    (1024, 256, 14, 1, 1, 1), (256, 256, 14, 3, 1, 1),
+    (1024, 512, 14, 1, 1, 1), (512, 512, 14, 3, 2, 1), (512, 2048, 7, 1, 1, 1), (1024, 2048, 14, 1, 2, 1),
+    (2048, 512, 7, 1, 1, 1), (512, 512, 7, 3, 1, 1),
+]
+MOBILENETV2 = [
+    (3, 32, 224, 3, 2, 1), (32, 32, 112, 3, 1, 32), (32, 16, 112, 1, 1, 1),
+    (16, 96, 112, 1, 1, 1), (96, 96, 112, 3, 2, 96), (96, 24, 56, 1, 1, 1),
+    (24, 144, 56, 1, 1, 1), (144, 144, 56, 3, 1, 144), (144, 24, 56, 1, 1, 1), (144, 144, 56, 3, 2, 144),
+    (144, 32, 28, 1, 1, 1), (32, 192, 28, 1, 1, 1), (192, 192, 28, 3, 1, 192), (192, 32, 28, 1, 1, 1),
+    (192, 192, 28, 3, 2, 192), (192, 64, 14, 1, 1, 1), (64, 384, 14, 1, 1, 1), (384, 384, 14, 3, 1, 384),
+    (384, 64, 14, 1, 1, 1), (384, 96, 14, 1, 1, 1), (96, 576, 14, 1, 1, 1), (576, 576, 14, 3, 1, 576),
+    (576, 96, 14, 1, 1, 1), (576, 576, 14, 3, 2, 576), (576, 160, 7, 1, 1, 1), (160, 960, 7, 1, 1, 1),
+    (960, 960, 7, 3, 1, 960), (960, 160, 7, 1, 1, 1), (960, 320, 7, 1, 1, 1), (320, 1280, 7, 1, 1, 1),
+]
+MODELS = {"r18": RESNET18, "r50": RESNET50, "mv2": MOBILENETV2}
+
+
+def layer_name(layer):
+    c, o, h, k, s, g = layer
+    dw = "dw" if g > 1 and g == c else ""
+    return f"{c}->{o} {k}x{k}{dw} s{s} @{h}"
+
+
+def distinct_layers(filter_text):
+    rows = {}
+    for model, layers in MODELS.items():
+        for layer in layers:
+            rows.setdefault(layer, []).append(model)
+    out = []
+    for layer, models in rows.items():
+        name = f"{layer_name(layer)} [{','.join(dict.fromkeys(models))}]"
+        if not filter_text or any(f in name for f in filter_text.split(",")):
+            out.append((name, layer))
+    return out
+
+
+def macs(layer):
+    c, o, h, k, s, g = layer
+    oh = (h + 2 * (k // 2) - k) // s + 1
+    return oh * oh * o * (c // g) * k * k
+
+
+class TvmliteConv:
+    """The kernel bound once, tensors packed and allocated once: what the graph executor does per node."""
+
+    def __init__(self, layer, x, w, bias=None):
+        c, o, h, k, s, g = layer
+        p = k // 2
+        depthwise = g > 1 and g == c
+        ic, oc = (1 if depthwise else block_size(c)), block_size(o)
+        name = "topi.nn.depthwise_conv2d_nchwc" if depthwise else "topi.nn.conv2d_nchwc"
+        attrs = {"strides": [s, s], "padding": [p, p, p, p], "dilation": [1, 1], "groups": g}
+        self.extra = []
+        if bias is not None:  # the fused group conv + bias + relu
+            attrs["epilogue"] = "add r0 r0 in0; relu r0 r0"
+            self.extra = [tvmlite.nd.array(np.ascontiguousarray(bias.reshape(1, o // oc, 1, 1, oc)))]
+        self.kernel = tvmlite.get_global_func(name)(attrs)
+        n = x.shape[0]
+        dic = oc if depthwise else ic
+        self.oc = oc
+        self.data = tvmlite.nd.array(np.ascontiguousarray(
+            x.reshape(n, c // dic, dic, h, h).transpose(0, 1, 3, 4, 2)))
+        cg = c // g
+        wb = w.reshape(o // oc, oc, cg // ic, ic, k, k).transpose(0, 2, 4, 5, 3, 1)
+        self.weight = tvmlite.nd.array(np.ascontiguousarray(wb))
+        oh = (h + 2 * p - k) // s + 1
+        self.out = tvmlite.nd.empty((n, o // oc, oh, oh, oc))
+
+    def __call__(self):
+        self.kernel(self.data, self.weight, *self.extra, self.out)
+
+    def result(self):
+        y = self.out.numpy()
+        n, ob, oh, ow, oc = y.shape
+        return y.transpose(0, 1, 4, 2, 3).reshape(n, ob * oc, oh, ow)
+
+
+class OrtConv:
+    def __init__(self, layer, x, w, threads, bias=None):
+        c, o, h, k, s, g = layer
+        p = k // 2
+        inputs, inits = ["x", "w"], [numpy_helper.from_array(w, "w")]
+        if bias is not None:
+            inputs.append("b")
+            inits.append(numpy_helper.from_array(bias, "b"))
+        nodes = [helper.make_node("Conv", inputs, ["c" if bias is not None else "y"], kernel_shape=[k, k],
+                                  strides=[s, s], pads=[p, p, p, p], group=g)]
+        if bias is not None:
+            nodes.append(helper.make_node("Relu", ["c"], ["y"]))  # onnxruntime fuses it into the Conv
+        graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        self.feed = {"x": x}
+        self.y = None
+
+    def __call__(self):
+        self.y = self.sess.run(None, self.feed)[0]
+
+    def result(self):
+        return self.y
+
+
+def calibrate(fn, target_s):
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    dt = max(time.perf_counter() - t0, 1e-7)
+    return max(1, int(target_s / dt))
+
+
+def sample(fn, loops):
+    t0 = time.perf_counter()
+    for _ in range(loops):
+        fn()
+    return (time.perf_counter() - t0) / loops
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--layers", default="", help="comma-separated substrings of row names (e.g. r50,3x3)")
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    ap.add_argument("--repeat", type=int, default=21, help="samples per cell")
+    ap.add_argument("--peak", type=float, default=160.0, help="peak GFLOP/s of one thread")
+    ap.add_argument("--target-ms", type=float, default=1.0,
+                    help="length of one sample (short: a preemption by another process spoils one sample, not all)")
+    ap.add_argument("--stat", choices=["median", "min"], default="median", help="how samples become one figure")
+    ap.add_argument("--bias-relu", action="store_true",
+                    help="time conv + bias + relu (tvmlite's fused epilogue; onnxruntime's Conv+Relu fusion)")
+    ap.add_argument("--isa", choices=["avx512", "avx2", "scalar"], default=None,
+                    help="force a lower kernel path (topi.set_cpu_isa); default: the CPU's best")
+    args = ap.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    set_threads = tvmlite.get_global_func("runtime.set_num_threads")
+    has_dw = "topi.nn.depthwise_conv2d_nchwc" in tvmlite.list_global_func_names()
+    rng = np.random.default_rng(0)
+    layers = distinct_layers(args.layers)
+    skipped = [n for n, layer in layers if layer[5] > 1 and not has_dw]
+    layers = [(n, layer) for n, layer in layers if has_dw or layer[5] == 1]
+    if args.isa:
+        tvmlite.get_global_func("topi.set_cpu_isa")(args.isa)
+    isa = tvmlite.get_global_func("topi.cpu_isa")()
+
+    head = f"{'layer':34s}" + "".join(
+        f" | {t}T tvm ms  GF/s  %pk" + ("   ort ms ort/tvm" if ort else "") for t in threads)
+    print(f"topi.nn.conv2d_nchwc ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime {ort.__version__ if ort else '(not installed)'}; "
+          f"{args.stat} of {args.repeat} samples of ~{args.target_ms:g} ms; peak {args.peak:g} GFLOP/s per thread")
+    print(head)
+    print("-" * len(head))
+    ratios = {t: [] for t in threads}
+    try:
+        for name, layer in layers:
+            c, o, h, k, s, g = layer
+            x = rng.standard_normal((1, c, h, h)).astype("float32")
+            w = (rng.standard_normal((o, c // g, k, k)) / np.sqrt(c // g * k * k)).astype("float32")
+            bias = rng.standard_normal(o).astype("float32") if args.bias_relu else None
+            tv = TvmliteConv(layer, x, w, bias)
+            line = f"{name:34s}"
+            for t in threads:
+                set_threads(t)
+                cells = {"tvm": tv}
+                if ort is not None:
+                    cells["ort"] = OrtConv(layer, x, w, t, bias)
+                for fn in cells.values():
+                    fn()
+                if "ort" in cells:
+                    err = np.abs(tv.result() - cells["ort"].result()).max()
+                    if err > 1e-3 * max(1.0, float(np.abs(cells["ort"].result()).max())):
+                        raise SystemExit(f"{name}: tvmlite and onnxruntime differ by {err}")
+                loops = {key: calibrate(fn, args.target_ms / 1e3) for key, fn in cells.items()}
+                times = {key: [] for key in cells}
+                for r in range(args.repeat):
+                    order = list(cells) if r % 2 == 0 else list(cells)[::-1]
+                    for key in order:
+                        times[key].append(sample(cells[key], loops[key]))
+                stat = statistics.median if args.stat == "median" else min
+                tvm_s = stat(times["tvm"])
+                gflops = 2 * macs(layer) / tvm_s / 1e9
+                line += f" | {tvm_s * 1e3:9.3f} {gflops:5.0f} {100 * gflops / args.peak / t:4.0f}"
+                if "ort" in cells:
+                    ort_s = stat(times["ort"])
+                    ratios[t].append(ort_s / tvm_s)
+                    line += f" {ort_s * 1e3:8.3f} {ort_s / tvm_s:7.2f}"
+            print(line, flush=True)
+    finally:
+        set_threads(0)
+    if ort is not None:
+        for t in threads:
+            if ratios[t]:
+                r = np.array(ratios[t])
+                print(f"{t} thread(s): ort/tvmlite geomean {np.exp(np.log(r).mean()):.2f}, min {r.min():.2f}, "
+                      f"layers where tvmlite is slower: {int((r < 1).sum())} of {len(r)}")
+    if skipped:
+        print(f"skipped {len(skipped)} depthwise layers: topi.nn.depthwise_conv2d_nchwc is not registered")
+    if torch is not None:
+        print("(torch is importable; a torch column is not implemented yet)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+/*!
+ * \file tvmlite/topi/nn/conv2d.h
+ * \brief The blocked conv2d (topi.nn.conv2d_nchwc): its workload and the ISA entry points it dispatches to.
+ *
+ *   Conv2DWorkload wl = ...;                             // built and checked per call by conv2d_nchwc.cc
+ *   Conv2DPlan plan = PlanConv2D(wl, 16, 32, 2);         // the register tile and the parallel grid
+ *   ... on the pool, items claimed in batches:  Conv2DNCHWcAVX512(wl, plan, io, begin, end);
+ *
+ * Layouts (shapes as the kernel reads them; 4-D NCHW / OIHW tensors are the same with blocks of 1):
+ *   data    (N, C / ic, H, W, ic)                    NCHW{ic}c
+ *   weight  (O / oc, C / groups / ic, KH, KW, ic, oc) OIHW{ic}i{oc}o
+ *   out     (N, O / oc, OH, OW, oc)                  NCHW{oc}c
+ * with OH = (H + pad_top + pad_bottom - dilation_h * (KH - 1) - 1) / stride_h + 1 (OW likewise). Group g reads
+ * input channels [g * C / groups, (g + 1) * C / groups) and writes output channels [g * O / groups, ...); C / groups
+ * is a multiple of ic and O / groups of oc, so a channel block never straddles two groups.
+ *
+ * The ISA entry points compute items [begin, end) of plan's grid on an unpadded workload: the caller hands them a
+ * zero-padded copy of the input when the conv pads (its cost is one pass over the input, against O * KH * KW
+ * multiply-adds per input value), so their inner loops never test a border. They hold no state.
+ */
+#ifndef TVMLITE_TOPI_NN_CONV2D_H_
+#define TVMLITE_TOPI_NN_CONV2D_H_
+
+#include <cstdint>
+
+namespace tvmlite {
+namespace topi {
+
+/*! \brief One convolution's parameters, every value normalised (plain data: no std:: types cross ISA files). */
+struct Conv2DWorkload {
+  int64_t batch = 0;
+  int64_t in_channels = 0, in_height = 0, in_width = 0, in_block = 1;        // C, H, W, ic
+  int64_t out_channels = 0, out_height = 0, out_width = 0, out_block = 1;    // O, OH, OW, oc
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t groups = 1;
+};
+
+/*! \brief Run on out[begin, begin + n) (a flat index into the output) after it is written: the fused epilogue. */
+using Conv2DEpilogueFn = void (*)(void* ctx, float* out, int64_t begin, int64_t n);
+
+/*!
+ * \brief The common epilogues, applied in registers before the store (fast paths): up to two adds, in program order,
+ * of a per-channel bias (O floats in (O/oc, oc) order) or a tensor of the output's shape, then relu or clip. The
+ * same float32 operations in the same order as the interpreter: the results are identical.
+ */
+struct Conv2DFusedTail {
+  enum AddKind : int { kNone = 0, kChannel = 1, kFull = 2 };
+  enum Act : int { kIdentity = 0, kRelu = 1, kClip = 2 };
+  const float* add[2] = {nullptr, nullptr};
+  int add_kind[2] = {kNone, kNone};
+  int act = kIdentity;
+  float lo = 0, hi = 0;  // clip's bounds
+};
+
+/*! \brief The tensors of one call. */
+struct Conv2DTensors {
+  const float* data;
+  const float* weight;
+  float* out;
+  Conv2DEpilogueFn epilogue;  // null when there is none (or when tail does all of it)
+  void* epilogue_ctx;
+  const Conv2DFusedTail* tail = nullptr;  // the epilogue in registers (fast paths), or null
+};
+
+/*!
+ * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, rows_per_item
+ * output rows) with the rows fastest, so a thread's consecutive items reuse the same weights. A 1x1 stride-1
+ * unpadded conv is a GEMM over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW plane.
+ * A register tile covers OB blocks x tile_rows rows x T columns (T <= tile_width; a row's tiles are balanced).
+ */
+struct Conv2DPlan {
+  int64_t out_blocks_per_item = 1;  // OB: output channel blocks one register tile covers
+  int64_t tile_width = 1;           // T: the widest tile (output columns)
+  int64_t tile_rows = 1;            // output rows one register tile covers (2 for narrow maps: 7x7)
+  bool flat_pixels = false;         // 1x1, stride 1, no padding: rows are runs of the flattened plane
+  int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
+  int64_t row_length = 0;           // OW, or the run length when flat_pixels
+  int64_t num_items = 0;            // batch * block groups * ceil(rows / tile_rows)
+  // Input channel blocks per pass. Below the group's count, a small map whose weights overflow L1 is computed in
+  // passes over the input channels (partial sums in out), each item a whole (n, block group) plane, so one pass's
+  // weights serve every row from L1. Then num_items = batch * block groups.
+  int64_t cb_chunk = 0;
+};
+
+/*!
+ * \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them, for
+ * an unpadded workload; max_tile_rows: 2 when the path has two-row tiles.
+ */
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows);
+
+/*! \brief AVX-512 path: out_block 16, any in_block; no padding (see above). */
+void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                       int64_t end);
+/*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block; no padding; tile_rows 1. */
+void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                     int64_t end);
+
+}  // namespace topi
+}  // namespace tvmlite
+#endif  // TVMLITE_TOPI_NN_CONV2D_H_

@@ -1,0 +1,516 @@
+/*!
+ * \file conv2d_nchwc.cc
+ * \brief topi.nn.conv2d_nchwc: the blocked 2-D convolution (nn.contrib_conv2d_NCHWc), with a fused epilogue.
+ *
+ *   f = topi.nn.conv2d_nchwc({"strides": [2, 2], "padding": [1, 1], "groups": 1, "epilogue": "add r0 r0 in0"})
+ *   f(data, weight, bias, out)     # data (N, C/ic, H, W, ic), weight (O/oc, C/g/ic, KH, KW, ic, oc) -> out
+ *
+ * Layouts and the workload: tvmlite/topi/nn/conv2d.h. The factory normalises strides / padding / dilation once
+ * (relay's rules, window.h); every call reads the blocks from the tensors' shapes, checks them against each other
+ * and against the window formula, binds the epilogue, and runs one path:
+ *   AVX-512 (out block 16) or AVX2 (out block 8, or 16 as two halves): register-tiled direct convolution
+ *     (csrc/topi/x86/{avx512,avx2}/conv2d_nchwc.cc) over the grid PlanConv2D picks;
+ *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel (also
+ *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
+ * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchTail) runs in registers before the
+ * store; any other program runs through the interpreter on each finished output row.
+ * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
+ * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
+ * convs under ~4M multiply-adds stay on the calling thread.
+ * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
+ * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
+ */
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/shape.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
+#include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/conv2d.h>
+
+#include <algorithm>
+#include <atomic>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../relay/op/nn/window.h"
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+const std::string kName = "topi.nn.conv2d_nchwc";
+
+/*! \brief The attrs of one conv, normalised once by the factory. */
+struct ConvParams {
+  relay::Window<2> window;
+  int64_t groups = 1;
+};
+
+/*! \brief An int-list attr that may also be given as one int (strides=2). */
+std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
+  if (!attrs.Has(key)) return {};
+  const Any* v = attrs.map().get()->Find(Any(String(key)));
+  if (v->type_index() == kTVMLiteInt) return {v->cast<int64_t>()};
+  return attrs.GetInts(key);
+}
+
+/*! \brief Whether text is prefix, optionally followed by blocks "<digits><letter>" for each letter of suffixes. */
+bool IsLayout(const std::string& text, const std::string& prefix, const std::string& suffixes) {
+  if (text == prefix) return true;
+  if (text.compare(0, prefix.size(), prefix) != 0) return false;
+  size_t pos = prefix.size();
+  for (char letter : suffixes) {
+    size_t digits = pos;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == pos || digits >= text.size() || text[digits] != letter) return false;
+    pos = digits + 1;
+  }
+  return pos == text.size();
+}
+
+/*!
+ * \brief The relay attrs this kernel does not read must describe what it computes: NCHW / NCHW{c}c data and output,
+ * OIHW / OIHW{i}i{o}o weights, float32 (NotImplementedError otherwise: the lowering then runs the reference).
+ */
+void CheckLayouts(const KernelAttrs& attrs) {
+  const std::string data = attrs.GetString("data_layout", ""), kernel = attrs.GetString("kernel_layout", "");
+  const std::string out = attrs.GetString("out_layout", ""), dtype = attrs.GetString("out_dtype", "");
+  TVMLITE_CHECK_KIND(data.empty() || IsLayout(data, "NCHW", "c"), NotImplementedError)
+      << kName << ": data_layout '" << data << "' is not supported (NCHW or NCHW{c}c)";
+  TVMLITE_CHECK_KIND(kernel.empty() || IsLayout(kernel, "OIHW", "io"), NotImplementedError)
+      << kName << ": kernel_layout '" << kernel << "' is not supported (OIHW or OIHW{i}i{o}o)";
+  TVMLITE_CHECK_KIND(out.empty() || IsLayout(out, "NCHW", "c"), NotImplementedError)
+      << kName << ": out_layout '" << out << "' is not supported (NCHW or NCHW{c}c)";
+  TVMLITE_CHECK_KIND(dtype.empty() || dtype == "float32", NotImplementedError)
+      << kName << ": out_dtype '" << dtype << "' is not supported (float32)";
+}
+
+ConvParams ParseParams(const KernelAttrs& attrs) {
+  CheckLayouts(attrs);
+  ConvParams p;
+  auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
+  try {
+    p.window = relay::NormalizeWindow<2>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
+                                         arr(IntsOrInt(attrs, "dilation")));
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(e.kind(), kName + ": " + e.message());
+  }
+  p.groups = attrs.GetInt("groups", 1);
+  TVMLITE_CHECK_KIND(p.groups >= 1 && p.groups <= relay::kMaxWindowValue, ValueError)
+      << kName << ": groups must be >= 1, got " << p.groups;
+  return p;
+}
+
+std::string ShapeStr(const TensorArg& t) {
+  std::ostringstream os;
+  os << runtime::ShapeTuple(t.shape());
+  return os.str();
+}
+
+/*! \brief The workload of one call, every tensor checked against the others (ValueError naming the kernel). */
+Conv2DWorkload MakeWorkload(const ConvParams& p, const TensorArg& data, const TensorArg& weight,
+                            const TensorArg& out) {
+  data.Data<float>();
+  weight.Data<float>();
+  out.Data<float>();
+  TVMLITE_CHECK_KIND(data.ndim() == 4 || data.ndim() == 5, ValueError)
+      << kName << ": data must be NCHW{c}c (5-D) or NCHW (4-D), got shape " << ShapeStr(data);
+  TVMLITE_CHECK_KIND(weight.ndim() == 4 || weight.ndim() == 6, ValueError)
+      << kName << ": weight must be OIHW{i}i{o}o (6-D) or OIHW (4-D), got shape " << ShapeStr(weight);
+  TVMLITE_CHECK_KIND(out.ndim() == 4 || out.ndim() == 5, ValueError)
+      << kName << ": out must be NCHW{c}c (5-D) or NCHW (4-D), got shape " << ShapeStr(out);
+  Conv2DWorkload wl;
+  const relay::Window<2>& w = p.window;
+  wl.in_block = data.ndim() == 5 ? data.dim(4) : 1;
+  wl.out_block = weight.ndim() == 6 ? weight.dim(5) : 1;
+  const int64_t weight_in_block = weight.ndim() == 6 ? weight.dim(4) : 1;
+  TVMLITE_CHECK_KIND(wl.in_block >= 1 && wl.out_block >= 1, ValueError)
+      << kName << ": channel blocks must be >= 1 (data " << ShapeStr(data) << ", weight " << ShapeStr(weight) << ")";
+  TVMLITE_CHECK_KIND(weight_in_block == wl.in_block, ValueError)
+      << kName << ": mismatched blocks: data " << ShapeStr(data) << " has input block " << wl.in_block
+      << " but weight " << ShapeStr(weight) << " has " << weight_in_block;
+  wl.batch = data.dim(0);
+  wl.in_channels = relay::BoundedMul(data.dim(1), wl.in_block, "input channels");
+  wl.in_height = data.dim(2);
+  wl.in_width = data.dim(3);
+  wl.out_channels = relay::BoundedMul(weight.dim(0), wl.out_block, "output channels");
+  const int64_t group_channels = relay::BoundedMul(weight.dim(1), wl.in_block, "input channels per group");
+  wl.kernel_h = weight.dim(2);
+  wl.kernel_w = weight.dim(3);
+  wl.groups = p.groups;
+  TVMLITE_CHECK_KIND(group_channels * p.groups == wl.in_channels, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " reads " << group_channels << " input channels per group, "
+      << "but data " << ShapeStr(data) << " has " << wl.in_channels << " channels in " << p.groups << " groups";
+  TVMLITE_CHECK_KIND(wl.out_channels % p.groups == 0 && (wl.out_channels / p.groups) % wl.out_block == 0,
+                     ValueError)
+      << kName << ": " << wl.out_channels << " output channels in " << p.groups << " groups of blocks of "
+      << wl.out_block << ": each group must hold whole blocks";
+  if (p.groups > 1 && group_channels == 1 && wl.in_block != 1) {
+    TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is "
+                              << "topi.nn.depthwise_conv2d_nchwc's kernel";
+  }
+  wl.stride_h = w.stride[0];
+  wl.stride_w = w.stride[1];
+  wl.dilation_h = w.dilation[0];
+  wl.dilation_w = w.dilation[1];
+  wl.pad_top = w.pad_begin[0];
+  wl.pad_left = w.pad_begin[1];
+  wl.pad_bottom = w.pad_end[0];
+  wl.pad_right = w.pad_end[1];
+  try {
+    wl.out_height = relay::WindowOut<2>(Any(wl.in_height), Any(wl.kernel_h), w, 0, false).cast<int64_t>();
+    wl.out_width = relay::WindowOut<2>(Any(wl.in_width), Any(wl.kernel_w), w, 1, false).cast<int64_t>();
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(e.kind(), kName + ": " + e.message());
+  }
+  std::vector<int64_t> want;
+  if (out.ndim() == 5) {
+    want = {wl.batch, wl.out_channels / wl.out_block, wl.out_height, wl.out_width, wl.out_block};
+  } else {
+    TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError)
+        << kName << ": out is 4-D (NCHW) but weight " << ShapeStr(weight) << " has output block " << wl.out_block;
+    want = {wl.batch, wl.out_channels, wl.out_height, wl.out_width};
+  }
+  out.CheckShape(want);
+  return wl;
+}
+
+/*! \brief Any blocks: one output row of one output block per item, oc accumulators per pixel. */
+void PortableRows(const Conv2DWorkload& wl, const Conv2DTensors& io, int64_t begin, int64_t end) {
+  const int64_t ic = wl.in_block, oc = wl.out_block;
+  const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
+  const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
+  const int64_t group_channels = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
+  const int64_t w_cb = group_channels / ic;
+  std::vector<float> acc(oc);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t oh = item % OH, ob = (item / OH) % out_blocks, n = item / OH / out_blocks;
+    const int64_t c_base = ob * oc / group_out * group_channels;
+    const float* w_ob = io.weight + ob * w_cb * KH * KW * ic * oc;
+    float* out_row = io.out + ((n * out_blocks + ob) * OH + oh) * OW * oc;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t ci = 0; ci < group_channels; ++ci) {
+        const int64_t c = c_base + ci;
+        const float* x_c = io.data + ((n * in_blocks + c / ic) * H * W) * ic + c % ic;
+        const float* w_c = w_ob + (ci / ic) * KH * KW * ic * oc + (ci % ic) * oc;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          const int64_t ih = oh * wl.stride_h - wl.pad_top + kh * wl.dilation_h;
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const int64_t iw = ow * wl.stride_w - wl.pad_left + kw * wl.dilation_w;
+            if (iw < 0 || iw >= W) continue;
+            const float x = x_c[(ih * W + iw) * ic];
+            const float* wp = w_c + (kh * KW + kw) * ic * oc;
+            for (int64_t o = 0; o < oc; ++o) acc[o] += x * wp[o];
+          }
+        }
+      }
+      std::copy(acc.begin(), acc.end(), out_row + ow * oc);
+    }
+    if (io.epilogue != nullptr) io.epilogue(io.epilogue_ctx, io.out, out_row - io.out, OW * oc);
+  }
+}
+
+/*!
+ * \brief The program as a Conv2DFusedTail when it is a chain "add (cur, in_k)" ... ["relu | clip" cur], each step
+ * reading the register the previous one wrote (r0 first; the lowering names intermediates r1..r7) and the last
+ * writing r0: at most two adds of an input that is per-channel ((1, O/oc, 1, 1, oc), right-aligned) or of the
+ * output's shape, then at most one relu or clip. False for anything else (the interpreter runs it).
+ */
+bool MatchTail(const Epilogue& program, const std::vector<NDArray>& inputs, const std::vector<int64_t>& out_shape,
+               Conv2DFusedTail* tail) {
+  if (program.empty() || out_shape.size() != 5) return false;
+  const std::vector<int64_t> channel{1, out_shape[1], 1, 1, out_shape[4]};
+  auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
+  int cur = 0, adds = 0;
+  bool activated = false;
+  for (const EpiInstr& ins : program.code()) {
+    if (activated) return false;
+    if (ins.op == EpiOp::kAdd) {
+      const bool a_cur = is_reg(ins.a, cur);
+      const EpiSrc& other = a_cur ? ins.b : ins.a;
+      if (adds == 2 || !(a_cur || is_reg(ins.b, cur)) || other.kind != EpiSrc::kInput) return false;
+      const NDArray& x = inputs[other.index];
+      std::vector<int64_t> shape = x.Shape();
+      if (shape.size() > 5) return false;
+      shape.insert(shape.begin(), 5 - shape.size(), 1);
+      const DLTensor& t = x->tensor;
+      tail->add[adds] = reinterpret_cast<const float*>(static_cast<const char*>(t.data) + t.byte_offset);
+      if (shape == out_shape) {
+        tail->add_kind[adds++] = Conv2DFusedTail::kFull;
+      } else if (shape == channel) {
+        tail->add_kind[adds++] = Conv2DFusedTail::kChannel;
+      } else {
+        return false;
+      }
+    } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && is_reg(ins.a, cur)) {
+      tail->act = ins.op == EpiOp::kRelu ? Conv2DFusedTail::kRelu : Conv2DFusedTail::kClip;
+      tail->lo = ins.alpha;
+      tail->hi = ins.beta;
+      activated = true;
+    } else {
+      return false;
+    }
+    cur = ins.dst;
+  }
+  return cur == 0;
+}
+
+void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {
+  static_cast<const BoundEpilogue*>(ctx)->Apply(out, begin, n);
+}
+
+/*!
+ * \brief Items worth a thread of their own: about 2^21 multiply-adds (~12 us on one core). Waking a pool thread
+ * costs microseconds on an idle machine and far more when the cores are shared, so smaller convs stay on the
+ * caller.
+ */
+int64_t MinChunk(int64_t macs_per_item) {
+  return std::max<int64_t>(1, (int64_t(1) << 21) / std::max<int64_t>(1, macs_per_item));
+}
+
+bool HasPadding(const Conv2DWorkload& wl) {
+  return wl.pad_top != 0 || wl.pad_left != 0 || wl.pad_bottom != 0 || wl.pad_right != 0;
+}
+
+/*!
+ * \brief Copy data into dst zero-padded, and return the workload of the unpadded conv over it. One pass over the
+ * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border. It
+ * runs on the calling thread: a second pool launch per call costs more than the copy whenever the cores are shared.
+ */
+Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst) {
+  Conv2DWorkload padded = wl;
+  const int64_t ic = wl.in_block, H = wl.in_height, W = wl.in_width;
+  const int64_t Hp = H + wl.pad_top + wl.pad_bottom, Wp = W + wl.pad_left + wl.pad_right;
+  padded.in_height = Hp;
+  padded.in_width = Wp;
+  padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
+  const int64_t planes = wl.batch * (wl.in_channels / ic);
+  for (int64_t r = 0; r < planes * Hp; ++r) {
+    const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
+    float* row = dst + r * Wp * ic;
+    if (ih < 0 || ih >= H) {
+      std::fill(row, row + Wp * ic, 0.0f);
+      continue;
+    }
+    const float* src = data + (plane * H + ih) * W * ic;
+    std::fill(row, row + wl.pad_left * ic, 0.0f);
+    std::copy(src, src + W * ic, row + wl.pad_left * ic);
+    std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
+  }
+  return padded;
+}
+
+/*!
+ * \brief Run fn over items [0, n) on the pool, the items claimed in batches from a shared counter: a thread the OS
+ * starts late (the cores are shared) finds the work already done instead of holding up the call with its half.
+ * Batches are contiguous runs of items (rows of one block group), so their weights stay in cache.
+ */
+template <typename F>
+void ParallelItems(int64_t n, int64_t min_chunk, const F& fn) {
+  const int64_t threads = std::min<int64_t>(runtime::NumThreads(), n / std::max<int64_t>(1, min_chunk));
+  if (threads < 2) {
+    fn(0, n);
+    return;
+  }
+  const int64_t batch = std::max<int64_t>(1, n / (threads * 4));
+  std::atomic<int64_t> next{0};
+  runtime::ParallelFor(threads, [&](int64_t, int64_t) {
+    for (;;) {
+      const int64_t begin = next.fetch_add(batch, std::memory_order_relaxed);
+      if (begin >= n) break;
+      fn(begin, std::min(n, begin + batch));
+    }
+  });
+}
+
+using FastFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t);
+
+/*! \brief A vector path for the output block, or none (fn null). */
+struct FastPath {
+  FastFn fn = nullptr;
+  int lanes = 0, regs = 0, max_tile_rows = 1;
+};
+
+FastPath PickFast(int64_t out_block, Isa isa) {
+  FastPath f;
+  if (isa == Isa::kAVX512 && out_block == 16) {
+    f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2;
+  } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
+    f.fn = &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
+  }
+  return f;
+}
+
+/*!
+ * \brief The floats of the zero-padded input, or -1 when padding reaches far beyond the input (huge strides and
+ * pads): the padded copy would then be the cost, and the portable path (which needs none) runs instead.
+ */
+int64_t PaddedSize(const Conv2DWorkload& wl) {
+  const __int128 padded = static_cast<__int128>(wl.batch * wl.in_channels) *
+                          (wl.in_height + wl.pad_top + wl.pad_bottom) * (wl.in_width + wl.pad_left + wl.pad_right);
+  const __int128 input = static_cast<__int128>(wl.batch * wl.in_channels) * wl.in_height * wl.in_width;
+  return padded <= 4 * input + (1 << 20) ? static_cast<int64_t>(padded) : -1;
+}
+
+/*! \brief A fast path over the whole grid: pad the input if the conv pads, plan, run on the pool. */
+void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Conv2DFusedTail* tail) {
+  if (HasPadding(wl)) {
+    // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
+    static thread_local std::vector<float> padded;
+    const int64_t size = PaddedSize(wl);
+    if (static_cast<int64_t>(padded.size()) < size) padded.resize(size);
+    wl = PadInput(wl, io.data, padded.data());
+    io.data = padded.data();
+  }
+  const Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
+  if (tail != nullptr) {
+    io.tail = tail;
+    io.epilogue = nullptr;
+  }
+  const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
+  const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
+  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); });
+}
+
+/*!
+ * \brief Plain NCHW / OIHW tensors (blocks of 1) on a fast path: pack the data and the weights into blocks (ic: the
+ * group's channels when at most 16, else the largest of 16, 8, 4, 2 dividing them; oc: 16 or 8), run blocked into
+ * a scratch output, unpack it, then run the epilogue on the NCHW output. Three passes over the tensors against
+ * O * KH * KW / groups multiply-adds per input value. False when no output block fits (the portable path runs).
+ */
+bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const BoundEpilogue& bound) {
+  const int64_t group_in = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
+  int64_t ic = group_in <= 16 ? group_in : 1;
+  for (int64_t b : {16, 8, 4, 2}) {
+    if (ic == 1 && group_in % b == 0) ic = b;
+  }
+  const int64_t oc = group_out % 16 == 0 ? 16 : group_out % 8 == 0 ? 8 : 0;
+  const FastPath path = PickFast(oc, isa);
+  if (path.fn == nullptr || ic < 1) return false;
+  Conv2DWorkload blocked = wl;
+  blocked.in_block = ic;
+  blocked.out_block = oc;
+  const int64_t N = wl.batch, C = wl.in_channels, O = wl.out_channels, plane = wl.in_height * wl.in_width;
+  const int64_t taps = wl.kernel_h * wl.kernel_w, out_plane = wl.out_height * wl.out_width;
+  static thread_local std::vector<float> data, weight, out;
+  data.resize(std::max<size_t>(data.size(), N * C * plane));
+  weight.resize(std::max<size_t>(weight.size(), O * group_in * taps));
+  out.resize(std::max<size_t>(out.size(), N * O * out_plane));
+  for (int64_t n = 0; n < N; ++n) {  // (N, C, H, W) -> (N, C/ic, H, W, ic)
+    for (int64_t c = 0; c < C; ++c) {
+      const float* src = io.data + (n * C + c) * plane;
+      float* dst = data.data() + (n * C + c - c % ic) * plane + c % ic;
+      for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i];
+    }
+  }
+  for (int64_t o = 0; o < O; ++o) {  // (O, C/g, KH, KW) -> (O/oc, C/g/ic, KH, KW, ic, oc)
+    for (int64_t ci = 0; ci < group_in; ++ci) {
+      const float* src = io.weight + (o * group_in + ci) * taps;
+      float* dst = weight.data() + ((o / oc * (group_in / ic) + ci / ic) * taps * ic + ci % ic) * oc + o % oc;
+      for (int64_t k = 0; k < taps; ++k) dst[k * ic * oc] = src[k];
+    }
+  }
+  RunFast(blocked, Conv2DTensors{data.data(), weight.data(), out.data(), nullptr, nullptr}, path, nullptr);
+  for (int64_t n = 0; n < N; ++n) {  // (N, O/oc, OH, OW, oc) -> (N, O, OH, OW)
+    for (int64_t o = 0; o < O; ++o) {
+      const float* src = out.data() + (n * O + o - o % oc) * out_plane + o % oc;
+      float* dst = io.out + (n * O + o) * out_plane;
+      for (int64_t i = 0; i < out_plane; ++i) dst[i] = src[i * oc];
+    }
+  }
+  if (!bound.empty()) {
+    runtime::ParallelFor(
+        N * O * out_plane, [&](int64_t b, int64_t e) { bound.Apply(io.out, b, e - b); }, /*min_chunk=*/16384);
+  }
+  return true;
+}
+
+void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
+  TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+  Conv2DWorkload wl = MakeWorkload(p, data, weight, out);
+  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), kName);
+  Conv2DTensors io{data.Data<float>(), weight.Data<float>(), out.Data<float>(),
+                   bound.empty() ? nullptr : &ApplyEpilogue, &bound};
+  if (out.size() == 0) return;
+  const Isa isa = CpuIsa();
+  const bool pad_ok = PaddedSize(wl) >= 0;
+  const bool plain = data.ndim() == 4 && weight.ndim() == 4 && out.ndim() == 4;
+  if (pad_ok && plain && isa != Isa::kScalar && RunPlain(wl, io, isa, bound)) return;
+  const FastPath path = pad_ok ? PickFast(wl.out_block, isa) : FastPath();
+  if (path.fn == nullptr) {
+    const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
+    const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
+    ParallelItems(items, MinChunk(wl.out_block * wl.out_width * macs_per_pixel),
+                  [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); });
+    return;
+  }
+  Conv2DFusedTail tail;
+  const bool fused = io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail);
+  RunFast(wl, io, path, fused ? &tail : nullptr);
+}
+
+}  // namespace
+
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows) {
+  Conv2DPlan plan;
+  const int64_t halves = std::max<int64_t>(1, wl.out_block / lanes);  // vectors per output block
+  const int64_t budget = num_regs - 4;                                // accumulators; the rest: weights, input
+  const int64_t group_blocks = wl.out_channels / wl.groups / wl.out_block;
+  const int64_t max_tile = num_regs >= 32 ? 14 : 12;
+  // Two blocks per tile when they divide the group; else three on AVX-512 (9 blocks: 144 channels); else one.
+  plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3         ? 2
+                             : group_blocks % 3 == 0 && num_regs >= 32 && halves == 1 ? 3
+                                                                                        : 1;
+  const int64_t vectors = plan.out_blocks_per_item * halves;  // per output pixel
+  plan.tile_width = std::min<int64_t>(max_tile, budget / vectors);
+  plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 &&
+                     wl.pad_top == 0 && wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
+  if (plan.flat_pixels) {
+    const int64_t pixels = wl.out_height * wl.out_width;
+    plan.row_length = std::min<int64_t>(pixels, 4 * plan.tile_width);
+    plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+  } else {
+    plan.row_length = wl.out_width;
+    plan.rows = wl.out_height;
+    // A narrow row (7 columns) leaves registers idle: let a tile take two rows when the widest tile still fits.
+    const int64_t widest = (wl.out_width + (wl.out_width + plan.tile_width - 1) / plan.tile_width - 1) /
+                           ((wl.out_width + plan.tile_width - 1) / plan.tile_width);
+    if (max_tile_rows >= 2 && wl.out_height >= 2 && 2 * widest * vectors <= budget) plan.tile_rows = 2;
+  }
+  const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
+  plan.num_items = wl.batch * block_groups * ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
+  const int64_t ncb = wl.in_channels / wl.groups / wl.in_block;
+  plan.cb_chunk = ncb;
+  // Small maps (<= 14 columns) whose 3x3 (or larger) weights per block group overflow L1: passes of ~16 KB of
+  // weights, when that leaves at least 2 items per thread's worth of parallelism (the pass needs the whole plane in
+  // one item). Not 1x1 convs: their input, re-read by every pass of every block group, is the larger stream.
+  const int64_t bytes_per_cb = wl.in_block * wl.kernel_h * wl.kernel_w * plan.out_blocks_per_item * wl.out_block * 4;
+  if (max_tile_rows >= 2 && !plan.flat_pixels && wl.kernel_h * wl.kernel_w > 1 && wl.out_width <= 14 &&
+      ncb * bytes_per_cb > (int64_t(48) << 10) && wl.batch * block_groups >= 8) {
+    plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
+    if (plan.cb_chunk < ncb) plan.num_items = wl.batch * block_groups;
+  }
+  return plan;
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
+  KernelAttrs attrs(kName, attrs_in);
+  ConvParams params = ParseParams(attrs);
+  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  return MakeKernel(kName, 3 + program.num_inputs(),
+                    [params, program](const KernelArgs& args) { Run(params, program, args); });
+});
+
+// The lowering's kernel for the blocked conv (AlterOpLayout's output) and for plain NCHW convs (blocks of 1).
+TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
+TVMLITE_REGISTER_OP("nn.conv2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
+
+}  // namespace topi
+}  // namespace tvmlite

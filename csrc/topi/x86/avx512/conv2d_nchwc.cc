@@ -1,0 +1,308 @@
+/*!
+ * \file conv2d_nchwc.cc
+ * \brief The AVX-512 blocked conv2d (out block 16): a direct convolution with its accumulators in registers.
+ *
+ * Algorithm (the shape of oneDNN's and LIBXSMM's direct convolutions, without a JIT):
+ *   an item is (n, OB output blocks, R output rows), OB = 2 (3 when the block count is odd and divisible by 3,
+ *   else 1); a row is cut into balanced tiles of T columns (T <= 28 / OB, at most 14: 56 = 4 x 14, 7 = 7);
+ *   narrow maps (7x7) take two rows per tile (R = 2) so that a weight vector still serves 14 output pixels;
+ *   a tile keeps R x T x OB zmm accumulators (<= 28 of the 32) and walks input-channel blocks, kernel rows, kernel
+ *   columns and the ic channels of a block; each step loads OB weight vectors (16 output channels each) and, per
+ *   pixel, broadcasts one input value and issues OB FMAs: OB + R x T loads for R x T x OB FMAs.
+ *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a pixel's
+ *   broadcast is a load at a fixed displacement from one or two row pointers.
+ * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
+ * common epilogues (bias, residual, relu, clip: Conv2DFusedTail) are applied in registers before the store; any
+ * other runs through the interpreter on each finished row of each output block (OW x 16 floats, still in L1).
+ * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
+ * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
+ * weights per pass, each item a whole (n, block group) plane: partial sums go through the output (still in L1/L2).
+ *
+ * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx512f).
+ */
+#include <immintrin.h>
+#include <tvmlite/topi/nn/conv2d.h>
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+constexpr int kLanes = 16;
+constexpr int kMaxTile = 14;
+
+/*! \brief What every tile of one call shares. */
+struct TileArgs {
+  int64_t ncb;          // input channel blocks per group
+  int64_t kh;           // kernel rows
+  int64_t in_cb_stride; // input floats between channel blocks
+  int64_t in_kh_stride; // input floats between kernel rows (dilation_h * W * ic)
+  int64_t kw_loop;      // kernel columns walked by the kw loop (1 when kw and c are flattened)
+  int64_t c_loop;       // channels walked by the inner loop (ic, or KW * ic when dilation_w == 1)
+  int64_t kw_step;      // input floats between kernel columns (dilation_w * ic)
+  int64_t col_step;     // input floats between output columns (stride_w * ic)
+  int64_t w_ob_stride;  // weight floats between output blocks
+  int64_t w_cb_stride;  // weight floats between input channel blocks
+  int64_t w_kh_stride;  // weight floats between kernel rows
+  int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
+  int64_t out_ob_stride;
+  const Conv2DFusedTail* tail;  // the epilogue in registers, or null (plain store)
+  const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
+  int64_t ob;                   // the tile's first output block (its bias)
+};
+
+using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const float* w, float* out, int64_t os,
+                        bool accumulate);
+
+/*! \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order). */
+__attribute__((always_inline)) inline __m512 ApplyTail(const Conv2DFusedTail& t, __m512 v, int64_t channel_off,
+                                                       int64_t full_off) {
+  for (int k = 0; k < 2; ++k) {
+    if (t.add_kind[k] == Conv2DFusedTail::kChannel) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + channel_off));
+    if (t.add_kind[k] == Conv2DFusedTail::kFull) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + full_off));
+  }
+  if (t.act == Conv2DFusedTail::kRelu) {  // x < 0 ? 0 : x (NaN and -0 kept)
+    const __m512 zero = _mm512_setzero_ps();
+    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v, zero);
+  } else if (t.act == Conv2DFusedTail::kClip) {  // x < lo ? lo : (x > hi ? hi : x)
+    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+    const __mmask16 below = _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ);
+    const __mmask16 above = _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ) & static_cast<__mmask16>(~below);
+    v = _mm512_mask_blend_ps(above, _mm512_mask_blend_ps(below, v, lo), hi);
+  }
+  return v;
+}
+
+/*!
+ * \brief R rows x T output columns x OB output blocks. in: the input at (first channel block of the group, the
+ * tile's first input row and column); rs: input floats between the tile's rows; w: the weights at (first output
+ * block, first channel block); out: the output at (first block, first row, first column); os: floats between rows;
+ * accumulate: add to out (a later pass over the input channels) instead of overwriting it.
+ */
+template <int R, int T, int OB, int CS>
+void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float* out, int64_t os, bool accumulate) {
+  __m512 acc[R][T][OB];
+#pragma GCC unroll 2
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 28
+    for (int j = 0; j < T; ++j) {
+#pragma GCC unroll 4
+      for (int b = 0; b < OB; ++b) {
+        acc[r][j][b] = accumulate ? _mm512_loadu_ps(out + b * a.out_ob_stride + r * os + j * kLanes)
+                                  : _mm512_setzero_ps();
+      }
+    }
+  }
+  const int64_t cs = CS ? CS : a.col_step;
+  const int64_t wob = a.w_ob_stride;
+  for (int64_t cb = 0; cb < a.ncb; ++cb) {
+    for (int64_t kh = 0; kh < a.kh; ++kh) {
+      const float* irow = in + cb * a.in_cb_stride + kh * a.in_kh_stride;
+      const float* wrow = w + cb * a.w_cb_stride + kh * a.w_kh_stride;
+      for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
+        const float* x = irow + kw * a.kw_step;
+        const float* wp = wrow + kw * a.w_kw_stride;
+        for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += kLanes) {
+          __m512 wv[OB];
+#pragma GCC unroll 4
+          for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp + b * wob);
+#pragma GCC unroll 2
+          for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 28
+            for (int j = 0; j < T; ++j) {
+              __m512 xv = _mm512_set1_ps(x[r * rs + j * cs]);
+#pragma GCC unroll 4
+              for (int b = 0; b < OB; ++b) acc[r][j][b] = _mm512_fmadd_ps(xv, wv[b], acc[r][j][b]);
+            }
+          }
+        }
+      }
+    }
+  }
+  if (a.tail == nullptr) {
+#pragma GCC unroll 4
+    for (int b = 0; b < OB; ++b) {
+#pragma GCC unroll 2
+      for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 28
+        for (int j = 0; j < T; ++j) _mm512_storeu_ps(out + b * a.out_ob_stride + r * os + j * kLanes, acc[r][j][b]);
+      }
+    }
+    return;
+  }
+  // Written out here, not in a helper taking acc by reference: that would keep the accumulators in memory.
+  const Conv2DFusedTail& tail = *a.tail;
+  const int64_t base = out - a.out_base;
+#pragma GCC unroll 4
+  for (int b = 0; b < OB; ++b) {
+    const int64_t channel_off = (a.ob + b) * kLanes;  // this block's 16 channels of a per-channel input
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 28
+      for (int j = 0; j < T; ++j) {
+        const int64_t off = b * a.out_ob_stride + r * os + j * kLanes;
+        _mm512_storeu_ps(out + off, ApplyTail(tail, acc[r][j][b], channel_off, base + off));
+      }
+    }
+  }
+}
+
+template <int R, int T, int OB, int CS>
+constexpr TileFn Pick() {
+  if constexpr (R * T * OB <= 28) {
+    return &Tile<R, T, OB, CS>;
+  } else {
+    return nullptr;
+  }
+}
+
+#define TVMLITE_CONV_TILES(R, OB, CS)                                                                          \
+  {                                                                                                               \
+    nullptr, Pick<R, 1, OB, CS>(), Pick<R, 2, OB, CS>(), Pick<R, 3, OB, CS>(), Pick<R, 4, OB, CS>(),               \
+        Pick<R, 5, OB, CS>(), Pick<R, 6, OB, CS>(), Pick<R, 7, OB, CS>(), Pick<R, 8, OB, CS>(),                    \
+        Pick<R, 9, OB, CS>(), Pick<R, 10, OB, CS>(), Pick<R, 11, OB, CS>(), Pick<R, 12, OB, CS>(),                 \
+        Pick<R, 13, OB, CS>(), Pick<R, 14, OB, CS>()                                                               \
+  }
+#define TVMLITE_CONV_TILES_CS(CS)                                                                              \
+  {                                                                                                             \
+    {TVMLITE_CONV_TILES(1, 1, CS), TVMLITE_CONV_TILES(1, 2, CS), TVMLITE_CONV_TILES(1, 3, CS)}, {               \
+      TVMLITE_CONV_TILES(2, 1, CS), TVMLITE_CONV_TILES(2, 2, CS), TVMLITE_CONV_TILES(2, 3, CS)                  \
+    }                                                                                                           \
+  }
+
+// [column step][R - 1][OB - 1][T] (OB 1..3): column steps 16 (ic 16, stride 1), 32 (ic 16, stride 2), 8 (ic 8 / ic 4
+// stride 2), 6 (the stem: ic 3, stride 2), anything else through the runtime step.
+constexpr int kColSteps[] = {0, 16, 32, 8, 6};
+const TileFn kTiles[5][2][3][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_CONV_TILES_CS(16),
+                                              TVMLITE_CONV_TILES_CS(32), TVMLITE_CONV_TILES_CS(8),
+                                              TVMLITE_CONV_TILES_CS(6)};
+#undef TVMLITE_CONV_TILES_CS
+#undef TVMLITE_CONV_TILES
+
+}  // namespace
+
+void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                       int64_t end) {
+  const int64_t ic = wl.in_block, oc = kLanes;
+  const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
+  const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
+  const int64_t ncb = wl.in_channels / wl.groups / ic;
+  const int64_t group_blocks = wl.out_channels / wl.groups / oc;
+  const int64_t OB = plan.out_blocks_per_item, block_groups = out_blocks / OB;
+  const int64_t R = plan.tile_rows, tmax = plan.tile_width;
+  const int64_t row_groups = (plan.rows + R - 1) / R;
+
+  TileArgs a;
+  a.ncb = ncb;
+  a.kh = KH;
+  a.in_cb_stride = H * W * ic;
+  a.in_kh_stride = wl.dilation_h * W * ic;
+  const bool flat_kw = wl.dilation_w == 1;  // kernel columns and channels are one contiguous run
+  a.kw_loop = flat_kw ? 1 : KW;
+  a.c_loop = flat_kw ? KW * ic : ic;
+  a.kw_step = wl.dilation_w * ic;
+  a.col_step = wl.stride_w * ic;
+  a.w_kw_stride = ic * oc;
+  a.w_kh_stride = KW * ic * oc;
+  a.w_cb_stride = KH * KW * ic * oc;
+  a.w_ob_stride = ncb * KH * KW * ic * oc;
+  a.out_ob_stride = OH * OW * oc;
+  a.tail = io.tail;
+  a.out_base = io.out;
+  a.ob = 0;
+  int cs_index = 0;
+  for (int i = 1; i < 5; ++i) {
+    if (kColSteps[i] == a.col_step) cs_index = i;
+  }
+  const TileFn* tiles1 = kTiles[cs_index][0][OB - 1];
+  const TileFn* tiles2 = kTiles[cs_index][1][OB - 1];
+
+  if (plan.cb_chunk < ncb) {
+    // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the plane per
+    // pass (an item is (n, block group)), so each chunk's weights serve the whole plane from L1.
+    const int64_t rs = wl.stride_h * W * ic;
+    const int64_t ntiles = (OW + tmax - 1) / tmax;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t ob0 = (item % block_groups) * OB, n = item / block_groups;
+      const int64_t cb0 = (ob0 / group_blocks) * ncb;
+      const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
+      const float* weight = io.weight + ob0 * a.w_ob_stride;
+      float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+      for (int64_t c0 = 0; c0 < ncb; c0 += plan.cb_chunk) {
+        TileArgs chunk = a;
+        chunk.ncb = ncb - c0 < plan.cb_chunk ? ncb - c0 : plan.cb_chunk;
+        chunk.tail = c0 + chunk.ncb >= ncb ? io.tail : nullptr;  // the epilogue on the last pass's store
+        chunk.ob = ob0;
+        const float* in_c = data_n + c0 * a.in_cb_stride;
+        const float* w_c = weight + c0 * a.w_cb_stride;
+        for (int64_t row0 = 0; row0 < OH; row0 += R) {
+          const TileFn* tiles = OH - row0 >= 2 && R == 2 ? tiles2 : tiles1;
+          int64_t ow0 = 0;
+          for (int64_t t = 0; t < ntiles; ++t) {
+            const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
+            tiles[width](chunk, in_c + row0 * rs + ow0 * a.col_step, rs, w_c, out_n + (row0 * OW + ow0) * oc, OW * oc,
+                         c0 > 0);
+            ow0 += width;
+          }
+        }
+      }
+      if (io.epilogue != nullptr) {
+        for (int64_t b = 0; b < OB; ++b) {
+          float* p = out_n + b * a.out_ob_stride;
+          io.epilogue(io.epilogue_ctx, io.out, p - io.out, OH * OW * oc);
+        }
+      }
+    }
+    return;
+  }
+
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t row0 = (item % row_groups) * R;
+    const int64_t rest = item / row_groups;
+    const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
+    const int64_t cb0 = (ob0 / group_blocks) * ncb;
+    const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
+    const float* weight = io.weight + ob0 * a.w_ob_stride;
+    float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+    TileArgs ai = a;
+    ai.ob = ob0;
+    float* out_row;
+    int64_t count;
+    if (plan.flat_pixels) {
+      const int64_t p0 = row0 * plan.row_length;
+      count = OH * OW - p0 < plan.row_length ? OH * OW - p0 : plan.row_length;
+      out_row = out_n + p0 * oc;
+      const float* in = data_n + p0 * ic;
+      const int64_t ntiles = (count + tmax - 1) / tmax;
+      int64_t col = 0;
+      for (int64_t t = 0; t < ntiles; ++t) {
+        const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
+        tiles1[width](ai, in + col * ic, 0, weight, out_row + col * oc, 0, false);
+        col += width;
+      }
+    } else {
+      const int64_t rows = OH - row0 < R ? OH - row0 : R;
+      const TileFn* tiles = rows == 2 ? tiles2 : tiles1;
+      const int64_t rs = wl.stride_h * W * ic;
+      const float* in_row = data_n + row0 * rs;
+      count = rows * OW;
+      out_row = out_n + row0 * OW * oc;
+      const int64_t ntiles = (OW + tmax - 1) / tmax;
+      int64_t ow0 = 0;
+      for (int64_t t = 0; t < ntiles; ++t) {
+        const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
+        tiles[width](ai, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc, false);
+        ow0 += width;
+      }
+    }
+    if (io.epilogue != nullptr) {
+      for (int64_t b = 0; b < OB; ++b) {
+        float* p = out_row + b * a.out_ob_stride;
+        io.epilogue(io.epilogue_ctx, io.out, p - io.out, count * oc);
+      }
+    }
+  }
+}
+
+}  // namespace topi
+}  // namespace tvmlite
