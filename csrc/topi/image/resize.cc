@@ -20,7 +20,9 @@
  * Algorithm: resize is separable. Per call, each spatial axis gets a table of (input index, weight) taps per
  * output position (1 for nearest, 2 linear, 4 cubic), built in float64 with the reference's own arithmetic (its
  * floor/ratio rule, edge clamping, exclude_outside renormalisation), so nearest picks exactly the reference's
- * pixels. Each output row is then sum_ty wy * sum_tx wx * in[iy][ix]. An axis the reference leaves alone (same
+ * pixels. Nearest is a gather. Interpolation is two passes over bands of 16 output rows: each input row the band
+ * reads is interpolated along W once (into a per-task buffer), then each output row is sum_ty wy * row_ty, a
+ * contiguous, vectorised sum. An axis the reference leaves alone (same
  * size and scale 1) gets the identity table.
  */
 #include <tvmlite/ir/op.h>
@@ -225,34 +227,62 @@ void Run(const ResizeConfig& cfg, const KernelArgs& args) {
   if (N * C * OH * OW == 0) return;
   const AxisTable th = BuildAxis(cfg, H, OH, scale[2]);
   const AxisTable tw = BuildAxis(cfg, W, OW, scale[3]);
-  const int64_t rows = N * C * OH;
-  const int64_t min_chunk = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, OW * th.taps * tw.taps));
-  runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t plane = row / OH, oy = row % OH;
+  if (th.taps == 1 && tw.taps == 1) {  // nearest (or identity): a gather per output row
+    const int64_t rows = N * C * OH;
+    runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t plane = row / OH, oy = row % OH;
+        const float* src = x + plane * H * W + th.index[oy] * W;
+        float* o = y + row * OW;
+        for (int64_t ox = 0; ox < OW; ++ox) o[ox] = src[tw.index[ox]];
+      }
+      bound.Apply(y, begin * OW, (end - begin) * OW);
+    }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW)));
+    return;
+  }
+  // Interpolation: per unit of up to kBand output rows of one plane, the horizontal pass runs once for each input
+  // row the band reads (kept in a per-chunk buffer), then each output row is a weighted sum of those rows.
+  constexpr int64_t kBand = 16;
+  const int64_t bands = (OH + kBand - 1) / kBand;
+  runtime::ParallelFor(N * C * bands, [&](int64_t begin, int64_t end) {
+    std::vector<float> rows_buf;
+    std::vector<int64_t> slot;  // input row -> its row in rows_buf, or -1
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t plane = unit / bands, oy0 = (unit % bands) * kBand, oy1 = std::min(OH, oy0 + kBand);
       const float* in = x + plane * H * W;
-      float* o = y + row * OW;
-      if (tw.taps == 1 && th.taps == 1) {  // nearest (or identity): a gather
-        const float* src = in + th.index[oy] * W;
-        const float wy = th.weight[oy];
-        for (int64_t ox = 0; ox < OW; ++ox) o[ox] = wy * src[tw.index[ox]];
-      } else {
-        std::fill(o, o + OW, 0.0f);
-        for (int ty = 0; ty < th.taps; ++ty) {
-          const float* src = in + th.index[oy * th.taps + ty] * W;
-          const float wy = th.weight[oy * th.taps + ty];
-          const int64_t* ix = tw.index.data();
-          const float* wx = tw.weight.data();
-          for (int64_t ox = 0; ox < OW; ++ox) {
-            float acc = 0;
-            for (int tx = 0; tx < tw.taps; ++tx) acc += wx[ox * tw.taps + tx] * src[ix[ox * tw.taps + tx]];
-            o[ox] += wy * acc;
-          }
+      int64_t lo = H, hi = -1;
+      for (int64_t i = oy0 * th.taps; i < oy1 * th.taps; ++i) {
+        lo = std::min(lo, th.index[i]), hi = std::max(hi, th.index[i]);
+      }
+      slot.assign(hi - lo + 1, -1);
+      rows_buf.resize(0);
+      for (int64_t i = oy0 * th.taps; i < oy1 * th.taps; ++i) {
+        int64_t& s = slot[th.index[i] - lo];
+        if (s >= 0) continue;
+        s = static_cast<int64_t>(rows_buf.size() / std::max<int64_t>(OW, 1));
+        rows_buf.resize(rows_buf.size() + OW);
+        float* t = rows_buf.data() + s * OW;
+        const float* src = in + th.index[i] * W;
+        const int64_t* ix = tw.index.data();
+        const float* wx = tw.weight.data();
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          float acc = 0;
+          for (int tx = 0; tx < tw.taps; ++tx) acc += wx[ox * tw.taps + tx] * src[ix[ox * tw.taps + tx]];
+          t[ox] = acc;
         }
       }
+      for (int64_t oy = oy0; oy < oy1; ++oy) {
+        float* o = y + (plane * OH + oy) * OW;
+        std::fill(o, o + OW, 0.0f);
+        for (int ty = 0; ty < th.taps; ++ty) {
+          const float* t = rows_buf.data() + slot[th.index[oy * th.taps + ty] - lo] * OW;
+          const float wy = th.weight[oy * th.taps + ty];
+          for (int64_t ox = 0; ox < OW; ++ox) o[ox] += wy * t[ox];
+        }
+      }
+      bound.Apply(y, (plane * OH + oy0) * OW, (oy1 - oy0) * OW);
     }
-    bound.Apply(y, begin * OW, (end - begin) * OW);
-  }, min_chunk);
+  }, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, OW * kBand)));
 }
 
 }  // namespace
