@@ -22,7 +22,8 @@
  * Algorithm: one task per output row of one (n, channel block) plane. Each output pixel clips its window to the
  * valid taps with per-column ranges computed once per call (no padding is materialised, no per-tap branch), and
  * reduces c lanes at once: the lane loop has a compile-time trip count for the usual blocks (16, 8, 4, 2, 1), so
- * it vectorises across the block. The epilogue runs on each written row.
+ * it vectorises across the block. Plain NCHW (c = 1) instead sweeps each tap over the columns it is valid for,
+ * accumulating into the output row, so the loop runs along W. The epilogue runs on each written row.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -115,6 +116,54 @@ void PoolRow(const PoolGeom& g, const std::vector<TapRange>& cols, const std::ve
   }
 }
 
+/*!
+ * \brief Plain NCHW (c = 1): the output row is the accumulator and each tap (kh, kw) sweeps the columns it is valid
+ * for, so the inner loop is a contiguous (stride 1) or strided max / add over the row, not a per-pixel window.
+ */
+template <PoolType kType>
+void PoolRowPlain(const PoolGeom& g, const std::vector<TapRange>& cols, const std::vector<int64_t>& col_pad_count,
+                  const float* plane, float* out, int64_t oh) {
+  const int64_t ih0 = oh * g.sh - g.pt;
+  const TapRange rows = Taps(ih0, g.KH, g.dh, 0, g.H);
+  const float init = kType == PoolType::kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  std::fill(out, out + g.OW, init);
+  for (int64_t kh = rows.lo_k; kh < rows.hi_k; ++kh) {
+    const float* in_row = plane + (ih0 + kh * g.dh) * g.W;
+    for (int64_t kw = 0; kw < g.KW; ++kw) {
+      const int64_t off = kw * g.dw - g.pl;  // column ow reads in_row[ow * sw + off]
+      const int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+      const int64_t hi = g.W - 1 - off < 0 ? 0 : std::min(g.OW, (g.W - 1 - off) / g.sw + 1);
+      if (g.sw == 1) {
+        const float* src = in_row + off + lo;  // column lo + i reads src[i]
+        float* dst = out + lo;
+        for (int64_t i = 0; i < hi - lo; ++i) {
+          if (kType == PoolType::kMax) {
+            dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+          } else {
+            dst[i] += src[i];
+          }
+        }
+      } else {
+        for (int64_t ow = lo; ow < hi; ++ow) {
+          const float v = in_row[ow * g.sw + off];
+          if (kType == PoolType::kMax) {
+            out[ow] = v > out[ow] ? v : out[ow];
+          } else {
+            out[ow] += v;
+          }
+        }
+      }
+    }
+  }
+  if (kType == PoolType::kAvg) {
+    const int64_t row_pad_count = Taps(ih0, g.KH, g.dh, -g.pt, g.H + g.pb).count();
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      const int64_t n = g.include_pad ? row_pad_count * col_pad_count[ow] : rows.count() * cols[ow].count();
+      out[ow] = n > 0 ? out[ow] / static_cast<float>(n) : std::numeric_limits<float>::quiet_NaN();
+    }
+  }
+}
+
 using PoolRowFn = void (*)(const PoolGeom&, const std::vector<TapRange>&, const std::vector<int64_t>&,
                            const float*, float*, int64_t);
 
@@ -125,7 +174,7 @@ PoolRowFn PickPoolRow(int64_t c) {
     case 8: return PoolRow<8, kType>;
     case 4: return PoolRow<4, kType>;
     case 2: return PoolRow<2, kType>;
-    case 1: return PoolRow<1, kType>;
+    case 1: return PoolRowPlain<kType>;
     default: return PoolRow<0, kType>;
   }
 }
