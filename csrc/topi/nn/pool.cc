@@ -21,15 +21,17 @@
  *
  * Algorithm: one task per output row of one (n, channel block) plane. Each output pixel clips its window to the
  * valid taps with per-column ranges computed once per call (no padding is materialised, no per-tap branch), and
- * reduces c lanes at once: the lane loop has a compile-time trip count for the usual blocks (16, 8, 4, 2, 1), so
- * it vectorises across the block. Plain NCHW (c = 1) instead sweeps each tap over the columns it is valid for,
+ * reduces c lanes at once: one AVX-512 (c % 16 == 0) or AVX2 (c % 8 == 0) register per pixel
+ * (csrc/topi/x86/{avx512,avx2}/pool.cc), else a lane loop with a compile-time trip count for the usual blocks. Plain NCHW (c = 1) instead sweeps each tap over the columns it is valid for,
  * accumulating into the output row, so the loop runs along W. The epilogue runs on each written row.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/pool.h>
 
 #include <algorithm>
 #include <limits>
@@ -215,6 +217,7 @@ struct PoolConfig {
   bool ceil_mode, include_pad;
   int64_t block;
   std::string layout;
+  Isa isa;
   Epilogue epilogue;
 };
 
@@ -253,16 +256,43 @@ void RunPool(const PoolConfig& cfg, const KernelArgs& args) {
     cols[ow] = Taps(iw0, g.KW, g.dw, 0, g.W);
     col_pad_count[ow] = Taps(iw0, g.KW, g.dw, -g.pl, g.W + g.pr).count();
   }
+  void (*isa_row)(const PoolRowArgs&) = nullptr;
+  if (cfg.isa == Isa::kAVX512 && d.c % 16 == 0 && d.c > 1) {
+    isa_row = PoolRowAVX512;
+  } else if (cfg.isa >= Isa::kAVX2 && d.c % 8 == 0 && d.c > 1) {
+    isa_row = PoolRowAVX2;
+  }
   const PoolRowFn row_fn =
       cfg.type == PoolType::kMax ? PickPoolRow<PoolType::kMax>(d.c) : PickPoolRow<PoolType::kAvg>(d.c);
+  std::vector<int64_t> col_lo(g.OW), col_hi(g.OW);
+  for (int64_t ow = 0; ow < g.OW; ++ow) col_lo[ow] = cols[ow].lo_k, col_hi[ow] = cols[ow].hi_k;
   const int64_t row_len = g.OW * d.c, plane_len = d.H * d.W * d.c;
   const int64_t rows = d.N * d.CB * g.OH;
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * g.KH * g.KW));
   runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    std::vector<float> scale(isa_row && cfg.type == PoolType::kAvg ? g.OW : 0);
     // The epilogue runs on runs of rows of at least 1024 values (a 7-wide NCHW row alone is too short).
     int64_t pending = begin;
     for (int64_t row = begin; row < end; ++row) {
-      row_fn(g, cols, col_pad_count, d.x + (row / g.OH) * plane_len, y + row * row_len, row % g.OH);
+      const float* plane = d.x + (row / g.OH) * plane_len;
+      float* out_row = y + row * row_len;
+      const int64_t oh = row % g.OH;
+      if (isa_row) {
+        const int64_t ih0 = oh * g.sh - g.pt;
+        const TapRange taps = Taps(ih0, g.KH, g.dh, 0, g.H);
+        if (!scale.empty()) {
+          const int64_t row_pad_count = Taps(ih0, g.KH, g.dh, -g.pt, g.H + g.pb).count();
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            const int64_t n = g.include_pad ? row_pad_count * col_pad_count[ow] : taps.count() * cols[ow].count();
+            scale[ow] = n > 0 ? 1.0f / static_cast<float>(n) : std::numeric_limits<float>::quiet_NaN();
+          }
+        }
+        PoolRowArgs a{plane, out_row, g.W, g.OW, d.c, g.sw, g.dw, g.pl, g.dh, ih0, taps.lo_k, taps.hi_k,
+                      col_lo.data(), col_hi.data(), scale.empty() ? nullptr : scale.data()};
+        isa_row(a);
+      } else {
+        row_fn(g, cols, col_pad_count, plane, out_row, oh);
+      }
       if ((row + 1 - pending) * row_len >= 1024 || row + 1 == end) {
         bound.Apply(y, pending * row_len, (row + 1 - pending) * row_len);
         pending = row + 1;
@@ -297,6 +327,7 @@ Function MakePool(const std::string& kernel, Map<String, Any> attrs_in, const Po
   std::string out_layout = attrs.GetString("out_layout", "");
   TVMLITE_CHECK_KIND(out_layout.empty() || out_layout == cfg.layout, ValueError)
       << kernel << ": out_layout '" << out_layout << "' must be empty or the layout '" << cfg.layout << "'";
+  cfg.isa = CpuIsa();
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kernel);
   return MakeKernel(kernel, cfg.epilogue.num_inputs() + 2, [cfg](const KernelArgs& args) { RunPool(cfg, args); });
 }

@@ -6,6 +6,7 @@ ceil_mode's dropped window and count_include_pad's divisor), on every ISA path, 
 NCHW and blocked NCHW{c}c layouts (packed here), with fused epilogues, and every bad input raises an error that
 names the kernel.
 """
+import itertools
 from types import SimpleNamespace
 
 import numpy as np
@@ -267,31 +268,36 @@ POOL_CASES = [
 @pytest.mark.parametrize("kind", ["max", "avg"])
 @pytest.mark.parametrize("channels", [8, 24, 32, 40])
 @pytest.mark.parametrize("case", POOL_CASES, ids=lambda c: "_".join(f"{k}{v}" for k, v in c[1].items()))
-def test_pool_blocked_and_nchw(rng, threads, kind, channels, case):
+def test_pool_blocked_and_nchw(rng, isa, threads, kind, channels, case):
     hw, attrs = case
     check_pool(rng, kind, channels, hw, attrs, block_size(channels))
     check_pool(rng, kind, channels, hw, attrs, 0)
 
 
 @pytest.mark.parametrize("block", [0, 4, 16])
-def test_pool2d_with_pool_type(rng, block):
+def test_pool2d_with_pool_type(rng, isa, block):
     for kind in ("max", "avg"):
         check_pool(rng, kind, 32, (11, 10), POOL_CASES[1][1], block, kernel="topi.nn.pool2d")
 
 
 @pytest.mark.parametrize("block", [0, 8, 16])
-def test_pool_epilogue(rng, threads, block):
+def test_pool_epilogue(rng, isa, threads, block):
     check_pool(rng, "max", 32, (23, 19), POOL_CASES[0][1], block, epilogue=True)
     check_pool(rng, "avg", 32, (23, 19), POOL_CASES[1][1], block, epilogue=True)
 
 
-def test_pool_empty_window_follows_the_reference(rng):
+def test_pool_empty_window_follows_the_reference(rng, isa):
     """A dilated window can miss the input entirely (every tap in the padding): max gives -inf, avg 0/0 = nan."""
     attrs = {"pool_size": [2, 2], "dilation": [3, 3], "padding": [1, 1], "strides": [1, 1]}
-    x = rng.standard_normal((1, 8, 2, 2)).astype(np.float32)
-    for kind in ("max", "avg"):
+    x = rng.standard_normal((1, 16, 2, 2)).astype(np.float32)
+    for kind, block in itertools.product(("max", "avg"), (0, 8, 16)):
         ref = pool_ref(kind, x, attrs)
-        got = run(f"topi.nn.{kind}_pool2d", attrs, x, out_shape=ref.shape)
+        layout = {"layout": f"NCHW{block}c"} if block else {}
+        if block:
+            got = unpack(run(f"topi.nn.{kind}_pool2d", dict(attrs, **layout), pack(x, block),
+                             out_shape=pack(ref, block).shape))
+        else:
+            got = run(f"topi.nn.{kind}_pool2d", attrs, x, out_shape=ref.shape)
         np.testing.assert_array_equal(got, ref)
 
 
