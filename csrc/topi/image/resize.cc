@@ -322,6 +322,10 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any
         << kKernel << ": axes must be distinct axes of 4-D data, got " << a;
     seen[a < 0 ? a + 4 : a] = true;
   }
+  // The relay attrs carry the static output shape when the builder knew it: its length is the data's rank.
+  std::vector<int64_t> output_size = attrs.GetInts("output_size", {});
+  TVMLITE_CHECK_KIND(output_size.empty() || output_size.size() == 4, ValueError)
+      << kKernel << ": only 4-D (NCHW) data is supported, output_size has " << output_size.size() << " dims";
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 5, [cfg](const KernelArgs& args) { Run(cfg, args); });
 });

@@ -73,6 +73,7 @@ struct DepthwiseConfig {
   relay::Window<2> window;
   int64_t groups;  // -1: not given
   std::vector<int64_t> kernel_size;
+  int64_t data_block;  // from data_layout: -1 not given, 0 plain NCHW, else the block
   Isa isa;
   Epilogue epilogue;
 };
@@ -96,6 +97,10 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   const int64_t N = data.dim(0), CB = data.dim(1), H = data.dim(2), W = data.dim(3);
   const int64_t c = blocked ? data.dim(4) : 1;
   const int64_t C = CB * c;
+  if (cfg.data_block >= 0 && cfg.data_block != (blocked ? c : 0)) {
+    data.Fail("does not match data_layout (block " + std::to_string(cfg.data_block) + "): its shape is " +
+              std::to_string(data.ndim()) + "-D" + (blocked ? " with block " + std::to_string(c) : ""));
+  }
   // weight: (C/c, 1, KH, KW, 1, c) or (C, 1, KH, KW)
   const std::vector<int64_t> ws = weight.shape();
   if (static_cast<int>(ws.size()) != (blocked ? 6 : 4)) {
@@ -170,6 +175,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<
   TVMLITE_CHECK_KIND(cfg.groups == -1 || cfg.groups >= 1, ValueError)
       << kKernel << ": groups = " << cfg.groups << " must be >= 1";
   cfg.kernel_size = attrs.GetInts("kernel_size", {});
+  cfg.data_block = attrs.Has("data_layout") ? LayoutBlock(attrs, "data_layout") : -1;
   CheckFloat32OutDtype(attrs);
   cfg.isa = CpuIsa();
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);

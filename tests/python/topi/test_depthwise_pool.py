@@ -102,13 +102,16 @@ def depthwise_ref(x, w, strides, padding, dilation):
     return y
 
 
-def check_depthwise(rng, channels, hw, k, strides, padding, dilation, block, batch=2, epilogue=None):
+def check_depthwise(rng, channels, hw, k, strides, padding, dilation, block, batch=2, epilogue=None, layout=False):
     """Run the kernel on (batch, channels, *hw) data in NCHW{block}c (block 0: plain NCHW) against numpy."""
     x = rng.standard_normal((batch, channels) + hw).astype(np.float32)
     w = rng.standard_normal((channels, 1, k, k)).astype(np.float32)
     bias = rng.standard_normal(channels).astype(np.float32)
     ref = depthwise_ref(x, w, strides, padding, dilation)
     attrs = {"strides": list(strides), "padding": list(padding), "dilation": list(dilation), "groups": channels}
+    if layout:  # the layout attrs the relay op carries
+        attrs.update(data_layout=f"NCHW{block}c" if block else "NCHW", kernel_size=[k, k],
+                     kernel_layout=f"OIHW1i{block}o" if block else "OIHW", out_layout="")
     extra = []
     if epilogue:
         attrs["epilogue"] = "add r0 r0 in0; clip r0 r0 0 6"
@@ -149,6 +152,7 @@ def test_depthwise_every_block(rng, isa, case, block):
     if block and case[0] % block:
         pytest.skip("block does not divide the channels")
     check_depthwise(rng, *case, block=block)
+    check_depthwise(rng, *case, block=block, layout=True)
 
 
 @pytest.mark.parametrize("block", [0, 8, 16])
@@ -191,6 +195,10 @@ def test_depthwise_bad_input():
         f(*_nd(x, np.zeros((2, 1, 7, 7, 1, 16), np.float32)), out)
     with pytest.raises(TypeError, match=DW + ": expected at least 3 tensor arguments"):
         f(*_nd(x, w))
+    g = _func(DW)({"data_layout": "NCHW8c"})
+    with pytest.raises(ValueError, match=DW + r": data does not match data_layout \(block 8\): its shape is 5-D "
+                                           "with block 16"):
+        g(*_nd(x, w), out)
     with pytest.raises(ValueError, match=DW + r": groups = 32 must equal the channels \(48\)"):
         f(*_nd(np.zeros((1, 3, 6, 6, 16), np.float32), np.zeros((3, 1, 3, 3, 1, 16), np.float32)),
           tvmlite.nd.empty((1, 3, 4, 4, 16), "float32"))
@@ -214,6 +222,7 @@ def test_depthwise_channel_multiplier_is_refused():
     ({"strides": 2}, "attribute 'strides' must be a list of ints"),
     ({"epilogue": "frobnicate r0 r0"}, ""),
     ({"out_dtype": "float16"}, "out_dtype 'float16' is not supported"),
+    ({"data_layout": "NHWC"}, "data_layout 'NHWC' is not supported"),
 ])
 def test_depthwise_bad_attrs(attrs, message):
     with pytest.raises((ValueError, TypeError), match=DW + ": " + message):

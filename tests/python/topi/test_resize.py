@@ -128,6 +128,7 @@ def test_epilogue(rng, threads):
     ({"axes": [4]}, "axes must be distinct axes of 4-D data, got 4"),
     ({"axes": [2, -2]}, "axes must be distinct axes of 4-D data, got -2"),
     ({"epilogue": "add r0"}, ""),
+    ({"output_size": [2, 3, 8]}, "only 4-D"),
 ])
 def test_bad_attrs(attrs, message):
     with pytest.raises((ValueError, TypeError), match=NAME + ": " + message):
