@@ -16,7 +16,9 @@
  * lane l of the taps, so a vector of c lanes (16 on AVX-512, 8 on AVX2) is one pixel, and a row is a sequence of
  * independent pixels: interior columns (every tap inside the input) are register-tiled, 8 pixels at a time, with
  * one weight load per 8 FMAs; the few border columns check each tap. Zero padding is never materialised. The
- * epilogue runs on each row as soon as it is written. The work per byte is KH * KW FMAs, so the big layers are
+ * epilogue runs on each row as soon as it is written; the usual one, a per-channel bias then relu / relu6 (a
+ * folded batch norm), is instead applied in registers (bias as the accumulators' start, the clamp before the
+ * store), which saves a second pass over every row. The work per byte is KH * KW FMAs, so the big layers are
  * bound by memory bandwidth: nothing is copied, and each input row is read from cache KH times.
  */
 #include <tvmlite/ir/op.h>
@@ -29,6 +31,7 @@
 #include <tvmlite/topi/nn/depthwise.h>
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "window_attrs.h"
@@ -44,7 +47,11 @@ const char kName[] = "topi.nn.depthwise_conv2d_nchwc";
 void DepthwiseRowPortable(const DepthwiseRow& r) {
   for (int64_t ow = 0; ow < r.OW; ++ow) {
     float* o = r.out + ow * r.c;
-    std::fill(o, o + r.c, 0.0f);
+    if (r.bias) {
+      std::copy(r.bias, r.bias + r.c, o);
+    } else {
+      std::fill(o, o + r.c, 0.0f);
+    }
     const int64_t iw0 = ow * r.stride_w - r.pad_left;
     for (int64_t kh = 0; kh < r.KH; ++kh) {
       const int64_t ih = r.ih0 + kh * r.dil_h;
@@ -56,6 +63,9 @@ void DepthwiseRowPortable(const DepthwiseRow& r) {
         const float* w = r.weight + (kh * r.KW + kw) * r.c;
         for (int64_t l = 0; l < r.c; ++l) o[l] += x[l] * w[l];
       }
+    }
+    for (int64_t l = 0; l < r.c; ++l) {  // the fused clamp; NaN stays NaN, as in the interpreter
+      o[l] = o[l] < r.lo ? r.lo : (o[l] > r.hi ? r.hi : o[l]);
     }
   }
 }
@@ -69,6 +79,56 @@ RowFn PickRow(Isa isa, int64_t c) {
   return DepthwiseRowPortable;
 }
 
+/*!
+ * \brief An epilogue the rows apply in registers: [add r0 r0 in0 (a per-channel bias)] then at most one of
+ * relu r0 r0 / clip r0 r0 lo hi. Anything else runs through the interpreter after each row.
+ */
+struct FusedTail {
+  bool ok = false;
+  bool bias = false;
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+};
+
+FusedTail MatchTail(const Epilogue& program) {
+  FusedTail tail;
+  const std::vector<EpiInstr>& code = program.code();
+  size_t i = 0;
+  auto is_r0 = [](const EpiSrc& src) { return src.kind == EpiSrc::kReg && src.index == 0; };
+  auto is_in0 = [](const EpiSrc& src) { return src.kind == EpiSrc::kInput && src.index == 0; };
+  if (i < code.size() && code[i].op == EpiOp::kAdd && code[i].dst == 0 &&
+      ((is_r0(code[i].a) && is_in0(code[i].b)) || (is_in0(code[i].a) && is_r0(code[i].b)))) {
+    tail.bias = true;
+    ++i;
+  }
+  if (i < code.size() && code[i].dst == 0 && is_r0(code[i].a)) {
+    if (code[i].op == EpiOp::kRelu) {
+      tail.lo = 0.0f;
+      ++i;
+    } else if (code[i].op == EpiOp::kClip && code[i].alpha <= code[i].beta) {
+      tail.lo = code[i].alpha, tail.hi = code[i].beta;
+      ++i;
+    }
+  }
+  tail.ok = i == code.size();
+  return tail;
+}
+
+/*! \brief Whether t, broadcast to out_shape, is one value per channel: (..1, C/c, 1, 1, c) or (..1, C, 1, 1). */
+bool IsChannelBias(const NDArray& t, const std::vector<int64_t>& out_shape) {
+  std::vector<int64_t> shape = t.Shape();
+  const size_t rank = out_shape.size();
+  if (t->tensor.dtype.code != kDLFloat || t->tensor.dtype.bits != 32 || t->tensor.dtype.lanes != 1 ||
+      shape.size() > rank) {
+    return false;
+  }
+  shape.insert(shape.begin(), rank - shape.size(), 1);
+  for (size_t d = 0; d < rank; ++d) {
+    const bool channel = d == 1 || (rank == 5 && d == 4);
+    if (shape[d] != (channel ? out_shape[d] : 1)) return false;
+  }
+  return true;
+}
+
 struct DepthwiseConfig {
   relay::Window<2> window;
   int64_t groups;  // -1: not given
@@ -76,6 +136,7 @@ struct DepthwiseConfig {
   int64_t data_block;  // from data_layout: -1 not given, 0 plain NCHW, else the block
   Isa isa;
   Epilogue epilogue;
+  FusedTail tail;
 };
 
 [[noreturn]] void FailShape(const char* what, const std::vector<int64_t>& shape, const std::string& expected) {
@@ -138,7 +199,14 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   const int64_t OH = span_h / w.stride[0] + 1, OW = span_w / w.stride[1] + 1;
   std::vector<int64_t> want = blocked ? std::vector<int64_t>{N, CB, OH, OW, c} : std::vector<int64_t>{N, C, OH, OW};
   out.CheckShape(want);
-  BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);
+  BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
+  const float* bias = nullptr;
+  bool fused = false;
+  if (!cfg.epilogue.empty() && cfg.tail.ok) {
+    std::vector<NDArray> rest = args.Rest(2);
+    fused = !cfg.tail.bias || IsChannelBias(rest[0], want);
+    if (fused && cfg.tail.bias) bias = args.Input(2, "bias").Data<float>();
+  }
 
   DepthwiseRow base{};
   base.H = H, base.W = W, base.c = c, base.OW = OW, base.KH = KH, base.KW = KW;
@@ -146,6 +214,9 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   base.ow_lo = std::min(OW, (pl + w.stride[1] - 1) / w.stride[1]);
   const int64_t last = W - 1 + pl - (KW - 1) * w.dilation[1];
   base.ow_hi = last < 0 ? 0 : std::min(OW, last / w.stride[1] + 1);
+  base.bias = nullptr;
+  base.lo = fused ? cfg.tail.lo : -std::numeric_limits<float>::infinity();
+  base.hi = fused ? cfg.tail.hi : std::numeric_limits<float>::infinity();
   const RowFn row_fn = PickRow(cfg.isa, c);
   const int64_t row_len = OW * c;
   const int64_t rows = N * CB * OH;
@@ -158,8 +229,9 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
       r.weight = wt + (plane % CB) * KH * KW * c;
       r.out = y + row * row_len;
       r.ih0 = oh * w.stride[0] - pt;
+      if (bias) r.bias = bias + (plane % CB) * c;
       row_fn(r);
-      bound.Apply(y, row * row_len, row_len);
+      if (!fused) bound.Apply(y, row * row_len, row_len);
     }
   }, min_chunk);
 }
@@ -179,6 +251,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<
   CheckFloat32OutDtype(attrs);
   cfg.isa = CpuIsa();
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
+  cfg.tail = MatchTail(cfg.epilogue);
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 });
 

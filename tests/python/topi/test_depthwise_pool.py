@@ -161,6 +161,53 @@ def test_depthwise_bias_relu6_epilogue(rng, isa, threads, block):
     check_depthwise(rng, 32, (12, 13), 3, (1, 1), [1], (1, 1), block, epilogue=True)
 
 
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+EPILOGUES = [
+    # program, numpy of (conv, in0), in0's shape as a function of (out NCHW shape): "channel" | "full" | None
+    ("add r0 r0 in0; clip r0 r0 0 6", lambda y, b: np.clip(y + b, 0, 6), "channel"),   # in registers
+    ("add r0 in0 r0; relu r0 r0", lambda y, b: np.maximum(y + b, 0), "channel"),        # in registers
+    ("add r0 r0 in0", lambda y, b: y + b, "channel"),                                   # in registers
+    ("relu r0 r0", lambda y, b: np.maximum(y, 0), None),                                # in registers
+    ("clip r0 r0 -1 0.5", lambda y, b: np.clip(y, -1, 0.5), None),                      # in registers
+    ("add r0 r0 in0; clip r0 r0 0 6", lambda y, b: np.clip(y + b, 0, 6), "full"),      # interpreter
+    ("add r0 r0 in0; sigmoid r0 r0", lambda y, b: _sigmoid(y + b), "channel"),          # interpreter
+    ("clip r0 r0 0 6; add r0 r0 in0", lambda y, b: np.clip(y, 0, 6) + b, "channel"),   # interpreter
+    ("add r0 r0 in0; relu r0 r0; add r0 r0 1", lambda y, b: np.maximum(y + b, 0) + 1, "channel"),
+]
+
+
+@pytest.mark.parametrize("block", [0, 8, 16])
+@pytest.mark.parametrize("epilogue", EPILOGUES, ids=lambda e: f"{e[0].replace(' ', '_')}-{e[2]}")
+def test_depthwise_epilogue_forms(rng, isa, block, epilogue):
+    """Bias and relu/relu6 run in the rows' registers, any other program through the interpreter: same values,
+    NaN included."""
+    program, fn, bias_kind = epilogue
+    channels, hw = 32, (9, 20)
+    x = rng.standard_normal((2, channels) + hw).astype(np.float32)
+    x[0, 3, 4, 5] = np.nan
+    w = rng.standard_normal((channels, 1, 3, 3)).astype(np.float32)
+    conv = depthwise_ref(x, w, (1, 1), [1], (1, 1))
+    extra, b = [], 0.0
+    if bias_kind:
+        b = rng.standard_normal((1, channels, 1, 1) if bias_kind == "channel" else conv.shape).astype(np.float32)
+        extra = [pack(b, block) if block else b]
+        if bias_kind == "channel":  # also without the leading 1, as relay's broadcast allows
+            extra = [extra[0][0]]
+    with np.errstate(invalid="ignore", over="ignore"):
+        ref = fn(conv, b)
+    attrs = {"padding": [1], "groups": channels, "epilogue": program}
+    if block:
+        got = unpack(run(DW, attrs, pack(x, block), pack_depthwise_weight(w, block), *extra,
+                         out_shape=pack(conv, block).shape))
+    else:
+        got = run(DW, attrs, x, w, *extra, out_shape=conv.shape)
+    assert np.isnan(got[0, 3, 4, 5])
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("channels,size,stride", [(32, 28, 1), (96, 28, 2), (160, 7, 1)])
 def test_depthwise_mobilenet_v2_layers(rng, isa, channels, size, stride):
     """MobileNetV2's 3x3 depthwise layers (scaled-down spatial sizes): pads 1, stride 1 or 2, batch 1."""

@@ -15,9 +15,22 @@ namespace {
 constexpr int64_t kLanes = 16;
 constexpr int kTile = 8;
 
+/*! \brief The accumulator's start: the bias of lanes [g, g + kLanes), or zero. */
+__m512 Start(const DepthwiseRow& r, int64_t g) {
+  return r.bias ? _mm512_loadu_ps(r.bias + g) : _mm512_setzero_ps();
+}
+
+/*!
+ * \brief The fused clamp, NaN kept (max/min return their second operand when it is NaN). The maskz forms: plain
+ * _mm512_max_ps trips a false GCC 12 -Wuninitialized (bug 105593).
+ */
+__m512 Clamp(const DepthwiseRow& r, __m512 v) {
+  return _mm512_maskz_min_ps(0xFFFF, _mm512_set1_ps(r.hi), _mm512_maskz_max_ps(0xFFFF, _mm512_set1_ps(r.lo), v));
+}
+
 /*! \brief Column ow, lanes [g, g + 16): every tap checked against the input row's bounds. */
 void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
-  __m512 acc = _mm512_setzero_ps();
+  __m512 acc = Start(r, g);
   const int64_t iw0 = ow * r.stride_w - r.pad_left;
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
     const float* in_row = r.in + (r.ih0 + kh * r.dil_h) * r.W * r.c + g;
@@ -28,14 +41,15 @@ void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int
       acc = _mm512_fmadd_ps(_mm512_loadu_ps(in_row + iw * r.c), _mm512_loadu_ps(w_row + kw * r.c), acc);
     }
   }
-  _mm512_storeu_ps(r.out + ow * r.c + g, acc);
+  _mm512_storeu_ps(r.out + ow * r.c + g, Clamp(r, acc));
 }
 
 /*! \brief T interior columns from ow, lanes [g, g + 16), accumulated in registers. */
 template <int T>
 void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
   __m512 acc[T];
-  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  const __m512 start = Start(r, g);
+  for (int t = 0; t < T; ++t) acc[t] = start;
   const int64_t step = r.stride_w * r.c;
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
     const float* in_px = r.in + ((r.ih0 + kh * r.dil_h) * r.W + ow * r.stride_w - r.pad_left) * r.c + g;
@@ -46,7 +60,7 @@ void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, i
       for (int t = 0; t < T; ++t) acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(p + t * step), w, acc[t]);
     }
   }
-  for (int t = 0; t < T; ++t) _mm512_storeu_ps(r.out + (ow + t) * r.c + g, acc[t]);
+  for (int t = 0; t < T; ++t) _mm512_storeu_ps(r.out + (ow + t) * r.c + g, Clamp(r, acc[t]));
 }
 
 }  // namespace

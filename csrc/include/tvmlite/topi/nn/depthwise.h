@@ -8,6 +8,7 @@
  * Layouts (NCHW{c}c): the input plane is (H, W, c), the block's taps (KH, KW, c), the output row (OW, c); channel
  * lane l of every pixel uses tap lane l only (channel multiplier 1). Columns [ow_lo, ow_hi) are the interior,
  * whose every tap lies inside the input row; the others are checked tap by tap. Rows out of range are skipped.
+ * A per-channel bias and a clamp (relu, relu6) fused in the epilogue are applied before the store.
  */
 #ifndef TVMLITE_TOPI_NN_DEPTHWISE_H_
 #define TVMLITE_TOPI_NN_DEPTHWISE_H_
@@ -27,6 +28,9 @@ struct DepthwiseRow {
   int64_t ih0;           // input row of tap kh = 0: oh * stride_h - pad_top (may be negative)
   int64_t pad_left;
   int64_t ow_lo, ow_hi;  // the interior columns
+  // The fused tail, applied in registers: out = min(hi, max(lo, bias + conv)) (NaN stays NaN).
+  const float* bias;     // the block's c values, or nullptr for none
+  float lo, hi;          // -inf / +inf when there is no clamp
 };
 
 /*! \brief c a multiple of 16; AVX-512F only. */
