@@ -70,13 +70,43 @@ void DepthwiseRowPortable(const DepthwiseRow& r) {
   }
 }
 
+/*!
+ * \brief Plain NCHW (c = 1): the output row is the accumulator and each tap sweeps the columns it is valid for
+ * (a loop along W, vectorised at stride 1), instead of a window per pixel.
+ */
+void DepthwiseRowPlain(const DepthwiseRow& r) {
+  std::fill(r.out, r.out + r.OW, r.bias ? r.bias[0] : 0.0f);
+  for (int64_t kh = 0; kh < r.KH; ++kh) {
+    const int64_t ih = r.ih0 + kh * r.dil_h;
+    if (ih < 0 || ih >= r.H) continue;
+    const float* in_row = r.in + ih * r.W;
+    for (int64_t kw = 0; kw < r.KW; ++kw) {
+      const float wv = r.weight[kh * r.KW + kw];
+      const int64_t off = kw * r.dil_w - r.pad_left;  // column ow reads in_row[ow * stride_w + off]
+      const int64_t lo = off >= 0 ? 0 : (-off + r.stride_w - 1) / r.stride_w;
+      const int64_t hi = r.W - 1 - off < 0 ? 0 : std::min(r.OW, (r.W - 1 - off) / r.stride_w + 1);
+      if (r.stride_w == 1) {
+        const float* src = in_row + off + lo;  // column lo + i reads src[i]
+        float* dst = r.out + lo;
+        for (int64_t i = 0; i < hi - lo; ++i) dst[i] += wv * src[i];
+      } else {
+        for (int64_t ow = lo; ow < hi; ++ow) r.out[ow] += wv * in_row[ow * r.stride_w + off];
+      }
+    }
+  }
+  for (int64_t ow = 0; ow < r.OW; ++ow) {
+    const float v = r.out[ow];
+    r.out[ow] = v < r.lo ? r.lo : (v > r.hi ? r.hi : v);
+  }
+}
+
 using RowFn = void (*)(const DepthwiseRow&);
 
 /*! \brief The row function for block c under isa (chosen when the kernel is made; c is known per call). */
 RowFn PickRow(Isa isa, int64_t c) {
   if (isa == Isa::kAVX512 && c % 16 == 0) return DepthwiseRowAVX512;
   if (isa >= Isa::kAVX2 && c % 8 == 0) return DepthwiseRowAVX2;
-  return DepthwiseRowPortable;
+  return c == 1 ? DepthwiseRowPlain : DepthwiseRowPortable;
 }
 
 /*!
