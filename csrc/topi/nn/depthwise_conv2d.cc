@@ -15,7 +15,8 @@
  * Algorithm: one task per output row of one (n, channel block) plane. Lane l of a pixel's c channels only meets
  * lane l of the taps, so a vector of c lanes (16 on AVX-512, 8 on AVX2) is one pixel, and a row is a sequence of
  * independent pixels: interior columns (every tap inside the input) are register-tiled, 8 pixels at a time, with
- * one weight load per 8 FMAs; the few border columns check each tap. Zero padding is never materialised. The
+ * one weight load per 8 FMAs; the few border columns check each tap. Plain NCHW (c = 1) instead sweeps each tap
+ * over the columns it is valid for, accumulating into the output row. Zero padding is never materialised. The
  * epilogue runs on each row as soon as it is written; the usual one, a per-channel bias then relu / relu6 (a
  * folded batch norm), is instead applied in registers (bias as the accumulators' start, the clamp before the
  * store), which saves a second pass over every row. The work per byte is KH * KW FMAs, so the big layers are
