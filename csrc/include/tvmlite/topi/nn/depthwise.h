@@ -1,0 +1,43 @@
+/*!
+ * \file tvmlite/topi/nn/depthwise.h
+ * \brief The ISA entry points of topi.nn.depthwise_conv2d_nchwc (csrc/topi/nn/depthwise_conv2d.cc dispatches).
+ *
+ *   DepthwiseRow r{...};                      // one output row of one (batch, channel block) plane
+ *   if (CpuIsa() == Isa::kAVX512 && r.c % 16 == 0) DepthwiseRowAVX512(r);
+ *
+ * Layouts (NCHW{c}c): the input plane is (H, W, c), the block's taps (KH, KW, c), the output row (OW, c); channel
+ * lane l of every pixel uses tap lane l only (channel multiplier 1). Columns [ow_lo, ow_hi) are the interior,
+ * whose every tap lies inside the input row; the others are checked tap by tap. Rows out of range are skipped.
+ * A per-channel bias and a clamp (relu, relu6) fused in the epilogue are applied before the store.
+ */
+#ifndef TVMLITE_TOPI_NN_DEPTHWISE_H_
+#define TVMLITE_TOPI_NN_DEPTHWISE_H_
+
+#include <cstdint>
+
+namespace tvmlite {
+namespace topi {
+
+/*! \brief One output row of a depthwise convolution: plain data, shared by the ISA variants. */
+struct DepthwiseRow {
+  const float* in;      // the (n, cb) input plane, H x W x c
+  const float* weight;  // the block's taps, KH x KW x c
+  float* out;           // the output row, OW x c
+  int64_t H, W, c, OW, KH, KW;
+  int64_t stride_w, dil_h, dil_w;
+  int64_t ih0;           // input row of tap kh = 0: oh * stride_h - pad_top (may be negative)
+  int64_t pad_left;
+  int64_t ow_lo, ow_hi;  // the interior columns
+  // The fused tail, applied in registers: out = min(hi, max(lo, bias + conv)) (NaN stays NaN).
+  const float* bias;     // the block's c values, or nullptr for none
+  float lo, hi;          // -inf / +inf when there is no clamp
+};
+
+/*! \brief c a multiple of 16; AVX-512F only. */
+void DepthwiseRowAVX512(const DepthwiseRow& r);
+/*! \brief c a multiple of 8; AVX2 + FMA only. */
+void DepthwiseRowAVX2(const DepthwiseRow& r);
+
+}  // namespace topi
+}  // namespace tvmlite
+#endif  // TVMLITE_TOPI_NN_DEPTHWISE_H_

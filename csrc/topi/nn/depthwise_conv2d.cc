@@ -1,0 +1,293 @@
+/*!
+ * \file depthwise_conv2d.cc
+ * \brief topi.nn.depthwise_conv2d_nchwc: depthwise 2-D convolution (groups == channels, multiplier 1) over
+ * blocked data, the kernel of relay's nn.contrib_depthwise_conv2d_NCHWc.
+ *
+ *   f = topi.nn.depthwise_conv2d_nchwc({"strides": [2, 2], "padding": [1, 1], "groups": 32,
+ *                                       "epilogue": "add r0 r0 in0; clip r0 r0 0 6"})
+ *   f(data, weight, bias, out)
+ *
+ * Shapes (TVM's NCHW{c}c / OIHW1i{c}o):
+ *   data   (N, C/c, H, W, c)          or (N, C, H, W)     (plain NCHW: c = 1)
+ *   weight (C/c, 1, KH, KW, 1, c)     or (C, 1, KH, KW)
+ *   out    (N, C/c, OH, OW, c)        or (N, C, OH, OW),  OH = (H + pt + pb - dh * (KH - 1) - 1) / sh + 1
+ *
+ * Algorithm: one task per output row of one (n, channel block) plane. Lane l of a pixel's c channels only meets
+ * lane l of the taps, so a vector of c lanes (16 on AVX-512, 8 on AVX2) is one pixel, and a row is a sequence of
+ * independent pixels: interior columns (every tap inside the input) are register-tiled, 8 pixels at a time, with
+ * one weight load per 8 FMAs; the few border columns check each tap. Plain NCHW (c = 1) instead sweeps each tap
+ * over the columns it is valid for, accumulating into the output row. Zero padding is never materialised. The
+ * epilogue runs on each row as soon as it is written; the usual one, a per-channel bias then relu / relu6 (a
+ * folded batch norm), is instead applied in registers (bias as the accumulators' start, the clamp before the
+ * store), which saves a second pass over every row. The work per byte is KH * KW FMAs, so the big layers are
+ * bound by memory bandwidth: nothing is copied, and each input row is read from cache KH times.
+ */
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/shape.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
+#include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/depthwise.h>
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+#include "window_attrs.h"
+
+namespace tvmlite {
+namespace topi {
+
+namespace {
+
+const char kName[] = "topi.nn.depthwise_conv2d_nchwc";
+
+/*! \brief The portable row: any block c (1 for plain NCHW), every tap checked. */
+void DepthwiseRowPortable(const DepthwiseRow& r) {
+  for (int64_t ow = 0; ow < r.OW; ++ow) {
+    float* o = r.out + ow * r.c;
+    if (r.bias) {
+      std::copy(r.bias, r.bias + r.c, o);
+    } else {
+      std::fill(o, o + r.c, 0.0f);
+    }
+    const int64_t iw0 = ow * r.stride_w - r.pad_left;
+    for (int64_t kh = 0; kh < r.KH; ++kh) {
+      const int64_t ih = r.ih0 + kh * r.dil_h;
+      if (ih < 0 || ih >= r.H) continue;
+      for (int64_t kw = 0; kw < r.KW; ++kw) {
+        const int64_t iw = iw0 + kw * r.dil_w;
+        if (iw < 0 || iw >= r.W) continue;
+        const float* x = r.in + (ih * r.W + iw) * r.c;
+        const float* w = r.weight + (kh * r.KW + kw) * r.c;
+        for (int64_t l = 0; l < r.c; ++l) o[l] += x[l] * w[l];
+      }
+    }
+    for (int64_t l = 0; l < r.c; ++l) {  // the fused clamp; NaN stays NaN, as in the interpreter
+      o[l] = o[l] < r.lo ? r.lo : (o[l] > r.hi ? r.hi : o[l]);
+    }
+  }
+}
+
+/*!
+ * \brief Plain NCHW (c = 1): the output row is the accumulator and each tap sweeps the columns it is valid for
+ * (a loop along W, vectorised at stride 1), instead of a window per pixel.
+ */
+void DepthwiseRowPlain(const DepthwiseRow& r) {
+  std::fill(r.out, r.out + r.OW, r.bias ? r.bias[0] : 0.0f);
+  for (int64_t kh = 0; kh < r.KH; ++kh) {
+    const int64_t ih = r.ih0 + kh * r.dil_h;
+    if (ih < 0 || ih >= r.H) continue;
+    const float* in_row = r.in + ih * r.W;
+    for (int64_t kw = 0; kw < r.KW; ++kw) {
+      const float wv = r.weight[kh * r.KW + kw];
+      const int64_t off = kw * r.dil_w - r.pad_left;  // column ow reads in_row[ow * stride_w + off]
+      const int64_t lo = off >= 0 ? 0 : (-off + r.stride_w - 1) / r.stride_w;
+      const int64_t hi = r.W - 1 - off < 0 ? 0 : std::min(r.OW, (r.W - 1 - off) / r.stride_w + 1);
+      if (r.stride_w == 1) {
+        const float* src = in_row + off + lo;  // column lo + i reads src[i]
+        float* dst = r.out + lo;
+        for (int64_t i = 0; i < hi - lo; ++i) dst[i] += wv * src[i];
+      } else {
+        for (int64_t ow = lo; ow < hi; ++ow) r.out[ow] += wv * in_row[ow * r.stride_w + off];
+      }
+    }
+  }
+  for (int64_t ow = 0; ow < r.OW; ++ow) {
+    const float v = r.out[ow];
+    r.out[ow] = v < r.lo ? r.lo : (v > r.hi ? r.hi : v);
+  }
+}
+
+using RowFn = void (*)(const DepthwiseRow&);
+
+/*! \brief The row function for block c under isa (chosen when the kernel is made; c is known per call). */
+RowFn PickRow(Isa isa, int64_t c) {
+  if (isa == Isa::kAVX512 && c % 16 == 0) return DepthwiseRowAVX512;
+  if (isa >= Isa::kAVX2 && c % 8 == 0) return DepthwiseRowAVX2;
+  return c == 1 ? DepthwiseRowPlain : DepthwiseRowPortable;
+}
+
+/*!
+ * \brief An epilogue the rows apply in registers: [add r0 r0 in0 (a per-channel bias)] then at most one of
+ * relu r0 r0 / clip r0 r0 lo hi. Anything else runs through the interpreter after each row.
+ */
+struct FusedTail {
+  bool ok = false;
+  bool bias = false;
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+};
+
+FusedTail MatchTail(const Epilogue& program) {
+  FusedTail tail;
+  const std::vector<EpiInstr>& code = program.code();
+  size_t i = 0;
+  auto is_r0 = [](const EpiSrc& src) { return src.kind == EpiSrc::kReg && src.index == 0; };
+  auto is_in0 = [](const EpiSrc& src) { return src.kind == EpiSrc::kInput && src.index == 0; };
+  if (i < code.size() && code[i].op == EpiOp::kAdd && code[i].dst == 0 &&
+      ((is_r0(code[i].a) && is_in0(code[i].b)) || (is_in0(code[i].a) && is_r0(code[i].b)))) {
+    tail.bias = true;
+    ++i;
+  }
+  if (i < code.size() && code[i].dst == 0 && is_r0(code[i].a)) {
+    if (code[i].op == EpiOp::kRelu) {
+      tail.lo = 0.0f;
+      ++i;
+    } else if (code[i].op == EpiOp::kClip && code[i].alpha <= code[i].beta) {
+      tail.lo = code[i].alpha, tail.hi = code[i].beta;
+      ++i;
+    }
+  }
+  tail.ok = i == code.size();
+  return tail;
+}
+
+/*! \brief Whether t, broadcast to out_shape, is one value per channel: (..1, C/c, 1, 1, c) or (..1, C, 1, 1). */
+bool IsChannelBias(const NDArray& t, const std::vector<int64_t>& out_shape) {
+  std::vector<int64_t> shape = t.Shape();
+  const size_t rank = out_shape.size();
+  if (t->tensor.dtype.code != kDLFloat || t->tensor.dtype.bits != 32 || t->tensor.dtype.lanes != 1 ||
+      shape.size() > rank) {
+    return false;
+  }
+  shape.insert(shape.begin(), rank - shape.size(), 1);
+  for (size_t d = 0; d < rank; ++d) {
+    const bool channel = d == 1 || (rank == 5 && d == 4);
+    if (shape[d] != (channel ? out_shape[d] : 1)) return false;
+  }
+  return true;
+}
+
+struct DepthwiseConfig {
+  relay::Window<2> window;
+  int64_t groups;  // -1: not given
+  std::vector<int64_t> kernel_size;
+  int64_t data_block;  // from data_layout: -1 not given, 0 plain NCHW, else the block
+  Isa isa;
+  Epilogue epilogue;
+  FusedTail tail;
+};
+
+[[noreturn]] void FailShape(const char* what, const std::vector<int64_t>& shape, const std::string& expected) {
+  std::ostringstream os;
+  os << kName << ": " << what << " has shape " << runtime::ShapeTuple(shape) << ", expected " << expected;
+  TVMLITE_THROW(ValueError) << os.str();
+}
+
+void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
+  TensorArg data = args.Input(0, "data");
+  TensorArg weight = args.Input(1, "weight");
+  TensorArg out = args.Output();
+  const float* x = data.Data<float>();
+  const float* wt = weight.Data<float>();
+  float* y = out.Data<float>();
+  const bool blocked = data.ndim() == 5;
+  if (data.ndim() != 4 && !blocked) data.Fail("must be (N, C/c, H, W, c) or (N, C, H, W), got rank " +
+                                              std::to_string(data.ndim()));
+  const int64_t N = data.dim(0), CB = data.dim(1), H = data.dim(2), W = data.dim(3);
+  const int64_t c = blocked ? data.dim(4) : 1;
+  const int64_t C = CB * c;
+  if (cfg.data_block >= 0 && cfg.data_block != (blocked ? c : 0)) {
+    data.Fail("does not match data_layout (block " + std::to_string(cfg.data_block) + "): its shape is " +
+              std::to_string(data.ndim()) + "-D" + (blocked ? " with block " + std::to_string(c) : ""));
+  }
+  // weight: (C/c, 1, KH, KW, 1, c) or (C, 1, KH, KW)
+  const std::vector<int64_t> ws = weight.shape();
+  if (static_cast<int>(ws.size()) != (blocked ? 6 : 4)) {
+    FailShape("weight", ws, blocked ? "(C/c, 1, KH, KW, 1, c) for blocked data" : "(C, 1, KH, KW) for NCHW data");
+  }
+  const int64_t out_channels = blocked ? ws[0] * ws[5] : ws[0];
+  if (out_channels != C && C > 0 && out_channels % C == 0 && ws[1] == 1) {
+    TVMLITE_THROW(ValueError) << kName << ": channel multiplier " << out_channels / C
+                              << " is not supported (weight has " << out_channels << " output channels for " << C
+                              << " input channels; only multiplier 1)";
+  }
+  if (ws[0] != CB || ws[1] != 1 || (blocked && (ws[4] != 1 || ws[5] != c))) {
+    FailShape("weight", ws, blocked ? "(" + std::to_string(CB) + ", 1, KH, KW, 1, " + std::to_string(c) + ")"
+                                    : "(" + std::to_string(C) + ", 1, KH, KW)");
+  }
+  const int64_t KH = ws[2], KW = ws[3];
+  if (cfg.groups >= 0 && cfg.groups != C) {
+    TVMLITE_THROW(ValueError) << kName << ": groups = " << cfg.groups << " must equal the channels (" << C
+                              << ") of a depthwise convolution";
+  }
+  if (!cfg.kernel_size.empty() && (cfg.kernel_size.size() != 2 || cfg.kernel_size[0] != KH ||
+                                   cfg.kernel_size[1] != KW)) {
+    std::ostringstream os;
+    os << "kernel_size " << runtime::ShapeTuple(cfg.kernel_size);
+    FailShape("weight", ws, os.str());
+  }
+  const relay::Window<2>& w = cfg.window;
+  const int64_t pt = w.pad_begin[0], pl = w.pad_begin[1];
+  const int64_t span_h = H + pt + w.pad_end[0] - w.dilation[0] * (KH - 1) - 1;
+  const int64_t span_w = W + pl + w.pad_end[1] - w.dilation[1] * (KW - 1) - 1;
+  if (KH < 1 || KW < 1 || span_h < 0 || span_w < 0) {
+    TVMLITE_THROW(ValueError) << kName << ": the " << KH << "x" << KW << " kernel (dilation " << w.dilation[0]
+                              << ", " << w.dilation[1] << ") does not fit the padded " << H << "x" << W << " input";
+  }
+  const int64_t OH = span_h / w.stride[0] + 1, OW = span_w / w.stride[1] + 1;
+  std::vector<int64_t> want = blocked ? std::vector<int64_t>{N, CB, OH, OW, c} : std::vector<int64_t>{N, C, OH, OW};
+  out.CheckShape(want);
+  BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
+  const float* bias = nullptr;
+  bool fused = false;
+  if (!cfg.epilogue.empty() && cfg.tail.ok) {
+    std::vector<NDArray> rest = args.Rest(2);
+    fused = !cfg.tail.bias || IsChannelBias(rest[0], want);
+    if (fused && cfg.tail.bias) bias = args.Input(2, "bias").Data<float>();
+  }
+
+  DepthwiseRow base{};
+  base.H = H, base.W = W, base.c = c, base.OW = OW, base.KH = KH, base.KW = KW;
+  base.stride_w = w.stride[1], base.dil_h = w.dilation[0], base.dil_w = w.dilation[1], base.pad_left = pl;
+  base.ow_lo = std::min(OW, (pl + w.stride[1] - 1) / w.stride[1]);
+  const int64_t last = W - 1 + pl - (KW - 1) * w.dilation[1];
+  base.ow_hi = last < 0 ? 0 : std::min(OW, last / w.stride[1] + 1);
+  base.bias = nullptr;
+  base.lo = fused ? cfg.tail.lo : -std::numeric_limits<float>::infinity();
+  base.hi = fused ? cfg.tail.hi : std::numeric_limits<float>::infinity();
+  const RowFn row_fn = PickRow(cfg.isa, c);
+  const int64_t row_len = OW * c;
+  const int64_t rows = N * CB * OH;
+  const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * KH * KW));
+  runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    DepthwiseRow r = base;
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t plane = row / OH, oh = row % OH;  // plane = n * CB + cb
+      r.in = x + plane * H * W * c;
+      r.weight = wt + (plane % CB) * KH * KW * c;
+      r.out = y + row * row_len;
+      r.ih0 = oh * w.stride[0] - pt;
+      if (bias) r.bias = bias + (plane % CB) * c;
+      row_fn(r);
+      if (!fused) bound.Apply(y, row * row_len, row_len);
+    }
+  }, min_chunk);
+}
+
+}  // namespace
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kKernel = kName;
+  KernelAttrs attrs(kKernel, attrs_in);
+  DepthwiseConfig cfg;
+  cfg.window = KernelWindow(attrs);
+  cfg.groups = attrs.GetInt("groups", -1);
+  TVMLITE_CHECK_KIND(cfg.groups == -1 || cfg.groups >= 1, ValueError)
+      << kKernel << ": groups = " << cfg.groups << " must be >= 1";
+  cfg.kernel_size = attrs.GetInts("kernel_size", {});
+  cfg.data_block = attrs.Has("data_layout") ? LayoutBlock(attrs, "data_layout") : -1;
+  CheckFloat32OutDtype(attrs);
+  cfg.isa = CpuIsa();
+  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
+  cfg.tail = MatchTail(cfg.epilogue);
+  return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
+});
+
+TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.depthwise_conv2d_nchwc"));
+
+}  // namespace topi
+}  // namespace tvmlite
