@@ -40,6 +40,7 @@
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/ir/module.h>
 #include <tvmlite/ir/op.h>
+#include <tvmlite/relay/layout.h>
 #include <tvmlite/relay/transform.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/serialization.h>
@@ -497,6 +498,25 @@ class GraphBuilder {
   }
 
   // -- views ---------------------------------------------------------------------------------------------------
+  /*! \brief A layout_transform that only adds or drops sub-axes of factor 1 (NCHW -> NCHW1c): a reshape. */
+  static bool SameMemoryOrder(const CallNode* c) {
+    const auto* a = c->attrs.as<relay::LayoutTransformAttrs>();
+    if (a == nullptr) return false;
+    auto strip = [](const std::string& layout) {
+      std::string out;
+      for (size_t i = 0; i < layout.size(); ++i) {
+        if (layout[i] == '1' && i + 1 < layout.size() && layout[i + 1] >= 'a' && layout[i + 1] <= 'z' &&
+            (i == 0 || !(layout[i - 1] >= '0' && layout[i - 1] <= '9'))) {
+          ++i;  // "1c": a factor-1 sub-axis
+          continue;
+        }
+        out += layout[i];
+      }
+      return out;
+    };
+    return strip(a->src_layout) == strip(a->dst_layout);
+  }
+
   std::optional<std::vector<Entry>> TryView(const Group& g) {
     static const std::set<std::string> kViews = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
                                                  "reshape_like"};
@@ -507,7 +527,8 @@ class GraphBuilder {
       const auto* c = e.as<CallNode>();
       if (c == nullptr) return std::nullopt;
       const auto* op = c->op.as<OpNode>();
-      if (op == nullptr || !kViews.count(op->name) || c->args.empty()) return std::nullopt;
+      if (op == nullptr || c->args.empty()) return std::nullopt;
+      if (!kViews.count(op->name) && !(op->name == "layout_transform" && SameMemoryOrder(c))) return std::nullopt;
       if (!StaticShape(c->checked_type())) return std::nullopt;
       e = c->args[0];
     }

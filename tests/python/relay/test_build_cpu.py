@@ -439,3 +439,13 @@ def test_tuple_anchor_read_only_as_field_0(rng):
     lib = check(relay.Function([x, g, b], relay.Tuple([stats[0], stats[1]])),
                 inputs, rtol=1e-5, atol=1e-5)
     assert kernels(lib) == ["relay.backend.reference"]
+
+
+def test_layout_transform_adding_a_block_of_one_is_a_view(rng):
+    """NCHW -> NCHW1c (the stem conv's input) moves no data: a __nop view; NCHW -> NCHW4c is a kernel."""
+    x = relay.var("x", shape=(1, 3, 5, 5))
+    lib = check(relay.Function([x], relay.layout_transform(x, "NCHW", "NCHW1c")), {"x": f32(rng, 1, 3, 5, 5)})
+    assert kernels(lib) == ["__nop"]
+    x = relay.var("x", shape=(1, 8, 5, 5))
+    lib = check(relay.Function([x], relay.layout_transform(x, "NCHW", "NCHW4c")), {"x": f32(rng, 1, 8, 5, 5)})
+    assert kernels(lib) == ["topi.layout_transform"]
