@@ -603,7 +603,8 @@ class GraphBuilder {
       kernel = std::string(kernels[op]);
       Type anchor_type = anchor->checked_type_;
       if (tuple_out && anchor == g.root.get()) anchor_type = out_type;
-      if (!StaticShape(anchor_type)) return std::nullopt;
+      // The epilogue runs in place on the anchor's output: a group that broadcasts it wider is not one kernel.
+      if (StaticShape(anchor_type) != StaticShape(out_type)) return std::nullopt;
       // The anchor reads group inputs and constants only.
       for (const Expr& a : anchor->args) {
         const auto* t = a.as<TupleNode>();

@@ -1,8 +1,10 @@
 /*!
  * \file thread_pool.cc
- * \brief runtime::ParallelFor's pool: workers wait for a generation number to change, run their chunk and count
- * down (every worker, idle or not, so the job is never rewritten under a reader); the launcher runs chunk 0 itself
- * and spins until the count reaches zero.
+ * \brief runtime::ParallelFor's pool: the launcher publishes a job (a generation number), then it and the workers
+ * claim its chunks from one atomic word tagged with the generation, run them and count them done; the launcher
+ * spins until every chunk is done. A worker the OS has not scheduled yet holds nothing up (the launcher claims its
+ * chunk), and a late worker never claims from a job that is over (the tag differs), so the job is never rewritten
+ * under a reader.
  *
  * Workers spin for a short while after a job (kernels of one model run back to back), then sleep on a condition
  * variable. One launcher at a time holds the pool (an atomic flag, not a mutex: a second launcher does not wait,
@@ -90,27 +92,25 @@ class ThreadPool {
     }
     job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
     error_ = nullptr;
-    // Every worker acknowledges every job, idle ones included: none may still be reading job_* when the next starts.
-    remaining_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_seq_cst);
+    done_.store(0, std::memory_order_relaxed);
+    // Chunks are claimed, by the launcher too: a worker the OS has not run yet cannot hold up the job. The claim word
+    // tags the job (generation) and its chunk count, so a late worker never claims from a job that is over.
+    const uint64_t gen = generation_.load(std::memory_order_relaxed) + 1;
+    claim_.store(((gen & 0xffffffffu) << 32) | (static_cast<uint64_t>(chunks) << 16), std::memory_order_release);
+    generation_.store(gen, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       { std::lock_guard<std::mutex> lock(mu_); }
       wake_.notify_all();
     }
-    std::exception_ptr mine;
-    try {
-      RunChunk(fn, ctx, 0, ChunkEnd(0));
-    } catch (...) {
-      mine = std::current_exception();
-    }
-    for (int spins = 0; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
+    RunClaimed(gen);
+    for (int spins = 0; done_.load(std::memory_order_acquire) != chunks; ++spins) {
       if (spins < 4096) {
         TVMLITE_CPU_RELAX();
       } else {
         std::this_thread::yield();
       }
     }
-    std::exception_ptr error = mine ? mine : error_;
+    std::exception_ptr error = error_;
     busy_.clear(std::memory_order_release);
     if (error) std::rethrow_exception(error);
   }
@@ -151,20 +151,31 @@ class ThreadPool {
     return std::min(n, static_cast<int>(workers_.size()));
   }
 
-  void WorkerLoop(int index, uint64_t seen) {
+  void WorkerLoop(int, uint64_t seen) {
     for (;;) {
       WaitForJob(&seen);
-      if (index >= job_chunks_) {
-        remaining_.fetch_sub(1, std::memory_order_release);
-        continue;
-      }
+      RunClaimed(seen);
+    }
+  }
+
+  /*! \brief Claim and run chunks of job gen until none is left; -1 when the job is over or all are claimed. */
+  int Claim(uint64_t gen) {
+    uint64_t c = claim_.load(std::memory_order_acquire);
+    for (;;) {
+      if ((c >> 32) != (gen & 0xffffffffu) || (c & 0xffff) >= ((c >> 16) & 0xffff)) return -1;
+      if (claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return static_cast<int>(c & 0xffff);
+    }
+  }
+
+  void RunClaimed(uint64_t gen) {
+    for (int chunk; (chunk = Claim(gen)) >= 0;) {
       try {
-        RunChunk(job_fn_, job_ctx_, job_n_ * index / job_chunks_, ChunkEnd(index));
+        RunChunk(job_fn_, job_ctx_, job_n_ * chunk / job_chunks_, ChunkEnd(chunk));
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu_);
         if (!error_) error_ = std::current_exception();
       }
-      remaining_.fetch_sub(1, std::memory_order_release);
+      done_.fetch_add(1, std::memory_order_acq_rel);
     }
   }
 
@@ -193,7 +204,8 @@ class ThreadPool {
   int64_t job_n_ = 0;
   int job_chunks_ = 0;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> remaining_{0};
+  std::atomic<int> done_{0};
+  std::atomic<uint64_t> claim_{0};
   std::atomic<int> sleepers_{0};
   std::mutex mu_;
   std::condition_variable wake_;

@@ -196,10 +196,17 @@ class Fuser {
       int id = static_cast<int>(groups.size());
       std::vector<int> members{v};
       group_of[v] = id;
+      // An anchor's epilogue runs in place on its output, so it may not broadcast wider (x - mean(x) is two
+      // kernels); a group of elementwise ops only computes over its output's index space, so it may.
+      const bool anchored = !IsEpilogue(g.nodes[v]);
+      const TensorTypeNode* anchor = TensorTypeOf(g.nodes[v]);
       for (int sink = v; ipdom[sink] >= 0;) {
         std::vector<int> path = PathTo(g, sink, ipdom[sink]);
         bool ok = members.size() + path.size() <= max_depth_;
-        for (size_t k = 0; ok && k < path.size(); ++k) ok = group_of[path[k]] < 0 && IsEpilogue(g.nodes[path[k]]);
+        for (size_t k = 0; ok && k < path.size(); ++k) {
+          ok = group_of[path[k]] < 0 && IsEpilogue(g.nodes[path[k]]) &&
+               (!anchored || SameShape(TensorTypeOf(g.nodes[path[k]]), anchor));
+        }
         if (!ok) break;
         for (int p : path) group_of[p] = id;
         members.insert(members.end(), path.begin(), path.end());
@@ -235,6 +242,15 @@ class Fuser {
     if (!epilogue_.count(runtime::Downcast<Op>(call->op))) return false;
     const TensorTypeNode* t = TensorTypeOf(node);
     return t != nullptr && t->dtype == DataType::Float(32);
+  }
+
+  static bool SameShape(const TensorTypeNode* a, const TensorTypeNode* b) {
+    if (a == nullptr || b == nullptr || a->shape.size() != b->shape.size()) return false;
+    for (size_t i = 0; i < a->shape.size(); ++i) {
+      std::optional<int64_t> x = a->shape[i].as<int64_t>(), y = b->shape[i].as<int64_t>();
+      if (!x || !y || *x != *y) return false;
+    }
+    return true;
   }
 
   /*! \brief Nodes on the paths from s (excluded) to d (included), in topological order. */

@@ -449,3 +449,12 @@ def test_layout_transform_adding_a_block_of_one_is_a_view(rng):
     x = relay.var("x", shape=(1, 8, 5, 5))
     lib = check(relay.Function([x], relay.layout_transform(x, "NCHW", "NCHW4c")), {"x": f32(rng, 1, 8, 5, 5)})
     assert kernels(lib) == ["topi.layout_transform"]
+
+
+def test_epilogue_wider_than_its_anchor_is_not_one_kernel(rng):
+    """x - mean(x): the subtraction's output is wider than mean's, so the epilogue cannot run in place on it."""
+    x = relay.var("x", shape=(3, 2, 8))
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], relay.subtract(x, relay.mean(x, axis=-1, keepdims=True))),
+                    {"x": f32(rng, 3, 2, 8)})
+    assert "topi.mean" in kernels(lib) and len(kernels(lib)) == 2
