@@ -122,7 +122,7 @@ std::optional<Ints> NormAxes(const Ints& axes, int64_t rank) {
   return out;
 }
 
-const char* const kReductions[] = {"sum",     "mean",    "max",     "min",        "prod",
+const char* const kReductions[] = {"sum",       "mean",    "max",     "min",     "prod",
                                    "logsumexp", "log_sum", "l1_norm", "l2_norm", "sum_square"};
 
 class DynamicToStaticMutator : public ExprMutator {
