@@ -9,7 +9,8 @@ from . import _ffi_api
 from .backend import const_eval  # noqa: F401 - registers relay.backend.eval_const, which FoldConstant calls
 
 __all__ = ["InferType", "Pass", "Sequential", "PassContext", "SimplifyInference", "FoldConstant",
-           "FoldScaleAxis", "DeadCodeElimination", "FuseOps", "BindParams", "bind_params_by_name", "AlterOpLayout"]
+           "FoldScaleAxis", "DeadCodeElimination", "FuseOps", "BindParams", "bind_params_by_name",
+           "DynamicToStatic", "AlterOpLayout"]
 
 
 def _cxx(name):
@@ -95,6 +96,14 @@ def BindParams(params):  # noqa: N802
         return IRModule(functions)
 
     return Pass("BindParams", run, opt_level=0)
+
+
+def DynamicToStatic():  # noqa: N802
+    """Rewrite each dyn.* op whose shape-like inputs (reshape's shape, strided_slice's bounds, pad's pads, a
+    reduction's axes, topk's k, ...) are constants into its static op, so its result dims are known: the ONNX
+    frontend makes dyn ops for shape inputs that are params until build binds them. Values the static op rejects
+    leave the dyn op in place. Run FoldConstant before (bound params folded into the shape inputs) and after."""
+    return Pass("DynamicToStatic", _cxx("DynamicToStatic"), opt_level=3)
 
 
 from .transform_layout import AlterOpLayout  # noqa: E402  (its own file; it builds on Pass above)

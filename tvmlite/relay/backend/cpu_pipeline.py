@@ -41,6 +41,8 @@ def optimize(mod):
         transform.InferType(),
         transform.SimplifyInference(),
         transform.FoldConstant(),
+        transform.DynamicToStatic(),
+        transform.FoldConstant(),
         transform.FoldScaleAxis(),
         transform.FoldConstant(),
         transform.AlterOpLayout(),

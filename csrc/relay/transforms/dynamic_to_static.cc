@@ -1,0 +1,303 @@
+/*!
+ * \file dynamic_to_static.cc
+ * \brief DynamicToStatic: a dyn.* op whose shape-like inputs are constants becomes its static op (TVM's pass).
+ *
+ * Why. The ONNX frontend makes a dyn.* op (result dims "?") whenever a shape-like input (Reshape's shape, Slice's
+ * bounds, Pad's pads, ...) is not a constant at import time, which is the case for every initializer kept as a
+ * param. Once build binds the params (BindParams) and FoldConstant folds the shape arithmetic on them, those inputs
+ * are Constants; the static op then has typed dims, and the native backend its fast paths.
+ *
+ * Algorithm. Type the module, then one mutator walk, children first, keeping every node typed as it goes (a
+ * rebuilt node is typed by InferTypeExpr, which stops at the typed children: only the new node costs). A call of
+ * a dyn.* op whose shape-like inputs are all Constants (integer, or float for what ONNX lets be float, read on the
+ * CPU) is rebuilt as the static op with the values as attrs, with exactly the dyn op's semantics (its numpy
+ * reference, tvmlite/relay/op/_transform.py, _reduce.py, _algorithm.py):
+ *   dyn.reshape(x, s)                 -> reshape(x, newshape=s, allowzero kept)   (0 copies / -1 infers as ONNX)
+ *   dyn.squeeze(x, a)                 -> squeeze(x, axis=a)
+ *   dyn.expand_dims(x, a)             -> expand_dims(x, p, 1) for each output position p of a, ascending
+ *                                        (positions normalised against rank(x) + len(a), as the Unsqueeze
+ *                                        converter does); x itself when a is empty
+ *   dyn.broadcast_to(x, s)            -> broadcast_to(x, shape=s)
+ *   dyn.tile(x, r)                    -> tile(x, reps=r)
+ *   dyn.strided_slice(x, b, e, s, a)  -> strided_slice(x, begin=b, end=e, strides=s, axes=a, slice_mode="end")
+ *   dyn.one_hot(i, on, off, d)        -> one_hot(i, on, off, depth=int(d[0]), axis, dtype kept)
+ *   dyn.topk(x, k)                    -> topk(x, k=int(k), other attrs kept)
+ *   dyn.cumsum / dyn.cumprod(x, a)    -> cumsum / cumprod(x, axis=int(a), other attrs kept)
+ *   dyn.<reduce>(x, a)                -> <reduce>(x, axis=a, keepdims kept); an empty a is [] (reduce nothing)
+ *                                        under noop_with_empty_axes, else None (every axis)
+ *   dyn.nn.pad(x, p, v, a)            -> nn.pad(x, v, pad_width): axis a[i] gets (p[i], p[i + len(a)]), others 0
+ *   dyn.full(v, s)                    -> full(v, shape=s, dtype kept)
+ * The candidate is typed with the static op's relation; when that fails (an axis out of range, a shape that does
+ * not fit the data: the values the dyn op would reject at run time) the dyn call stays, so the pass never turns a
+ * graph that builds into one that does not. A dyn call with an input that is not constant stays too. The module
+ * is typed again at the end; FoldConstant after this pass folds what became computable (a full of a constant).
+ */
+#include <tvmlite/relay/attrs/reduce.h>
+#include <tvmlite/relay/attrs/sort.h>
+#include <tvmlite/relay/attrs/transform.h>
+#include <tvmlite/runtime/registry.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "pass_util.h"
+
+namespace tvmlite {
+namespace relay {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+/*! \brief The values of a constant integer (or, with allow_float, float: truncated as Python's int()) CPU tensor,
+ * flattened; nullopt when e is not such a constant. */
+std::optional<Ints> ConstInts(const Expr& e, bool allow_float = false) {
+  const auto* c = e.as<ConstantNode>();
+  if (c == nullptr) return std::nullopt;
+  const NDArray& a = c->data;
+  const DLTensor& t = a->tensor;
+  if (t.device.device_type != kDLCPU || !a.IsContiguous() || t.dtype.lanes != 1) return std::nullopt;
+  int64_t n = a.NumElements();
+  const char* p = static_cast<const char*>(t.data) + t.byte_offset;
+  DataType dt = a.dtype();
+  Ints out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (dt.is_int()) {
+      switch (dt.bits()) {
+        case 8: out[i] = reinterpret_cast<const int8_t*>(p)[i]; break;
+        case 16: out[i] = reinterpret_cast<const int16_t*>(p)[i]; break;
+        case 32: out[i] = reinterpret_cast<const int32_t*>(p)[i]; break;
+        case 64: out[i] = reinterpret_cast<const int64_t*>(p)[i]; break;
+        default: return std::nullopt;
+      }
+    } else if (dt.is_uint()) {
+      uint64_t v;
+      switch (dt.bits()) {
+        case 8: v = reinterpret_cast<const uint8_t*>(p)[i]; break;
+        case 16: v = reinterpret_cast<const uint16_t*>(p)[i]; break;
+        case 32: v = reinterpret_cast<const uint32_t*>(p)[i]; break;
+        case 64: v = reinterpret_cast<const uint64_t*>(p)[i]; break;
+        default: return std::nullopt;
+      }
+      if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+      out[i] = static_cast<int64_t>(v);
+    } else if (allow_float && dt.is_float() && (dt.bits() == 32 || dt.bits() == 64)) {
+      double v = dt.bits() == 32 ? reinterpret_cast<const float*>(p)[i] : reinterpret_cast<const double*>(p)[i];
+      if (!std::isfinite(v) || std::fabs(v) >= 9.2e18) return std::nullopt;
+      out[i] = static_cast<int64_t>(v);  // truncation toward zero, as int() in the references
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+/*! \brief The one value of a constant holding exactly one element (the references' _scalar). */
+std::optional<int64_t> ConstScalar(const Expr& e) {
+  std::optional<Ints> v = ConstInts(e);
+  if (!v.has_value() || v->size() != 1) return std::nullopt;
+  return (*v)[0];
+}
+
+Array<int64_t> ToArray(const Ints& v) { return Array<int64_t>(v); }
+
+/*! \brief The rank of e's tensor type, or -1. */
+int64_t RankOf(const Expr& e) {
+  const TensorTypeNode* t = TensorTypeOf(e);
+  return t == nullptr ? -1 : static_cast<int64_t>(t->ndim());
+}
+
+/*! \brief axes normalised against rank (the references' _norm_axes); nullopt when one is out of range or repeats. */
+std::optional<Ints> NormAxes(const Ints& axes, int64_t rank) {
+  Ints out;
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) return std::nullopt;
+    out.push_back(a < 0 ? a + rank : a);
+  }
+  Ints sorted = out;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return std::nullopt;
+  return out;
+}
+
+const char* const kReductions[] = {"sum",       "mean",    "max",     "min",     "prod",
+                                   "logsumexp", "log_sum", "l1_norm", "l2_norm", "sum_square"};
+
+class DynamicToStaticMutator : public ExprMutator {
+ protected:
+  Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
+    Expr node = ExprMutator::Rewrite(original, new_children);
+    if (!node->checked_type_.defined() && !node.as<OpNode>()) node = InferTypeExpr(node);
+    const auto* call = node.as<CallNode>();
+    const auto* op = call ? call->op.as<OpNode>() : nullptr;
+    if (op == nullptr || op->name.compare(0, 4, "dyn.") != 0) return node;
+    Expr candidate = Static(call, op->name.substr(4));
+    if (!candidate.defined()) return node;
+    try {
+      return InferTypeExpr(candidate);  // the static relation: values the dyn op would reject keep it dynamic
+    } catch (const runtime::Error&) {
+      return node;
+    }
+  }
+
+ private:
+  /*! \brief The static form of call (a dyn.<name> call whose children are typed), or an undefined Expr. */
+  static Expr Static(const CallNode* call, const std::string& name) {
+    const Array<Expr>& args = call->args;
+    if (name == "reshape") {
+      const auto* old = call->attrs.as<ReshapeAttrs>();
+      std::optional<Ints> s = ConstInts(args[1]);
+      if (old == nullptr || !s) return Expr();
+      auto attrs = make_object<ReshapeAttrs>();
+      attrs->newshape = ToArray(*s);
+      attrs->allowzero = old->allowzero;
+      return MakeCall("reshape", {args[0]}, Attrs(attrs));
+    }
+    if (name == "squeeze") {
+      std::optional<Ints> a = ConstInts(args[1]);
+      if (!a) return Expr();
+      auto attrs = make_object<SqueezeAttrs>();
+      attrs->axis = ToArray(*a);
+      return MakeCall("squeeze", {args[0]}, Attrs(attrs));
+    }
+    if (name == "expand_dims") return ExpandDims(args);
+    if (name == "broadcast_to" || name == "tile") {
+      std::optional<Ints> s = ConstInts(args[1]);
+      if (!s) return Expr();
+      if (name == "tile") {
+        auto attrs = make_object<TileAttrs>();
+        attrs->reps = ToArray(*s);
+        return MakeCall("tile", {args[0]}, Attrs(attrs));
+      }
+      auto attrs = make_object<BroadcastToAttrs>();
+      attrs->shape = ToArray(*s);
+      return MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
+    }
+    if (name == "strided_slice") {
+      std::optional<Ints> b = ConstInts(args[1]), e = ConstInts(args[2]), s = ConstInts(args[3]),
+                          a = ConstInts(args[4]);
+      if (!b || !e || !s || !a) return Expr();
+      auto attrs = make_object<StridedSliceAttrs>();
+      attrs->begin = ToArray(*b);
+      attrs->end = ToArray(*e);
+      attrs->strides = ToArray(*s);
+      attrs->axes = ToArray(*a);
+      attrs->slice_mode = "end";
+      return MakeCall("strided_slice", {args[0]}, Attrs(attrs));
+    }
+    if (name == "one_hot") {
+      const auto* old = call->attrs.as<OneHotAttrs>();
+      std::optional<Ints> d = ConstInts(args[3], /*allow_float=*/true);  // the reference reads depth[0]
+      if (old == nullptr || !d || d->empty()) return Expr();
+      auto attrs = make_object<OneHotAttrs>();
+      attrs->depth = (*d)[0];
+      attrs->axis = old->axis;
+      attrs->dtype = old->dtype;
+      return MakeCall("one_hot", {args[0], args[1], args[2]}, Attrs(attrs));
+    }
+    if (name == "topk") {
+      const auto* old = call->attrs.as<TopKAttrs>();
+      std::optional<int64_t> k = ConstScalar(args[1]);
+      if (old == nullptr || !k) return Expr();
+      auto attrs = make_object<TopKAttrs>();
+      attrs->k = *k;
+      attrs->axis = old->axis;
+      attrs->ret_type = old->ret_type;
+      attrs->is_ascend = old->is_ascend;
+      attrs->dtype = old->dtype;
+      return MakeCall("topk", {args[0]}, Attrs(attrs));
+    }
+    if (name == "cumsum" || name == "cumprod") {
+      const auto* old = call->attrs.as<ScanopAttrs>();
+      std::optional<int64_t> axis = ConstScalar(args[1]);
+      if (old == nullptr || !axis) return Expr();
+      auto attrs = make_object<ScanopAttrs>();
+      attrs->axis = *axis;
+      attrs->dtype = old->dtype;
+      attrs->exclusive = old->exclusive;
+      attrs->reverse = old->reverse;
+      return MakeCall(name, {args[0]}, Attrs(attrs));
+    }
+    if (name == "nn.pad") return Pad(call);
+    if (name == "full") {
+      const auto* old = call->attrs.as<FullAttrs>();
+      std::optional<Ints> s = ConstInts(args[1]);
+      if (old == nullptr || !s) return Expr();
+      auto attrs = make_object<FullAttrs>();
+      attrs->shape = ToArray(*s);
+      attrs->dtype = old->dtype;
+      return MakeCall("full", {args[0]}, Attrs(attrs));
+    }
+    for (const char* r : kReductions) {
+      if (name == r) return Reduce(call, name);
+    }
+    return Expr();
+  }
+
+  static Expr ExpandDims(const Array<Expr>& args) {
+    std::optional<Ints> a = ConstInts(args[1]);
+    int64_t ndim = RankOf(args[0]);
+    if (!a || ndim < 0) return Expr();
+    std::optional<Ints> positions = NormAxes(*a, ndim + static_cast<int64_t>(a->size()));
+    if (!positions) return Expr();
+    std::sort(positions->begin(), positions->end());
+    Expr out = args[0];
+    for (int64_t p : *positions) {  // ascending: each insertion leaves the earlier positions in place
+      auto attrs = make_object<ExpandDimsAttrs>();
+      attrs->axis = p;
+      attrs->num_newaxis = 1;
+      out = MakeCall("expand_dims", {out}, Attrs(attrs));
+    }
+    return out;
+  }
+
+  static Expr Pad(const CallNode* call) {
+    const auto* old = call->attrs.as<PadAttrs>();
+    std::optional<Ints> pads = ConstInts(call->args[1]), axes = ConstInts(call->args[3]);
+    int64_t ndim = RankOf(call->args[0]);
+    if (old == nullptr || !pads || !axes || ndim < 0 || pads->size() != 2 * axes->size()) return Expr();
+    std::optional<Ints> norm = NormAxes(*axes, ndim);
+    if (!norm) return Expr();
+    Ints width(static_cast<size_t>(2 * ndim), 0);
+    for (size_t i = 0; i < norm->size(); ++i) {
+      width[2 * (*norm)[i]] = (*pads)[i];
+      width[2 * (*norm)[i] + 1] = (*pads)[i + norm->size()];
+    }
+    auto attrs = make_object<PadAttrs>();
+    attrs->pad_width = ToArray(width);
+    attrs->pad_mode = old->pad_mode;
+    return MakeCall("nn.pad", {call->args[0], call->args[2]}, Attrs(attrs));
+  }
+
+  static Expr Reduce(const CallNode* call, const std::string& name) {
+    const auto* old = call->attrs.as<DynReduceAttrs>();
+    std::optional<Ints> a = ConstInts(call->args[1]);
+    if (old == nullptr || !a) return Expr();
+    auto attrs = make_object<ReduceAttrs>();
+    if (!a->empty()) {
+      attrs->axis = ToArray(*a);
+    } else if (old->noop_with_empty_axes) {
+      attrs->axis = Array<int64_t>();  // [] reduces nothing
+    }  // else None: every axis
+    attrs->keepdims = old->keepdims;
+    attrs->exclude = false;
+    return MakeCall(name, {call->args[0]}, Attrs(attrs));
+  }
+};
+
+}  // namespace
+
+IRModule DynamicToStatic(const IRModule& mod) {
+  IRModule typed = InferType(mod);
+  DynamicToStaticMutator mutator;
+  return MapFunctions(typed, [&mutator](const Function& f) { return runtime::Downcast<Function>(mutator.Mutate(f)); });
+}
+
+TVMLITE_REGISTER_GLOBAL("relay._transform.DynamicToStatic").set_body_typed([](IRModule mod) {
+  return DynamicToStatic(mod);
+});
+
+}  // namespace relay
+}  // namespace tvmlite
