@@ -681,7 +681,16 @@ class GraphBuilder {
       if (a.NBytes()) std::memset(static_cast<char*>(a->tensor.data) + a->tensor.byte_offset, 0, a.NBytes());
       arrays.push_back(a);
     };
-    for (const Entry& e : inputs) make(nodes_[e.node].out_types[e.index]);
+    for (const Entry& e : inputs) {
+      // A param (resize's scales, a gather's indices) is tried with its value: zeros may be no valid value.
+      const GNode& n = nodes_[e.node];
+      const Any* value = n.is_op ? nullptr : params_.get()->Find(Any(String(n.name)));
+      if (value != nullptr) {
+        arrays.push_back(value->cast<NDArray>());
+      } else {
+        make(n.out_types[e.index]);
+      }
+    }
     make(out_type);
     std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
     runtime::Any rv;

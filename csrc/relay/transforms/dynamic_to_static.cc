@@ -27,11 +27,14 @@
  *                                        under noop_with_empty_axes, else None (every axis)
  *   dyn.nn.pad(x, p, v, a)            -> nn.pad(x, v, pad_width): axis a[i] gets (p[i], p[i + len(a)]), others 0
  *   dyn.full(v, s)                    -> full(v, shape=s, dtype kept)
+ *   image.resize(x, roi, scales, sizes) with constant roi/scales/sizes and no output_size: output_size set by
+ *                                        the frontend's rule (relay.op.image._static_output_size)
  * The candidate is typed with the static op's relation; when that fails (an axis out of range, a shape that does
  * not fit the data: the values the dyn op would reject at run time) the dyn call stays, so the pass never turns a
  * graph that builds into one that does not. A dyn call with an input that is not constant stays too. The module
  * is typed again at the end; FoldConstant after this pass folds what became computable (a full of a constant).
  */
+#include <tvmlite/relay/attrs/image.h>
 #include <tvmlite/relay/attrs/reduce.h>
 #include <tvmlite/relay/attrs/sort.h>
 #include <tvmlite/relay/attrs/transform.h>
@@ -132,6 +135,7 @@ class DynamicToStaticMutator : public ExprMutator {
     if (!node->checked_type_.defined() && !node.as<OpNode>()) node = InferTypeExpr(node);
     const auto* call = node.as<CallNode>();
     const auto* op = call ? call->op.as<OpNode>() : nullptr;
+    if (op != nullptr && op->name == "image.resize") return StaticResize(node, call);
     if (op == nullptr || op->name.compare(0, 4, "dyn.") != 0) return node;
     Expr candidate = Static(call, op->name.substr(4));
     if (!candidate.defined()) return node;
@@ -234,6 +238,51 @@ class DynamicToStaticMutator : public ExprMutator {
       if (name == r) return Reduce(call, name);
     }
     return Expr();
+  }
+
+  /*!
+   * \brief image.resize takes scales / sizes as inputs and types its result from the output_size attr: once they
+   * are constants, output_size comes from the same Python rule the frontend uses for constants at import
+   * (relay.op.image._static_output_size, the spec's arithmetic in one place).
+   */
+  static Expr StaticResize(const Expr& node, const CallNode* call) {
+    const auto* old = call->attrs.as<ResizeAttrs>();
+    static const runtime::Function rule = runtime::Registry::Get("relay.op.image._static_output_size");
+    if (old == nullptr || !old->output_size.empty() || !rule.defined() || call->args.size() != 4) return node;
+    const TensorTypeNode* data = TensorTypeOf(call->args[0]);
+    if (data == nullptr) return node;
+    Array<Any> operands;  // roi, scales, sizes: an NDArray, None when omitted; anything else stays dynamic
+    for (size_t i = 1; i < 4; ++i) {
+      const Expr& a = call->args[i];
+      if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) {
+        operands.push_back(Any());
+      } else if (const auto* c = a.as<ConstantNode>()) {
+        operands.push_back(Any(c->data));
+      } else {
+        return node;
+      }
+    }
+    std::vector<int64_t> shape;
+    for (const Any& d : data->shape) shape.push_back(d.as<int64_t>().value_or(-1));
+    Array<int64_t> size = rule(Array<int64_t>(shape), call->attrs, operands[0], operands[1], operands[2])
+                              .cast<Array<int64_t>>();
+    if (size.empty()) return node;
+    auto attrs = make_object<ResizeAttrs>();
+    attrs->axes = old->axes;
+    attrs->mode = old->mode;
+    attrs->coordinate_transformation_mode = old->coordinate_transformation_mode;
+    attrs->nearest_mode = old->nearest_mode;
+    attrs->cubic_coeff_a = old->cubic_coeff_a;
+    attrs->exclude_outside = old->exclude_outside;
+    attrs->extrapolation_value = old->extrapolation_value;
+    attrs->antialias = old->antialias;
+    attrs->keep_aspect_ratio_policy = old->keep_aspect_ratio_policy;
+    attrs->output_size = size;
+    try {
+      return InferTypeExpr(Call(call->op, call->args, Attrs(attrs)));
+    } catch (const runtime::Error&) {
+      return node;
+    }
   }
 
   static Expr ExpandDims(const Array<Expr>& args) {

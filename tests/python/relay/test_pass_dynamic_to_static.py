@@ -306,3 +306,32 @@ def test_onnx_shape_ops_with_initializer_inputs_build_static(rng):
     feeds = {"x": rng.standard_normal((4, 3, 5)).astype("float32")}
     for got, want in zip(_run(lib, feeds), _ort(model, feeds)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_resize_with_bound_scales_becomes_static():
+    """Resize's scales are an initializer, so a param at import (dims "?"); once build binds it, DynamicToStatic
+    sets output_size by the frontend's rule and the native kernel runs it."""
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 5, 7])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1.0, 1.0, 2.0, 1.5])
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")
+    model = helper.make_model(helper.make_graph([node], "resize", [x], [y], [scales]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    mod, params = tvmlite.frontend.from_onnx(model)
+    assert "?" in str(mod)
+    data = np.random.default_rng(0).standard_normal((1, 3, 5, 7)).astype("float32")
+    outs = []
+    for target in ("cpu", "debug"):
+        lib = tvmlite.build(mod, target=target, params=params)
+        gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+        gm.set_input("x", data)
+        gm.run()
+        outs.append(gm.get_output(0).numpy())
+        if target == "cpu":
+            graph = json.loads(lib.get_graph_json())
+            assert [n["attrs"]["func_name"] for n in graph["nodes"] if n["op"] != "null"] == ["topi.image.resize2d"]
+            assert [1, 3, 10, 10] in graph["attrs"]["shape"][1]
+    assert outs[0].shape == (1, 3, 10, 10)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)

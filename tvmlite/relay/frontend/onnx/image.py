@@ -7,7 +7,7 @@ resized dims are symbolic and the sizes are found at run time.
 import numpy as np
 
 from ...op import image as _image
-from ...op.image._image import resize_output_shape
+from ...op.image._image import static_output_size
 from .common import OnnxOpConverter, register_converter, unsupported
 from ....error import OpAttributeInvalid
 
@@ -19,32 +19,15 @@ def _dims(expr):
 
 def _static_output(ctx, data, roi, scales, sizes, axes, policy, ctm):
     """The output shape (-1 for a dim known only at run time) when scales or sizes are constants, else ()."""
-    shape = _dims(data)
-    rank = len(shape)
-    resized = [a + rank if a < 0 else a for a in (axes or range(rank))]
     sizes_v = ctx.try_constant(sizes) if sizes is not None else None
-    scales_v = ctx.try_constant(scales) if scales is not None else None
+    scales_v = ctx.try_constant(scales) if scales is not None and (sizes is None or _dims(sizes) == [0]) else None
     roi_v = ctx.try_constant(roi) if roi is not None else None
-    if sizes_v is not None and sizes_v.size:
-        use = (None, sizes_v)
-        if policy != "stretch" and any(shape[a] is None for a in resized):
-            return ()  # the common scale needs every resized dim
-    elif scales_v is not None and scales_v.size and (sizes is None or _dims(sizes) == [0]):
-        if ctm == "tf_crop_and_resize" and roi is not None and roi_v is None:
-            return ()
-        use = (scales_v, None)
-    else:
-        return ()
-    if len(resized) != len(np.asarray(use[0] if use[1] is None else use[1]).reshape(-1)):
-        raise OpAttributeInvalid(f"Resize: {'scales' if use[1] is None else 'sizes'} has "
-                                 f"{np.asarray(use[0] if use[1] is None else use[1]).size} values for "
-                                 f"{len(resized)} resized axes of an input of rank {rank}")
-    # A resized dim is static when set by sizes, or by a scale of a static dim; the others (-1) keep the input's
-    # dim (not resized) or are known at run time. Symbolic dims enter the arithmetic as 1, their results unused.
-    concrete = [1 if d is None else d for d in shape]
-    out = resize_output_shape(concrete, axes, roi_v, use[0], use[1], policy, ctm)[0]
-    static = [i in resized and (use[1] is not None or shape[i] is not None) for i in range(rank)]
-    return [out[i] if static[i] else -1 for i in range(rank)]
+    if ctm == "tf_crop_and_resize" and roi is not None and roi_v is None:
+        scales_v = None
+    try:
+        return static_output_size(_dims(data), axes, roi_v, scales_v, sizes_v, policy, ctm)
+    except ValueError as err:
+        raise OpAttributeInvalid(str(err)) from None
 
 
 def _check_choice(attr, name, default, allowed):
