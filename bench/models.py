@@ -7,8 +7,9 @@ Per model and thread count t:
   onnxruntime  SessionOptions intra_op_num_threads=t, inter_op_num_threads=1, ORT_ENABLE_ALL
   OpenVINO     compile_model(model, "CPU", INFERENCE_NUM_THREADS=t)        (only when `openvino` imports)
   tvmlite      tvmlite.build(mod, target="cpu", params=params); runtime.set_num_threads(t)
-Each runner is checked against onnxruntime's output first, warmed up, then the runners are interleaved (order
-rotating each repeat) and the median latency in ms is reported, with the ratios tvmlite/ORT and tvmlite/OpenVINO
+Each runner is checked against onnxruntime's output first, warmed up, then the runners take turns (order rotating,
+a pause and one untimed run before each turn's timed runs: idle runtime threads spin after a run and would steal
+the other core) and the median latency in ms is reported, with the ratios tvmlite/ORT and tvmlite/OpenVINO
 (below 1 = tvmlite faster), and tvmlite's compile time (from_onnx + build). Without the cpu target the tvmlite
 columns read n/a and the run goes on.
 
@@ -102,18 +103,26 @@ def compile_tvmlite(model, target="cpu"):
     return lib, time.perf_counter() - t0
 
 
+BLOCK = 5  # timed runs per turn
+
+
 def measure(runners, repeat, warmup):
-    """{name: median seconds}: warm each runner up, then interleave them with a rotating order."""
+    """{name: median seconds}: warm each runner up, then take turns in a rotating order, each turn a pause, one
+    untimed run and BLOCK timed ones. Turns rather than single runs, because a runtime's idle threads spin for a
+    while after its run (onnxruntime's by default) and would take the second core from whoever runs next."""
     for run in runners:
         for _ in range(warmup):
             run()
     samples = {run.name: [] for run in runners}
-    for r in range(repeat):
+    for r in range(max(1, -(-repeat // BLOCK))):
         order = runners[r % len(runners):] + runners[:r % len(runners)]
         for run in order:
-            t0 = time.perf_counter()
+            time.sleep(0.05)
             run()
-            samples[run.name].append(time.perf_counter() - t0)
+            for _ in range(BLOCK):
+                t0 = time.perf_counter()
+                run()
+                samples[run.name].append(time.perf_counter() - t0)
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
