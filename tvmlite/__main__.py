@@ -32,7 +32,8 @@ class CliError(Exception):
 
 
 def _ms(seconds):
-    return f"{seconds * 1e3:.1f} ms"
+    """Milliseconds with one decimal, or microseconds below a millisecond (a tiny model's run)."""
+    return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.0f} us"
 
 
 def _duration(seconds):

@@ -1,4 +1,5 @@
 """The README's tour runs as written (it is the first thing a user copies)."""
+import os
 import pathlib
 import re
 import subprocess
@@ -20,3 +21,15 @@ def test_readme_tour_runs():
     proc = subprocess.run([sys.executable, "-c", blocks[0] + CHECKS], capture_output=True, text=True, timeout=120,
                           cwd=README.parent)
     assert proc.returncode == 0 and proc.stdout.strip() == "tour ok", proc.stdout + proc.stderr[-3000:]
+
+
+def test_readme_cpu_example_runs(tmp_path):
+    """The "Compile and run on the CPU" example, as written, in a fresh interpreter (it writes its library to cwd)."""
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S) if 'target="cpu"' in b]
+    assert len(blocks) == 1, "README has one cpu-target example"
+    checks = "\nassert lib2.get_graph_json() == lib.get_graph_json()\nprint('cpu ok')\n"
+    env = {**os.environ, "PYTHONPATH": str(README.parent)}
+    proc = subprocess.run([sys.executable, "-c", blocks[0] + checks], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env=env)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("cpu ok"), proc.stdout + proc.stderr[-3000:]
+    assert (tmp_path / "resnet18.tvmlite").is_file()
