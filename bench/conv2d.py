@@ -36,7 +36,6 @@ import numpy as np
 import tvmlite
 
 try:
-    import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 except ImportError:  # pragma: no cover - the bench still shows tvmlite's figures

@@ -7,8 +7,7 @@ import pytest
 
 import tvmlite
 from tvmlite import relay
-from tvmlite.ir import IRModule, register_op_attr
-from tvmlite.relay import transform
+from tvmlite.ir import register_op_attr
 from tvmlite.runtime import GraphModule
 
 

@@ -10,8 +10,6 @@ import tvmlite
 from tvmlite.ir.op import Op
 
 conv2d_nchwc = tvmlite.get_global_func("topi.nn.conv2d_nchwc")
-set_cpu_isa = tvmlite.get_global_func("topi.set_cpu_isa")
-set_num_threads = tvmlite.get_global_func("runtime.set_num_threads")
 
 KERNEL = "topi.nn.conv2d_nchwc"
 
@@ -80,24 +78,6 @@ def silu(v):
 
 # ---------------------------------------------------------------------------------------------------------------
 # fixtures: every ISA path, 1 and 2 threads
-
-
-@pytest.fixture(params=["avx512", "avx2", "scalar"])
-def isa(request):
-    set_cpu_isa(request.param)
-    try:
-        yield request.param
-    finally:
-        set_cpu_isa("avx512")
-
-
-@pytest.fixture(params=[1, 2])
-def threads(request):
-    set_num_threads(request.param)
-    try:
-        yield request.param
-    finally:
-        set_num_threads(0)
 
 
 # name: (N, C, H, W, O, KH, KW, strides, padding, dilation, groups, ic, oc, epilogue)

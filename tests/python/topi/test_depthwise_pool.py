@@ -16,35 +16,11 @@ import tvmlite
 from tvmlite.ir import Op
 from tvmlite.relay.op.op import get_reference
 
-ISAS = ["avx512", "avx2", "scalar"]
 DW = "topi.nn.depthwise_conv2d_nchwc"
 
 
 def _func(name):
     return tvmlite.get_global_func(name)
-
-
-@pytest.fixture(params=ISAS)
-def isa(request):
-    """Run the test on one ISA path (kernels pick theirs when made); always restore the widest one."""
-    set_isa = _func("topi.set_cpu_isa")
-    got = set_isa(request.param)
-    try:
-        if got != request.param:
-            pytest.skip(f"this CPU has no {request.param}")
-        yield request.param
-    finally:
-        set_isa("avx512")
-
-
-@pytest.fixture(params=[1, 2])
-def threads(request):
-    set_n = _func("runtime.set_num_threads")
-    set_n(request.param)
-    try:
-        yield request.param
-    finally:
-        set_n(0)
 
 
 # -- layouts -------------------------------------------------------------------------------------------------------

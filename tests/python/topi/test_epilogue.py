@@ -11,38 +11,13 @@ import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.error import TVMLiteError  # noqa: F401  (the base of the ValueError/TypeError raised)
 
-ISAS = ["avx512", "avx2", "scalar"]
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 def _func(name):
     return tvmlite.get_global_func(name)
-
-
-@pytest.fixture(params=ISAS)
-def isa(request):
-    """Run the test on one ISA path; always restore the widest one."""
-    set_isa = _func("topi.set_cpu_isa")
-    got = set_isa(request.param)
-    try:
-        if got != request.param:
-            pytest.skip(f"this CPU has no {request.param}")
-        yield request.param
-    finally:
-        set_isa("avx512")
-
-
-@pytest.fixture(params=[1, 2])
-def threads(request):
-    set_n = _func("runtime.set_num_threads")
-    set_n(request.param)
-    try:
-        yield request.param
-    finally:
-        set_n(0)
 
 
 def elemwise(program, *inputs, shape=None):

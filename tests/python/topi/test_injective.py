@@ -30,16 +30,6 @@ def _data(rng, shape, dtype):
     return rng.integers(-1000, 1000, size=shape).astype(dtype)
 
 
-@pytest.fixture(params=[1, 2])
-def threads(request):
-    set_n = tvmlite.get_global_func("runtime.set_num_threads")
-    set_n(request.param)
-    try:
-        yield request.param
-    finally:
-        set_n(0)
-
-
 # --------------------------------------------------------------------------------------------- concatenate
 
 @pytest.mark.parametrize("dtype", DTYPES + ["uint8", "bool"])

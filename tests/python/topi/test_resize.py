@@ -21,16 +21,6 @@ CTMS = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_h
 NEAREST_MODES = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]
 
 
-@pytest.fixture(params=[1, 2])
-def threads(request):
-    set_n = tvmlite.get_global_func("runtime.set_num_threads")
-    set_n(request.param)
-    try:
-        yield request.param
-    finally:
-        set_n(0)
-
-
 def _attrs(**kw):
     attrs = dict(mode="nearest", coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor",
                  cubic_coeff_a=-0.75, exclude_outside=0, antialias=0, keep_aspect_ratio_policy="stretch", axes=[])

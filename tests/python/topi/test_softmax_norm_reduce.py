@@ -13,25 +13,6 @@ from tvmlite.relay.op.op import get_reference
 _get = tvmlite.get_global_func
 
 
-@pytest.fixture(params=["avx512", "avx2", "scalar"])
-def isa(request):
-    set_isa = _get("topi.set_cpu_isa")
-    try:
-        yield set_isa(request.param)
-    finally:
-        set_isa("avx512")
-
-
-@pytest.fixture(params=[1, 2])
-def threads(request):
-    set_threads = _get("runtime.set_num_threads")
-    try:
-        set_threads(request.param)
-        yield request.param
-    finally:
-        set_threads(0)
-
-
 def _nd(a):
     return tvmlite.nd.array(np.ascontiguousarray(a, dtype=np.float32))
 
