@@ -50,7 +50,7 @@ POLICY = {
     "testing.sleep_ms": (("cap", 0, -5, 5), "sleeps for its argument: an int64 drawn at random would hang the batch"),
     "testing.call_n": (("cap", 1, -3, 20), "calls its callback n times: a huge n would hang the batch"),
     "runtime.set_num_threads": (("cap", 0, -2, 4), "starts that many threads: 1024 of them per batch is a waste"),
-    "topi.testing.parallel_nested": (("cap", 0, -3, 64), "runs its outer loop item by item: a huge count hangs"),
+    "testing.parallel_nested": (("cap", 0, -3, 64), "runs its outer loop item by item: a huge count hangs"),
 }
 
 #: Python-level API operations on the global registry are limited to names the fuzzer owns, so that it never removes

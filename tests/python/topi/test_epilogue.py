@@ -262,7 +262,7 @@ def test_apply_on_ranges(chunk, shape, in_shape, isa, rng):
     x = rng.standard_normal(shape).astype("float32")
     b = rng.standard_normal(in_shape).astype("float32")
     out = tvmlite.nd.array(x)
-    _func("topi.testing.epilogue_apply_ranges")("add r0 r0 in0; mul r1 in0 0.5; sub r0 r0 r1; tanh r0 r0",
+    _func("testing.epilogue_apply_ranges")("add r0 r0 in0; mul r1 in0 0.5; sub r0 r0 r1; tanh r0 r0",
                                                  chunk, tvmlite.nd.array(b), out)
     _close(out.numpy(), np.tanh(x + b * 0.5))
 
@@ -365,7 +365,7 @@ def test_run_errors():
 
 
 def test_apply_ranges_errors():
-    f = _func("topi.testing.epilogue_apply_ranges")
+    f = _func("testing.epilogue_apply_ranges")
     out = tvmlite.nd.empty((4,), "float32")
     with pytest.raises(ValueError, match="chunk must be >= 1"):
         f("relu r0 r0", 0, out)

@@ -148,7 +148,7 @@ def test_errors_from_threads():
 
 def test_exception_inside_a_chunk_propagates():
     """An error thrown by one chunk of a ParallelFor (the caller's or a worker's) reaches the caller."""
-    run = tvmlite.get_global_func("topi.testing.parallel_fail")
+    run = tvmlite.get_global_func("testing.parallel_fail")
     set_num_threads(2)
     for fail_at in [0, 999, 500]:
         with pytest.raises(ValueError, match=f"item {fail_at} failed"):
@@ -157,7 +157,7 @@ def test_exception_inside_a_chunk_propagates():
 
 
 def test_exception_from_threads_inside_chunks():
-    run = tvmlite.get_global_func("topi.testing.parallel_fail")
+    run = tvmlite.get_global_func("testing.parallel_fail")
     set_num_threads(2)
     caught = []
 
@@ -177,7 +177,7 @@ def test_exception_from_threads_inside_chunks():
 
 
 def test_nested_parallel_for_runs_inline():
-    run = tvmlite.get_global_func("topi.testing.parallel_nested")
+    run = tvmlite.get_global_func("testing.parallel_nested")
     for n in [1, 2]:
         set_num_threads(n)
         assert run(64, 100) == 6400
@@ -188,7 +188,8 @@ def test_first_job_with_fresh_workers():
     after the job was published must still run it (it once waited for the next one, and the caller hung)."""
     code = """
 import tvmlite
-run = tvmlite.get_global_func('topi.testing.parallel_fail')
+import tvmlite.testing  # loads the testing.* functions
+run = tvmlite.get_global_func('testing.parallel_fail')
 for n in range(2, 9):
     tvmlite.get_global_func('runtime.set_num_threads')(n)
     assert run(1000, -1) == 1000
