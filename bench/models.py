@@ -5,7 +5,8 @@ Inception v1 at 224x224, and a 4-layer BERT-base-sized transformer encoder (seq 
 
 Per model and thread count t:
   onnxruntime  SessionOptions intra_op_num_threads=t, inter_op_num_threads=1, ORT_ENABLE_ALL
-  OpenVINO     compile_model(model, "CPU", INFERENCE_NUM_THREADS=t)        (only when `openvino` imports)
+  OpenVINO     compile_model(model, "CPU", INFERENCE_NUM_THREADS=t, INFERENCE_PRECISION_HINT=f32)
+               (only when `openvino` imports; f32, its default on AMX / AVX-512 BF16 CPUs being bf16)
   tvmlite      tvmlite.build(mod, target="cpu", params=params); runtime.set_num_threads(t)
 Each runner is checked against onnxruntime's output first, warmed up, then the runners take turns (order rotating,
 a pause and one untimed run before each turn's timed runs: idle runtime threads spin after a run and would steal
@@ -65,8 +66,9 @@ class OpenVinoRunner:
         import openvino as ov
 
         core = ov.Core()
+        # f32 like the others: on a CPU with AMX / AVX-512 BF16 OpenVINO's default precision hint is bf16.
         compiled = core.compile_model(core.read_model(model.SerializeToString(), b""), "CPU",
-                                      {"INFERENCE_NUM_THREADS": threads})
+                                      {"INFERENCE_NUM_THREADS": threads, "INFERENCE_PRECISION_HINT": "f32"})
         self.request = compiled.create_infer_request()
         self.feeds = feeds
 
