@@ -258,6 +258,22 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
   return kRules;
 }
 
+/*! \brief a's conv attrs for the blocked op: data in NCHW{in_block}c, the weight in kernel_layout, out NCHW{out_block}c. */
+Attrs BlockedConvAttrs(const Conv2DAttrs* a, int64_t in_block, const std::string& kernel_layout, int64_t out_block) {
+  auto attrs = make_object<Conv2DAttrs>();
+  attrs->strides = a->strides;
+  attrs->padding = a->padding;
+  attrs->dilation = a->dilation;
+  attrs->groups = a->groups;
+  attrs->channels = a->channels;
+  attrs->kernel_size = a->kernel_size;
+  attrs->data_layout = BlockedNCHW(in_block);
+  attrs->kernel_layout = kernel_layout;
+  attrs->out_layout = BlockedNCHW(out_block);
+  attrs->out_dtype = a->out_dtype;
+  return Attrs(std::move(attrs));
+}
+
 bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<Conv2DAttrs>();
   const Expr& data = call->args[0];
@@ -277,20 +293,9 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   if (depthwise) {
     int64_t block = producer > 0 && c % producer == 0 ? producer : BlockSize(c, max_block_);
     std::string kernel_layout = "OIHW1i" + std::to_string(block) + "o";
-    auto attrs = make_object<Conv2DAttrs>();
-    attrs->strides = a->strides;
-    attrs->padding = a->padding;
-    attrs->dilation = a->dilation;
-    attrs->groups = a->groups;
-    attrs->channels = a->channels;
-    attrs->kernel_size = a->kernel_size;
-    attrs->data_layout = BlockedNCHW(block);
-    attrs->kernel_layout = kernel_layout;
-    attrs->out_layout = BlockedNCHW(block);
-    attrs->out_dtype = a->out_dtype;
     static const Op op = Op::Get("nn.contrib_depthwise_conv2d_NCHWc");
     *out = {Call(op, {Blocked(data, block), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
-                 Attrs(std::move(attrs))),
+                 BlockedConvAttrs(a, block, kernel_layout, block)),
             block};
     return true;
   }
@@ -299,20 +304,9 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   int64_t oc = BlockSize(o, max_block_);
   if ((c / groups) % ic != 0 || (o / groups) % oc != 0) return false;
   std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
-  auto attrs = make_object<Conv2DAttrs>();
-  attrs->strides = a->strides;
-  attrs->padding = a->padding;
-  attrs->dilation = a->dilation;
-  attrs->groups = a->groups;
-  attrs->channels = a->channels;
-  attrs->kernel_size = a->kernel_size;
-  attrs->data_layout = BlockedNCHW(ic);
-  attrs->kernel_layout = kernel_layout;
-  attrs->out_layout = BlockedNCHW(oc);
-  attrs->out_dtype = a->out_dtype;
   static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
   *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
-               Attrs(std::move(attrs))),
+               BlockedConvAttrs(a, ic, kernel_layout, oc)),
           oc};
   return true;
 }
