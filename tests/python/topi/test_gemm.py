@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from lowering import lowering_attrs
 from tvmlite import ir, relay
 from tvmlite.ir.op import Op
 from tvmlite.relay.op.op import get_reference
@@ -275,29 +276,7 @@ def test_contrib_dense_pack_reference_is_dense_on_unpacked_weight(rng, nb):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The kernels as the lowering calls them: attrs = the relay call's attrs fields (None left out, bools as ints,
-# dtypes as strings) + epilogue
-
-
-def lowering_attrs(call):
-    """kernel_attrs as csrc/backend/graph_codegen.cc builds them from a call's attrs (by reflection)."""
-    from tvmlite.ir import attrs as ir_attrs
-
-    cls = ir_attrs._class_for(call.attrs.type_key)
-    out = {}
-    for name, field in cls.__dict__.items():
-        if not isinstance(field, ir_attrs._FIELD):
-            continue
-        value = getattr(call.attrs, name)
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            value = int(value)
-        elif not isinstance(value, (int, float, str)):
-            value = [int(v) for v in value] if hasattr(value, "__len__") else str(value)
-        out[name] = value
-    out["epilogue"] = ""
-    return out
+# The kernels as the lowering calls them (attrs from lowering.lowering_attrs)
 
 
 def _gemm_calls(rng):

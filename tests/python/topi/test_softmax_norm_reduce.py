@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from lowering import lowering_attrs
 from tvmlite.ir.op import Op
 from tvmlite.relay.op.op import get_reference
 
@@ -204,27 +205,6 @@ def test_kernels_are_registered_for_their_ops():
              ("max", "topi.max"), ("min", "topi.min")]
     for op, kernel in pairs:
         assert str(Op.get(op).get_attr("FTVMLiteKernel")) == kernel
-
-
-def lowering_attrs(call):
-    """kernel_attrs as csrc/backend/graph_codegen.cc builds them from a call's attrs (by reflection)."""
-    from tvmlite.ir import attrs as ir_attrs
-
-    cls = ir_attrs._class_for(call.attrs.type_key)
-    out = {}
-    for name, field in cls.__dict__.items():
-        if not isinstance(field, ir_attrs._FIELD):
-            continue
-        value = getattr(call.attrs, name)
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            value = int(value)
-        elif not isinstance(value, (int, float, str)):
-            value = [int(v) for v in value] if hasattr(value, "__len__") else str(value)
-        out[name] = value
-    out["epilogue"] = ""
-    return out
 
 
 def test_kernels_take_the_relay_attrs_as_lowered(rng):
