@@ -12,7 +12,7 @@
  *     (csrc/topi/x86/{avx512,avx2}/conv2d_nchwc.cc) over the grid PlanConv2D picks;
  *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel (also
  *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
- * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchTail) runs in registers before the
+ * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchFusedTail) runs in registers before the
  * store; any other program runs through the interpreter on each finished output row.
  * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
  * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "../../relay/op/nn/window.h"
+#include "fused_tail.h"
 
 namespace tvmlite {
 namespace topi {
@@ -214,51 +215,6 @@ void PortableRows(const Conv2DWorkload& wl, const Conv2DTensors& io, int64_t beg
     }
     if (io.epilogue != nullptr) io.epilogue(io.epilogue_ctx, io.out, out_row - io.out, OW * oc);
   }
-}
-
-/*!
- * \brief The program as a Conv2DFusedTail when it is a chain "add (cur, in_k)" ... ["relu | clip" cur], each step
- * reading the register the previous one wrote (r0 first; the lowering names intermediates r1..r7) and the last
- * writing r0: at most two adds of an input that is per-channel ((1, O/oc, 1, 1, oc), right-aligned) or of the
- * output's shape, then at most one relu or clip. False for anything else (the interpreter runs it).
- */
-bool MatchTail(const Epilogue& program, const std::vector<NDArray>& inputs, const std::vector<int64_t>& out_shape,
-               Conv2DFusedTail* tail) {
-  if (program.empty() || out_shape.size() != 5) return false;
-  const std::vector<int64_t> channel{1, out_shape[1], 1, 1, out_shape[4]};
-  auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
-  int cur = 0, adds = 0;
-  bool activated = false;
-  for (const EpiInstr& ins : program.code()) {
-    if (activated) return false;
-    if (ins.op == EpiOp::kAdd) {
-      const bool a_cur = is_reg(ins.a, cur);
-      const EpiSrc& other = a_cur ? ins.b : ins.a;
-      if (adds == 2 || !(a_cur || is_reg(ins.b, cur)) || other.kind != EpiSrc::kInput) return false;
-      const NDArray& x = inputs[other.index];
-      std::vector<int64_t> shape = x.Shape();
-      if (shape.size() > 5) return false;
-      shape.insert(shape.begin(), 5 - shape.size(), 1);
-      const DLTensor& t = x->tensor;
-      tail->add[adds] = reinterpret_cast<const float*>(static_cast<const char*>(t.data) + t.byte_offset);
-      if (shape == out_shape) {
-        tail->add_kind[adds++] = Conv2DFusedTail::kFull;
-      } else if (shape == channel) {
-        tail->add_kind[adds++] = Conv2DFusedTail::kChannel;
-      } else {
-        return false;
-      }
-    } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && is_reg(ins.a, cur)) {
-      tail->act = ins.op == EpiOp::kRelu ? Conv2DFusedTail::kRelu : Conv2DFusedTail::kClip;
-      tail->lo = ins.alpha;
-      tail->hi = ins.beta;
-      activated = true;
-    } else {
-      return false;
-    }
-    cur = ins.dst;
-  }
-  return cur == 0;
 }
 
 void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {
@@ -451,7 +407,7 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
     return;
   }
   Conv2DFusedTail tail;
-  const bool fused = io.epilogue != nullptr && MatchTail(program, args.Rest(2), out.shape(), &tail);
+  const bool fused = io.epilogue != nullptr && MatchFusedTail(program, args.Rest(2), out.shape(), &tail);
   RunFast(wl, io, path, fused ? &tail : nullptr);
 }
 

@@ -35,6 +35,7 @@
 #include <limits>
 #include <sstream>
 
+#include "fused_tail.h"
 #include "window_attrs.h"
 
 namespace tvmlite {
@@ -110,56 +111,6 @@ RowFn PickRow(Isa isa, int64_t c) {
   return c == 1 ? DepthwiseRowPlain : DepthwiseRowPortable;
 }
 
-/*!
- * \brief An epilogue the rows apply in registers: [add r0 r0 in0 (a per-channel bias)] then at most one of
- * relu r0 r0 / clip r0 r0 lo hi. Anything else runs through the interpreter after each row.
- */
-struct FusedTail {
-  bool ok = false;
-  bool bias = false;
-  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-};
-
-FusedTail MatchTail(const Epilogue& program) {
-  FusedTail tail;
-  const std::vector<EpiInstr>& code = program.code();
-  size_t i = 0;
-  auto is_r0 = [](const EpiSrc& src) { return src.kind == EpiSrc::kReg && src.index == 0; };
-  auto is_in0 = [](const EpiSrc& src) { return src.kind == EpiSrc::kInput && src.index == 0; };
-  if (i < code.size() && code[i].op == EpiOp::kAdd && code[i].dst == 0 &&
-      ((is_r0(code[i].a) && is_in0(code[i].b)) || (is_in0(code[i].a) && is_r0(code[i].b)))) {
-    tail.bias = true;
-    ++i;
-  }
-  if (i < code.size() && code[i].dst == 0 && is_r0(code[i].a)) {
-    if (code[i].op == EpiOp::kRelu) {
-      tail.lo = 0.0f;
-      ++i;
-    } else if (code[i].op == EpiOp::kClip && code[i].alpha <= code[i].beta) {
-      tail.lo = code[i].alpha, tail.hi = code[i].beta;
-      ++i;
-    }
-  }
-  tail.ok = i == code.size();
-  return tail;
-}
-
-/*! \brief Whether t, broadcast to out_shape, is one value per channel: (..1, C/c, 1, 1, c) or (..1, C, 1, 1). */
-bool IsChannelBias(const NDArray& t, const std::vector<int64_t>& out_shape) {
-  std::vector<int64_t> shape = t.Shape();
-  const size_t rank = out_shape.size();
-  if (t->tensor.dtype.code != kDLFloat || t->tensor.dtype.bits != 32 || t->tensor.dtype.lanes != 1 ||
-      shape.size() > rank) {
-    return false;
-  }
-  shape.insert(shape.begin(), rank - shape.size(), 1);
-  for (size_t d = 0; d < rank; ++d) {
-    const bool channel = d == 1 || (rank == 5 && d == 4);
-    if (shape[d] != (channel ? out_shape[d] : 1)) return false;
-  }
-  return true;
-}
-
 struct DepthwiseConfig {
   relay::Window<2> window;
   int64_t groups;  // -1: not given
@@ -167,7 +118,6 @@ struct DepthwiseConfig {
   int64_t data_block;  // from data_layout: -1 not given, 0 plain NCHW, else the block
   Isa isa;
   Epilogue epilogue;
-  FusedTail tail;
 };
 
 [[noreturn]] void FailShape(const char* what, const std::vector<int64_t>& shape, const std::string& expected) {
@@ -231,13 +181,17 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   std::vector<int64_t> want = blocked ? std::vector<int64_t>{N, CB, OH, OW, c} : std::vector<int64_t>{N, C, OH, OW};
   out.CheckShape(want);
   BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
-  const float* bias = nullptr;
-  bool fused = false;
-  if (!cfg.epilogue.empty() && cfg.tail.ok) {
-    std::vector<NDArray> rest = args.Rest(2);
-    fused = !cfg.tail.bias || IsChannelBias(rest[0], want);
-    if (fused && cfg.tail.bias) bias = args.Input(2, "bias").Data<float>();
-  }
+  // A per-channel bias then relu / clip runs in registers (MatchFusedTail); anything else after each row. The
+  // rows clamp as min(hi, max(lo, x)), which is the interpreter's clip only when lo <= hi.
+  Conv2DFusedTail tail;
+  const bool fused = MatchFusedTail(cfg.epilogue, args.Rest(2), want, &tail) &&
+                     tail.add_kind[0] != Conv2DFusedTail::kFull && tail.add_kind[1] == Conv2DFusedTail::kNone &&
+                     (tail.act != Conv2DFusedTail::kClip || tail.lo <= tail.hi);
+  const float* bias = fused && tail.add_kind[0] == Conv2DFusedTail::kChannel ? tail.add[0] : nullptr;
+  const float inf = std::numeric_limits<float>::infinity();
+  float lo = -inf, hi = inf;
+  if (fused && tail.act == Conv2DFusedTail::kRelu) lo = 0.0f;
+  if (fused && tail.act == Conv2DFusedTail::kClip) lo = tail.lo, hi = tail.hi;
 
   DepthwiseRow base{};
   base.H = H, base.W = W, base.c = c, base.OW = OW, base.KH = KH, base.KW = KW;
@@ -246,8 +200,7 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   const int64_t last = W - 1 + pl - (KW - 1) * w.dilation[1];
   base.ow_hi = last < 0 ? 0 : std::min(OW, last / w.stride[1] + 1);
   base.bias = nullptr;
-  base.lo = fused ? cfg.tail.lo : -std::numeric_limits<float>::infinity();
-  base.hi = fused ? cfg.tail.hi : std::numeric_limits<float>::infinity();
+  base.lo = lo, base.hi = hi;
   const RowFn row_fn = PickRow(cfg.isa, c);
   const int64_t row_len = OW * c;
   const int64_t rows = N * CB * OH;
@@ -282,7 +235,6 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<
   CheckFloat32OutDtype(attrs);
   cfg.isa = CpuIsa();
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
-  cfg.tail = MatchTail(cfg.epilogue);
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 });
 

@@ -147,6 +147,11 @@ EPILOGUES = [
     ("add r0 r0 in0", lambda y, b: y + b, "channel"),                                   # in registers
     ("relu r0 r0", lambda y, b: np.maximum(y, 0), None),                                # in registers
     ("clip r0 r0 -1 0.5", lambda y, b: np.clip(y, -1, 0.5), None),                      # in registers
+    # the lowering's form: intermediates in fresh registers, the chain ending in r0
+    ("add r1 r0 in0; clip r0 r1 0 6", lambda y, b: np.clip(y + b, 0, 6), "channel"),   # in registers
+    ("add r2 in0 r0; relu r0 r2", lambda y, b: np.maximum(y + b, 0), "channel"),        # in registers
+    ("clip r0 r0 2 -1", lambda y, b: np.where(y < 2, 2, np.where(y > -1, -1, y)), None),  # lo > hi: interpreter
+    ("add r1 r0 in0; relu r1 r1", lambda y, b: y, "channel"),                           # r0 kept: interpreter
     ("add r0 r0 in0; clip r0 r0 0 6", lambda y, b: np.clip(y + b, 0, 6), "full"),      # interpreter
     ("add r0 r0 in0; sigmoid r0 r0", lambda y, b: _sigmoid(y + b), "channel"),          # interpreter
     ("clip r0 r0 0 6; add r0 r0 in0", lambda y, b: np.clip(y, 0, 6) + b, "channel"),   # interpreter

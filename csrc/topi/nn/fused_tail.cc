@@ -1,0 +1,55 @@
+/*!
+ * \file fused_tail.cc
+ * \brief MatchFusedTail (fused_tail.h): which epilogues the conv kernels apply in registers.
+ */
+#include "fused_tail.h"
+
+namespace tvmlite {
+namespace topi {
+
+bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
+                    const std::vector<int64_t>& out_shape, Conv2DFusedTail* tail) {
+  const size_t rank = out_shape.size();
+  if (program.empty() || (rank != 4 && rank != 5)) return false;
+  std::vector<int64_t> channel(rank, 1);
+  channel[1] = out_shape[1];
+  if (rank == 5) channel[4] = out_shape[4];
+  auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
+  int cur = 0, adds = 0;
+  bool activated = false;
+  for (const EpiInstr& ins : program.code()) {
+    if (activated) return false;
+    if (ins.op == EpiOp::kAdd) {
+      const bool a_cur = is_reg(ins.a, cur);
+      const EpiSrc& other = a_cur ? ins.b : ins.a;
+      if (adds == 2 || !(a_cur || is_reg(ins.b, cur)) || other.kind != EpiSrc::kInput) return false;
+      const runtime::NDArray& x = inputs[other.index];
+      const DLDataType dtype = x->tensor.dtype;
+      if (dtype.code != kDLFloat || dtype.bits != 32 || dtype.lanes != 1) return false;
+      std::vector<int64_t> shape = x.Shape();
+      if (shape.size() > rank) return false;
+      shape.insert(shape.begin(), rank - shape.size(), 1);
+      const DLTensor& t = x->tensor;
+      tail->add[adds] = reinterpret_cast<const float*>(static_cast<const char*>(t.data) + t.byte_offset);
+      if (shape == out_shape) {
+        tail->add_kind[adds++] = Conv2DFusedTail::kFull;
+      } else if (shape == channel) {
+        tail->add_kind[adds++] = Conv2DFusedTail::kChannel;
+      } else {
+        return false;
+      }
+    } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && is_reg(ins.a, cur)) {
+      tail->act = ins.op == EpiOp::kRelu ? Conv2DFusedTail::kRelu : Conv2DFusedTail::kClip;
+      tail->lo = ins.alpha;
+      tail->hi = ins.beta;
+      activated = true;
+    } else {
+      return false;
+    }
+    cur = ins.dst;
+  }
+  return cur == 0;
+}
+
+}  // namespace topi
+}  // namespace tvmlite
