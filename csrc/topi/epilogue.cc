@@ -266,6 +266,7 @@ void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
   // A tile stays within one row, or (multi_row_) within one block of the last two dims.
   const int outer_dims = multi_row_ ? nd - 2 : nd - 1;
   const int64_t span = multi_row_ ? row * shape_[nd - 2] : row;
+  const int64_t fill = std::min(n, kTile);  // no tile is longer: short calls (a GEMM tile's rows) fill less
   int64_t pos = begin, end = begin + n;
   while (pos < end) {
     const int64_t within = pos % span;
@@ -303,7 +304,7 @@ void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
       const EpiSrc& s = splats_[slot];
       const float* src = s.kind == EpiSrc::kImm ? &s.imm : in_ptr[s.index];
       if (src == splat_src[slot]) continue;
-      std::fill(splat_buf[slot], splat_buf[slot] + kTile, *src);
+      std::fill(splat_buf[slot], splat_buf[slot] + fill, *src);
       splat_src[slot] = src;
     }
     float* r0 = out + pos;

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "../../relay/op/nn/window.h"
-#include "fused_tail.h"
+#include "match_fused_tail.h"
 
 namespace tvmlite {
 namespace topi {
@@ -315,7 +315,7 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
 }
 
 /*! \brief A fast path over the whole grid: pad the input if the conv pads, plan, run on the pool. */
-void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Conv2DFusedTail* tail) {
+void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
   if (HasPadding(wl)) {
     // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
     static thread_local std::vector<float> padded;
@@ -406,8 +406,9 @@ void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
                   [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); });
     return;
   }
-  Conv2DFusedTail tail;
-  const bool fused = io.epilogue != nullptr && MatchFusedTail(program, args.Rest(2), out.shape(), &tail);
+  FusedTail tail;
+  const bool fused = io.epilogue != nullptr && out.ndim() == 5 &&
+                     MatchFusedTail(program, args.Rest(2), out.shape(), ConvChannelShape(out.shape()), &tail);
   RunFast(wl, io, path, fused ? &tail : nullptr);
 }
 

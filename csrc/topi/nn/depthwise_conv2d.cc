@@ -35,7 +35,7 @@
 #include <limits>
 #include <sstream>
 
-#include "fused_tail.h"
+#include "match_fused_tail.h"
 #include "window_attrs.h"
 
 namespace tvmlite {
@@ -183,15 +183,15 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
   // A per-channel bias then relu / clip runs in registers (MatchFusedTail); anything else after each row. The
   // rows clamp as min(hi, max(lo, x)), which is the interpreter's clip only when lo <= hi.
-  Conv2DFusedTail tail;
-  const bool fused = MatchFusedTail(cfg.epilogue, args.Rest(2), want, &tail) &&
-                     tail.add_kind[0] != Conv2DFusedTail::kFull && tail.add_kind[1] == Conv2DFusedTail::kNone &&
-                     (tail.act != Conv2DFusedTail::kClip || tail.lo <= tail.hi);
-  const float* bias = fused && tail.add_kind[0] == Conv2DFusedTail::kChannel ? tail.add[0] : nullptr;
+  FusedTail tail;
+  const bool fused = MatchFusedTail(cfg.epilogue, args.Rest(2), want, ConvChannelShape(want), &tail) &&
+                     tail.add_kind[0] != FusedTail::kFull && tail.add_kind[1] == FusedTail::kNone &&
+                     (tail.act != FusedTail::kClip || tail.lo <= tail.hi);
+  const float* bias = fused && tail.add_kind[0] == FusedTail::kChannel ? tail.add[0] : nullptr;
   const float inf = std::numeric_limits<float>::infinity();
   float lo = -inf, hi = inf;
-  if (fused && tail.act == Conv2DFusedTail::kRelu) lo = 0.0f;
-  if (fused && tail.act == Conv2DFusedTail::kClip) lo = tail.lo, hi = tail.hi;
+  if (fused && tail.act == FusedTail::kRelu) lo = 0.0f;
+  if (fused && tail.act == FusedTail::kClip) lo = tail.lo, hi = tail.hi;
 
   DepthwiseRow base{};
   base.H = H, base.W = W, base.c = c, base.OW = OW, base.KH = KH, base.KW = KW;

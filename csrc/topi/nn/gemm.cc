@@ -10,7 +10,8 @@
  * Algorithm (gemm.h has the packed layout): C is cut into column tiles of `cols` (a multiple of the panel width)
  * and row tiles of up to 8 rows. A task is one column tile and a block of row tiles; tasks are ordered column
  * tile first, so the contiguous chunk a thread gets shares its B panels across row blocks. Inside a task, K runs
- * in blocks of kKBlock (the B block of a column tile then stays in L1 across the task's row tiles); each
+ * in blocks of kKBlock (the B block of a column tile, 147 KB, stays in L2 across the task's row tiles; longer
+ * blocks measured faster than L1-sized ones of 128, whose every call reloads and restores the C tile); each
  * (K block, row tile) pair is one micro-kernel call. A column tile narrower than `cols` (the tail of N) computes
  * into a stack tile and copies the valid columns out. Operands that are not packed (dense's weight, matmul's B)
  * are packed per call into thread-local scratch; dense with M < 4 skips packing and runs dot products over
@@ -30,6 +31,8 @@
 #include <sstream>
 #include <vector>
 
+#include "match_fused_tail.h"
+
 namespace tvmlite {
 namespace topi {
 
@@ -44,7 +47,7 @@ int DensePackBlock(int64_t n) {
 namespace gemm {
 namespace {
 
-constexpr int64_t kKBlock = 128;
+constexpr int64_t kKBlock = 768;
 constexpr int kMaxRows = 8;
 constexpr int kMaxCols = 64;
 // The least work (flops) worth a thread: about 10 us of one core; a thread's wake-up and the join cost a few us.
@@ -79,18 +82,19 @@ void TilePortable(const Tile& t) {
 struct Config {
   void (*tile)(const Tile&);
   int rows;
-  int64_t cols;  // a multiple of nb
-  int64_t vec;   // the micro-kernel's column granule
+  int64_t cols;     // a multiple of nb
+  int64_t vec;      // the micro-kernel's column granule
+  bool fused_tail;  // the micro-kernel applies Tile::tail
 };
 
 Config Pick(int64_t nb) {
   Isa isa = CpuIsa();
   if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 48) {
-    return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16};
+    return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16, true};
   }
-  if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8};
+  if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8, false};
   auto tile = nb == 16 ? TilePortable<16> : nb == 8 ? TilePortable<8> : TilePortable<0>;
-  return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb};
+  return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb, false};
 }
 
 float* Scratch(int slot, int64_t n) {
@@ -160,7 +164,7 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
 }
 
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat) {
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail) {
   if (m == 0 || n == 0) return;
   float* base = c - c_flat;  // the epilogue indexes the whole output
   if (k == 0) {
@@ -197,8 +201,10 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
           const int64_t r0 = rt * cfg.rows;
           const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
           float* dst = c + r0 * ldc + col0;
+          const bool fuse = last && !partial && tail != nullptr && cfg.fused_tail;
           Tile t{a + r0 * lda + kb, lda, bp + (col0 / nb) * panel + kb * nb, panel, nb, kc,
-                 partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0};
+                 partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
+                 fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
           if (partial && kb > 0) {
             for (int r = 0; r < rows; ++r) std::memcpy(buf + r * width_v, dst + r * ldc, sizeof(float) * width);
           }
@@ -206,7 +212,7 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
           if (partial) {
             for (int r = 0; r < rows; ++r) std::memcpy(dst + r * ldc, buf + r * width_v, sizeof(float) * width);
           }
-          if (last && !epi.empty()) {
+          if (last && !epi.empty() && !fuse) {
             for (int r = 0; r < rows; ++r) epi.Apply(base, c_flat + (r0 + r) * ldc + col0, width);
           }
         }
@@ -237,6 +243,14 @@ void CheckOutDtype(const KernelAttrs& attrs) {
   std::string dt = attrs.GetString("out_dtype");
   TVMLITE_CHECK_KIND(dt.empty() || dt == "float32", TypeError)
       << attrs.kernel() << ": out_dtype must be float32, got '" << dt << "'";
+}
+
+/*! \brief The epilogue as a tail in registers (per-channel inputs: one value per output column), or null. */
+const FusedTail* MatchGemmTail(const Epilogue& program, const KernelArgs& args, const std::vector<int64_t>& out_shape,
+                               FusedTail* tail) {
+  std::vector<int64_t> channel(out_shape.size(), 1);
+  channel.back() = out_shape.back();
+  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail) ? tail : nullptr;
 }
 
 std::string ShapeStr(const std::vector<int64_t>& s) {
@@ -299,7 +313,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     out.CheckShape(oshape);
     const int64_t m = Prod(oshape, 0, oshape.size() - 1);
     BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
-    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0);
+    FusedTail tail;
+    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail));
   });
 });
 
@@ -336,7 +351,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
     const int64_t nb = gemm::NativeBlock();
     float* packed = gemm::Scratch(0, PackedSize(k, n, nb));
     PackB(w, 1, k, k, n, nb, packed);
-    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0);
+    FusedTail tail;
+    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail));
   });
 });
 

@@ -158,6 +158,42 @@ def test_dense_bias_gelu_residual_epilogue(isa, threads, rng, kernel, m, k, n):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+# (program, numpy of (product, per-column bias, full residual)); the first five run in the AVX-512 tile's registers
+# on full tiles (the lowering names intermediates r1..), the rest through the interpreter. N = 100 adds a partial tile.
+TAIL_FORMS = [
+    ("add r0 r0 in0", lambda y, b, r: y + b),
+    ("add r1 r0 in0; add r0 in1 r1", lambda y, b, r: r + (y + b)),
+    ("add r1 in0 r0; relu r0 r1", lambda y, b, r: np.maximum(y + b, 0)),
+    ("add r1 r0 in1; clip r0 r1 -0.5 0.5", lambda y, b, r: np.clip(y + r, -0.5, 0.5)),
+    ("relu r0 r0", lambda y, b, r: np.maximum(y, 0)),
+    ("add r1 r0 in0; relu r1 r1", lambda y, b, r: y),
+    ("add r0 r0 in0; mul r0 r0 in1", lambda y, b, r: (y + b) * r),
+]
+
+
+@pytest.mark.parametrize("kernel", ["topi.nn.dense", "topi.nn.dense_pack"])
+@pytest.mark.parametrize("form", TAIL_FORMS, ids=lambda f: f[0].replace(" ", "_"))
+@pytest.mark.parametrize("m,k,n", [(19, 40, 96), (9, 33, 100)])
+def test_dense_epilogue_in_registers_and_interpreted_agree(isa, rng, kernel, form, m, k, n):
+    """Bias / residual adds then relu / clip are applied as the tile is stored; every form gives the interpreter's
+    values, NaN included, and the bias may come as (N,) or (1, N)."""
+    program, fn = form
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    x[2, 3] = np.nan
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    res = rng.standard_normal((m, n)).astype(np.float32)
+    weight = _pack(w, _get("topi.nn.dense_pack_block")(n) or 4) if kernel.endswith("pack") else w
+    prod = (x.astype(np.float64) @ w.T.astype(np.float64)).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        want = fn(prod, bias, res)
+    for b in (bias, bias[None]):
+        extra = (b, res) if "in1" in program else (b,) if "in0" in program else ()
+        got = _run(kernel, {"epilogue": program}, x, weight, *extra, out_shape=(m, n))
+        assert np.isnan(got[2]).all()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("sa,sb", [((4, 33, 40), (40, 24)), ((4, 33, 40), (4, 40, 24)), ((40,), (3, 40, 24))])
 def test_matmul_epilogue_uses_output_positions(threads, rng, sa, sb):
     """Per-batch GEMMs apply the epilogue at their own flat offsets: a full-shape input catches a wrong one."""

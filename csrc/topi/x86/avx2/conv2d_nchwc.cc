@@ -12,7 +12,7 @@
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a column's
  *   broadcast is a load at a fixed displacement.
  * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
- * common epilogues (Conv2DFusedTail) are applied in registers before the store; any other runs through the
+ * common epilogues (FusedTail) are applied in registers before the store; any other runs through the
  * interpreter on each finished row of each output block (OW x oc contiguous floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  *
@@ -43,7 +43,7 @@ struct TileArgs {
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * oc)
   int64_t out_ob_stride;
-  const Conv2DFusedTail* tail;  // the epilogue in registers, or null (plain store)
+  const FusedTail* tail;  // the epilogue in registers, or null (plain store)
   const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
   int64_t ob;                   // the tile's first output block (its bias)
 };
@@ -51,16 +51,16 @@ struct TileArgs {
 using TileFn = void (*)(const TileArgs&, const float* in, const float* w, float* out);
 
 /*! \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order). */
-__attribute__((always_inline)) inline __m256 ApplyTail(const Conv2DFusedTail& t, __m256 v, int64_t channel_off,
+__attribute__((always_inline)) inline __m256 ApplyTail(const FusedTail& t, __m256 v, int64_t channel_off,
                                                        int64_t full_off) {
   for (int k = 0; k < 2; ++k) {
-    if (t.add_kind[k] == Conv2DFusedTail::kChannel) v = _mm256_add_ps(v, _mm256_loadu_ps(t.add[k] + channel_off));
-    if (t.add_kind[k] == Conv2DFusedTail::kFull) v = _mm256_add_ps(v, _mm256_loadu_ps(t.add[k] + full_off));
+    if (t.add_kind[k] == FusedTail::kChannel) v = _mm256_add_ps(v, _mm256_loadu_ps(t.add[k] + channel_off));
+    if (t.add_kind[k] == FusedTail::kFull) v = _mm256_add_ps(v, _mm256_loadu_ps(t.add[k] + full_off));
   }
-  if (t.act == Conv2DFusedTail::kRelu) {  // x < 0 ? 0 : x (NaN and -0 kept)
+  if (t.act == FusedTail::kRelu) {  // x < 0 ? 0 : x (NaN and -0 kept)
     const __m256 zero = _mm256_setzero_ps();
     v = _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
-  } else if (t.act == Conv2DFusedTail::kClip) {  // x < lo ? lo : (x > hi ? hi : x)
+  } else if (t.act == FusedTail::kClip) {  // x < lo ? lo : (x > hi ? hi : x)
     const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
     const __m256 below = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
     const __m256 above = _mm256_andnot_ps(below, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
@@ -117,7 +117,7 @@ void Tile(const TileArgs& a, const float* in, const float* w, float* out) {
     return;
   }
   // Written out here, not in a helper taking acc by reference: that would keep the accumulators in memory.
-  const Conv2DFusedTail& tail = *a.tail;
+  const FusedTail& tail = *a.tail;
   const int64_t base = out - a.out_base;
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {

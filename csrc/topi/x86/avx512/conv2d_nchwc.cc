@@ -12,7 +12,7 @@
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a pixel's
  *   broadcast is a load at a fixed displacement from one or two row pointers.
  * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
- * common epilogues (bias, residual, relu, clip: Conv2DFusedTail) are applied in registers before the store; any
+ * common epilogues (bias, residual, relu, clip: FusedTail) are applied in registers before the store; any
  * other runs through the interpreter on each finished row of each output block (OW x 16 floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
@@ -22,6 +22,8 @@
  */
 #include <immintrin.h>
 #include <tvmlite/topi/nn/conv2d.h>
+
+#include "fused_tail.h"
 
 namespace tvmlite {
 namespace topi {
@@ -45,32 +47,13 @@ struct TileArgs {
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
   int64_t out_ob_stride;
-  const Conv2DFusedTail* tail;  // the epilogue in registers, or null (plain store)
+  const FusedTail* tail;  // the epilogue in registers, or null (plain store)
   const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
   int64_t ob;                   // the tile's first output block (its bias)
 };
 
 using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const float* w, float* out, int64_t os,
                         bool accumulate);
-
-/*! \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order). */
-__attribute__((always_inline)) inline __m512 ApplyTail(const Conv2DFusedTail& t, __m512 v, int64_t channel_off,
-                                                       int64_t full_off) {
-  for (int k = 0; k < 2; ++k) {
-    if (t.add_kind[k] == Conv2DFusedTail::kChannel) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + channel_off));
-    if (t.add_kind[k] == Conv2DFusedTail::kFull) v = _mm512_add_ps(v, _mm512_loadu_ps(t.add[k] + full_off));
-  }
-  if (t.act == Conv2DFusedTail::kRelu) {  // x < 0 ? 0 : x (NaN and -0 kept)
-    const __m512 zero = _mm512_setzero_ps();
-    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v, zero);
-  } else if (t.act == Conv2DFusedTail::kClip) {  // x < lo ? lo : (x > hi ? hi : x)
-    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
-    const __mmask16 below = _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ);
-    const __mmask16 above = _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ) & static_cast<__mmask16>(~below);
-    v = _mm512_mask_blend_ps(above, _mm512_mask_blend_ps(below, v, lo), hi);
-  }
-  return v;
-}
 
 /*!
  * \brief R rows x T output columns x OB output blocks. in: the input at (first channel block of the group, the
@@ -130,7 +113,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
     return;
   }
   // Written out here, not in a helper taking acc by reference: that would keep the accumulators in memory.
-  const Conv2DFusedTail& tail = *a.tail;
+  const FusedTail& tail = *a.tail;
   const int64_t base = out - a.out_base;
 #pragma GCC unroll 4
   for (int b = 0; b < OB; ++b) {

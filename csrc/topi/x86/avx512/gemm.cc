@@ -15,6 +15,8 @@
 
 #include <tvmlite/topi/nn/gemm.h>
 
+#include "fused_tail.h"
+
 namespace tvmlite {
 namespace topi {
 namespace gemm {
@@ -48,6 +50,15 @@ void Micro(const Tile& t) {
       __m512 a = _mm512_set1_ps(ap[r][k]);
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
     }
+  }
+  if (t.tail != nullptr) {
+    for (int r = 0; r < R; ++r) {
+      for (int v = 0; v < V; ++v) {
+        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail(*t.tail, acc[r][v], t.col + v * 16,
+                                                                t.c_flat + r * t.ldc + v * 16));
+      }
+    }
+    return;
   }
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);

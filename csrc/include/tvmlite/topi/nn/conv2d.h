@@ -21,6 +21,8 @@
 #ifndef TVMLITE_TOPI_NN_CONV2D_H_
 #define TVMLITE_TOPI_NN_CONV2D_H_
 
+#include <tvmlite/topi/fused_tail.h>
+
 #include <cstdint>
 
 namespace tvmlite {
@@ -40,20 +42,6 @@ struct Conv2DWorkload {
 /*! \brief Run on out[begin, begin + n) (a flat index into the output) after it is written: the fused epilogue. */
 using Conv2DEpilogueFn = void (*)(void* ctx, float* out, int64_t begin, int64_t n);
 
-/*!
- * \brief The common epilogues, applied in registers before the store (fast paths): up to two adds, in program order,
- * of a per-channel bias (O floats in (O/oc, oc) order) or a tensor of the output's shape, then relu or clip. The
- * same float32 operations in the same order as the interpreter: the results are identical.
- */
-struct Conv2DFusedTail {
-  enum AddKind : int { kNone = 0, kChannel = 1, kFull = 2 };
-  enum Act : int { kIdentity = 0, kRelu = 1, kClip = 2 };
-  const float* add[2] = {nullptr, nullptr};
-  int add_kind[2] = {kNone, kNone};
-  int act = kIdentity;
-  float lo = 0, hi = 0;  // clip's bounds
-};
-
 /*! \brief The tensors of one call. */
 struct Conv2DTensors {
   const float* data;
@@ -61,7 +49,7 @@ struct Conv2DTensors {
   float* out;
   Conv2DEpilogueFn epilogue;  // null when there is none (or when tail does all of it)
   void* epilogue_ctx;
-  const Conv2DFusedTail* tail = nullptr;  // the epilogue in registers (fast paths), or null
+  const FusedTail* tail = nullptr;  // the epilogue in registers (fast paths), or null
 };
 
 /*!

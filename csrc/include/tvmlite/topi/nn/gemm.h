@@ -12,15 +12,17 @@
  * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
  *
  * The driver (GemmPacked) cuts C into register tiles (8 rows x 48 columns on AVX-512: 24 zmm accumulators; 6 x 16
- * on AVX2: 12 ymm; 4 x 32 portable) and K into blocks of 128; each (K block, tile) is one call of the ISA's
+ * on AVX2: 12 ymm; 4 x 32 portable) and K into blocks of 768; each (K block, tile) is one call of the ISA's
  * micro-kernel (GemmTile*), which keeps the tile's accumulators in registers over the K block. Tiles are parallel
  * over N first (batch-1 transformers have M = 1) and then over M. The epilogue runs on each tile's rows right after
- * its last K block, while they are in cache.
+ * its last K block, while they are in cache; bias / residual adds then relu / clip (a FusedTail) run in the AVX-512
+ * tile's registers as it is stored.
  */
 #ifndef TVMLITE_TOPI_NN_GEMM_H_
 #define TVMLITE_TOPI_NN_GEMM_H_
 
 #include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/fused_tail.h>
 
 #include <cstdint>
 
@@ -51,6 +53,11 @@ struct Tile {
   int rows;           // 1..8 (AVX-512), 1..6 (AVX2), 1..4 (portable)
   int cols;           // a multiple of the ISA's vector width, at most the driver's tile width
   bool accumulate;    // add to C instead of overwriting it
+  // The epilogue in registers as the tile is stored (AVX-512, last K block), or null: column j's per-channel value
+  // is add[.][col + j], a full-shape input's is add[.][c_flat + r * ldc + j].
+  const FusedTail* tail;
+  int64_t col;
+  int64_t c_flat;
 };
 
 /*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 48) or of 8 (AVX2, cols <= 16). */
@@ -75,10 +82,12 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
 
 /*!
  * \brief C[M, N] (row stride ldc) = A[M, K] (row stride lda) * packed B, then epi on each stored row segment
- * (c's element (m, j) is the output's flat element c_flat + m * ldc + j). Parallel unless called from a task.
+ * (c's element (m, j) is the output's flat element c_flat + m * ldc + j). tail, when given, is epi in registers
+ * (per-channel inputs indexed by the column): the micro-kernels that can apply it do, the others run epi. Parallel
+ * unless called from a task.
  */
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat);
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr);
 
 /*! \brief The panel width of per-call packs under the current ISA: 16 (AVX-512 and scalar) or 8 (AVX2). */
 int64_t NativeBlock();

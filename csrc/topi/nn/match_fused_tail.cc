@@ -1,19 +1,17 @@
 /*!
- * \file fused_tail.cc
- * \brief MatchFusedTail (fused_tail.h): which epilogues the conv kernels apply in registers.
+ * \file match_fused_tail.cc
+ * \brief MatchFusedTail (match_fused_tail.h): which epilogues the conv and GEMM kernels apply in registers.
  */
-#include "fused_tail.h"
+#include "match_fused_tail.h"
 
 namespace tvmlite {
 namespace topi {
 
 bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
-                    const std::vector<int64_t>& out_shape, Conv2DFusedTail* tail) {
+                    const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape,
+                    FusedTail* tail) {
   const size_t rank = out_shape.size();
-  if (program.empty() || (rank != 4 && rank != 5)) return false;
-  std::vector<int64_t> channel(rank, 1);
-  channel[1] = out_shape[1];
-  if (rank == 5) channel[4] = out_shape[4];
+  if (program.empty() || channel_shape.size() != rank) return false;
   auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
   int cur = 0, adds = 0;
   bool activated = false;
@@ -32,14 +30,14 @@ bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>
       const DLTensor& t = x->tensor;
       tail->add[adds] = reinterpret_cast<const float*>(static_cast<const char*>(t.data) + t.byte_offset);
       if (shape == out_shape) {
-        tail->add_kind[adds++] = Conv2DFusedTail::kFull;
-      } else if (shape == channel) {
-        tail->add_kind[adds++] = Conv2DFusedTail::kChannel;
+        tail->add_kind[adds++] = FusedTail::kFull;
+      } else if (shape == channel_shape) {
+        tail->add_kind[adds++] = FusedTail::kChannel;
       } else {
         return false;
       }
     } else if ((ins.op == EpiOp::kRelu || ins.op == EpiOp::kClip) && is_reg(ins.a, cur)) {
-      tail->act = ins.op == EpiOp::kRelu ? Conv2DFusedTail::kRelu : Conv2DFusedTail::kClip;
+      tail->act = ins.op == EpiOp::kRelu ? FusedTail::kRelu : FusedTail::kClip;
       tail->lo = ins.alpha;
       tail->hi = ins.beta;
       activated = true;
@@ -49,6 +47,13 @@ bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>
     cur = ins.dst;
   }
   return cur == 0;
+}
+
+std::vector<int64_t> ConvChannelShape(const std::vector<int64_t>& out_shape) {
+  std::vector<int64_t> channel(out_shape.size(), 1);
+  if (out_shape.size() >= 2) channel[1] = out_shape[1];
+  if (out_shape.size() == 5) channel[4] = out_shape[4];
+  return channel;
 }
 
 }  // namespace topi
