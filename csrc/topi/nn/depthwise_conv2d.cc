@@ -202,6 +202,7 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   base.bias = nullptr;
   base.lo = lo, base.hi = hi;
   const RowFn row_fn = PickRow(cfg.isa, c);
+  const int64_t reach = (KH - 1) * w.dilation[0];  // the last input row a row reads, from ih0
   const int64_t row_len = OW * c;
   const int64_t rows = N * CB * OH;
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * KH * KW));
@@ -214,6 +215,11 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
       r.out = y + row * row_len;
       r.ih0 = oh * w.stride[0] - pt;
       if (bias) r.bias = bias + (plane % CB) * c;
+      // Rows the next output row reads that this one does not: (ih0 + reach, ih0 + reach + stride_h].
+      const int64_t first = std::max<int64_t>(0, r.ih0 + reach + 1);
+      const int64_t last = std::min<int64_t>(H - 1, r.ih0 + reach + w.stride[0]);
+      r.prefetch = oh + 1 < OH && first <= last ? r.in + first * W * c : nullptr;
+      r.prefetch_len = r.prefetch ? (last - first + 1) * W * c : 0;
       row_fn(r);
       if (!fused) bound.Apply(y, row * row_len, row_len);
     }

@@ -31,6 +31,10 @@ struct DepthwiseRow {
   // The fused tail, applied in registers: out = min(hi, max(lo, bias + conv)) (NaN stays NaN).
   const float* bias;     // the block's c values, or nullptr for none
   float lo, hi;          // -inf / +inf when there is no clamp
+  // The input rows the next output row reads first (contiguous, prefetch_len floats), fetched ahead while this row
+  // computes: the big layers stream their input from L3 or memory. nullptr: none.
+  const float* prefetch;
+  int64_t prefetch_len;
 };
 
 /*! \brief c a multiple of 16; AVX-512F only. */
