@@ -16,7 +16,7 @@
  * store; any other program runs through the interpreter on each finished output row.
  * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
  * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
- * convs under ~4M multiply-adds stay on the calling thread.
+ * convs under ~1M multiply-adds stay on the calling thread.
  * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
  * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
  */
@@ -222,12 +222,13 @@ void ApplyEpilogue(void* ctx, float* out, int64_t begin, int64_t n) {
 }
 
 /*!
- * \brief Items worth a thread of their own: about 2^21 multiply-adds (~12 us on one core). Waking a pool thread
- * costs microseconds on an idle machine and far more when the cores are shared, so smaller convs stay on the
- * caller.
+ * \brief Items worth a thread of their own: about 2^19 multiply-adds (~3 us on one core). Within a model run the
+ * pool's workers are still spinning from the previous kernel, so a launch costs well under a microsecond; smaller
+ * convs stay on the caller. (2^21 kept MobileNetV2's 2-4M multiply-add projections on one thread at 2 threads,
+ * 1.4-1.6x slower than onnxruntime's there.)
  */
 int64_t MinChunk(int64_t macs_per_item) {
-  return std::max<int64_t>(1, (int64_t(1) << 21) / std::max<int64_t>(1, macs_per_item));
+  return std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, macs_per_item));
 }
 
 bool HasPadding(const Conv2DWorkload& wl) {
@@ -236,8 +237,8 @@ bool HasPadding(const Conv2DWorkload& wl) {
 
 /*!
  * \brief Copy data into dst zero-padded, and return the workload of the unpadded conv over it. One pass over the
- * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border. It
- * runs on the calling thread: a second pool launch per call costs more than the copy whenever the cores are shared.
+ * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border. Rows
+ * are copied in parallel only when the input is large (the stem's 600 KB): a launch costs more than a small copy.
  */
 Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst) {
   Conv2DWorkload padded = wl;
@@ -247,18 +248,20 @@ Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst)
   padded.in_width = Wp;
   padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
   const int64_t planes = wl.batch * (wl.in_channels / ic);
-  for (int64_t r = 0; r < planes * Hp; ++r) {
-    const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
-    float* row = dst + r * Wp * ic;
-    if (ih < 0 || ih >= H) {
-      std::fill(row, row + Wp * ic, 0.0f);
-      continue;
+  runtime::ParallelFor(planes * Hp, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
+      float* row = dst + r * Wp * ic;
+      if (ih < 0 || ih >= H) {
+        std::fill(row, row + Wp * ic, 0.0f);
+        continue;
+      }
+      const float* src = data + (plane * H + ih) * W * ic;
+      std::fill(row, row + wl.pad_left * ic, 0.0f);
+      std::copy(src, src + W * ic, row + wl.pad_left * ic);
+      std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
     }
-    const float* src = data + (plane * H + ih) * W * ic;
-    std::fill(row, row + wl.pad_left * ic, 0.0f);
-    std::copy(src, src + W * ic, row + wl.pad_left * ic);
-    std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
-  }
+  }, std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * ic)));
   return padded;
 }
 
