@@ -62,13 +62,15 @@ MemoryPlan PlanMemory(const PlanInput& in) {
       const int64_t bytes = std::max<int64_t>(in.entries[e].bytes, 1);
       plan.intermediate_bytes += in.entries[e].bytes;
       // Best fit: the smallest free storage in [bytes, bytes * kMatchRange]; else the largest smaller one, grown.
+      // Among equal sizes the most recently freed (free_list is in release order): its lines are likeliest still in
+      // cache, since the node that last read it ran just before.
       auto best = free_list.end(), grow = free_list.end();
       for (auto it = free_list.begin(); it != free_list.end(); ++it) {
         int64_t size = plan.storage_bytes[*it];
         if (size >= bytes && size / kMatchRange <= bytes) {
-          if (best == free_list.end() || size < plan.storage_bytes[*best]) best = it;
+          if (best == free_list.end() || size <= plan.storage_bytes[*best]) best = it;
         } else if (size < bytes) {
-          if (grow == free_list.end() || size > plan.storage_bytes[*grow]) grow = it;
+          if (grow == free_list.end() || size >= plan.storage_bytes[*grow]) grow = it;
         }
       }
       auto pick = best != free_list.end() ? best : grow;

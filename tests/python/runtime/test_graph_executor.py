@@ -54,6 +54,19 @@ def test_plan_chain_reuses_two_buffers():
     _simulate(bytes_, alias, planned, node_in, node_out, [n], sids, sizes)
 
 
+def test_plan_reuses_the_most_recently_freed_of_equal_storages():
+    """Equal-sized free storages: a new entry takes the one freed last (its lines are likeliest still in cache).
+    e2 is freed after node 3, e4 after node 4; node 5's output takes e4's storage, not e2's."""
+    bytes_ = [400] * 7
+    alias, planned = [-1] * 7, [0] + [1] * 6
+    node_in = [[0], [0], [1], [2], [3, 4], [5]]
+    node_out = [[1], [2], [3], [4], [5], [6]]
+    sids, sizes, _, _ = _plan(bytes_, alias, planned, node_in, node_out, [6])
+    assert sids[4] == sids[1]  # the only free storage then
+    assert sids[6] == sids[4] != sids[2]
+    _simulate(bytes_, alias, planned, node_in, node_out, [6], sids, sizes)
+
+
 def test_plan_resnet_like_with_views(rng):
     # blocks: a = conv(h); b = conv(a); c = add(b, h) (residual keeps h alive); v = view(c); h = v
     bytes_, alias, planned, node_in, node_out = [4096], [-1], [0], [], []
