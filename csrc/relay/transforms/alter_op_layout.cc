@@ -11,6 +11,10 @@
  *
  *   nn.conv2d (NCHW / OIHW, float32, static)  -> nn.contrib_conv2d_NCHWc(data in NCHW{ic}c,
  *                                                   layout_transform(w, "OIHW", "OIHW{ic}i{oc}o"))   out NCHW{oc}c
+ *   3x3 stride 1, when topi.nn.conv2d_winograd_tile answers m -> nn.contrib_conv2d_winograd_without_weight_transform(
+ *                                                   data in NCHW{ic}c, layout_transform(
+ *                                                   nn.contrib_conv2d_winograd_weight_transform(w, m),
+ *                                                   "HWOI", "HWOI{oc}o"))                       out NCHW{oc}c
  *   depthwise (groups = C = O)                 -> nn.contrib_depthwise_conv2d_NCHWc(..., "OIHW1i{c}o") out NCHW{c}c
  *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
  *   concatenate on the channel axis            c = the smallest block of its blocked inputs, when it divides
@@ -68,7 +72,7 @@ int64_t BlockSize(int64_t channels, int64_t max_block) {
 }
 
 /*! \brief The static shape of a node's tensor type, or nullopt (not a tensor, or a symbolic dim). */
-std::optional<std::vector<int64_t>> StaticShape(const Expr& e) {
+std::optional<std::vector<int64_t>> StaticShape(const ir::RelayExprNode* e) {
   const auto* t = e->checked_type_.as<TensorTypeNode>();
   if (t == nullptr) return std::nullopt;
   std::vector<int64_t> out;
@@ -79,6 +83,8 @@ std::optional<std::vector<int64_t>> StaticShape(const Expr& e) {
   }
   return out;
 }
+
+std::optional<std::vector<int64_t>> StaticShape(const Expr& e) { return StaticShape(e.get()); }
 
 bool IsFloat32(const Expr& e) {
   const auto* t = e->checked_type_.as<TensorTypeNode>();
@@ -146,6 +152,7 @@ class LayoutRewriter {
 
   // ---- rules (the table kRules maps op names to them) --------------------------------------------------------
   bool Conv2D(const CallNode* call, Value* out);
+  bool Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out);
   bool Pool2D(const CallNode* call, Value* out);
   bool GlobalPool(const CallNode* call, Value* out);
   bool Concatenate(const CallNode* call, Value* out);
@@ -302,11 +309,51 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   if (c % groups != 0 || o % groups != 0) return false;
   int64_t ic = producer > 0 && (c / groups) % producer == 0 ? producer : BlockSize(c, max_block_);
   int64_t oc = BlockSize(o, max_block_);
+  if (Winograd(call, a, ic, oc, out)) return true;
   if ((c / groups) % ic != 0 || (o / groups) % oc != 0) return false;
   std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
   static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
   *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
                BlockedConvAttrs(a, ic, kernel_layout, oc)),
+          oc};
+  return true;
+}
+
+/*!
+ * \brief A 3x3, stride-1, dilation-1, ungrouped conv as nn.contrib_conv2d_winograd_without_weight_transform on
+ * layout_transform(nn.contrib_conv2d_winograd_weight_transform(w), "HWOI", "HWOI{oc}o") (folded at build), when
+ * topi.nn.conv2d_winograd_tile gives a tile size for its channels and output plane. False: the direct conv.
+ */
+bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out) {
+  static const runtime::Function tile_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tile");
+  std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]), ys = StaticShape(call);
+  if (!tile_of.defined() || a->groups != 1 || !ws || !ys || (*ws)[2] != 3 || (*ws)[3] != 3) return false;
+  auto all_one = [](const Array<int64_t>& v) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i] != 1) return false;
+    }
+    return true;
+  };
+  if (!all_one(a->strides) || !all_one(a->dilation)) return false;
+  for (size_t i = 0; i < a->padding.size(); ++i) {
+    if (a->padding[i] > 2) return false;  // the kernel refuses padding far beyond the input; "same" 3x3 pads 1
+  }
+  const int64_t tile = tile_of((*ws)[1], (*ws)[0], (*ys)[2], (*ys)[3]).cast<int64_t>();
+  if (tile <= 0) return false;
+  static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
+  static const Op conv = Op::Get("nn.contrib_conv2d_winograd_without_weight_transform");
+  const std::string kernel_layout = "HWOI" + std::to_string(oc) + "o";
+  Expr u = Call(transform, {Plain(call->args[1])}, MakeAttrsByName(transform, {{"tile_size", Any(tile)}}));
+  std::map<std::string, Any> fields{{"tile_size", Any(tile)},
+                                    {"padding", Any(a->padding)},
+                                    {"channels", Any((*ws)[0])},
+                                    {"kernel_size", Any(Array<int64_t>{3, 3})},
+                                    {"data_layout", Any(runtime::String(BlockedNCHW(ic)))},
+                                    {"kernel_layout", Any(runtime::String(kernel_layout))},
+                                    {"out_layout", Any(runtime::String(BlockedNCHW(oc)))}};
+  if (a->out_dtype.has_value()) fields["out_dtype"] = Any(*a->out_dtype);
+  *out = {Call(conv, {Blocked(call->args[0], ic), MakeLayoutTransform(u, "HWOI", kernel_layout)},
+               MakeAttrsByName(conv, fields)),
           oc};
   return true;
 }

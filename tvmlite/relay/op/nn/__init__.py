@@ -10,3 +10,4 @@ from . import _nn  # noqa: F401  (registers the references of the conv / pool / 
 from .dense_pack import *  # noqa: F401,F403  (contrib_dense_pack; registers its reference)
 from .transform import *  # noqa: F401,F403
 from .conv2d_nchwc import *  # noqa: F401,F403
+from .conv2d_winograd import *  # noqa: F401,F403  (registers the references)

@@ -61,6 +61,35 @@ using Conv1DAttrs = ConvAttrs<1>;
 using Conv2DAttrs = ConvAttrs<2>;
 using Conv3DAttrs = ConvAttrs<3>;
 
+/*! \brief nn.contrib_conv2d_winograd_weight_transform: F(tile_size x tile_size, 3 x 3)'s filter transform. */
+struct ConvWinogradWeightTransformAttrs : public AttrsNode {
+  int64_t tile_size = 4;
+
+  static constexpr const char* _type_key = "relay.attrs.ConvWinogradWeightTransformAttrs";
+  TVMLITE_DECLARE_ATTRS(ConvWinogradWeightTransformAttrs);
+};
+
+/*!
+ * \brief nn.contrib_conv2d_winograd_without_weight_transform: Conv2DAttrs and the tile size; data NCHW{ic}c,
+ * weight HWOI{oc}o (the transformed filters, (alpha, alpha, O / oc, C, oc)), output NCHW{oc}c.
+ */
+struct Conv2DWinogradAttrs : public AttrsNode {
+  int64_t tile_size = 4;
+  Array<int64_t> strides;
+  Array<int64_t> padding;
+  Array<int64_t> dilation;
+  int64_t groups = 1;
+  Optional<int64_t> channels;
+  Array<int64_t> kernel_size;
+  std::string data_layout = "NCHW16c";
+  std::string kernel_layout = "HWOI16o";
+  std::string out_layout = "";
+  Optional<DataType> out_dtype;
+
+  static constexpr const char* _type_key = "relay.attrs.Conv2DWinogradAttrs";
+  TVMLITE_DECLARE_ATTRS(Conv2DWinogradAttrs);
+};
+
 /*!
  * \brief nn.deformable_conv2d(data, offset, weight) and nn.modulated_deformable_conv2d(data, offset, weight, mask)
  * (ONNX DeformConv): conv2d whose kernel taps sample data bilinearly at positions moved by offset (zero outside).

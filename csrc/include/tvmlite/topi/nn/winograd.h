@@ -1,0 +1,58 @@
+/*!
+ * \file tvmlite/topi/nn/winograd.h
+ * \brief Winograd's minimal filtering for 3x3, stride-1 convolutions: F(m x m, 3 x 3) computes an m x m output tile
+ * from an alpha x alpha input tile (alpha = m + 2) with alpha^2 multiplies per channel pair instead of 9 m^2 (4 x
+ * fewer for m = 4), at the cost of transforms whose work grows only with C + O, not C x O.
+ *
+ *   U = G g G^T          (alpha x alpha per (o, c); nn.contrib_conv2d_winograd_weight_transform, folded at build)
+ *   V = B^T d B          (alpha x alpha per (tile, c))
+ *   M[xi] = V[xi] U[xi]  (one GEMM per tile position xi: tiles x C times C x O)
+ *   Y = A^T M A          (m x m per (tile, o))
+ *
+ * Matrices: Lavin & Gray's, interpolation points 0, +-1, +-2 (m = 4) and 0, +-1 (m = 2); topi.nn.winograd_matrices
+ * returns them (A^T, B^T, G), so the relay references use the very same values. Plain data: the ISA files include it.
+ */
+#ifndef TVMLITE_TOPI_NN_WINOGRAD_H_
+#define TVMLITE_TOPI_NN_WINOGRAD_H_
+
+#include <cstdint>
+
+namespace tvmlite {
+namespace topi {
+namespace winograd {
+
+// F(4x4, 3x3)
+constexpr float kAT4[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+constexpr float kBT4[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                              {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                              {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+// F(2x2, 3x3)
+constexpr float kAT2[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+constexpr float kBT2[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+
+/*!
+ * \brief One call's geometry: data (N, C / cb, H, W, cb), output (N, O / ob, OH, OW, ob), tiles th x tw per image
+ * (P = N th tw in all, row-major), V and M scratch as [alpha^2][P][C] and [alpha^2][P][O].
+ */
+struct Geometry {
+  int64_t m, alpha;
+  int64_t batch, in_channels, in_block, height, width;
+  int64_t out_channels, out_block, out_height, out_width;
+  int64_t pad_top, pad_left;
+  int64_t tiles_h, tiles_w, tiles;  // tiles = batch * tiles_h * tiles_w
+};
+
+/*! \brief V for the tiles of rows [row_begin, row_end) of (n, channel block) planes: item = (n * CB + cb) * th + ty. */
+void InputTransform(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
+void InputTransformAVX512(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
+
+/*! \brief Y for items (n * OB + ob) * th + ty: every tile of that tile row, valid pixels only, plain store. */
+void OutputTransform(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
+void OutputTransformAVX512(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
+
+}  // namespace winograd
+}  // namespace topi
+}  // namespace tvmlite
+#endif  // TVMLITE_TOPI_NN_WINOGRAD_H_

@@ -1,0 +1,172 @@
+"""topi.nn.conv2d_winograd_nchwc (csrc/topi/nn/conv2d_winograd.cc): Winograd F(4x4) and F(2x2) 3x3 convolution
+against a float64 direct convolution, over odd sizes, every padding form, batches, channel blocks, both thread
+counts and every ISA path; fused epilogues; the matrices' identity; when AlterOpLayout should pick it; bad input
+raises errors that name the kernel."""
+import numpy as np
+import pytest
+
+import tvmlite
+
+_get = tvmlite.get_global_func
+KERNEL = "topi.nn.conv2d_winograd_nchwc"
+
+
+def matrices(m):
+    return [np.array([[float(v) for v in row] for row in mat]) for mat in _get("topi.nn.winograd_matrices")(m)]
+
+
+def direct(x, w, pads):
+    """float64 cross-correlation of x (N, C, H, W) with w (O, C, 3, 3), pads (top, left, bottom, right)."""
+    top, left, bottom, right = pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    oh, ow = xp.shape[2] - 2, xp.shape[3] - 2
+    out = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(3):
+        for j in range(3):
+            out += np.einsum("nchw,oc->nohw", xp[:, :, i:i + oh, j:j + ow], w[:, :, i, j].astype(np.float64))
+    return out
+
+
+def pack(x, c):
+    n, ch, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, ch // c, c, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def unpack(y):
+    n, cb, h, w, c = y.shape
+    return y.transpose(0, 1, 4, 2, 3).reshape(n, cb * c, h, w)
+
+
+def transform_weight(w, m, ob):
+    """(O, C, 3, 3) -> (alpha, alpha, O / ob, C, ob): G g G^T packed into output blocks ("HWOI{ob}o")."""
+    _, _, g = matrices(m)
+    u = np.einsum("ak,ockl,bl->aboc", g, w.astype(np.float64), g).astype(np.float32)
+    a, _, o, c = u.shape
+    return np.ascontiguousarray(u.reshape(a, a, o // ob, ob, c).transpose(0, 1, 2, 4, 3))
+
+
+def run(attrs, x, u, *extra, out_shape):
+    out = tvmlite.nd.array(np.full(out_shape, np.nan, np.float32))
+    _get(KERNEL)(attrs)(tvmlite.nd.array(x), tvmlite.nd.array(u), *[tvmlite.nd.array(e) for e in extra], out)
+    return out.numpy()
+
+
+def check(rng, m, n, c, o, h, w, padding, block=16, out_block=16):
+    pads = padding * 4 if len(padding) == 1 else padding * 2 if len(padding) == 2 else padding  # top, left, bottom, right
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    wt = (rng.standard_normal((o, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+    want = direct(x, wt, pads)
+    got = run({"tile_size": m, "padding": list(padding)}, pack(x, block), transform_weight(wt, m, out_block),
+              out_shape=pack(want, out_block).shape)
+    # F(4x4)'s transforms scale values by up to ~100: its error is larger than the direct conv's, still ~1e-5
+    # relative to the outputs' magnitude
+    np.testing.assert_allclose(unpack(got), want, rtol=0, atol=(3e-4 if m == 4 else 5e-5) * np.abs(want).max())
+
+
+CASES = [
+    # (m, n, c, o, h, w, padding)
+    (4, 1, 64, 64, 16, 16, [1]),
+    (4, 2, 32, 48, 13, 9, [1]),        # tiles past the output's edge, batch 2
+    (4, 1, 16, 32, 7, 23, [0]),        # no padding
+    (4, 1, 32, 16, 10, 11, [2, 0]),    # padding (top/bottom, left/right)
+    (4, 1, 16, 16, 6, 6, [0, 1, 2, 0]),  # asymmetric: top, left, bottom, right
+    (2, 1, 128, 32, 7, 7, [1]),
+    (2, 2, 48, 16, 5, 9, [1, 0]),
+    (4, 1, 16, 16, 3, 3, [0]),         # a single output pixel
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "F%d_n%d_c%d_o%d_%dx%d_p%s" % (c[:6] + ("-".join(map(str, c[6])),)))
+def test_winograd_matches_direct(rng, isa, threads, case):
+    check(rng, *case)
+
+
+@pytest.mark.parametrize("block,out_block", [(8, 8), (4, 16), (16, 8), (1, 4)])
+def test_winograd_any_blocks(rng, isa, block, out_block):
+    check(rng, 4, 1, 32, 32, 9, 10, [1], block=block, out_block=out_block)
+
+
+@pytest.mark.parametrize("program,fn", [
+    ("add r1 r0 in0; relu r0 r1", lambda y, b, r: np.maximum(y + b, 0)),
+    ("add r1 r0 in0; add r2 r1 in1; relu r0 r2", lambda y, b, r: np.maximum(y + b + r, 0)),
+    ("add r0 r0 in0; sigmoid r0 r0", lambda y, b, r: 1 / (1 + np.exp(-(y + b)))),
+])
+def test_winograd_epilogue(rng, threads, program, fn):
+    """The epilogue runs on each finished band of output rows, with a per-channel and a full-shape input."""
+    x = rng.standard_normal((1, 32, 11, 9)).astype(np.float32)
+    wt = (rng.standard_normal((32, 32, 3, 3)) / 17).astype(np.float32)
+    conv = direct(x, wt, [1, 1, 1, 1])
+    bias = rng.standard_normal((1, 32, 1, 1)).astype(np.float32)
+    res = rng.standard_normal(conv.shape).astype(np.float32)
+    extra = [pack(bias, 16)] + ([pack(res, 16)] if "in1" in program else [])
+    got = run({"tile_size": 4, "padding": [1], "epilogue": program}, pack(x, 16), transform_weight(wt, 4, 16),
+              *extra, out_shape=pack(conv, 16).shape)
+    np.testing.assert_allclose(unpack(got), fn(conv, bias, res), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("m", [2, 4])
+def test_matrices_compute_a_correlation(rng, m):
+    """A^T [(G g G^T) * (B^T d B)] A is the valid 3x3 correlation of an (m + 2)^2 tile: the identity the kernel
+    and the relay references rely on."""
+    at, bt, g = matrices(m)
+    assert at.shape == (m, m + 2) and bt.shape == (m + 2, m + 2) and g.shape == (m + 2, 3)
+    d = rng.standard_normal((m + 2, m + 2))
+    k = rng.standard_normal((3, 3))
+    y = at @ ((g @ k @ g.T) * (bt @ d @ bt.T)) @ at.T
+    want = np.array([[np.sum(d[i:i + 3, j:j + 3] * k) for j in range(m)] for i in range(m)])
+    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+
+
+def test_tile_policy(isa):
+    tile = _get("topi.nn.conv2d_winograd_tile")
+    if str(isa) != "avx512":
+        assert tile(64, 64, 56, 56) == 0  # the transforms' fast path is the AVX-512 one
+        return
+    assert tile(64, 64, 56, 56) == 4
+    assert tile(256, 256, 14, 14) == 4
+    assert tile(512, 512, 7, 7) == 2
+    assert tile(64, 64, 7, 7) == 0      # too few channels for F(2x2) to pay
+    assert tile(24, 64, 56, 56) == 0    # not whole 16-channel blocks
+    assert tile(512, 512, 4, 4) == 0
+
+
+def test_winograd_bad_input(rng):
+    f = _get(KERNEL)({"tile_size": 4, "padding": [1]})
+    x = tvmlite.nd.array(np.zeros((1, 2, 8, 8, 16), np.float32))
+    out = tvmlite.nd.array(np.zeros((1, 2, 8, 8, 16), np.float32))
+    with pytest.raises(ValueError, match="conv2d_winograd_nchwc.*weight"):
+        f(x, tvmlite.nd.array(np.zeros((4, 4, 2, 32, 16), np.float32)), out)  # alpha 4 for tile_size 4
+    with pytest.raises(ValueError, match="conv2d_winograd_nchwc.*weight"):
+        f(x, tvmlite.nd.array(np.zeros((6, 6, 2, 16, 16), np.float32)), out)  # 16 input channels, data has 32
+    with pytest.raises(ValueError, match="conv2d_winograd_nchwc"):
+        f(x, tvmlite.nd.array(np.zeros((6, 6, 2, 32, 16), np.float32)),
+          tvmlite.nd.array(np.zeros((1, 2, 7, 8, 16), np.float32)))  # wrong output shape
+    with pytest.raises(ValueError, match="conv2d_winograd_nchwc.*rank|conv2d_winograd_nchwc.*5"):
+        f(tvmlite.nd.array(np.zeros((1, 32, 8, 8), np.float32)),
+          tvmlite.nd.array(np.zeros((6, 6, 2, 32, 16), np.float32)), out)
+    with pytest.raises(ValueError, match="block of 128; at most 64"):
+        f(tvmlite.nd.array(np.zeros((1, 1, 8, 8, 128), np.float32)),
+          tvmlite.nd.array(np.zeros((6, 6, 8, 128, 16), np.float32)), tvmlite.nd.array(np.zeros((1, 8, 8, 8, 16),
+                                                                                                  np.float32)))
+    huge = _get(KERNEL)({"tile_size": 4, "padding": [600]})
+    with pytest.raises(ValueError, match="padded far beyond"):
+        huge(tvmlite.nd.array(np.zeros((1, 1, 1, 1, 16), np.float32)),
+             tvmlite.nd.array(np.zeros((6, 6, 1, 16, 16), np.float32)),
+             tvmlite.nd.array(np.zeros((1, 1, 1199, 1199, 16), np.float32)))
+    with pytest.raises(TypeError, match="conv2d_winograd_nchwc"):
+        f(tvmlite.nd.array(np.zeros((1, 2, 8, 8, 16), np.float64)),
+          tvmlite.nd.array(np.zeros((6, 6, 2, 32, 16), np.float32)), out)
+
+
+@pytest.mark.parametrize("attrs,message", [
+    ({"tile_size": 3}, "tile_size must be 2 or 4"),
+    ({"strides": [2, 2]}, "strides and dilation of 1"),
+    ({"dilation": [2, 2]}, "strides and dilation of 1"),
+    ({"kernel_size": [5, 5]}, r"kernel_size must be \(3, 3\)"),
+    ({"groups": 2}, "groups must be 1"),
+])
+def test_winograd_bad_attrs(attrs, message):
+    with pytest.raises(ValueError, match=message):
+        _get(KERNEL)(attrs)
+    with pytest.raises(ValueError, match="tile_size must be 2 or 4"):
+        _get("topi.nn.winograd_matrices")(3)
