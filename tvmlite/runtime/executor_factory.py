@@ -131,10 +131,12 @@ class ExecutorFactoryModule:
     """A built model: the graph JSON and the params; ``self["default"](device)`` makes a GraphExecutor."""
 
     def __init__(self, graph_json, params):
-        from ..relay.backend import reference_kernel  # noqa: F401  registers relay.backend.reference
-
         if not isinstance(graph_json, str):
             raise TypeError(f"ExecutorFactoryModule: graph_json must be a str, got {type(graph_json).__name__}")
+        if '"relay.backend.reference"' in graph_json:
+            # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
+            # so loading an all-native model stays quick
+            from ..relay.backend import reference_kernel  # noqa: F401
         self._graph_json = graph_json
         try:
             graph = json.loads(graph_json)
