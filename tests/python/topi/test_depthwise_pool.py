@@ -111,7 +111,8 @@ DW_CASES = [
     (8, (7, 7), 1, (1, 1), [0], (1, 1)),
     (16, (5, 23), 2, (1, 2), [1, 0], (1, 3)),
     (32, (3, 3), 3, (1, 1), [1], (1, 1)),               # every column a border column
-    (32, (9, 40), 3, (1, 1), [0], (1, 1)),              # no padding: interior tiles of 8, 4 and 1
+    (32, (9, 40), 3, (1, 1), [0], (1, 1)),              # no padding: 38 interior columns, tiles of 13, 13, 12
+    (32, (12, 37), 5, (1, 1), [4], (2, 2)),             # block 16, 5 taps dilated: the general interior tile
 ]
 
 

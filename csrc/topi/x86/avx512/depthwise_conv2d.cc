@@ -32,56 +32,66 @@ __m512 Clamp(const DepthwiseRow& r, __m512 v) {
   return _mm512_maskz_min_ps(0xFFFF, _mm512_set1_ps(r.hi), _mm512_maskz_max_ps(0xFFFF, _mm512_set1_ps(r.lo), v));
 }
 
-/*! \brief Column ow, lanes [g, g + 16): every tap checked against the input row's bounds. */
+/*!
+ * \brief Column ow, lanes [g, g + 16): every tap checked against the input row's bounds. The valid taps of a row
+ * are a range of kw, found first; kernel rows alternate between two accumulators so that a border column (a third
+ * of the work of a 3-wide row at 7x7) is not one long chain of dependent FMAs.
+ */
 void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
-  __m512 acc = Start(r, g);
+  __m512 acc[2] = {Start(r, g), _mm512_setzero_ps()};
   const int64_t iw0 = ow * r.stride_w - r.pad_left;
+  // kw in [kw_lo, kw_hi) reads columns inside the input row
+  const int64_t kw_lo = iw0 >= 0 ? 0 : (-iw0 + r.dil_w - 1) / r.dil_w;
+  const int64_t kw_hi = r.W - 1 - iw0 < 0 ? 0 : std::min(r.KW, (r.W - 1 - iw0) / r.dil_w + 1);
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
     const float* in_row = r.in + (r.ih0 + kh * r.dil_h) * r.W * r.c + g;
     const float* w_row = r.weight + kh * r.KW * r.c + g;
-    for (int64_t kw = 0; kw < r.KW; ++kw) {
-      const int64_t iw = iw0 + kw * r.dil_w;
-      if (iw < 0 || iw >= r.W) continue;
-      acc = _mm512_fmadd_ps(_mm512_loadu_ps(in_row + iw * r.c), _mm512_loadu_ps(w_row + kw * r.c), acc);
+    __m512& a = acc[kh & 1];
+    for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+      a = _mm512_fmadd_ps(_mm512_loadu_ps(in_row + (iw0 + kw * r.dil_w) * r.c), _mm512_loadu_ps(w_row + kw * r.c), a);
     }
   }
-  _mm512_storeu_ps(r.out + ow * r.c + g, Clamp(r, acc));
+  _mm512_storeu_ps(r.out + ow * r.c + g, Clamp(r, _mm512_add_ps(acc[0], acc[1])));
 }
 
 /*!
- * \brief T interior columns from ow, lanes [g, g + 16), accumulated in registers. STEP: floats between the input
- * pixels of neighbouring columns (stride_w * c) when known at compile time (immediate offsets: one address
- * register for the tile's T loads), 0 to read it from r.
+ * \brief T interior columns from ow, lanes [g, g + 16), accumulated in registers. S, C, K: stride_w, the channel
+ * block and KW (dilation_w 1) when known at compile time (the common 3x3 stride-1/2 layers over 16 channels: every
+ * load at an immediate offset from two registers, the taps of a row unrolled), 0 to read them from r.
  */
-template <int T, int STEP>
+template <int T, int S, int C, int K>
 void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
   __m512 acc[T];
   const __m512 start = Start(r, g);
   for (int t = 0; t < T; ++t) acc[t] = start;
-  const int64_t step = STEP ? STEP : r.stride_w * r.c;
+  const int64_t c = C ? C : r.c;
+  const int64_t step = S ? S * C : r.stride_w * r.c;
+  const int64_t kw_step = K ? C : r.dil_w * r.c;
+  const int64_t kw_count = K ? K : r.KW;
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-    const float* in_px = r.in + ((r.ih0 + kh * r.dil_h) * r.W + ow * r.stride_w - r.pad_left) * r.c + g;
-    const float* w_row = r.weight + kh * r.KW * r.c + g;
-    for (int64_t kw = 0; kw < r.KW; ++kw) {
-      const __m512 w = _mm512_loadu_ps(w_row + kw * r.c);
-      const float* p = in_px + kw * r.dil_w * r.c;
+    const float* in_px = r.in + ((r.ih0 + kh * r.dil_h) * r.W + ow * (S ? S : r.stride_w) - r.pad_left) * c + g;
+    const float* w_row = r.weight + kh * kw_count * c + g;
+#pragma GCC unroll 4
+    for (int64_t kw = 0; kw < kw_count; ++kw) {
+      const __m512 w = _mm512_loadu_ps(w_row + kw * c);
+      const float* p = in_px + kw * kw_step;
       for (int t = 0; t < T; ++t) acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(p + t * step), w, acc[t]);
     }
   }
-  for (int t = 0; t < T; ++t) _mm512_storeu_ps(r.out + (ow + t) * r.c + g, Clamp(r, acc[t]));
+  for (int t = 0; t < T; ++t) _mm512_storeu_ps(r.out + (ow + t) * c + g, Clamp(r, acc[t]));
 }
 
 using TileFn = void (*)(const DepthwiseRow&, int64_t, int64_t, int64_t, int64_t);
 
-template <int STEP, size_t... I>
+template <int S, int C, int K, size_t... I>
 constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
-  return {{&InteriorTile<static_cast<int>(I) + 1, STEP>...}};
+  return {{&InteriorTile<static_cast<int>(I) + 1, S, C, K>...}};
 }
 
-/*! \brief InteriorTile<T, STEP> at [T - 1], T = 1..kTile: stride 1 and 2 over 16 channels, and any step. */
-constexpr std::array<TileFn, kTile> kTilesStep16 = MakeTiles<16>(std::make_index_sequence<kTile>{});
-constexpr std::array<TileFn, kTile> kTilesStep32 = MakeTiles<32>(std::make_index_sequence<kTile>{});
-constexpr std::array<TileFn, kTile> kTilesAnyStep = MakeTiles<0>(std::make_index_sequence<kTile>{});
+/*! \brief InteriorTile<T, ...> at [T - 1], T = 1..kTile: 3-wide taps at stride 1 and 2 over 16 channels, and any. */
+constexpr std::array<TileFn, kTile> kTiles3x1 = MakeTiles<1, 16, 3>(std::make_index_sequence<kTile>{});
+constexpr std::array<TileFn, kTile> kTiles3x2 = MakeTiles<2, 16, 3>(std::make_index_sequence<kTile>{});
+constexpr std::array<TileFn, kTile> kTilesAny = MakeTiles<0, 0, 0>(std::make_index_sequence<kTile>{});
 
 }  // namespace
 
@@ -104,8 +114,10 @@ void DepthwiseRowAVX512(const DepthwiseRow& r) {
   const int64_t tiles = (interior + kTile - 1) / kTile;
   const int64_t pf_step = tiles ? (pf_bytes / (tiles * ((r.c + kLanes - 1) / kLanes)) + 63) / 64 * 64 : 0;
   int64_t pf_done = 0;
-  const int64_t step = r.stride_w * r.c;
-  const std::array<TileFn, kTile>& kTiles = step == 16 ? kTilesStep16 : step == 32 ? kTilesStep32 : kTilesAnyStep;
+  const bool taps3 = r.c == 16 && r.KW == 3 && r.dil_w == 1;
+  const std::array<TileFn, kTile>& kTiles = taps3 && r.stride_w == 1   ? kTiles3x1
+                                            : taps3 && r.stride_w == 2 ? kTiles3x2
+                                                                       : kTilesAny;
   for (int64_t g = 0; g < r.c; g += kLanes) {
     int64_t ow = 0;
     for (; ow < r.ow_lo && ow < r.OW; ++ow) EdgeColumn(r, g, ow, kh_lo, kh_hi);
