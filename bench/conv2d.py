@@ -3,9 +3,13 @@
 
 Rows: every distinct conv of the three models at batch 1 (224x224 input), listed once with the models using it.
 Columns, for each thread count:
-    tvmlite     median latency of topi.nn.conv2d_nchwc on pre-packed blocked tensors (weights packed once, output
-                preallocated), the kernel bound once as the executor binds it
-    GF/s, %pk   2 * MACs / latency, and that against --peak GFLOP/s per thread (160: AVX-512 fp32 at ~2.5 GHz)
+    tvmlite     median latency of the kernel tvmlite.build picks for the layer, on pre-packed blocked tensors
+                (weights packed once, output preallocated), bound once as the executor binds it:
+                topi.nn.conv2d_nchwc, or topi.nn.conv2d_winograd_nchwc (rows marked "w") for the 3x3 stride-1
+                layers where topi.nn.conv2d_winograd_tile picks Winograd (--no-winograd: always the direct conv)
+    GF/s, %pk   2 * MACs of the direct conv / latency (for Winograd rows an effective rate, above the machine's
+                peak when the saved multiplies outweigh the transforms), and that against --peak GFLOP/s per thread
+                (160: AVX-512 fp32 at ~2.5 GHz)
     ort         median latency of an onnxruntime session holding that one Conv (NCHW, weight an initializer,
                 graph optimizations on, intra_op_num_threads = the thread count)
     ort/tvm     the ratio: above 1 means tvmlite is faster
@@ -113,16 +117,38 @@ def macs(layer):
     return oh * oh * o * (c // g) * k * k
 
 
+def winograd_tile(layer):
+    """The tile size tvmlite.build would use for the layer (AlterOpLayout's question), 0 for the direct conv."""
+    c, o, h, k, s, g = layer
+    tile_of = tvmlite.get_global_func("topi.nn.conv2d_winograd_tile", allow_missing=True)
+    if tile_of is None or (k, s, g) != (3, 1, 1):
+        return 0
+    return int(tile_of(c, o, h, h))
+
+
+def winograd_weight(w, tile, oc):
+    """(O, C, 3, 3) -> (alpha, alpha, O / oc, C, oc): the folded nn.contrib_conv2d_winograd_weight_transform, packed."""
+    g = np.array([[float(v) for v in row] for row in tvmlite.get_global_func("topi.nn.winograd_matrices")(tile)[2]])
+    o, c = w.shape[:2]
+    a = tile + 2
+    u = (np.kron(g, g) @ w.reshape(o * c, 9).T.astype(np.float64)).reshape(a, a, o // oc, oc, c)
+    return np.ascontiguousarray(u.transpose(0, 1, 2, 4, 3).astype(np.float32))
+
+
 class TvmliteConv:
     """The kernel bound once, tensors packed and allocated once: what the graph executor does per node."""
 
-    def __init__(self, layer, x, w, bias=None):
+    def __init__(self, layer, x, w, bias=None, winograd=True):
         c, o, h, k, s, g = layer
         p = k // 2
         depthwise = g > 1 and g == c
         ic, oc = (1 if depthwise else block_size(c)), block_size(o)
-        name = "topi.nn.depthwise_conv2d_nchwc" if depthwise else "topi.nn.conv2d_nchwc"
+        self.tile = winograd_tile(layer) if winograd else 0
+        name = ("topi.nn.depthwise_conv2d_nchwc" if depthwise else
+                "topi.nn.conv2d_winograd_nchwc" if self.tile else "topi.nn.conv2d_nchwc")
         attrs = {"strides": [s, s], "padding": [p, p, p, p], "dilation": [1, 1], "groups": g}
+        if self.tile:
+            attrs["tile_size"] = self.tile
         self.extra = []
         if bias is not None:  # the fused group conv + bias + relu
             attrs["epilogue"] = "add r0 r0 in0; relu r0 r0"
@@ -134,8 +160,11 @@ class TvmliteConv:
         self.data = tvmlite.nd.array(np.ascontiguousarray(
             x.reshape(n, c // dic, dic, h, h).transpose(0, 1, 3, 4, 2)))
         cg = c // g
-        wb = w.reshape(o // oc, oc, cg // ic, ic, k, k).transpose(0, 2, 4, 5, 3, 1)
-        self.weight = tvmlite.nd.array(np.ascontiguousarray(wb))
+        if self.tile:
+            self.weight = tvmlite.nd.array(winograd_weight(w, self.tile, oc))
+        else:
+            wb = w.reshape(o // oc, oc, cg // ic, ic, k, k).transpose(0, 2, 4, 5, 3, 1)
+            self.weight = tvmlite.nd.array(np.ascontiguousarray(wb))
         oh = (h + 2 * p - k) // s + 1
         self.out = tvmlite.nd.empty((n, o // oc, oh, oh, oc))
 
@@ -204,6 +233,7 @@ def main():
     ap.add_argument("--stat", choices=["median", "min"], default="median", help="how samples become one figure")
     ap.add_argument("--bias-relu", action="store_true",
                     help="time conv + bias + relu (tvmlite's fused epilogue; onnxruntime's Conv+Relu fusion)")
+    ap.add_argument("--no-winograd", action="store_true", help="time the direct conv on every layer")
     ap.add_argument("--isa", choices=["avx512", "avx2", "scalar"], default=None,
                     help="force a lower kernel path (topi.set_cpu_isa); default: the CPU's best")
     args = ap.parse_args()
@@ -220,7 +250,7 @@ def main():
 
     head = f"{'layer':34s}" + "".join(
         f" | {t}T tvm ms  GF/s  %pk" + ("   ort ms ort/tvm" if ort else "") for t in threads)
-    print(f"topi.nn.conv2d_nchwc ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime {ort.__version__ if ort else '(not installed)'}; "
+    print(f"tvmlite's conv kernels ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime {ort.__version__ if ort else '(not installed)'}; "
           f"{args.stat} of {args.repeat} samples of ~{args.target_ms:g} ms; peak {args.peak:g} GFLOP/s per thread")
     print(head)
     print("-" * len(head))
@@ -231,8 +261,8 @@ def main():
             x = rng.standard_normal((1, c, h, h)).astype("float32")
             w = (rng.standard_normal((o, c // g, k, k)) / np.sqrt(c // g * k * k)).astype("float32")
             bias = rng.standard_normal(o).astype("float32") if args.bias_relu else None
-            tv = TvmliteConv(layer, x, w, bias)
-            line = f"{name:34s}"
+            tv = TvmliteConv(layer, x, w, bias, winograd=not args.no_winograd)
+            line = f"{name[:32]:32s} {'w' if tv.tile else ' '}"
             for t in threads:
                 set_threads(t)
                 cells = {"tvm": tv}
