@@ -12,6 +12,7 @@
  * starts a fresh pool (the parent's workers do not exist there).
  */
 #include <tvmlite/runtime/error.h>
+#include <tvmlite/runtime/float_mode.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/threading.h>
 
@@ -91,6 +92,7 @@ class ThreadPool {
       return;
     }
     job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
+    job_float_mode_ = GetFloatMode();  // the chunks compute as their launcher would (flush-to-zero, rounding)
     error_ = nullptr;
     done_.store(0, std::memory_order_relaxed);
     // Chunks are claimed, by the launcher too: a worker the OS has not run yet cannot hold up the job. The claim word
@@ -154,7 +156,9 @@ class ThreadPool {
   void WorkerLoop(int, uint64_t seen) {
     for (;;) {
       WaitForJob(&seen);
+      const uint32_t own = GetFloatMode();
       RunClaimed(seen);
+      if (GetFloatMode() != own) SetFloatMode(own);
     }
   }
 
@@ -169,6 +173,8 @@ class ThreadPool {
 
   void RunClaimed(uint64_t gen) {
     for (int chunk; (chunk = Claim(gen)) >= 0;) {
+      // Read only after a claim succeeded: the job is then still the one the launcher described.
+      if (GetFloatMode() != job_float_mode_) SetFloatMode(job_float_mode_);
       try {
         RunChunk(job_fn_, job_ctx_, job_n_ * chunk / job_chunks_, ChunkEnd(chunk));
       } catch (...) {
@@ -203,6 +209,7 @@ class ThreadPool {
   void* job_ctx_ = nullptr;
   int64_t job_n_ = 0;
   int job_chunks_ = 0;
+  uint32_t job_float_mode_ = 0;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> done_{0};
   std::atomic<uint64_t> claim_{0};

@@ -17,6 +17,7 @@
 
 #include <tvmlite/runtime/array.h>
 #include <tvmlite/runtime/error.h>
+#include <tvmlite/runtime/float_mode.h>
 #include <tvmlite/runtime/function.h>
 #include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/ndarray.h>
@@ -114,6 +115,7 @@ Function MakeKernel(std::string name, int min_args, F body) {
   Function f([name = std::move(name), min_args, body = std::move(body)](runtime::PackedArgs args, Any*) {
     TVMLITE_CHECK_KIND(args.size() >= min_args, TypeError)
         << name << ": expected at least " << min_args << " tensor arguments (inputs, then out), got " << args.size();
+    runtime::FloatModeScope float_mode;  // FTZ / DAZ when runtime::FlushDenormals()
     body(KernelArgs(&name, args));
   });
   const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
