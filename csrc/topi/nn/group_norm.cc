@@ -14,7 +14,7 @@
  * stash_type "float64" normalises in double and rounds to float32 before the affine, as the reference does; every
  * other stash type is float32 for float32 data (the reference's rule: a stash type narrower than the data is not used).
  *
- * Statistics: each chunk of kChunk values is read twice while it is in L1, summing in 8 float lanes: its mean m,
+ * Statistics: each chunk of kChunk values is read twice while it is in L1, summing in 16 float lanes: its mean m,
  * then sum(x - m) and sum((x - m)^2) (the corrected two-pass algorithm: no E[x^2] - E[x]^2 cancellation, and m's
  * rounding is corrected). Chunks merge in double with Chan et al.'s pairwise update, always in chunk order, so the
  * result does not depend on the thread count or on the path below. A NaN or inf makes its whole group NaN, as in the
@@ -59,23 +59,31 @@ void Merge(Moments* a, const Moments& b) {
   a->n = n;
 }
 
-float Reduce8(const float* p, float tail) {
-  return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7])) + tail;
+/*! \brief Partial sums per pass: 4 SSE registers, enough independent adds to hide their latency. */
+constexpr int kLanes = 16;
+
+float ReduceLanes(const float* p, float tail) {
+  float v[kLanes];
+  std::copy(p, p + kLanes, v);
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int l = 0; l < w; ++l) v[l] += v[l + w];
+  }
+  return v[0] + tail;
 }
 
 /*! \brief The moments of x[0, n), n >= 1, by the corrected two-pass algorithm in float lanes. */
 Moments ChunkMoments(const float* x, int64_t n) {
-  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  float s[kLanes] = {};
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int l = 0; l < 8; ++l) s[l] += x[i + l];
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) s[l] += x[i + l];
   }
   float tail = 0;
   for (; i < n; ++i) tail += x[i];
-  const float m = Reduce8(s, tail) / static_cast<float>(n);
-  float r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (i = 0; i + 8 <= n; i += 8) {
-    for (int l = 0; l < 8; ++l) {
+  const float m = ReduceLanes(s, tail) / static_cast<float>(n);
+  float r[kLanes] = {}, q[kLanes] = {};
+  for (i = 0; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
       const float d = x[i + l] - m;
       r[l] += d;
       q[l] += d * d;
@@ -87,7 +95,7 @@ Moments ChunkMoments(const float* x, int64_t n) {
     r_tail += d;
     q_tail += d * d;
   }
-  const double rs = Reduce8(r, r_tail), qs = Reduce8(q, q_tail), dn = static_cast<double>(n);
+  const double rs = ReduceLanes(r, r_tail), qs = ReduceLanes(q, q_tail), dn = static_cast<double>(n);
   return {dn, m + rs / dn, qs - rs * rs / dn};
 }
 

@@ -13,12 +13,15 @@
  * windows use van Herk / Gil-Werman's sums: the zero-padded channel sequence is cut into segments of the window's
  * length, and a window is one segment's suffix sum plus the next one's prefix sum, two adds per output whatever the
  * size, without a running sum's subtractions (its drift, and inf - inf). The power: beta 0.75 (AlexNet, GoogLeNet),
- * 0.5, 0.25, 1 and 0 as square roots and products, others std::pow.
+ * 0.5 and 0.25 as square roots and a product, 1 and 0 directly, others exp(beta * log(b)); square roots, log and exp
+ * are the epilogue interpreter's loops (tvmlite/topi/epilogue.h) of the ISA picked when the kernel is made, so they
+ * run on vectors although this file is plain C++.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
 #include <tvmlite/topi/kernel.h>
 
 #include <algorithm>
@@ -29,7 +32,7 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
-constexpr int64_t kTile = 128;
+constexpr int64_t kTile = 256;
 constexpr int64_t kDirect = 16;
 
 enum class Power { kZero, kQuarter, kHalf, kThreeQuarters, kOne, kOther };
@@ -43,40 +46,63 @@ Power PowerOf(float beta) {
   return Power::kOther;
 }
 
+using EpiLoop = void (*)(const EpiInstr&, float*, const float*, const float*, int64_t);
+
 struct Params {
   float bias, k, beta;  // k = alpha / size
   Power power;
+  EpiLoop loop;  // the epilogue interpreter's loops of the ISA picked when the kernel was made: vector sqrt, log, exp
+  bool vector;
 };
 
+void Unary(const Params& p, EpiOp op, float* y, const float* a, int64_t n) {
+  p.loop(EpiInstr{op, 0, {}, {}, 0, 0}, y, a, a, n);
+}
+
 /*!
- * \brief y[i] = x[i] / (bias + k * total[i])^beta over n values. The square-root forms add 0.0f first: a -0 base
- * becomes +0, whose root is +0 as pow's is.
+ * \brief y[i] = x[i] / (bias + k * total[i])^beta over n values; tmp holds 2 * n floats. The square-root forms add
+ * 0.0f to the base: -0 becomes +0, whose root is +0 as pow's is. Other betas: exp(beta * log(b)) on vector ISAs
+ * (log and exp within ~1 ulp), pow itself for bases <= 0 (an integral beta has real powers of negative bases) and on
+ * the scalar path.
  */
-void Scale(const Params& p, const float* x, const float* total, float* y, int64_t n) {
+void Scale(const Params& p, const float* x, const float* total, float* y, int64_t n, float* tmp) {
+  if (p.power == Power::kZero) {  // b^0 is 1 for every b, NaN included
+    std::copy(x, x + n, y);
+    return;
+  }
+  float* b = tmp;
+  float* t = tmp + n;
   const float bias = p.bias, k = p.k;
   switch (p.power) {
-    case Power::kZero:  // b^0 is 1 for every b, NaN included
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i];
-      break;
     case Power::kQuarter:
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] / std::sqrt(std::sqrt(bias + k * total[i] + 0.0f));
-      break;
     case Power::kHalf:
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] / std::sqrt(bias + k * total[i] + 0.0f);
-      break;
     case Power::kThreeQuarters:
-      for (int64_t i = 0; i < n; ++i) {
-        const float r = std::sqrt(bias + k * total[i] + 0.0f);
-        y[i] = x[i] / (r * std::sqrt(r));
+      for (int64_t i = 0; i < n; ++i) b[i] = bias + k * total[i] + 0.0f;
+      Unary(p, EpiOp::kSqrt, b, b, n);
+      if (p.power == Power::kHalf) break;
+      Unary(p, EpiOp::kSqrt, t, b, n);
+      if (p.power == Power::kQuarter) {
+        std::copy(t, t + n, b);
+      } else {
+        for (int64_t i = 0; i < n; ++i) b[i] *= t[i];
       }
       break;
     case Power::kOne:
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (bias + k * total[i]);
+      for (int64_t i = 0; i < n; ++i) b[i] = bias + k * total[i];
       break;
-    case Power::kOther:
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] / std::pow(bias + k * total[i], p.beta);
+    default:
+      for (int64_t i = 0; i < n; ++i) b[i] = bias + k * total[i];
+      if (p.vector) {
+        Unary(p, EpiOp::kLog, t, b, n);
+        for (int64_t i = 0; i < n; ++i) t[i] *= p.beta;
+        Unary(p, EpiOp::kExp, t, t, n);
+        for (int64_t i = 0; i < n; ++i) b[i] = b[i] > 0.0f || b[i] != b[i] ? t[i] : std::pow(b[i], p.beta);
+      } else {
+        for (int64_t i = 0; i < n; ++i) b[i] = std::pow(b[i], p.beta);
+      }
       break;
   }
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] / b[i];
 }
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_in) {
@@ -90,6 +116,9 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
   prm.k = static_cast<float>(attrs.GetFloat("alpha", 1e-4) / static_cast<double>(size));
   prm.beta = static_cast<float>(attrs.GetFloat("beta", 0.75));
   prm.power = PowerOf(prm.beta);
+  const Isa isa = CpuIsa();
+  prm.loop = isa == Isa::kAVX512 ? EpiRunAVX512 : isa == Isa::kAVX2 ? EpiRunAVX2 : EpiRun;
+  prm.vector = isa != Isa::kScalar;
   Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
   return MakeKernel(kName, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TVMLITE_CHECK_KIND(args.size() == 2 + epi.num_inputs(), TypeError)
@@ -119,15 +148,22 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
     const int64_t tile = std::min(inner, direct ? kTile : std::max<int64_t>(8, std::min(kTile, 8192 / padded)));
     const int64_t tiles = (inner + tile - 1) / tile;
     runtime::ParallelFor(outer * tiles, [&](int64_t t0, int64_t t1) {
-      std::vector<float> scratch(static_cast<size_t>(direct ? tile : (2 * padded + 1) * tile));
+      std::vector<float> scratch(static_cast<size_t>((direct ? 3 + channels : 2 * padded + 3) * tile));
       float* total = scratch.data();
-      float* pre = total + tile;   // van Herk: [padded][tile] prefix sums within segments
+      float* tmp = total + tile;         // Scale's 2 * tile
+      float* pre = tmp + 2 * tile;       // van Herk: [padded][tile] prefix sums within segments
       float* suf = pre + padded * tile;  // and suffix sums
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t o = t / tiles, i0 = (t % tiles) * tile, w = std::min(tile, inner - i0);
         const int64_t base = o * channels * inner + i0;  // element (o, 0, i0)
         const float* xt = x + base;
-        if (!direct) {
+        if (direct) {
+          for (int64_t c = 0; c < channels; ++c) {
+            const float* row = xt + c * inner;
+            float* sq = pre + c * tile;
+            for (int64_t i = 0; i < w; ++i) sq[i] = row[i] * row[i];
+          }
+        } else {
           // padded position j is channel j - lo (zero outside the channels)
           auto square = [&](int64_t j, int64_t i) {
             const int64_t c = j - lo;
@@ -157,8 +193,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
             const int64_t first = std::max<int64_t>(0, c - lo), last = std::min(channels - 1, c + hi);
             for (int64_t i = 0; i < w; ++i) total[i] = 0.0f;
             for (int64_t k = first; k <= last; ++k) {
-              const float* row = xt + k * inner;
-              for (int64_t i = 0; i < w; ++i) total[i] += row[i] * row[i];
+              const float* sq = pre + k * tile;
+              for (int64_t i = 0; i < w; ++i) total[i] += sq[i];
             }
           } else if (c % width == 0) {  // the window [c, c + width) of padded positions is one segment
             std::copy(suf + c * tile, suf + c * tile + w, total);
@@ -167,7 +203,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
             const float* q = pre + (c + width - 1) * tile;
             for (int64_t i = 0; i < w; ++i) total[i] = s[i] + q[i];
           }
-          Scale(prm, xt + c * inner, total, y + base + c * inner, w);
+          Scale(prm, xt + c * inner, total, y + base + c * inner, w, tmp);
           bound.Apply(y, base + c * inner, w);
         }
       }
