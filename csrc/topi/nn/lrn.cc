@@ -8,14 +8,16 @@
  *   y[c] = x[c] / (bias + alpha / size * total[c])^beta,   total[c] = sum of x[c']^2 over c' in [c - lo, c + hi]
  *   within [0, C), lo = (size - 1) / 2, hi = size - 1 - lo (an even size looks one channel further ahead).
  * A task takes a tile of up to kTile inner positions of one outer index: for each channel a contiguous row segment,
- * so every loop runs along inner and vectorises; the epilogue runs on each segment as it is written. Window sums:
- * up to kDirect channels are added in channel order, as the reference adds them (the same float32 totals); wider
- * windows use van Herk / Gil-Werman's sums: the zero-padded channel sequence is cut into segments of the window's
- * length, and a window is one segment's suffix sum plus the next one's prefix sum, two adds per output whatever the
- * size, without a running sum's subtractions (its drift, and inf - inf). The power: beta 0.75 (AlexNet, GoogLeNet),
- * 0.5 and 0.25 as square roots and a product, 1 and 0 directly, others exp(beta * log(b)); square roots, log and exp
- * are the epilogue interpreter's loops (tvmlite/topi/epilogue.h) of the ISA picked when the kernel is made, so they
- * run on vectors although this file is plain C++.
+ * so every loop runs along inner and vectorises; the epilogue runs on each segment as it is written.
+ *
+ * Window sums: up to kDirect channels are added in channel order from the tile's squares, as the reference adds
+ * them (the same float32 totals). Wider windows use van Herk / Gil-Werman's sums: the zero-padded channel sequence
+ * is cut into segments of the window's length, and a window is one segment's suffix sum plus the next one's prefix
+ * sum, two adds per output whatever the size, without a running sum's subtractions (its drift, and inf - inf).
+ *
+ * The power: beta 0.75 (AlexNet, GoogLeNet), 0.5 and 0.25 as square roots and a product, 1 and 0 directly, others
+ * exp(beta * log(b)). Square roots, log and exp are the epilogue interpreter's loops (tvmlite/topi/epilogue.h) of
+ * the ISA picked when the kernel is made, so they run on vectors although this file is plain C++.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -151,8 +153,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
       std::vector<float> scratch(static_cast<size_t>((direct ? 3 + channels : 2 * padded + 3) * tile));
       float* total = scratch.data();
       float* tmp = total + tile;         // Scale's 2 * tile
-      float* pre = tmp + 2 * tile;       // van Herk: [padded][tile] prefix sums within segments
-      float* suf = pre + padded * tile;  // and suffix sums
+      float* pre = tmp + 2 * tile;       // direct: [C][tile] squares; van Herk: [padded][tile] prefix sums
+      float* suf = pre + padded * tile;  // van Herk: suffix sums (within segments)
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t o = t / tiles, i0 = (t % tiles) * tile, w = std::min(tile, inner - i0);
         const int64_t base = o * channels * inner + i0;  // element (o, 0, i0)
