@@ -1,5 +1,5 @@
+#!/usr/bin/env python3
 """The conv kernels tvmlite.build picks, per conv layer of ResNet-18, ResNet-50 and MobileNetV2, against onnxruntime.
-"""topi.nn.conv2d_nchwc per conv layer of ResNet-18, ResNet-50 and MobileNetV2, against onnxruntime.
 
 Rows: every distinct conv of the three models at batch 1 (224x224 input), listed once with the models using it.
 Columns, for each thread count:
