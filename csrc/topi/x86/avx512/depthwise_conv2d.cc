@@ -33,25 +33,37 @@ __m512 Clamp(const DepthwiseRow& r, __m512 v) {
 }
 
 /*!
- * \brief Column ow, lanes [g, g + 16): every tap checked against the input row's bounds. The valid taps of a row
- * are a range of kw, found first; kernel rows alternate between two accumulators so that a border column (a third
- * of the work of a 3-wide row at 7x7) is not one long chain of dependent FMAs.
+ * \brief Column ow, lanes [g, g + 16), a border column: only the taps inside the input row, a range of kw found
+ * first; kernel rows alternate between two accumulators so that a border column (two in seven at 7x7) is not one
+ * long chain of dependent FMAs.
  */
 void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
-  __m512 acc[2] = {Start(r, g), _mm512_setzero_ps()};
+  int64_t kw_lo, kw_hi;
   const int64_t iw0 = ow * r.stride_w - r.pad_left;
-  // kw in [kw_lo, kw_hi) reads columns inside the input row
-  const int64_t kw_lo = iw0 >= 0 ? 0 : (-iw0 + r.dil_w - 1) / r.dil_w;
-  const int64_t kw_hi = r.W - 1 - iw0 < 0 ? 0 : std::min(r.KW, (r.W - 1 - iw0) / r.dil_w + 1);
-  for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+  if (r.dil_w == 1) {  // no divisions on the common path: a 7x7 map has two border columns in seven
+    kw_lo = std::max<int64_t>(0, -iw0);
+    kw_hi = std::min(r.KW, r.W - iw0);
+  } else {
+    kw_lo = iw0 >= 0 ? 0 : (-iw0 + r.dil_w - 1) / r.dil_w;
+    kw_hi = r.W - 1 - iw0 < 0 ? 0 : std::min(r.KW, (r.W - 1 - iw0) / r.dil_w + 1);
+  }
+  // Two named accumulators, rows alternating (an indexed pair would live on the stack: a store-to-load chain).
+  __m512 even = Start(r, g), odd = _mm512_setzero_ps();
+  auto row_sum = [&](int64_t kh, __m512 a) {
     const float* in_row = r.in + (r.ih0 + kh * r.dil_h) * r.W * r.c + g;
     const float* w_row = r.weight + kh * r.KW * r.c + g;
-    __m512& a = acc[kh & 1];
     for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
       a = _mm512_fmadd_ps(_mm512_loadu_ps(in_row + (iw0 + kw * r.dil_w) * r.c), _mm512_loadu_ps(w_row + kw * r.c), a);
     }
+    return a;
+  };
+  int64_t kh = kh_lo;
+  for (; kh + 1 < kh_hi; kh += 2) {
+    even = row_sum(kh, even);
+    odd = row_sum(kh + 1, odd);
   }
-  _mm512_storeu_ps(r.out + ow * r.c + g, Clamp(r, _mm512_add_ps(acc[0], acc[1])));
+  if (kh < kh_hi) even = row_sum(kh, even);
+  _mm512_storeu_ps(r.out + ow * r.c + g, Clamp(r, _mm512_add_ps(even, odd)));
 }
 
 /*!
