@@ -210,20 +210,26 @@ float* Scratch(int slot, int64_t n) {
 }
 enum Slot { kWeightT = 0, kPackedX = 1, kCols = 2 };
 
-/*! \brief Wt (G, M, K) from the IOHW weight, whose group g is a row-major (K, M) matrix: tiles of 16 x 16. */
+/*!
+ * \brief Wt (G, M, K) from the IOHW weight, whose group g is a row-major (K, M) matrix. Tiles of 16 x 16 go through
+ * a buffer: each source line is read once, whole (M is often a power of two, so the 16 rows of a tile share one
+ * cache set: read in place, column by column, they would evict each other 16 times over).
+ */
 void TransposeWeight(const Workload& wl, const float* w, float* wt) {
   const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps();
   constexpr int64_t kT = 16;
   const int64_t m_tiles = (M + kT - 1) / kT;
   runtime::ParallelFor(wl.groups * m_tiles, [&](int64_t b, int64_t e) {
+    float buf[kT][kT];
     for (int64_t item = b; item < e; ++item) {
-      const int64_t g = item / m_tiles, m0 = item % m_tiles * kT, m1 = std::min(M, m0 + kT);
-      const float* src = w + g * K * M;
-      float* dst = wt + g * M * K;
+      const int64_t g = item / m_tiles, m0 = item % m_tiles * kT, mn = std::min(kT, M - m0);
+      const float* src = w + g * K * M + m0;
+      float* dst = wt + (g * M + m0) * K;
       for (int64_t k0 = 0; k0 < K; k0 += kT) {
-        const int64_t k1 = std::min(K, k0 + kT);
-        for (int64_t m = m0; m < m1; ++m) {
-          for (int64_t k = k0; k < k1; ++k) dst[m * K + k] = src[k * M + m];
+        const int64_t kn = std::min(kT, K - k0);
+        for (int64_t k = 0; k < kn; ++k) std::memcpy(buf[k], src + (k0 + k) * M, sizeof(float) * mn);
+        for (int64_t m = 0; m < mn; ++m) {
+          for (int64_t k = 0; k < kn; ++k) dst[m * K + k0 + k] = buf[k][m];
         }
       }
     }
@@ -265,6 +271,21 @@ Col2Im PlanCol2Im(const Workload& wl) {
 }
 
 /*!
+ * \brief row[at + w * stride] += src[from + w] for w in [begin, end) (offsets, not pointers: at and from may be
+ * negative, only the elements touched are inside the arrays).
+ */
+inline void AddStrided(float* row, int64_t at, const float* src, int64_t from, int64_t stride, int64_t begin,
+                       int64_t end) {
+  if (stride == 1) {
+    for (int64_t w = begin; w < end; ++w) row[at + w] += src[from + w];
+  } else if (stride == 2) {
+    for (int64_t w = begin; w < end; ++w) row[at + 2 * w] += src[from + w];
+  } else {
+    for (int64_t w = begin; w < end; ++w) row[at + w * stride] += src[from + w];
+  }
+}
+
+/*!
  * \brief Output rows [oh0, oh1) of plane `plane` (n * O + g * O/G + o): zeroed first when fresh, plus the cols of
  * output channel o of its group whose input pixels are in [p0, p1) (cols holds pixels [p0, p1), row stride p1 - p0).
  */
@@ -283,26 +304,38 @@ void GatherRows(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, int6
       if (h >= wl.height) continue;
       const int64_t first = std::max<int64_t>(0, p0 - h * W), end = std::min(W, p1 - h * W);
       if (first >= end) continue;
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const int64_t wa = std::max(first, c.w_begin[kw]), wb = std::min(end, c.w_end[kw]);
-        if (wa >= wb) continue;
-        const float* src = cols + ((o * KH + kh) * KW + kw) * ncols + (h * W - p0);
-        float* dst = row + (kw * wl.dilation_w - wl.pad_left);
-        if (sw == 1) {
-          for (int64_t w = wa; w < wb; ++w) dst[w] += src[w];
-        } else if (sw == 2) {
-          for (int64_t w = wa; w < wb; ++w) dst[2 * w] += src[w];
-        } else {
-          for (int64_t w = wa; w < wb; ++w) dst[w * sw] += src[w];
+      // Tap (kh, kw) of input column w: cols[from + kw * ncols + w], landing on row[w * sw + kw * dw - pad_left].
+      const int64_t from = (o * KH + kh) * KW * ncols + (h * W - p0);
+      int64_t kw = 0;
+      if (sw == 2 && wl.dilation_w == 1) {
+        // Taps kw and kw + 1 land on neighbouring columns: one pass interleaves them (the compiler vectorises it).
+        // Tap kw + 1's columns start and end no later than tap kw's (w_begin, w_end never grow with kw), so the
+        // pair is tap kw + 1 alone, then both, then tap kw alone.
+        for (; kw + 1 < KW; kw += 2) {
+          const int64_t wa0 = std::max(first, c.w_begin[kw]), wb0 = std::min(end, c.w_end[kw]);
+          const int64_t wa1 = std::max(first, c.w_begin[kw + 1]), wb1 = std::min(end, c.w_end[kw + 1]);
+          const int64_t both = std::max(wa0, wb1);
+          const int64_t at = kw - wl.pad_left, a = from + kw * ncols, b = a + ncols;
+          AddStrided(row, at + 1, cols, b, 2, wa1, std::min(wb1, wa0));
+          for (int64_t w = wa0; w < both; ++w) {
+            row[at + 2 * w] += cols[a + w];
+            row[at + 2 * w + 1] += cols[b + w];
+          }
+          AddStrided(row, at, cols, a, 2, both, wb0);
         }
+      }
+      for (; kw < KW; ++kw) {
+        const int64_t wa = std::max(first, c.w_begin[kw]), wb = std::min(end, c.w_end[kw]);
+        AddStrided(row, kw * wl.dilation_w - wl.pad_left, cols, from + kw * ncols, sw, wa, wb);
       }
     }
   }
 }
 
 /*!
- * \brief col2im of one unit's chunk [p0, p1) over its group's output planes, items (o, row block) on the pool;
- * `first`: the only chunk (rows start from zero); `last`: apply the epilogue to each finished block.
+ * \brief col2im of one unit's chunk [p0, p1) over its group's output planes (from plane0), items (o, row block) on
+ * the pool. `only`: the one chunk (rows start from zero; otherwise the output was zeroed and chunks add to it);
+ * `last`: the last chunk, which applies the epilogue to each block it finishes.
  */
 void RunCol2Im(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, float* out, int64_t plane0, bool only,
                bool last, const BoundEpilogue& epi) {
