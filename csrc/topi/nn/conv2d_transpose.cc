@@ -16,7 +16,7 @@
  *   out[o, oh, ow] = sum of cols[(o, kh, kw), (h, w)] over oh = h * stride_h - pad_top + kh * dilation_h,
  *                    ow = w * stride_w - pad_left + kw * dilation_w                             (col2im)
  * The GEMM is GemmPacked (gemm.h: packing, tiling, threads, ISA); its A is the weight transposed into Wt (every
- * group, once per call, on the calling thread), its B is X_g packed per call (PackB). col2im gathers: an output row
+ * group, once per call, before the units run), its B is X_g packed per call (PackB). col2im gathers: an output row
  * sums the cols rows that land on it (for each kh at most one input row h, for each kw a strided run of it), so each
  * row is written once, and the epilogue runs on a block of rows right after, while it is in cache; rows nothing
  * lands on (stride > dilation * KH, output_padding) are zeros. col2im items are (output channel, block of rows).
