@@ -213,27 +213,37 @@ enum Slot { kWeightT = 0, kPackedX = 1, kCols = 2 };
 /*!
  * \brief Wt (G, M, K) from the IOHW weight, whose group g is a row-major (K, M) matrix. Tiles of 16 x 16 go through
  * a buffer: each source line is read once, whole (M is often a power of two, so the 16 rows of a tile share one
- * cache set: read in place, column by column, they would evict each other 16 times over).
+ * cache set: read in place, column by column, they would evict each other 16 times over). An item is 16 source rows,
+ * read front to back (items of 16 columns, each reading a line from every row, made 2 threads slower than 1).
  */
 void TransposeWeight(const Workload& wl, const float* w, float* wt) {
   const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps();
   constexpr int64_t kT = 16;
-  const int64_t m_tiles = (M + kT - 1) / kT;
-  runtime::ParallelFor(wl.groups * m_tiles, [&](int64_t b, int64_t e) {
+  const int64_t k_tiles = (K + kT - 1) / kT;
+  runtime::ParallelFor(wl.groups * k_tiles, [&](int64_t b, int64_t e) {
     float buf[kT][kT];
     for (int64_t item = b; item < e; ++item) {
-      const int64_t g = item / m_tiles, m0 = item % m_tiles * kT, mn = std::min(kT, M - m0);
-      const float* src = w + g * K * M + m0;
-      float* dst = wt + (g * M + m0) * K;
-      for (int64_t k0 = 0; k0 < K; k0 += kT) {
-        const int64_t kn = std::min(kT, K - k0);
-        for (int64_t k = 0; k < kn; ++k) std::memcpy(buf[k], src + (k0 + k) * M, sizeof(float) * mn);
+      const int64_t g = item / k_tiles, k0 = item % k_tiles * kT, kn = std::min(kT, K - k0);
+      const float* src = w + (g * K + k0) * M;
+      float* dst = wt + g * M * K + k0;
+      for (int64_t m0 = 0; m0 < M; m0 += kT) {
+        const int64_t mn = std::min(kT, M - m0);
+        if (kn == kT && mn == kT) {  // whole tiles: fixed trip counts, which the compiler unrolls
+          float tile[kT][kT];
+          for (int64_t k = 0; k < kT; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(buf[k]));
+          for (int64_t m = 0; m < kT; ++m) {
+            for (int64_t k = 0; k < kT; ++k) tile[m][k] = buf[k][m];
+          }
+          for (int64_t m = 0; m < kT; ++m) std::memcpy(dst + (m0 + m) * K, tile[m], sizeof(tile[m]));
+          continue;
+        }
+        for (int64_t k = 0; k < kn; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(float) * mn);
         for (int64_t m = 0; m < mn; ++m) {
-          for (int64_t k = 0; k < kn; ++k) dst[m * K + k0 + k] = buf[k][m];
+          for (int64_t k = 0; k < kn; ++k) dst[(m0 + m) * K + k] = buf[k][m];
         }
       }
     }
-  }, std::max<int64_t>(1, 16384 / (kT * std::max<int64_t>(1, K))));
+  }, std::max<int64_t>(1, 16384 / (kT * std::max<int64_t>(1, M))));
 }
 
 /*! \brief What col2im needs of one call, fixed for all its units. */
