@@ -126,6 +126,9 @@ void RegisterRules() {
                                      {"maximum", "max"}, {"minimum", "min"}, {"power", "pow"},
                                      {"nn.prelu", "prelu"}};
   for (const auto& b : kBinary) Binary(b[0], b[1]);
+  // The bias broadcasts along `axis`: the lowering hands it over as (C, 1, ..., 1) (graph_codegen.cc, BiasInput),
+  // which numpy-broadcasts like that.
+  Binary("nn.bias_add", "add");
 
   SetRule("nn.leaky_relu", 1, [](const RuleArgs& r) {
     return "leaky_relu " + r.dst + " " + r.srcs[0] + " " + Num(AttrsOf<ActivationAttrs>(r.call)->alpha);

@@ -18,8 +18,10 @@
  *                        dtypes as strings, None fields left out; other values mean the reference) + "epilogue",
  *                        the program of the other ops (r0 = the anchor's value; intermediates in r1..r7, freed
  *                        after their last use; in<k> = group inputs and non-scalar constants the epilogue reads, in
- *                        first-use order; scalar float constants are immediates). Inputs: the anchor's (a tuple
- *                        argument, e.g. concatenate's, one per field; constants become params), then in<k>.
+ *                        first-use order; scalar float constants are immediates; nn.bias_add's bias, which
+ *                        broadcasts along its axis, is read as (C, 1, ..., 1): a view of the param or a "__nop"
+ *                        view of the input). Inputs: the anchor's (a tuple argument, e.g. concatenate's, one per
+ *                        field; constants become params), then in<k>.
  *                        The factory is called at build with these attrs: raising means the reference instead. An
  *                        anchor with tensors other than float32 is also run once on zeros at build to be sure;
  *   topi.elemwise        no anchor: the same program, r0 written by the root op;
@@ -40,6 +42,7 @@
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/ir/module.h>
 #include <tvmlite/ir/op.h>
+#include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
 #include <tvmlite/relay/transform.h>
 #include <tvmlite/runtime/registry.h>
@@ -204,6 +207,12 @@ int64_t TensorBytes(const Type& t) {
 struct Entry {
   int64_t node;
   int64_t index;
+};
+
+/*! \brief A group input a kernel reads with another shape (nn.bias_add's bias): a view node, made on success. */
+struct PendingView {
+  Entry source;
+  Type type;
 };
 
 struct GNode {
@@ -630,7 +639,8 @@ class GraphBuilder {
     }
     // The epilogue program.
     std::vector<Entry> epi_inputs;
-    auto program = BuildProgram(g, *calls, anchor, out_type, &epi_inputs);
+    std::vector<PendingView> views;
+    auto program = BuildProgram(g, *calls, anchor, out_type, &epi_inputs, &views);
     if (!program) return std::nullopt;
     if (anchor == nullptr && program->empty()) return std::nullopt;
     if (!program->empty() && !IsStaticF32(out_type)) return std::nullopt;
@@ -642,9 +652,21 @@ class GraphBuilder {
     runtime::Function bound;
     try {
       bound = factory(attrs).cast<runtime::Function>();
-      if (!all_f32) TrialRun(bound, inputs, out_type);
+      if (!all_f32) TrialRun(bound, inputs, views, out_type);
     } catch (const runtime::Error&) {
       return std::nullopt;
+    }
+    // The kernel takes the group: its inputs read through views get their "__nop" nodes now.
+    for (Entry& e : inputs) {
+      if (e.node >= 0) continue;
+      const PendingView& v = views[e.index];
+      GNode view;
+      view.is_op = true;
+      view.name = g.name + "_bias_view" + std::to_string(e.index);
+      view.func_name = kNop;
+      view.inputs = {v.source};
+      view.out_types = {v.type};
+      e = {AddNode(std::move(view)), 0};
     }
     GNode n;
     n.is_op = true;
@@ -672,8 +694,12 @@ class GraphBuilder {
     return true;
   }
 
-  /*! \brief Run a bound kernel once on zeros: its argument checks decide whether it takes these dtypes. */
-  void TrialRun(const runtime::Function& bound, const std::vector<Entry>& inputs, const Type& out_type) {
+  /*!
+   * \brief Run a bound kernel once on zeros: its argument checks decide whether it takes these dtypes. An entry
+   * whose node is -1 is pending[index], whose node is not made yet.
+   */
+  void TrialRun(const runtime::Function& bound, const std::vector<Entry>& inputs,
+                const std::vector<PendingView>& pending, const Type& out_type) {
     std::vector<NDArray> arrays;
     auto make = [&](const Type& t) {
       const auto* tt = t.as<TensorTypeNode>();
@@ -682,6 +708,10 @@ class GraphBuilder {
       arrays.push_back(a);
     };
     for (const Entry& e : inputs) {
+      if (e.node < 0) {
+        make(pending[e.index].type);
+        continue;
+      }
       // A param (resize's scales, a gather's indices) is tried with its value: zeros may be no valid value.
       const GNode& n = nodes_[e.node];
       const Any* value = n.is_op ? nullptr : params_.get()->Find(Any(String(n.name)));
@@ -697,12 +727,42 @@ class GraphBuilder {
     bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
   }
 
+  /*! \brief nn.bias_add's bias (C,) as the epilogue reads it: (C, 1, ..., 1), a 1 for each data dim after axis. */
+  static Type BiasType(const CallNode* call) {
+    const auto* data = call->args[0]->checked_type().as<TensorTypeNode>();
+    const auto* bias = call->args[1]->checked_type().as<TensorTypeNode>();
+    const int64_t ndim = static_cast<int64_t>(data->ndim());
+    int64_t axis = call->attrs.as<relay::BiasAddAttrs>()->axis;
+    if (axis < 0) axis += ndim;
+    std::vector<Any> shape{bias->shape[0]};
+    for (int64_t i = axis + 1; i < ndim; ++i) shape.push_back(Any(int64_t(1)));
+    return TensorType(Array<Any>(shape), bias->dtype);
+  }
+
+  /*!
+   * \brief nn.bias_add adds its bias along `axis`, not along numpy's last dim: the epilogue reads it as BiasType,
+   * a param of that shape (a view of the constant's data) or a view of the group input, a "__nop" node made once
+   * the kernel takes the group: Entry{-1, k} stands for views[k] until then. nullopt when the bias is neither.
+   */
+  std::optional<Entry> BiasInput(const Group& g, const CallNode* call, std::vector<PendingView>* views) {
+    const Expr& bias = call->args[1];
+    const Type type = BiasType(call);
+    if (const auto* k = bias.as<ConstantNode>()) {
+      return Entry{AddParam(k->data.CreateView(*StaticShape(type), k->data->tensor.dtype), type), 0};
+    }
+    auto li = g.leaf_index.find(bias.get());
+    if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1) return std::nullopt;
+    views->push_back({g.leaf_entries[li->second][0], type});
+    return Entry{-1, static_cast<int64_t>(views->size()) - 1};
+  }
+
   /*!
    * \brief The epilogue text of the group's calls other than anchor (r0 = anchor's value), appending the entries
    * of in<k> to epi_inputs; nullopt when some op cannot be written as instructions or registers run out.
    */
   std::optional<std::string> BuildProgram(const Group& g, const std::vector<Call>& calls, const CallNode* anchor,
-                                          const Type& out_type, std::vector<Entry>* epi_inputs) {
+                                          const Type& out_type, std::vector<Entry>* epi_inputs,
+                                          std::vector<PendingView>* views) {
     const auto& epilogue_rules = epilogue_rules_;
     const std::vector<int64_t> out_shape = *StaticShape(out_type);  // the caller checked it is static
     std::unordered_map<const Object*, int> uses;
@@ -728,6 +788,13 @@ class GraphBuilder {
       if (c == anchor) continue;
       std::vector<std::string> srcs;
       for (const Expr& a : c->args) {
+        if (c->op.same_as(bias_add_op_) && a.same_as(c->args[1])) {
+          std::optional<Entry> bias = BroadcastsTo(BiasType(c), out_shape) ? BiasInput(g, c, views) : std::nullopt;
+          if (!bias) return std::nullopt;
+          srcs.push_back("in" + std::to_string(next_input++));
+          epi_inputs->push_back(*bias);
+          continue;
+        }
         auto it = src.find(a.get());
         if (it != src.end()) { srcs.push_back(it->second); continue; }
         if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) { srcs.push_back("()"); continue; }
@@ -970,6 +1037,7 @@ class GraphBuilder {
   // Snapshots taken per lowering: attributes registered later (a test's kernel) are seen by the next build.
   OpAttrMap<runtime::Function> epilogue_rules_{"FTVMLiteEpilogue"};
   OpAttrMap<String> kernels_{"FTVMLiteKernel"};
+  const Op bias_add_op_ = Op::Get("nn.bias_add");
   std::unordered_set<const Object*> main_params_;
   std::unordered_map<const Object*, std::vector<Entry>> memo_;
   std::unordered_map<const Object*, int64_t> param_of_;

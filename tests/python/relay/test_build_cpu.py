@@ -457,3 +457,75 @@ def test_epilogue_wider_than_its_anchor_is_not_one_kernel(rng):
         lib = check(relay.Function([x], relay.subtract(x, relay.mean(x, axis=-1, keepdims=True))),
                     {"x": f32(rng, 3, 2, 8)})
     assert "topi.mean" in kernels(lib) and len(kernels(lib)) == 2
+
+
+@pytest.mark.parametrize("shape, axis", [((2, 5, 3, 4), 1), ((2, 5, 3, 4), -3), ((3, 6), -1), ((4, 3, 7), 2),
+                                         ((2, 3, 1, 1), 1)])
+@pytest.mark.parametrize("constant", [False, True])
+def test_bias_add_reads_its_bias_along_the_axis(rng, shape, axis, constant):
+    """nn.bias_add alone: one topi.elemwise adding the bias as (C, 1, ..., 1), a view of the input or of the
+    constant's data (numpy would broadcast a (C,) bias along the last dim instead)."""
+    c = shape[axis]
+    x = relay.var("x", shape=shape)
+    b = relay.var("b", shape=(c,))
+    bias = f32(rng, c)
+    func = relay.Function([x], relay.nn.bias_add(x, relay.const(bias), axis=axis)) if constant else \
+        relay.Function([x, b], relay.nn.bias_add(x, b, axis=axis))
+    inputs = {"x": f32(rng, *shape)} if constant else {"x": f32(rng, *shape), "b": bias}
+    lib = check(func, inputs)
+    assert [k for k in kernels(lib) if k != "__nop"] == ["topi.elemwise"]
+    (node,) = [n for n in tvm_nodes(lib) if n["attrs"]["func_name"] == "topi.elemwise"]
+    assert node["attrs"]["kernel_attrs"]["epilogue"] == "add r0 in0 in1"
+    graph = json.loads(lib.get_graph_json())
+    bias_entry = graph["node_row_ptr"][node["inputs"][1][0]] + node["inputs"][1][1]
+    trailing = len(shape) - 1 - (axis % len(shape))
+    assert graph["attrs"]["shape"][1][bias_entry] == [c] + [1] * trailing
+
+
+def test_bias_add_joins_the_anchor_epilogue(rng):
+    """conv2d (NCHW, unblocked at opt_level 2) + bias_add of an input + relu: one conv node whose epilogue adds a
+    view of the bias; dense + bias_add: the bias as it is."""
+    with tvmlite.transform.PassContext(opt_level=2):
+        x, b = relay.var("x", shape=(2, 8, 9, 9)), relay.var("b", shape=(16,))
+        w = f32(rng, 16, 8, 3, 3)
+        y = relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(x, relay.const(w), padding=1), b))
+        lib = check(relay.Function([x, b], y), {"x": f32(rng, 2, 8, 9, 9), "b": f32(rng, 16)}, rtol=1e-4,
+                    atol=1e-4)
+        assert [k for k in kernels(lib) if k != "__nop"] == ["topi.nn.conv2d_nchwc"]
+        (node,) = [n for n in tvm_nodes(lib) if n["attrs"]["func_name"] != "__nop"]
+        assert node["attrs"]["kernel_attrs"]["epilogue"] == "add r1 r0 in0; relu r0 r1"
+
+        x = relay.var("x", shape=(4, 32))
+        y = relay.nn.bias_add(relay.nn.dense(x, relay.const(f32(rng, 16, 32))), relay.const(f32(rng, 16)), axis=-1)
+        lib = check(relay.Function([x], y), {"x": f32(rng, 4, 32)}, rtol=1e-4, atol=1e-4)
+        assert [k for k in kernels(lib) if k != "__nop"] == ["topi.nn.dense"]
+
+
+def test_bias_add_view_on_an_anchor_tried_on_zeros(rng):
+    """take (int64 indices: the kernel is tried once at build) + bias_add of an input: the bias view exists only
+    for the trial until the kernel takes the group, then becomes a __nop node."""
+    with tvmlite.transform.PassContext(opt_level=3):
+        x, i, b = relay.var("x", shape=(5, 3, 4)), relay.var("i", shape=(2,), dtype="int64"), relay.var("b", shape=(3,))
+        y = relay.nn.bias_add(relay.take(x, i, axis=0), b, axis=1)
+        lib = check(relay.Function([x, i, b], y), {"x": f32(rng, 5, 3, 4), "i": np.array([4, 1], "int64"),
+                                                  "b": f32(rng, 3)})
+        assert kernels(lib) == ["__nop", "topi.take"]
+        assert tvm_nodes(lib)[1]["attrs"]["kernel_attrs"]["epilogue"] == "add r0 r0 in0"
+
+
+def test_bias_add_view_is_not_made_when_the_kernel_refuses(rng, softsign_kernel):
+    """A factory that refuses the group sends it to the reference: the bias view it would have read is not made."""
+    def refuse(attrs):
+        raise ValueError("topi.test_softsign: refused")
+
+    with tvmlite.transform.PassContext(opt_level=3):
+        x, b = relay.var("x", shape=(2, 3, 4)), relay.var("b", shape=(3,))
+        func = relay.Function([x, b], relay.nn.bias_add(relay.nn.softsign(x), b))
+        tvmlite.register_func(softsign_kernel, refuse, override=True)
+        try:
+            lib = check(func, {"x": f32(rng, 2, 3, 4), "b": f32(rng, 3)})
+        finally:
+            tvmlite.register_func(softsign_kernel, _test_softsign_factory, override=True)
+        assert kernels(lib) == ["relay.backend.reference"]
+        lib = check(func, {"x": f32(rng, 2, 3, 4), "b": f32(rng, 3)})  # accepted: the view, then the kernel
+        assert kernels(lib) == ["__nop", softsign_kernel]

@@ -1,0 +1,439 @@
+/*!
+ * \file conv2d_transpose.cc
+ * \brief topi.nn.conv2d_transpose: nn.conv2d_transpose (ONNX ConvTranspose) as a GEMM on the shared driver, then
+ * col2im, with a fused epilogue.
+ *
+ *   f = topi.nn.conv2d_transpose({"strides": [2, 2], "padding": [1, 1], "output_padding": [1, 1],
+ *                                 "epilogue": "add r0 r0 in0; relu r0 r0"})
+ *   f(data, weight, bias, out)   # data (N, C, H, W) NCHW, weight (C, O / G, KH, KW) IOHW -> out (N, O, OH, OW)
+ *
+ * with OH = (H - 1) * stride_h - pad_top - pad_bottom + dilation_h * (KH - 1) + 1 + output_padding_h (OW likewise;
+ * output_padding only makes the output larger: what lies past the last window is zero), float32 only.
+ *
+ * Algorithm, per image n and group g (input channels [g * K, g * K + K), output channels [g * O/G, ...)), with
+ * K = C / G, M = O/G * KH * KW and P = H * W input pixels:
+ *   cols (M, P) = Wt_g (M, K) x X_g (K, P)               Wt_g[(o, kh, kw), c] = weight[g * K + c, o, kh, kw]
+ *   out[o, oh, ow] = sum of cols[(o, kh, kw), (h, w)] over oh = h * stride_h - pad_top + kh * dilation_h,
+ *                    ow = w * stride_w - pad_left + kw * dilation_w                             (col2im)
+ * The GEMM is GemmPacked (gemm.h: packing, tiling, threads, ISA); its A is the weight transposed into Wt (every
+ * group, once per call, before the units run), its B is X_g packed per call (PackB). col2im gathers: an output row
+ * sums the cols rows that land on it (for each kh at most one input row h, for each kw a strided run of it), so each
+ * row is written once, and the epilogue runs on a block of rows right after, while it is in cache; rows nothing
+ * lands on (stride > dilation * KH, output_padding) are zeros. col2im items are (output channel, block of rows).
+ *
+ * Scratch (thread-local, kept across calls like the conv's padded input): Wt (the weight's size), the packed X_g
+ * chunk and cols. cols is M x P floats; above kColsBudget the pixels are cut into chunks of at least one pixel (so
+ * it stays within max(kColsBudget, M) floats, M <= the weight's size): the output is zeroed first, each chunk's
+ * cols are added to the rows they reach, and the last chunk applies the epilogue.
+ *
+ * Threads: images x groups that are many (or small) run one per task, every step inline in it (a ParallelFor
+ * inside a task runs inline); otherwise they run one after the other, each step (PackB, GEMM, col2im) parallel.
+ *
+ * The weight is constant in a model, so its transpose could be folded at build: a layout_transform of the IOHW
+ * weight to (G, O/G, KH, KW, C/G) ("GOHWI" for this kernel) that FoldConstant evaluates, with kernel_layout saying
+ * so; today it is a per-call copy of the weight (O(C * O/G * KH * KW) against the GEMM's P times more work).
+ */
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/shape.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/gemm.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../relay/op/nn/window.h"
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+const std::string kName = "topi.nn.conv2d_transpose";
+
+/*! \brief cols above this many floats (16 MB) are computed in chunks of pixels. */
+constexpr int64_t kColsBudget = int64_t(1) << 22;
+/*! \brief An image-and-group unit under this many flops runs in one task when there are several (~100 us). */
+constexpr int64_t kSmallUnitFlops = int64_t(1) << 23;
+/*! \brief The least col2im work (output values times landing taps) worth a thread. */
+constexpr int64_t kMinCol2ImWork = int64_t(1) << 15;
+
+/*! \brief The attrs, normalised once by the factory. */
+struct Params {
+  relay::Window<2> window;
+  std::array<int64_t, 2> output_padding{0, 0};
+  int64_t groups = 1;
+  int64_t channels = -1;              // -1: not given
+  std::vector<int64_t> kernel_size;  // empty: not given
+};
+
+bool IsNone(const KernelAttrs& attrs, const char* key) {
+  const Any* v = attrs.map().get()->Find(Any(String(key)));
+  return v == nullptr || v->is_none();
+}
+
+/*! \brief An int-list attr that may also be given as one int (strides=2); empty when absent. */
+std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
+  if (IsNone(attrs, key)) return {};
+  const Any* v = attrs.map().get()->Find(Any(String(key)));
+  if (v->type_index() == kTVMLiteInt) return {v->cast<int64_t>()};
+  return attrs.GetInts(key);
+}
+
+Params ParseParams(const KernelAttrs& attrs) {
+  auto text = [&](const char* key) { return IsNone(attrs, key) ? std::string() : attrs.GetString(key); };
+  const std::string data = text("data_layout"), kernel = text("kernel_layout"), out = text("out_layout");
+  const std::string dtype = text("out_dtype");
+  TVMLITE_CHECK_KIND(data.empty() || data == "NCHW", NotImplementedError)
+      << kName << ": data_layout '" << data << "' is not supported (NCHW)";
+  TVMLITE_CHECK_KIND(kernel.empty() || kernel == "IOHW", NotImplementedError)
+      << kName << ": kernel_layout '" << kernel << "' is not supported (IOHW)";
+  TVMLITE_CHECK_KIND(out.empty() || out == "NCHW", NotImplementedError)
+      << kName << ": out_layout '" << out << "' is not supported (NCHW)";
+  TVMLITE_CHECK_KIND(dtype.empty() || dtype == "float32", TypeError)
+      << kName << ": out_dtype must be float32, got '" << dtype << "'";
+  Params p;
+  auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
+  try {
+    p.window = relay::NormalizeWindow<2>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
+                                         arr(IntsOrInt(attrs, "dilation")));
+    p.output_padding = relay::PerDim<2>(arr(IntsOrInt(attrs, "output_padding")), "output_padding", 0, 0);
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(e.kind(), kName + ": " + e.message());
+  }
+  p.groups = IsNone(attrs, "groups") ? 1 : attrs.GetInt("groups");
+  TVMLITE_CHECK_KIND(p.groups >= 1 && p.groups <= relay::kMaxWindowValue, ValueError)
+      << kName << ": groups must be in [1, " << relay::kMaxWindowValue << "], got " << p.groups;
+  if (!IsNone(attrs, "channels")) {
+    p.channels = attrs.GetInt("channels");
+    TVMLITE_CHECK_KIND(p.channels >= 0, ValueError) << kName << ": channels must be >= 0, got " << p.channels;
+  }
+  p.kernel_size = IntsOrInt(attrs, "kernel_size");
+  if (p.kernel_size.size() == 1) p.kernel_size.push_back(p.kernel_size[0]);
+  TVMLITE_CHECK_KIND(p.kernel_size.empty() || p.kernel_size.size() == 2, ValueError)
+      << kName << ": kernel_size needs 1 or 2 values, got " << p.kernel_size.size();
+  return p;
+}
+
+std::string ShapeStr(const TensorArg& t) {
+  std::ostringstream os;
+  os << runtime::ShapeTuple(t.shape());
+  return os.str();
+}
+
+/*! \brief One call's sizes, every tensor checked against the others and the attrs. */
+struct Workload {
+  int64_t batch = 0, in_channels = 0, height = 0, width = 0;        // N, C, H, W
+  int64_t out_channels = 0, out_height = 0, out_width = 0;          // O, OH, OW
+  int64_t kernel_h = 1, kernel_w = 1, groups = 1;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1, pad_top = 0, pad_left = 0;
+  int64_t group_in() const { return in_channels / groups; }    // K
+  int64_t group_out() const { return out_channels / groups; }  // O / G
+  int64_t taps() const { return kernel_h * kernel_w; }
+};
+
+/*! \brief The output size of one spatial dim, or ValueError when it is below 1 or beyond kMaxWindowValue. */
+int64_t OutSize(const Params& p, int i, int64_t in, int64_t kernel) {
+  const relay::Window<2>& w = p.window;
+  const __int128 size = static_cast<__int128>(in - 1) * w.stride[i] - w.pad_begin[i] - w.pad_end[i] +
+                        static_cast<__int128>(w.dilation[i]) * (kernel - 1) + 1 + p.output_padding[i];
+  TVMLITE_CHECK_KIND(in >= 1 && size >= 1 && size <= relay::kMaxWindowValue, ValueError)
+      << kName << ": spatial dim " << i << " of the output would be "
+      << (size > relay::kMaxWindowValue ? std::string("too large") : std::to_string(static_cast<int64_t>(size)))
+      << " (input " << in << ", stride " << w.stride[i] << ", padding (" << w.pad_begin[i] << ", " << w.pad_end[i]
+      << "), kernel " << kernel << ", dilation " << w.dilation[i] << ", output_padding " << p.output_padding[i]
+      << ")";
+  return static_cast<int64_t>(size);
+}
+
+Workload MakeWorkload(const Params& p, const TensorArg& data, const TensorArg& weight, const TensorArg& out) {
+  data.Data<float>();
+  weight.Data<float>();
+  out.Data<float>();
+  TVMLITE_CHECK_KIND(data.ndim() == 4, ValueError)
+      << kName << ": data must be NCHW (4-D), got shape " << ShapeStr(data);
+  TVMLITE_CHECK_KIND(weight.ndim() == 4, ValueError)
+      << kName << ": weight must be IOHW (4-D: in_channels, out_channels / groups, KH, KW), got shape "
+      << ShapeStr(weight);
+  TVMLITE_CHECK_KIND(out.ndim() == 4, ValueError) << kName << ": out must be NCHW (4-D), got shape " << ShapeStr(out);
+  Workload wl;
+  wl.batch = data.dim(0);
+  wl.in_channels = data.dim(1);
+  wl.height = data.dim(2);
+  wl.width = data.dim(3);
+  wl.groups = p.groups;
+  wl.kernel_h = weight.dim(2);
+  wl.kernel_w = weight.dim(3);
+  TVMLITE_CHECK_KIND(weight.dim(0) == wl.in_channels, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " is for " << weight.dim(0) << " input channels, data "
+      << ShapeStr(data) << " has " << wl.in_channels;
+  TVMLITE_CHECK_KIND(wl.in_channels % p.groups == 0, ValueError)
+      << kName << ": data " << ShapeStr(data) << " has " << wl.in_channels << " channels, not divisible by groups = "
+      << p.groups;
+  try {
+    wl.out_channels = relay::BoundedMul(weight.dim(1), p.groups, "output channels");
+  } catch (const runtime::Error& e) {
+    throw runtime::Error(e.kind(), kName + ": " + e.message());
+  }
+  TVMLITE_CHECK_KIND(p.channels < 0 || p.channels == wl.out_channels, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " in " << p.groups << " groups gives " << wl.out_channels
+      << " output channels, attribute channels = " << p.channels;
+  TVMLITE_CHECK_KIND(wl.kernel_h >= 1 && wl.kernel_w >= 1, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " has an empty kernel";
+  TVMLITE_CHECK_KIND(p.kernel_size.empty() || (p.kernel_size[0] == wl.kernel_h && p.kernel_size[1] == wl.kernel_w),
+                     ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " has a " << wl.kernel_h << "x" << wl.kernel_w
+      << " kernel, attribute kernel_size = (" << p.kernel_size[0] << ", " << p.kernel_size[1] << ")";
+  wl.out_height = OutSize(p, 0, wl.height, wl.kernel_h);
+  wl.out_width = OutSize(p, 1, wl.width, wl.kernel_w);
+  out.CheckShape({wl.batch, wl.out_channels, wl.out_height, wl.out_width});
+  wl.stride_h = p.window.stride[0];
+  wl.stride_w = p.window.stride[1];
+  wl.dilation_h = p.window.dilation[0];
+  wl.dilation_w = p.window.dilation[1];
+  wl.pad_top = p.window.pad_begin[0];
+  wl.pad_left = p.window.pad_begin[1];
+  return wl;
+}
+
+/*! \brief This thread's scratch buffer `slot`, grown to n floats and kept (the executor repeats the same calls). */
+float* Scratch(int slot, int64_t n) {
+  thread_local std::vector<float> buffers[3];
+  std::vector<float>& b = buffers[slot];
+  if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
+  return b.data();
+}
+enum Slot { kWeightT = 0, kPackedX = 1, kCols = 2 };
+
+/*!
+ * \brief Wt (G, M, K) from the IOHW weight, whose group g is a row-major (K, M) matrix. Tiles of 16 x 16 go through
+ * a buffer: each source line is read once, whole (M is often a power of two, so the 16 rows of a tile share one
+ * cache set: read in place, column by column, they would evict each other 16 times over). An item is 16 source rows,
+ * read front to back (items of 16 columns, each reading a line from every row, made 2 threads slower than 1).
+ */
+void TransposeWeight(const Workload& wl, const float* w, float* wt) {
+  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps();
+  constexpr int64_t kT = 16;
+  const int64_t k_tiles = (K + kT - 1) / kT;
+  runtime::ParallelFor(wl.groups * k_tiles, [&](int64_t b, int64_t e) {
+    float buf[kT][kT];
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t g = item / k_tiles, k0 = item % k_tiles * kT, kn = std::min(kT, K - k0);
+      const float* src = w + (g * K + k0) * M;
+      float* dst = wt + g * M * K + k0;
+      for (int64_t m0 = 0; m0 < M; m0 += kT) {
+        const int64_t mn = std::min(kT, M - m0);
+        if (kn == kT && mn == kT) {  // whole tiles: fixed trip counts, which the compiler unrolls
+          float tile[kT][kT];
+          for (int64_t k = 0; k < kT; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(buf[k]));
+          for (int64_t m = 0; m < kT; ++m) {
+            for (int64_t k = 0; k < kT; ++k) tile[m][k] = buf[k][m];
+          }
+          for (int64_t m = 0; m < kT; ++m) std::memcpy(dst + (m0 + m) * K, tile[m], sizeof(tile[m]));
+          continue;
+        }
+        for (int64_t k = 0; k < kn; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(float) * mn);
+        for (int64_t m = 0; m < mn; ++m) {
+          for (int64_t k = 0; k < kn; ++k) dst[(m0 + m) * K + k] = buf[k][m];
+        }
+      }
+    }
+  }, std::max<int64_t>(1, 16384 / (kT * std::max<int64_t>(1, M))));
+}
+
+/*! \brief What col2im needs of one call, fixed for all its units. */
+struct Col2Im {
+  const Workload* wl;
+  std::vector<int64_t> w_begin, w_end;  // per kw: the input columns w whose output column lies in [0, OW)
+  int64_t rows_per_item = 1, items_per_plane = 1, min_chunk = 1;
+};
+
+Col2Im PlanCol2Im(const Workload& wl) {
+  Col2Im c;
+  c.wl = &wl;
+  c.w_begin.resize(wl.kernel_w);
+  c.w_end.resize(wl.kernel_w);
+  for (int64_t kw = 0; kw < wl.kernel_w; ++kw) {
+    // ow = w * stride - pad_left + kw * dilation in [0, OW): every term below is bounded by the output's size check.
+    const int64_t off = kw * wl.dilation_w - wl.pad_left;
+    const int64_t lo = off >= 0 ? 0 : (-off + wl.stride_w - 1) / wl.stride_w;
+    const int64_t last = wl.out_width - 1 - off;  // w * stride <= last
+    const int64_t hi = last < 0 ? 0 : std::min(wl.width, last / wl.stride_w + 1);
+    c.w_begin[kw] = std::min(lo, hi);
+    c.w_end[kw] = hi;
+  }
+  // Enough items for the pool when the planes are few; a whole plane per item otherwise.
+  const int64_t want = 4 * static_cast<int64_t>(runtime::NumThreads());
+  const int64_t per_plane = std::min(wl.out_height, std::max<int64_t>(1, (want + wl.group_out() - 1) /
+                                                                             std::max<int64_t>(1, wl.group_out())));
+  c.rows_per_item = (wl.out_height + per_plane - 1) / per_plane;
+  c.items_per_plane = (wl.out_height + c.rows_per_item - 1) / c.rows_per_item;
+  // Work per item: its output values times the taps landing on each (in double: a heuristic that must not overflow).
+  const double landing = std::max(1.0, static_cast<double>(wl.taps()) / wl.stride_h / wl.stride_w);
+  const double work = static_cast<double>(c.rows_per_item) * wl.out_width * landing;
+  c.min_chunk = std::max<int64_t>(1, static_cast<int64_t>(kMinCol2ImWork / work));
+  return c;
+}
+
+/*!
+ * \brief row[at + w * stride] += src[from + w] for w in [begin, end) (offsets, not pointers: at and from may be
+ * negative, only the elements touched are inside the arrays).
+ */
+inline void AddStrided(float* row, int64_t at, const float* src, int64_t from, int64_t stride, int64_t begin,
+                       int64_t end) {
+  if (stride == 1) {
+    for (int64_t w = begin; w < end; ++w) row[at + w] += src[from + w];
+  } else if (stride == 2) {
+    for (int64_t w = begin; w < end; ++w) row[at + 2 * w] += src[from + w];
+  } else {
+    for (int64_t w = begin; w < end; ++w) row[at + w * stride] += src[from + w];
+  }
+}
+
+/*!
+ * \brief Output rows [oh0, oh1) of plane `plane` (n * O + g * O/G + o): zeroed first when fresh, plus the cols of
+ * output channel o of its group whose input pixels are in [p0, p1) (cols holds pixels [p0, p1), row stride p1 - p0).
+ */
+void GatherRows(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, int64_t o, float* plane, int64_t oh0,
+                int64_t oh1, bool fresh) {
+  const Workload& wl = *c.wl;
+  const int64_t W = wl.width, OW = wl.out_width, KH = wl.kernel_h, KW = wl.kernel_w, sw = wl.stride_w;
+  const int64_t ncols = p1 - p0;
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    float* row = plane + oh * OW;
+    if (fresh) std::fill(row, row + OW, 0.0f);
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t t = oh + wl.pad_top - kh * wl.dilation_h;
+      if (t < 0 || t % wl.stride_h != 0) continue;
+      const int64_t h = t / wl.stride_h;
+      if (h >= wl.height) continue;
+      const int64_t first = std::max<int64_t>(0, p0 - h * W), end = std::min(W, p1 - h * W);
+      if (first >= end) continue;
+      // Tap (kh, kw) of input column w: cols[from + kw * ncols + w], landing on row[w * sw + kw * dw - pad_left].
+      const int64_t from = (o * KH + kh) * KW * ncols + (h * W - p0);
+      int64_t kw = 0;
+      if (sw == 2 && wl.dilation_w == 1) {
+        // Taps kw and kw + 1 land on neighbouring columns: one pass interleaves them (the compiler vectorises it).
+        // Tap kw + 1's columns start and end no later than tap kw's (w_begin, w_end never grow with kw), so the
+        // pair is tap kw + 1 alone, then both, then tap kw alone.
+        for (; kw + 1 < KW; kw += 2) {
+          const int64_t wa0 = std::max(first, c.w_begin[kw]), wb0 = std::min(end, c.w_end[kw]);
+          const int64_t wa1 = std::max(first, c.w_begin[kw + 1]), wb1 = std::min(end, c.w_end[kw + 1]);
+          const int64_t both = std::max(wa0, wb1);
+          const int64_t at = kw - wl.pad_left, a = from + kw * ncols, b = a + ncols;
+          AddStrided(row, at + 1, cols, b, 2, wa1, std::min(wb1, wa0));
+          for (int64_t w = wa0; w < both; ++w) {
+            row[at + 2 * w] += cols[a + w];
+            row[at + 2 * w + 1] += cols[b + w];
+          }
+          AddStrided(row, at, cols, a, 2, both, wb0);
+        }
+      }
+      for (; kw < KW; ++kw) {
+        const int64_t wa = std::max(first, c.w_begin[kw]), wb = std::min(end, c.w_end[kw]);
+        AddStrided(row, kw * wl.dilation_w - wl.pad_left, cols, from + kw * ncols, sw, wa, wb);
+      }
+    }
+  }
+}
+
+/*!
+ * \brief col2im of one unit's chunk [p0, p1) over its group's output planes (from plane0), items (o, row block) on
+ * the pool. `only`: the one chunk (rows start from zero; otherwise the output was zeroed and chunks add to it);
+ * `last`: the last chunk, which applies the epilogue to each block it finishes.
+ */
+void RunCol2Im(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, float* out, int64_t plane0, bool only,
+               bool last, const BoundEpilogue& epi) {
+  const Workload& wl = *c.wl;
+  const int64_t plane_size = wl.out_height * wl.out_width;
+  // A chunk that is not the last reaches only the output rows of its input rows.
+  int64_t reach0 = 0, reach1 = wl.out_height;
+  if (!only && !last) {
+    const int64_t h0 = p0 / wl.width, h1 = (p1 - 1) / wl.width;
+    reach0 = std::max<int64_t>(0, h0 * wl.stride_h - wl.pad_top);
+    reach1 = std::min(wl.out_height, h1 * wl.stride_h - wl.pad_top + (wl.kernel_h - 1) * wl.dilation_h + 1);
+  }
+  runtime::ParallelFor(wl.group_out() * c.items_per_plane, [&](int64_t b, int64_t e) {
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t o = item / c.items_per_plane;
+      const int64_t oh0 = item % c.items_per_plane * c.rows_per_item;
+      const int64_t oh1 = std::min(wl.out_height, oh0 + c.rows_per_item);
+      const int64_t flat = (plane0 + o) * plane_size;
+      GatherRows(c, cols, p0, p1, o, out + flat, std::max(oh0, reach0), std::min(oh1, reach1), only);
+      if (last && !epi.empty()) epi.Apply(out, flat + oh0 * wl.out_width, (oh1 - oh0) * wl.out_width);
+    }
+  }, c.min_chunk);
+}
+
+/*! \brief One image n and group g: the GEMM and col2im chunk by chunk. */
+void RunUnit(const Workload& wl, const Col2Im& c, const float* x, const float* wt, float* out, int64_t n, int64_t g,
+             const BoundEpilogue& epi) {
+  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.height * wl.width;
+  const int64_t chunk = std::min(P, std::max<int64_t>(1, kColsBudget / M));
+  const int64_t nb = gemm::NativeBlock();
+  const float* xg = x + (n * wl.in_channels + g * K) * P;
+  const float* wg = wt + g * M * K;
+  const int64_t plane0 = n * wl.out_channels + g * wl.group_out();
+  const bool only = chunk == P;
+  float* packed = Scratch(kPackedX, gemm::PackedSize(K, chunk, nb));
+  float* cols = Scratch(kCols, M * chunk);
+  const BoundEpilogue none;
+  for (int64_t p0 = 0; p0 < P; p0 += chunk) {
+    const int64_t p1 = std::min(P, p0 + chunk);
+    gemm::PackB(xg + p0, P, 1, K, p1 - p0, nb, packed);
+    gemm::GemmPacked(wg, K, packed, nb, M, p1 - p0, K, cols, p1 - p0, none, 0);
+    RunCol2Im(c, cols, p0, p1, out, plane0, only, p1 == P, epi);
+  }
+}
+
+void Run(const Params& p, const Epilogue& program, const KernelArgs& args) {
+  TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+  const Workload wl = MakeWorkload(p, data, weight, out);
+  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), kName);
+  float* y = out.Data<float>();
+  const int64_t total = out.size();
+  if (total == 0) return;
+  if (wl.group_in() == 0) {  // no input channels: an empty sum
+    std::fill(y, y + total, 0.0f);
+    bound.Apply(y, 0, total);
+    return;
+  }
+  // Every tensor is non-empty from here: its dims' products fit in memory.
+  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.height * wl.width;
+  float* wt = Scratch(kWeightT, weight.size());
+  TransposeWeight(wl, weight.Data<float>(), wt);
+  const Col2Im c = PlanCol2Im(wl);
+  if (P > std::max<int64_t>(1, kColsBudget / M)) {  // chunks add into the output
+    runtime::ParallelFor(total, [&](int64_t b, int64_t e) { std::fill(y + b, y + e, 0.0f); }, int64_t(1) << 16);
+  }
+  const float* x = data.Data<float>();
+  const int64_t units = wl.batch * wl.groups, threads = runtime::NumThreads();
+  const double unit_flops = 2.0 * M * K * P;
+  if (threads > 1 && units > 1 && (units >= 2 * threads || unit_flops < kSmallUnitFlops)) {
+    runtime::ParallelFor(units, [&](int64_t b, int64_t e) {
+      for (int64_t u = b; u < e; ++u) RunUnit(wl, c, x, wt, y, u / wl.groups, u % wl.groups, bound);
+    });
+    return;
+  }
+  for (int64_t u = 0; u < units; ++u) RunUnit(wl, c, x, wt, y, u / wl.groups, u % wl.groups, bound);
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
+  KernelAttrs attrs(kName, attrs_in);
+  Params params = ParseParams(attrs);
+  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  return MakeKernel(kName, 3 + program.num_inputs(),
+                    [params, program](const KernelArgs& args) { Run(params, program, args); });
+});
+
+TVMLITE_REGISTER_OP("nn.conv2d_transpose")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_transpose"));
+
+}  // namespace
+}  // namespace topi
+}  // namespace tvmlite
