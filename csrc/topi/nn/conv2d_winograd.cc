@@ -117,12 +117,14 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
 
   const BoundEpilogue none;
   const int64_t panel_set = g.out_channels * g.in_channels;  // floats of one U[xi]
+  // Tile positions in parallel, each GEMM on one thread; small convs (a few us of GEMM) stay on the caller.
+  const int64_t gemm_flops = 2 * g.tiles * g.in_channels * g.out_channels;
   runtime::ParallelFor(alpha * alpha, [&](int64_t b, int64_t e) {
     for (int64_t xi = b; xi < e; ++xi) {
       gemm::GemmPacked(v + xi * g.tiles * g.in_channels, g.in_channels, u + xi * panel_set, g.out_block, g.tiles,
                        g.out_channels, g.in_channels, mm + xi * g.tiles * g.out_channels, g.out_channels, none, 0);
     }
-  });
+  }, std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, gemm_flops)));
 
   const int64_t out_items = g.batch * (g.out_channels / g.out_block) * g.tiles_h;
   const int64_t row_floats = g.out_width * g.out_block;
