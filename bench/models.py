@@ -106,6 +106,7 @@ def compile_tvmlite(model, target="cpu"):
 
 
 BLOCK = 5  # timed runs per turn
+PAUSE = 0.1  # s before a turn: onnxruntime's idle threads spin ~40 ms after its calls (measured here)
 
 
 def measure(runners, repeat, warmup):
@@ -119,7 +120,7 @@ def measure(runners, repeat, warmup):
     for r in range(max(1, -(-repeat // BLOCK))):
         order = runners[r % len(runners):] + runners[:r % len(runners)]
         for run in order:
-            time.sleep(0.05)
+            time.sleep(PAUSE)
             run()
             for _ in range(BLOCK):
                 t0 = time.perf_counter()
