@@ -99,5 +99,12 @@ std::vector<NDArray> KernelArgs::Rest(int i) const {
   return out;
 }
 
+int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim) {
+  TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << kernel << ": data must have rank >= 1, got a scalar";
+  TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
+      << kernel << ": axis " << axis << " is out of range for rank " << ndim;
+  return axis < 0 ? axis + ndim : axis;
+}
+
 }  // namespace topi
 }  // namespace tvmlite

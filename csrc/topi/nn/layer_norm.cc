@@ -106,11 +106,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
     float* y = out.Data<float>();
     const std::vector<int64_t> shape = data.shape();
     const int64_t ndim = static_cast<int64_t>(shape.size());
-    TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << args.kernel() << ": data must have rank >= 1, got a scalar";
-    TVMLITE_CHECK_KIND(axis_attr >= -ndim && axis_attr < ndim, ValueError)
-        << args.kernel() << ": axis " << axis_attr << " is out of range for rank " << ndim;
+    const int64_t axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
     out.CheckShape(shape);
-    const int64_t axis = axis_attr < 0 ? axis_attr + ndim : axis_attr;
     const std::vector<int64_t> tail(shape.begin() + axis, shape.end());
     int64_t rows = 1, d = 1;
     for (int64_t i = 0; i < ndim; ++i) (i < axis ? rows : d) *= shape[i];

@@ -131,13 +131,10 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
     float* y = out.Data<float>();
     const std::vector<int64_t> shape = data.shape();
     const int64_t ndim = static_cast<int64_t>(shape.size());
-    TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << args.kernel() << ": data must have rank >= 1, got a scalar";
-    TVMLITE_CHECK_KIND(axis_attr >= -ndim && axis_attr < ndim, ValueError)
-        << args.kernel() << ": axis " << axis_attr << " is out of range for rank " << ndim;
+    const int64_t axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
     out.CheckShape(shape);
     BoundEpilogue bound = epi.Bind(shape, args.Rest(1), args.kernel());
     if (data.size() == 0) return;
-    const int64_t axis = axis_attr < 0 ? axis_attr + ndim : axis_attr;
     int64_t outer = 1, channels = shape[axis], inner = 1;
     for (int64_t i = 0; i < ndim; ++i) {
       if (i != axis) (i < axis ? outer : inner) *= shape[i];

@@ -101,11 +101,8 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
     float* y = out.Data<float>();
     const std::vector<int64_t> shape = data.shape();
     const int64_t ndim = static_cast<int64_t>(shape.size());
-    TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << args.kernel() << ": data must have rank >= 1, got a scalar";
-    TVMLITE_CHECK_KIND(axis_attr >= -ndim && axis_attr < ndim, ValueError)
-        << args.kernel() << ": axis " << axis_attr << " is out of range for rank " << ndim;
+    const int64_t axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
     out.CheckShape(shape);
-    const int64_t axis = axis_attr < 0 ? axis_attr + ndim : axis_attr;
     int64_t outer = 1, len = 1, inner = 1;
     for (int64_t i = 0; i < ndim; ++i) (i < axis ? outer : i == axis || flatten ? len : inner) *= shape[i];
     BoundEpilogue bound = epi.Bind(shape, args.Rest(1), args.kernel());

@@ -122,6 +122,12 @@ Function MakeKernel(std::string name, int min_args, F body) {
   return f;
 }
 
+/*!
+ * \brief axis (negative counts from the end) of a tensor of rank ndim, in [0, ndim); ValueError naming the kernel
+ * for a scalar (ndim 0) or an axis out of range. The axis-wise kernels (softmax, layer norm, LRN) share it.
+ */
+int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim);
+
 // ---------------------------------------------------------------------------------------------------------------
 
 template <typename T>
