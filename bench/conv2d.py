@@ -128,12 +128,12 @@ def winograd_tile(layer):
 
 
 def winograd_weight(w, tile, oc):
-    """(O, C, 3, 3) -> (alpha, alpha, O / oc, C, oc): the folded nn.contrib_conv2d_winograd_weight_transform, packed."""
-    g = np.array([[float(v) for v in row] for row in tvmlite.get_global_func("topi.nn.winograd_matrices")(tile)[2]])
-    o, c = w.shape[:2]
-    a = tile + 2
-    u = (np.kron(g, g) @ w.reshape(o * c, 9).T.astype(np.float64)).reshape(a, a, o // oc, oc, c)
-    return np.ascontiguousarray(u.transpose(0, 1, 2, 4, 3).astype(np.float32))
+    """(O, C, 3, 3) -> (alpha, alpha, O / oc, C, oc): the folded nn.contrib_conv2d_winograd_weight_transform, packed
+    as AlterOpLayout's layout_transform "HWOI" -> "HWOI{oc}o" packs it."""
+    from tvmlite.relay.op._layout import transform_array
+    from tvmlite.relay.op.nn._winograd import winograd_weight_transform
+
+    return transform_array(winograd_weight_transform(w, tile), "HWOI", f"HWOI{oc}o")
 
 
 class TvmliteConv:

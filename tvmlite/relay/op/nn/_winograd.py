@@ -19,16 +19,21 @@ def winograd_matrices(tile_size):
                  for mat in get_global_func("topi.nn.winograd_matrices")(int(tile_size)))
 
 
-@register_reference("nn.contrib_conv2d_winograd_weight_transform")
-def _weight_transform(attrs, weight):
+def winograd_weight_transform(weight, tile_size):
+    """weight (O, C, 3, 3) -> U (alpha, alpha, O, C), U[:, :, o, c] = G g[o, c] G^T (also bench/conv2d.py's)."""
     # U[a, b] = sum_kl G[a, k] G[b, l] g[k, l]: one GEMM of kron(G, G) (alpha^2 x 9) with the flattened filters,
     # which folds ResNet-50's at build in ms (an einsum takes seconds). In the weight's dtype: 9 terms per value,
     # within a few ulp of the float64 result, and the kernel computes in float32 anyway.
-    _, _, g = winograd_matrices(attrs.tile_size)
+    _, _, g = winograd_matrices(tile_size)
     alpha = g.shape[0]
     o, c = weight.shape[:2]
     u = np.kron(g, g).astype(weight.dtype) @ weight.reshape(o * c, 9).T
     return u.reshape(alpha, alpha, o, c)
+
+
+@register_reference("nn.contrib_conv2d_winograd_weight_transform")
+def _weight_transform(attrs, weight):
+    return winograd_weight_transform(weight, attrs.tile_size)
 
 
 def _pad(attrs):
