@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from blocked import pack, unpack
 
 _get = tvmlite.get_global_func
 KERNEL = "topi.nn.conv2d_winograd_nchwc"
@@ -25,16 +26,6 @@ def direct(x, w, pads):
         for j in range(3):
             out += np.einsum("nchw,oc->nohw", xp[:, :, i:i + oh, j:j + ow], w[:, :, i, j].astype(np.float64))
     return out
-
-
-def pack(x, c):
-    n, ch, h, w = x.shape
-    return np.ascontiguousarray(x.reshape(n, ch // c, c, h, w).transpose(0, 1, 3, 4, 2))
-
-
-def unpack(y):
-    n, cb, h, w, c = y.shape
-    return y.transpose(0, 1, 4, 2, 3).reshape(n, cb * c, h, w)
 
 
 def transform_weight(w, m, ob):

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tvmlite
+from blocked import pack, unpack
 from tvmlite.ir import Op
 from tvmlite.relay.op.op import get_reference
 
@@ -27,18 +28,6 @@ def _func(name):
 def block_size(channels):
     """The block docs/compiler.md gives a tensor of this many channels: the largest of 16, 8, 4, 2, 1 dividing it."""
     return next(b for b in (16, 8, 4, 2, 1) if channels % b == 0)
-
-
-def pack(x, c):
-    """NCHW -> NCHW{c}c, (N, C/c, H, W, c)."""
-    n, ch, h, w = x.shape
-    return np.ascontiguousarray(x.reshape(n, ch // c, c, h, w).transpose(0, 1, 3, 4, 2))
-
-
-def unpack(y):
-    """NCHW{c}c -> NCHW."""
-    n, cb, h, w, c = y.shape
-    return y.transpose(0, 1, 4, 2, 3).reshape(n, cb * c, h, w)
 
 
 def pack_depthwise_weight(w, c):
