@@ -83,6 +83,25 @@ void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, i
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
     const float* in_px = r.in + ((r.ih0 + kh * r.dil_h) * r.W + ow * (S ? S : r.stride_w) - r.pad_left) * c + g;
     const float* w_row = r.weight + kh * kw_count * c + g;
+    if constexpr (K != 0) {
+      // Each input column loaded once, into a register, and applied to every output column it reaches (tap k of
+      // column t reads input column t * S + k): (T - 1) * S + K loads for T * K FMAs. Left alone, GCC folds a load
+      // into each FMA, one load per FMA: 10-25% slower.
+      __m512 w[K];
+#pragma GCC unroll 8
+      for (int k = 0; k < K; ++k) w[k] = _mm512_loadu_ps(w_row + k * C);
+#pragma GCC unroll 64
+      for (int j = 0; j < (T - 1) * S + K; ++j) {
+        __m512 x = _mm512_loadu_ps(in_px + j * C);
+        asm("" : "+v"(x));
+#pragma GCC unroll 8
+        for (int k = 0; k < K; ++k) {
+          const int d = j - k;  // S times the output column tap k of input column j serves
+          if (d >= 0 && d % S == 0 && d / S < T) acc[d / S] = _mm512_fmadd_ps(x, w[k], acc[d / S]);
+        }
+      }
+      continue;
+    }
 #pragma GCC unroll 4
     for (int64_t kw = 0; kw < kw_count; ++kw) {
       const __m512 w = _mm512_loadu_ps(w_row + kw * c);
@@ -90,7 +109,12 @@ void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, i
       for (int t = 0; t < T; ++t) acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(p + t * step), w, acc[t]);
     }
   }
-  for (int t = 0; t < T; ++t) _mm512_storeu_ps(r.out + (ow + t) * c + g, Clamp(r, acc[t]));
+  // The bounds read once: r.out could alias r as far as the compiler knows, so Clamp(r, .) would reload them.
+  const __m512 lo = _mm512_set1_ps(r.lo), hi = _mm512_set1_ps(r.hi);
+  float* out = r.out + ow * c + g;
+  for (int t = 0; t < T; ++t) {
+    _mm512_storeu_ps(out + t * c, _mm512_maskz_min_ps(0xFFFF, hi, _mm512_maskz_max_ps(0xFFFF, lo, acc[t])));
+  }
 }
 
 using TileFn = void (*)(const DepthwiseRow&, int64_t, int64_t, int64_t, int64_t);
