@@ -58,6 +58,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "./fuse_depthwise_chains.h"
+#include "./graph_nodes.h"
 #include "./memory_plan.h"
 
 namespace tvmlite {
@@ -204,25 +206,10 @@ int64_t TensorBytes(const Type& t) {
 // The graph
 // ---------------------------------------------------------------------------------------------------------------
 
-struct Entry {
-  int64_t node;
-  int64_t index;
-};
-
 /*! \brief A group input a kernel reads with another shape (nn.bias_add's bias): a view node, made on success. */
 struct PendingView {
   Entry source;
   Type type;
-};
-
-struct GNode {
-  bool is_op = false;  // "tvm_op" (else "null")
-  std::string name;
-  std::string func_name;
-  Map<String, Any> kernel_attrs;
-  std::vector<Entry> inputs;
-  std::vector<Type> out_types;
-  bool native = false;  // a topi kernel: its outputs are planned
 };
 
 /*! \brief A group to lower: its root expression and its leaves (inputs), each with its graph entries. */
@@ -244,6 +231,7 @@ class GraphBuilder {
     for (const Var& p : main_->params) main_params_.insert(p.get());
     for (const Var& p : main_->params) Lower(p);  // inputs first, in main's order (unused ones too)
     std::vector<Entry> heads = Lower(main_->body);
+    FuseDepthwiseChains(&nodes_, &arg_nodes_, &input_nodes_, &heads);
     return Finish(heads);
   }
 

@@ -184,23 +184,12 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
   // A per-channel bias then relu / clip runs in registers (MatchFusedTail); anything else after each row. The
   // rows clamp as min(hi, max(lo, x)), which is the interpreter's clip only when lo <= hi.
   FusedTail tail;
+  const float* bias = nullptr;
+  float lo = 0, hi = 0;
   const bool fused = MatchFusedTail(cfg.epilogue, args.Rest(2), want, ConvChannelShape(want), &tail) &&
-                     tail.add_kind[0] != FusedTail::kFull && tail.add_kind[1] == FusedTail::kNone &&
-                     (tail.act != FusedTail::kClip || tail.lo <= tail.hi);
-  const float* bias = fused && tail.add_kind[0] == FusedTail::kChannel ? tail.add[0] : nullptr;
-  const float inf = std::numeric_limits<float>::infinity();
-  float lo = -inf, hi = inf;
-  if (fused && tail.act == FusedTail::kRelu) lo = 0.0f;
-  if (fused && tail.act == FusedTail::kClip) lo = tail.lo, hi = tail.hi;
-
-  DepthwiseRow base{};
-  base.H = H, base.W = W, base.c = c, base.OW = OW, base.KH = KH, base.KW = KW;
-  base.stride_w = w.stride[1], base.dil_h = w.dilation[0], base.dil_w = w.dilation[1], base.pad_left = pl;
-  base.ow_lo = std::min(OW, (pl + w.stride[1] - 1) / w.stride[1]);
-  const int64_t last = W - 1 + pl - (KW - 1) * w.dilation[1];
-  base.ow_hi = last < 0 ? 0 : std::min(OW, last / w.stride[1] + 1);
-  base.bias = nullptr;
-  base.lo = lo, base.hi = hi;
+                     DepthwiseRowTail(tail, &bias, &lo, &hi);
+  DepthwiseRow base = DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[1], w.dilation[0], w.dilation[1], pl);
+  if (fused) base.lo = lo, base.hi = hi;
   const RowFn row_fn = PickRow(cfg.isa, c);
   const int64_t reach = (KH - 1) * w.dilation[0];  // the last input row a row reads, from ih0
   const int64_t row_len = OW * c;
@@ -227,6 +216,29 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
 }
 
 }  // namespace
+
+DepthwiseRow DepthwiseRowShape(int64_t H, int64_t W, int64_t c, int64_t OW, int64_t KH, int64_t KW, int64_t stride_w,
+                               int64_t dil_h, int64_t dil_w, int64_t pad_left) {
+  DepthwiseRow r{};
+  r.H = H, r.W = W, r.c = c, r.OW = OW, r.KH = KH, r.KW = KW;
+  r.stride_w = stride_w, r.dil_h = dil_h, r.dil_w = dil_w, r.pad_left = pad_left;
+  r.ow_lo = std::min(OW, (pad_left + stride_w - 1) / stride_w);
+  const int64_t last = W - 1 + pad_left - (KW - 1) * dil_w;  // the last column whose every tap is inside
+  r.ow_hi = last < 0 ? 0 : std::min(OW, last / stride_w + 1);
+  r.lo = -std::numeric_limits<float>::infinity();
+  r.hi = std::numeric_limits<float>::infinity();
+  return r;
+}
+
+bool DepthwiseRowTail(const FusedTail& tail, const float** bias, float* lo, float* hi) {
+  if (tail.add_kind[0] == FusedTail::kFull || tail.add_kind[1] != FusedTail::kNone) return false;
+  if (tail.act == FusedTail::kClip && !(tail.lo <= tail.hi)) return false;
+  const float inf = std::numeric_limits<float>::infinity();
+  *bias = tail.add_kind[0] == FusedTail::kChannel ? tail.add[0] : nullptr;
+  *lo = tail.act == FusedTail::kRelu ? 0.0f : tail.act == FusedTail::kClip ? tail.lo : -inf;
+  *hi = tail.act == FusedTail::kClip ? tail.hi : inf;
+  return true;
+}
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kKernel = kName;

@@ -177,7 +177,7 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
   TileArgs a;
   a.ncb = ncb;
   a.kh = KH;
-  a.in_cb_stride = H * W * ic;
+  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : H * W * ic;
   a.in_kh_stride = wl.dilation_h * W * ic;
   const bool flat_kw = wl.dilation_w == 1;  // kernel columns and channels are one contiguous run
   a.kw_loop = flat_kw ? 1 : KW;
@@ -188,7 +188,7 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
   a.w_kh_stride = KW * ic * oc;
   a.w_cb_stride = KH * KW * ic * oc;
   a.w_ob_stride = ncb * KH * KW * ic * oc;
-  a.out_ob_stride = OH * OW * oc;
+  a.out_ob_stride = wl.out_plane_stride ? wl.out_plane_stride : OH * OW * oc;
   a.tail = io.tail;
   a.out_base = io.out;
   a.ob = 0;

@@ -37,6 +37,9 @@ struct Conv2DWorkload {
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t groups = 1;
+  // Floats between consecutive channel-block planes, when the tensor is a window of a larger one (a band of rows
+  // of a taller image: the depthwise chain's stages); 0: dense, H * W * ic (input) and OH * OW * oc (output).
+  int64_t in_plane_stride = 0, out_plane_stride = 0;
 };
 
 /*! \brief Run on out[begin, begin + n) (a flat index into the output) after it is written: the fused epilogue. */

@@ -13,6 +13,8 @@
 #ifndef TVMLITE_TOPI_NN_DEPTHWISE_H_
 #define TVMLITE_TOPI_NN_DEPTHWISE_H_
 
+#include <tvmlite/topi/fused_tail.h>
+
 #include <cstdint>
 
 namespace tvmlite {
@@ -36,6 +38,20 @@ struct DepthwiseRow {
   const float* prefetch;
   int64_t prefetch_len;
 };
+
+/*!
+ * \brief The fields every row of one convolution shares: the shapes, the window and the interior columns (the rest
+ * is per row: in, weight, out, ih0, bias, prefetch). No bias, no clamp.
+ */
+DepthwiseRow DepthwiseRowShape(int64_t H, int64_t W, int64_t c, int64_t OW, int64_t KH, int64_t KW, int64_t stride_w,
+                               int64_t dil_h, int64_t dil_w, int64_t pad_left);
+
+/*!
+ * \brief The row's register tail from a matched FusedTail: *bias (per channel, for every block; nullptr for none),
+ * *lo and *hi. False when the tail is more than one per-channel add then relu / clip with lo <= hi (a clip the rows'
+ * min(hi, max(lo, x)) would compute differently): the interpreter must run it.
+ */
+bool DepthwiseRowTail(const FusedTail& tail, const float** bias, float* lo, float* hi);
 
 /*! \brief c a multiple of 16; AVX-512F only. */
 void DepthwiseRowAVX512(const DepthwiseRow& r);

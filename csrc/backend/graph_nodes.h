@@ -1,0 +1,38 @@
+/*!
+ * \file graph_nodes.h
+ * \brief The graph the lowering builds (graph_codegen.cc) before it writes TVM's graph JSON: nodes in execution
+ * order, each output an Entry. Shared with the steps that rewrite it (fuse_depthwise_chains.h).
+ */
+#ifndef TVMLITE_BACKEND_GRAPH_NODES_H_
+#define TVMLITE_BACKEND_GRAPH_NODES_H_
+
+#include <tvmlite/ir/type.h>
+#include <tvmlite/runtime/map.h>
+#include <tvmlite/runtime/string.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tvmlite {
+namespace backend {
+
+/*! \brief Output `index` of node `node`. */
+struct Entry {
+  int64_t node;
+  int64_t index;
+};
+
+struct GNode {
+  bool is_op = false;  // "tvm_op" (else "null": an input or a param)
+  std::string name;
+  std::string func_name;
+  runtime::Map<runtime::String, runtime::Any> kernel_attrs;
+  std::vector<Entry> inputs;
+  std::vector<ir::Type> out_types;
+  bool native = false;  // a topi kernel: its outputs are planned
+};
+
+}  // namespace backend
+}  // namespace tvmlite
+#endif  // TVMLITE_BACKEND_GRAPH_NODES_H_

@@ -1,0 +1,513 @@
+/*!
+ * \file depthwise_chain.cc
+ * \brief topi.nn.depthwise_chain_nchwc: a depthwise convolution with the pointwise (1x1) convolutions around it
+ * (MobileNet's inverted bottleneck: expand, depthwise, project), computed band by band of output rows, so that the
+ * wide intermediate tensors stay in L2 instead of making a round trip through memory.
+ *
+ *   f = topi.nn.depthwise_chain_nchwc({"stages": "expand,depthwise,project",
+ *                                      "expand.epilogue": "add r0 r0 in0; clip r0 r0 0 6",
+ *                                      "depthwise.strides": [1, 1], "depthwise.padding": [1, 1, 1, 1],
+ *                                      "depthwise.epilogue": "add r0 r0 in0; clip r0 r0 0 6",
+ *                                      "project.epilogue": "add r1 r0 in0; add r0 r1 in1"})
+ *   f(data, w_expand, b_expand, w_depthwise, b_depthwise, w_project, b_project, residual, out)
+ *
+ * Stages: "expand,depthwise,project", "depthwise,project" or "expand,depthwise". A stage's attrs are its own
+ * kernel's, prefixed by its name: topi.nn.conv2d_nchwc for expand and project (1x1 convolutions: stride 1, no
+ * padding, one group) and topi.nn.depthwise_conv2d_nchwc. Arguments: data, then per stage its weight and its
+ * epilogue's inputs, then out. Shapes (NCHW{c}c):
+ *   data     (N, C/ic, H, W, ic)
+ *   expand   (E/ec, C/ic, 1, 1, ic, ec)      without expand: E = C, ec = ic
+ *   depthwise (E/ec, 1, KH, KW, 1, ec)
+ *   project  (O/oc, E/ec, 1, 1, ec, oc)
+ *   out      (N, O/oc, OH, OW, oc)           without project: (N, E/ec, OH, OW, ec)
+ *
+ * Banded path (AVX-512, ec = 16; the expand and depthwise epilogues register tails of per-channel adds and relu /
+ * clip): each thread takes a contiguous range of one image's output rows and walks it in bands of B rows
+ * (DepthwiseChainBand: the scratch of one band fits half of L2). Per band,
+ *   1. expand: the input rows the band's depthwise reads, into a scratch of E channels; the rows the previous band
+ *      already computed (KH - stride of them) are moved to the top instead of recomputed;
+ *   2. depthwise: from that scratch (without expand: from data) into a second scratch of B rows (without project:
+ *      into out);
+ *   3. project: from the second scratch into the band's rows of out, its epilogue (bias, residual) in registers, or
+ *      any other program run on the band's rows.
+ * The stage kernels' own register-tiled loops do the work (Conv2DNCHWcAVX512 / AVX2 on windows of rows, through
+ * the workload's plane strides; DepthwiseRowAVX512). Anything else (another ISA, other epilogues) runs the three
+ * stage kernels one after another through whole intermediate tensors: the same results, without the saving.
+ */
+#include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
+#include <tvmlite/topi/isa.h>
+#include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/nn/conv2d.h>
+#include <tvmlite/topi/nn/depthwise.h>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "match_fused_tail.h"
+#include "window_attrs.h"
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+const std::string kName = "topi.nn.depthwise_chain_nchwc";
+enum Stage { kExpand = 0, kDepthwise = 1, kProject = 2 };
+const char* const kStageNames[] = {"expand", "depthwise", "project"};
+const char* const kStageKernels[] = {"topi.nn.conv2d_nchwc", "topi.nn.depthwise_conv2d_nchwc",
+                                     "topi.nn.conv2d_nchwc"};
+
+/*! \brief The scratch one band may take per thread: half of a 1-2 MB L2, the rest for weights and the stream. */
+constexpr int64_t kBandBytes = int64_t(512) << 10;
+/*! \brief Intermediates below this stay in L2 anyway: no round trip to save, and the stages tile better whole. */
+constexpr int64_t kMinSavedBytes = int64_t(1) << 20;
+
+/*!
+ * \brief Output rows per band, or 0 when banding does not pay (not AVX-512, or intermediates that fit L2).
+ * reach: the input rows a depthwise output row spans minus one, (KH - 1) * dilation_h.
+ */
+int64_t DepthwiseChainBand(int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,
+                           int64_t stride_h, bool expand, bool project) {
+  if (CpuIsa() != Isa::kAVX512 || channels <= 0 || out_h <= 0) return 0;
+  using Wide = __int128;  // products of dims a caller chooses: no overflow
+  const Wide saved = (Wide(expand ? in_h * Wide(in_w) : 0) + (project ? out_h * Wide(out_w) : 0)) * channels * 4;
+  if (saved < kMinSavedBytes) return 0;
+  auto bytes = [&](int64_t band) {  // the scratch of a band: expand's input rows, the depthwise's output rows
+    const Wide in_rows = std::min<Wide>(in_h, Wide(band - 1) * stride_h + reach + 1);
+    return (Wide(expand ? in_rows * in_w : 0) + (project ? Wide(band) * out_w : 0)) * channels * 4;
+  };
+  int64_t lo = 1, hi = out_h;  // the largest band whose scratch fits (bytes grows with band), at least 1
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (bytes(mid) <= kBandBytes) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/*! \brief The attrs of one stage: the keys "<stage>.<key>" of attrs, without the prefix. */
+Map<String, Any> StageAttrs(const Map<String, Any>& attrs, const std::string& stage) {
+  Map<String, Any> out;
+  const std::string prefix = stage + ".";
+  for (const auto& kv : attrs) {
+    const std::string key(kv.first);
+    if (key.compare(0, prefix.size(), prefix) == 0) out.Set(String(key.substr(prefix.size())), kv.second);
+  }
+  return out;
+}
+
+/*! \brief A pointwise stage must be a plain 1x1 conv: stride 1, no padding, dilation 1, one group. */
+void CheckPointwise(const KernelAttrs& attrs, const char* stage) {
+  auto all = [&](const char* key, int64_t v) {
+    for (int64_t x : attrs.GetInts(key, {})) {
+      if (x != v) return false;
+    }
+    return true;
+  };
+  TVMLITE_CHECK_KIND(all("strides", 1) && all("padding", 0) && all("dilation", 1) && attrs.GetInt("groups", 1) == 1,
+                     ValueError)
+      << kName << ": the " << stage << " stage must be a 1x1 convolution with stride 1, no padding, dilation 1 "
+      << "and one group";
+}
+
+struct ChainConfig {
+  bool has[3] = {false, true, false};
+  relay::Window<2> window;  // the depthwise's
+  Epilogue epilogue[3];
+  Function kernel[3];  // the stage kernels, for the unbanded path
+};
+
+ChainConfig ParseConfig(const Map<String, Any>& attrs_in) {
+  KernelAttrs attrs(kName, attrs_in);
+  ChainConfig cfg;
+  const std::string stages = attrs.GetString("stages");
+  cfg.has[kExpand] = stages == "expand,depthwise,project" || stages == "expand,depthwise";
+  cfg.has[kProject] = stages == "expand,depthwise,project" || stages == "depthwise,project";
+  TVMLITE_CHECK_KIND(cfg.has[kExpand] || cfg.has[kProject], ValueError)
+      << kName << ": stages must be \"expand,depthwise,project\", \"depthwise,project\" or \"expand,depthwise\", "
+      << "got \"" << stages << "\"";
+  for (const auto& kv : attrs_in) {
+    const std::string key(kv.first);
+    bool known = key == "stages";
+    for (int s = 0; s < 3; ++s) {
+      known = known || (cfg.has[s] && key.compare(0, std::strlen(kStageNames[s]) + 1,
+                                                  std::string(kStageNames[s]) + ".") == 0);
+    }
+    TVMLITE_CHECK_KIND(known, ValueError) << kName << ": unknown attr '" << key << "' for stages \"" << stages << "\"";
+  }
+  for (int s = 0; s < 3; ++s) {
+    if (!cfg.has[s]) continue;
+    Map<String, Any> stage_attrs = StageAttrs(attrs_in, kStageNames[s]);
+    KernelAttrs sa(kName, stage_attrs);
+    if (s == kDepthwise) {
+      cfg.window = KernelWindow(sa);
+    } else {
+      CheckPointwise(sa, kStageNames[s]);
+    }
+    cfg.epilogue[s] = Epilogue::Parse(sa.GetString("epilogue", ""), kName);
+    cfg.kernel[s] = runtime::Registry::Get(kStageKernels[s])(stage_attrs).cast<Function>();
+  }
+  return cfg;
+}
+
+/*! \brief One call's tensors (checked float32, contiguous): per stage its weight and epilogue inputs. */
+struct ChainArgs {
+  NDArray data, out;
+  NDArray weight[3];
+  std::vector<NDArray> epi_inputs[3];
+  const float* x;  // the data pointers (byte offsets applied)
+  float* y;
+  const float* w[3];
+};
+
+/*! \brief The dims of one call, every tensor checked against the others. */
+struct ChainShape {
+  int64_t N, CB, H, W, ic;   // data
+  int64_t EB, ec;            // the depthwise's channel blocks
+  int64_t KH, KW, OH, OW;
+  int64_t OB, oc;            // out's channel blocks (EB, ec without project)
+};
+
+[[noreturn]] void Fail(const char* what, const NDArray& a, const std::string& expected) {
+  std::ostringstream os;
+  os << kName << ": " << what << " has shape " << runtime::ShapeTuple(a.Shape()) << ", expected " << expected;
+  TVMLITE_THROW(ValueError) << os.str();
+}
+
+ChainShape CheckShapes(const ChainConfig& cfg, const ChainArgs& a) {
+  ChainShape s{};
+  const std::vector<int64_t> d = a.data.Shape();
+  if (d.size() != 5) Fail("data", a.data, "(N, C/ic, H, W, ic)");
+  s.N = d[0], s.CB = d[1], s.H = d[2], s.W = d[3], s.ic = d[4];
+  s.EB = s.CB, s.ec = s.ic;
+  auto dims = [](std::initializer_list<int64_t> v) {
+    std::ostringstream os;
+    os << runtime::ShapeTuple(std::vector<int64_t>(v));
+    return os.str();
+  };
+  if (cfg.has[kExpand]) {
+    const std::vector<int64_t> w = a.weight[kExpand].Shape();
+    if (w.size() != 6 || w[1] != s.CB || w[2] != 1 || w[3] != 1 || w[4] != s.ic || w[5] < 1) {
+      Fail("the expand weight", a.weight[kExpand], "(E/ec, " + std::to_string(s.CB) + ", 1, 1, " +
+                                                       std::to_string(s.ic) + ", ec)");
+    }
+    s.EB = w[0], s.ec = w[5];
+  }
+  const std::vector<int64_t> w = a.weight[kDepthwise].Shape();
+  if (w.size() != 6 || w[0] != s.EB || w[1] != 1 || w[4] != 1 || w[5] != s.ec) {
+    Fail("the depthwise weight", a.weight[kDepthwise], "(" + std::to_string(s.EB) + ", 1, KH, KW, 1, " +
+                                                           std::to_string(s.ec) + ")");
+  }
+  s.KH = w[2], s.KW = w[3];
+  const relay::Window<2>& win = cfg.window;
+  const int64_t span_h = s.H + win.pad_begin[0] + win.pad_end[0] - win.dilation[0] * (s.KH - 1) - 1;
+  const int64_t span_w = s.W + win.pad_begin[1] + win.pad_end[1] - win.dilation[1] * (s.KW - 1) - 1;
+  TVMLITE_CHECK_KIND(s.KH >= 1 && s.KW >= 1 && span_h >= 0 && span_w >= 0, ValueError)
+      << kName << ": the " << s.KH << "x" << s.KW << " depthwise kernel does not fit the padded " << s.H << "x" << s.W
+      << " input";
+  s.OH = span_h / win.stride[0] + 1, s.OW = span_w / win.stride[1] + 1;
+  s.OB = s.EB, s.oc = s.ec;
+  if (cfg.has[kProject]) {
+    const std::vector<int64_t> p = a.weight[kProject].Shape();
+    if (p.size() != 6 || p[1] != s.EB || p[2] != 1 || p[3] != 1 || p[4] != s.ec || p[5] < 1) {
+      Fail("the project weight", a.weight[kProject], "(O/oc, " + std::to_string(s.EB) + ", 1, 1, " +
+                                                         std::to_string(s.ec) + ", oc)");
+    }
+    s.OB = p[0], s.oc = p[5];
+  }
+  if (a.out.Shape() != std::vector<int64_t>{s.N, s.OB, s.OH, s.OW, s.oc}) {
+    Fail("out", a.out, dims({s.N, s.OB, s.OH, s.OW, s.oc}));
+  }
+  // The intermediates (whole on the unbanded path) against the tensors given: a wide expand weight over a huge
+  // image must not ask for an absurd allocation. MobileNets' are below 10x.
+  __int128 given = static_cast<__int128>(a.data.NumElements()) + a.out.NumElements();
+  for (const NDArray& w : a.weight) given += w.defined() ? w.NumElements() : 0;
+  const __int128 between = static_cast<__int128>(s.N) * s.EB * s.ec * (s.H * s.W + s.OH * s.OW);
+  TVMLITE_CHECK_KIND(between <= 64 * given + (1 << 26), ValueError)
+      << kName << ": the intermediate tensors (" << s.EB * s.ec << " channels of " << s.H << "x" << s.W
+      << ") would be more than 64 times the size of the data, weights and out";
+  return s;
+}
+
+/*! \brief Call a stage kernel on tensors. */
+void CallKernel(const Function& f, const std::vector<NDArray>& tensors) {
+  std::vector<runtime::AnyView> views(tensors.begin(), tensors.end());
+  runtime::Any rv;
+  f.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+}
+
+/*! \brief The unbanded path: the stage kernels one after another through whole intermediate tensors. */
+void RunStages(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
+  NDArray cur = a.data;
+  for (int st = 0; st < 3; ++st) {
+    if (!cfg.has[st]) continue;
+    const bool last = st == kProject || (st == kDepthwise && !cfg.has[kProject]);
+    NDArray next = last ? a.out
+                        : NDArray::Empty(st == kExpand ? std::vector<int64_t>{s.N, s.EB, s.H, s.W, s.ec}
+                                                       : std::vector<int64_t>{s.N, s.EB, s.OH, s.OW, s.ec},
+                                         runtime::DataType::Float(32));
+    std::vector<NDArray> tensors{cur, a.weight[st]};
+    tensors.insert(tensors.end(), a.epi_inputs[st].begin(), a.epi_inputs[st].end());
+    tensors.push_back(next);
+    CallKernel(cfg.kernel[st], tensors);
+    cur = next;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The banded path
+// ---------------------------------------------------------------------------------------------------------------
+
+using ConvFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t);
+
+/*! \brief A project epilogue the registers do not hold, run on a band: offsets are the band's, out's base is y. */
+struct BandEpilogue {
+  const BoundEpilogue* bound;
+  float* y;
+  int64_t shift;  // the band's first value in y
+  static void Apply(void* ctx, float*, int64_t begin, int64_t n) {
+    const auto* e = static_cast<const BandEpilogue*>(ctx);
+    e->bound->Apply(e->y, e->shift + begin, n);
+  }
+};
+
+/*! \brief What every band of one call shares. */
+struct Banded {
+  const ChainConfig* cfg;
+  ChainShape s;
+  int64_t band, rows_cap;  // output rows per band; input rows the expand scratch holds
+  const float* x;
+  float* y;
+  const float* weight[3];
+  const FusedTail* expand_tail;  // null: plain store
+  const float* dw_bias;
+  float dw_lo, dw_hi;
+  FusedTail project_tail;
+  bool project_in_registers;
+  const BoundEpilogue* project_bound;
+  ConvFn project_fn;
+  int project_lanes, project_regs, project_tile_rows;
+};
+
+/*! \brief A 1x1 conv over `rows` rows of width `width`: a window of rows of a taller tensor (plane strides). */
+Conv2DWorkload PointwiseRows(int64_t in_channels, int64_t ic, int64_t out_channels, int64_t oc, int64_t rows,
+                             int64_t width, int64_t in_plane, int64_t out_plane) {
+  Conv2DWorkload wl;
+  wl.batch = 1;
+  wl.in_channels = in_channels, wl.in_block = ic, wl.in_height = rows, wl.in_width = width;
+  wl.out_channels = out_channels, wl.out_block = oc, wl.out_height = rows, wl.out_width = width;
+  wl.in_plane_stride = in_plane, wl.out_plane_stride = out_plane;
+  return wl;
+}
+
+/*! \brief Output rows [row_begin, row_end) of image n, band by band; exp / dw: this thread's scratch. */
+void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, float* exp, float* dw) {
+  const ChainShape& s = b.s;
+  const relay::Window<2>& win = b.cfg->window;
+  const int64_t sh = win.stride[0], pt = win.pad_begin[0], reach = (s.KH - 1) * win.dilation[0];
+  const int64_t L = 16;  // ec on this path
+  const int64_t exp_plane = b.rows_cap * s.W * L, dw_plane = b.band * s.OW * L;
+  const bool expand = b.cfg->has[kExpand], project = b.cfg->has[kProject];
+  DepthwiseRow row = DepthwiseRowShape(s.H, s.W, L, s.OW, s.KH, s.KW, win.stride[1], win.dilation[0],
+                                       win.dilation[1], win.pad_begin[1]);
+  row.lo = b.dw_lo, row.hi = b.dw_hi;
+  int64_t have_lo = 0, have_hi = 0;  // image rows [have_lo, have_hi) are the expand scratch's rows 0, 1, ...
+  for (int64_t r0 = row_begin; r0 < row_end; r0 += b.band) {
+    const int64_t r1 = std::min(row_end, r0 + b.band);
+    if (expand) {
+      const int64_t lo = std::max<int64_t>(0, r0 * sh - pt);
+      const int64_t hi = std::max(lo, std::min(s.H, (r1 - 1) * sh - pt + reach + 1));
+      int64_t from = lo;  // the first row to compute
+      if (have_lo <= lo && lo < have_hi) {  // rows [lo, have_hi) were computed for the last band: move them up
+        if (lo > have_lo) {
+          for (int64_t p = 0; p < s.EB; ++p) {
+            float* plane = exp + p * exp_plane;
+            std::memmove(plane, plane + (lo - have_lo) * s.W * L, (have_hi - lo) * s.W * L * sizeof(float));
+          }
+        }
+        from = have_hi;
+      }
+      if (hi > from) {
+        const Conv2DWorkload wl = PointwiseRows(s.CB * s.ic, s.ic, s.EB * L, L, hi - from, s.W,
+                                                s.H * s.W * s.ic, exp_plane);
+        const Conv2DPlan plan = PlanConv2D(wl, 16, 32, 2);
+        Conv2DTensors io{b.x + (n * s.CB * s.H + from) * s.W * s.ic, b.weight[kExpand],
+                         exp + (from - lo) * s.W * L, nullptr, nullptr, b.expand_tail};
+        Conv2DNCHWcAVX512(wl, plan, io, 0, plan.num_items);
+      }
+      have_lo = lo, have_hi = std::max(hi, from);
+    }
+    // The depthwise: a plane per channel block, its rows of this band.
+    for (int64_t p = 0; p < s.EB; ++p) {
+      if (expand) {
+        row.in = exp + p * exp_plane, row.H = have_hi - have_lo;
+      } else {
+        row.in = b.x + (n * s.CB + p) * s.H * s.W * L, row.H = s.H;
+      }
+      const int64_t origin = expand ? have_lo : 0;  // the image row of row.in's row 0
+      row.weight = b.weight[kDepthwise] + p * s.KH * s.KW * L;
+      row.bias = b.dw_bias ? b.dw_bias + p * L : nullptr;
+      for (int64_t oh = r0; oh < r1; ++oh) {
+        row.ih0 = oh * sh - pt - origin;
+        row.out = project ? dw + p * dw_plane + (oh - r0) * s.OW * L : b.y + ((n * s.EB + p) * s.OH + oh) * s.OW * L;
+        // The rows the next output row reads that this one does not (from memory without expand).
+        const int64_t first = std::max<int64_t>(0, row.ih0 + reach + 1);
+        const int64_t last = std::min<int64_t>(row.H - 1, row.ih0 + reach + sh);
+        row.prefetch = oh + 1 < r1 && first <= last ? row.in + first * s.W * L : nullptr;
+        row.prefetch_len = row.prefetch ? (last - first + 1) * s.W * L : 0;
+        DepthwiseRowAVX512(row);
+      }
+    }
+    if (project) {
+      const Conv2DWorkload wl = PointwiseRows(s.EB * L, L, s.OB * s.oc, s.oc, r1 - r0, s.OW, dw_plane,
+                                              s.OH * s.OW * s.oc);
+      const Conv2DPlan plan = PlanConv2D(wl, b.project_lanes, b.project_regs, b.project_tile_rows);
+      const int64_t shift = (n * s.OB * s.OH + r0) * s.OW * s.oc;  // the band's first value in y
+      FusedTail tail = b.project_tail;
+      for (int k = 0; k < 2; ++k) {
+        if (tail.add_kind[k] == FusedTail::kFull) tail.add[k] += shift;  // read at y's offsets
+      }
+      BandEpilogue epi{b.project_bound, b.y, shift};
+      Conv2DTensors io{dw, b.weight[kProject], b.y + shift, nullptr, nullptr, nullptr};
+      if (b.project_in_registers) {
+        io.tail = &tail;
+      } else if (b.project_bound != nullptr) {
+        io.epilogue = &BandEpilogue::Apply, io.epilogue_ctx = &epi;
+      }
+      b.project_fn(wl, plan, io, 0, plan.num_items);
+    }
+  }
+}
+
+/*!
+ * \brief A stage's epilogue as a register tail of out_shape: *tail stays empty (act identity, no adds) for the empty
+ * program; false when the registers cannot run it.
+ */
+bool StageTail(const Epilogue& program, const std::vector<NDArray>& inputs, const std::vector<int64_t>& out_shape,
+               FusedTail* tail) {
+  *tail = FusedTail();
+  return program.empty() || MatchFusedTail(program, inputs, out_shape, ConvChannelShape(out_shape), tail);
+}
+
+/*! \brief The banded path, when it applies (false: the caller runs the stages whole). */
+bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
+  const relay::Window<2>& win = cfg.window;
+  const int64_t reach = (s.KH - 1) * win.dilation[0];
+  const int64_t band = DepthwiseChainBand(s.EB * s.ec, s.H, s.W, s.OH, s.OW, reach, win.stride[0], cfg.has[kExpand],
+                                          cfg.has[kProject]);
+  if (band == 0 || s.ec != 16) return false;
+  Banded b{};
+  b.cfg = &cfg;
+  b.s = s;
+  b.band = band;
+  b.rows_cap = std::min(s.H, (band - 1) * win.stride[0] + reach + 1);
+  b.x = a.x, b.y = a.y;
+  for (int st = 0; st < 3; ++st) b.weight[st] = a.w[st];
+  FusedTail expand_tail;
+  if (cfg.has[kExpand]) {
+    if (!StageTail(cfg.epilogue[kExpand], a.epi_inputs[kExpand], {s.N, s.EB, s.H, s.W, 16}, &expand_tail) ||
+        expand_tail.add_kind[0] == FusedTail::kFull || expand_tail.add_kind[1] == FusedTail::kFull) {
+      return false;  // a full-shape input is read at the whole tensor's offsets, not the scratch's
+    }
+    b.expand_tail = cfg.epilogue[kExpand].empty() ? nullptr : &expand_tail;
+  }
+  FusedTail dw_tail;
+  const std::vector<int64_t> dw_shape{s.N, s.EB, s.OH, s.OW, 16};
+  if (!StageTail(cfg.epilogue[kDepthwise], a.epi_inputs[kDepthwise], dw_shape, &dw_tail) ||
+      !DepthwiseRowTail(dw_tail, &b.dw_bias, &b.dw_lo, &b.dw_hi)) {
+    return false;
+  }
+  BoundEpilogue project_bound;
+  if (cfg.has[kProject]) {
+    if (s.oc == 16) {
+      b.project_fn = &Conv2DNCHWcAVX512, b.project_lanes = 16, b.project_regs = 32, b.project_tile_rows = 2;
+    } else if (s.oc == 8) {
+      b.project_fn = &Conv2DNCHWcAVX2, b.project_lanes = 8, b.project_regs = 16, b.project_tile_rows = 1;
+    } else {
+      return false;
+    }
+    const std::vector<int64_t> out_shape = a.out.Shape();
+    project_bound = cfg.epilogue[kProject].Bind(out_shape, a.epi_inputs[kProject], kName);
+    b.project_in_registers = StageTail(cfg.epilogue[kProject], a.epi_inputs[kProject], out_shape, &b.project_tail);
+    b.project_bound = project_bound.empty() ? nullptr : &project_bound;
+  }
+  // Each thread a contiguous range of one image's rows: the expand rows a band shares with the next are computed
+  // once within a range, once more per range boundary.
+  const int64_t threads = runtime::NumThreads();
+  const int64_t bands = (s.OH + band - 1) / band;
+  const int64_t ranges = std::max<int64_t>(1, std::min(bands, (threads + s.N - 1) / s.N));
+  const int64_t exp_size = cfg.has[kExpand] ? s.EB * b.rows_cap * s.W * 16 : 0;
+  const int64_t dw_size = cfg.has[kProject] ? s.EB * band * s.OW * 16 : 0;
+  runtime::ParallelFor(s.N * ranges, [&](int64_t begin, int64_t end) {
+    // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
+    static thread_local std::vector<float> exp_scratch, dw_scratch;
+    if (static_cast<int64_t>(exp_scratch.size()) < exp_size) exp_scratch.resize(exp_size);
+    if (static_cast<int64_t>(dw_scratch.size()) < dw_size) dw_scratch.resize(dw_size);
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / ranges, k = item % ranges;
+      RunRows(b, n, s.OH * k / ranges, s.OH * (k + 1) / ranges, exp_scratch.data(), dw_scratch.data());
+    }
+  });
+  return true;
+}
+
+void Run(const ChainConfig& cfg, const KernelArgs& args) {
+  ChainArgs a{};
+  TensorArg data = args.Input(0, "data");
+  a.x = data.Data<float>();
+  a.data = data.array();
+  int pos = 1;
+  for (int st = 0; st < 3; ++st) {
+    if (!cfg.has[st]) continue;
+    const std::string what = std::string(kStageNames[st]) + " weight";
+    TVMLITE_CHECK_KIND(pos < args.size() - 1, TypeError)
+        << kName << ": expected the " << what << " at argument " << pos << ", got " << args.size() << " arguments";
+    TensorArg w = args.Input(pos++, kStageNames[st]);
+    a.w[st] = w.Data<float>();
+    a.weight[st] = w.array();
+    for (int k = 0; k < cfg.epilogue[st].num_inputs(); ++k) {
+      TVMLITE_CHECK_KIND(pos < args.size() - 1, TypeError)
+          << kName << ": the " << kStageNames[st] << " epilogue reads " << cfg.epilogue[st].num_inputs()
+          << " inputs; only " << k << " were given";
+      a.epi_inputs[st].push_back(args.Input(pos++, "epilogue input").array());
+    }
+  }
+  TVMLITE_CHECK_KIND(pos == args.size() - 1, TypeError)
+      << kName << ": expected " << pos + 1 << " tensor arguments (data, per stage its weight and epilogue inputs, "
+      << "out), got " << args.size();
+  TensorArg out = args.Output();
+  a.y = out.Data<float>();
+  a.out = out.array();
+  const ChainShape s = CheckShapes(cfg, a);
+  if (a.out.NumElements() == 0) return;
+  if (!RunBanded(cfg, a, s)) RunStages(cfg, a, s);
+}
+
+}  // namespace
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_nchwc").set_body_typed([](Map<String, Any> attrs) {
+  ChainConfig cfg = ParseConfig(attrs);
+  int min_args = 3;  // data, the depthwise weight, out
+  for (int st = 0; st < 3; ++st) min_args += cfg.has[st] ? (st != kDepthwise) + cfg.epilogue[st].num_inputs() : 0;
+  return MakeKernel(kName, min_args, [cfg](const KernelArgs& args) { Run(cfg, args); });
+});
+
+// The lowering's policy (csrc/backend/fuse_depthwise_chains.cc): output rows per band, 0 for "keep the stages apart".
+TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_band")
+    .set_body_typed([](int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,
+                       int64_t stride_h, bool expand, bool project) {
+      for (int64_t v : {channels, in_h, in_w, out_h, out_w, reach}) {
+        TVMLITE_CHECK_KIND(v >= 0 && v <= (int64_t(1) << 40), ValueError)
+            << "topi.nn.depthwise_chain_band: dims must be in [0, 2^40], got " << v;
+      }
+      TVMLITE_CHECK_KIND(stride_h >= 1 && stride_h <= (int64_t(1) << 40), ValueError)
+          << "topi.nn.depthwise_chain_band: stride_h must be in [1, 2^40], got " << stride_h;
+      return DepthwiseChainBand(channels, in_h, in_w, out_h, out_w, reach, stride_h, expand, project);
+    });
+
+}  // namespace topi
+}  // namespace tvmlite

@@ -1,0 +1,84 @@
+"""The lowering's depthwise chains (csrc/backend/fuse_depthwise_chains.cc): an inverted bottleneck (1x1 expand,
+depthwise, 1x1 project) built for the cpu becomes one topi.nn.depthwise_chain_nchwc node where its intermediates
+outgrow L2 on AVX-512, keeps a stage apart when another node (or the graph's output) reads the tensor between, and
+matches the debug target's reference executor every time."""
+import json
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import tvmlite
+from tvmlite import models
+from tvmlite.runtime import GraphModule
+
+CHAIN = "topi.nn.depthwise_chain_nchwc"
+AVX512 = tvmlite.get_global_func("topi.cpu_isa")() == "avx512"
+
+
+def block(c, e, size, extra_outputs=(), seed=0):
+    """ONNX: x -> Conv1x1(e) -> Clip(0, 6) -> depthwise 3x3 -> Clip(0, 6) -> Conv1x1(c) -> + x."""
+    rng = np.random.default_rng(seed)
+
+    def init(name, *shape, scale=1.0):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [init("w1", e, c, 1, 1, scale=c ** -0.5), init("b1", e), init("w2", e, 1, 3, 3, scale=1 / 3),
+             init("b2", e), init("w3", c, e, 1, 1, scale=e ** -0.5), init("b3", c),
+             numpy_helper.from_array(np.float32(0), "lo"), numpy_helper.from_array(np.float32(6), "hi")]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["e1"]),
+             helper.make_node("Clip", ["e1", "lo", "hi"], ["a1"]),
+             helper.make_node("Conv", ["a1", "w2", "b2"], ["e2"], group=e, pads=[1, 1, 1, 1]),
+             helper.make_node("Clip", ["e2", "lo", "hi"], ["a2"]),
+             helper.make_node("Conv", ["a2", "w3", "b3"], ["e3"]),
+             helper.make_node("Add", ["e3", "x"], ["y"])]
+    shapes = {"a1": (1, e, size, size), "a2": (1, e, size, size)}
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, c, size, size))]
+    outputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, shapes[n]) for n in extra_outputs]
+    graph = helper.make_graph(nodes, "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                             (1, c, size, size))], outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def build_and_compare(model):
+    """Build for cpu, compare every output with the debug target's; the cpu graph's chain nodes' stages."""
+    mod, params = tvmlite.frontend.from_onnx(model)
+    feeds = models.example_input(model, seed=1)
+    results = []
+    for target in ("cpu", "debug"):
+        lib = tvmlite.build(mod, target=target, params=params)
+        gm = GraphModule(lib["default"](tvmlite.cpu(0)))
+        gm.set_input(**feeds)
+        gm.run()
+        results.append(([gm.get_output(i).numpy() for i in range(gm.get_num_outputs())], lib))
+    (got, lib), (want, _) = results
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+    nodes = json.loads(lib.get_graph_json())["nodes"]
+    return [n["attrs"]["kernel_attrs"]["stages"] for n in nodes
+            if n["op"] == "tvm_op" and n["attrs"]["func_name"] == CHAIN]
+
+
+@pytest.mark.parametrize("extra, stages", [
+    ((), ["expand,depthwise,project"]),
+    (("a1",), ["depthwise,project"]),   # the expand's output is read by the graph: the expand stays a node
+    (("a2",), ["expand,depthwise"]),    # the depthwise's output too: the project stays a node
+    (("a1", "a2"), []),
+])
+def test_inverted_bottleneck_chains(extra, stages):
+    got = build_and_compare(block(24, 144, 56, extra))
+    assert got == (stages if AVX512 else [])
+
+
+def test_small_maps_stay_apart():
+    assert build_and_compare(block(32, 96, 14)) == []  # 75 KB intermediates: they stay in L2 anyway
+
+
+def test_mobilenet_v2_chains():
+    model = models.mobilenet_v2(image_size=112, num_classes=10, seed=2)
+    stages = build_and_compare(model)
+    if AVX512:
+        assert "expand,depthwise,project" in stages
+    else:
+        assert stages == []

@@ -1,0 +1,262 @@
+"""topi.nn.depthwise_chain_nchwc (csrc/topi/nn/depthwise_chain.cc): a depthwise conv with the 1x1 convs around it,
+computed band by band of rows. Its output must equal, bit for bit, the stage kernels run one after another (the
+banded path runs their own loops on windows of rows, in the same order), and a float64 numpy reference within
+float32 rounding; over odd sizes, strides, kernel sizes, dilation, asymmetric padding, batches, channel blocks, the
+three stage sets, register and interpreter epilogues, every ISA path and both thread counts. Also: the band policy,
+and bad input raising errors that name the kernel."""
+import numpy as np
+import pytest
+
+import tvmlite
+from blocked import pack, unpack
+
+_get = tvmlite.get_global_func
+KERNEL = "topi.nn.depthwise_chain_nchwc"
+RELU6 = "add r0 r0 in0; clip r0 r0 0 6"
+
+
+class Chain:
+    """One chain's tensors (NCHW, float32) and attrs; `stages` a subset of expand, depthwise, project."""
+
+    def __init__(self, rng, stages, n, c, h, w, e, o, k=3, stride=1, pad=(1, 1, 1, 1), dilation=1, ic=16, oc=16,
+                 epilogues=None):
+        self.stages, self.k, self.stride, self.pad, self.dilation = stages, k, stride, pad, dilation
+        self.ic, self.oc = ic, oc
+        if "expand" not in stages:
+            e = c
+        self.e = e
+        self.out_c = o if "project" in stages else e
+        self.x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+        self.w = {"expand": (rng.standard_normal((e, c, 1, 1)) / np.sqrt(c)).astype(np.float32),
+                  "depthwise": (rng.standard_normal((e, 1, k, k)) / k).astype(np.float32),
+                  "project": (rng.standard_normal((o, e, 1, 1)) / np.sqrt(e)).astype(np.float32)}
+        default = {"expand": RELU6, "depthwise": RELU6, "project": "add r0 r0 in0"}
+        self.epilogue = dict(default, **(epilogues or {}))
+        oh = (h + pad[0] + pad[2] - dilation * (k - 1) - 1) // stride + 1
+        ow = (w + pad[1] + pad[3] - dilation * (k - 1) - 1) // stride + 1
+        self.out_shape = (n, self.out_c, oh, ow)
+        # each stage's epilogue inputs (NCHW): a per-channel bias (1, C, 1, 1), or the output's shape for "in1"
+        self.inputs = {}
+        for s in stages:
+            channels = {"expand": e, "depthwise": e, "project": o}[s]
+            shape = {"expand": (n, e, h, w), "depthwise": (n, e, oh, ow), "project": (n, o, oh, ow)}[s]
+            text = self.epilogue[s]
+            ins = []
+            if "in0" in text:
+                ins.append(rng.standard_normal((1, channels, 1, 1)).astype(np.float32))
+            if "in1" in text:
+                ins.append(rng.standard_normal(shape).astype(np.float32))
+            self.inputs[s] = ins
+
+    def block(self, stage):
+        """The channel block of a stage's output (its weight's last dim)."""
+        return self.oc if stage == "project" else (16 if "expand" in self.stages else self.ic)
+
+    def attrs(self):
+        a = {"stages": ",".join(self.stages)}
+        for s in self.stages:
+            a[s + ".epilogue"] = self.epilogue[s]
+        a["depthwise.strides"] = [self.stride, self.stride]
+        a["depthwise.padding"] = list(self.pad)
+        a["depthwise.dilation"] = [self.dilation, self.dilation]
+        return a
+
+    def stage_attrs(self, stage):
+        a = {"epilogue": self.epilogue[stage]}
+        if stage == "depthwise":
+            a.update(strides=[self.stride] * 2, padding=list(self.pad), dilation=[self.dilation] * 2)
+        return a
+
+    def packed_weight(self, stage):
+        """OIHW -> OIHW{i}i{o}o with the stage's blocks."""
+        w = self.w[stage]
+        ob = self.block(stage)
+        ib = 1 if stage == "depthwise" else (self.ic if stage == "expand" else 16 if "expand" in self.stages else
+                                             self.ic)
+        o, i, kh, kw = w.shape
+        return np.ascontiguousarray(w.reshape(o // ob, ob, i // ib, ib, kh, kw).transpose(0, 2, 4, 5, 3, 1))
+
+    def packed_inputs(self, stage):
+        return [pack(v, self.block(stage)) for v in self.inputs[stage]]
+
+    def args(self):
+        args = [pack(self.x, self.ic)]
+        for s in self.stages:
+            args.append(self.packed_weight(s))
+            args.extend(self.packed_inputs(s))
+        return [tvmlite.nd.array(a) for a in args]
+
+    def packed_out_shape(self):
+        n, c, h, w = self.out_shape
+        b = self.block("project" if "project" in self.stages else "depthwise")
+        return (n, c // b, h, w, b)
+
+    def run_chain(self):
+        out = tvmlite.nd.array(np.full(self.packed_out_shape(), np.nan, np.float32))
+        _get(KERNEL)(self.attrs())(*self.args(), out)
+        return out.numpy()
+
+    def run_stages(self):
+        """The stage kernels one after another (the oracle of exactness)."""
+        cur = tvmlite.nd.array(pack(self.x, self.ic))
+        for s in self.stages:
+            factory = "topi.nn.depthwise_conv2d_nchwc" if s == "depthwise" else "topi.nn.conv2d_nchwc"
+            n, _, h, w, _ = cur.shape
+            if s == "depthwise":
+                h, w = self.out_shape[2:]
+            channels = self.out_c if s == "project" else self.e
+            b = self.block(s)
+            nxt = tvmlite.nd.empty((n, channels // b, h, w, b), "float32")
+            ins = [tvmlite.nd.array(v) for v in self.packed_inputs(s)]
+            _get(factory)(self.stage_attrs(s))(cur, tvmlite.nd.array(self.packed_weight(s)), *ins, nxt)
+            cur = nxt
+        return cur.numpy()
+
+    def reference(self):
+        """float64 numpy, for the epilogues these tests use (bias, residual, relu6, relu)."""
+        def epilogue(stage, v):
+            text, ins = self.epilogue[stage], self.inputs[stage]
+            if "in0" in text:
+                v = v + ins[0]
+            if "in1" in text:
+                v = v + ins[1]
+            if "clip" in text:
+                v = np.clip(v, 0, 6)
+            if "relu" in text:
+                v = np.maximum(v, 0)
+            return v
+        v = self.x.astype(np.float64)
+        if "expand" in self.stages:
+            v = epilogue("expand", np.einsum("nchw,ec->nehw", v, self.w["expand"][:, :, 0, 0]))
+        t, l, b, r = self.pad
+        v = np.pad(v, ((0, 0), (0, 0), (t, b), (l, r)))
+        oh, ow = self.out_shape[2:]
+        acc = np.zeros((v.shape[0], v.shape[1], oh, ow))
+        s, d = self.stride, self.dilation
+        for i in range(self.k):
+            for j in range(self.k):
+                acc += v[:, :, i * d:i * d + s * (oh - 1) + 1:s, j * d:j * d + s * (ow - 1) + 1:s] * \
+                    self.w["depthwise"][None, :, 0, i, j, None, None]
+        v = epilogue("depthwise", acc)
+        if "project" in self.stages:
+            v = epilogue("project", np.einsum("nehw,oe->nohw", v, self.w["project"][:, :, 0, 0]))
+        return v
+
+
+FULL = ("expand", "depthwise", "project")
+CASES = [
+    # (stages, n, c, h, w, e, o, dict(k, stride, pad, dilation, ic, oc))
+    (FULL, 1, 24, 56, 56, 144, 24, dict(ic=8, oc=8)),            # MobileNetV2's 56x56 block
+    (FULL, 1, 16, 37, 45, 160, 32, {}),                           # odd sizes
+    (FULL, 2, 16, 32, 31, 144, 16, {}),                           # batch 2
+    (FULL, 1, 16, 57, 41, 96, 24, dict(stride=2, oc=8)),          # stride 2, odd
+    (FULL, 1, 32, 36, 36, 192, 32, dict(k=5, pad=(2, 2, 2, 2))),  # 5x5
+    (FULL, 1, 16, 40, 40, 160, 16, dict(dilation=2, pad=(2, 2, 2, 2))),
+    (FULL, 1, 16, 48, 48, 128, 16, dict(pad=(0, 1, 1, 0))),       # asymmetric padding
+    (FULL, 1, 16, 35, 35, 256, 16, dict(k=3, stride=2, pad=(0, 0, 0, 0))),
+    (FULL, 1, 4, 48, 48, 128, 16, dict(ic=4)),                    # a narrow input block
+    (("depthwise", "project"), 1, 32, 112, 112, 32, 16, {}),      # MobileNetV2's first block
+    (("depthwise", "project"), 1, 160, 90, 74, 160, 24, dict(stride=2, oc=8)),
+    (("expand", "depthwise"), 1, 16, 50, 50, 128, 0, {}),         # before a squeeze-excite block
+    (("expand", "depthwise"), 2, 8, 45, 41, 160, 0, dict(stride=2, ic=8)),
+    (FULL, 1, 16, 8, 8, 32, 16, {}),                              # small: the stages run whole
+]
+
+
+def case_id(case):
+    stages, n, c, h, w, e, o, kw = case
+    return "-".join(s[0] for s in stages) + f"-n{n}c{c}-{h}x{w}-e{e}o{o}" + "".join(f"-{k}{v}" for k, v in kw.items())
+
+
+_REFERENCES = {}  # case id -> the float64 reference (the same for every ISA and thread count)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_chain_equals_stages_and_reference(case, isa, threads):
+    stages, n, c, h, w, e, o, kw = case
+    chain = Chain(np.random.default_rng(len(CASES)), stages, n, c, h, w, e, o, **kw)
+    banded = _get("topi.nn.depthwise_chain_band")(chain.e, h, w, *chain.out_shape[2:], (chain.k - 1) * chain.dilation,
+                                                  chain.stride, "expand" in stages, "project" in stages) > 0
+    assert banded == (_get("topi.cpu_isa")() == "avx512" and h > 8)  # the banded path is the one under test
+    got = chain.run_chain()
+    np.testing.assert_array_equal(got, chain.run_stages())
+    want = _REFERENCES.setdefault(case_id(case), chain.reference())
+    np.testing.assert_allclose(unpack(got), want, rtol=0, atol=2e-5 * max(1.0, np.abs(want).max()))
+
+
+@pytest.mark.parametrize("epilogues", [
+    {"project": "add r1 r0 in0; add r0 r1 in1"},                  # bias + residual: registers, at y's offsets
+    {"project": "add r1 r0 in0; add r0 r1 in1; relu r0 r0"},
+    {"project": "add r0 r0 in0; sigmoid r0 r0"},                  # the interpreter, on each band's rows
+    {"expand": "add r0 r0 in0; sigmoid r0 r0"},                   # not in registers: the stages run whole
+    {"expand": "add r0 r0 in0; add r0 r0 in1"},                   # a full-shape input: the stages run whole
+    {"expand": "", "depthwise": "relu r0 r0", "project": ""},
+], ids=["residual", "residual-relu", "project-sigmoid", "expand-sigmoid", "expand-full", "bare"])
+def test_chain_epilogues(epilogues, threads):
+    chain = Chain(np.random.default_rng(5), FULL, 1, 16, 40, 40, 160, 32, epilogues=epilogues)
+    np.testing.assert_array_equal(chain.run_chain(), chain.run_stages())
+
+
+def test_band_policy(isa):
+    band = _get("topi.nn.depthwise_chain_band")
+    # MobileNetV2's 56x56 block: 1.8 MB intermediates, bands of a few rows on AVX-512; small maps are left whole
+    got = band(144, 56, 56, 56, 56, 2, 1, True, True)
+    if isa == "avx512" and _get("topi.cpu_isa")() == "avx512":
+        assert 1 <= got < 56
+        assert band(1 << 30, 1 << 20, 1 << 20, 1 << 20, 1 << 20, 2, 1, True, True) == 1  # huge: one row, no overflow
+    else:
+        assert got == 0
+    assert band(64, 14, 14, 14, 14, 2, 1, True, True) == 0
+    with pytest.raises(ValueError, match="depthwise_chain_band"):
+        band(-1, 56, 56, 56, 56, 2, 1, True, True)
+    with pytest.raises(ValueError, match="stride_h"):
+        band(16, 56, 56, 56, 56, 2, 0, True, True)
+
+
+@pytest.mark.parametrize("attrs, match", [
+    ({"stages": "depthwise"}, "stages must be"),
+    ({"stages": "project,depthwise,expand"}, "stages must be"),
+    ({"stages": "expand,depthwise", "project.epilogue": ""}, "unknown attr 'project.epilogue'"),
+    ({"stages": "expand,depthwise,project", "expand.strides": [2, 2]}, "expand stage must be a 1x1"),
+    ({"stages": "depthwise,project", "project.groups": 2}, "project stage must be a 1x1"),
+    ({"stages": "depthwise,project", "depthwise.strides": [0, 1]}, KERNEL),
+    ({"stages": "depthwise,project", "project.epilogue": "bogus r0 r0"}, KERNEL),
+])
+def test_bad_attrs(attrs, match):
+    with pytest.raises(ValueError, match=match):
+        _get(KERNEL)(attrs)
+
+
+def test_bad_tensors():
+    chain = Chain(np.random.default_rng(1), FULL, 1, 16, 20, 20, 32, 16)
+    f = _get(KERNEL)(chain.attrs())
+    args = chain.args()
+    out = tvmlite.nd.empty(chain.packed_out_shape(), "float32")
+    with pytest.raises(TypeError, match=KERNEL):
+        f(*args[:3], out)
+    with pytest.raises(TypeError, match=KERNEL):
+        f(*args, args[0], out)
+    bad = list(args)
+    bad[3] = tvmlite.nd.array(np.zeros((2, 1, 3, 3, 1, 8), np.float32))  # depthwise weight of the wrong block
+    with pytest.raises(ValueError, match="depthwise weight"):
+        f(*bad, out)
+    bad = list(args)
+    bad[1] = tvmlite.nd.array(np.zeros((2, 1, 3, 3, 16, 16), np.float32))  # expand weight not 1x1
+    with pytest.raises(ValueError, match="expand weight"):
+        f(*bad, out)
+    with pytest.raises(ValueError, match="out"):
+        f(*args, tvmlite.nd.empty((1, 1, 20, 19, 16), "float32"))
+    with pytest.raises(ValueError, match="data"):
+        f(tvmlite.nd.array(np.zeros((1, 16, 20, 20), np.float32)), *args[1:], out)
+    with pytest.raises(TypeError, match=KERNEL):
+        f(tvmlite.nd.array(np.zeros((1, 1, 20, 20, 16), np.float64)), *args[1:], out)
+
+
+def test_absurd_intermediates_are_refused():
+    # 65536 channels over a 1000x1000 image (262 GB between the stages), strided down to one output pixel
+    f = _get(KERNEL)({"stages": "expand,depthwise", "depthwise.strides": [1000, 1000]})
+    x = tvmlite.nd.empty((1, 1, 1000, 1000, 1), "float32")
+    we = tvmlite.nd.empty((4096, 1, 1, 1, 1, 16), "float32")
+    wd = tvmlite.nd.empty((4096, 1, 1, 1, 1, 16), "float32")
+    with pytest.raises(ValueError, match="intermediate tensors"):
+        f(x, we, wd, tvmlite.nd.empty((1, 4096, 1, 1, 16), "float32"))
