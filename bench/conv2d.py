@@ -13,8 +13,8 @@ Columns, for each thread count:
     ort         median latency of an onnxruntime session holding that one Conv (NCHW, weight an initializer,
                 graph optimizations on, intra_op_num_threads = the thread count)
     ort/tvm     the ratio: above 1 means tvmlite is faster
-A torch column is not implemented (a note says so when torch is importable). MobileNetV2's depthwise convs are rows only when
-topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
+A torch column is not implemented (a note says so when torch is importable). MobileNetV2's depthwise convs are rows
+only when topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
 
 Method: each runtime runs in its own worker process (bench/workers.py), one per runtime and thread count:
 in one process onnxruntime's idle intra-op threads spin ~40 ms after each of its calls (process CPU time measured
