@@ -16,17 +16,17 @@ Columns, for each thread count:
 A torch column is not implemented (a note says so when torch is importable). MobileNetV2's depthwise convs are rows
 only when topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
 
-Method: each runtime runs in its own worker process (bench/workers.py), one per runtime and thread count:
-in one process onnxruntime's idle intra-op threads spin ~40 ms after each of its calls (process CPU time measured
-during a sleep) and tvmlite's 2-thread samples taken after them ran on one core (a 320->1280 1x1 conv at 7x7: 0.18 ms
-alone, 0.30-0.55 ms next to onnxruntime, even after 60-200 ms pauses). The workers take turns, one at a time, for
---rounds rounds (the order alternating), so the machine's noise still hits both in the same time window; in a round a
-worker builds each layer's callable, makes one untimed call, times its share of the --repeat samples and frees it
-before the next layer (so onnxruntime's spinning threads of one layer's session never overlap the next layer).
-Each sample times a loop of calls lasting about --target-ms; the figure is the median over the --repeat samples of
-all rounds (--stat min: the fastest sample, the better estimate of what the code can do on a machine whose cores
-other processes share). Before timing, each worker returns one output per layer and the parent checks them against
-each other.
+Method: each runtime runs in its own worker process (bench/workers.py), one per runtime and thread count: in one
+process onnxruntime's idle intra-op threads spin ~40 ms after each of its calls (process CPU time measured during a
+sleep) and tvmlite's 2-thread samples taken after them ran on one core (a 320->1280 1x1 conv at 7x7: 0.18 ms alone,
+0.30-0.55 ms next to onnxruntime, even after 60-200 ms pauses). The workers take turns, one at a time, for --rounds
+rounds (the order alternating), so the machine's noise still hits both in the same time window; in a round a worker
+builds each layer's callable, warms it up (~10 ms: a fresh onnxruntime session's first 2-3 calls are slow), times
+its share of the --repeat samples and frees it before the next layer (so onnxruntime's spinning threads of one
+layer's session never overlap the next layer). Each sample times a loop of calls lasting about --target-ms; the
+figure is the median over the --repeat samples of all rounds (--stat min: the fastest sample, the better estimate of
+what the code can do on a machine whose cores other processes share). Before timing, each worker returns one output
+per layer and the parent checks them against each other.
 
 Usage
     python bench/conv2d.py                          # every layer, 1 and 2 threads
@@ -225,8 +225,17 @@ def layer_tensors(layer, bias_relu):
     return x, w, (rng.standard_normal(o).astype("float32") if bias_relu else None)
 
 
+def warm(fn, seconds=0.01, calls=3):
+    """Untimed calls, at least `calls` of them and `seconds` long: a fresh onnxruntime session's first 2-3 calls run
+    up to 2x slower (measured), and a fresh output buffer is first touched."""
+    t_end = time.perf_counter() + seconds
+    for _ in range(calls):
+        fn()
+    while time.perf_counter() < t_end:
+        fn()
+
+
 def calibrate(fn, target_s):
-    fn()
     t0 = time.perf_counter()
     fn()
     dt = max(time.perf_counter() - t0, 1e-7)
@@ -262,7 +271,7 @@ class Worker:
         outputs = []
         for layer in self.layers:
             fn = self.build(layer)
-            fn()
+            warm(fn)
             outputs.append(fn.result())
             self.loops.append(calibrate(fn, self.opts["target_ms"] / 1e3))
         return outputs
@@ -273,7 +282,7 @@ class Worker:
         samples = []
         for layer, loops in zip(self.layers, self.loops):
             fn = self.build(layer)
-            fn()
+            warm(fn)
             samples.append([sample(fn, loops) for _ in range(n)])
             del fn
         return samples
