@@ -23,10 +23,11 @@ sleep) and tvmlite's 2-thread samples taken after them ran on one core (a 320->1
 rounds (the order alternating), so the machine's noise still hits both in the same time window; in a round a worker
 builds each layer's callable, warms it up (~10 ms: a fresh onnxruntime session's first 2-3 calls are slow), times
 its share of the --repeat samples and frees it before the next layer (so onnxruntime's spinning threads of one
-layer's session never overlap the next layer). Each sample times a loop of calls lasting about --target-ms; the
-figure is the median over the --repeat samples of all rounds (--stat min: the fastest sample, the better estimate of
-what the code can do on a machine whose cores other processes share). Before timing, each worker returns one output
-per layer and the parent checks them against each other.
+layer's session never overlap the next layer); the workers' numpy runs on one thread (OpenBLAS's threads spin too).
+Each sample times a loop of calls lasting about --target-ms; the figure is the median over the --repeat samples of
+all rounds (--stat min: the fastest sample, the better estimate of what the code can do on a machine whose cores
+other processes share). Before timing, each worker returns one output per layer and the parent checks them against
+each other.
 
 Usage
     python bench/conv2d.py                          # every layer, 1 and 2 threads
@@ -39,6 +40,7 @@ Usage
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -347,6 +349,9 @@ def main():
           f"peak {args.peak:g} GFLOP/s per thread")
     print(head)
     print("-" * len(head), flush=True)
+    # The workers' numpy (packing, Winograd weight transforms) on one thread: OpenBLAS's idle threads spin ~0.1 s
+    # after each call (measured) and took a core from the samples after each Winograd layer's rebuild.
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read when a worker imports numpy
     stat = statistics.median if args.stat == "median" else min
     figures = {}  # (thread count, runtime) -> [seconds per layer]
     for t in threads:
