@@ -46,8 +46,6 @@ def _describe(model):
 
 
 class OrtRunner:
-    name = "onnxruntime"
-
     def __init__(self, model, feeds, threads):
         import onnxruntime as ort
 
@@ -63,8 +61,6 @@ class OrtRunner:
 
 
 class OpenVinoRunner:
-    name = "openvino"
-
     def __init__(self, model, feeds, threads):
         import openvino as ov
 
@@ -82,8 +78,6 @@ class OpenVinoRunner:
 
 class TvmliteRunner:
     """One compiled graph module; the thread count is the process-wide pool size (the worker runs this one only)."""
-    name = "tvmlite"
-
     def __init__(self, lib, feeds, threads):
         self.gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
         self.gm.set_input(**feeds)
@@ -107,7 +101,9 @@ def compile_tvmlite(model, target="cpu"):
 
 
 BLOCK = 5  # timed runs per turn
-PAUSE = 0.1  # s before a turn: onnxruntime's idle threads spin ~40 ms after its calls (measured here)
+# s before a turn: onnxruntime's idle threads spin ~40 ms after its calls (measured here), in their own process too
+# (without it, OpenVINO's turns after onnxruntime's took 6-8 ms instead of 4.6-5 ms: MobileNetV2, 2 threads)
+PAUSE = 0.1
 
 
 class Worker:
@@ -118,7 +114,7 @@ class Worker:
         self.run = None
 
     def prepare(self):
-        """{"output": the first output or None, "compile_s": tvmlite's compile seconds, "note": why no runner}."""
+        """{"output": the first output, "compile_s": tvmlite's compile seconds}, or {"note": why there is no runner}."""
         runner, model_name, quick, target, threads = self.args
         model = models.get_model(model_name, quick=quick)
         feeds = models.example_input(model, seed=0)
