@@ -30,7 +30,7 @@ other processes share). Before timing, each worker returns one output per layer 
 each other.
 
 Usage
-    python bench/conv2d.py                          # every layer, 1 and 2 threads
+    python bench/conv2d.py                          # every layer, 1 and 2 threads (~25 s)
     python bench/conv2d.py --stat min               # the fastest sample: less noise on a shared machine
     python bench/conv2d.py --layers r50 --threads 1 --repeat 9
     python bench/conv2d.py --layers 3x3             # substring filter on the row name
