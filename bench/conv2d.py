@@ -13,17 +13,24 @@ Columns, for each thread count:
     ort         median latency of an onnxruntime session holding that one Conv (NCHW, weight an initializer,
                 graph optimizations on, intra_op_num_threads = the thread count)
     ort/tvm     the ratio: above 1 means tvmlite is faster
-A torch column joins when torch is importable. MobileNetV2's depthwise convs are rows only when
-topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
+A torch column is not implemented (a note says so when torch is importable). MobileNetV2's depthwise convs are rows
+only when topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
 
-Method: each sample times a loop of calls lasting about --target-ms; tvmlite's and onnxruntime's samples alternate,
-so the machine's noise hits both alike (at more than one thread each tvmlite sample follows a --pause-ms pause and
-one untimed call: onnxruntime's idle threads spin ~40 ms after its calls and would take the other core); the figure is the median over --repeat samples (--stat min: the fastest
-sample, the better estimate of what the code can do on a machine whose cores other processes share). Results are
-checked against each other once per layer before timing.
+Method: each runtime runs in its own worker process (bench/workers.py), one per runtime and thread count: in one
+process onnxruntime's idle intra-op threads spin ~40 ms after each of its calls (process CPU time measured during a
+sleep) and tvmlite's 2-thread samples taken after them ran on one core (a 320->1280 1x1 conv at 7x7: 0.18 ms alone,
+0.30-0.55 ms next to onnxruntime, even after 60-200 ms pauses). The workers take turns, one at a time, for --rounds
+rounds (the order alternating), so the machine's noise still hits both in the same time window; in a round a worker
+builds each layer's callable, warms it up (~10 ms: a fresh onnxruntime session's first 2-3 calls are slow), times
+its share of the --repeat samples and frees it before the next layer (so onnxruntime's spinning threads of one
+layer's session never overlap the next layer); the workers' numpy runs on one thread (OpenBLAS's threads spin too).
+Each sample times a loop of calls lasting about --target-ms; the figure is the median over the --repeat samples of
+all rounds (--stat min: the fastest sample, the better estimate of what the code can do on a machine whose cores
+other processes share). Before timing, each worker returns one output per layer and the parent checks them against
+each other.
 
 Usage
-    python bench/conv2d.py                          # every layer, 1 and 2 threads (about a minute and a half)
+    python bench/conv2d.py                          # every layer, 1 and 2 threads (~25 s)
     python bench/conv2d.py --stat min               # the fastest sample: less noise on a shared machine
     python bench/conv2d.py --layers r50 --threads 1 --repeat 9
     python bench/conv2d.py --layers 3x3             # substring filter on the row name
@@ -33,12 +40,15 @@ Usage
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
 
 import tvmlite
+from workers import Workers  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -208,8 +218,26 @@ class OrtConv:
         return self.y
 
 
+def layer_tensors(layer, bias_relu):
+    """x, w and bias (or None) of a layer, seeded by the layer itself: every worker process builds the same ones."""
+    c, o, h, k, s, g = layer
+    rng = np.random.default_rng(list(layer))
+    x = rng.standard_normal((1, c, h, h)).astype("float32")
+    w = (rng.standard_normal((o, c // g, k, k)) / np.sqrt(c // g * k * k)).astype("float32")
+    return x, w, (rng.standard_normal(o).astype("float32") if bias_relu else None)
+
+
+def warm(fn, seconds=0.01, calls=3):
+    """Untimed calls, at least `calls` of them and `seconds` long: a fresh onnxruntime session's first 2-3 calls run
+    up to 2x slower (measured), and a fresh output buffer is first touched."""
+    t_end = time.perf_counter() + seconds
+    for _ in range(calls):
+        fn()
+    while time.perf_counter() < t_end:
+        fn()
+
+
 def calibrate(fn, target_s):
-    fn()
     t0 = time.perf_counter()
     fn()
     dt = max(time.perf_counter() - t0, 1e-7)
@@ -223,11 +251,73 @@ def sample(fn, loops):
     return (time.perf_counter() - t0) / loops
 
 
+class Worker:
+    """One runtime at one thread count, in a worker process of its own (see Method in the module docstring)."""
+
+    def __init__(self, runtime, threads, layers, opts):
+        self.runtime, self.threads, self.layers, self.opts = runtime, threads, layers, opts
+        self.loops = []
+        if runtime == "tvm":
+            if opts["isa"]:
+                tvmlite.get_global_func("topi.set_cpu_isa")(opts["isa"])
+            tvmlite.get_global_func("runtime.set_num_threads")(threads)
+
+    def build(self, layer):
+        x, w, bias = layer_tensors(layer, self.opts["bias_relu"])
+        if self.runtime == "tvm":
+            return TvmliteConv(layer, x, w, bias, winograd=self.opts["winograd"])
+        return OrtConv(layer, x, w, self.threads, bias)
+
+    def check(self):
+        """One output per layer, to check against the other runtimes; fixes each layer's loops per sample."""
+        outputs = []
+        for layer in self.layers:
+            fn = self.build(layer)
+            warm(fn)
+            outputs.append(fn.result())
+            self.loops.append(calibrate(fn, self.opts["target_ms"] / 1e3))
+        return outputs
+
+    def round(self, n):
+        """n samples per layer. Each layer's callable is freed before the next one is built: an onnxruntime
+        session's threads spin ~40 ms after its last run and would take a core from the next layer's samples."""
+        samples = []
+        for layer, loops in zip(self.layers, self.loops):
+            fn = self.build(layer)
+            warm(fn)
+            samples.append([sample(fn, loops) for _ in range(n)])
+            del fn
+        return samples
+
+
+def measure(runtimes, threads, layers, opts, repeat, rounds):
+    """{runtime: [samples of each layer]} at one thread count, each runtime in its own process, taking turns;
+    layers: (name, layer) pairs."""
+    shapes = [layer for _, layer in layers]
+    with Workers({rt: (Worker, (rt, threads, shapes, opts)) for rt in runtimes}) as call:
+        outputs = {rt: call(rt, "check") for rt in runtimes}
+        for (name, _), got, want in zip(layers, outputs["tvm"], outputs.get("ort", [])):
+            err = np.abs(got - want).max()
+            if err > 1e-3 * max(1.0, float(np.abs(want).max())):
+                raise SystemExit(f"{name}, {threads} thread(s): tvmlite and onnxruntime differ by {err}")
+        del outputs
+        samples = {rt: [[] for _ in layers] for rt in runtimes}
+        for r in range(rounds):
+            n = repeat // rounds + (r < repeat % rounds)
+            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
+                for per_layer, new in zip(samples[rt], call(rt, "round", n)):
+                    per_layer.extend(new)
+            print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
+    return samples
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--layers", default="", help="comma-separated substrings of row names (e.g. r50,3x3)")
     ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     ap.add_argument("--repeat", type=int, default=21, help="samples per cell")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="turns each runtime's worker takes per thread count; the samples are split among them")
     ap.add_argument("--peak", type=float, default=160.0, help="peak GFLOP/s of one thread")
     ap.add_argument("--target-ms", type=float, default=1.0,
                     help="length of one sample (short: a preemption by another process spoils one sample, not all)")
@@ -235,72 +325,51 @@ def main():
     ap.add_argument("--bias-relu", action="store_true",
                     help="time conv + bias + relu (tvmlite's fused epilogue; onnxruntime's Conv+Relu fusion)")
     ap.add_argument("--no-winograd", action="store_true", help="time the direct conv on every layer")
-    ap.add_argument("--pause-ms", type=float, default=60.0,
-                    help="at more than one thread, pause before each tvmlite sample, then one untimed call "
-                         "(default 60: onnxruntime's threads spin ~40 ms after its calls)")
     ap.add_argument("--isa", choices=["avx512", "avx2", "scalar"], default=None,
                     help="force a lower kernel path (topi.set_cpu_isa); default: the CPU's best")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
-    set_threads = tvmlite.get_global_func("runtime.set_num_threads")
+    rounds = max(1, min(args.rounds, args.repeat))
     has_dw = "topi.nn.depthwise_conv2d_nchwc" in tvmlite.list_global_func_names()
-    rng = np.random.default_rng(0)
     layers = distinct_layers(args.layers)
     skipped = [n for n, layer in layers if layer[5] > 1 and not has_dw]
     layers = [(n, layer) for n, layer in layers if has_dw or layer[5] == 1]
     if args.isa:
         tvmlite.get_global_func("topi.set_cpu_isa")(args.isa)
     isa = tvmlite.get_global_func("topi.cpu_isa")()
+    runtimes = ["tvm"] + (["ort"] if ort is not None else [])
+    opts = {"isa": args.isa, "bias_relu": args.bias_relu, "winograd": not args.no_winograd,
+            "target_ms": args.target_ms}
 
     head = f"{'layer':34s}" + "".join(
         f" | {t}T tvm ms  GF/s  %pk" + ("   ort ms ort/tvm" if ort else "") for t in threads)
-    print(f"tvmlite's conv kernels ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime {ort.__version__ if ort else '(not installed)'}; "
-          f"{args.stat} of {args.repeat} samples of ~{args.target_ms:g} ms; peak {args.peak:g} GFLOP/s per thread")
+    print(f"tvmlite's conv kernels ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime "
+          f"{ort.__version__ if ort else '(not installed)'}; {args.stat} of {args.repeat} samples of "
+          f"~{args.target_ms:g} ms in {rounds} rounds, each runtime in its own process; "
+          f"peak {args.peak:g} GFLOP/s per thread")
     print(head)
-    print("-" * len(head))
+    print("-" * len(head), flush=True)
+    # The workers' numpy (packing, Winograd weight transforms) on one thread: OpenBLAS's idle threads spin ~0.1 s
+    # after each call (measured) and took a core from the samples after each Winograd layer's rebuild.
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read when a worker imports numpy
+    stat = statistics.median if args.stat == "median" else min
+    figures = {}  # (thread count, runtime) -> [seconds per layer]
+    for t in threads:
+        samples = measure(runtimes, t, layers, opts, args.repeat, rounds)
+        for rt in runtimes:
+            figures[t, rt] = [stat(s) for s in samples[rt]]
     ratios = {t: [] for t in threads}
-    try:
-        for name, layer in layers:
-            c, o, h, k, s, g = layer
-            x = rng.standard_normal((1, c, h, h)).astype("float32")
-            w = (rng.standard_normal((o, c // g, k, k)) / np.sqrt(c // g * k * k)).astype("float32")
-            bias = rng.standard_normal(o).astype("float32") if args.bias_relu else None
-            tv = TvmliteConv(layer, x, w, bias, winograd=not args.no_winograd)
-            line = f"{name[:32]:32s} {'w' if tv.tile else ' '}"
-            for t in threads:
-                set_threads(t)
-                cells = {"tvm": tv}
-                if ort is not None:
-                    cells["ort"] = OrtConv(layer, x, w, t, bias)
-                for fn in cells.values():
-                    fn()
-                if "ort" in cells:
-                    err = np.abs(tv.result() - cells["ort"].result()).max()
-                    if err > 1e-3 * max(1.0, float(np.abs(cells["ort"].result()).max())):
-                        raise SystemExit(f"{name}: tvmlite and onnxruntime differ by {err}")
-                loops = {key: calibrate(fn, args.target_ms / 1e3) for key, fn in cells.items()}
-                times = {key: [] for key in cells}
-                for r in range(args.repeat):
-                    order = list(cells) if r % 2 == 0 else list(cells)[::-1]
-                    for key in order:
-                        if t > 1 and key == "tvm" and "ort" in cells and args.pause_ms > 0:
-                            # onnxruntime's idle threads spin for ~40 ms after its calls (measured here) and would
-                            # take the other core from tvmlite's sample; tvmlite's spin for 0.3 ms, which does not
-                            # reach into onnxruntime's next sample
-                            time.sleep(args.pause_ms / 1e3)
-                            cells[key]()
-                        times[key].append(sample(cells[key], loops[key]))
-                stat = statistics.median if args.stat == "median" else min
-                tvm_s = stat(times["tvm"])
-                gflops = 2 * macs(layer) / tvm_s / 1e9
-                line += f" | {tvm_s * 1e3:9.3f} {gflops:5.0f} {100 * gflops / args.peak / t:4.0f}"
-                if "ort" in cells:
-                    ort_s = stat(times["ort"])
-                    ratios[t].append(ort_s / tvm_s)
-                    line += f" {ort_s * 1e3:8.3f} {ort_s / tvm_s:7.2f}"
-            print(line, flush=True)
-    finally:
-        set_threads(0)
+    for i, (name, layer) in enumerate(layers):
+        line = f"{name[:32]:32s} {'w' if not args.no_winograd and winograd_tile(layer) else ' '}"
+        for t in threads:
+            tvm_s = figures[t, "tvm"][i]
+            gflops = 2 * macs(layer) / tvm_s / 1e9
+            line += f" | {tvm_s * 1e3:9.3f} {gflops:5.0f} {100 * gflops / args.peak / t:4.0f}"
+            if ort is not None:
+                ort_s = figures[t, "ort"][i]
+                ratios[t].append(ort_s / tvm_s)
+                line += f" {ort_s * 1e3:8.3f} {ort_s / tvm_s:7.2f}"
+        print(line)
     if ort is not None:
         for t in threads:
             if ratios[t]:

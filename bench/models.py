@@ -8,14 +8,16 @@ Per model and thread count t:
   OpenVINO     compile_model(model, "CPU", INFERENCE_NUM_THREADS=t, INFERENCE_PRECISION_HINT=f32)
                (only when `openvino` imports; f32, its default on AMX / AVX-512 BF16 CPUs being bf16)
   tvmlite      tvmlite.build(mod, target="cpu", params=params); runtime.set_num_threads(t)
-Each runner is checked against onnxruntime's output first, warmed up, then the runners take turns (order rotating,
-a pause and one untimed run before each turn's timed runs: idle runtime threads spin after a run and would steal
-the other core) and the median latency in ms is reported, with the ratios tvmlite/ORT and tvmlite/OpenVINO
-(below 1 = tvmlite faster), and tvmlite's compile time (from_onnx + build). Without the cpu target the tvmlite
-columns read n/a and the run goes on.
+Each runner runs in a worker process of its own (bench/workers.py; in one process the runtimes' thread pools
+disturb each other: onnxruntime's idle threads spin ~40 ms after its runs), one per runner, model and thread count,
+tvmlite's compiling the model there. Each runner is checked against onnxruntime's output first, warmed up, then the
+workers take turns, one at a time (order rotating; a pause and one untimed run before each turn's timed runs: a
+runtime's idle threads spin after a run, in their own process too, and would steal the other core) and the median
+latency in ms is reported, with the ratios tvmlite/ORT and tvmlite/OpenVINO (below 1 = tvmlite faster), and
+tvmlite's compile time (from_onnx + build). Without the cpu target the tvmlite columns read n/a and the run goes on.
 
     python bench/models.py                         # all five, t = 1 and 2, 20 repeats
-    python bench/models.py --quick                 # small images / widths: a smoke run of a few seconds
+    python bench/models.py --quick                 # small images / widths: a smoke run (~30 s)
     python bench/models.py --models resnet18,transformer --threads 1 --repeat 10
     python bench/models.py --quick --target debug  # checks this script without the cpu target
 """
@@ -31,6 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import tvmlite  # noqa: E402
 from tvmlite import models  # noqa: E402
+from workers import Workers  # noqa: E402  (bench/workers.py)
 
 DEFAULT_MODELS = ["resnet50", "resnet18", "mobilenet_v2", "inception_v1", "transformer"]
 LABELS = {"resnet50": "ResNet-50", "resnet18": "ResNet-18", "mobilenet_v2": "MobileNetV2",
@@ -43,8 +46,6 @@ def _describe(model):
 
 
 class OrtRunner:
-    name = "onnxruntime"
-
     def __init__(self, model, feeds, threads):
         import onnxruntime as ort
 
@@ -60,8 +61,6 @@ class OrtRunner:
 
 
 class OpenVinoRunner:
-    name = "openvino"
-
     def __init__(self, model, feeds, threads):
         import openvino as ov
 
@@ -78,17 +77,13 @@ class OpenVinoRunner:
 
 
 class TvmliteRunner:
-    """One compiled graph module per model; the thread count is the process-wide pool size, set before each run."""
-    name = "tvmlite"
-
+    """One compiled graph module; the thread count is the process-wide pool size (the worker runs this one only)."""
     def __init__(self, lib, feeds, threads):
         self.gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
         self.gm.set_input(**feeds)
-        self.threads = threads
-        self.set_threads = tvmlite.get_global_func("runtime.set_num_threads")
+        tvmlite.get_global_func("runtime.set_num_threads")(threads)
 
     def __call__(self):
-        self.set_threads(self.threads)
         self.gm.run()
         return self.gm.get_output(0).numpy()
 
@@ -106,26 +101,64 @@ def compile_tvmlite(model, target="cpu"):
 
 
 BLOCK = 5  # timed runs per turn
-PAUSE = 0.1  # s before a turn: onnxruntime's idle threads spin ~40 ms after its calls (measured here)
+# s before a turn: onnxruntime's idle threads spin ~40 ms after its calls (measured here), in their own process too
+# (without it, OpenVINO's turns after onnxruntime's took 6-8 ms instead of 4.6-5 ms: MobileNetV2, 2 threads)
+PAUSE = 0.1
 
 
-def measure(runners, repeat, warmup):
-    """{name: median seconds}: warm each runner up, then take turns in a rotating order, each turn a pause, one
-    untimed run and BLOCK timed ones. Turns rather than single runs, because a runtime's idle threads spin for a
+class Worker:
+    """One runner (a runtime at a thread count, on one model) in its worker process."""
+
+    def __init__(self, runner, model_name, quick, target, threads):
+        self.args = runner, model_name, quick, target, threads
+        self.run = None
+
+    def prepare(self):
+        """{"output": the first output, "compile_s": tvmlite's compile seconds}, or {"note": why there is no runner}."""
+        runner, model_name, quick, target, threads = self.args
+        model = models.get_model(model_name, quick=quick)
+        feeds = models.example_input(model, seed=0)
+        if runner == "onnxruntime":
+            self.run = OrtRunner(model, feeds, threads)
+        elif runner == "openvino":
+            try:
+                self.run = OpenVinoRunner(model, feeds, threads)
+            except Exception as err:  # noqa: BLE001 - reported, the others are still measured
+                return {"note": f"OpenVINO failed: {type(err).__name__}: {err}"}
+        else:
+            lib, compiled = compile_tvmlite(model, target)
+            if lib is None:
+                return {"note": f"tvmlite target '{target}' unavailable: {compiled}"}
+            self.run = TvmliteRunner(lib, feeds, threads)
+            return {"output": self.run(), "compile_s": compiled}
+        return {"output": self.run()}
+
+    def warmup(self, n):
+        for _ in range(n):
+            self.run()
+
+    def turn(self, n):
+        """One untimed run, then n timed ones (seconds)."""
+        self.run()
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            self.run()
+            times.append(time.perf_counter() - t0)
+        return times
+
+
+def measure(call, names, repeat, warmup):
+    """{name: median seconds}: warm each worker's runner up, then take turns in a rotating order, each turn a pause,
+    one untimed run and BLOCK timed ones. Turns rather than single runs, because a runtime's idle threads spin for a
     while after its run (onnxruntime's by default) and would take the second core from whoever runs next."""
-    for run in runners:
-        for _ in range(warmup):
-            run()
-    samples = {run.name: [] for run in runners}
+    for name in names:
+        call(name, "warmup", warmup)
+    samples = {name: [] for name in names}
     for r in range(max(1, -(-repeat // BLOCK))):
-        order = runners[r % len(runners):] + runners[:r % len(runners)]
-        for run in order:
+        for name in names[r % len(names):] + names[:r % len(names)]:
             time.sleep(PAUSE)
-            run()
-            for _ in range(BLOCK):
-                t0 = time.perf_counter()
-                run()
-                samples[run.name].append(time.perf_counter() - t0)
+            samples[name] += call(name, "turn", BLOCK)
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
@@ -169,37 +202,34 @@ def main(argv=None):
     print(f"onnxruntime {ort.__version__}; OpenVINO {'present' if have_ov else 'not installed (column n/a)'}; "
           f"{os.cpu_count()} cpus")
 
-    rows, notes = [], []
+    rows, notes = [], {}  # notes: {reason: {model label: None}}
+    runners = ["onnxruntime"] + (["openvino"] if have_ov else []) + ["tvmlite"]
     for name in names:
         t0 = time.perf_counter()
         model = models.get_model(name, quick=args.quick)
         t_model = time.perf_counter() - t0
-        feeds = models.example_input(model, seed=0)
         label = f"{LABELS.get(name, name)} {_describe(model)}"
-        lib, compiled = compile_tvmlite(model, args.target)
-        if lib is None:
-            notes.append((label, f"tvmlite target '{args.target}' unavailable: {compiled}"))
-        print(f"{label} ({len(model.graph.node)} nodes): ONNX built in "
-              f"{t_model:.2f} s" + (f", tvmlite compiled in {compiled:.2f} s" if lib is not None else ""),
-              file=sys.stderr)
+        print(f"{label} ({len(model.graph.node)} nodes): ONNX built in {t_model:.2f} s", file=sys.stderr)
+        del model
         for t in threads:
-            ort_run = OrtRunner(model, feeds, t)
-            expected = ort_run()
-            runners = [ort_run]
-            if have_ov:
-                try:
-                    runners.append(OpenVinoRunner(model, feeds, t))
-                except Exception as err:  # noqa: BLE001
-                    notes.append((label, f"OpenVINO failed: {type(err).__name__}: {err}"))
-            error = None
-            if lib is not None:
-                tv = TvmliteRunner(lib, feeds, t)
-                error = float(np.max(np.abs(tv() - expected)))
-                runners.append(tv)
-            times = measure(runners, args.repeat, args.warmup)
+            with Workers({r: (Worker, (r, name, args.quick, args.target, t)) for r in runners}) as call:
+                ready = {}
+                for r in runners:
+                    info = call(r, "prepare")
+                    if "note" in info:
+                        call.close(r)
+                        notes.setdefault(info["note"], {})[label] = None
+                    else:
+                        ready[r] = info
+                expected = ready["onnxruntime"]["output"]
+                tv = ready.get("tvmlite")
+                error = None if tv is None else float(np.max(np.abs(tv["output"] - expected)))
+                if tv is not None:
+                    print(f"  {t} thread(s): tvmlite compiled in {tv['compile_s']:.2f} s", file=sys.stderr)
+                times = measure(call, list(ready), args.repeat, args.warmup)
             ort_t, ov_t, tv_t = times.get("onnxruntime"), times.get("openvino"), times.get("tvmlite")
             rows.append([label, t, _ms(ort_t), _ms(ov_t), _ms(tv_t), _ratio(tv_t, ort_t),
-                         _ratio(tv_t, ov_t), "n/a" if lib is None else f"{compiled:.2f}",
+                         _ratio(tv_t, ov_t), "n/a" if tv is None else f"{tv['compile_s']:.2f}",
                          "n/a" if error is None else f"{error:.1e}"])
     print()
     print("| model | threads | onnxruntime ms | OpenVINO ms | tvmlite ms | tvmlite/ORT | tvmlite/OpenVINO | "
@@ -207,11 +237,8 @@ def main(argv=None):
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for row in rows:
         print("| " + " | ".join(str(c) for c in row) + " |")
-    reasons = {}
-    for label, reason in notes:
-        reasons.setdefault(reason, []).append(label)
-    for reason, labels in reasons.items():
-        print(f"\n{reason} ({'all models' if len(labels) == len(names) else ', '.join(dict.fromkeys(labels))})")
+    for reason, labels in notes.items():
+        print(f"\n{reason} ({'all models' if len(labels) == len(names) else ', '.join(labels)})")
     return 0
 
 
