@@ -106,12 +106,22 @@ void Dot2x4(const float* x0, const float* x1, const float* w, int64_t k, float* 
   }
 }
 
-/*! \brief y[0:4] for one x row against w0..w3, two accumulators per w row (the FMA latency). */
-void Dot1x4(const float* x, const float* w, int64_t k, float* y) {
+/*!
+ * \brief y[0:4] for one x row against w0..w3, two accumulators per w row (the FMA latency). next: the rows of the
+ * next call (w4..w7), prefetched meanwhile, or null: a batch-1 dense streams its weights from memory (a classifier's
+ * 5 MB do not stay in cache between runs), and four streams alone leave the memory latency exposed.
+ */
+void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* next) {
   __m512 s[4][2];
   for (int j = 0; j < 4; ++j) s[j][0] = s[j][1] = _mm512_setzero_ps();
   int64_t i = 0;
   for (; i + 32 <= k; i += 32) {
+    if (next != nullptr) {
+      for (int j = 0; j < 4; ++j) {
+        _mm_prefetch(reinterpret_cast<const char*>(next + j * k + i), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(next + j * k + i + 16), _MM_HINT_T0);
+      }
+    }
     __m512 a0 = _mm512_loadu_ps(x + i), a1 = _mm512_loadu_ps(x + i + 16);
     for (int j = 0; j < 4; ++j) {
       s[j][0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(w + j * k + i), s[j][0]);
@@ -135,7 +145,7 @@ void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t
   for (; j + 4 <= n; j += 4) {
     int64_t i = 0;
     for (; i + 2 <= m; i += 2) Dot2x4(x + i * k, x + (i + 1) * k, w + j * k, k, y + i * ldy + j, y + (i + 1) * ldy + j);
-    if (i < m) Dot1x4(x + i * k, w + j * k, k, y + i * ldy + j);
+    if (i < m) Dot1x4(x + i * k, w + j * k, k, y + i * ldy + j, j + 12 <= n ? w + (j + 8) * k : nullptr);
   }
   for (; j < n; ++j) {
     for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
