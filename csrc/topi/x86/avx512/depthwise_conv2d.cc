@@ -71,7 +71,7 @@ void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int
  * block and KW (dilation_w 1) when known at compile time (the common 3x3 stride-1/2 layers over 16 channels: every
  * load at an immediate offset from two registers, the taps of a row unrolled), 0 to read them from r.
  */
-template <int T, int S, int C, int K>
+template <int T, int S, int C, int K, bool kEdge = false>
 void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
   __m512 acc[T];
   const __m512 start = Start(r, g);
@@ -80,8 +80,13 @@ void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, i
   const int64_t step = S ? S * C : r.stride_w * r.c;
   const int64_t kw_step = K ? C : r.dil_w * r.c;
   const int64_t kw_count = K ? K : r.KW;
+  // An edge tile (kEdge) reads input columns [first, first + (T - 1) * S + K), some outside the row: those are zero,
+  // never loaded (j in [j_lo, j_hi) are inside). Its pointers are formed only for the columns inside.
+  const int64_t first = ow * (S ? S : r.stride_w) - r.pad_left;
+  const int64_t j_lo = first < 0 ? -first : 0, j_hi = r.W - first;
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-    const float* in_px = r.in + ((r.ih0 + kh * r.dil_h) * r.W + ow * (S ? S : r.stride_w) - r.pad_left) * c + g;
+    const float* in_row = r.in + (r.ih0 + kh * r.dil_h) * r.W * c + g;
+    const float* in_px = in_row + first * c;
     const float* w_row = r.weight + kh * kw_count * c + g;
     if constexpr (K != 0) {
       // Each input column loaded once, into a register, and applied to every output column it reaches (tap k of
@@ -92,7 +97,12 @@ void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, i
       for (int k = 0; k < K; ++k) w[k] = _mm512_loadu_ps(w_row + k * C);
 #pragma GCC unroll 64
       for (int j = 0; j < (T - 1) * S + K; ++j) {
-        __m512 x = _mm512_loadu_ps(in_px + j * C);
+        __m512 x;
+        if constexpr (kEdge) {
+          x = j >= j_lo && j < j_hi ? _mm512_loadu_ps(in_row + (first + j) * C) : _mm512_setzero_ps();
+        } else {
+          x = _mm512_loadu_ps(in_px + j * C);
+        }
         asm("" : "+v"(x));
 #pragma GCC unroll 8
         for (int k = 0; k < K; ++k) {
@@ -119,15 +129,20 @@ void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, i
 
 using TileFn = void (*)(const DepthwiseRow&, int64_t, int64_t, int64_t, int64_t);
 
-template <int S, int C, int K, size_t... I>
+template <int S, int C, int K, bool kEdge, size_t... I>
 constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
-  return {{&InteriorTile<static_cast<int>(I) + 1, S, C, K>...}};
+  return {{&InteriorTile<static_cast<int>(I) + 1, S, C, K, kEdge>...}};
 }
 
-/*! \brief InteriorTile<T, ...> at [T - 1], T = 1..kTile: 3-wide taps at stride 1 and 2 over 16 channels, and any. */
-constexpr std::array<TileFn, kTile> kTiles3x1 = MakeTiles<1, 16, 3>(std::make_index_sequence<kTile>{});
-constexpr std::array<TileFn, kTile> kTiles3x2 = MakeTiles<2, 16, 3>(std::make_index_sequence<kTile>{});
-constexpr std::array<TileFn, kTile> kTilesAny = MakeTiles<0, 0, 0>(std::make_index_sequence<kTile>{});
+/*!
+ * \brief InteriorTile<T, ...> at [T - 1], T = 1..kTile: 3-wide taps at stride 1 and 2 over 16 channels (interior
+ * and edge tiles), and any.
+ */
+constexpr std::array<TileFn, kTile> kTiles3x1 = MakeTiles<1, 16, 3, false>(std::make_index_sequence<kTile>{});
+constexpr std::array<TileFn, kTile> kTiles3x2 = MakeTiles<2, 16, 3, false>(std::make_index_sequence<kTile>{});
+constexpr std::array<TileFn, kTile> kEdgeTiles3x1 = MakeTiles<1, 16, 3, true>(std::make_index_sequence<kTile>{});
+constexpr std::array<TileFn, kTile> kEdgeTiles3x2 = MakeTiles<2, 16, 3, true>(std::make_index_sequence<kTile>{});
+constexpr std::array<TileFn, kTile> kTilesAny = MakeTiles<0, 0, 0, false>(std::make_index_sequence<kTile>{});
 
 }  // namespace
 
@@ -144,25 +159,28 @@ void DepthwiseRowAVX512(const DepthwiseRow& r) {
   // The next row's new input lines, a share per interior tile, so the fetches overlap the FMAs.
   const char* pf = reinterpret_cast<const char*>(r.prefetch);
   const int64_t pf_bytes = r.prefetch_len * static_cast<int64_t>(sizeof(float));
-  // The interior in balanced tiles of at most kTile columns (54 -> 14, 14, 13, 13): every tile keeps enough
-  // independent accumulators to hide the FMA latency.
-  const int64_t interior = std::max<int64_t>(0, r.ow_hi - std::min(r.ow_lo, r.OW));
-  const int64_t tiles = (interior + kTile - 1) / kTile;
+  // 3-wide taps over 16 channels at stride 1 or 2: the whole row in balanced tiles of at most kTile columns
+  // (56 -> 4 x 14), those reaching past the row edge tiles (their outside columns zero). Otherwise the interior in
+  // balanced tiles (54 -> 14, 14, 13, 13) and the border columns one by one. Every tile keeps enough independent
+  // accumulators to hide the FMA latency.
+  const bool taps3 = r.c == 16 && r.KW == 3 && r.dil_w == 1 && (r.stride_w == 1 || r.stride_w == 2);
+  const int64_t tiled_lo = taps3 ? 0 : std::min(r.ow_lo, r.OW);
+  const int64_t tiled = taps3 ? r.OW : std::max<int64_t>(0, r.ow_hi - tiled_lo);
+  const int64_t tiles = (tiled + kTile - 1) / kTile;
   const int64_t pf_step = tiles ? (pf_bytes / (tiles * ((r.c + kLanes - 1) / kLanes)) + 63) / 64 * 64 : 0;
   int64_t pf_done = 0;
-  const bool taps3 = r.c == 16 && r.KW == 3 && r.dil_w == 1;
-  const std::array<TileFn, kTile>& kTiles = taps3 && r.stride_w == 1   ? kTiles3x1
-                                            : taps3 && r.stride_w == 2 ? kTiles3x2
-                                                                       : kTilesAny;
+  const std::array<TileFn, kTile>& kTiles = !taps3 ? kTilesAny : r.stride_w == 1 ? kTiles3x1 : kTiles3x2;
+  const std::array<TileFn, kTile>& kEdges = r.stride_w == 1 ? kEdgeTiles3x1 : kEdgeTiles3x2;
   for (int64_t g = 0; g < r.c; g += kLanes) {
     int64_t ow = 0;
-    for (; ow < r.ow_lo && ow < r.OW; ++ow) EdgeColumn(r, g, ow, kh_lo, kh_hi);
+    for (; ow < tiled_lo; ++ow) EdgeColumn(r, g, ow, kh_lo, kh_hi);
     for (int64_t i = 0; i < tiles; ++i) {
       for (int64_t end = std::min(pf_bytes, pf_done + pf_step); pf && pf_done < end; pf_done += 64) {
         _mm_prefetch(pf + pf_done, _MM_HINT_T0);
       }
-      const int64_t width = interior / tiles + (i < interior % tiles ? 1 : 0);
-      kTiles[width - 1](r, g, ow, kh_lo, kh_hi);
+      const int64_t width = tiled / tiles + (i < tiled % tiles ? 1 : 0);
+      const bool inside = ow >= r.ow_lo && ow + width <= r.ow_hi;
+      (inside ? kTiles : kEdges)[width - 1](r, g, ow, kh_lo, kh_hi);
       ow += width;
     }
     for (; ow < r.OW; ++ow) EdgeColumn(r, g, ow, kh_lo, kh_hi);
