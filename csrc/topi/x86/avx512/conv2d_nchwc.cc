@@ -21,6 +21,8 @@
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx512f).
  */
 #include <immintrin.h>
+
+#include <algorithm>
 #include <tvmlite/topi/nn/conv2d.h>
 
 #include "fused_tail.h"
@@ -50,6 +52,10 @@ struct TileArgs {
   const FusedTail* tail;  // the epilogue in registers, or null (plain store)
   const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
   int64_t ob;                   // the tile's first output block (its bias)
+  // Lines [prefetch, prefetch_end) fetched into L2, one per input channel step: the next block group's weights, which
+  // a model's late layers (MBs of them, read once per run) would otherwise wait on memory for.
+  const char* prefetch = nullptr;
+  const char* prefetch_end = nullptr;
 };
 
 using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const float* w, float* out, int64_t os,
@@ -77,6 +83,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
   }
   const int64_t cs = CS ? CS : a.col_step;
   const int64_t wob = a.w_ob_stride;
+  const char* pf = a.prefetch;
   for (int64_t cb = 0; cb < a.ncb; ++cb) {
     for (int64_t kh = 0; kh < a.kh; ++kh) {
       const float* irow = in + cb * a.in_cb_stride + kh * a.in_kh_stride;
@@ -85,6 +92,10 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
         const float* x = irow + kw * a.kw_step;
         const float* wp = wrow + kw * a.w_kw_stride;
         for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += kLanes) {
+          if (pf < a.prefetch_end) {
+            _mm_prefetch(pf, _MM_HINT_T1);
+            pf += 64;
+          }
           __m512 wv[OB];
 #pragma GCC unroll 4
           for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp + b * wob);
@@ -249,6 +260,16 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
     float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
     TileArgs ai = a;
     ai.ob = ob0;
+    // This thread's next item starts another block group: prefetch its weights, a share per tile of this one.
+    const int64_t next_ob0 = ((rest + 1) % block_groups) * OB;
+    const bool next_group = item + 1 < end && (item + 1) % row_groups == 0 && next_ob0 != ob0;
+    const char* pf_begin = next_group ? reinterpret_cast<const char*>(io.weight + next_ob0 * a.w_ob_stride) : nullptr;
+    const int64_t pf_bytes = next_group ? OB * a.w_ob_stride * static_cast<int64_t>(sizeof(float)) : 0;
+    auto share = [&](int64_t t, int64_t ntiles) {  // tile t's slice of the lines
+      const int64_t per = (pf_bytes / ntiles + 63) / 64 * 64;
+      ai.prefetch = pf_begin ? pf_begin + t * per : nullptr;
+      ai.prefetch_end = pf_begin ? pf_begin + std::min(pf_bytes, (t + 1) * per) : nullptr;
+    };
     float* out_row;
     int64_t count;
     if (plan.flat_pixels) {
@@ -260,6 +281,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t col = 0;
       for (int64_t t = 0; t < ntiles; ++t) {
         const int64_t width = count / ntiles + (t < count % ntiles ? 1 : 0);
+        share(t, ntiles);
         tiles1[width](ai, in + col * ic, 0, weight, out_row + col * oc, 0, false);
         col += width;
       }
@@ -274,6 +296,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t ow0 = 0;
       for (int64_t t = 0; t < ntiles; ++t) {
         const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
+        share(t, ntiles);
         tiles[width](ai, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc, false);
         ow0 += width;
       }
