@@ -124,17 +124,16 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
     return;
   }
   // Written out here, not in a helper taking acc by reference: that would keep the accumulators in memory.
-  const FusedTail& tail = *a.tail;
   const int64_t base = out - a.out_base;
 #pragma GCC unroll 4
   for (int b = 0; b < OB; ++b) {
-    const int64_t channel_off = (a.ob + b) * kLanes;  // this block's 16 channels of a per-channel input
+    const TailRegs tail = LoadTail(*a.tail, (a.ob + b) * kLanes);  // this block's 16 channels
 #pragma GCC unroll 2
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28
       for (int j = 0; j < T; ++j) {
         const int64_t off = b * a.out_ob_stride + r * os + j * kLanes;
-        _mm512_storeu_ps(out + off, ApplyTail(tail, acc[r][j][b], channel_off, base + off));
+        _mm512_storeu_ps(out + off, ApplyTail(tail, acc[r][j][b], base + off));
       }
     }
   }

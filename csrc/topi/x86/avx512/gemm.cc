@@ -52,10 +52,10 @@ void Micro(const Tile& t) {
     }
   }
   if (t.tail != nullptr) {
-    for (int r = 0; r < R; ++r) {
-      for (int v = 0; v < V; ++v) {
-        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail(*t.tail, acc[r][v], t.col + v * 16,
-                                                                t.c_flat + r * t.ldc + v * 16));
+    for (int v = 0; v < V; ++v) {
+      const TailRegs tail = LoadTail(*t.tail, t.col + v * 16);  // columns [col + 16 v, col + 16 v + 16)
+      for (int r = 0; r < R; ++r) {
+        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
       }
     }
     return;
