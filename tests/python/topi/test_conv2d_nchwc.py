@@ -249,6 +249,7 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
     "add r0 r0 in0; add r0 r0 in1; clip r0 r0 -0.5 6",
     "add r0 in1 r0",
     "clip r0 r0 0 6",
+    "add r0 r0 in0; clip r0 r0 6 -1",            # lo > hi: compare and blend, not max then min
     "add r1 r0 in0; add r2 in1 r1; relu r0 r2",  # the lowering's register naming
     "add r1 r0 in0; relu r1 r1; copy r0 r1",     # not a chain ending in r0 by an add or activation: interpreter
 ])
