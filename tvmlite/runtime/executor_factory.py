@@ -127,16 +127,21 @@ class GraphExecutor:
                  "time_ms": float(r["time_ms"])} for r in self._api.profile(self._handle)]
 
 
+_REFERENCE = "relay.backend.reference"
+
+
+def _func_name(node):
+    """A graph node's kernel name (None for inputs, params and malformed nodes: the executor reports those)."""
+    attrs = node.get("attrs")
+    return attrs.get("func_name") if isinstance(attrs, dict) else None
+
+
 class ExecutorFactoryModule:
     """A built model: the graph JSON and the params; ``self["default"](device)`` makes a GraphExecutor."""
 
     def __init__(self, graph_json, params):
         if not isinstance(graph_json, str):
             raise TypeError(f"ExecutorFactoryModule: graph_json must be a str, got {type(graph_json).__name__}")
-        if '"relay.backend.reference"' in graph_json:
-            # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
-            # so loading an all-native model stays quick
-            from ..relay.backend import reference_kernel  # noqa: F401
         self._graph_json = graph_json
         try:
             graph = json.loads(graph_json)
@@ -144,6 +149,10 @@ class ExecutorFactoryModule:
             raise ValueError(f"ExecutorFactoryModule: the graph JSON is malformed: {err}") from None
         if not isinstance(graph, dict):
             raise ValueError("ExecutorFactoryModule: the graph JSON must be an object")
+        if any(_func_name(node) == _REFERENCE for node in graph.get("nodes", ()) if isinstance(node, dict)):
+            # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
+            # so loading an all-native model stays quick
+            from ..relay.backend import reference_kernel  # noqa: F401
         self._graph = convert(graph)
         self._params = {str(k): v if isinstance(v, NDArray) else to_executor_value(v)
                         for k, v in dict(params or {}).items()}

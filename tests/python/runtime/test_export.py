@@ -188,3 +188,31 @@ def test_export_over_a_loaded_file_leaves_the_loaded_model_intact(tmp_path, rng)
     for k, v in loaded.get_params().items():
         np.testing.assert_array_equal(v.numpy(), before[k])
     assert [p.name for p in tmp_path.iterdir()] == ["m"]  # no temporary left behind
+
+
+@pytest.mark.parametrize("native_only", [True, False])
+def test_relay_is_imported_only_for_reference_nodes(tmp_path, rng, native_only):
+    """Loading an all-native model stays quick: tvmlite.relay (the references' home) is imported only when the graph
+    has a relay.backend.reference node, which then runs."""
+    x = relay.var("x", shape=(4, 6))
+    h = relay.nn.relu(x)
+    body = h if native_only else relay.cumsum(h, axis=1)  # cumsum has no native kernel
+    lib = tvmlite.build(relay.Function([x], body), target="cpu")
+    path = tmp_path / "m.tvmlite"
+    lib.export_library(path)
+    script = textwrap.dedent(f"""
+        import sys
+        import numpy as np
+        import tvmlite
+        lib = tvmlite.runtime.load_module({str(path)!r})
+        gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+        x = np.arange(24, dtype="float32").reshape(4, 6) - 10
+        gm.run(x=x)
+        want = np.maximum(x, 0) if {native_only} else np.cumsum(np.maximum(x, 0), axis=1)
+        np.testing.assert_array_equal(gm.get_output(0).numpy(), want)
+        print("tvmlite.relay" in sys.modules)
+    """)
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(not native_only)
