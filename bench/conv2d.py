@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The conv kernels tvmlite.build picks, per conv layer of ResNet-18, ResNet-50 and MobileNetV2, against onnxruntime.
+"""The conv kernels tvmlite.build picks, per conv layer of ResNet-18, ResNet-50 and MobileNetV2, against onnxruntime
+and torch (also its oneDNN path).
 
 Rows: every distinct conv of the three models at batch 1 (224x224 input), listed once with the models using it.
 Columns, for each thread count:
@@ -13,8 +14,11 @@ Columns, for each thread count:
     ort         median latency of an onnxruntime session holding that one Conv (NCHW, weight an initializer,
                 graph optimizations on, intra_op_num_threads = the thread count)
     ort/tvm     the ratio: above 1 means tvmlite is faster
-A torch column is not implemented (a note says so when torch is importable). MobileNetV2's depthwise convs are rows
-only when topi.nn.depthwise_conv2d_nchwc is registered (another kernel); otherwise a note says they were skipped.
+    torch, t/tvm      when torch is installed: torch.nn.Conv2d (+ ReLU) in inference mode, and the ratio
+    mkldnn, m/tvm     the same module through torch.utils.mkldnn (oneDNN's blocked layouts, input and weights
+                      converted once), and the ratio
+MobileNetV2's depthwise convs are rows only when topi.nn.depthwise_conv2d_nchwc is registered (another kernel);
+otherwise a note says they were skipped.
 
 Method: each runtime runs in its own worker process (bench/workers.py), one per runtime and thread count: in one
 process onnxruntime's idle intra-op threads spin ~40 ms after each of its calls (process CPU time measured during a
@@ -56,10 +60,9 @@ try:
 except ImportError:  # pragma: no cover - the bench still shows tvmlite's figures
     ort = None
 
-try:
-    import torch  # noqa: F401
-except ImportError:
-    torch = None
+import importlib.util
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None  # imported only by the torch workers
 
 
 def block_size(c, cap=16):
@@ -218,6 +221,37 @@ class OrtConv:
         return self.y
 
 
+class TorchConv:
+    """torch.nn.Conv2d (+ ReLU) in inference mode; mkldnn: its oneDNN path (torch.utils.mkldnn.to_mkldnn on the
+    module, the input as an mkldnn tensor), as PyTorch serves a CPU model through oneDNN."""
+
+    def __init__(self, layer, x, w, threads, bias=None, mkldnn=False):
+        import torch
+        import torch.utils.mkldnn  # noqa: F401 - a submodule torch does not import itself
+
+        torch.set_num_threads(threads)
+        c, o, h, k, s, g = layer
+        conv = torch.nn.Conv2d(c, o, k, stride=s, padding=k // 2, groups=g, bias=bias is not None)
+        with torch.no_grad():
+            conv.weight.copy_(torch.from_numpy(w))
+            if bias is not None:
+                conv.bias.copy_(torch.from_numpy(bias))
+        module = torch.nn.Sequential(conv, torch.nn.ReLU()) if bias is not None else conv
+        module.eval()
+        self.x = torch.from_numpy(x)
+        if mkldnn:
+            module = torch.utils.mkldnn.to_mkldnn(module)
+            self.x = self.x.to_mkldnn()
+        self.torch, self.module, self.mkldnn, self.y = torch, module, mkldnn, None
+
+    def __call__(self):
+        with self.torch.inference_mode():
+            self.y = self.module(self.x)
+
+    def result(self):
+        return (self.y.to_dense() if self.mkldnn else self.y).numpy()
+
+
 def layer_tensors(layer, bias_relu):
     """x, w and bias (or None) of a layer, seeded by the layer itself: every worker process builds the same ones."""
     c, o, h, k, s, g = layer
@@ -266,6 +300,8 @@ class Worker:
         x, w, bias = layer_tensors(layer, self.opts["bias_relu"])
         if self.runtime == "tvm":
             return TvmliteConv(layer, x, w, bias, winograd=self.opts["winograd"])
+        if self.runtime in ("torch", "mkldnn"):
+            return TorchConv(layer, x, w, self.threads, bias, mkldnn=self.runtime == "mkldnn")
         return OrtConv(layer, x, w, self.threads, bias)
 
     def check(self):
@@ -282,6 +318,7 @@ class Worker:
         """n samples per layer. Each layer's callable is freed before the next one is built: an onnxruntime
         session's threads spin ~40 ms after its last run and would take a core from the next layer's samples."""
         samples = []
+        time.sleep(0.05)  # the previous worker's idle threads (torch's OpenMP ones spin after a call) settle first
         for layer, loops in zip(self.layers, self.loops):
             fn = self.build(layer)
             warm(fn)
@@ -290,16 +327,22 @@ class Worker:
         return samples
 
 
+#: runtime key -> the name in messages; the columns: each one's ms and its ratio to tvmlite's
+RUNTIMES = {"tvm": "tvmlite", "ort": "onnxruntime", "torch": "torch", "mkldnn": "torch oneDNN (mkldnn)"}
+COLUMNS = {"ort": ("ort ms", "ort/tvm"), "torch": ("torch ms", "t/tvm"), "mkldnn": ("mkldnn ms", "m/tvm")}
+
+
 def measure(runtimes, threads, layers, opts, repeat, rounds):
     """{runtime: [samples of each layer]} at one thread count, each runtime in its own process, taking turns;
     layers: (name, layer) pairs."""
     shapes = [layer for _, layer in layers]
     with Workers({rt: (Worker, (rt, threads, shapes, opts)) for rt in runtimes}) as call:
         outputs = {rt: call(rt, "check") for rt in runtimes}
-        for (name, _), got, want in zip(layers, outputs["tvm"], outputs.get("ort", [])):
-            err = np.abs(got - want).max()
-            if err > 1e-3 * max(1.0, float(np.abs(want).max())):
-                raise SystemExit(f"{name}, {threads} thread(s): tvmlite and onnxruntime differ by {err}")
+        for rt in runtimes[1:]:
+            for (name, _), got, want in zip(layers, outputs["tvm"], outputs[rt]):
+                err = np.abs(got - want).max()
+                if err > 1e-3 * max(1.0, float(np.abs(want).max())):
+                    raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {RUNTIMES[rt]} differ by {err}")
         del outputs
         samples = {rt: [[] for _ in layers] for rt in runtimes}
         for r in range(rounds):
@@ -337,16 +380,19 @@ def main():
     if args.isa:
         tvmlite.get_global_func("topi.set_cpu_isa")(args.isa)
     isa = tvmlite.get_global_func("topi.cpu_isa")()
-    runtimes = ["tvm"] + (["ort"] if ort is not None else [])
+    runtimes = ["tvm"] + (["ort"] if ort is not None else []) + (["torch", "mkldnn"] if HAS_TORCH else [])
+    others = runtimes[1:]
     opts = {"isa": args.isa, "bias_relu": args.bias_relu, "winograd": not args.no_winograd,
             "target_ms": args.target_ms}
 
     head = f"{'layer':34s}" + "".join(
-        f" | {t}T tvm ms  GF/s  %pk" + ("   ort ms ort/tvm" if ort else "") for t in threads)
-    print(f"tvmlite's conv kernels ({isa}{', + bias + relu' if args.bias_relu else ''}) vs onnxruntime "
-          f"{ort.__version__ if ort else '(not installed)'}; {args.stat} of {args.repeat} samples of "
-          f"~{args.target_ms:g} ms in {rounds} rounds, each runtime in its own process; "
-          f"peak {args.peak:g} GFLOP/s per thread")
+        f" | {t}T tvm ms  GF/s  %pk" + "".join(f" {COLUMNS[rt][0]:>9s} {COLUMNS[rt][1]:>7s}" for rt in others)
+        for t in threads)
+    versions = [f"onnxruntime {ort.__version__}" if ort else "onnxruntime (not installed)",
+                "torch and its oneDNN path" if HAS_TORCH else "torch (not installed)"]
+    print(f"tvmlite's conv kernels ({isa}{', + bias + relu' if args.bias_relu else ''}) vs {', '.join(versions)}; "
+          f"{args.stat} of {args.repeat} samples of ~{args.target_ms:g} ms in {rounds} rounds, each runtime in its "
+          f"own process; peak {args.peak:g} GFLOP/s per thread")
     print(head)
     print("-" * len(head), flush=True)
     # The workers' numpy (packing, Winograd weight transforms) on one thread: OpenBLAS's idle threads spin ~0.1 s
@@ -358,28 +404,25 @@ def main():
         samples = measure(runtimes, t, layers, opts, args.repeat, rounds)
         for rt in runtimes:
             figures[t, rt] = [stat(s) for s in samples[rt]]
-    ratios = {t: [] for t in threads}
+    ratios = {(t, rt): [] for t in threads for rt in others}
     for i, (name, layer) in enumerate(layers):
         line = f"{name[:32]:32s} {'w' if not args.no_winograd and winograd_tile(layer) else ' '}"
         for t in threads:
             tvm_s = figures[t, "tvm"][i]
             gflops = 2 * macs(layer) / tvm_s / 1e9
             line += f" | {tvm_s * 1e3:9.3f} {gflops:5.0f} {100 * gflops / args.peak / t:4.0f}"
-            if ort is not None:
-                ort_s = figures[t, "ort"][i]
-                ratios[t].append(ort_s / tvm_s)
-                line += f" {ort_s * 1e3:8.3f} {ort_s / tvm_s:7.2f}"
+            for rt in others:
+                other_s = figures[t, rt][i]
+                ratios[t, rt].append(other_s / tvm_s)
+                line += f" {other_s * 1e3:9.3f} {other_s / tvm_s:7.2f}"
         print(line)
-    if ort is not None:
-        for t in threads:
-            if ratios[t]:
-                r = np.array(ratios[t])
-                print(f"{t} thread(s): ort/tvmlite geomean {np.exp(np.log(r).mean()):.2f}, min {r.min():.2f}, "
-                      f"layers where tvmlite is slower: {int((r < 1).sum())} of {len(r)}")
+    for (t, rt), r in ratios.items():
+        if r:
+            r = np.array(r)
+            print(f"{t} thread(s): {RUNTIMES[rt]}/tvmlite geomean {np.exp(np.log(r).mean()):.2f}, min {r.min():.2f}, "
+                  f"layers where tvmlite is slower: {int((r < 1).sum())} of {len(r)}")
     if skipped:
         print(f"skipped {len(skipped)} depthwise layers: topi.nn.depthwise_conv2d_nchwc is not registered")
-    if torch is not None:
-        print("(torch is importable; a torch column is not implemented yet)")
 
 
 if __name__ == "__main__":
