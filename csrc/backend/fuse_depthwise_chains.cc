@@ -79,6 +79,21 @@ bool IsPointwise(const std::vector<GNode>& nodes, const GNode& n) {
          AllEqual(Ints(a, "groups", {1}), 1);
 }
 
+/*!
+ * \brief Whether a stage's epilogue inputs (its inputs after data and weight) are constant over the batch, rows and
+ * columns: the chain kernel runs an expand or (before a project) depthwise epilogue on its row scratch only then.
+ */
+bool PerChannelEpilogue(const std::vector<GNode>& nodes, const GNode& n) {
+  for (size_t i = 2; i < n.inputs.size(); ++i) {
+    const std::vector<int64_t> shape = ShapeOf(nodes[n.inputs[i].node].out_types[n.inputs[i].index]);
+    const size_t rank = shape.size();
+    for (size_t axis : {0, 2, 3}) {  // N, H, W of (N, C/c, H, W, c), right-aligned
+      if (rank + axis >= 5 && shape[rank + axis - 5] != 1) return false;
+    }
+  }
+  return true;
+}
+
 /*! \brief The chain's attrs: "stages" and each stage's attrs under its prefix. */
 Map<String, Any> ChainAttrs(const std::vector<std::pair<std::string, const GNode*>>& stages) {
   Map<String, Any> attrs;
@@ -114,10 +129,11 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
     std::vector<int64_t> data, weight, out;
     if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out)) continue;
     const int64_t producer = dw.inputs[0].node;
-    const bool expand = uses[producer] == 1 && IsPointwise(nodes, nodes[producer]) && !removed[producer];
+    const bool expand = uses[producer] == 1 && IsPointwise(nodes, nodes[producer]) && !removed[producer] &&
+                        PerChannelEpilogue(nodes, nodes[producer]);
     const int64_t consumer = uses[i] == 1 ? reader[i] : -1;
     const bool project = consumer >= 0 && nodes[consumer].inputs[0].node == static_cast<int64_t>(i) &&
-                         IsPointwise(nodes, nodes[consumer]);
+                         IsPointwise(nodes, nodes[consumer]) && PerChannelEpilogue(nodes, dw);
     if (!expand && !project) continue;
     const auto strides = Ints(dw.kernel_attrs, "strides", {1});
     const auto dilation = Ints(dw.kernel_attrs, "dilation", {1});

@@ -2,7 +2,7 @@
  * \file graph_codegen.cc
  * \brief relay.backend.LowerToGraph: a typed module whose main is a dataflow graph -> TVM's graph JSON + params.
  *
- *   res = LowerToGraph(mod)      // {"graph_json": str, "params": {"p0": NDArray, ...}}
+ *   res = LowerToGraph(mod, depthwise_chains)   // {"graph_json": str, "params": {"p0": NDArray, ...}}
  *
  * Algorithm. Walk main's body in post-order (not into functions); every value becomes a list of graph entries (a
  * tuple-typed value one per field, flattened; any other value one):
@@ -30,6 +30,7 @@
  *                        constant arguments become params: weights stay out of the JSON); the Python factory
  *                        (tvmlite/relay/backend/reference_kernel.py) evaluates it with the ops' references and
  *                        returns its outputs (the flattened list), which the executor stores.
+ * With depthwise_chains, depthwise nodes then merge with their 1x1 conv neighbours (fuse_depthwise_chains.h).
  * Then the memory plan (memory_plan.h) gives native outputs storage ids.
  *
  * Graph JSON (TVM's): nodes [{op: "null"|"tvm_op", name, inputs: [[node, index, 0]...], attrs: {func_name,
@@ -224,14 +225,15 @@ struct Group {
 
 class GraphBuilder {
  public:
-  explicit GraphBuilder(const IRModule& mod) : main_(mod->Lookup("main")) {}
+  GraphBuilder(const IRModule& mod, bool depthwise_chains)
+      : main_(mod->Lookup("main")), depthwise_chains_(depthwise_chains) {}
 
   Map<String, Any> Run() {
     FindFirstFieldOnly();
     for (const Var& p : main_->params) main_params_.insert(p.get());
     for (const Var& p : main_->params) Lower(p);  // inputs first, in main's order (unused ones too)
     std::vector<Entry> heads = Lower(main_->body);
-    FuseDepthwiseChains(&nodes_, &arg_nodes_, &input_nodes_, &heads);
+    if (depthwise_chains_) FuseDepthwiseChains(&nodes_, &arg_nodes_, &input_nodes_, &heads);
     return Finish(heads);
   }
 
@@ -1022,6 +1024,7 @@ class GraphBuilder {
   }
 
   Function main_;
+  bool depthwise_chains_;
   // Snapshots taken per lowering: attributes registered later (a test's kernel) are seen by the next build.
   OpAttrMap<runtime::Function> epilogue_rules_{"FTVMLiteEpilogue"};
   OpAttrMap<String> kernels_{"FTVMLiteKernel"};
@@ -1037,8 +1040,8 @@ class GraphBuilder {
   Map<String, Any> params_;
 };
 
-TVMLITE_REGISTER_GLOBAL("relay.backend.LowerToGraph").set_body_typed([](IRModule mod) {
-  return GraphBuilder(mod).Run();
+TVMLITE_REGISTER_GLOBAL("relay.backend.LowerToGraph").set_body_typed([](IRModule mod, bool depthwise_chains) {
+  return GraphBuilder(mod, depthwise_chains).Run();
 });
 
 }  // namespace

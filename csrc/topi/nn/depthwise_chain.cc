@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -283,9 +284,11 @@ struct Banded {
   const float* x;
   float* y;
   const float* weight[3];
-  const FusedTail* expand_tail;  // null: plain store
+  const FusedTail* expand_tail;      // null: plain store
+  const BoundEpilogue* expand_bound;  // the expand's epilogue when not in registers, on the scratch's layout
   const float* dw_bias;
   float dw_lo, dw_hi;
+  const BoundEpilogue* dw_bound;  // the depthwise's when not in registers: on the scratch's layout, or on out's
   FusedTail project_tail;
   bool project_in_registers;
   const BoundEpilogue* project_bound;
@@ -338,6 +341,11 @@ void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, flo
         Conv2DTensors io{b.x + (n * s.CB * s.H + from) * s.W * s.ic, b.weight[kExpand],
                          exp + (from - lo) * s.W * L, nullptr, nullptr, b.expand_tail};
         Conv2DNCHWcAVX512(wl, plan, io, 0, plan.num_items);
+        if (b.expand_bound != nullptr) {  // on the rows just computed, per plane (still in L1 / L2)
+          for (int64_t p = 0; p < s.EB; ++p) {
+            b.expand_bound->Apply(exp, p * exp_plane + (from - lo) * s.W * L, (hi - from) * s.W * L);
+          }
+        }
       }
       have_lo = lo, have_hi = std::max(hi, from);
     }
@@ -360,6 +368,13 @@ void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, flo
         row.prefetch = oh + 1 < r1 && first <= last ? row.in + first * s.W * L : nullptr;
         row.prefetch_len = row.prefetch ? (last - first + 1) * s.W * L : 0;
         DepthwiseRowAVX512(row);
+      }
+      if (b.dw_bound != nullptr) {
+        if (project) {
+          b.dw_bound->Apply(dw, p * dw_plane, (r1 - r0) * s.OW * L);
+        } else {
+          b.dw_bound->Apply(b.y, ((n * s.EB + p) * s.OH + r0) * s.OW * L, (r1 - r0) * s.OW * L);
+        }
       }
     }
     if (project) {
@@ -393,6 +408,18 @@ bool StageTail(const Epilogue& program, const std::vector<NDArray>& inputs, cons
   return program.empty() || MatchFusedTail(program, inputs, out_shape, ConvChannelShape(out_shape), tail);
 }
 
+/*! \brief Whether every epilogue input is constant over the batch, rows and columns (right-aligned to rank 5). */
+bool PerChannel(const std::vector<NDArray>& inputs) {
+  for (const NDArray& in : inputs) {
+    const std::vector<int64_t> shape = in.Shape();
+    const size_t rank = shape.size();
+    for (size_t axis : {0, 2, 3}) {  // N, H, W of (N, C/c, H, W, c)
+      if (rank + axis >= 5 && shape[rank + axis - 5] != 1) return false;
+    }
+  }
+  return true;
+}
+
 /*! \brief The banded path, when it applies (false: the caller runs the stages whole). */
 bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
   const relay::Window<2>& win = cfg.window;
@@ -407,19 +434,37 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   b.rows_cap = std::min(s.H, (band - 1) * win.stride[0] + reach + 1);
   b.x = a.x, b.y = a.y;
   for (int st = 0; st < 3; ++st) b.weight[st] = a.w[st];
+  // The expand's and depthwise's epilogues: in registers when they are register tails; else the interpreter on each
+  // band's rows, bound to the scratch's layout, which only inputs constant over the rows and columns allow (a
+  // per-channel bias or scale; a full-shape input would be read at the scratch's offsets).
   FusedTail expand_tail;
+  BoundEpilogue expand_bound, dw_bound;
   if (cfg.has[kExpand]) {
-    if (!StageTail(cfg.epilogue[kExpand], a.epi_inputs[kExpand], {s.N, s.EB, s.H, s.W, 16}, &expand_tail) ||
-        expand_tail.add_kind[0] == FusedTail::kFull || expand_tail.add_kind[1] == FusedTail::kFull) {
-      return false;  // a full-shape input is read at the whole tensor's offsets, not the scratch's
+    const std::vector<int64_t> shape{s.N, s.EB, s.H, s.W, 16};
+    if (StageTail(cfg.epilogue[kExpand], a.epi_inputs[kExpand], shape, &expand_tail) &&
+        expand_tail.add_kind[0] != FusedTail::kFull && expand_tail.add_kind[1] != FusedTail::kFull) {
+      b.expand_tail = cfg.epilogue[kExpand].empty() ? nullptr : &expand_tail;
+    } else if (PerChannel(a.epi_inputs[kExpand])) {
+      expand_bound = cfg.epilogue[kExpand].Bind({1, s.EB, b.rows_cap, s.W, 16}, a.epi_inputs[kExpand], kName);
+      b.expand_bound = &expand_bound;
+    } else {
+      return false;
     }
-    b.expand_tail = cfg.epilogue[kExpand].empty() ? nullptr : &expand_tail;
   }
   FusedTail dw_tail;
   const std::vector<int64_t> dw_shape{s.N, s.EB, s.OH, s.OW, 16};
+  b.dw_lo = -std::numeric_limits<float>::infinity(), b.dw_hi = std::numeric_limits<float>::infinity();
   if (!StageTail(cfg.epilogue[kDepthwise], a.epi_inputs[kDepthwise], dw_shape, &dw_tail) ||
       !DepthwiseRowTail(dw_tail, &b.dw_bias, &b.dw_lo, &b.dw_hi)) {
-    return false;
+    b.dw_bias = nullptr;
+    if (!cfg.has[kProject]) {
+      dw_bound = cfg.epilogue[kDepthwise].Bind(dw_shape, a.epi_inputs[kDepthwise], kName);  // on out's rows
+    } else if (PerChannel(a.epi_inputs[kDepthwise])) {
+      dw_bound = cfg.epilogue[kDepthwise].Bind({1, s.EB, band, s.OW, 16}, a.epi_inputs[kDepthwise], kName);
+    } else {
+      return false;
+    }
+    b.dw_bound = &dw_bound;
   }
   BoundEpilogue project_bound;
   if (cfg.has[kProject]) {

@@ -17,20 +17,24 @@ CHAIN = "topi.nn.depthwise_chain_nchwc"
 AVX512 = tvmlite.get_global_func("topi.cpu_isa")() == "avx512"
 
 
-def block(c, e, size, extra_outputs=(), seed=0):
-    """ONNX: x -> Conv1x1(e) -> Clip(0, 6) -> depthwise 3x3 -> Clip(0, 6) -> Conv1x1(c) -> + x."""
+def block(c, e, size, extra_outputs=(), seed=0, act="relu6", k=3):
+    """ONNX: x -> Conv1x1(e) -> act -> depthwise kxk -> act -> Conv1x1(c) -> + x; act relu6 (MobileNetV2's, a Clip)
+    or silu (EfficientNet's, x * Sigmoid(x))."""
     rng = np.random.default_rng(seed)
 
     def init(name, *shape, scale=1.0):
         return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
 
-    inits = [init("w1", e, c, 1, 1, scale=c ** -0.5), init("b1", e), init("w2", e, 1, 3, 3, scale=1 / 3),
+    inits = [init("w1", e, c, 1, 1, scale=c ** -0.5), init("b1", e), init("w2", e, 1, k, k, scale=1 / k),
              init("b2", e), init("w3", c, e, 1, 1, scale=e ** -0.5), init("b3", c),
              numpy_helper.from_array(np.float32(0), "lo"), numpy_helper.from_array(np.float32(6), "hi")]
-    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["e1"]),
-             helper.make_node("Clip", ["e1", "lo", "hi"], ["a1"]),
-             helper.make_node("Conv", ["a1", "w2", "b2"], ["e2"], group=e, pads=[1, 1, 1, 1]),
-             helper.make_node("Clip", ["e2", "lo", "hi"], ["a2"]),
+    def activation(src, dst):
+        if act == "relu6":
+            return [helper.make_node("Clip", [src, "lo", "hi"], [dst])]
+        return [helper.make_node("Sigmoid", [src], [dst + "_s"]), helper.make_node("Mul", [src, dst + "_s"], [dst])]
+
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["e1"]), *activation("e1", "a1"),
+             helper.make_node("Conv", ["a1", "w2", "b2"], ["e2"], group=e, pads=[k // 2] * 4), *activation("e2", "a2"),
              helper.make_node("Conv", ["a2", "w3", "b3"], ["e3"]),
              helper.make_node("Add", ["e3", "x"], ["y"])]
     shapes = {"a1": (1, e, size, size), "a2": (1, e, size, size)}
@@ -71,6 +75,14 @@ def test_inverted_bottleneck_chains(extra, stages):
     assert got == (stages if AVX512 else [])
 
 
+@pytest.mark.parametrize("k", [3, 5])
+def test_silu_blocks_chain(k):
+    """EfficientNet's MBConv (SiLU, 3x3 or 5x5 depthwise): its epilogues are not register tails; the chain runs them
+    with the interpreter on each band's rows."""
+    got = build_and_compare(block(24, 144, 56, act="silu", k=k))
+    assert got == (["expand,depthwise,project"] if AVX512 else [])
+
+
 def test_small_maps_stay_apart():
     assert build_and_compare(block(32, 96, 14)) == []  # 75 KB intermediates: they stay in L2 anyway
 
@@ -82,3 +94,14 @@ def test_mobilenet_v2_chains():
         assert "expand,depthwise,project" in stages
     else:
         assert stages == []
+
+
+@pytest.mark.parametrize("ctx, chains", [
+    (dict(opt_level=3), True),
+    (dict(opt_level=3, disabled_pass=["FuseDepthwiseChains"]), False),
+    (dict(opt_level=2), False),
+])
+def test_pass_context_controls_chains(ctx, chains):
+    with tvmlite.transform.PassContext(**ctx):
+        got = build_and_compare(block(24, 144, 56))
+    assert got == (["expand,depthwise,project"] if chains and AVX512 else [])

@@ -188,12 +188,18 @@ def test_chain_equals_stages_and_reference(case, isa, threads):
     {"project": "add r1 r0 in0; add r0 r1 in1"},                  # bias + residual: registers, at y's offsets
     {"project": "add r1 r0 in0; add r0 r1 in1; relu r0 r0"},
     {"project": "add r0 r0 in0; sigmoid r0 r0"},                  # the interpreter, on each band's rows
-    {"expand": "add r0 r0 in0; sigmoid r0 r0"},                   # not in registers: the stages run whole
+    {"expand": "add r0 r0 in0; silu r0 r0", "depthwise": "add r0 r0 in0; silu r0 r0"},  # EfficientNet's: the
+    {"expand": "add r0 r0 in0; hard_swish r0 r0"},                # interpreter on each band's scratch rows
     {"expand": "add r0 r0 in0; add r0 r0 in1"},                   # a full-shape input: the stages run whole
+    {"depthwise": "add r0 r0 in0; add r0 r0 in1"},
     {"expand": "", "depthwise": "relu r0 r0", "project": ""},
-], ids=["residual", "residual-relu", "project-sigmoid", "expand-sigmoid", "expand-full", "bare"])
-def test_chain_epilogues(epilogues, threads):
-    chain = Chain(np.random.default_rng(5), FULL, 1, 16, 40, 40, 160, 32, epilogues=epilogues)
+], ids=["residual", "residual-relu", "project-sigmoid", "silu", "hard-swish", "expand-full", "depthwise-full",
+        "bare"])
+@pytest.mark.parametrize("stages", [FULL, ("expand", "depthwise")], ids=["e-d-p", "e-d"])
+def test_chain_epilogues(epilogues, stages, threads):
+    if "project" not in stages:
+        epilogues = {k: v for k, v in epilogues.items() if k != "project"}
+    chain = Chain(np.random.default_rng(5), stages, 1, 16, 40, 40, 160, 32, epilogues=epilogues)
     np.testing.assert_array_equal(chain.run_chain(), chain.run_stages())
 
 

@@ -57,8 +57,14 @@ def optimize(mod):
 
 
 def lower(mod):
-    """(graph_json, params) of a typed module whose main is a dataflow graph (relay.backend.LowerToGraph)."""
-    res = _ffi_api.__getattr__("backend.LowerToGraph")(mod)
+    """(graph_json, params) of a typed module whose main is a dataflow graph (relay.backend.LowerToGraph). Under a
+    PassContext of opt_level >= 3 (or none) that does not disable "FuseDepthwiseChains", depthwise convs merge with
+    the 1x1 convs around them (csrc/backend/fuse_depthwise_chains.h)."""
+    from ...ir.transform import PassContext
+
+    ctx = PassContext.current()
+    chains = PassContext.is_default() or (ctx.opt_level >= 3 and "FuseDepthwiseChains" not in ctx.disabled_pass)
+    res = _ffi_api.__getattr__("backend.LowerToGraph")(mod, chains)
     return str(res["graph_json"]), {str(k): v for k, v in res["params"].items()}
 
 
