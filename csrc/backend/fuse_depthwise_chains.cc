@@ -94,6 +94,12 @@ bool PerChannelEpilogue(const std::vector<GNode>& nodes, const GNode& n) {
   return true;
 }
 
+/*! \brief The channel block of a node's (5-D) output, 0 when it has none. */
+int64_t OutBlock(const GNode& n) {
+  const std::vector<int64_t> shape = ShapeOf(n.out_types[0]);
+  return shape.size() == 5 ? shape[4] : 0;
+}
+
 /*! \brief The chain's attrs: "stages" and each stage's attrs under its prefix. */
 Map<String, Any> ChainAttrs(const std::vector<std::pair<std::string, const GNode*>>& stages) {
   Map<String, Any> attrs;
@@ -127,13 +133,15 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
   for (size_t i = 0; i < nodes.size(); ++i) {
     const GNode& dw = nodes[i];
     std::vector<int64_t> data, weight, out;
-    if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out)) continue;
+    // The banded path's blocks: 16 channels through the chain, 8 or 16 out of a project.
+    if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out) || data[4] != 16) continue;
     const int64_t producer = dw.inputs[0].node;
     const bool expand = uses[producer] == 1 && IsPointwise(nodes, nodes[producer]) && !removed[producer] &&
                         PerChannelEpilogue(nodes, nodes[producer]);
     const int64_t consumer = uses[i] == 1 ? reader[i] : -1;
     const bool project = consumer >= 0 && nodes[consumer].inputs[0].node == static_cast<int64_t>(i) &&
-                         IsPointwise(nodes, nodes[consumer]) && PerChannelEpilogue(nodes, dw);
+                         IsPointwise(nodes, nodes[consumer]) && PerChannelEpilogue(nodes, dw) &&
+                         OutBlock(nodes[consumer]) % 8 == 0 && OutBlock(nodes[consumer]) <= 16;
     if (!expand && !project) continue;
     const auto strides = Ints(dw.kernel_attrs, "strides", {1});
     const auto dilation = Ints(dw.kernel_attrs, "dilation", {1});
