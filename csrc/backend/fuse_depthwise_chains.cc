@@ -100,6 +100,13 @@ int64_t OutBlock(const GNode& n) {
   return shape.size() == 5 ? shape[4] : 0;
 }
 
+/*! \brief A conv of one group on blocked tensors: a 1x1 expansion, or a network's stem before its first depthwise. */
+bool IsExpand(const std::vector<GNode>& nodes, const GNode& n) {
+  std::vector<int64_t> data, weight, out;
+  return n.func_name == kConv && BlockedShapes(nodes, n, &data, &weight, &out) &&
+         AllEqual(Ints(n.kernel_attrs, "groups", {1}), 1);
+}
+
 /*! \brief The chain's attrs: "stages" and each stage's attrs under its prefix. */
 Map<String, Any> ChainAttrs(const std::vector<std::pair<std::string, const GNode*>>& stages) {
   Map<String, Any> attrs;
@@ -136,7 +143,7 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
     // The banded path's blocks: 16 channels through the chain, 8 or 16 out of a project.
     if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out) || data[4] != 16) continue;
     const int64_t producer = dw.inputs[0].node;
-    const bool expand = uses[producer] == 1 && IsPointwise(nodes, nodes[producer]) && !removed[producer] &&
+    const bool expand = uses[producer] == 1 && IsExpand(nodes, nodes[producer]) && !removed[producer] &&
                         PerChannelEpilogue(nodes, nodes[producer]);
     const int64_t consumer = uses[i] == 1 ? reader[i] : -1;
     const bool project = consumer >= 0 && nodes[consumer].inputs[0].node == static_cast<int64_t>(i) &&

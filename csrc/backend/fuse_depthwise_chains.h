@@ -6,9 +6,9 @@
  *
  *   FuseDepthwiseChains(&nodes, &arg_nodes, &input_nodes, &heads);   // before the memory plan
  *
- * A neighbour joins when it is a native topi.nn.conv2d_nchwc node of a 1x1 kernel (stride 1, no padding, one
- * group) on blocked data, and the tensor between it and the depthwise has no other reader (and is no output of the
- * graph). The chain forms only where topi.nn.depthwise_chain_band says banding pays (AVX-512, an intermediate
+ * A neighbour joins when it is a native topi.nn.conv2d_nchwc node on blocked data, of one group (before the
+ * depthwise: a 1x1 expansion or the network's strided stem) or a 1x1 kernel with stride 1 and no padding (after it),
+ * and the tensor between it and the depthwise has no other reader (and is no output of the graph). The chain forms only where topi.nn.depthwise_chain_band says banding pays (AVX-512, an intermediate
  * larger than L2) and the chain kernel's factory accepts the stages' attrs. Node ids are renumbered.
  */
 #ifndef TVMLITE_BACKEND_FUSE_DEPTHWISE_CHAINS_H_

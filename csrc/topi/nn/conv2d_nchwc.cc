@@ -459,6 +459,12 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   return plan;
 }
 
+int64_t Conv2DPaddedSize(const Conv2DWorkload& wl) { return PaddedSize(wl); }
+
+Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float* dst) {
+  return HasPadding(wl) ? PadInput(wl, data, dst) : wl;
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
   KernelAttrs attrs(kName, attrs_in);
   ConvParams params = ParseParams(attrs);

@@ -12,11 +12,12 @@
  *   f(data, w_expand, b_expand, w_depthwise, b_depthwise, w_project, b_project, residual, out)
  *
  * Stages: "expand,depthwise,project", "depthwise,project" or "expand,depthwise". A stage's attrs are its own
- * kernel's, prefixed by its name: topi.nn.conv2d_nchwc for expand and project (1x1 convolutions: stride 1, no
- * padding, one group) and topi.nn.depthwise_conv2d_nchwc. Arguments: data, then per stage its weight and its
- * epilogue's inputs, then out. Shapes (NCHW{c}c):
- *   data     (N, C/ic, H, W, ic)
- *   expand   (E/ec, C/ic, 1, 1, ic, ec)      without expand: E = C, ec = ic
+ * kernel's, prefixed by its name: topi.nn.conv2d_nchwc for expand (one group: a 1x1 expansion, or a network's
+ * strided stem before its first depthwise) and project (a 1x1 convolution: stride 1, no padding, one group), and
+ * topi.nn.depthwise_conv2d_nchwc. Arguments: data, then per stage its weight and its epilogue's inputs, then out.
+ * Shapes (NCHW{c}c):
+ *   data     (N, C/ic, XH, XW, ic)
+ *   expand   (E/ec, C/ic, KH', KW', ic, ec)  its output (N, E/ec, H, W, ec); without expand: E = C, ec = ic, H = XH
  *   depthwise (E/ec, 1, KH, KW, 1, ec)
  *   project  (O/oc, E/ec, 1, 1, ec, oc)
  *   out      (N, O/oc, OH, OW, oc)           without project: (N, E/ec, OH, OW, ec)
@@ -24,8 +25,9 @@
  * Banded path (AVX-512, ec = 16; the expand and depthwise epilogues register tails of per-channel adds and relu /
  * clip): each thread takes a contiguous range of one image's output rows and walks it in bands of B rows
  * (DepthwiseChainBand: the scratch of one band fits half of L2). Per band,
- *   1. expand: the input rows the band's depthwise reads, into a scratch of E channels; the rows the previous band
- *      already computed (KH - stride of them) are moved to the top instead of recomputed;
+ *   1. expand: the input rows the band's depthwise reads, into a scratch of E channels (from a zero-padded copy of
+ *      data, made once per call, when the expand pads); the rows the previous band already computed (KH - stride of
+ *      them) are moved to the top instead of recomputed;
  *   2. depthwise: from that scratch (without expand: from data) into a second scratch of B rows (without project:
  *      into out);
  *   3. project: from the second scratch into the band's rows of out, its epilogue (bias, residual) in registers, or
@@ -115,9 +117,16 @@ void CheckPointwise(const KernelAttrs& attrs, const char* stage) {
       << "and one group";
 }
 
+/*! \brief The expand stage: any window, one group (a grouped expansion is not one the chain computes). */
+void CheckExpand(const KernelAttrs& attrs) {
+  TVMLITE_CHECK_KIND(attrs.GetInt("groups", 1) == 1, ValueError)
+      << kName << ": the expand stage must have one group, got " << attrs.GetInt("groups", 1);
+}
+
 struct ChainConfig {
   bool has[3] = {false, true, false};
-  relay::Window<2> window;  // the depthwise's
+  relay::Window<2> window;         // the depthwise's
+  relay::Window<2> expand_window;  // the expand's (stride 1, no padding for a 1x1 expansion)
   Epilogue epilogue[3];
   Function kernel[3];  // the stage kernels, for the unbanded path
 };
@@ -146,6 +155,9 @@ ChainConfig ParseConfig(const Map<String, Any>& attrs_in) {
     KernelAttrs sa(kName, stage_attrs);
     if (s == kDepthwise) {
       cfg.window = KernelWindow(sa);
+    } else if (s == kExpand) {
+      CheckExpand(sa);
+      cfg.expand_window = KernelWindow(sa);
     } else {
       CheckPointwise(sa, kStageNames[s]);
     }
@@ -167,8 +179,10 @@ struct ChainArgs {
 
 /*! \brief The dims of one call, every tensor checked against the others. */
 struct ChainShape {
-  int64_t N, CB, H, W, ic;   // data
-  int64_t EB, ec;            // the depthwise's channel blocks
+  int64_t N, CB, XH, XW, ic;  // data
+  int64_t EKH, EKW;           // the expand's kernel (1 x 1 without expand)
+  int64_t H, W;               // the depthwise's input: the expand's output (data's without expand)
+  int64_t EB, ec;             // the depthwise's channel blocks
   int64_t KH, KW, OH, OW;
   int64_t OB, oc;            // out's channel blocks (EB, ec without project)
 };
@@ -183,7 +197,8 @@ ChainShape CheckShapes(const ChainConfig& cfg, const ChainArgs& a) {
   ChainShape s{};
   const std::vector<int64_t> d = a.data.Shape();
   if (d.size() != 5) Fail("data", a.data, "(N, C/ic, H, W, ic)");
-  s.N = d[0], s.CB = d[1], s.H = d[2], s.W = d[3], s.ic = d[4];
+  s.N = d[0], s.CB = d[1], s.XH = d[2], s.XW = d[3], s.ic = d[4];
+  s.H = s.XH, s.W = s.XW, s.EKH = s.EKW = 1;
   s.EB = s.CB, s.ec = s.ic;
   auto dims = [](std::initializer_list<int64_t> v) {
     std::ostringstream os;
@@ -192,11 +207,18 @@ ChainShape CheckShapes(const ChainConfig& cfg, const ChainArgs& a) {
   };
   if (cfg.has[kExpand]) {
     const std::vector<int64_t> w = a.weight[kExpand].Shape();
-    if (w.size() != 6 || w[1] != s.CB || w[2] != 1 || w[3] != 1 || w[4] != s.ic || w[5] < 1) {
-      Fail("the expand weight", a.weight[kExpand], "(E/ec, " + std::to_string(s.CB) + ", 1, 1, " +
+    if (w.size() != 6 || w[1] != s.CB || w[2] < 1 || w[3] < 1 || w[4] != s.ic || w[5] < 1) {
+      Fail("the expand weight", a.weight[kExpand], "(E/ec, " + std::to_string(s.CB) + ", KH, KW, " +
                                                        std::to_string(s.ic) + ", ec)");
     }
-    s.EB = w[0], s.ec = w[5];
+    s.EB = w[0], s.ec = w[5], s.EKH = w[2], s.EKW = w[3];
+    const relay::Window<2>& ew = cfg.expand_window;
+    const int64_t span_h = s.XH + ew.pad_begin[0] + ew.pad_end[0] - ew.dilation[0] * (s.EKH - 1) - 1;
+    const int64_t span_w = s.XW + ew.pad_begin[1] + ew.pad_end[1] - ew.dilation[1] * (s.EKW - 1) - 1;
+    TVMLITE_CHECK_KIND(span_h >= 0 && span_w >= 0, ValueError)
+        << kName << ": the " << s.EKH << "x" << s.EKW << " expand kernel does not fit the padded " << s.XH << "x"
+        << s.XW << " input";
+    s.H = span_h / ew.stride[0] + 1, s.W = span_w / ew.stride[1] + 1;
   }
   const std::vector<int64_t> w = a.weight[kDepthwise].Shape();
   if (w.size() != 6 || w[0] != s.EB || w[1] != 1 || w[4] != 1 || w[5] != s.ec) {
@@ -281,7 +303,9 @@ struct Banded {
   const ChainConfig* cfg;
   ChainShape s;
   int64_t band, rows_cap;  // output rows per band; input rows the expand scratch holds
-  const float* x;
+  const float* x;   // data
+  const float* xp;  // the expand's input: data, or its zero-padded copy when the expand pads
+  int64_t xp_h, xp_w;  // xp's rows and columns
   float* y;
   const float* weight[3];
   const FusedTail* expand_tail;      // null: plain store
@@ -304,6 +328,21 @@ Conv2DWorkload PointwiseRows(int64_t in_channels, int64_t ic, int64_t out_channe
   wl.in_channels = in_channels, wl.in_block = ic, wl.in_height = rows, wl.in_width = width;
   wl.out_channels = out_channels, wl.out_block = oc, wl.out_height = rows, wl.out_width = width;
   wl.in_plane_stride = in_plane, wl.out_plane_stride = out_plane;
+  return wl;
+}
+
+/*! \brief The expand conv's output rows [from, hi) of one image, read from the (padded) input xp. */
+Conv2DWorkload ExpandRows(const Banded& b, int64_t from, int64_t hi, int64_t out_plane) {
+  const ChainShape& s = b.s;
+  const relay::Window<2>& ew = b.cfg->expand_window;
+  Conv2DWorkload wl;
+  wl.batch = 1;
+  wl.in_channels = s.CB * s.ic, wl.in_block = s.ic;
+  wl.in_height = (hi - from - 1) * ew.stride[0] + (s.EKH - 1) * ew.dilation[0] + 1, wl.in_width = b.xp_w;
+  wl.out_channels = s.EB * 16, wl.out_block = 16, wl.out_height = hi - from, wl.out_width = s.W;
+  wl.kernel_h = s.EKH, wl.kernel_w = s.EKW;
+  wl.stride_h = ew.stride[0], wl.stride_w = ew.stride[1], wl.dilation_h = ew.dilation[0], wl.dilation_w = ew.dilation[1];
+  wl.in_plane_stride = b.xp_h * b.xp_w * s.ic, wl.out_plane_stride = out_plane;
   return wl;
 }
 
@@ -335,10 +374,10 @@ void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, flo
         from = have_hi;
       }
       if (hi > from) {
-        const Conv2DWorkload wl = PointwiseRows(s.CB * s.ic, s.ic, s.EB * L, L, hi - from, s.W,
-                                                s.H * s.W * s.ic, exp_plane);
+        const Conv2DWorkload wl = ExpandRows(b, from, hi, exp_plane);
         const Conv2DPlan plan = PlanConv2D(wl, 16, 32, 2);
-        Conv2DTensors io{b.x + (n * s.CB * s.H + from) * s.W * s.ic, b.weight[kExpand],
+        const int64_t first_row = from * b.cfg->expand_window.stride[0];  // in xp
+        Conv2DTensors io{b.xp + (n * s.CB * b.xp_h + first_row) * b.xp_w * s.ic, b.weight[kExpand],
                          exp + (from - lo) * s.W * L, nullptr, nullptr, b.expand_tail};
         Conv2DNCHWcAVX512(wl, plan, io, 0, plan.num_items);
         if (b.expand_bound != nullptr) {  // on the rows just computed, per plane (still in L1 / L2)
@@ -354,7 +393,7 @@ void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, flo
       if (expand) {
         row.in = exp + p * exp_plane, row.H = have_hi - have_lo;
       } else {
-        row.in = b.x + (n * s.CB + p) * s.H * s.W * L, row.H = s.H;
+        row.in = b.x + (n * s.CB + p) * s.XH * s.XW * L, row.H = s.H;
       }
       const int64_t origin = expand ? have_lo : 0;  // the image row of row.in's row 0
       row.weight = b.weight[kDepthwise] + p * s.KH * s.KW * L;
@@ -432,8 +471,28 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   b.s = s;
   b.band = band;
   b.rows_cap = std::min(s.H, (band - 1) * win.stride[0] + reach + 1);
-  b.x = a.x, b.y = a.y;
+  b.x = b.xp = a.x, b.y = a.y;
+  b.xp_h = s.XH, b.xp_w = s.XW;
   for (int st = 0; st < 3; ++st) b.weight[st] = a.w[st];
+  if (cfg.has[kExpand]) {  // the expand's input zero-padded once, as topi.nn.conv2d_nchwc's fast paths take it
+    const relay::Window<2>& ew = cfg.expand_window;
+    Conv2DWorkload whole;
+    whole.batch = s.N;
+    whole.in_channels = s.CB * s.ic, whole.in_block = s.ic, whole.in_height = s.XH, whole.in_width = s.XW;
+    whole.out_channels = s.EB * 16, whole.out_block = 16, whole.out_height = s.H, whole.out_width = s.W;
+    whole.kernel_h = s.EKH, whole.kernel_w = s.EKW;
+    whole.pad_top = ew.pad_begin[0], whole.pad_left = ew.pad_begin[1];
+    whole.pad_bottom = ew.pad_end[0], whole.pad_right = ew.pad_end[1];
+    const int64_t padded = Conv2DPaddedSize(whole);
+    if (padded < 0) return false;  // padding far beyond the input: the stage kernels' portable path
+    // The calling thread's buffer, kept (the workers read it while this thread waits in ParallelFor below).
+    static thread_local std::vector<float> xpad;
+    if (padded > s.N * s.CB * s.XH * s.XW * s.ic) {
+      if (static_cast<int64_t>(xpad.size()) < padded) xpad.resize(padded);
+      const Conv2DWorkload unpadded = PadConv2DInput(whole, a.x, xpad.data());
+      b.xp = xpad.data(), b.xp_h = unpadded.in_height, b.xp_w = unpadded.in_width;
+    }
+  }
   // The expand's and depthwise's epilogues: in registers when they are register tails; else the interpreter on each
   // band's rows, bound to the scratch's layout, which only inputs constant over the rows and columns allow (a
   // per-channel bias or scale; a full-shape input would be read at the scratch's offsets).

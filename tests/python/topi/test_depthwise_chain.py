@@ -19,15 +19,20 @@ class Chain:
     """One chain's tensors (NCHW, float32) and attrs; `stages` a subset of expand, depthwise, project."""
 
     def __init__(self, rng, stages, n, c, h, w, e, o, k=3, stride=1, pad=(1, 1, 1, 1), dilation=1, ic=16, oc=16,
-                 epilogues=None):
+                 epilogues=None, ek=1, estride=1, epad=(0, 0, 0, 0)):
         self.stages, self.k, self.stride, self.pad, self.dilation = stages, k, stride, pad, dilation
+        self.ek, self.estride, self.epad = ek, estride, epad  # the expand's window (a stem's 3x3 s2, or 1x1)
         self.ic, self.oc = ic, oc
         if "expand" not in stages:
             e = c
         self.e = e
         self.out_c = o if "project" in stages else e
         self.x = rng.standard_normal((n, c, h, w)).astype(np.float32)
-        self.w = {"expand": (rng.standard_normal((e, c, 1, 1)) / np.sqrt(c)).astype(np.float32),
+        if "expand" in stages:  # the depthwise reads the expand's output
+            h = (h + epad[0] + epad[2] - ek) // estride + 1
+            w = (w + epad[1] + epad[3] - ek) // estride + 1
+        self.dw_in = (h, w)
+        self.w = {"expand": (rng.standard_normal((e, c, ek, ek)) / np.sqrt(c * ek * ek)).astype(np.float32),
                   "depthwise": (rng.standard_normal((e, 1, k, k)) / k).astype(np.float32),
                   "project": (rng.standard_normal((o, e, 1, 1)) / np.sqrt(e)).astype(np.float32)}
         default = {"expand": RELU6, "depthwise": RELU6, "project": "add r0 r0 in0"}
@@ -55,16 +60,15 @@ class Chain:
     def attrs(self):
         a = {"stages": ",".join(self.stages)}
         for s in self.stages:
-            a[s + ".epilogue"] = self.epilogue[s]
-        a["depthwise.strides"] = [self.stride, self.stride]
-        a["depthwise.padding"] = list(self.pad)
-        a["depthwise.dilation"] = [self.dilation, self.dilation]
+            a.update({s + "." + k: v for k, v in self.stage_attrs(s).items()})
         return a
 
     def stage_attrs(self, stage):
         a = {"epilogue": self.epilogue[stage]}
         if stage == "depthwise":
             a.update(strides=[self.stride] * 2, padding=list(self.pad), dilation=[self.dilation] * 2)
+        if stage == "expand" and (self.ek, self.estride, tuple(self.epad)) != (1, 1, (0, 0, 0, 0)):
+            a.update(strides=[self.estride] * 2, padding=list(self.epad))
         return a
 
     def packed_weight(self, stage):
@@ -104,6 +108,9 @@ class Chain:
             n, _, h, w, _ = cur.shape
             if s == "depthwise":
                 h, w = self.out_shape[2:]
+            if s == "expand":
+                h = (h + self.epad[0] + self.epad[2] - self.ek) // self.estride + 1
+                w = (w + self.epad[1] + self.epad[3] - self.ek) // self.estride + 1
             channels = self.out_c if s == "project" else self.e
             b = self.block(s)
             nxt = tvmlite.nd.empty((n, channels // b, h, w, b), "float32")
@@ -127,7 +134,13 @@ class Chain:
             return v
         v = self.x.astype(np.float64)
         if "expand" in self.stages:
-            v = epilogue("expand", np.einsum("nchw,ec->nehw", v, self.w["expand"][:, :, 0, 0]))
+            t, l, b, r = self.epad
+            xp = np.pad(v, ((0, 0), (0, 0), (t, b), (l, r)))
+            s, k = self.estride, self.ek
+            eh, ew = (xp.shape[2] - k) // s + 1, (xp.shape[3] - k) // s + 1
+            v = sum(np.einsum("nchw,ec->nehw", xp[:, :, i:i + s * (eh - 1) + 1:s, j:j + s * (ew - 1) + 1:s],
+                              self.w["expand"][:, :, i, j]) for i in range(k) for j in range(k))
+            v = epilogue("expand", v)
         t, l, b, r = self.pad
         v = np.pad(v, ((0, 0), (0, 0), (t, b), (l, r)))
         oh, ow = self.out_shape[2:]
@@ -159,6 +172,10 @@ CASES = [
     (("depthwise", "project"), 1, 160, 90, 74, 160, 24, dict(stride=2, oc=8)),
     (("expand", "depthwise"), 1, 16, 50, 50, 128, 0, {}),         # before a squeeze-excite block
     (("expand", "depthwise"), 2, 8, 45, 41, 160, 0, dict(stride=2, ic=8)),
+    (FULL, 1, 3, 224, 224, 32, 16, dict(ic=1, ek=3, estride=2, epad=(1, 1, 1, 1))),  # MobileNet's stem: the
+    (FULL, 1, 3, 161, 157, 32, 24, dict(ic=3, ek=3, estride=2, epad=(1, 1, 1, 1), oc=8)),  # expand is 3x3 s2
+    (("expand", "depthwise"), 2, 8, 97, 95, 128, 0, dict(ic=8, ek=3, estride=2, epad=(0, 1, 1, 0), stride=2)),
+    (FULL, 1, 16, 40, 40, 160, 16, dict(ek=3, epad=(1, 1, 1, 1))),
     (FULL, 1, 16, 8, 8, 32, 16, {}),                              # small: the stages run whole
 ]
 
@@ -175,8 +192,9 @@ _REFERENCES = {}  # case id -> the float64 reference (the same for every ISA and
 def test_chain_equals_stages_and_reference(case, isa, threads):
     stages, n, c, h, w, e, o, kw = case
     chain = Chain(np.random.default_rng(len(CASES)), stages, n, c, h, w, e, o, **kw)
-    banded = _get("topi.nn.depthwise_chain_band")(chain.e, h, w, *chain.out_shape[2:], (chain.k - 1) * chain.dilation,
-                                                  chain.stride, "expand" in stages, "project" in stages) > 0
+    banded = _get("topi.nn.depthwise_chain_band")(chain.e, *chain.dw_in, *chain.out_shape[2:],
+                                                  (chain.k - 1) * chain.dilation, chain.stride, "expand" in stages,
+                                                  "project" in stages) > 0
     assert banded == (_get("topi.cpu_isa")() == "avx512" and h > 8)  # the banded path is the one under test
     got = chain.run_chain()
     np.testing.assert_array_equal(got, chain.run_stages())
@@ -223,7 +241,8 @@ def test_band_policy(isa):
     ({"stages": "depthwise"}, "stages must be"),
     ({"stages": "project,depthwise,expand"}, "stages must be"),
     ({"stages": "expand,depthwise", "project.epilogue": ""}, "unknown attr 'project.epilogue'"),
-    ({"stages": "expand,depthwise,project", "expand.strides": [2, 2]}, "expand stage must be a 1x1"),
+    ({"stages": "expand,depthwise,project", "expand.groups": 2}, "expand stage must have one group"),
+    ({"stages": "expand,depthwise,project", "project.strides": [2, 2]}, "project stage must be a 1x1"),
     ({"stages": "depthwise,project", "project.groups": 2}, "project stage must be a 1x1"),
     ({"stages": "depthwise,project", "depthwise.strides": [0, 1]}, KERNEL),
     ({"stages": "depthwise,project", "project.epilogue": "bogus r0 r0"}, KERNEL),
@@ -247,7 +266,7 @@ def test_bad_tensors():
     with pytest.raises(ValueError, match="depthwise weight"):
         f(*bad, out)
     bad = list(args)
-    bad[1] = tvmlite.nd.array(np.zeros((2, 1, 3, 3, 16, 16), np.float32))  # expand weight not 1x1
+    bad[1] = tvmlite.nd.array(np.zeros((2, 1, 1, 1, 8, 16), np.float32))  # expand weight of another input block
     with pytest.raises(ValueError, match="expand weight"):
         f(*bad, out)
     with pytest.raises(ValueError, match="out"):

@@ -81,6 +81,17 @@ struct Conv2DPlan {
  */
 Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows);
 
+/*!
+ * \brief The floats of wl's zero-padded input (the fast paths' input), or -1 when the padding reaches so far beyond
+ * the input that the copy would be the cost (the portable path runs then).
+ */
+int64_t Conv2DPaddedSize(const Conv2DWorkload& wl);
+/*!
+ * \brief Copy data into dst (Conv2DPaddedSize(wl) floats) zero-padded, in parallel when large; the workload of the
+ * unpadded conv over it (wl itself, nothing copied, when wl does not pad).
+ */
+Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float* dst);
+
 /*! \brief AVX-512 path: out_block 16, any in_block; no padding (see above). */
 void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                        int64_t end);
