@@ -101,36 +101,11 @@ Array<Any> TailShape(const Array<Any>& shape, int64_t axis) {
   return Array<Any>(out);
 }
 
-/*! \brief (data, gamma, beta-or-()) -> (out, mean, inv_std_dev), statistics of shape data[:axis] + 1s. */
-Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
-  const auto* a = AttrsAs<LayerNormAttrs>(attrs);
-  const TensorTypeNode* data = TensorArg(args, 0);
-  CheckFloating(data->dtype, "data");
-  CheckEpsilon(a->epsilon);
-  CheckStashType(a->stash_type);
-  int64_t ndim = static_cast<int64_t>(data->shape.size());
-  TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << "data must have rank >= 1, got shape " << ShapeToString(data->shape);
-  int64_t axis = NormalizeAxis(a->axis, ndim);
-  Array<Any> tail = TailShape(data->shape, axis);
-  const TensorTypeNode* gamma = TensorArg(args, 1);
-  CheckUnidirectional(gamma->shape, tail, "gamma", "the normalized shape");
-  TVMLITE_CHECK_KIND(gamma->dtype == data->dtype, TypeError)
-      << "gamma dtype " << gamma->dtype.str() << " differs from data dtype " << data->dtype.str();
-  if (const TensorTypeNode* beta = OptionalTensorArg(args, 2)) {
-    CheckUnidirectional(beta->shape, tail, "beta", "the normalized shape");
-    TVMLITE_CHECK_KIND(beta->dtype == data->dtype, TypeError)
-        << "beta dtype " << beta->dtype.str() << " differs from data dtype " << data->dtype.str();
-  }
-  TensorType stats(ReducedShape(data->shape, axis), data->dtype);
-  return TupleType({args[0], stats, stats});
-}
-
-/*! \brief (data, gamma) -> out, normalised by the root mean square over [axis, ndim). */
-Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
-  const auto* a = AttrsAs<LayerNormAttrs>(attrs);
-  const TensorTypeNode* data = TensorArg(args, 0);
+/*!
+ * \brief What layer_norm and rms_norm check alike: floating data of rank >= 1, epsilon, stash_type, and gamma
+ * (args[1]) of data's dtype broadcasting to the normalized shape data[axis:]. Returns the normalized axis.
+ */
+int64_t CheckNormalizedShape(const Array<Type>& args, const LayerNormAttrs* a, const TensorTypeNode* data) {
   CheckFloating(data->dtype, "data");
   CheckEpsilon(a->epsilon);
   CheckStashType(a->stash_type);
@@ -141,6 +116,27 @@ Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
   CheckUnidirectional(gamma->shape, TailShape(data->shape, axis), "gamma", "the normalized shape");
   TVMLITE_CHECK_KIND(gamma->dtype == data->dtype, TypeError)
       << "gamma dtype " << gamma->dtype.str() << " differs from data dtype " << data->dtype.str();
+  return axis;
+}
+
+/*! \brief (data, gamma, beta-or-()) -> (out, mean, inv_std_dev), statistics of shape data[:axis] + 1s. */
+Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 3);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const int64_t axis = CheckNormalizedShape(args, AttrsAs<LayerNormAttrs>(attrs), data);
+  if (const TensorTypeNode* beta = OptionalTensorArg(args, 2)) {
+    CheckUnidirectional(beta->shape, TailShape(data->shape, axis), "beta", "the normalized shape");
+    TVMLITE_CHECK_KIND(beta->dtype == data->dtype, TypeError)
+        << "beta dtype " << beta->dtype.str() << " differs from data dtype " << data->dtype.str();
+  }
+  TensorType stats(ReducedShape(data->shape, axis), data->dtype);
+  return TupleType({args[0], stats, stats});
+}
+
+/*! \brief (data, gamma) -> out, normalised by the root mean square over [axis, ndim). */
+Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  CheckNormalizedShape(args, AttrsAs<LayerNormAttrs>(attrs), TensorArg(args, 0));
   return args[0];
 }
 
