@@ -96,7 +96,7 @@ def _import_time(model, repeats):
 
 
 def _count_calls(mod):
-    from tvmlite.__main__ import op_counts
+    from tvmlite.cli import op_counts
 
     return sum(op_counts(mod).values())
 

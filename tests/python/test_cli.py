@@ -16,7 +16,7 @@ import pytest
 
 import onnx  # a dependency of tvmlite
 
-from tvmlite import __main__ as cli
+from tvmlite import cli
 from tvmlite.relay.frontend.onnx import demo_model
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -245,7 +245,7 @@ def test_progress_on_a_terminal():
             return True
 
     stream = Tty()
-    progress = cli._Progress(stream)
+    progress = cli.Progress(stream)
     with progress.step("build"):
         pass
     with pytest.raises(RuntimeError):
@@ -263,7 +263,7 @@ def test_graph_summary():
              "attrs": {"shape": ["list_shape", [[1, 8], [1, 8], [1, 4], [1, 8]]],
                        "dltype": ["list_str", ["float32", "float32", "float32", "float32"]],
                        "storage_id": ["list_int", [0, 1, 2, 1]]}}
-    assert cli._graph_summary(graph) == (3, 32 + 16, 32 + 16 + 32)
+    assert cli.graph_summary(graph) == (3, 32 + 16, 32 + 16 + 32)
 
 
 def _compile_and_run(capsys, tmp_path, small_onnx):
