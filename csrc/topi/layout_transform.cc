@@ -6,11 +6,13 @@
  *   f = topi.layout_transform({"src_layout": "NCHW", "dst_layout": "NCHW16c"});  f(data, out)
  *
  * Paths, picked per call from the layouts (fixed at the factory) and the element size:
- *  - NCHW -> NCHW{c}c and back: per (n, channel block) a (c, H*W) <-> (H*W, c) transpose, cut into tiles of
- *    kTile pixels so that both sides of a tile stay in L1; the c loop has a compile-time trip count for c = 4, 8,
- *    16 (4-byte elements), which the compiler turns into vector loads / stores. Parallel over (n, block, tile).
+ *  - NCHW -> NCHW{c}c and back (NCDHW <-> NCDHW{c}c likewise, D*H*W pixels): per (n, channel block) a
+ *    (c, H*W) <-> (H*W, c) transpose, cut into tiles of kTile pixels so that both sides of a tile stay in L1; the c
+ *    loop has a compile-time trip count for c = 4, 8, 16 (4-byte elements), which the compiler turns into vector
+ *    loads / stores. Parallel over (n, block, tile).
  *    When c = 1 or H * W = 1 the two layouts are the same bytes: a parallel memcpy.
- *  - NCHW{a}c -> NCHW{b}c: runs of gcd(a, b) channels per pixel, memcpy'd (a concatenate of mixed blocks).
+ *  - NCHW{a}c -> NCHW{b}c (NCDHW too): runs of gcd(a, b) channels per pixel, memcpy'd (a concatenate of mixed
+ *    blocks).
  *  - anything else: the general index map (LayoutIndexMap, tvmlite/relay/layout.h): each output row (all dims
  *    but the last) computes its per-axis logical coordinates once, then the last dim walks one offset table, in
  *    runs of consecutive input elements when the map has them (re-blocking NCHW16c <-> NCHW8c copies runs of 8).
@@ -206,19 +208,33 @@ void Reblock(const char* in, char* out, int64_t batch, int64_t channels, int64_t
   }, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * b)));
 }
 
-/*! \brief Which path a layout pair takes: the blocks of NCHW-family layouts (0 = NCHW), or general. */
+/*!
+ * \brief Which path a layout pair takes: the blocks of NCHW-family (or NCDHW-family: the same paths with D * H * W
+ * pixels) layouts (0 = NCHW), or general.
+ */
 struct Plan {
   enum Kind { kGeneral, kPack, kUnpack, kReblock } kind = kGeneral;
   int64_t src_block = 0, dst_block = 0;
+  int spatial = 2;  // spatial dims: 2 (NCHW) or 3 (NCDHW)
 };
 
 Plan MakePlan(const Layout& src, const Layout& dst) {
-  int64_t s = relay::NCHWBlockOf(src.name()), d = relay::NCHWBlockOf(dst.name());
-  Plan plan{Plan::kGeneral, s, d};
-  if (s == 0 && d > 0) plan.kind = Plan::kPack;
-  if (s > 0 && d == 0) plan.kind = Plan::kUnpack;
-  if (s > 0 && d > 0 && s != d) plan.kind = Plan::kReblock;
-  return plan;
+  for (const char* plain : {"NCHW", "NCDHW"}) {
+    int64_t s = relay::ChannelFirstBlockOf(src.name(), plain), d = relay::ChannelFirstBlockOf(dst.name(), plain);
+    Plan plan{Plan::kGeneral, s, d, static_cast<int>(std::strlen(plain)) - 2};
+    if (s == 0 && d > 0) plan.kind = Plan::kPack;
+    if (s > 0 && d == 0) plan.kind = Plan::kUnpack;
+    if (s > 0 && d > 0 && s != d) plan.kind = Plan::kReblock;
+    if (plan.kind != Plan::kGeneral) return plan;
+  }
+  return Plan{};
+}
+
+/*! \brief The pixels of one channel plane of an NCHW / NCDHW-family shape: the product of its spatial dims. */
+int64_t Pixels(const std::vector<int64_t>& shape, int spatial) {
+  int64_t p = 1;
+  for (int i = 0; i < spatial; ++i) p *= shape[2 + i];
+  return p;
 }
 
 }  // namespace
@@ -263,13 +279,13 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     char* o = RawData(out);
     if (plan.kind == Plan::kReblock) {
       int64_t a = plan.src_block, b = plan.dst_block;
-      return Reblock(in, o, data.dim(0), data.dim(1) * a, data.dim(2) * data.dim(3), a, b, elem);
+      return Reblock(in, o, data.dim(0), data.dim(1) * a, Pixels(data.shape(), plan.spatial), a, b, elem);
     }
     if (plan.kind != Plan::kGeneral) {
       bool to_blocked = plan.kind == Plan::kPack;
       int64_t c = to_blocked ? plan.dst_block : plan.src_block;
       const std::vector<int64_t>& blocked = to_blocked ? dst_shape : data.shape();
-      int64_t pairs = blocked[0] * blocked[1], hw = blocked[2] * blocked[3];
+      int64_t pairs = blocked[0] * blocked[1], hw = Pixels(blocked, plan.spatial);
       if (c == 1 || hw == 1) return ParallelCopy(in, o, data.size() * static_cast<int64_t>(elem));
       switch (elem) {
         case 1: return BlockedCopy<uint8_t>(in, o, pairs, c, hw, to_blocked);
