@@ -178,6 +178,11 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   const int64_t weight_in_block = blocked_weight ? weight.dim(S + 2) : 1;
   TVMLITE_CHECK_KIND(wl.in_block >= 1 && wl.out_block >= 1, ValueError)
       << kName << ": channel blocks must be >= 1 (data " << ShapeStr(data) << ", weight " << ShapeStr(weight) << ")";
+  if (p.groups > 1 && wl.in_block != 1 && weight_in_block == 1 && weight.dim(1) == 1 &&
+      p.groups == data.dim(1) * wl.in_block) {  // the depthwise op's tensors: say which kernel takes them
+    TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is " << Rank<S>::kDepthwise
+                              << "'s kernel";
+  }
   TVMLITE_CHECK_KIND(weight_in_block == wl.in_block, ValueError)
       << kName << ": mismatched blocks: data " << ShapeStr(data) << " has input block " << wl.in_block
       << " but weight " << ShapeStr(weight) << " has " << weight_in_block;
@@ -205,10 +210,6 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
                      ValueError)
       << kName << ": " << wl.out_channels << " output channels in " << p.groups << " groups of blocks of "
       << wl.out_block << ": each group must hold whole blocks";
-  if (p.groups > 1 && group_channels == 1 && wl.in_block != 1) {
-    TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is " << Rank<S>::kDepthwise
-                              << "'s kernel";
-  }
   std::array<int64_t, 3> stride{1, 1, 1}, dilation{1, 1, 1}, pad_begin{0, 0, 0}, pad_end{0, 0, 0}, out_sp{1, 1, 1};
   try {
     for (int i = 0; i < S; ++i) {

@@ -68,8 +68,9 @@ struct Conv2DTensors {
 
 /*!
  * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, output depth
- * slice, tile_rows output rows) with the rows fastest, so a thread's consecutive items reuse the same weights. A 1x1 stride-1
- * unpadded conv is a GEMM over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW plane.
+ * slice, tile_rows output rows) with the rows fastest, so a thread's consecutive items reuse the same weights. A 1x1
+ * stride-1 unpadded conv is a GEMM over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW
+ * plane.
  * A register tile covers OB blocks x tile_rows rows x T columns (T <= tile_width; a row's tiles are balanced).
  */
 struct Conv2DPlan {
