@@ -20,6 +20,9 @@
  *   nn.conv3d (NCDHW / OIDHW, float32, static) -> nn.contrib_conv3d_NCDHWc(data in NCDHW{ic}c,
  *                                                   layout_transform(w, "OIDHW", "OIDHW{ic}i{oc}o"))  out NCDHW{oc}c;
  *                                                depthwise: nn.contrib_depthwise_conv3d_NCDHWc, "OIDHW1i{c}o"
+ *   nn.conv2d_transpose / nn.conv3d_transpose (constant IOHW / IODHW weight, float32): the same op on its plain
+ *       NCHW / NCDHW data, the weight packed per group for its GEMM: layout_transform(w, "IOHW", "IOHW{k}i"),
+ *       k = C / groups, kernel_layout "IOHW{k}i" (so the kernel no longer transposes it on every call)
  *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
  *   concatenate on the channel axis (4-D, 5-D) c = the smallest block of its blocked inputs, when it divides
  *                                              every input's channels; the other inputs re-blocked to c (NCHW
@@ -189,6 +192,8 @@ class LayoutRewriter {
   // ---- rules (the table kRules maps op names to them) --------------------------------------------------------
   bool Conv2D(const CallNode* call, Value* out);
   bool Conv3D(const CallNode* call, Value* out);
+  template <int N>
+  bool ConvTranspose(const CallNode* call, Value* out);
   bool Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out);
   bool Pool2D(const CallNode* call, Value* out);
   bool GlobalPool(const CallNode* call, Value* out);
@@ -293,6 +298,8 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
   static const std::unordered_map<std::string, Rule> kRules = {
       {"nn.conv2d", &LayoutRewriter::Conv2D},
       {"nn.conv3d", &LayoutRewriter::Conv3D},
+      {"nn.conv2d_transpose", &LayoutRewriter::ConvTranspose<2>},
+      {"nn.conv3d_transpose", &LayoutRewriter::ConvTranspose<3>},
       {"nn.max_pool2d", &LayoutRewriter::Pool2D},
       {"nn.avg_pool2d", &LayoutRewriter::Pool2D},
       {"nn.global_avg_pool", &LayoutRewriter::GlobalPool},
@@ -396,6 +403,35 @@ bool LayoutRewriter::Conv3D(const CallNode* call, Value* out) {
   *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIDHW", kernel_layout)},
                BlockedConvAttrs<3>(a, ic, kernel_layout, oc)),
           oc};
+  return true;
+}
+
+template <int N>
+bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<ConvTransposeAttrs<N>>();
+  const Expr& data = call->args[0];
+  const Expr& weight = call->args[1];
+  const std::string plain = ConvTransposeKernelLayout(N);
+  if (a == nullptr || a->kernel_layout != plain || !weight.as<ConstantNode>() || !IsFloat32(data) ||
+      !IsFloat32(weight) || (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32))) {
+    return false;
+  }
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight);
+  if (!ws || ws->size() != N + 2 || a->groups < 1 || (*ws)[0] % a->groups != 0 || (*ws)[0] == 0) return false;
+  const std::string packed = plain + std::to_string((*ws)[0] / a->groups) + "i";
+  auto attrs = make_object<ConvTransposeAttrs<N>>();
+  attrs->strides = a->strides;
+  attrs->padding = a->padding;
+  attrs->dilation = a->dilation;
+  attrs->output_padding = a->output_padding;
+  attrs->groups = a->groups;
+  attrs->channels = a->channels;
+  attrs->kernel_size = a->kernel_size;
+  attrs->data_layout = a->data_layout;
+  attrs->kernel_layout = packed;
+  attrs->out_layout = a->out_layout;
+  attrs->out_dtype = a->out_dtype;
+  *out = {Call(call->op, {Plain(data), MakeLayoutTransform(weight, plain, packed)}, Attrs(std::move(attrs))), 0};
   return true;
 }
 

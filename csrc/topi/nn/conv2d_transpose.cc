@@ -35,9 +35,11 @@
  * M = O/G * KD * KH * KW taps, and col2im's rows are the output's (od, oh) rows: each gathers, for every kd whose
  * input slice d lands on od and every kh whose input row h lands on oh, the strided runs of input row (d, h).
  *
- * The weight is constant in a model, so its transpose could be folded at build: a layout_transform of the IOHW
- * weight to (G, O/G, KH, KW, C/G) ("GOHWI" for this kernel) that FoldConstant evaluates, with kernel_layout saying
- * so; today it is a per-call copy of the weight (O(C * O/G * KH * KW) against the GEMM's P times more work).
+ * The weight is constant in a model, so its transpose is folded at build: AlterOpLayout writes layout_transform(w,
+ * "IOHW", "IOHW{K}i") with kernel_layout "IOHW{K}i" (K = C / G), a weight (G, O/G, KH, KW, K) that is Wt itself, and
+ * FoldConstant evaluates it once. A plain IOHW weight (a graph input, a direct call) is transposed per call, in
+ * parallel tiles: O(C * O/G * KH * KW) against the GEMM's P times more work, which only pays off when P is large
+ * (a vocoder's upsampler, 512 -> 256 k16 over 32 frames, took longer transposing its 8 MB weight than multiplying).
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -95,6 +97,7 @@ struct Params {
   std::array<int64_t, S> output_padding{};
   int64_t groups = 1;
   int64_t channels = -1;              // -1: not given
+  int64_t packed = -1;                // kernel_layout: -1 not given, 0 plain (IOHW), K packed (IOHW{K}i)
   std::vector<int64_t> kernel_size;  // empty: not given
 };
 
@@ -120,13 +123,18 @@ Params<S> ParseParams(const KernelAttrs& attrs) {
   const std::string dtype = text("out_dtype");
   TVMLITE_CHECK_KIND(data.empty() || data == want_data, NotImplementedError)
       << kName << ": data_layout '" << data << "' is not supported (" << want_data << ")";
-  TVMLITE_CHECK_KIND(kernel.empty() || kernel == want_kernel, NotImplementedError)
-      << kName << ": kernel_layout '" << kernel << "' is not supported (" << want_kernel << ")";
+  Params<S> p;
+  if (!kernel.empty()) {
+    try {
+      p.packed = relay::PackedInputBlock(kernel, want_kernel);
+    } catch (const runtime::Error& e) {
+      throw runtime::Error(e.kind(), kName + ": " + e.message());
+    }
+  }
   TVMLITE_CHECK_KIND(out.empty() || out == want_data, NotImplementedError)
       << kName << ": out_layout '" << out << "' is not supported (" << want_data << ")";
   TVMLITE_CHECK_KIND(dtype.empty() || dtype == "float32", TypeError)
       << kName << ": out_dtype must be float32, got '" << dtype << "'";
-  Params<S> p;
   auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
   try {
     p.window = relay::NormalizeWindow<S>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
@@ -193,9 +201,15 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
   out.Data<float>();
   TVMLITE_CHECK_KIND(data.ndim() == S + 2, ValueError)
       << kName << ": data must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeStr(data);
-  TVMLITE_CHECK_KIND(weight.ndim() == S + 2, ValueError)
+  // A packed weight (G, O/G, *K, C/G) is Wt already; a plain one (C, O/G, *K) is transposed per call.
+  const bool packed = weight.ndim() == S + 3;
+  TVMLITE_CHECK_KIND(weight.ndim() == S + 2 || packed, ValueError)
       << kName << ": weight must be " << Rank<S>::kKernel << " (" << S + 2
-      << "-D: in_channels, out_channels / groups, kernel...), got shape " << ShapeStr(weight);
+      << "-D: in_channels, out_channels / groups, kernel...) or " << Rank<S>::kKernel << "{k}i (" << S + 3
+      << "-D: groups, out_channels / groups, kernel..., in_channels / groups), got shape " << ShapeStr(weight);
+  TVMLITE_CHECK_KIND(p.packed < 0 || (p.packed > 0) == packed, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " does not match kernel_layout '" << Rank<S>::kKernel
+      << (p.packed > 0 ? std::to_string(p.packed) + "i'" : "'");
   TVMLITE_CHECK_KIND(out.ndim() == S + 2, ValueError)
       << kName << ": out must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeStr(out);
   Workload wl;
@@ -210,9 +224,12 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
   }
   wl.depth = in_sp[0], wl.height = in_sp[1], wl.width = in_sp[2];
   wl.kernel_d = k_sp[0], wl.kernel_h = k_sp[1], wl.kernel_w = k_sp[2];
-  TVMLITE_CHECK_KIND(weight.dim(0) == wl.in_channels, ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " is for " << weight.dim(0) << " input channels, data "
-      << ShapeStr(data) << " has " << wl.in_channels;
+  const int64_t weight_in = packed ? relay::BoundedMul(weight.dim(0), weight.dim(S + 2), "input channels")
+                                   : weight.dim(0);
+  TVMLITE_CHECK_KIND(weight_in == wl.in_channels && (!packed || weight.dim(0) == p.groups), ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " is for " << weight_in << " input channels"
+      << (packed ? " in " + std::to_string(weight.dim(0)) + " groups" : std::string()) << ", data "
+      << ShapeStr(data) << " has " << wl.in_channels << (packed ? " in " + std::to_string(p.groups) : std::string());
   TVMLITE_CHECK_KIND(wl.in_channels % p.groups == 0, ValueError)
       << kName << ": data " << ShapeStr(data) << " has " << wl.in_channels << " channels, not divisible by groups = "
       << p.groups;
@@ -476,8 +493,12 @@ void Run(const Params<S>& p, const Epilogue& program, const KernelArgs& args) {
   }
   // Every tensor is non-empty from here: its dims' products fit in memory.
   const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.depth * wl.height * wl.width;
-  float* wt = Scratch(kWeightT, weight.size());
-  TransposeWeight(wl, weight.Data<float>(), wt);
+  const float* wt = weight.Data<float>();
+  if (weight.ndim() == S + 2) {  // plain: transposed here (AlterOpLayout packs constant weights at build)
+    float* t = Scratch(kWeightT, weight.size());
+    TransposeWeight(wl, weight.Data<float>(), t);
+    wt = t;
+  }
   const Col2Im c = PlanCol2Im(wl);
   if (P > std::max<int64_t>(1, kColsBudget / M)) {  // chunks add into the output
     runtime::ParallelFor(total, [&](int64_t b, int64_t e) { std::fill(y + b, y + e, 0.0f); }, int64_t(1) << 16);

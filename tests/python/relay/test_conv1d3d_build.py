@@ -184,6 +184,29 @@ def test_conv3d_chain_stays_blocked(rng):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("rank, groups", [(2, 1), (2, 2), (3, 1), (3, 4)])
+def test_constant_transposed_conv_weights_are_packed(rng, rank, groups):
+    """AlterOpLayout packs a constant IOHW / IODHW weight per group ("IOHW{C/groups}i"), which FoldConstant folds:
+    the kernel then reads it as its GEMM's A. A weight that is a graph input stays plain."""
+    spatial = (5, 6) if rank == 2 else (3, 4, 5)
+    x = relay.var("x", shape=(1, 8, *spatial))
+    op = getattr(relay.nn, f"conv{rank}d_transpose")
+    y = op(x, const(rng, 8, 3, *([3] * rank)), strides=2, padding=[1] * rank, groups=groups)
+    mod = AlterOpLayout(max_block=16)(ir.IRModule.from_expr(relay.Function([x], y)))
+    conv = calls(mod, f"nn.conv{rank}d_transpose")[0]
+    plain = "IOHW" if rank == 2 else "IODHW"
+    assert conv.attrs.kernel_layout == f"{plain}{8 // groups}i"
+    assert [(c.attrs.src_layout, c.attrs.dst_layout) for c in calls(mod, "layout_transform")] == \
+        [(plain, f"{plain}{8 // groups}i")]
+    inputs = {"x": f32(rng, 1, 8, *spatial)}
+    _, want = run(relay.Function([x], y), inputs, "debug", opt_level=0)
+    _, got = run(mod["main"], inputs, "debug", opt_level=0)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    w = relay.var("w", shape=(8, 3, *([3] * rank)))
+    mod = AlterOpLayout(max_block=16)(ir.IRModule.from_expr(relay.Function([x, w], op(x, w, groups=groups))))
+    assert calls(mod, f"nn.conv{rank}d_transpose")[0].attrs.kernel_layout == plain
+
+
 @pytest.mark.parametrize("rank", [1, 3])
 def test_fold_scale_axis_folds_into_conv1d_and_conv3d(rng, rank):
     spatial = (9,) if rank == 1 else (3, 4, 5)
@@ -255,6 +278,7 @@ def test_conv1d_transpose_is_native_and_fused(rng, opt_level):
     convs = [(n, a) for n, a in nodes if n == "topi.nn.conv2d_transpose"]
     assert len(convs) == 1 and "relay.backend.reference" not in kernel_names(nodes)
     assert "add" in convs[0][1]["epilogue"] and "relu" in convs[0][1]["epilogue"]
+    assert convs[0][1]["kernel_layout"] == ("IOHW16i" if opt_level == 3 else "IOHW")  # packed at build
 
 
 @pytest.mark.parametrize("opt_level", [3, 2])
