@@ -179,13 +179,20 @@ int64_t LayoutIndexMap::SrcOffset(const std::vector<int64_t>& dst_index) const {
   return off;
 }
 
-std::string BlockedNCHW(int64_t block) { return block > 0 ? "NCHW" + std::to_string(block) + "c" : "NCHW"; }
+std::string BlockedNCHW(int64_t block) { return BlockedChannelFirst("NCHW", block); }
 
-int64_t NCHWBlockOf(const std::string& layout) {
-  if (layout == "NCHW") return 0;
-  if (layout.size() < 6 || layout.compare(0, 4, "NCHW") != 0 || layout.back() != 'c') return -1;
+int64_t NCHWBlockOf(const std::string& layout) { return ChannelFirstBlockOf(layout, "NCHW"); }
+
+std::string BlockedChannelFirst(const std::string& plain, int64_t block) {
+  return block > 0 ? plain + std::to_string(block) + "c" : plain;
+}
+
+int64_t ChannelFirstBlockOf(const std::string& layout, const std::string& plain) {
+  if (layout == plain) return 0;
+  const size_t n = plain.size();
+  if (layout.size() < n + 2 || layout.compare(0, n, plain) != 0 || layout.back() != 'c') return -1;
   int64_t block = 0;
-  for (size_t i = 4; i + 1 < layout.size(); ++i) {
+  for (size_t i = n; i + 1 < layout.size(); ++i) {
     if (!IsDigit(layout[i]) || block > kMaxFactor) return -1;
     block = block * 10 + (layout[i] - '0');
   }

@@ -6,11 +6,13 @@
  *   f = topi.layout_transform({"src_layout": "NCHW", "dst_layout": "NCHW16c"});  f(data, out)
  *
  * Paths, picked per call from the layouts (fixed at the factory) and the element size:
- *  - NCHW -> NCHW{c}c and back: per (n, channel block) a (c, H*W) <-> (H*W, c) transpose, cut into tiles of
- *    kTile pixels so that both sides of a tile stay in L1; the c loop has a compile-time trip count for c = 4, 8,
- *    16 (4-byte elements), which the compiler turns into vector loads / stores. Parallel over (n, block, tile).
+ *  - NCHW -> NCHW{c}c and back (NCDHW <-> NCDHW{c}c likewise, D*H*W pixels): per (n, channel block) a
+ *    (c, H*W) <-> (H*W, c) transpose, cut into tiles of kTile pixels so that both sides of a tile stay in L1; the c
+ *    loop has a compile-time trip count for c = 4, 8, 16 (4-byte elements), which the compiler turns into vector
+ *    loads / stores. Parallel over (n, block, tile).
  *    When c = 1 or H * W = 1 the two layouts are the same bytes: a parallel memcpy.
- *  - NCHW{a}c -> NCHW{b}c: runs of gcd(a, b) channels per pixel, memcpy'd (a concatenate of mixed blocks).
+ *  - NCHW{a}c -> NCHW{b}c (NCDHW too): runs of gcd(a, b) channels per pixel, memcpy'd (a concatenate of mixed
+ *    blocks).
  *  - anything else: the general index map (LayoutIndexMap, tvmlite/relay/layout.h): each output row (all dims
  *    but the last) computes its per-axis logical coordinates once, then the last dim walks one offset table, in
  *    runs of consecutive input elements when the map has them (re-blocking NCHW16c <-> NCHW8c copies runs of 8).
@@ -43,11 +45,27 @@ char* RawData(const TensorArg& t) {
  * \brief NCHW -> NCHW{c}c (to_blocked) or back, for one (n, block) pair and pixels [p0, p1). kC = 0: c at run
  * time. Both directions walk pixels outside and the c channels of a pixel inside (c contiguous values on the
  * blocked side; measured faster than the other order for both, single thread, 64 x 112 x 112: 0.34-0.37 ms packing,
- * 0.30 ms unpacking vs 0.29 ms for a plain copy of the same bytes).
+ * 0.30 ms unpacking vs 0.29 ms for a plain copy of the same bytes) -- unless the c channel rows of the plain side
+ * fall on a few L1 sets (channel_outer, see RowsAlias): then each pixel touches c lines of one set, evicting each
+ * other before their next pixel, and the tile walks one channel row at a time instead (a 1-D conv's 128 x 2048
+ * output: 0.46 -> 0.08 ms unpacking; 64 x 64 x 64: 1.06 -> 0.16 ms).
  */
 template <typename T, int kC>
-void BlockedTile(const T* in, T* out, int64_t c_rt, int64_t hw, int64_t p0, int64_t p1, bool to_blocked) {
+void BlockedTile(const T* in, T* out, int64_t c_rt, int64_t hw, int64_t p0, int64_t p1, bool to_blocked,
+                 bool channel_outer) {
   const int64_t c = kC ? kC : c_rt;
+  if (channel_outer) {
+    for (int64_t ci = 0; ci < c; ++ci) {
+      if (to_blocked) {
+        const T* src = in + ci * hw;
+        for (int64_t p = p0; p < p1; ++p) out[p * c + ci] = src[p];
+      } else {
+        T* dst = out + ci * hw;
+        for (int64_t p = p0; p < p1; ++p) dst[p] = in[p * c + ci];
+      }
+    }
+    return;
+  }
   if (to_blocked) {
     for (int64_t p = p0; p < p1; ++p) {
       T* dst = out + p * c;
@@ -61,11 +79,25 @@ void BlockedTile(const T* in, T* out, int64_t c_rt, int64_t hw, int64_t p0, int6
   }
 }
 
+/*!
+ * \brief Whether c rows `stride` bytes apart crowd the L1's sets: more than 4 of them on one of its 64 sets of
+ * 64-byte lines (the set index is address bits 6..11 on current x86 cores, whatever their size and ways). Plain
+ * planes of 2^k pixels (and near them: 2047) put every row on one set; 56 x 56 spreads 16 rows over 16 sets.
+ */
+bool RowsAlias(int64_t c, int64_t stride) {
+  int count[64] = {0};
+  for (int64_t ci = 0; ci < c; ++ci) {
+    if (++count[(ci * stride / 64) % 64] > 4) return true;
+  }
+  return false;
+}
+
 template <typename T>
 void BlockedCopy(const char* in_raw, char* out_raw, int64_t pairs, int64_t c, int64_t hw, bool to_blocked) {
   const T* in = reinterpret_cast<const T*>(in_raw);
   T* out = reinterpret_cast<T*>(out_raw);
   int64_t tiles = (hw + kTile - 1) / kTile;
+  const bool channel_outer = RowsAlias(c, hw * static_cast<int64_t>(sizeof(T)));
   auto body = [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       int64_t pair = t / tiles, p0 = (t % tiles) * kTile, p1 = std::min(hw, p0 + kTile);
@@ -73,13 +105,13 @@ void BlockedCopy(const char* in_raw, char* out_raw, int64_t pairs, int64_t c, in
       const T* src = in + pair * c * hw;
       T* dst = out + pair * c * hw;
       if (sizeof(T) == 4 && c == 16) {
-        BlockedTile<T, 16>(src, dst, c, hw, p0, p1, to_blocked);
+        BlockedTile<T, 16>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       } else if (sizeof(T) == 4 && c == 8) {
-        BlockedTile<T, 8>(src, dst, c, hw, p0, p1, to_blocked);
+        BlockedTile<T, 8>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       } else if (sizeof(T) == 4 && c == 4) {
-        BlockedTile<T, 4>(src, dst, c, hw, p0, p1, to_blocked);
+        BlockedTile<T, 4>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       } else {
-        BlockedTile<T, 0>(src, dst, c, hw, p0, p1, to_blocked);
+        BlockedTile<T, 0>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       }
     }
   };
@@ -206,19 +238,33 @@ void Reblock(const char* in, char* out, int64_t batch, int64_t channels, int64_t
   }, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * b)));
 }
 
-/*! \brief Which path a layout pair takes: the blocks of NCHW-family layouts (0 = NCHW), or general. */
+/*!
+ * \brief Which path a layout pair takes: the blocks of NCHW-family (or NCDHW-family: the same paths with D * H * W
+ * pixels) layouts (0 = NCHW), or general.
+ */
 struct Plan {
   enum Kind { kGeneral, kPack, kUnpack, kReblock } kind = kGeneral;
   int64_t src_block = 0, dst_block = 0;
+  int spatial = 2;  // spatial dims: 2 (NCHW) or 3 (NCDHW)
 };
 
 Plan MakePlan(const Layout& src, const Layout& dst) {
-  int64_t s = relay::NCHWBlockOf(src.name()), d = relay::NCHWBlockOf(dst.name());
-  Plan plan{Plan::kGeneral, s, d};
-  if (s == 0 && d > 0) plan.kind = Plan::kPack;
-  if (s > 0 && d == 0) plan.kind = Plan::kUnpack;
-  if (s > 0 && d > 0 && s != d) plan.kind = Plan::kReblock;
-  return plan;
+  for (const char* plain : {"NCHW", "NCDHW"}) {
+    int64_t s = relay::ChannelFirstBlockOf(src.name(), plain), d = relay::ChannelFirstBlockOf(dst.name(), plain);
+    Plan plan{Plan::kGeneral, s, d, static_cast<int>(std::strlen(plain)) - 2};
+    if (s == 0 && d > 0) plan.kind = Plan::kPack;
+    if (s > 0 && d == 0) plan.kind = Plan::kUnpack;
+    if (s > 0 && d > 0 && s != d) plan.kind = Plan::kReblock;
+    if (plan.kind != Plan::kGeneral) return plan;
+  }
+  return Plan{};
+}
+
+/*! \brief The pixels of one channel plane of an NCHW / NCDHW-family shape: the product of its spatial dims. */
+int64_t Pixels(const std::vector<int64_t>& shape, int spatial) {
+  int64_t p = 1;
+  for (int i = 0; i < spatial; ++i) p *= shape[2 + i];
+  return p;
 }
 
 }  // namespace
@@ -263,13 +309,13 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     char* o = RawData(out);
     if (plan.kind == Plan::kReblock) {
       int64_t a = plan.src_block, b = plan.dst_block;
-      return Reblock(in, o, data.dim(0), data.dim(1) * a, data.dim(2) * data.dim(3), a, b, elem);
+      return Reblock(in, o, data.dim(0), data.dim(1) * a, Pixels(data.shape(), plan.spatial), a, b, elem);
     }
     if (plan.kind != Plan::kGeneral) {
       bool to_blocked = plan.kind == Plan::kPack;
       int64_t c = to_blocked ? plan.dst_block : plan.src_block;
       const std::vector<int64_t>& blocked = to_blocked ? dst_shape : data.shape();
-      int64_t pairs = blocked[0] * blocked[1], hw = blocked[2] * blocked[3];
+      int64_t pairs = blocked[0] * blocked[1], hw = Pixels(blocked, plan.spatial);
       if (c == 1 || hw == 1) return ParallelCopy(in, o, data.size() * static_cast<int64_t>(elem));
       switch (elem) {
         case 1: return BlockedCopy<uint8_t>(in, o, pairs, c, hw, to_blocked);

@@ -10,7 +10,7 @@ from .backend import const_eval  # noqa: F401 - registers relay.backend.eval_con
 
 __all__ = ["InferType", "Pass", "Sequential", "PassContext", "SimplifyInference", "FoldConstant",
            "FoldScaleAxis", "DeadCodeElimination", "FuseOps", "BindParams", "bind_params_by_name",
-           "DynamicToStatic", "AlterOpLayout"]
+           "DynamicToStatic", "Legalize", "AlterOpLayout"]
 
 
 def _cxx(name):
@@ -35,9 +35,17 @@ def FoldConstant():  # noqa: N802
 
 
 def FoldScaleAxis():  # noqa: N802
-    """Fold a constant per-output-channel multiply after conv2d (NCHW/OIHW) or dense, possibly through a
-    per-channel bias add, into the weight (and the bias)."""
+    """Fold a constant per-output-channel multiply after conv1d / conv2d / conv3d (channel-first data and weight) or
+    dense, possibly through a per-channel bias add, into the weight (and the bias)."""
     return Pass("FoldScaleAxis", _cxx("FoldScaleAxis"), opt_level=3)
+
+
+def Legalize():  # noqa: N802
+    """Rewrite ops the cpu target has no kernel of their own for into ones it has: nn.conv1d and
+    nn.conv1d_transpose become ``squeeze(nn.conv2d(expand_dims(x, 2), expand_dims(w, 2)), 2)`` (the transpose
+    likewise) over a height of 1, the squeeze then sunk below the elementwise ops after it (so they fuse into the
+    conv) and cancelled against the next conv's expand_dims."""
+    return Pass("Legalize", _cxx("Legalize"), opt_level=1)
 
 
 def DeadCodeElimination():  # noqa: N802

@@ -5,9 +5,10 @@
  * activations as possible.
  *
  * Algorithm. One walk over main's dataflow graph in topological order (post-order: producers first) that gives
- * every node a *value*: its rewritten expression and the layout that expression is in, NCHW (block 0, the
- * original) or NCHW{c}c (block c; only 4-D NCHW tensors are ever blocked). Each call is rewritten by the rule of
- * its op (one table, kRules below) from the values of its inputs:
+ * every node a *value*: its rewritten expression and the layout that expression is in, the original (block 0) or
+ * blocked (block c): NCHW{c}c for a 4-D NCHW tensor, NCDHW{c}c for a 5-D NCDHW one; no other tensor is ever
+ * blocked (a 1-D conv reaches this pass as a 2-D one over H = 1: the Legalize pass). Each call is rewritten by the
+ * rule of its op (one table, kRules below) from the values of its inputs:
  *
  *   nn.conv2d (NCHW / OIHW, float32, static)  -> nn.contrib_conv2d_NCHWc(data in NCHW{ic}c,
  *                                                   layout_transform(w, "OIHW", "OIHW{ic}i{oc}o"))   out NCHW{oc}c
@@ -16,14 +17,22 @@
  *                                                   nn.contrib_conv2d_winograd_weight_transform(w, m),
  *                                                   "HWOI", "HWOI{oc}o"))                       out NCHW{oc}c
  *   depthwise (groups = C = O)                 -> nn.contrib_depthwise_conv2d_NCHWc(..., "OIHW1i{c}o") out NCHW{c}c
+ *   nn.conv3d (NCDHW / OIDHW, float32, static) -> nn.contrib_conv3d_NCDHWc(data in NCDHW{ic}c,
+ *                                                   layout_transform(w, "OIDHW", "OIDHW{ic}i{oc}o"))  out NCDHW{oc}c;
+ *                                                depthwise: nn.contrib_depthwise_conv3d_NCDHWc, "OIDHW1i{c}o"
+ *   nn.conv2d_transpose / nn.conv3d_transpose (constant IOHW / IODHW weight, float32): the same op on its plain
+ *       NCHW / NCDHW data, the weight packed per group for its GEMM: layout_transform(w, "IOHW", "IOHW{k}i"),
+ *       k = C / groups, kernel_layout "IOHW{k}i" (so the kernel no longer transposes it on every call)
  *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
- *   concatenate on the channel axis            c = the smallest block of its blocked inputs, when it divides
+ *   concatenate on the channel axis (4-D, 5-D) c = the smallest block of its blocked inputs, when it divides
  *                                              every input's channels; the other inputs re-blocked to c (NCHW
  *                                              ones packed) -> concatenate on axis 1, blocked c
- *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c))
+ *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c)) ((C/c, 1, 1,
+ *                                              1, c) for 5-D)
  *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
  *       the result's shape and every other operand is blocked alike, a scalar, a tensor of the result's shape
- *       (packed), or per-channel (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c))
+ *       (packed), or per-channel (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c); for 5-D
+ *       tensors (C, 1, 1, 1) / (1, C, 1, 1, 1) likewise)
  *   nn.dense(x, W const) when nn.contrib_dense_pack is registered -> nn.contrib_dense_pack(x,
  *       layout_transform(W, "NK", "NK{n}n")); x of any rank >= 2 (dense on its last axis)
  *   nn.matmul(x, B const 2-D) (ONNX MatMul, Gemm), likewise, B being "KN" (or "NK" with transpose_b); when no
@@ -71,6 +80,18 @@ int64_t BlockSize(int64_t channels, int64_t max_block) {
   return 1;
 }
 
+/*! \brief The rank of a node's tensor type (0 when it is not a tensor). */
+size_t RankOf(const ir::RelayExprNode* e) {
+  const auto* t = e->checked_type_.as<TensorTypeNode>();
+  return t == nullptr ? 0 : t->ndim();
+}
+
+/*! \brief Whether a tensor of this rank can be blocked: NCHW, NCDHW. */
+bool BlockableRank(size_t rank) { return rank == 4 || rank == 5; }
+
+/*! \brief The layout of a tensor of this rank with this block (0: plain): NCHW{c}c, NCDHW{c}c. */
+std::string FormLayout(size_t rank, int64_t block) { return BlockedChannelFirst(rank == 5 ? "NCDHW" : "NCHW", block); }
+
 /*! \brief The static shape of a node's tensor type, or nullopt (not a tensor, or a symbolic dim). */
 std::optional<std::vector<int64_t>> StaticShape(const ir::RelayExprNode* e) {
   const auto* t = e->checked_type_.as<TensorTypeNode>();
@@ -101,6 +122,24 @@ Attrs LayoutTransformAttrsOf(const std::string& src, const std::string& dst) {
 Expr MakeLayoutTransform(const Expr& data, const std::string& src, const std::string& dst) {
   static const Op op = Op::Get("layout_transform");
   return Call(op, {data}, LayoutTransformAttrsOf(src, dst));
+}
+
+Expr MakeExpandDims(const Expr& data, int64_t axis, int64_t num_newaxis) {
+  static const Op op = Op::Get("expand_dims");
+  auto attrs = make_object<ExpandDimsAttrs>();
+  attrs->axis = axis;
+  attrs->num_newaxis = num_newaxis;
+  return Call(op, {data}, Attrs(std::move(attrs)));
+}
+
+/*!
+ * \brief A per-channel operand of a rank-`rank` tensor, c (C, 1, ...) or (1, C, 1, ...), packed to broadcast
+ * against its blocked form: (C/b, 1, ..., b) or (1, C/b, 1, ..., b).
+ */
+Expr PackPerChannel(const Expr& c, size_t rank, bool leading_one, int64_t block) {
+  const std::string plain = rank == 5 ? "CDHW" : "CHW";
+  if (leading_one) return MakeLayoutTransform(c, "N" + plain, "N" + plain + std::to_string(block) + "c");
+  return MakeLayoutTransform(c, plain, plain + std::to_string(block) + "c");
 }
 
 /*!
@@ -152,6 +191,9 @@ class LayoutRewriter {
 
   // ---- rules (the table kRules maps op names to them) --------------------------------------------------------
   bool Conv2D(const CallNode* call, Value* out);
+  bool Conv3D(const CallNode* call, Value* out);
+  template <int N>
+  bool ConvTranspose(const CallNode* call, Value* out);
   bool Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out);
   bool Pool2D(const CallNode* call, Value* out);
   bool GlobalPool(const CallNode* call, Value* out);
@@ -197,19 +239,21 @@ class LayoutRewriter {
     if (v.block == 0) return v.expr;
     auto it = plain_.find(old.get());
     if (it != plain_.end()) return it->second;
-    Expr e = MakeLayoutTransform(v.expr, BlockedNCHW(v.block), "NCHW");
+    const size_t rank = RankOf(old.get());
+    Expr e = MakeLayoutTransform(v.expr, FormLayout(rank, v.block), FormLayout(rank, 0));
     plain_[old.get()] = e;
     return e;
   }
 
-  /*! \brief old (a 4-D NCHW tensor) in NCHW{block}c: as it is, or through one shared transform. */
+  /*! \brief old (a 4-D NCHW or 5-D NCDHW tensor) blocked by `block`: as it is, or through one shared transform. */
   Expr Blocked(const Expr& old, int64_t block) {
     const Value& v = ValueOf(old);
     if (v.block == block) return v.expr;
     auto key = std::make_pair(old.get(), block);
     auto it = blocked_.find(key);
     if (it != blocked_.end()) return it->second;
-    Expr e = MakeLayoutTransform(v.expr, BlockedNCHW(v.block), BlockedNCHW(block));
+    const size_t rank = RankOf(old.get());
+    Expr e = MakeLayoutTransform(v.expr, FormLayout(rank, v.block), FormLayout(rank, block));
     blocked_[key] = e;
     return e;
   }
@@ -253,6 +297,9 @@ class LayoutRewriter {
 const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
   static const std::unordered_map<std::string, Rule> kRules = {
       {"nn.conv2d", &LayoutRewriter::Conv2D},
+      {"nn.conv3d", &LayoutRewriter::Conv3D},
+      {"nn.conv2d_transpose", &LayoutRewriter::ConvTranspose<2>},
+      {"nn.conv3d_transpose", &LayoutRewriter::ConvTranspose<3>},
       {"nn.max_pool2d", &LayoutRewriter::Pool2D},
       {"nn.avg_pool2d", &LayoutRewriter::Pool2D},
       {"nn.global_avg_pool", &LayoutRewriter::GlobalPool},
@@ -265,18 +312,23 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
   return kRules;
 }
 
-/*! \brief a's conv attrs for the blocked op: data in NCHW{in_block}c, the weight in kernel_layout, out NCHW{out_block}c. */
-Attrs BlockedConvAttrs(const Conv2DAttrs* a, int64_t in_block, const std::string& kernel_layout, int64_t out_block) {
-  auto attrs = make_object<Conv2DAttrs>();
+/*!
+ * \brief a's conv attrs for the blocked op: data in NCHW{in_block}c (NCDHW{in_block}c for S = 3), the weight in
+ * kernel_layout, out NCHW{out_block}c.
+ */
+template <int S>
+Attrs BlockedConvAttrs(const ConvAttrs<S>* a, int64_t in_block, const std::string& kernel_layout, int64_t out_block) {
+  const std::string plain = ChannelFirstLayout(S);
+  auto attrs = make_object<ConvAttrs<S>>();
   attrs->strides = a->strides;
   attrs->padding = a->padding;
   attrs->dilation = a->dilation;
   attrs->groups = a->groups;
   attrs->channels = a->channels;
   attrs->kernel_size = a->kernel_size;
-  attrs->data_layout = BlockedNCHW(in_block);
+  attrs->data_layout = BlockedChannelFirst(plain, in_block);
   attrs->kernel_layout = kernel_layout;
-  attrs->out_layout = BlockedNCHW(out_block);
+  attrs->out_layout = BlockedChannelFirst(plain, out_block);
   attrs->out_dtype = a->out_dtype;
   return Attrs(std::move(attrs));
 }
@@ -302,7 +354,7 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
     std::string kernel_layout = "OIHW1i" + std::to_string(block) + "o";
     static const Op op = Op::Get("nn.contrib_depthwise_conv2d_NCHWc");
     *out = {Call(op, {Blocked(data, block), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
-                 BlockedConvAttrs(a, block, kernel_layout, block)),
+                 BlockedConvAttrs<2>(a, block, kernel_layout, block)),
             block};
     return true;
   }
@@ -314,8 +366,72 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
   static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
   *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
-               BlockedConvAttrs(a, ic, kernel_layout, oc)),
+               BlockedConvAttrs<2>(a, ic, kernel_layout, oc)),
           oc};
+  return true;
+}
+
+bool LayoutRewriter::Conv3D(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<Conv3DAttrs>();
+  const Expr& data = call->args[0];
+  const Expr& weight = call->args[1];
+  if (a == nullptr || a->data_layout != "NCDHW" || a->kernel_layout != "OIDHW" ||
+      !(a->out_layout.empty() || a->out_layout == "NCDHW") ||
+      (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(data) || !IsFloat32(weight)) {
+    return false;
+  }
+  std::optional<std::vector<int64_t>> ds = StaticShape(data), ws = StaticShape(weight);
+  if (!ds || !ws || ds->size() != 5 || ws->size() != 5) return false;
+  int64_t c = (*ds)[1], o = (*ws)[0], groups = a->groups;
+  if (c == 0 || o == 0 || groups < 1) return false;
+  int64_t producer = ValueOf(data).block;
+  if (groups > 1 && groups == c && o == c) {  // depthwise
+    int64_t block = producer > 0 && c % producer == 0 ? producer : BlockSize(c, max_block_);
+    std::string kernel_layout = "OIDHW1i" + std::to_string(block) + "o";
+    static const Op op = Op::Get("nn.contrib_depthwise_conv3d_NCDHWc");
+    *out = {Call(op, {Blocked(data, block), MakeLayoutTransform(Plain(weight), "OIDHW", kernel_layout)},
+                 BlockedConvAttrs<3>(a, block, kernel_layout, block)),
+            block};
+    return true;
+  }
+  if (c % groups != 0 || o % groups != 0) return false;
+  int64_t ic = producer > 0 && (c / groups) % producer == 0 ? producer : BlockSize(c, max_block_);
+  int64_t oc = BlockSize(o, max_block_);
+  if ((c / groups) % ic != 0 || (o / groups) % oc != 0) return false;
+  std::string kernel_layout = "OIDHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
+  static const Op op = Op::Get("nn.contrib_conv3d_NCDHWc");
+  *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIDHW", kernel_layout)},
+               BlockedConvAttrs<3>(a, ic, kernel_layout, oc)),
+          oc};
+  return true;
+}
+
+template <int N>
+bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<ConvTransposeAttrs<N>>();
+  const Expr& data = call->args[0];
+  const Expr& weight = call->args[1];
+  const std::string plain = ConvTransposeKernelLayout(N);
+  if (a == nullptr || a->kernel_layout != plain || !weight.as<ConstantNode>() || !IsFloat32(data) ||
+      !IsFloat32(weight) || (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32))) {
+    return false;
+  }
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight);
+  if (!ws || ws->size() != N + 2 || a->groups < 1 || (*ws)[0] % a->groups != 0 || (*ws)[0] == 0) return false;
+  const std::string packed = plain + std::to_string((*ws)[0] / a->groups) + "i";
+  auto attrs = make_object<ConvTransposeAttrs<N>>();
+  attrs->strides = a->strides;
+  attrs->padding = a->padding;
+  attrs->dilation = a->dilation;
+  attrs->output_padding = a->output_padding;
+  attrs->groups = a->groups;
+  attrs->channels = a->channels;
+  attrs->kernel_size = a->kernel_size;
+  attrs->data_layout = a->data_layout;
+  attrs->kernel_layout = packed;
+  attrs->out_layout = a->out_layout;
+  attrs->out_dtype = a->out_dtype;
+  *out = {Call(call->op, {Plain(data), MakeLayoutTransform(weight, plain, packed)}, Attrs(std::move(attrs))), 0};
   return true;
 }
 
@@ -378,7 +494,7 @@ Attrs BlockedPoolAttrs(const Attrs& in, int64_t block) {
 
 bool LayoutRewriter::Pool2D(const CallNode* call, Value* out) {
   int64_t block = ValueOf(call->args[0]).block;
-  if (block == 0) return false;
+  if (block == 0 || RankOf(call->args[0].get()) != 4) return false;
   bool is_max = call->op.as<OpNode>()->name == "nn.max_pool2d";
   Attrs attrs = is_max ? BlockedPoolAttrs<PoolKind::kMax>(call->attrs, block)
                        : BlockedPoolAttrs<PoolKind::kAvg>(call->attrs, block);
@@ -390,7 +506,10 @@ bool LayoutRewriter::Pool2D(const CallNode* call, Value* out) {
 bool LayoutRewriter::GlobalPool(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<GlobalPoolAttrs>();
   const Value& in = ValueOf(call->args[0]);
-  if (a == nullptr || in.block == 0 || !(a->layout.empty() || a->layout == "NCHW")) return false;
+  if (a == nullptr || in.block == 0 || RankOf(call->args[0].get()) != 4 ||
+      !(a->layout.empty() || a->layout == "NCHW")) {
+    return false;
+  }
   auto attrs = make_object<GlobalPoolAttrs>();
   attrs->layout = BlockedNCHW(in.block);
   attrs->p = a->p;
@@ -401,7 +520,9 @@ bool LayoutRewriter::GlobalPool(const CallNode* call, Value* out) {
 bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<ConcatenateAttrs>();
   const auto* tuple = call->args[0].as<TupleNode>();
-  if (a == nullptr || tuple == nullptr || tuple->fields.empty() || !(a->axis == 1 || a->axis == -3)) return false;
+  if (a == nullptr || tuple == nullptr || tuple->fields.empty()) return false;
+  const size_t rank = RankOf(tuple->fields[0].get());
+  if (!BlockableRank(rank) || !(a->axis == 1 || a->axis == 1 - static_cast<int64_t>(rank))) return false;
   // The smallest block of the blocked inputs (blocks are powers of two, so it divides the others' channels): the
   // inputs in another layout are re-blocked to it, one transform each, and the result stays blocked.
   int64_t block = 0;
@@ -413,11 +534,11 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
   std::vector<Expr> fields;
   for (const Expr& f : tuple->fields) {
     std::optional<std::vector<int64_t>> s = StaticShape(f);
-    if (!s || s->size() != 4 || (*s)[1] % block != 0) return false;
+    if (!s || s->size() != rank || (*s)[1] % block != 0) return false;
     fields.push_back(Blocked(f, block));
   }
   auto attrs = make_object<ConcatenateAttrs>();
-  attrs->axis = 1;  // the channel-block axis of (N, C / c, H, W, c)
+  attrs->axis = 1;  // the channel-block axis of (N, C / c, H, W, c) and (N, C / c, D, H, W, c)
   *out = {Call(call->op, {Tuple(Array<Expr>(fields))}, Attrs(std::move(attrs))), block};
   return true;
 }
@@ -426,18 +547,18 @@ bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<BiasAddAttrs>();
   const Value& in = ValueOf(call->args[0]);
   std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]), bs = StaticShape(call->args[1]);
-  if (a == nullptr || in.block == 0 || !s || s->size() != 4 || !(a->axis == 1 || a->axis == -3) || !bs ||
-      bs->size() != 1 || (*bs)[0] != (*s)[1]) {
+  if (a == nullptr || in.block == 0 || !s || !BlockableRank(s->size()) ||
+      !(a->axis == 1 || a->axis == 1 - static_cast<int64_t>(s->size())) || !bs || bs->size() != 1 ||
+      (*bs)[0] != (*s)[1]) {
     return false;
   }
-  // bias (C,) -> (C, 1, 1) -> (C / c, 1, 1, c): broadcasts against (N, C / c, H, W, c) channel by channel.
-  auto expand = make_object<ExpandDimsAttrs>();
-  expand->axis = 1;
-  expand->num_newaxis = 2;
-  static const Op expand_dims = Op::Get("expand_dims");
+  // bias (C,) -> (C, 1, 1) -> (C / c, 1, 1, c): broadcasts against (N, C / c, H, W, c) channel by channel; for a
+  // 5-D tensor (C, 1, 1, 1) -> (C / c, 1, 1, 1, c).
   static const Op add = Op::Get("add");
-  Expr bias = Call(expand_dims, {Plain(call->args[1])}, Attrs(std::move(expand)));
-  bias = MakeLayoutTransform(bias, "CHW", "CHW" + std::to_string(in.block) + "c");
+  const bool five = s->size() == 5;
+  Expr bias = MakeExpandDims(Plain(call->args[1]), 1, five ? 3 : 2);
+  const std::string plain = five ? "CDHW" : "CHW";
+  bias = MakeLayoutTransform(bias, plain, plain + std::to_string(in.block) + "c");
   *out = {Call(add, {in.expr, bias}), in.block};
   return true;
 }
@@ -509,7 +630,8 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   Op op = runtime::Downcast<Op>(call->op);
   if (pattern_.get(op, kOpaque) > kBroadcast || HasAxisSemantics(op->name)) return false;
   std::optional<std::vector<int64_t>> shape = StaticShape(old);
-  if (!shape || shape->size() != 4) return false;
+  if (!shape || !BlockableRank(shape->size())) return false;
+  const size_t rank = shape->size();
   int64_t block = 0;
   for (const Expr& arg : call->args) {
     int64_t b = ValueOf(arg).block;
@@ -528,18 +650,22 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
     }
     std::optional<std::vector<int64_t>> s = StaticShape(arg);
     if (!s) return false;
-    bool scalar = s->size() <= 4;
+    bool scalar = s->size() <= rank;
     for (int64_t d : *s) scalar = scalar && d == 1;
+    // Per-channel shapes of this rank: (C, 1, ...) with rank - 2 ones, and (1, C, 1, ...).
+    std::vector<int64_t> channel(rank - 1, 1), channel_n(rank, 1);
+    channel[0] = c;
+    channel_n[1] = c;
     if (ValueOf(arg).block == block) {
       args.push_back(ValueOf(arg).expr);
     } else if (scalar) {
       args.push_back(Plain(arg));
     } else if (*s == *shape) {
       args.push_back(Blocked(arg, block));
-    } else if (*s == std::vector<int64_t>{c, 1, 1}) {
-      args.push_back(MakeLayoutTransform(Plain(arg), "CHW", "CHW" + std::to_string(block) + "c"));
-    } else if (*s == std::vector<int64_t>{1, c, 1, 1}) {
-      args.push_back(MakeLayoutTransform(Plain(arg), "NCHW", BlockedNCHW(block)));
+    } else if (*s == channel) {
+      args.push_back(PackPerChannel(Plain(arg), rank, false, block));
+    } else if (*s == channel_n) {
+      args.push_back(PackPerChannel(Plain(arg), rank, true, block));
     } else {
       return false;
     }

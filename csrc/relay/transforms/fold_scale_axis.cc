@@ -1,11 +1,13 @@
 /*!
  * \file fold_scale_axis.cc
- * \brief FoldScaleAxis: a constant per-output-channel multiply after a conv2d or dense moves into the weight.
+ * \brief FoldScaleAxis: a constant per-output-channel multiply after a conv (1-D, 2-D, 3-D) or dense moves into the
+ * weight.
  *
  * Algorithm (TVM's backward folding, its common case). Type the function and count each node's consumers. Then
  * one mutator walk rewrites every multiply(y, s) (either operand order) where s is a Constant that is
  * *per-channel* for y and y is one of
  *     nn.conv2d(x, W)                               NCHW data, OIHW weight: channels are axis 1 of y, axis 0 of W
+ *     nn.conv1d(x, W), nn.conv3d(x, W)              likewise, NCW / OIW and NCDHW / OIDHW
  *     nn.dense(x, W)                                W (units, in): channels are the last axis of y, axis 0 of W
  *     add(A, b) / add(b, A) / nn.bias_add(A, b)     A one of the two above, b a Constant per-channel for A
  * into the same anchor on W * s (s reshaped to (C, 1, ...) along W's output axis) and, with a bias, b * s:
@@ -84,19 +86,32 @@ class ScaleFolder : public ExprMutator {
     const TensorTypeNode* t = TensorTypeOf(y);
     if (t == nullptr || !SingleUse(y)) return a;
     if (const CallNode* conv = AsOpCall(y, "nn.conv2d")) {
-      const auto* attrs = conv->attrs.as<Conv2DAttrs>();
-      const TensorTypeNode* w = TensorTypeOf(conv->args[1]);
-      if (attrs == nullptr || attrs->data_layout != "NCHW" || attrs->kernel_layout != "OIHW" ||
-          !(attrs->out_layout.empty() || attrs->out_layout == "NCHW") || w == nullptr || !w->static_dim(0)) {
-        return a;
-      }
-      a.call = conv, a.axis = 1, a.rank = 4, a.channels = *w->static_dim(0);
+      return ConvAnchor<2>(conv);
+    } else if (const CallNode* conv1 = AsOpCall(y, "nn.conv1d")) {
+      return ConvAnchor<1>(conv1);
+    } else if (const CallNode* conv3 = AsOpCall(y, "nn.conv3d")) {
+      return ConvAnchor<3>(conv3);
     } else if (const CallNode* dense = AsOpCall(y, "nn.dense")) {
       const TensorTypeNode* w = TensorTypeOf(dense->args[1]);
       if (w == nullptr || w->ndim() != 2 || !w->static_dim(0)) return a;
       a.call = dense, a.rank = static_cast<int64_t>(t->ndim()), a.axis = a.rank - 1;
       a.channels = *w->static_dim(0);
     }
+    return a;
+  }
+
+  /*! \brief A channel-first N-D conv (NC... data, OI... weight) as an anchor, or a null call. */
+  template <int N>
+  static Anchor ConvAnchor(const CallNode* conv) {
+    Anchor a;
+    const auto* attrs = conv->attrs.as<ConvAttrs<N>>();
+    const TensorTypeNode* w = TensorTypeOf(conv->args[1]);
+    const std::string data = ChannelFirstLayout(N);
+    if (attrs == nullptr || attrs->data_layout != data || attrs->kernel_layout != ConvKernelLayout(N) ||
+        !(attrs->out_layout.empty() || attrs->out_layout == data) || w == nullptr || !w->static_dim(0)) {
+      return a;
+    }
+    a.call = conv, a.axis = 1, a.rank = N + 2, a.channels = *w->static_dim(0);
     return a;
   }
 

@@ -1,9 +1,16 @@
 /*!
  * \file conv2d_nchwc.cc
- * \brief topi.nn.conv2d_nchwc: the blocked 2-D convolution (nn.contrib_conv2d_NCHWc), with a fused epilogue.
+ * \brief topi.nn.conv2d_nchwc: the blocked 2-D convolution (nn.contrib_conv2d_NCHWc), with a fused epilogue; and
+ * topi.nn.conv3d, the same machinery with a depth (nn.conv3d, nn.contrib_conv3d_NCDHWc).
  *
  *   f = topi.nn.conv2d_nchwc({"strides": [2, 2], "padding": [1, 1], "groups": 1, "epilogue": "add r0 r0 in0"})
  *   f(data, weight, bias, out)     # data (N, C/ic, H, W, ic), weight (O/oc, C/g/ic, KH, KW, ic, oc) -> out
+ *   g = topi.nn.conv3d({"strides": [1, 2, 2], "padding": [1, 1, 1], "groups": 1})
+ *   g(data, weight, out)           # data (N, C/ic, D, H, W, ic), weight (O/oc, C/g/ic, KD, KH, KW, ic, oc) -> out
+ *
+ * Both run one rank-templated driver (Rank<2>, Rank<3>): plain NCDHW / OIDHW tensors are blocks of 1, as for 2-D.
+ * A 3-D conv is the 2-D workload with a depth (conv2d.h): every path walks the kernel's depth taps around its rows,
+ * skipping the taps whose input slice is in the depth padding; the H / W padding is copied as for 2-D.
  *
  * Layouts and the workload: tvmlite/topi/nn/conv2d.h. The factory normalises strides / padding / dilation once
  * (relay's rules, window.h); every call reads the blocks from the tensors' shapes, checks them against each other
@@ -30,6 +37,7 @@
 #include <tvmlite/topi/nn/conv2d.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <sstream>
 #include <string>
@@ -42,11 +50,34 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
-const std::string kName = "topi.nn.conv2d_nchwc";
+/*! \brief What differs between the 2-D and the 3-D kernel: names and layouts (S spatial dims). */
+template <int S>
+struct Rank;
+template <>
+struct Rank<2> {
+  static const std::string& Name() {
+    static const std::string name = "topi.nn.conv2d_nchwc";
+    return name;
+  }
+  static constexpr const char* kData = "NCHW";
+  static constexpr const char* kKernel = "OIHW";
+  static constexpr const char* kDepthwise = "topi.nn.depthwise_conv2d_nchwc";
+};
+template <>
+struct Rank<3> {
+  static const std::string& Name() {
+    static const std::string name = "topi.nn.conv3d";
+    return name;
+  }
+  static constexpr const char* kData = "NCDHW";
+  static constexpr const char* kKernel = "OIDHW";
+  static constexpr const char* kDepthwise = "topi.nn.depthwise_conv3d_ncdhwc";
+};
 
 /*! \brief The attrs of one conv, normalised once by the factory. */
+template <int S>
 struct ConvParams {
-  relay::Window<2> window;
+  relay::Window<S> window;
   int64_t groups = 1;
 };
 
@@ -74,27 +105,33 @@ bool IsLayout(const std::string& text, const std::string& prefix, const std::str
 
 /*!
  * \brief The relay attrs this kernel does not read must describe what it computes: NCHW / NCHW{c}c data and output,
- * OIHW / OIHW{i}i{o}o weights, float32 (NotImplementedError otherwise: the lowering then runs the reference).
+ * OIHW / OIHW{i}i{o}o weights (NCDHW / OIDHW for 3-D), float32 (NotImplementedError otherwise: the lowering then
+ * runs the reference).
  */
+template <int S>
 void CheckLayouts(const KernelAttrs& attrs) {
+  const std::string& kName = Rank<S>::Name();
+  const std::string d = Rank<S>::kData, k = Rank<S>::kKernel;
   const std::string data = attrs.GetString("data_layout", ""), kernel = attrs.GetString("kernel_layout", "");
   const std::string out = attrs.GetString("out_layout", ""), dtype = attrs.GetString("out_dtype", "");
-  TVMLITE_CHECK_KIND(data.empty() || IsLayout(data, "NCHW", "c"), NotImplementedError)
-      << kName << ": data_layout '" << data << "' is not supported (NCHW or NCHW{c}c)";
-  TVMLITE_CHECK_KIND(kernel.empty() || IsLayout(kernel, "OIHW", "io"), NotImplementedError)
-      << kName << ": kernel_layout '" << kernel << "' is not supported (OIHW or OIHW{i}i{o}o)";
-  TVMLITE_CHECK_KIND(out.empty() || IsLayout(out, "NCHW", "c"), NotImplementedError)
-      << kName << ": out_layout '" << out << "' is not supported (NCHW or NCHW{c}c)";
+  TVMLITE_CHECK_KIND(data.empty() || IsLayout(data, d, "c"), NotImplementedError)
+      << kName << ": data_layout '" << data << "' is not supported (" << d << " or " << d << "{c}c)";
+  TVMLITE_CHECK_KIND(kernel.empty() || IsLayout(kernel, k, "io"), NotImplementedError)
+      << kName << ": kernel_layout '" << kernel << "' is not supported (" << k << " or " << k << "{i}i{o}o)";
+  TVMLITE_CHECK_KIND(out.empty() || IsLayout(out, d, "c"), NotImplementedError)
+      << kName << ": out_layout '" << out << "' is not supported (" << d << " or " << d << "{c}c)";
   TVMLITE_CHECK_KIND(dtype.empty() || dtype == "float32", NotImplementedError)
       << kName << ": out_dtype '" << dtype << "' is not supported (float32)";
 }
 
-ConvParams ParseParams(const KernelAttrs& attrs) {
-  CheckLayouts(attrs);
-  ConvParams p;
+template <int S>
+ConvParams<S> ParseParams(const KernelAttrs& attrs) {
+  const std::string& kName = Rank<S>::Name();
+  CheckLayouts<S>(attrs);
+  ConvParams<S> p;
   auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
   try {
-    p.window = relay::NormalizeWindow<2>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
+    p.window = relay::NormalizeWindow<S>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
                                          arr(IntsOrInt(attrs, "dilation")));
   } catch (const runtime::Error& e) {
     throw runtime::Error(e.kind(), kName + ": " + e.message());
@@ -111,36 +148,60 @@ std::string ShapeStr(const TensorArg& t) {
   return os.str();
 }
 
-/*! \brief The workload of one call, every tensor checked against the others (ValueError naming the kernel). */
-Conv2DWorkload MakeWorkload(const ConvParams& p, const TensorArg& data, const TensorArg& weight,
+/*!
+ * \brief The workload of one call, every tensor checked against the others (ValueError naming the kernel). Shapes
+ * (S spatial dims: (H, W), or (D, H, W)): data (N, C/ic, *S, ic) or (N, C, *S); weight (O/oc, C/g/ic, *K, ic, oc)
+ * or (O, C/g, *K); out (N, O/oc, *S_out, oc) or (N, O, *S_out).
+ */
+template <int S>
+Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const TensorArg& weight,
                             const TensorArg& out) {
+  const std::string& kName = Rank<S>::Name();
+  const std::string d = Rank<S>::kData, k = Rank<S>::kKernel;
   data.Data<float>();
   weight.Data<float>();
   out.Data<float>();
-  TVMLITE_CHECK_KIND(data.ndim() == 4 || data.ndim() == 5, ValueError)
-      << kName << ": data must be NCHW{c}c (5-D) or NCHW (4-D), got shape " << ShapeStr(data);
-  TVMLITE_CHECK_KIND(weight.ndim() == 4 || weight.ndim() == 6, ValueError)
-      << kName << ": weight must be OIHW{i}i{o}o (6-D) or OIHW (4-D), got shape " << ShapeStr(weight);
-  TVMLITE_CHECK_KIND(out.ndim() == 4 || out.ndim() == 5, ValueError)
-      << kName << ": out must be NCHW{c}c (5-D) or NCHW (4-D), got shape " << ShapeStr(out);
+  TVMLITE_CHECK_KIND(data.ndim() == S + 2 || data.ndim() == S + 3, ValueError)
+      << kName << ": data must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2
+      << "-D), got shape " << ShapeStr(data);
+  TVMLITE_CHECK_KIND(weight.ndim() == S + 2 || weight.ndim() == S + 4, ValueError)
+      << kName << ": weight must be " << k << "{i}i{o}o (" << S + 4 << "-D) or " << k << " (" << S + 2
+      << "-D), got shape " << ShapeStr(weight);
+  TVMLITE_CHECK_KIND(out.ndim() == S + 2 || out.ndim() == S + 3, ValueError)
+      << kName << ": out must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2
+      << "-D), got shape " << ShapeStr(out);
   Conv2DWorkload wl;
-  const relay::Window<2>& w = p.window;
-  wl.in_block = data.ndim() == 5 ? data.dim(4) : 1;
-  wl.out_block = weight.ndim() == 6 ? weight.dim(5) : 1;
-  const int64_t weight_in_block = weight.ndim() == 6 ? weight.dim(4) : 1;
+  const relay::Window<S>& w = p.window;
+  const bool blocked_data = data.ndim() == S + 3, blocked_weight = weight.ndim() == S + 4;
+  wl.in_block = blocked_data ? data.dim(S + 2) : 1;
+  wl.out_block = blocked_weight ? weight.dim(S + 3) : 1;
+  const int64_t weight_in_block = blocked_weight ? weight.dim(S + 2) : 1;
   TVMLITE_CHECK_KIND(wl.in_block >= 1 && wl.out_block >= 1, ValueError)
       << kName << ": channel blocks must be >= 1 (data " << ShapeStr(data) << ", weight " << ShapeStr(weight) << ")";
+  if (p.groups > 1 && wl.in_block != 1 && weight_in_block == 1 && weight.dim(1) == 1 &&
+      p.groups == data.dim(1) * wl.in_block) {  // the depthwise op's tensors: say which kernel takes them
+    TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is " << Rank<S>::kDepthwise
+                              << "'s kernel";
+  }
   TVMLITE_CHECK_KIND(weight_in_block == wl.in_block, ValueError)
       << kName << ": mismatched blocks: data " << ShapeStr(data) << " has input block " << wl.in_block
       << " but weight " << ShapeStr(weight) << " has " << weight_in_block;
+  // Spatial dims, depth first when there is one (a 2-D conv has depth 1).
+  int64_t in_sp[3] = {1, 1, 1}, kernel_sp[3] = {1, 1, 1};
+  for (int i = 0; i < S; ++i) {
+    in_sp[3 - S + i] = data.dim(2 + i);
+    kernel_sp[3 - S + i] = weight.dim(2 + i);
+  }
   wl.batch = data.dim(0);
   wl.in_channels = relay::BoundedMul(data.dim(1), wl.in_block, "input channels");
-  wl.in_height = data.dim(2);
-  wl.in_width = data.dim(3);
+  wl.in_depth = in_sp[0];
+  wl.in_height = in_sp[1];
+  wl.in_width = in_sp[2];
   wl.out_channels = relay::BoundedMul(weight.dim(0), wl.out_block, "output channels");
   const int64_t group_channels = relay::BoundedMul(weight.dim(1), wl.in_block, "input channels per group");
-  wl.kernel_h = weight.dim(2);
-  wl.kernel_w = weight.dim(3);
+  wl.kernel_d = kernel_sp[0];
+  wl.kernel_h = kernel_sp[1];
+  wl.kernel_w = kernel_sp[2];
   wl.groups = p.groups;
   TVMLITE_CHECK_KIND(group_channels * p.groups == wl.in_channels, ValueError)
       << kName << ": weight " << ShapeStr(weight) << " reads " << group_channels << " input channels per group, "
@@ -149,31 +210,30 @@ Conv2DWorkload MakeWorkload(const ConvParams& p, const TensorArg& data, const Te
                      ValueError)
       << kName << ": " << wl.out_channels << " output channels in " << p.groups << " groups of blocks of "
       << wl.out_block << ": each group must hold whole blocks";
-  if (p.groups > 1 && group_channels == 1 && wl.in_block != 1) {
-    TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is "
-                              << "topi.nn.depthwise_conv2d_nchwc's kernel";
-  }
-  wl.stride_h = w.stride[0];
-  wl.stride_w = w.stride[1];
-  wl.dilation_h = w.dilation[0];
-  wl.dilation_w = w.dilation[1];
-  wl.pad_top = w.pad_begin[0];
-  wl.pad_left = w.pad_begin[1];
-  wl.pad_bottom = w.pad_end[0];
-  wl.pad_right = w.pad_end[1];
+  std::array<int64_t, 3> stride{1, 1, 1}, dilation{1, 1, 1}, pad_begin{0, 0, 0}, pad_end{0, 0, 0}, out_sp{1, 1, 1};
   try {
-    wl.out_height = relay::WindowOut<2>(Any(wl.in_height), Any(wl.kernel_h), w, 0, false).cast<int64_t>();
-    wl.out_width = relay::WindowOut<2>(Any(wl.in_width), Any(wl.kernel_w), w, 1, false).cast<int64_t>();
+    for (int i = 0; i < S; ++i) {
+      const int j = 3 - S + i;
+      stride[j] = w.stride[i], dilation[j] = w.dilation[i];
+      pad_begin[j] = w.pad_begin[i], pad_end[j] = w.pad_end[i];
+      out_sp[j] = relay::WindowOut<S>(Any(in_sp[j]), Any(kernel_sp[j]), w, i, false).template cast<int64_t>();
+    }
   } catch (const runtime::Error& e) {
     throw runtime::Error(e.kind(), kName + ": " + e.message());
   }
-  std::vector<int64_t> want;
-  if (out.ndim() == 5) {
-    want = {wl.batch, wl.out_channels / wl.out_block, wl.out_height, wl.out_width, wl.out_block};
+  wl.stride_d = stride[0], wl.stride_h = stride[1], wl.stride_w = stride[2];
+  wl.dilation_d = dilation[0], wl.dilation_h = dilation[1], wl.dilation_w = dilation[2];
+  wl.pad_front = pad_begin[0], wl.pad_top = pad_begin[1], wl.pad_left = pad_begin[2];
+  wl.pad_back = pad_end[0], wl.pad_bottom = pad_end[1], wl.pad_right = pad_end[2];
+  wl.out_depth = out_sp[0], wl.out_height = out_sp[1], wl.out_width = out_sp[2];
+  std::vector<int64_t> want{wl.batch, wl.out_channels / wl.out_block};
+  for (int i = 0; i < S; ++i) want.push_back(out_sp[3 - S + i]);
+  if (out.ndim() == S + 3) {
+    want.push_back(wl.out_block);
   } else {
     TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError)
-        << kName << ": out is 4-D (NCHW) but weight " << ShapeStr(weight) << " has output block " << wl.out_block;
-    want = {wl.batch, wl.out_channels, wl.out_height, wl.out_width};
+        << kName << ": out is " << S + 2 << "-D (" << d << ") but weight " << ShapeStr(weight) << " has output block "
+        << wl.out_block;
   }
   out.CheckShape(want);
   return wl;
@@ -182,32 +242,39 @@ Conv2DWorkload MakeWorkload(const ConvParams& p, const TensorArg& data, const Te
 /*! \brief Any blocks: one output row of one output block per item, oc accumulators per pixel. */
 void PortableRows(const Conv2DWorkload& wl, const Conv2DTensors& io, int64_t begin, int64_t end) {
   const int64_t ic = wl.in_block, oc = wl.out_block;
-  const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
-  const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t D = wl.in_depth, H = wl.in_height, W = wl.in_width;
+  const int64_t OD = wl.out_depth, OH = wl.out_height, OW = wl.out_width;
+  const int64_t KD = wl.kernel_d, KH = wl.kernel_h, KW = wl.kernel_w;
   const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
   const int64_t group_channels = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
   const int64_t w_cb = group_channels / ic;
   std::vector<float> acc(oc);
   for (int64_t item = begin; item < end; ++item) {
-    const int64_t oh = item % OH, ob = (item / OH) % out_blocks, n = item / OH / out_blocks;
+    // item = ((n * out_blocks + ob) * OD + od) * OH + oh: the output's own row order.
+    const int64_t oh = item % OH, od = (item / OH) % OD, ob = (item / OH / OD) % out_blocks;
+    const int64_t n = item / OH / OD / out_blocks;
     const int64_t c_base = ob * oc / group_out * group_channels;
-    const float* w_ob = io.weight + ob * w_cb * KH * KW * ic * oc;
-    float* out_row = io.out + ((n * out_blocks + ob) * OH + oh) * OW * oc;
+    const float* w_ob = io.weight + ob * w_cb * KD * KH * KW * ic * oc;
+    float* out_row = io.out + item * OW * oc;
     for (int64_t ow = 0; ow < OW; ++ow) {
       std::fill(acc.begin(), acc.end(), 0.0f);
       for (int64_t ci = 0; ci < group_channels; ++ci) {
         const int64_t c = c_base + ci;
-        const float* x_c = io.data + ((n * in_blocks + c / ic) * H * W) * ic + c % ic;
-        const float* w_c = w_ob + (ci / ic) * KH * KW * ic * oc + (ci % ic) * oc;
-        for (int64_t kh = 0; kh < KH; ++kh) {
-          const int64_t ih = oh * wl.stride_h - wl.pad_top + kh * wl.dilation_h;
-          if (ih < 0 || ih >= H) continue;
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            const int64_t iw = ow * wl.stride_w - wl.pad_left + kw * wl.dilation_w;
-            if (iw < 0 || iw >= W) continue;
-            const float x = x_c[(ih * W + iw) * ic];
-            const float* wp = w_c + (kh * KW + kw) * ic * oc;
-            for (int64_t o = 0; o < oc; ++o) acc[o] += x * wp[o];
+        const float* x_c = io.data + ((n * in_blocks + c / ic) * D * H * W) * ic + c % ic;
+        const float* w_c = w_ob + (ci / ic) * KD * KH * KW * ic * oc + (ci % ic) * oc;
+        for (int64_t kd = 0; kd < KD; ++kd) {
+          const int64_t id = od * wl.stride_d - wl.pad_front + kd * wl.dilation_d;
+          if (id < 0 || id >= D) continue;
+          for (int64_t kh = 0; kh < KH; ++kh) {
+            const int64_t ih = oh * wl.stride_h - wl.pad_top + kh * wl.dilation_h;
+            if (ih < 0 || ih >= H) continue;
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              const int64_t iw = ow * wl.stride_w - wl.pad_left + kw * wl.dilation_w;
+              if (iw < 0 || iw >= W) continue;
+              const float x = x_c[((id * H + ih) * W + iw) * ic];
+              const float* wp = w_c + ((kd * KH + kh) * KW + kw) * ic * oc;
+              for (int64_t o = 0; o < oc; ++o) acc[o] += x * wp[o];
+            }
           }
         }
       }
@@ -231,6 +298,7 @@ int64_t MinChunk(int64_t macs_per_item) {
   return std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, macs_per_item));
 }
 
+/*! \brief Whether the conv pads H or W (depth padding is never copied: the paths skip its taps). */
 bool HasPadding(const Conv2DWorkload& wl) {
   return wl.pad_top != 0 || wl.pad_left != 0 || wl.pad_bottom != 0 || wl.pad_right != 0;
 }
@@ -247,7 +315,7 @@ Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst)
   padded.in_height = Hp;
   padded.in_width = Wp;
   padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
-  const int64_t planes = wl.batch * (wl.in_channels / ic);
+  const int64_t planes = wl.batch * (wl.in_channels / ic) * wl.in_depth;  // (n, channel block, depth slice)
   runtime::ParallelFor(planes * Hp, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
@@ -311,9 +379,10 @@ FastPath PickFast(int64_t out_block, Isa isa) {
  * pads): the padded copy would then be the cost, and the portable path (which needs none) runs instead.
  */
 int64_t PaddedSize(const Conv2DWorkload& wl) {
-  const __int128 padded = static_cast<__int128>(wl.batch * wl.in_channels) *
-                          (wl.in_height + wl.pad_top + wl.pad_bottom) * (wl.in_width + wl.pad_left + wl.pad_right);
-  const __int128 input = static_cast<__int128>(wl.batch * wl.in_channels) * wl.in_height * wl.in_width;
+  const __int128 planes = static_cast<__int128>(wl.batch * wl.in_channels) * wl.in_depth;
+  const __int128 padded = planes * (wl.in_height + wl.pad_top + wl.pad_bottom) *
+                          (wl.in_width + wl.pad_left + wl.pad_right);
+  const __int128 input = planes * wl.in_height * wl.in_width;
   return padded <= 4 * input + (1 << 20) ? static_cast<int64_t>(padded) : -1;
 }
 
@@ -332,16 +401,18 @@ void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Fu
     io.tail = tail;
     io.epilogue = nullptr;
   }
-  const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
-  const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
+  const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
+  const int64_t macs = wl.batch * wl.out_channels * wl.out_depth * wl.out_height * wl.out_width / plan.num_items *
+                       macs_per_pixel;
   ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); });
 }
 
 /*!
- * \brief Plain NCHW / OIHW tensors (blocks of 1) on a fast path: pack the data and the weights into blocks (ic: the
- * group's channels when at most 16, else the largest of 16, 8, 4, 2 dividing them; oc: 16 or 8), run blocked into
- * a scratch output, unpack it, then run the epilogue on the NCHW output. Three passes over the tensors against
- * O * KH * KW / groups multiply-adds per input value. False when no output block fits (the portable path runs).
+ * \brief Plain NCHW / OIHW tensors (blocks of 1; NCDHW / OIDHW likewise) on a fast path: pack the data and the
+ * weights into blocks (ic: the group's channels when at most 16, else the largest of 16, 8, 4, 2 dividing them; oc:
+ * 16 or 8), run blocked into a scratch output, unpack it, then run the epilogue on the plain output. Three passes
+ * over the tensors against O * KH * KW / groups multiply-adds per input value. False when no output block fits
+ * (the portable path runs).
  */
 bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const BoundEpilogue& bound) {
   const int64_t group_in = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
@@ -355,13 +426,15 @@ bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const 
   Conv2DWorkload blocked = wl;
   blocked.in_block = ic;
   blocked.out_block = oc;
-  const int64_t N = wl.batch, C = wl.in_channels, O = wl.out_channels, plane = wl.in_height * wl.in_width;
-  const int64_t taps = wl.kernel_h * wl.kernel_w, out_plane = wl.out_height * wl.out_width;
+  const int64_t N = wl.batch, C = wl.in_channels, O = wl.out_channels;
+  const int64_t plane = wl.in_depth * wl.in_height * wl.in_width;
+  const int64_t taps = wl.kernel_d * wl.kernel_h * wl.kernel_w;
+  const int64_t out_plane = wl.out_depth * wl.out_height * wl.out_width;
   static thread_local std::vector<float> data, weight, out;
   data.resize(std::max<size_t>(data.size(), N * C * plane));
   weight.resize(std::max<size_t>(weight.size(), O * group_in * taps));
   out.resize(std::max<size_t>(out.size(), N * O * out_plane));
-  for (int64_t n = 0; n < N; ++n) {  // (N, C, H, W) -> (N, C/ic, H, W, ic)
+  for (int64_t n = 0; n < N; ++n) {  // (N, C, H, W) -> (N, C/ic, H, W, ic); (D, H, W) as one plane
     for (int64_t c = 0; c < C; ++c) {
       const float* src = io.data + (n * C + c) * plane;
       float* dst = data.data() + (n * C + c - c % ic) * plane + c % ic;
@@ -390,29 +463,39 @@ bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const 
   return true;
 }
 
-void Run(const ConvParams& p, const Epilogue& program, const KernelArgs& args) {
+template <int S>
+void Run(const ConvParams<S>& p, const Epilogue& program, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
-  Conv2DWorkload wl = MakeWorkload(p, data, weight, out);
-  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), kName);
+  Conv2DWorkload wl = MakeWorkload<S>(p, data, weight, out);
+  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), Rank<S>::Name());
   Conv2DTensors io{data.Data<float>(), weight.Data<float>(), out.Data<float>(),
                    bound.empty() ? nullptr : &ApplyEpilogue, &bound};
   if (out.size() == 0) return;
   const Isa isa = CpuIsa();
   const bool pad_ok = PaddedSize(wl) >= 0;
-  const bool plain = data.ndim() == 4 && weight.ndim() == 4 && out.ndim() == 4;
+  const bool plain = data.ndim() == S + 2 && weight.ndim() == S + 2 && out.ndim() == S + 2;
   if (pad_ok && plain && isa != Isa::kScalar && RunPlain(wl, io, isa, bound)) return;
   const FastPath path = pad_ok ? PickFast(wl.out_block, isa) : FastPath();
   if (path.fn == nullptr) {
-    const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_h * wl.kernel_w;
-    const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_height;
+    const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
+    const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_depth * wl.out_height;
     ParallelItems(items, MinChunk(wl.out_block * wl.out_width * macs_per_pixel),
                   [&](int64_t b, int64_t e) { PortableRows(wl, io, b, e); });
     return;
   }
   FusedTail tail;
-  const bool fused = io.epilogue != nullptr && out.ndim() == 5 &&
-                     MatchFusedTail(program, args.Rest(2), out.shape(), ConvChannelShape(out.shape()), &tail);
+  const bool fused = io.epilogue != nullptr && out.ndim() == S + 3 &&
+                     MatchFusedTail(program, args.Rest(2), out.shape(), BlockedChannelShape(out.shape()), &tail);
   RunFast(wl, io, path, fused ? &tail : nullptr);
+}
+
+template <int S>
+Function MakeConv(Map<String, Any> attrs_in) {
+  KernelAttrs attrs(Rank<S>::Name(), attrs_in);
+  ConvParams<S> params = ParseParams<S>(attrs);
+  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), Rank<S>::Name());
+  return MakeKernel(Rank<S>::Name(), 3 + program.num_inputs(),
+                    [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
 }
 
 }  // namespace
@@ -444,17 +527,19 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
     if (max_tile_rows >= 2 && wl.out_height >= 2 && 2 * widest * vectors <= budget) plan.tile_rows = 2;
   }
   const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
-  plan.num_items = wl.batch * block_groups * ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
+  const int64_t planes = wl.batch * block_groups * wl.out_depth;  // (n, block group, od)
+  plan.num_items = planes * ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
   const int64_t ncb = wl.in_channels / wl.groups / wl.in_block;
   plan.cb_chunk = ncb;
   // Small maps (<= 14 columns) whose 3x3 (or larger) weights per block group overflow L1: passes of ~16 KB of
   // weights, when that leaves at least 2 items per thread's worth of parallelism (the pass needs the whole plane in
   // one item). Not 1x1 convs: their input, re-read by every pass of every block group, is the larger stream.
-  const int64_t bytes_per_cb = wl.in_block * wl.kernel_h * wl.kernel_w * plan.out_blocks_per_item * wl.out_block * 4;
-  if (max_tile_rows >= 2 && !plan.flat_pixels && wl.kernel_h * wl.kernel_w > 1 && wl.out_width <= 14 &&
-      ncb * bytes_per_cb > (int64_t(48) << 10) && wl.batch * block_groups >= 8) {
+  const int64_t taps = wl.kernel_d * wl.kernel_h * wl.kernel_w;
+  const int64_t bytes_per_cb = wl.in_block * taps * plan.out_blocks_per_item * wl.out_block * 4;
+  if (max_tile_rows >= 2 && !plan.flat_pixels && taps > 1 && wl.out_width <= 14 &&
+      ncb * bytes_per_cb > (int64_t(48) << 10) && planes >= 8) {
     plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
-    if (plan.cb_chunk < ncb) plan.num_items = wl.batch * block_groups;
+    if (plan.cb_chunk < ncb) plan.num_items = planes;
   }
   return plan;
 }
@@ -466,17 +551,20 @@ Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float
 }
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
-  KernelAttrs attrs(kName, attrs_in);
-  ConvParams params = ParseParams(attrs);
-  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
-  return MakeKernel(kName, 3 + program.num_inputs(),
-                    [params, program](const KernelArgs& args) { Run(params, program, args); });
+  return MakeConv<2>(attrs_in);
+});
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d").set_body_typed([](Map<String, Any> attrs_in) {
+  return MakeConv<3>(attrs_in);
 });
 
 // The lowering's kernel for the blocked conv (AlterOpLayout's output) and for plain NCHW convs (blocks of 1).
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
 TVMLITE_REGISTER_OP("nn.conv2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
+// The 3-D conv: the blocked op AlterOpLayout makes, and plain NCDHW convs (blocks of 1).
+TVMLITE_REGISTER_OP("nn.contrib_conv3d_NCDHWc")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d"));
+TVMLITE_REGISTER_OP("nn.conv3d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d"));
 
 }  // namespace topi
 }  // namespace tvmlite

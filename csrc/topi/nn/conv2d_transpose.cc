@@ -1,11 +1,13 @@
 /*!
  * \file conv2d_transpose.cc
  * \brief topi.nn.conv2d_transpose: nn.conv2d_transpose (ONNX ConvTranspose) as a GEMM on the shared driver, then
- * col2im, with a fused epilogue.
+ * col2im, with a fused epilogue; topi.nn.conv3d_transpose, the same with a depth (col2vol).
  *
  *   f = topi.nn.conv2d_transpose({"strides": [2, 2], "padding": [1, 1], "output_padding": [1, 1],
  *                                 "epilogue": "add r0 r0 in0; relu r0 r0"})
  *   f(data, weight, bias, out)   # data (N, C, H, W) NCHW, weight (C, O / G, KH, KW) IOHW -> out (N, O, OH, OW)
+ *   g = topi.nn.conv3d_transpose({"strides": [2, 2, 2]})
+ *   g(data, weight, out)         # data (N, C, D, H, W) NCDHW, weight (C, O / G, KD, KH, KW) IODHW -> out NCDHW
  *
  * with OH = (H - 1) * stride_h - pad_top - pad_bottom + dilation_h * (KH - 1) + 1 + output_padding_h (OW likewise;
  * output_padding only makes the output larger: what lies past the last window is zero), float32 only.
@@ -29,9 +31,15 @@
  * Threads: images x groups that are many (or small) run one per task, every step inline in it (a ParallelFor
  * inside a task runs inline); otherwise they run one after the other, each step (PackB, GEMM, col2im) parallel.
  *
- * The weight is constant in a model, so its transpose could be folded at build: a layout_transform of the IOHW
- * weight to (G, O/G, KH, KW, C/G) ("GOHWI" for this kernel) that FoldConstant evaluates, with kernel_layout saying
- * so; today it is a per-call copy of the weight (O(C * O/G * KH * KW) against the GEMM's P times more work).
+ * 3-D (one driver templated over the spatial rank S; a 2-D conv is a 3-D one of depth 1): P = D * H * W pixels,
+ * M = O/G * KD * KH * KW taps, and col2im's rows are the output's (od, oh) rows: each gathers, for every kd whose
+ * input slice d lands on od and every kh whose input row h lands on oh, the strided runs of input row (d, h).
+ *
+ * The weight is constant in a model, so its transpose is folded at build: AlterOpLayout writes layout_transform(w,
+ * "IOHW", "IOHW{K}i") with kernel_layout "IOHW{K}i" (K = C / G), a weight (G, O/G, KH, KW, K) that is Wt itself, and
+ * FoldConstant evaluates it once. A plain IOHW weight (a graph input, a direct call) is transposed per call, in
+ * parallel tiles: O(C * O/G * KH * KW) against the GEMM's P times more work, which only pays off when P is large
+ * (a vocoder's upsampler, 512 -> 256 k16 over 32 frames, took longer transposing its 8 MB weight than multiplying).
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -63,12 +71,33 @@ constexpr int64_t kSmallUnitFlops = int64_t(1) << 23;
 /*! \brief The least col2im work (output values times landing taps) worth a thread. */
 constexpr int64_t kMinCol2ImWork = int64_t(1) << 15;
 
+/*! \brief What differs between the 2-D and the 3-D kernel. */
+template <int S>
+struct Rank;
+template <>
+struct Rank<2> {
+  static const std::string& Name() { return kName; }
+  static constexpr const char* kData = "NCHW";
+  static constexpr const char* kKernel = "IOHW";
+};
+template <>
+struct Rank<3> {
+  static const std::string& Name() {
+    static const std::string name = "topi.nn.conv3d_transpose";
+    return name;
+  }
+  static constexpr const char* kData = "NCDHW";
+  static constexpr const char* kKernel = "IODHW";
+};
+
 /*! \brief The attrs, normalised once by the factory. */
+template <int S>
 struct Params {
-  relay::Window<2> window;
-  std::array<int64_t, 2> output_padding{0, 0};
+  relay::Window<S> window;
+  std::array<int64_t, S> output_padding{};
   int64_t groups = 1;
   int64_t channels = -1;              // -1: not given
+  int64_t packed = -1;                // kernel_layout: -1 not given, 0 plain (IOHW), K packed (IOHW{K}i)
   std::vector<int64_t> kernel_size;  // empty: not given
 };
 
@@ -85,24 +114,32 @@ std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
   return attrs.GetInts(key);
 }
 
-Params ParseParams(const KernelAttrs& attrs) {
+template <int S>
+Params<S> ParseParams(const KernelAttrs& attrs) {
+  const std::string& kName = Rank<S>::Name();
+  const std::string want_data = Rank<S>::kData, want_kernel = Rank<S>::kKernel;
   auto text = [&](const char* key) { return IsNone(attrs, key) ? std::string() : attrs.GetString(key); };
   const std::string data = text("data_layout"), kernel = text("kernel_layout"), out = text("out_layout");
   const std::string dtype = text("out_dtype");
-  TVMLITE_CHECK_KIND(data.empty() || data == "NCHW", NotImplementedError)
-      << kName << ": data_layout '" << data << "' is not supported (NCHW)";
-  TVMLITE_CHECK_KIND(kernel.empty() || kernel == "IOHW", NotImplementedError)
-      << kName << ": kernel_layout '" << kernel << "' is not supported (IOHW)";
-  TVMLITE_CHECK_KIND(out.empty() || out == "NCHW", NotImplementedError)
-      << kName << ": out_layout '" << out << "' is not supported (NCHW)";
+  TVMLITE_CHECK_KIND(data.empty() || data == want_data, NotImplementedError)
+      << kName << ": data_layout '" << data << "' is not supported (" << want_data << ")";
+  Params<S> p;
+  if (!kernel.empty()) {
+    try {
+      p.packed = relay::PackedInputBlock(kernel, want_kernel);
+    } catch (const runtime::Error& e) {
+      throw runtime::Error(e.kind(), kName + ": " + e.message());
+    }
+  }
+  TVMLITE_CHECK_KIND(out.empty() || out == want_data, NotImplementedError)
+      << kName << ": out_layout '" << out << "' is not supported (" << want_data << ")";
   TVMLITE_CHECK_KIND(dtype.empty() || dtype == "float32", TypeError)
       << kName << ": out_dtype must be float32, got '" << dtype << "'";
-  Params p;
   auto arr = [](const std::vector<int64_t>& v) { return Array<int64_t>(v.begin(), v.end()); };
   try {
-    p.window = relay::NormalizeWindow<2>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
+    p.window = relay::NormalizeWindow<S>(arr(IntsOrInt(attrs, "strides")), arr(IntsOrInt(attrs, "padding")),
                                          arr(IntsOrInt(attrs, "dilation")));
-    p.output_padding = relay::PerDim<2>(arr(IntsOrInt(attrs, "output_padding")), "output_padding", 0, 0);
+    p.output_padding = relay::PerDim<S>(arr(IntsOrInt(attrs, "output_padding")), "output_padding", 0, 0);
   } catch (const runtime::Error& e) {
     throw runtime::Error(e.kind(), kName + ": " + e.message());
   }
@@ -114,9 +151,9 @@ Params ParseParams(const KernelAttrs& attrs) {
     TVMLITE_CHECK_KIND(p.channels >= 0, ValueError) << kName << ": channels must be >= 0, got " << p.channels;
   }
   p.kernel_size = IntsOrInt(attrs, "kernel_size");
-  if (p.kernel_size.size() == 1) p.kernel_size.push_back(p.kernel_size[0]);
-  TVMLITE_CHECK_KIND(p.kernel_size.empty() || p.kernel_size.size() == 2, ValueError)
-      << kName << ": kernel_size needs 1 or 2 values, got " << p.kernel_size.size();
+  if (p.kernel_size.size() == 1) p.kernel_size.resize(S, p.kernel_size[0]);
+  TVMLITE_CHECK_KIND(p.kernel_size.empty() || p.kernel_size.size() == S, ValueError)
+      << kName << ": kernel_size needs 1 or " << S << " values, got " << p.kernel_size.size();
   return p;
 }
 
@@ -126,20 +163,24 @@ std::string ShapeStr(const TensorArg& t) {
   return os.str();
 }
 
-/*! \brief One call's sizes, every tensor checked against the others and the attrs. */
+/*! \brief One call's sizes, every tensor checked against the others and the attrs (depth 1 for 2-D). */
 struct Workload {
-  int64_t batch = 0, in_channels = 0, height = 0, width = 0;        // N, C, H, W
-  int64_t out_channels = 0, out_height = 0, out_width = 0;          // O, OH, OW
-  int64_t kernel_h = 1, kernel_w = 1, groups = 1;
-  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1, pad_top = 0, pad_left = 0;
+  int64_t batch = 0, in_channels = 0, depth = 1, height = 0, width = 0;  // N, C, D, H, W
+  int64_t out_channels = 0, out_depth = 1, out_height = 0, out_width = 0;  // O, OD, OH, OW
+  int64_t kernel_d = 1, kernel_h = 1, kernel_w = 1, groups = 1;
+  int64_t stride_d = 1, stride_h = 1, stride_w = 1, dilation_d = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_front = 0, pad_top = 0, pad_left = 0;
   int64_t group_in() const { return in_channels / groups; }    // K
   int64_t group_out() const { return out_channels / groups; }  // O / G
-  int64_t taps() const { return kernel_h * kernel_w; }
+  int64_t taps() const { return kernel_d * kernel_h * kernel_w; }
+  int64_t rows() const { return out_depth * out_height; }       // col2im's output rows, (od, oh)
 };
 
 /*! \brief The output size of one spatial dim, or ValueError when it is below 1 or beyond kMaxWindowValue. */
-int64_t OutSize(const Params& p, int i, int64_t in, int64_t kernel) {
-  const relay::Window<2>& w = p.window;
+template <int S>
+int64_t OutSize(const Params<S>& p, int i, int64_t in, int64_t kernel) {
+  const std::string& kName = Rank<S>::Name();
+  const relay::Window<S>& w = p.window;
   const __int128 size = static_cast<__int128>(in - 1) * w.stride[i] - w.pad_begin[i] - w.pad_end[i] +
                         static_cast<__int128>(w.dilation[i]) * (kernel - 1) + 1 + p.output_padding[i];
   TVMLITE_CHECK_KIND(in >= 1 && size >= 1 && size <= relay::kMaxWindowValue, ValueError)
@@ -151,27 +192,44 @@ int64_t OutSize(const Params& p, int i, int64_t in, int64_t kernel) {
   return static_cast<int64_t>(size);
 }
 
-Workload MakeWorkload(const Params& p, const TensorArg& data, const TensorArg& weight, const TensorArg& out) {
+template <int S>
+Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg& weight, const TensorArg& out) {
+  const std::string& kName = Rank<S>::Name();
+  const std::string layout = Rank<S>::kData;
   data.Data<float>();
   weight.Data<float>();
   out.Data<float>();
-  TVMLITE_CHECK_KIND(data.ndim() == 4, ValueError)
-      << kName << ": data must be NCHW (4-D), got shape " << ShapeStr(data);
-  TVMLITE_CHECK_KIND(weight.ndim() == 4, ValueError)
-      << kName << ": weight must be IOHW (4-D: in_channels, out_channels / groups, KH, KW), got shape "
-      << ShapeStr(weight);
-  TVMLITE_CHECK_KIND(out.ndim() == 4, ValueError) << kName << ": out must be NCHW (4-D), got shape " << ShapeStr(out);
+  TVMLITE_CHECK_KIND(data.ndim() == S + 2, ValueError)
+      << kName << ": data must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeStr(data);
+  // A packed weight (G, O/G, *K, C/G) is Wt already; a plain one (C, O/G, *K) is transposed per call.
+  const bool packed = weight.ndim() == S + 3;
+  TVMLITE_CHECK_KIND(weight.ndim() == S + 2 || packed, ValueError)
+      << kName << ": weight must be " << Rank<S>::kKernel << " (" << S + 2
+      << "-D: in_channels, out_channels / groups, kernel...) or " << Rank<S>::kKernel << "{k}i (" << S + 3
+      << "-D: groups, out_channels / groups, kernel..., in_channels / groups), got shape " << ShapeStr(weight);
+  TVMLITE_CHECK_KIND(p.packed < 0 || (p.packed > 0) == packed, ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " does not match kernel_layout '" << Rank<S>::kKernel
+      << (p.packed > 0 ? std::to_string(p.packed) + "i'" : "'");
+  TVMLITE_CHECK_KIND(out.ndim() == S + 2, ValueError)
+      << kName << ": out must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeStr(out);
   Workload wl;
   wl.batch = data.dim(0);
   wl.in_channels = data.dim(1);
-  wl.height = data.dim(2);
-  wl.width = data.dim(3);
   wl.groups = p.groups;
-  wl.kernel_h = weight.dim(2);
-  wl.kernel_w = weight.dim(3);
-  TVMLITE_CHECK_KIND(weight.dim(0) == wl.in_channels, ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " is for " << weight.dim(0) << " input channels, data "
-      << ShapeStr(data) << " has " << wl.in_channels;
+  // Spatial dims, depth first when there is one.
+  int64_t in_sp[3] = {1, 1, 1}, k_sp[3] = {1, 1, 1};
+  for (int i = 0; i < S; ++i) {
+    in_sp[3 - S + i] = data.dim(2 + i);
+    k_sp[3 - S + i] = weight.dim(2 + i);
+  }
+  wl.depth = in_sp[0], wl.height = in_sp[1], wl.width = in_sp[2];
+  wl.kernel_d = k_sp[0], wl.kernel_h = k_sp[1], wl.kernel_w = k_sp[2];
+  const int64_t weight_in = packed ? relay::BoundedMul(weight.dim(0), weight.dim(S + 2), "input channels")
+                                   : weight.dim(0);
+  TVMLITE_CHECK_KIND(weight_in == wl.in_channels && (!packed || weight.dim(0) == p.groups), ValueError)
+      << kName << ": weight " << ShapeStr(weight) << " is for " << weight_in << " input channels"
+      << (packed ? " in " + std::to_string(weight.dim(0)) + " groups" : std::string()) << ", data "
+      << ShapeStr(data) << " has " << wl.in_channels << (packed ? " in " + std::to_string(p.groups) : std::string());
   TVMLITE_CHECK_KIND(wl.in_channels % p.groups == 0, ValueError)
       << kName << ": data " << ShapeStr(data) << " has " << wl.in_channels << " channels, not divisible by groups = "
       << p.groups;
@@ -183,21 +241,34 @@ Workload MakeWorkload(const Params& p, const TensorArg& data, const TensorArg& w
   TVMLITE_CHECK_KIND(p.channels < 0 || p.channels == wl.out_channels, ValueError)
       << kName << ": weight " << ShapeStr(weight) << " in " << p.groups << " groups gives " << wl.out_channels
       << " output channels, attribute channels = " << p.channels;
-  TVMLITE_CHECK_KIND(wl.kernel_h >= 1 && wl.kernel_w >= 1, ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " has an empty kernel";
-  TVMLITE_CHECK_KIND(p.kernel_size.empty() || (p.kernel_size[0] == wl.kernel_h && p.kernel_size[1] == wl.kernel_w),
-                     ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " has a " << wl.kernel_h << "x" << wl.kernel_w
-      << " kernel, attribute kernel_size = (" << p.kernel_size[0] << ", " << p.kernel_size[1] << ")";
-  wl.out_height = OutSize(p, 0, wl.height, wl.kernel_h);
-  wl.out_width = OutSize(p, 1, wl.width, wl.kernel_w);
-  out.CheckShape({wl.batch, wl.out_channels, wl.out_height, wl.out_width});
-  wl.stride_h = p.window.stride[0];
-  wl.stride_w = p.window.stride[1];
-  wl.dilation_h = p.window.dilation[0];
-  wl.dilation_w = p.window.dilation[1];
-  wl.pad_top = p.window.pad_begin[0];
-  wl.pad_left = p.window.pad_begin[1];
+  bool empty = false, kernel_ok = true;
+  std::string kernel_text, attr_text;  // "3x3" and "(2, 2)"
+  for (int i = 0; i < S; ++i) {
+    empty = empty || weight.dim(2 + i) < 1;
+    kernel_ok = kernel_ok && (p.kernel_size.empty() || p.kernel_size[i] == weight.dim(2 + i));
+    kernel_text += (i ? "x" : "") + std::to_string(weight.dim(2 + i));
+    if (!p.kernel_size.empty()) attr_text += (i ? ", " : "(") + std::to_string(p.kernel_size[i]);
+  }
+  TVMLITE_CHECK_KIND(!empty, ValueError) << kName << ": weight " << ShapeStr(weight) << " has an empty kernel";
+  TVMLITE_CHECK_KIND(kernel_ok, ValueError) << kName << ": weight " << ShapeStr(weight) << " has a " << kernel_text
+                                            << " kernel, attribute kernel_size = " << attr_text << ")";
+  int64_t out_sp[3] = {1, 1, 1};
+  std::vector<int64_t> want{wl.batch, wl.out_channels};
+  for (int i = 0; i < S; ++i) {
+    out_sp[3 - S + i] = OutSize<S>(p, i, data.dim(2 + i), weight.dim(2 + i));
+    want.push_back(out_sp[3 - S + i]);
+  }
+  wl.out_depth = out_sp[0], wl.out_height = out_sp[1], wl.out_width = out_sp[2];
+  out.CheckShape(want);
+  int64_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad[3] = {0, 0, 0};
+  for (int i = 0; i < S; ++i) {
+    stride[3 - S + i] = p.window.stride[i];
+    dilation[3 - S + i] = p.window.dilation[i];
+    pad[3 - S + i] = p.window.pad_begin[i];
+  }
+  wl.stride_d = stride[0], wl.stride_h = stride[1], wl.stride_w = stride[2];
+  wl.dilation_d = dilation[0], wl.dilation_h = dilation[1], wl.dilation_w = dilation[2];
+  wl.pad_front = pad[0], wl.pad_top = pad[1], wl.pad_left = pad[2];
   return wl;
 }
 
@@ -267,14 +338,15 @@ Col2Im PlanCol2Im(const Workload& wl) {
     c.w_begin[kw] = std::min(lo, hi);
     c.w_end[kw] = hi;
   }
-  // Enough items for the pool when the planes are few; a whole plane per item otherwise.
-  const int64_t want = 4 * static_cast<int64_t>(runtime::NumThreads());
-  const int64_t per_plane = std::min(wl.out_height, std::max<int64_t>(1, (want + wl.group_out() - 1) /
-                                                                             std::max<int64_t>(1, wl.group_out())));
-  c.rows_per_item = (wl.out_height + per_plane - 1) / per_plane;
-  c.items_per_plane = (wl.out_height + c.rows_per_item - 1) / c.rows_per_item;
+  // Enough items for the pool when the planes are few; a whole plane per item otherwise. Rows are (od, oh).
+  const int64_t want = 4 * static_cast<int64_t>(runtime::NumThreads()), rows = wl.rows();
+  const int64_t per_plane = std::min(rows, std::max<int64_t>(1, (want + wl.group_out() - 1) /
+                                                                    std::max<int64_t>(1, wl.group_out())));
+  c.rows_per_item = (rows + per_plane - 1) / per_plane;
+  c.items_per_plane = (rows + c.rows_per_item - 1) / c.rows_per_item;
   // Work per item: its output values times the taps landing on each (in double: a heuristic that must not overflow).
-  const double landing = std::max(1.0, static_cast<double>(wl.taps()) / wl.stride_h / wl.stride_w);
+  const double landing =
+      std::max(1.0, static_cast<double>(wl.taps()) / wl.stride_d / wl.stride_h / wl.stride_w);
   const double work = static_cast<double>(c.rows_per_item) * wl.out_width * landing;
   c.min_chunk = std::max<int64_t>(1, static_cast<int64_t>(kMinCol2ImWork / work));
   return c;
@@ -296,26 +368,34 @@ inline void AddStrided(float* row, int64_t at, const float* src, int64_t from, i
 }
 
 /*!
- * \brief Output rows [oh0, oh1) of plane `plane` (n * O + g * O/G + o): zeroed first when fresh, plus the cols of
- * output channel o of its group whose input pixels are in [p0, p1) (cols holds pixels [p0, p1), row stride p1 - p0).
+ * \brief Output rows [r0, r1) of plane `plane` (n * O + g * O/G + o; row r is (od, oh) = (r / OH, r % OH)): zeroed
+ * first when fresh, plus the cols of output channel o of its group whose input pixels are in [p0, p1) (cols holds
+ * pixels [p0, p1), row stride p1 - p0).
  */
-void GatherRows(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, int64_t o, float* plane, int64_t oh0,
-                int64_t oh1, bool fresh) {
+void GatherRows(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, int64_t o, float* plane, int64_t r0,
+                int64_t r1, bool fresh) {
   const Workload& wl = *c.wl;
-  const int64_t W = wl.width, OW = wl.out_width, KH = wl.kernel_h, KW = wl.kernel_w, sw = wl.stride_w;
+  const int64_t W = wl.width, OW = wl.out_width, KD = wl.kernel_d, KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t sw = wl.stride_w, OH = wl.out_height;
   const int64_t ncols = p1 - p0;
-  for (int64_t oh = oh0; oh < oh1; ++oh) {
-    float* row = plane + oh * OW;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t od = r / OH, oh = r % OH;
+    float* row = plane + r * OW;
     if (fresh) std::fill(row, row + OW, 0.0f);
-    for (int64_t kh = 0; kh < KH; ++kh) {
+    for (int64_t kdh = 0; kdh < KD * KH; ++kdh) {
+      const int64_t kd = kdh / KH, kh = kdh % KH;
+      const int64_t td = od + wl.pad_front - kd * wl.dilation_d;
+      if (td < 0 || td % wl.stride_d != 0) continue;
+      const int64_t d = td / wl.stride_d;
       const int64_t t = oh + wl.pad_top - kh * wl.dilation_h;
-      if (t < 0 || t % wl.stride_h != 0) continue;
+      if (d >= wl.depth || t < 0 || t % wl.stride_h != 0) continue;
       const int64_t h = t / wl.stride_h;
       if (h >= wl.height) continue;
-      const int64_t first = std::max<int64_t>(0, p0 - h * W), end = std::min(W, p1 - h * W);
+      const int64_t pixel = (d * wl.height + h) * W;  // input row (d, h)'s first pixel
+      const int64_t first = std::max<int64_t>(0, p0 - pixel), end = std::min(W, p1 - pixel);
       if (first >= end) continue;
-      // Tap (kh, kw) of input column w: cols[from + kw * ncols + w], landing on row[w * sw + kw * dw - pad_left].
-      const int64_t from = (o * KH + kh) * KW * ncols + (h * W - p0);
+      // Tap (kd, kh, kw) of input column w: cols[from + kw * ncols + w], landing on row[w * sw + kw * dw - pad_left].
+      const int64_t from = ((o * KD + kd) * KH + kh) * KW * ncols + (pixel - p0);
       int64_t kw = 0;
       if (sw == 2 && wl.dilation_w == 1) {
         // Taps kw and kw + 1 land on neighbouring columns: one pass interleaves them (the compiler vectorises it).
@@ -350,19 +430,26 @@ void GatherRows(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, int6
 void RunCol2Im(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, float* out, int64_t plane0, bool only,
                bool last, const BoundEpilogue& epi) {
   const Workload& wl = *c.wl;
-  const int64_t plane_size = wl.out_height * wl.out_width;
-  // A chunk that is not the last reaches only the output rows of its input rows.
-  int64_t reach0 = 0, reach1 = wl.out_height;
+  const int64_t rows = wl.rows(), plane_size = rows * wl.out_width;
+  // A chunk that is not the last reaches only the output rows of its input rows (of its input slices in 3-D).
+  int64_t reach0 = 0, reach1 = rows;
   if (!only && !last) {
-    const int64_t h0 = p0 / wl.width, h1 = (p1 - 1) / wl.width;
-    reach0 = std::max<int64_t>(0, h0 * wl.stride_h - wl.pad_top);
-    reach1 = std::min(wl.out_height, h1 * wl.stride_h - wl.pad_top + (wl.kernel_h - 1) * wl.dilation_h + 1);
+    const int64_t h0 = p0 / wl.width, h1 = (p1 - 1) / wl.width;  // input rows (d, h), flattened
+    if (wl.depth == 1) {
+      reach0 = std::max<int64_t>(0, h0 * wl.stride_h - wl.pad_top);
+      reach1 = std::min(rows, h1 * wl.stride_h - wl.pad_top + (wl.kernel_h - 1) * wl.dilation_h + 1);
+    } else {
+      const int64_t d0 = h0 / wl.height, d1 = h1 / wl.height;
+      reach0 = std::max<int64_t>(0, d0 * wl.stride_d - wl.pad_front) * wl.out_height;
+      reach1 = std::min(wl.out_depth, d1 * wl.stride_d - wl.pad_front + (wl.kernel_d - 1) * wl.dilation_d + 1) *
+               wl.out_height;
+    }
   }
   runtime::ParallelFor(wl.group_out() * c.items_per_plane, [&](int64_t b, int64_t e) {
     for (int64_t item = b; item < e; ++item) {
       const int64_t o = item / c.items_per_plane;
       const int64_t oh0 = item % c.items_per_plane * c.rows_per_item;
-      const int64_t oh1 = std::min(wl.out_height, oh0 + c.rows_per_item);
+      const int64_t oh1 = std::min(rows, oh0 + c.rows_per_item);
       const int64_t flat = (plane0 + o) * plane_size;
       GatherRows(c, cols, p0, p1, o, out + flat, std::max(oh0, reach0), std::min(oh1, reach1), only);
       if (last && !epi.empty()) epi.Apply(out, flat + oh0 * wl.out_width, (oh1 - oh0) * wl.out_width);
@@ -373,7 +460,7 @@ void RunCol2Im(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, float
 /*! \brief One image n and group g: the GEMM and col2im chunk by chunk. */
 void RunUnit(const Workload& wl, const Col2Im& c, const float* x, const float* wt, float* out, int64_t n, int64_t g,
              const BoundEpilogue& epi) {
-  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.height * wl.width;
+  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.depth * wl.height * wl.width;
   const int64_t chunk = std::min(P, std::max<int64_t>(1, kColsBudget / M));
   const int64_t nb = gemm::NativeBlock();
   const float* xg = x + (n * wl.in_channels + g * K) * P;
@@ -391,10 +478,11 @@ void RunUnit(const Workload& wl, const Col2Im& c, const float* x, const float* w
   }
 }
 
-void Run(const Params& p, const Epilogue& program, const KernelArgs& args) {
+template <int S>
+void Run(const Params<S>& p, const Epilogue& program, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
-  const Workload wl = MakeWorkload(p, data, weight, out);
-  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), kName);
+  const Workload wl = MakeWorkload<S>(p, data, weight, out);
+  BoundEpilogue bound = program.Bind(out.shape(), args.Rest(2), Rank<S>::Name());
   float* y = out.Data<float>();
   const int64_t total = out.size();
   if (total == 0) return;
@@ -404,9 +492,13 @@ void Run(const Params& p, const Epilogue& program, const KernelArgs& args) {
     return;
   }
   // Every tensor is non-empty from here: its dims' products fit in memory.
-  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.height * wl.width;
-  float* wt = Scratch(kWeightT, weight.size());
-  TransposeWeight(wl, weight.Data<float>(), wt);
+  const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps(), P = wl.depth * wl.height * wl.width;
+  const float* wt = weight.Data<float>();
+  if (weight.ndim() == S + 2) {  // plain: transposed here (AlterOpLayout packs constant weights at build)
+    float* t = Scratch(kWeightT, weight.size());
+    TransposeWeight(wl, weight.Data<float>(), t);
+    wt = t;
+  }
   const Col2Im c = PlanCol2Im(wl);
   if (P > std::max<int64_t>(1, kColsBudget / M)) {  // chunks add into the output
     runtime::ParallelFor(total, [&](int64_t b, int64_t e) { std::fill(y + b, y + e, 0.0f); }, int64_t(1) << 16);
@@ -423,16 +515,27 @@ void Run(const Params& p, const Epilogue& program, const KernelArgs& args) {
   for (int64_t u = 0; u < units; ++u) RunUnit(wl, c, x, wt, y, u / wl.groups, u % wl.groups, bound);
 }
 
+template <int S>
+Function MakeConvTranspose(Map<String, Any> attrs_in) {
+  const std::string& name = Rank<S>::Name();
+  KernelAttrs attrs(name, attrs_in);
+  Params<S> params = ParseParams<S>(attrs);
+  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  return MakeKernel(name, 3 + program.num_inputs(),
+                    [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
-  KernelAttrs attrs(kName, attrs_in);
-  Params params = ParseParams(attrs);
-  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
-  return MakeKernel(kName, 3 + program.num_inputs(),
-                    [params, program](const KernelArgs& args) { Run(params, program, args); });
+  return MakeConvTranspose<2>(attrs_in);
+});
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
+  return MakeConvTranspose<3>(attrs_in);
 });
 
 TVMLITE_REGISTER_OP("nn.conv2d_transpose")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_transpose"));
+TVMLITE_REGISTER_OP("nn.conv3d_transpose")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d_transpose"));
 
 }  // namespace
 }  // namespace topi

@@ -49,7 +49,9 @@ const char kName[] = "topi.nn.depthwise_conv2d_nchwc";
 void DepthwiseRowPortable(const DepthwiseRow& r) {
   for (int64_t ow = 0; ow < r.OW; ++ow) {
     float* o = r.out + ow * r.c;
-    if (r.bias) {
+    if (r.accumulate) {
+      // the sum so far is in o
+    } else if (r.bias) {
       std::copy(r.bias, r.bias + r.c, o);
     } else {
       std::fill(o, o + r.c, 0.0f);
@@ -77,7 +79,7 @@ void DepthwiseRowPortable(const DepthwiseRow& r) {
  * (a loop along W, vectorised at stride 1), instead of a window per pixel.
  */
 void DepthwiseRowPlain(const DepthwiseRow& r) {
-  std::fill(r.out, r.out + r.OW, r.bias ? r.bias[0] : 0.0f);
+  if (!r.accumulate) std::fill(r.out, r.out + r.OW, r.bias ? r.bias[0] : 0.0f);
   for (int64_t kh = 0; kh < r.KH; ++kh) {
     const int64_t ih = r.ih0 + kh * r.dil_h;
     if (ih < 0 || ih >= r.H) continue;
@@ -102,14 +104,7 @@ void DepthwiseRowPlain(const DepthwiseRow& r) {
   }
 }
 
-using RowFn = void (*)(const DepthwiseRow&);
-
-/*! \brief The row function for block c under isa (chosen when the kernel is made; c is known per call). */
-RowFn PickRow(Isa isa, int64_t c) {
-  if (isa == Isa::kAVX512 && c % 16 == 0) return DepthwiseRowAVX512;
-  if (isa >= Isa::kAVX2 && c % 8 == 0) return DepthwiseRowAVX2;
-  return c == 1 ? DepthwiseRowPlain : DepthwiseRowPortable;
-}
+using RowFn = DepthwiseRowFn;
 
 struct DepthwiseConfig {
   relay::Window<2> window;
@@ -190,7 +185,7 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
                      DepthwiseRowTail(tail, &bias, &lo, &hi);
   DepthwiseRow base = DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[1], w.dilation[0], w.dilation[1], pl);
   if (fused) base.lo = lo, base.hi = hi;
-  const RowFn row_fn = PickRow(cfg.isa, c);
+  const RowFn row_fn = PickDepthwiseRow(cfg.isa, c);
   const int64_t reach = (KH - 1) * w.dilation[0];  // the last input row a row reads, from ih0
   const int64_t row_len = OW * c;
   const int64_t rows = N * CB * OH;
@@ -216,6 +211,12 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
 }
 
 }  // namespace
+
+DepthwiseRowFn PickDepthwiseRow(Isa isa, int64_t c) {
+  if (isa == Isa::kAVX512 && c % 16 == 0) return DepthwiseRowAVX512;
+  if (isa >= Isa::kAVX2 && c % 8 == 0) return DepthwiseRowAVX2;
+  return c == 1 ? DepthwiseRowPlain : DepthwiseRowPortable;
+}
 
 DepthwiseRow DepthwiseRowShape(int64_t H, int64_t W, int64_t c, int64_t OW, int64_t KH, int64_t KW, int64_t stride_w,
                                int64_t dil_h, int64_t dil_w, int64_t pad_left) {

@@ -56,5 +56,12 @@ std::vector<int64_t> ConvChannelShape(const std::vector<int64_t>& out_shape) {
   return channel;
 }
 
+std::vector<int64_t> BlockedChannelShape(const std::vector<int64_t>& out_shape) {
+  std::vector<int64_t> channel(out_shape.size(), 1);
+  if (out_shape.size() >= 2) channel[1] = out_shape[1];
+  if (out_shape.size() >= 3) channel.back() = out_shape.back();
+  return channel;
+}
+
 }  // namespace topi
 }  // namespace tvmlite

@@ -31,6 +31,9 @@ bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>
 /*! \brief The per-channel shape of a conv output: (1, C, 1, 1) for NCHW, (1, C/c, 1, 1, c) for NCHW{c}c. */
 std::vector<int64_t> ConvChannelShape(const std::vector<int64_t>& out_shape);
 
+/*! \brief The per-channel shape of a blocked conv output of any rank: (1, C/c, 1, ..., 1, c) (NCDHW{c}c too). */
+std::vector<int64_t> BlockedChannelShape(const std::vector<int64_t>& out_shape);
+
 }  // namespace topi
 }  // namespace tvmlite
 #endif  // TVMLITE_TOPI_NN_MATCH_FUSED_TAIL_H_

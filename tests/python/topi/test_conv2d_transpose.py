@@ -256,7 +256,7 @@ def test_bad_dtype():
 
 @pytest.mark.parametrize("which, shape, message", [
     ("data", (1, 4, 5), "data must be NCHW"),
-    ("weight", (4, 6, 3, 3, 1), "weight must be IOHW"),
+    ("weight", (4, 6, 3, 3, 1, 1), "weight must be IOHW"),
     ("out", (6, 7, 7), "out must be NCHW"),
 ])
 def test_bad_rank(which, shape, message):
@@ -264,6 +264,38 @@ def test_bad_rank(which, shape, message):
     args[which] = tvmlite.nd.empty(shape)
     with pytest.raises(ValueError, match=f"{KERNEL}: {message}"):
         conv2d_transpose({})(args["data"], args["weight"], args["out"])
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_packed_weight_is_read_as_it_is(rng, groups, threads):
+    """kernel_layout "IOHW{k}i" (k = C / groups): the weight packed per group at build, (G, O/G, KH, KW, k); the
+    same numbers as the plain IOHW weight, which the kernel transposes on every call."""
+    from tvmlite.relay.op._layout import transform_array
+
+    x = rng.standard_normal((2, 8, 5, 6)).astype("float32")
+    w = rng.standard_normal((8, 3, 3, 2)).astype("float32")
+    layout = f"IOHW{8 // groups}i"
+    attrs = {"strides": [2, 1], "padding": [1, 0], "groups": groups, "epilogue": "relu r0 r0"}
+    outs = []
+    for weight, kernel_layout in [(w, "IOHW"), (transform_array(w, "IOHW", layout), layout)]:
+        out = tvmlite.nd.empty((2, 3 * groups, 9, 7))
+        conv2d_transpose(dict(attrs, kernel_layout=kernel_layout))(tvmlite.nd.array(x), tvmlite.nd.array(weight), out)
+        outs.append(out.numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+    ref = np.maximum(conv_transpose_ref(x, w, [2, 1], [1, 0], [1, 1], [0, 0], groups), 0)
+    np.testing.assert_allclose(outs[1], ref, rtol=1e-4, atol=1e-4)
+
+
+def test_packed_weight_errors():
+    data, _, out = _args()
+    packed = tvmlite.nd.empty((1, 6, 3, 3, 4))
+    with pytest.raises(ValueError, match=KERNEL + r": weight \(1, 6, 3, 3, 4\) does not match kernel_layout 'IOHW'"):
+        conv2d_transpose({"kernel_layout": "IOHW"})(data, packed, out)
+    with pytest.raises(ValueError, match=KERNEL + r": weight \(1, 6, 3, 3, 4\) is for 4 input channels in 1 groups, "
+                                                  r"data \(1, 4, 5, 5\) has 4 in 2"):
+        conv2d_transpose({"groups": 2})(data, packed, out)
+    with pytest.raises(NotImplementedError, match=KERNEL + ": kernel_layout 'IOHW4o' is not supported"):
+        conv2d_transpose({"kernel_layout": "IOHW4o"})
 
 
 def test_channel_mismatch():

@@ -34,6 +34,18 @@ def test_nchwc_fast_paths(rng, shape, block):
     np.testing.assert_array_equal(apply(f"NCHW{block}c", "NCHW", packed), x)
 
 
+@pytest.mark.parametrize("shape", [(1, 16, 3, 7, 7), (2, 32, 4, 5, 9), (1, 48, 1, 1, 1)])
+@pytest.mark.parametrize("block", [16, 8, 1])
+def test_ncdhwc_fast_paths(rng, shape, block, threads):
+    """NCDHW <-> NCDHW{c}c (the 3-D convs' activations) and re-blocking take the NCHW paths over D * H * W pixels."""
+    x = rng.standard_normal(shape).astype("float32")
+    packed = apply("NCDHW", f"NCDHW{block}c", x)
+    np.testing.assert_array_equal(packed, transform_array(x, "NCDHW", f"NCDHW{block}c"))
+    np.testing.assert_array_equal(apply(f"NCDHW{block}c", "NCDHW", packed), x)
+    if block == 16:
+        np.testing.assert_array_equal(apply("NCDHW16c", "NCDHW8c", packed), transform_array(x, "NCDHW", "NCDHW8c"))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint8", "int64", "bool", "int16"])
 def test_dtypes(rng, dtype):
     """Every element size, the fast paths (c = 8: vector width for 4-byte elements, c = 3: the generic inner loop)

@@ -42,6 +42,7 @@ def optimize(mod):
         transform.SimplifyInference(),
         transform.FoldConstant(),
         transform.DynamicToStatic(),
+        transform.Legalize(),
         transform.FoldConstant(),
         transform.FoldScaleAxis(),
         transform.FoldConstant(),

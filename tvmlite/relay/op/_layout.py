@@ -1,10 +1,10 @@
-"""numpy references of the layout ops: layout_transform and the blocked convolutions nn.contrib_conv2d_NCHWc and
-nn.contrib_depthwise_conv2d_NCHWc.
+"""numpy references of the layout ops: layout_transform and the blocked convolutions nn.contrib_conv2d_NCHWc,
+nn.contrib_depthwise_conv2d_NCHWc and their 3-D forms nn.contrib_conv3d_NCDHWc, nn.contrib_depthwise_conv3d_NCDHWc.
 
 They are oracles, so they are the simplest correct thing: layout_transform is a transpose that groups each primal
 axis with its sub-axis, a reshape to the logical (unblocked) tensor, a reshape that splits it by the destination's
 factors and a transpose into the destination's order; the blocked convolutions unpack data and weight to
-NCHW / OIHW, run nn.conv2d's reference, and pack the result.
+NCHW / OIHW (NCDHW / OIDHW), run nn.conv2d's (nn.conv3d's) reference, and pack the result.
 """
 import numpy as np
 
@@ -43,10 +43,10 @@ def transform_array(x, src_layout, dst_layout):
     return np.ascontiguousarray(y.transpose([split_names.index(name) for name, _ in parse_layout(dst_layout)]))
 
 
-def _out_layout(attrs):
+def _out_layout(attrs, plain):
     if attrs.out_layout:
         return attrs.out_layout
-    return "NCHW%dc" % dict(parse_layout(attrs.kernel_layout))["o"]
+    return plain + "%dc" % dict(parse_layout(attrs.kernel_layout))["o"]
 
 
 @register_reference("layout_transform")
@@ -56,9 +56,12 @@ def _layout_transform(attrs, data):
 
 @register_reference("nn.contrib_conv2d_NCHWc")
 def _conv2d_nchwc(attrs, data, weight):
-    x = transform_array(data, attrs.data_layout, "NCHW")
-    w = transform_array(weight, attrs.kernel_layout, "OIHW")
-    return transform_array(_conv(attrs, x, w), "NCHW", _out_layout(attrs))
+    plain, kernel = ("NCHW", "OIHW") if np.ndim(data) == 5 else ("NCDHW", "OIDHW")
+    x = transform_array(data, attrs.data_layout, plain)
+    w = transform_array(weight, attrs.kernel_layout, kernel)
+    return transform_array(_conv(attrs, x, w), plain, _out_layout(attrs, plain))
 
 
 register_reference("nn.contrib_depthwise_conv2d_NCHWc", _conv2d_nchwc)
+register_reference("nn.contrib_conv3d_NCDHWc", _conv2d_nchwc)
+register_reference("nn.contrib_depthwise_conv3d_NCDHWc", _conv2d_nchwc)

@@ -122,6 +122,13 @@ std::string BlockedNCHW(int64_t block);
  */
 int64_t NCHWBlockOf(const std::string& layout);
 
+/*!
+ * \brief The same for any channel-first plain layout (NCW, NCHW, NCDHW): "NCDHW" + 16 -> "NCDHW16c" (block 0: plain
+ * itself), and back: ChannelFirstBlockOf("NCDHW16c", "NCDHW") -> 16, of plain -> 0, of anything else -> -1.
+ */
+std::string BlockedChannelFirst(const std::string& plain, int64_t block);
+int64_t ChannelFirstBlockOf(const std::string& layout, const std::string& plain);
+
 }  // namespace relay
 }  // namespace tvmlite
 #endif  // TVMLITE_RELAY_LAYOUT_H_

@@ -30,6 +30,11 @@ ir::IRModule FoldConstant(const ir::IRModule& mod);
 /*! \brief A constant per-channel multiply after conv2d / dense (optionally through a bias add) folded into the
  * weight. */
 ir::IRModule FoldScaleAxis(const ir::IRModule& mod);
+/*!
+ * \brief nn.conv1d / nn.conv1d_transpose -> squeeze(nn.conv2d / nn.conv2d_transpose over H = 1, 2), the squeeze then
+ * sunk below the elementwise ops after it and cancelled against a following expand_dims (legalize.cc).
+ */
+ir::IRModule Legalize(const ir::IRModule& mod);
 /*! \brief TupleGetItem(Tuple(...), i) -> field i; functions main cannot reach dropped. */
 ir::IRModule DeadCodeElimination(const ir::IRModule& mod);
 /*!

@@ -7,8 +7,12 @@
  *                                      -> (N, O / oc, OH, OW, oc)  NCHW{oc}c
  *   nn.contrib_depthwise_conv2d_NCHWc  data (N, C / c, H, W, c), weight (C / c, 1, KH, KW, 1, c)  OIHW1i{c}o,
  *                                      groups = C (one filter per channel) -> (N, C / c, OH, OW, c)
+ *   nn.contrib_conv3d_NCDHWc           the same with a depth: NCDHW{ic}c data (N, C / ic, D, H, W, ic),
+ *                                      OIDHW{ic}i{oc}o weight -> NCDHW{oc}c
+ *   nn.contrib_depthwise_conv3d_NCDHWc NCDHW{c}c data, OIDHW1i{c}o weight, groups = C -> NCDHW{c}c
  *
- * Attrs are Conv2DAttrs with the blocked layouts in data_layout / kernel_layout / out_layout ("" = NCHW{oc}c).
+ * Attrs are Conv2DAttrs (Conv3DAttrs) with the blocked layouts in data_layout / kernel_layout / out_layout
+ * ("" = NCHW{oc}c / NCDHW{oc}c). One relation, templated over the spatial rank S.
  * Grouped convolution needs each group's input channels to be whole ic blocks and its output channels whole oc
  * blocks, so that a block never straddles two groups. OH, OW come from the window helpers (window.h) as for
  * nn.conv2d; the references unpack to NCHW / OIHW and run nn.conv2d's (tvmlite/relay/op/_layout.py).
@@ -23,55 +27,64 @@ namespace relay {
 
 namespace {
 
-/*! \brief The (ic, oc) of a kernel layout "OIHW{ic}i{oc}o"; NotImplementedError for any other layout. */
+/*! \brief The (ic, oc) of a kernel layout "OIHW{ic}i{oc}o" (S = 3: "OIDHW..."); NotImplementedError otherwise. */
+template <int S>
 std::pair<int64_t, int64_t> KernelBlocks(const std::string& name) {
+  const std::string primal = ConvKernelLayout(S);
   Layout layout(name);
-  bool ok = layout.ndim() == 6 && layout.PrimalAxes() == "OIHW" && layout[4].name == 'i' && layout[5].name == 'o';
+  bool ok = layout.ndim() == S + 4 && layout.PrimalAxes() == primal && layout[S + 2].name == 'i' &&
+            layout[S + 3].name == 'o';
   TVMLITE_CHECK_KIND(ok, NotImplementedError)
-      << "kernel_layout '" << name << "' is not supported (only OIHW{i}i{o}o, e.g. OIHW16i16o)";
-  return {layout[4].factor, layout[5].factor};
+      << "kernel_layout '" << name << "' is not supported (only " << primal << "{i}i{o}o, e.g. " << primal
+      << "16i16o)";
+  return {layout[S + 2].factor, layout[S + 3].factor};
 }
 
-/*! \brief The block of a data layout "NCHW{c}c"; NotImplementedError for any other layout. */
+/*! \brief The block of a data layout "NCHW{c}c" (S = 3: "NCDHW{c}c"); NotImplementedError for any other layout. */
+template <int S>
 int64_t DataBlock(const std::string& name, const char* field) {
+  const std::string plain = ChannelFirstLayout(S);
   Layout parsed(name);  // ValueError for a malformed string first
-  int64_t block = NCHWBlockOf(name);
+  int64_t block = ChannelFirstBlockOf(name, plain);
   TVMLITE_CHECK_KIND(block > 0, NotImplementedError)
-      << field << " '" << name << "' is not supported (only NCHW{c}c, e.g. NCHW16c)";
+      << field << " '" << name << "' is not supported (only " << plain << "{c}c, e.g. " << plain << "16c)";
   return block;
 }
 
 /*! \brief A static dim of t, or nullopt. */
 std::optional<int64_t> StaticDim(const TensorTypeNode* t, size_t i) { return t->shape[i].as<int64_t>(); }
 
-template <bool kDepthwise>
-Type Conv2DNCHWcRel(const Array<Type>& args, const Attrs& attrs) {
+template <int S, bool kDepthwise>
+Type ConvNCHWcRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 2);
-  const auto* a = AttrsAs<Conv2DAttrs>(attrs);
+  const auto* a = AttrsAs<ConvAttrs<S>>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
-  int64_t ic = DataBlock(a->data_layout, "data_layout");
-  auto [kic, oc] = KernelBlocks(a->kernel_layout);
-  int64_t out_block = a->out_layout.empty() ? oc : DataBlock(a->out_layout, "out_layout");
+  int64_t ic = DataBlock<S>(a->data_layout, "data_layout");
+  auto [kic, oc] = KernelBlocks<S>(a->kernel_layout);
+  int64_t out_block = a->out_layout.empty() ? oc : DataBlock<S>(a->out_layout, "out_layout");
   TVMLITE_CHECK_KIND(out_block == oc, ValueError)
       << "out_layout '" << a->out_layout << "' disagrees with kernel_layout '" << a->kernel_layout
       << "' (output block " << oc << ")";
-  CheckRank(data, 5, "data (batch, channels / block, height, width, block)");
-  CheckRank(weight, 6, "weight (out / oc, in / groups / ic, kh, kw, ic, oc)");
+  CheckRank(data, S + 3, S == 2 ? "data (batch, channels / block, height, width, block)"
+                                : "data (batch, channels / block, depth, height, width, block)");
+  CheckRank(weight, S + 4, S == 2 ? "weight (out / oc, in / groups / ic, kh, kw, ic, oc)"
+                                  : "weight (out / oc, in / groups / ic, kd, kh, kw, ic, oc)");
   TVMLITE_CHECK_KIND(data->dtype == weight->dtype || a->out_dtype.has_value(), TypeError)
       << "data and weight dtypes differ (" << data->dtype.str() << " vs " << weight->dtype.str()
       << "); set out_dtype to mix them";
   TVMLITE_CHECK_KIND(a->groups >= 1 && a->groups <= kMaxWindowValue, ValueError)
       << "groups = " << a->groups << " must be >= 1";
-  TVMLITE_CHECK_KIND(DimIs(data->shape[4], ic), ValueError)
+  TVMLITE_CHECK_KIND(DimIs(data->shape[S + 2], ic), ValueError)
       << "data " << ShapeToString(data->shape) << " must end in its block " << ic << " (data_layout '"
       << a->data_layout << "')";
-  TVMLITE_CHECK_KIND(DimIs(weight->shape[4], kic) && DimIs(weight->shape[5], oc), ValueError)
+  TVMLITE_CHECK_KIND(DimIs(weight->shape[S + 2], kic) && DimIs(weight->shape[S + 3], oc), ValueError)
       << "weight " << ShapeToString(weight->shape) << " must end in (" << kic << ", " << oc << ") (kernel_layout '"
       << a->kernel_layout << "')";
   if (kDepthwise) {
     TVMLITE_CHECK_KIND(kic == 1 && oc == ic, ValueError)
-        << "a depthwise kernel_layout must be OIHW1i{c}o with c the data's block " << ic << ", got '"
+        << "a depthwise kernel_layout must be " << ConvKernelLayout(S) << "1i{c}o with c the data's block " << ic
+        << ", got '"
         << a->kernel_layout << "'";
     TVMLITE_CHECK_KIND(DimIs(weight->shape[1], 1), ValueError)
         << "depthwise weight " << ShapeToString(weight->shape) << " must have one input channel per filter";
@@ -102,16 +115,16 @@ Type Conv2DNCHWcRel(const Array<Type>& args, const Attrs& attrs) {
           << " output channels)";
     }
   }
-  Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
-  TVMLITE_CHECK_KIND(a->kernel_size.empty() || a->kernel_size.size() == 2, ValueError)
-      << "kernel_size needs 2 values, got " << a->kernel_size.size();
+  Window<S> w = NormalizeWindow<S>(a->strides, a->padding, a->dilation);
+  TVMLITE_CHECK_KIND(a->kernel_size.empty() || a->kernel_size.size() == S, ValueError)
+      << "kernel_size needs " << S << " values, got " << a->kernel_size.size();
   for (size_t i = 0; i < a->kernel_size.size(); ++i) {
     TVMLITE_CHECK_KIND(DimIs(weight->shape[2 + i], a->kernel_size[i]) || !StaticDim(weight, 2 + i), ValueError)
         << "kernel_size[" << i << "] = " << a->kernel_size[i] << " disagrees with weight shape "
         << ShapeToString(weight->shape);
   }
   std::vector<Any> out{data->shape[0], weight->shape[0]};
-  for (int i = 0; i < 2; ++i) out.push_back(WindowOut<2>(data->shape[2 + i], weight->shape[2 + i], w, i, false));
+  for (int i = 0; i < S; ++i) out.push_back(WindowOut<S>(data->shape[2 + i], weight->shape[2 + i], w, i, false));
   out.push_back(Any(oc));
   return TensorType(Array<Any>(out), OutDtype(a->out_dtype, data->dtype));
 }
@@ -125,7 +138,7 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / groups / ic, kh, kw, ic, oc).")
     .set_attrs_type<Conv2DAttrs>()
-    .add_type_rel("Conv2DNCHWc", Conv2DNCHWcRel<false>)
+    .add_type_rel("Conv2DNCHWc", ConvNCHWcRel<2, false>)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
@@ -134,7 +147,26 @@ TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
     .add_argument("data", "Tensor", "The input, (batch, channels / c, height, width, c).")
     .add_argument("weight", "Tensor", "The packed filters, (channels / c, 1, kh, kw, 1, c).")
     .set_attrs_type<Conv2DAttrs>()
-    .add_type_rel("DepthwiseConv2DNCHWc", Conv2DNCHWcRel<true>)
+    .add_type_rel("DepthwiseConv2DNCHWc", ConvNCHWcRel<2, true>)
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+
+TVMLITE_REGISTER_OP("nn.contrib_conv3d_NCDHWc")
+    .describe("3-D convolution on blocked data: NCDHW{ic}c data, OIDHW{ic}i{oc}o weight -> NCDHW{oc}c (grouped "
+              "when groups > 1, each group whole blocks).")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, depth, height, width, ic).")
+    .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / groups / ic, kd, kh, kw, ic, oc).")
+    .set_attrs_type<Conv3DAttrs>()
+    .add_type_rel("Conv3DNCDHWc", ConvNCHWcRel<3, false>)
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+
+TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv3d_NCDHWc")
+    .describe("Depthwise 3-D convolution on blocked data: NCDHW{c}c data, OIDHW1i{c}o weight, groups = channels.")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input, (batch, channels / c, depth, height, width, c).")
+    .add_argument("weight", "Tensor", "The packed filters, (channels / c, 1, kd, kh, kw, 1, c).")
+    .set_attrs_type<Conv3DAttrs>()
+    .add_type_rel("DepthwiseConv3DNCDHWc", ConvNCHWcRel<3, true>)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 }  // namespace relay

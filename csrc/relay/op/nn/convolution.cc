@@ -5,6 +5,8 @@
  * Layouts (the only ones accepted; see tvmlite/relay/attrs/nn.h):
  *   conv{N}d            data (B, C, *S) NC...   weight (O, C / groups, *K) OI...   -> (B, O, *S_out)
  *   conv{N}d_transpose  data (B, C, *S) NC...   weight (C, O / groups, *K) IO...   -> (B, O, *S_out)
+ *                       or weight (groups, O / groups, *K, C / groups) IO...{k}i, k = C / groups: the same weight
+ *                       packed per group (AlterOpLayout's, so the kernel's GEMM reads it as it is)
  * Grouped convolution splits C into `groups` blocks of C / groups channels, each convolved with O / groups filters
  * (depthwise: groups = C). Spatial sizes come from the window helpers (window.h); a symbolic data dim gives a
  * symbolic output dim, the batch dim is passed through as it is.
@@ -106,20 +108,34 @@ Type ConvTransposeRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   CheckLayout(a->data_layout, "data_layout", ChannelFirstLayout(N));
-  CheckLayout(a->kernel_layout, "kernel_layout", ConvTransposeKernelLayout(N));
+  const int64_t packed = PackedInputBlock(a->kernel_layout, ConvTransposeKernelLayout(N));
   CheckLayout(a->out_layout, "out_layout", ChannelFirstLayout(N), true);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
-  CheckRank(weight, N + 2, "weight (in_channels, out_channels / groups, kernel...)");
+  if (packed) {
+    CheckRank(weight, N + 3, "packed weight (groups, out_channels / groups, kernel..., in_channels / groups)");
+  } else {
+    CheckRank(weight, N + 2, "weight (in_channels, out_channels / groups, kernel...)");
+  }
   DataType dtype = ConvDtype(data, weight, a->out_dtype);
   CheckGroups(a->groups);
   Window<N> w = NormalizeWindow<N>(a->strides, a->padding, a->dilation);
   std::array<int64_t, N> out_pad = PerDim<N>(a->output_padding, "output_padding", 0, 0);
   CheckDivisible(data->shape[1], a->groups, "in_channels", data, "data");
-  TVMLITE_CHECK_KIND(DimEqual(data->shape[1], weight->shape[0]) || !data->shape[1].as<int64_t>() ||
-                         !weight->shape[0].as<int64_t>(),
-                     ValueError)
-      << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << DimToString(data->shape[1])
-      << " channels, weight " << ShapeToString(weight->shape) << " has " << DimToString(weight->shape[0]);
+  if (packed) {
+    TVMLITE_CHECK_KIND(DimIs(weight->shape[0], a->groups) && DimIs(weight->shape[N + 2], packed), ValueError)
+        << "packed weight " << ShapeToString(weight->shape) << " must be (groups = " << a->groups
+        << ", out_channels / groups, kernel..., " << packed << ") for kernel_layout '" << a->kernel_layout << "'";
+    std::optional<int64_t> c = data->shape[1].as<int64_t>();
+    TVMLITE_CHECK_KIND(!c || *c == static_cast<__int128>(packed) * a->groups, ValueError)
+        << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << *c << " channels, weight "
+        << ShapeToString(weight->shape) << " is packed for " << a->groups << " groups of " << packed;
+  } else {
+    TVMLITE_CHECK_KIND(DimEqual(data->shape[1], weight->shape[0]) || !data->shape[1].as<int64_t>() ||
+                           !weight->shape[0].as<int64_t>(),
+                       ValueError)
+        << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << DimToString(data->shape[1])
+        << " channels, weight " << ShapeToString(weight->shape) << " has " << DimToString(weight->shape[0]);
+  }
   std::array<Any, N> k = KernelDims<N>(weight, a->kernel_size);
   Any oc = weight->shape[1];
   if (std::optional<int64_t> v = oc.as<int64_t>()) oc = Any(BoundedMul(*v, a->groups, "out_channels"));

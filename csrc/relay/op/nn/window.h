@@ -129,6 +129,23 @@ inline void CheckLayout(const std::string& layout, const char* field, const char
       << field << " '" << layout << "' is not supported (only " << expected << (empty_ok ? " or ''" : "") << ")";
 }
 
+/*!
+ * \brief k of a packed transposed-conv kernel layout plain + "{k}i" ("IOHW8i"), 0 for plain itself;
+ * NotImplementedError for anything else.
+ */
+inline int64_t PackedInputBlock(const std::string& layout, const std::string& plain) {
+  if (layout == plain) return 0;
+  bool ok = layout.size() > plain.size() + 1 && layout.compare(0, plain.size(), plain) == 0 && layout.back() == 'i';
+  int64_t k = 0;
+  for (size_t i = plain.size(); ok && i + 1 < layout.size(); ++i) {
+    ok = layout[i] >= '0' && layout[i] <= '9' && k <= kMaxWindowValue;
+    k = k * 10 + (layout[i] - '0');
+  }
+  TVMLITE_CHECK_KIND(ok && k >= 1, NotImplementedError)
+      << "kernel_layout '" << layout << "' is not supported (only " << plain << " or " << plain << "{k}i)";
+  return k;
+}
+
 /*! \brief The dtype of a result: out_dtype when given, else fallback. */
 inline DataType OutDtype(const Optional<DataType>& out_dtype, DataType fallback) {
   return out_dtype.has_value() ? *out_dtype : fallback;

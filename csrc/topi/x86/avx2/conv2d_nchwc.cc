@@ -15,6 +15,8 @@
  * common epilogues (FusedTail) are applied in registers before the store; any other runs through the
  * interpreter on each finished row of each output block (OW x oc contiguous floats, still in L1).
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
+ * A 3-D conv (conv2d.h) adds a depth: an item is also one output depth slice, and the tile walks the kernel's
+ * depth taps kd whose input slice is inside around the kernel rows (the sum stays in registers).
  *
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx2 -mfma).
  */
@@ -31,8 +33,10 @@ constexpr int kMaxTile = 12;
 /*! \brief What every tile of one call shares. */
 struct TileArgs {
   int64_t ncb;          // input channel blocks per group
+  int64_t kd;           // kernel depth taps this tile walks (1 for a 2-D conv; 0 when every tap is in padding)
   int64_t kh;           // kernel rows
   int64_t in_cb_stride; // input floats between channel blocks
+  int64_t in_kd_stride; // input floats between kernel depth taps (dilation_d * H * W * ic)
   int64_t in_kh_stride; // input floats between kernel rows (dilation_h * W * ic)
   int64_t kw_loop;      // kernel columns walked by the kw loop (1 when kw and c are flattened)
   int64_t c_loop;       // channels walked by the inner loop (ic, or KW * ic when dilation_w == 1)
@@ -40,6 +44,7 @@ struct TileArgs {
   int64_t col_step;     // input floats between output columns (stride_w * ic)
   int64_t w_ob_stride;  // weight floats between output blocks
   int64_t w_cb_stride;  // weight floats between input channel blocks
+  int64_t w_kd_stride;  // weight floats between kernel depth taps
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * oc)
   int64_t out_ob_stride;
@@ -86,21 +91,23 @@ void Tile(const TileArgs& a, const float* in, const float* w, float* out) {
   const int64_t cs = CS ? CS : a.col_step;
   const int64_t wob = a.w_ob_stride;
   for (int64_t cb = 0; cb < a.ncb; ++cb) {
-    for (int64_t kh = 0; kh < a.kh; ++kh) {
-      const float* irow = in + cb * a.in_cb_stride + kh * a.in_kh_stride;
-      const float* wrow = w + cb * a.w_cb_stride + kh * a.w_kh_stride;
-      for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
-        const float* x = irow + kw * a.kw_step;
-        const float* wp = wrow + kw * a.w_kw_stride;
-        for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += OC) {
-          __m256 wv[NV];
+    for (int64_t kd = 0; kd < a.kd; ++kd) {
+      for (int64_t kh = 0; kh < a.kh; ++kh) {
+        const float* irow = in + cb * a.in_cb_stride + kd * a.in_kd_stride + kh * a.in_kh_stride;
+        const float* wrow = w + cb * a.w_cb_stride + kd * a.w_kd_stride + kh * a.w_kh_stride;
+        for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
+          const float* x = irow + kw * a.kw_step;
+          const float* wp = wrow + kw * a.w_kw_stride;
+          for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += OC) {
+            __m256 wv[NV];
 #pragma GCC unroll 4
-          for (int v = 0; v < NV; ++v) wv[v] = _mm256_loadu_ps(wp + (v / HV) * wob + (v % HV) * kLanes);
+            for (int v = 0; v < NV; ++v) wv[v] = _mm256_loadu_ps(wp + (v / HV) * wob + (v % HV) * kLanes);
 #pragma GCC unroll 12
-          for (int j = 0; j < T; ++j) {
-            __m256 xv = _mm256_broadcast_ss(x + j * cs);
+            for (int j = 0; j < T; ++j) {
+              __m256 xv = _mm256_broadcast_ss(x + j * cs);
 #pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v) acc[j][v] = _mm256_fmadd_ps(xv, wv[v], acc[j][v]);
+              for (int v = 0; v < NV; ++v) acc[j][v] = _mm256_fmadd_ps(xv, wv[v], acc[j][v]);
+            }
           }
         }
       }
@@ -161,23 +168,41 @@ const TileFn kTiles[5][2][2][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_
 #undef TVMLITE_CONV_TILES_CS
 #undef TVMLITE_CONV_TILES
 
+/*!
+ * \brief Output depth slice od of a 3-D conv: its kernel depth taps [*kd0, *kd0 + count) read input slices inside
+ * [0, D); returns count (0 when every tap falls in the padding) and sets *slice to the input slice of tap *kd0.
+ */
+int64_t DepthTaps(const Conv2DWorkload& wl, int64_t od, int64_t* kd0, int64_t* slice) {
+  const int64_t first = od * wl.stride_d - wl.pad_front;  // the input slice of tap 0
+  const int64_t dd = wl.dilation_d;
+  const int64_t lo = first >= 0 ? 0 : (-first + dd - 1) / dd;
+  const int64_t last = wl.in_depth - 1 - first;
+  const int64_t hi = last < 0 ? 0 : (wl.kernel_d < last / dd + 1 ? wl.kernel_d : last / dd + 1);
+  *kd0 = lo < hi ? lo : 0;
+  *slice = lo < hi ? first + lo * dd : 0;
+  return lo < hi ? hi - lo : 0;
+}
+
 }  // namespace
 
 void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                      int64_t end) {
   const int64_t ic = wl.in_block, oc = wl.out_block, halves = oc / kLanes;
   const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
-  const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t KD = wl.kernel_d, KH = wl.kernel_h, KW = wl.kernel_w, OD = wl.out_depth;
   const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
   const int64_t ncb = wl.in_channels / wl.groups / ic;
   const int64_t group_blocks = wl.out_channels / wl.groups / oc;
   const int64_t OB = plan.out_blocks_per_item, block_groups = out_blocks / OB;
   const int64_t tmax = plan.tile_width;
+  const int64_t in_slice = H * W * ic, out_slice = OH * OW * oc;  // floats per depth slice of a channel block
 
   TileArgs a;
   a.ncb = ncb;
+  a.kd = KD;
   a.kh = KH;
-  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : H * W * ic;
+  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : wl.in_depth * in_slice;
+  a.in_kd_stride = wl.dilation_d * in_slice;
   a.in_kh_stride = wl.dilation_h * W * ic;
   const bool flat_kw = wl.dilation_w == 1;  // kernel columns and channels are one contiguous run
   a.kw_loop = flat_kw ? 1 : KW;
@@ -186,9 +211,10 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
   a.col_step = wl.stride_w * ic;
   a.w_kw_stride = ic * oc;
   a.w_kh_stride = KW * ic * oc;
-  a.w_cb_stride = KH * KW * ic * oc;
-  a.w_ob_stride = ncb * KH * KW * ic * oc;
-  a.out_ob_stride = wl.out_plane_stride ? wl.out_plane_stride : OH * OW * oc;
+  a.w_kd_stride = KH * KW * ic * oc;
+  a.w_cb_stride = KD * a.w_kd_stride;
+  a.w_ob_stride = ncb * a.w_cb_stride;
+  a.out_ob_stride = wl.out_plane_stride ? wl.out_plane_stride : OD * out_slice;
   a.tail = io.tail;
   a.out_base = io.out;
   a.ob = 0;
@@ -200,14 +226,16 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
 
   for (int64_t item = begin; item < end; ++item) {
     const int64_t row = item % plan.rows;
-    const int64_t rest = item / plan.rows;
+    const int64_t od = (item / plan.rows) % OD, rest = item / plan.rows / OD;
     const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
     const int64_t cb0 = (ob0 / group_blocks) * ncb;
-    const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
-    const float* weight = io.weight + ob0 * a.w_ob_stride;
-    float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
     TileArgs ai = a;
     ai.ob = ob0;
+    int64_t kd0, slice;
+    ai.kd = DepthTaps(wl, od, &kd0, &slice);
+    const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride + slice * in_slice;
+    const float* weight = io.weight + ob0 * a.w_ob_stride + kd0 * a.w_kd_stride;
+    float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride + od * out_slice;
     const float* in;
     float* out_row;
     int64_t count;

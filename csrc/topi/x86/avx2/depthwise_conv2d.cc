@@ -27,7 +27,7 @@ __m256 Clamp(const DepthwiseRow& r, __m256 v) {
 
 /*! \brief Column ow, lanes [g, g + 8): every tap checked against the input row's bounds. */
 void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
-  __m256 acc = Start(r, g);
+  __m256 acc = r.accumulate ? _mm256_loadu_ps(r.out + ow * r.c + g) : Start(r, g);
   const int64_t iw0 = ow * r.stride_w - r.pad_left;
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
     const float* in_row = r.in + (r.ih0 + kh * r.dil_h) * r.W * r.c + g;
@@ -45,8 +45,12 @@ void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int
 template <int T>
 void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
   __m256 acc[T];
-  const __m256 start = Start(r, g);
-  for (int t = 0; t < T; ++t) acc[t] = start;
+  if (r.accumulate) {  // a later depth tap of a 3-D conv: the sum so far
+    for (int t = 0; t < T; ++t) acc[t] = _mm256_loadu_ps(r.out + (ow + t) * r.c + g);
+  } else {
+    const __m256 start = Start(r, g);
+    for (int t = 0; t < T; ++t) acc[t] = start;
+  }
   const int64_t step = r.stride_w * r.c;
   for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
     const float* in_px = r.in + ((r.ih0 + kh * r.dil_h) * r.W + ow * r.stride_w - r.pad_left) * r.c + g;

@@ -17,6 +17,9 @@
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
  * weights per pass, each item a whole (n, block group) plane: partial sums go through the output (still in L1/L2).
+ * A 3-D conv (conv2d.h) adds a depth: an item is also one output depth slice, and the tile walks the kernel's
+ * depth taps kd (those whose input slice is inside: depth padding is skipped, never read) around the kernel rows,
+ * so the whole KD x KH x KW sum stays in registers.
  *
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx512f).
  */
@@ -37,8 +40,10 @@ constexpr int kMaxTile = 14;
 /*! \brief What every tile of one call shares. */
 struct TileArgs {
   int64_t ncb;          // input channel blocks per group
+  int64_t kd;           // kernel depth taps this tile walks (1 for a 2-D conv; 0 when every tap is in padding)
   int64_t kh;           // kernel rows
   int64_t in_cb_stride; // input floats between channel blocks
+  int64_t in_kd_stride; // input floats between kernel depth taps (dilation_d * H * W * ic)
   int64_t in_kh_stride; // input floats between kernel rows (dilation_h * W * ic)
   int64_t kw_loop;      // kernel columns walked by the kw loop (1 when kw and c are flattened)
   int64_t c_loop;       // channels walked by the inner loop (ic, or KW * ic when dilation_w == 1)
@@ -46,6 +51,7 @@ struct TileArgs {
   int64_t col_step;     // input floats between output columns (stride_w * ic)
   int64_t w_ob_stride;  // weight floats between output blocks
   int64_t w_cb_stride;  // weight floats between input channel blocks
+  int64_t w_kd_stride;  // weight floats between kernel depth taps
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
   int64_t out_ob_stride;
@@ -85,27 +91,29 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
   const int64_t wob = a.w_ob_stride;
   const char* pf = a.prefetch;
   for (int64_t cb = 0; cb < a.ncb; ++cb) {
-    for (int64_t kh = 0; kh < a.kh; ++kh) {
-      const float* irow = in + cb * a.in_cb_stride + kh * a.in_kh_stride;
-      const float* wrow = w + cb * a.w_cb_stride + kh * a.w_kh_stride;
-      for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
-        const float* x = irow + kw * a.kw_step;
-        const float* wp = wrow + kw * a.w_kw_stride;
-        for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += kLanes) {
-          if (pf < a.prefetch_end) {
-            _mm_prefetch(pf, _MM_HINT_T1);
-            pf += 64;
-          }
-          __m512 wv[OB];
+    for (int64_t kd = 0; kd < a.kd; ++kd) {
+      for (int64_t kh = 0; kh < a.kh; ++kh) {
+        const float* irow = in + cb * a.in_cb_stride + kd * a.in_kd_stride + kh * a.in_kh_stride;
+        const float* wrow = w + cb * a.w_cb_stride + kd * a.w_kd_stride + kh * a.w_kh_stride;
+        for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
+          const float* x = irow + kw * a.kw_step;
+          const float* wp = wrow + kw * a.w_kw_stride;
+          for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += kLanes) {
+            if (pf < a.prefetch_end) {
+              _mm_prefetch(pf, _MM_HINT_T1);
+              pf += 64;
+            }
+            __m512 wv[OB];
 #pragma GCC unroll 4
-          for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp + b * wob);
+            for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp + b * wob);
 #pragma GCC unroll 2
-          for (int r = 0; r < R; ++r) {
+            for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28
-            for (int j = 0; j < T; ++j) {
-              __m512 xv = _mm512_set1_ps(x[r * rs + j * cs]);
+              for (int j = 0; j < T; ++j) {
+                __m512 xv = _mm512_set1_ps(x[r * rs + j * cs]);
 #pragma GCC unroll 4
-              for (int b = 0; b < OB; ++b) acc[r][j][b] = _mm512_fmadd_ps(xv, wv[b], acc[r][j][b]);
+                for (int b = 0; b < OB; ++b) acc[r][j][b] = _mm512_fmadd_ps(xv, wv[b], acc[r][j][b]);
+              }
             }
           }
         }
@@ -171,24 +179,42 @@ const TileFn kTiles[5][2][3][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_
 #undef TVMLITE_CONV_TILES_CS
 #undef TVMLITE_CONV_TILES
 
+/*!
+ * \brief Output depth slice od of a 3-D conv: its kernel depth taps [*kd0, *kd0 + count) read input slices inside
+ * [0, D); returns count (0 when every tap falls in the padding) and sets *slice to the input slice of tap *kd0.
+ */
+int64_t DepthTaps(const Conv2DWorkload& wl, int64_t od, int64_t* kd0, int64_t* slice) {
+  const int64_t first = od * wl.stride_d - wl.pad_front;  // the input slice of tap 0
+  const int64_t dd = wl.dilation_d;
+  const int64_t lo = first >= 0 ? 0 : (-first + dd - 1) / dd;
+  const int64_t last = wl.in_depth - 1 - first;
+  const int64_t hi = last < 0 ? 0 : std::min(wl.kernel_d, last / dd + 1);
+  *kd0 = lo < hi ? lo : 0;
+  *slice = lo < hi ? first + lo * dd : 0;
+  return lo < hi ? hi - lo : 0;
+}
+
 }  // namespace
 
 void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                        int64_t end) {
   const int64_t ic = wl.in_block, oc = kLanes;
   const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
-  const int64_t KH = wl.kernel_h, KW = wl.kernel_w;
+  const int64_t KD = wl.kernel_d, KH = wl.kernel_h, KW = wl.kernel_w, OD = wl.out_depth;
   const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
   const int64_t ncb = wl.in_channels / wl.groups / ic;
   const int64_t group_blocks = wl.out_channels / wl.groups / oc;
   const int64_t OB = plan.out_blocks_per_item, block_groups = out_blocks / OB;
   const int64_t R = plan.tile_rows, tmax = plan.tile_width;
   const int64_t row_groups = (plan.rows + R - 1) / R;
+  const int64_t in_slice = H * W * ic, out_slice = OH * OW * oc;  // floats per depth slice of a channel block
 
   TileArgs a;
   a.ncb = ncb;
+  a.kd = KD;
   a.kh = KH;
-  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : H * W * ic;
+  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : wl.in_depth * in_slice;
+  a.in_kd_stride = wl.dilation_d * in_slice;
   a.in_kh_stride = wl.dilation_h * W * ic;
   const bool flat_kw = wl.dilation_w == 1;  // kernel columns and channels are one contiguous run
   a.kw_loop = flat_kw ? 1 : KW;
@@ -197,9 +223,10 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   a.col_step = wl.stride_w * ic;
   a.w_kw_stride = ic * oc;
   a.w_kh_stride = KW * ic * oc;
-  a.w_cb_stride = KH * KW * ic * oc;
-  a.w_ob_stride = ncb * KH * KW * ic * oc;
-  a.out_ob_stride = wl.out_plane_stride ? wl.out_plane_stride : OH * OW * oc;
+  a.w_kd_stride = KH * KW * ic * oc;
+  a.w_cb_stride = KD * a.w_kd_stride;
+  a.w_ob_stride = ncb * a.w_cb_stride;
+  a.out_ob_stride = wl.out_plane_stride ? wl.out_plane_stride : OD * out_slice;
   a.tail = io.tail;
   a.out_base = io.out;
   a.ob = 0;
@@ -212,17 +239,21 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
 
   if (plan.cb_chunk < ncb) {
     // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the plane per
-    // pass (an item is (n, block group)), so each chunk's weights serve the whole plane from L1.
+    // pass (an item is (n, block group, od)), so each chunk's weights serve the whole plane from L1.
     const int64_t rs = wl.stride_h * W * ic;
     const int64_t ntiles = (OW + tmax - 1) / tmax;
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t ob0 = (item % block_groups) * OB, n = item / block_groups;
+      const int64_t od = item % OD, rest = item / OD;
+      const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
       const int64_t cb0 = (ob0 / group_blocks) * ncb;
-      const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
-      const float* weight = io.weight + ob0 * a.w_ob_stride;
-      float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
+      int64_t kd0, slice;
+      const int64_t kd = DepthTaps(wl, od, &kd0, &slice);
+      const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride + slice * in_slice;
+      const float* weight = io.weight + ob0 * a.w_ob_stride + kd0 * a.w_kd_stride;
+      float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride + od * out_slice;
       for (int64_t c0 = 0; c0 < ncb; c0 += plan.cb_chunk) {
         TileArgs chunk = a;
+        chunk.kd = kd;
         chunk.ncb = ncb - c0 < plan.cb_chunk ? ncb - c0 : plan.cb_chunk;
         chunk.tail = c0 + chunk.ncb >= ncb ? io.tail : nullptr;  // the epilogue on the last pass's store
         chunk.ob = ob0;
@@ -251,17 +282,19 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
 
   for (int64_t item = begin; item < end; ++item) {
     const int64_t row0 = (item % row_groups) * R;
-    const int64_t rest = item / row_groups;
+    const int64_t od = (item / row_groups) % OD, rest = item / row_groups / OD;
     const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
     const int64_t cb0 = (ob0 / group_blocks) * ncb;
-    const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride;
-    const float* weight = io.weight + ob0 * a.w_ob_stride;
-    float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride;
     TileArgs ai = a;
     ai.ob = ob0;
+    int64_t kd0, slice;
+    ai.kd = DepthTaps(wl, od, &kd0, &slice);
+    const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride + slice * in_slice;
+    const float* weight = io.weight + ob0 * a.w_ob_stride + kd0 * a.w_kd_stride;
+    float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride + od * out_slice;
     // This thread's next item starts another block group: prefetch its weights, a share per tile of this one.
     const int64_t next_ob0 = ((rest + 1) % block_groups) * OB;
-    const bool next_group = item + 1 < end && (item + 1) % row_groups == 0 && next_ob0 != ob0;
+    const bool next_group = item + 1 < end && (item + 1) % (row_groups * OD) == 0 && next_ob0 != ob0;
     const char* pf_begin = next_group ? reinterpret_cast<const char*>(io.weight + next_ob0 * a.w_ob_stride) : nullptr;
     const int64_t pf_bytes = next_group ? OB * a.w_ob_stride * static_cast<int64_t>(sizeof(float)) : 0;
     auto share = [&](int64_t t, int64_t ntiles) {  // tile t's slice of the lines

@@ -48,7 +48,7 @@ void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int
     kw_hi = r.W - 1 - iw0 < 0 ? 0 : std::min(r.KW, (r.W - 1 - iw0) / r.dil_w + 1);
   }
   // Two named accumulators, rows alternating (an indexed pair would live on the stack: a store-to-load chain).
-  __m512 even = Start(r, g), odd = _mm512_setzero_ps();
+  __m512 even = r.accumulate ? _mm512_loadu_ps(r.out + ow * r.c + g) : Start(r, g), odd = _mm512_setzero_ps();
   auto row_sum = [&](int64_t kh, __m512 a) {
     const float* in_row = r.in + (r.ih0 + kh * r.dil_h) * r.W * r.c + g;
     const float* w_row = r.weight + kh * r.KW * r.c + g;
@@ -74,9 +74,13 @@ void EdgeColumn(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int
 template <int T, int S, int C, int K, bool kEdge = false>
 void InteriorTile(const DepthwiseRow& r, int64_t g, int64_t ow, int64_t kh_lo, int64_t kh_hi) {
   __m512 acc[T];
-  const __m512 start = Start(r, g);
-  for (int t = 0; t < T; ++t) acc[t] = start;
   const int64_t c = C ? C : r.c;
+  if (r.accumulate) {  // a later depth tap of a 3-D conv: the sum so far
+    for (int t = 0; t < T; ++t) acc[t] = _mm512_loadu_ps(r.out + (ow + t) * c + g);
+  } else {
+    const __m512 start = Start(r, g);
+    for (int t = 0; t < T; ++t) acc[t] = start;
+  }
   const int64_t step = S ? S * C : r.stride_w * r.c;
   const int64_t kw_step = K ? C : r.dil_w * r.c;
   const int64_t kw_count = K ? K : r.KW;

@@ -135,6 +135,11 @@ def _deformable_conv2d(attrs, data, offset, weight, mask=None):
 
 def _conv_transpose(attrs, data, weight):
     n = data.ndim - 2
+    plain = ("IOW", "IOHW", "IODHW")[n - 1]
+    if attrs.kernel_layout and attrs.kernel_layout != plain:  # packed per group (IOHW{k}i): back to plain
+        from .._layout import transform_array
+
+        weight = transform_array(weight, attrs.kernel_layout, plain)
     strides, dilation, begin, end = _window(attrs, n)
     out_pad = _per_dim(attrs.output_padding, n, 0)
     groups = attrs.groups

@@ -14,9 +14,18 @@
  * input channels [g * C / groups, (g + 1) * C / groups) and writes output channels [g * O / groups, ...); C / groups
  * is a multiple of ic and O / groups of oc, so a channel block never straddles two groups.
  *
- * The ISA entry points compute items [begin, end) of plan's grid on an unpadded workload: the caller hands them a
- * zero-padded copy of the input when the conv pads (its cost is one pass over the input, against O * KH * KW
- * multiply-adds per input value), so their inner loops never test a border. They hold no state.
+ * A 3-D convolution (topi.nn.conv3d) is the same workload with a depth, every plane above one depth slice:
+ *   data    (N, C / ic, D, H, W, ic)                     NCDHW{ic}c
+ *   weight  (O / oc, C / groups / ic, KD, KH, KW, ic, oc) OIDHW{ic}i{oc}o
+ *   out     (N, O / oc, OD, OH, OW, oc)                  NCDHW{oc}c
+ * Output slice od is the sum over kd of the 2-D convs of input slice od * stride_d - pad_front + kd * dilation_d
+ * with weight slice kd: the register tiles walk kd as one more loop around kh, so the sum stays in registers and
+ * the fused tail is applied once. A 2-D conv has depth 1 (the defaults).
+ *
+ * The ISA entry points compute items [begin, end) of plan's grid on a workload unpadded in H and W: the caller
+ * hands them a zero-padded copy of the input when the conv pads (its cost is one pass over the input, against
+ * O * KH * KW multiply-adds per input value), so their inner loops never test a border. Depth padding is never
+ * copied: each output slice runs only the kd whose input slice is inside. They hold no state.
  */
 #ifndef TVMLITE_TOPI_NN_CONV2D_H_
 #define TVMLITE_TOPI_NN_CONV2D_H_
@@ -37,6 +46,8 @@ struct Conv2DWorkload {
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t groups = 1;
+  // The depth of a 3-D conv (1 / 0 for a 2-D one). pad_front / pad_back stay in the workload the ISA paths get.
+  int64_t in_depth = 1, out_depth = 1, kernel_d = 1, stride_d = 1, dilation_d = 1, pad_front = 0, pad_back = 0;
   // Floats between consecutive channel-block planes, when the tensor is a window of a larger one (a band of rows
   // of a taller image: the depthwise chain's stages); 0: dense, H * W * ic (input) and OH * OW * oc (output).
   int64_t in_plane_stride = 0, out_plane_stride = 0;
@@ -56,9 +67,10 @@ struct Conv2DTensors {
 };
 
 /*!
- * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, rows_per_item
- * output rows) with the rows fastest, so a thread's consecutive items reuse the same weights. A 1x1 stride-1
- * unpadded conv is a GEMM over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW plane.
+ * \brief How a fast path cuts the work: items are (n, group of out_blocks_per_item output blocks, output depth
+ * slice, tile_rows output rows) with the rows fastest, so a thread's consecutive items reuse the same weights. A 1x1
+ * stride-1 unpadded conv is a GEMM over pixels: its "rows" are runs of row_length pixels of the flattened OH * OW
+ * plane.
  * A register tile covers OB blocks x tile_rows rows x T columns (T <= tile_width; a row's tiles are balanced).
  */
 struct Conv2DPlan {
@@ -68,10 +80,10 @@ struct Conv2DPlan {
   bool flat_pixels = false;         // 1x1, stride 1, no padding: rows are runs of the flattened plane
   int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
   int64_t row_length = 0;           // OW, or the run length when flat_pixels
-  int64_t num_items = 0;            // batch * block groups * ceil(rows / tile_rows)
+  int64_t num_items = 0;            // batch * block groups * OD * ceil(rows / tile_rows)
   // Input channel blocks per pass. Below the group's count, a small map whose weights overflow L1 is computed in
-  // passes over the input channels (partial sums in out), each item a whole (n, block group) plane, so one pass's
-  // weights serve every row from L1. Then num_items = batch * block groups.
+  // passes over the input channels (partial sums in out), each item a whole (n, block group, od) plane, so one
+  // pass's weights serve every row from L1. Then num_items = batch * block groups * OD.
   int64_t cb_chunk = 0;
 };
 

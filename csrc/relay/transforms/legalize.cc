@@ -1,0 +1,229 @@
+/*!
+ * \file legalize.cc
+ * \brief Legalize: ops the cpu target has no kernel of their own for, rewritten into ones it has (TVM's Legalize
+ * pass, its conv1d -> conv2d case). 1-D convolutions run as 2-D ones over a height of 1:
+ *
+ *   nn.conv1d(x, w)            -> squeeze(nn.conv2d(expand_dims(x, 2), expand_dims(w, 2)), 2)
+ *   nn.conv1d_transpose(x, w)  -> squeeze(nn.conv2d_transpose(expand_dims(x, 2), expand_dims(w, 2)), 2)
+ *
+ * with strides (1, s), padding (0, begin, 0, end), dilation (1, d), output_padding (0, p), kernel_size (1, k);
+ * groups, channels and out_dtype kept. NCW (B, C, W) becomes NCHW (B, C, 1, W) and OIW / IOW weights OIHW / IOHW,
+ * so a 1-D conv gets everything the 2-D one has: AlterOpLayout's blocked layout and weights packed at build,
+ * the fast paths, depthwise, Winograd where it pays, fused epilogues. The reshapes move no data (the lowering makes
+ * views of them: "__nop" nodes).
+ *
+ * So that the elementwise ops after the conv (bias, activation, residual: what FuseOps fuses into it) see its 4-D
+ * result and not the squeezed one, the squeeze is then sunk below them, and cancelled against the next conv's
+ * expand_dims:
+ *
+ *   f(squeeze(y, 2), b, ...)           -> squeeze(f(y, b', ...), 2)   f elementwise / broadcast (numpy rules), y 4-D
+ *   nn.bias_add(squeeze(y, 2), b, 1)   -> squeeze(nn.bias_add(y, b, 1), 2)
+ *   expand_dims(squeeze(y, 2), 2)      -> y
+ *
+ * where b' is b with a unit axis inserted before its last one (rank >= 2: (C, 1) -> (C, 1, 1), (N, C, W) ->
+ * (N, C, 1, W)), so it broadcasts against the 4-D tensor exactly as b did against the 3-D one; scalars and 1-D
+ * operands (which align with the last axis, W) are kept; another squeeze(z, 2) operand becomes z. A chain conv1d ->
+ * bias -> relu -> conv1d thus has no reshape left between the convs, and the layout pass keeps it blocked.
+ *
+ * Why a pass of its own, before FoldScaleAxis and AlterOpLayout, rather than a rule inside the layout pass: the
+ * rewrite is local and layout-free, so 1-D convs also run natively where the layout pass is off (opt_level < 3;
+ * on the plain-NCHW paths), the scale folding sees conv2d(...) * scale with the squeeze already below it, and the
+ * layout pass stays about 4-D and 5-D tensors only.
+ *
+ * Algorithm: one mutator walk, producers first (ExprMutator), on a typed module: each call is matched by its op; the
+ * sinking uses the original nodes' types (the rewritten ones are untyped until the module is typed again at the
+ * end). Everything else is kept as it is.
+ */
+#include <tvmlite/relay/attrs/nn.h>
+#include <tvmlite/relay/attrs/transform.h>
+#include <tvmlite/runtime/registry.h>
+
+#include <unordered_set>
+
+#include "../op/nn/window.h"
+#include "pass_util.h"
+
+namespace tvmlite {
+namespace relay {
+
+namespace {
+
+Expr ExpandDims(const Expr& e, int64_t axis) {
+  auto attrs = make_object<ExpandDimsAttrs>();
+  attrs->axis = axis;
+  attrs->num_newaxis = 1;
+  return MakeCall("expand_dims", {e}, Attrs(attrs));
+}
+
+Expr SqueezeH(const Expr& e) {
+  auto attrs = make_object<SqueezeAttrs>();
+  attrs->axis = Array<int64_t>{2};
+  return MakeCall("squeeze", {e}, Attrs(attrs));
+}
+
+/*! \brief y when e is squeeze(y, axis 2) (or -2) of a 4-D y (its H then is 1), else a null Expr. */
+Expr UnsqueezedH(const Expr& e, const TensorTypeNode* original_type) {
+  const CallNode* sq = AsOpCall(e, "squeeze");
+  if (sq == nullptr || original_type == nullptr || original_type->ndim() != 3) return Expr();
+  const auto* a = sq->attrs.as<SqueezeAttrs>();
+  if (a == nullptr || !a->axis.has_value() || a->axis->size() != 1) return Expr();
+  const int64_t axis = (*a->axis)[0];
+  return axis == 2 || axis == -2 ? sq->args[0] : Expr();
+}
+
+/*! \brief e (a 3-D NCW tensor, original_type its type before the walk) with a unit H: expand_dims(e, 2), or y when
+ * e is squeeze(y, 2). */
+Expr ExpandH(const Expr& e, const TensorTypeNode* original_type) {
+  Expr y = UnsqueezedH(e, original_type);
+  return y.defined() ? y : ExpandDims(e, 2);
+}
+
+/*! \brief (1, v) from a 1-D window value of a conv attr (v its one value). */
+Array<int64_t> WithUnitH(int64_t v, int64_t unit) { return Array<int64_t>{unit, v}; }
+
+/*! \brief Elementwise ops whose attrs or inputs give an axis a meaning (the layout pass's list): not numpy rules. */
+bool HasAxisSemantics(const std::string& name) {
+  static const std::unordered_set<std::string> kNames = {"expand_dims", "broadcast_to", "full", "qnn.quantize",
+                                                         "qnn.dequantize"};
+  return kNames.count(name) || name.compare(0, 4, "dyn.") == 0;
+}
+
+class Legalizer : public ExprMutator {
+ public:
+  Legalizer() : pattern_("TOpPattern") {}
+
+ protected:
+  Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
+    const auto* call = original.as<CallNode>();
+    const auto* op = call != nullptr ? call->op.as<OpNode>() : nullptr;
+    if (op != nullptr) {
+      // new_children: the op, then the new args.
+      std::vector<Expr> args;
+      for (size_t i = 1; i < new_children.size(); ++i) args.push_back(new_children[i]);
+      Expr out;
+      if (op->name == "nn.conv1d") {
+        out = Conv1D(call, args);
+      } else if (op->name == "nn.conv1d_transpose") {
+        out = Conv1DTranspose(call, args);
+      } else if (op->name == "expand_dims") {
+        out = CancelSqueeze(call, args);
+      } else {
+        out = SinkSqueeze(original, call, runtime::Downcast<Op>(call->op), args);
+      }
+      if (out.defined()) return out;
+    }
+    return ExprMutator::Rewrite(original, new_children);
+  }
+
+ private:
+  static Expr Conv1D(const CallNode* call, const std::vector<Expr>& args) {
+    const auto* a = call->attrs.as<Conv1DAttrs>();
+    if (a == nullptr || a->data_layout != "NCW" || a->kernel_layout != "OIW" ||
+        !(a->out_layout.empty() || a->out_layout == "NCW")) {
+      return Expr();
+    }
+    const Window<1> w = NormalizeWindow<1>(a->strides, a->padding, a->dilation);
+    auto attrs = make_object<Conv2DAttrs>();
+    attrs->strides = WithUnitH(w.stride[0], 1);
+    attrs->padding = Array<int64_t>{0, w.pad_begin[0], 0, w.pad_end[0]};
+    attrs->dilation = WithUnitH(w.dilation[0], 1);
+    attrs->groups = a->groups;
+    attrs->channels = a->channels;
+    if (!a->kernel_size.empty()) attrs->kernel_size = WithUnitH(a->kernel_size[0], 1);
+    attrs->data_layout = "NCHW";
+    attrs->kernel_layout = "OIHW";
+    attrs->out_layout = a->out_layout.empty() ? "" : "NCHW";
+    attrs->out_dtype = a->out_dtype;
+    return SqueezeH(MakeCall("nn.conv2d", {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)},
+                             Attrs(attrs)));
+  }
+
+  static Expr Conv1DTranspose(const CallNode* call, const std::vector<Expr>& args) {
+    const auto* a = call->attrs.as<ConvTransposeAttrs<1>>();
+    if (a == nullptr || a->data_layout != "NCW" || a->kernel_layout != "IOW" ||
+        !(a->out_layout.empty() || a->out_layout == "NCW")) {
+      return Expr();
+    }
+    const Window<1> w = NormalizeWindow<1>(a->strides, a->padding, a->dilation);
+    const std::array<int64_t, 1> out_pad = PerDim<1>(a->output_padding, "output_padding", 0, 0);
+    auto attrs = make_object<ConvTransposeAttrs<2>>();
+    attrs->strides = WithUnitH(w.stride[0], 1);
+    attrs->padding = Array<int64_t>{0, w.pad_begin[0], 0, w.pad_end[0]};
+    attrs->dilation = WithUnitH(w.dilation[0], 1);
+    attrs->output_padding = WithUnitH(out_pad[0], 0);
+    attrs->groups = a->groups;
+    attrs->channels = a->channels;
+    if (!a->kernel_size.empty()) attrs->kernel_size = WithUnitH(a->kernel_size[0], 1);
+    attrs->data_layout = "NCHW";
+    attrs->kernel_layout = "IOHW";
+    attrs->out_layout = a->out_layout.empty() ? "" : "NCHW";
+    attrs->out_dtype = a->out_dtype;
+    return SqueezeH(MakeCall("nn.conv2d_transpose",
+                             {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)}, Attrs(attrs)));
+  }
+
+  /*! \brief expand_dims(squeeze(y, 2), 2) -> y. */
+  static Expr CancelSqueeze(const CallNode* call, const std::vector<Expr>& args) {
+    const auto* a = call->attrs.as<ExpandDimsAttrs>();
+    if (a == nullptr || a->num_newaxis != 1 || !(a->axis == 2 || a->axis == -2)) return Expr();
+    return UnsqueezedH(args[0], TensorTypeOf(call->args[0]));
+  }
+
+  /*! \brief f(..., squeeze(y, 2), ...) -> squeeze(f(... 4-D operands ...), 2), for the f described above. */
+  Expr SinkSqueeze(const Expr& original, const CallNode* call, const Op& op, const std::vector<Expr>& args) {
+    const TensorTypeNode* result = TensorTypeOf(original);
+    if (result == nullptr || result->ndim() != 3 || pattern_.get(op, kOpaque) > kBroadcast ||
+        HasAxisSemantics(op->name)) {
+      return Expr();
+    }
+    const bool bias_add = op->name == "nn.bias_add";
+    if (bias_add) {
+      const auto* a = call->attrs.as<BiasAddAttrs>();
+      if (a == nullptr || !(a->axis == 1 || a->axis == -2)) return Expr();
+    }
+    std::vector<Expr> fresh;
+    bool any = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Expr& old = call->args[i];
+      const TensorTypeNode* t = TensorTypeOf(old);
+      if (t == nullptr) {
+        const auto* tuple = old->checked_type_.defined() ? old->checked_type_.as<TupleTypeNode>() : nullptr;
+        if (tuple == nullptr || !tuple->fields.empty()) return Expr();  // only an absent optional input (clip's)
+        fresh.push_back(args[i]);
+        continue;
+      }
+      if (t->ndim() > 3) return Expr();
+      Expr y = UnsqueezedH(args[i], t);
+      if (y.defined()) {
+        fresh.push_back(y);
+        any = true;
+      } else if (t->ndim() >= 2 && !(bias_add && i == 1)) {
+        fresh.push_back(ExpandDims(args[i], static_cast<int64_t>(t->ndim()) - 1));  // a unit axis before the last
+      } else {
+        fresh.push_back(args[i]);  // a scalar, a 1-D operand (aligned with W), or bias_add's (C,) bias
+      }
+    }
+    if (!any) return Expr();
+    Attrs attrs = call->attrs;
+    if (bias_add) {
+      auto a = make_object<BiasAddAttrs>();
+      a->axis = 1;
+      attrs = Attrs(a);
+    }
+    return SqueezeH(Call(call->op, Array<Expr>(fresh), attrs));
+  }
+
+  OpAttrMap<TOpPattern> pattern_;
+};
+
+}  // namespace
+
+IRModule Legalize(const IRModule& mod) {
+  IRModule typed = InferType(mod);
+  return MapFunctions(typed, [](const Function& f) { return runtime::Downcast<Function>(Legalizer().Mutate(f)); });
+}
+
+TVMLITE_REGISTER_GLOBAL("relay._transform.Legalize").set_body_typed([](IRModule mod) { return Legalize(mod); });
+
+}  // namespace relay
+}  // namespace tvmlite
