@@ -7,15 +7,16 @@
  *   topi.nn.matmul        numpy.matmul (batch dims broadcast, 1-D operands), transpose_a / transpose_b
  *   topi.nn.batch_matmul  x (B, M, K) [(B, K, M) with transpose_a], y (B, N, K) [transpose_b] or (B, K, N)
  *
- * Algorithm (gemm.h has the packed layout): C is cut into column tiles of `cols` (a multiple of the panel width)
- * and row tiles of up to 8 rows. A task is one column tile and a block of row tiles; tasks are ordered column
- * tile first, so the contiguous chunk a thread gets shares its B panels across row blocks. Inside a task, K runs
- * in blocks of kKBlock (the B block of a column tile, 147 KB, stays in L2 across the task's row tiles; longer
- * blocks measured faster than L1-sized ones of 128, whose every call reloads and restores the C tile); each
- * (K block, row tile) pair is one micro-kernel call. A column tile narrower than `cols` (the tail of N) computes
- * into a stack tile and copies the valid columns out. Operands that are not packed (dense's weight, matmul's B)
- * are packed per call into thread-local scratch; dense with M < 4 skips packing and runs dot products over
- * the weight rows (one pass over W, the matrix-vector case of batch-1 inference).
+ * Algorithm (gemm.h has the packed layout): C is cut into column tiles of at most `cols` (whole panels, the panels
+ * dealt out evenly: N = 64 is 32 + 32 on AVX-512) and row tiles of up to 8 rows. The (column tile, row tile) pairs,
+ * column tile first and each weighing its panels, are cut into one contiguous part of equal weight per thread, so
+ * a thread's row tiles share their B panels and wide and narrow tiles are balanced across threads. Inside a part,
+ * per column tile, K runs in blocks of kKBlock (the B block of a column tile, 147 KB, stays in L2 across the part's
+ * row tiles; longer blocks measured faster than L1-sized ones of 128, whose every call reloads and restores the C
+ * tile); each (K block, row tile) pair is one micro-kernel call. A column tile whose width is not a whole number of
+ * vectors (the tail of N) computes into a stack tile and copies the valid columns out. Operands that are not packed
+ * (dense's weight, matmul's B) are packed per call into thread-local scratch; dense with M < 4 skips packing and
+ * runs dot products over the weight rows (one pass over W, the matrix-vector case of batch-1 inference).
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -176,49 +177,60 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
   }
   const Config cfg = Pick(nb);
   const int64_t panel = k * nb;
-  const int64_t col_tiles = (n + cfg.cols - 1) / cfg.cols;
+  // Column tiles of balanced widths: ceil(panels / per_tile) tiles, the panels dealt out evenly (N = 64 on AVX-512:
+  // 32 + 32, not 48 + 16; as many tiles, so as many B loads and A broadcasts per k step).
+  const int64_t panels = (n + nb - 1) / nb, per_tile = std::max<int64_t>(1, cfg.cols / nb);
+  const int64_t col_tiles = (panels + per_tile - 1) / per_tile;
   const int64_t row_tiles = (m + cfg.rows - 1) / cfg.rows;
-  const int64_t want = 2 * static_cast<int64_t>(runtime::NumThreads());
-  const int64_t row_blocks = std::min(row_tiles, std::max<int64_t>(1, (want + col_tiles - 1) / col_tiles));
-  const int64_t tasks = col_tiles * row_blocks;
-  const int64_t task_rows = std::min<int64_t>(m, cfg.rows * ((row_tiles + row_blocks - 1) / row_blocks));
-  const int64_t task_flops = 2 * k * std::min(cfg.cols, n) * task_rows;  // what a task really computes
-  const int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, task_flops));
+  // The work, (column tile, row tile) pairs column tile first, each weighing its panels, cut into one contiguous
+  // part of equal weight per thread: a thread's row tiles share their B panels, and a wide column tile does not
+  // land on one thread with the narrow one left to the other (N = 64 was a 3:1 split). Small GEMMs stay whole.
+  const int64_t units = panels * row_tiles;
+  const int64_t flops = 2 * k * n * m;
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>({runtime::NumThreads(), units, flops / kMinChunkFlops}));
 
-  runtime::ParallelFor(tasks, [&](int64_t t0, int64_t t1) {
-    alignas(64) float buf[kMaxRows * kMaxCols];
-    for (int64_t task = t0; task < t1; ++task) {
-      const int64_t jt = task / row_blocks, ib = task % row_blocks;
-      const int64_t rt0 = ib * row_tiles / row_blocks, rt1 = (ib + 1) * row_tiles / row_blocks;
-      const int64_t col0 = jt * cfg.cols;
-      const int64_t width = std::min(cfg.cols, n - col0);
-      const int64_t width_v = (width + cfg.vec - 1) / cfg.vec * cfg.vec;
-      const bool partial = width_v != width;
-      for (int64_t kb = 0; kb < k; kb += kKBlock) {
-        const int64_t kc = std::min(kKBlock, k - kb);
-        const bool last = kb + kc == k;
-        for (int64_t rt = rt0; rt < rt1; ++rt) {
-          const int64_t r0 = rt * cfg.rows;
-          const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
-          float* dst = c + r0 * ldc + col0;
-          const bool fuse = last && !partial && tail != nullptr && cfg.fused_tail;
-          Tile t{a + r0 * lda + kb, lda, bp + (col0 / nb) * panel + kb * nb, panel, nb, kc,
-                 partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
-                 fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
-          if (partial && kb > 0) {
-            for (int r = 0; r < rows; ++r) std::memcpy(buf + r * width_v, dst + r * ldc, sizeof(float) * width);
-          }
-          cfg.tile(t);
-          if (partial) {
-            for (int r = 0; r < rows; ++r) std::memcpy(dst + r * ldc, buf + r * width_v, sizeof(float) * width);
-          }
-          if (last && !epi.empty() && !fuse) {
-            for (int r = 0; r < rows; ++r) epi.Apply(base, c_flat + (r0 + r) * ldc + col0, width);
-          }
+  auto run = [&](int64_t jt, int64_t rt0, int64_t rt1, float* buf) {
+    const int64_t p0 = jt * panels / col_tiles, p1 = (jt + 1) * panels / col_tiles;
+    const int64_t col0 = p0 * nb;
+    const int64_t width = std::min(p1 * nb, n) - col0;
+    const int64_t width_v = (width + cfg.vec - 1) / cfg.vec * cfg.vec;
+    const bool partial = width_v != width;
+    for (int64_t kb = 0; kb < k; kb += kKBlock) {
+      const int64_t kc = std::min(kKBlock, k - kb);
+      const bool last = kb + kc == k;
+      for (int64_t rt = rt0; rt < rt1; ++rt) {
+        const int64_t r0 = rt * cfg.rows;
+        const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
+        float* dst = c + r0 * ldc + col0;
+        const bool fuse = last && !partial && tail != nullptr && cfg.fused_tail;
+        Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * nb, panel, nb, kc,
+               partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
+               fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
+        if (partial && kb > 0) {
+          for (int r = 0; r < rows; ++r) std::memcpy(buf + r * width_v, dst + r * ldc, sizeof(float) * width);
+        }
+        cfg.tile(t);
+        if (partial) {
+          for (int r = 0; r < rows; ++r) std::memcpy(dst + r * ldc, buf + r * width_v, sizeof(float) * width);
+        }
+        if (last && !epi.empty() && !fuse) {
+          for (int r = 0; r < rows; ++r) epi.Apply(base, c_flat + (r0 + r) * ldc + col0, width);
         }
       }
     }
-  }, min_chunk);
+  };
+  runtime::ParallelFor(parts, [&](int64_t q0, int64_t q1) {
+    alignas(64) float buf[kMaxRows * kMaxCols];
+    const int64_t u0 = q0 * units / parts, u1 = q1 * units / parts;
+    // Row tile rt of column tile jt is this part's when its first unit, P(jt) * row_tiles + rt * w, is in [u0, u1).
+    for (int64_t jt = 0; jt < col_tiles; ++jt) {
+      const int64_t p0 = jt * panels / col_tiles, w = (jt + 1) * panels / col_tiles - p0;
+      const int64_t first = p0 * row_tiles;
+      const int64_t rt0 = std::min(row_tiles, std::max<int64_t>(0, (u0 - first + w - 1) / w));
+      const int64_t rt1 = std::min(row_tiles, std::max<int64_t>(0, (u1 - first + w - 1) / w));
+      if (rt0 < rt1) run(jt, rt0, rt1, buf);
+    }
+  });
 }
 
 }  // namespace gemm

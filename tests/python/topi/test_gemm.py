@@ -65,6 +65,33 @@ def test_dense_pack_any_panel_width(isa, rng, nb):
     _close(got, x.astype(np.float64) @ w.T.astype(np.float64), 45)
 
 
+# (M, N) where the column tiles are dealt out evenly (N = 64: 32 + 32 on AVX-512) and the work is cut into parts of
+# equal weight per thread, a part ending inside a column tile: tails of M and N, one row tile, many row tiles.
+BALANCED = [(8, 64), (64, 64), (128, 64), (40, 80), (9, 112), (29, 128), (16, 70), (3, 64), (200, 48)]
+
+
+@pytest.mark.parametrize("m,n", BALANCED)
+def test_dense_balanced_column_tiles(isa, threads, rng, m, n):
+    """Each column tile and part of the split gets its own columns and rows (K = 800 crosses a K block), the bias of
+    its own columns (in registers on AVX-512, interpreted elsewhere), and the result does not depend on the thread
+    count: every element is the same sequence of FMAs whichever thread computes it."""
+    k = 800
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = (rng.standard_normal((n, k)) / np.sqrt(k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    program = "add r1 r0 in0; relu r0 r1"
+    got = _run("topi.nn.dense", {"epilogue": program}, x, w, bias, out_shape=(m, n))
+    want = np.maximum(x.astype(np.float64) @ w.T.astype(np.float64) + bias, 0)
+    _close(got, want, k)
+    set_threads = _get("runtime.set_num_threads")
+    try:
+        set_threads(3 - threads)
+        again = _run("topi.nn.dense", {"epilogue": program}, x, w, bias, out_shape=(m, n))
+    finally:
+        set_threads(threads)
+    np.testing.assert_array_equal(got, again)
+
+
 def test_dense_pack_block():
     """16 (AVX-512) or 8 (AVX2) when it divides N; otherwise 0: nn.dense (full vectors, padded tail) is faster."""
     block = _get("topi.nn.dense_pack_block")

@@ -11,10 +11,11 @@
  * panel p holding columns [p * nb, p * nb + nb) row after row, so one k step of a panel is nb contiguous floats
  * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
  *
- * The driver (GemmPacked) cuts C into register tiles (8 rows x 48 columns on AVX-512: 24 zmm accumulators; 6 x 16
- * on AVX2: 12 ymm; 4 x 32 portable) and K into blocks of 768; each (K block, tile) is one call of the ISA's
- * micro-kernel (GemmTile*), which keeps the tile's accumulators in registers over the K block. Tiles are parallel
- * over N first (batch-1 transformers have M = 1) and then over M. The epilogue runs on each tile's rows right after
+ * The driver (GemmPacked) cuts C into register tiles (up to 8 rows x 48 columns on AVX-512: 24 zmm accumulators;
+ * 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced widths) and K into blocks of 768; each (K
+ * block, tile) is one call of the ISA's micro-kernel (GemmTile*), which keeps the tile's accumulators in registers
+ * over the K block. Threads get contiguous runs of tiles of equal work, column tile first (batch-1 transformers have
+ * M = 1), then rows. The epilogue runs on each tile's rows right after
  * its last K block, while they are in cache; bias / residual adds then relu / clip (a FusedTail) run in the AVX-512
  * tile's registers as it is stored.
  */
