@@ -1,16 +1,25 @@
 """How fast the GEMM kernels are on transformer-sized shapes, against numpy's BLAS and onnxruntime's MatMul.
 
-GFLOP/s (2 M N K / time), medians over interleaved repeats in one process, for y = x W^T with x (M, K):
+GFLOP/s (2 M N K / time, times B for batched rows), for y = x W^T with x (M, K), W (N, K):
   dense_pack   topi.nn.dense_pack, W packed once ("NK16n"), the form a built model runs
   dense        topi.nn.dense, W as given (M < 4: dot products over W's rows; else W packed per call)
-  numpy        x @ W.T (numpy's bundled OpenBLAS)
+  numpy        x @ W.T (numpy's bundled OpenBLAS, on the same number of threads)
   ort          onnxruntime MatMul(x, W^T) with W^T an initializer (skipped when onnxruntime is missing)
-at the current thread count: TVMLITE_NUM_THREADS for tvmlite and onnxruntime (default: one per core), numpy's
-OpenBLAS its own (OPENBLAS_NUM_THREADS).
+and, for the attention rows "bmm B x M x K x N" (B heads of x (M, K) times y (K, N); the first with y given as
+(N, K), batch_matmul's transpose_b): dense_pack is topi.nn.batch_matmul, dense is empty, numpy is np.matmul, ort
+a MatMul of the two inputs. Rows with N = 64 show the GEMM driver's column split across threads.
 
-    python bench/gemm.py            # ~20 s
-    python bench/gemm.py --quick
-    OPENBLAS_NUM_THREADS=1 TVMLITE_NUM_THREADS=1 python bench/gemm.py     # one core each
+Method (as bench/conv2d.py): each runtime runs in a worker process of its own per thread count (bench/workers.py;
+tvmlite's two kernels share one), the workers taking turns one at a time for --rounds rounds, the order
+alternating: in one process onnxruntime's and OpenBLAS's idle threads spin after each call and took a core from
+the next runtime's 2-thread samples (ort at 67 GFLOP/s on 128x768x768 right after numpy, ~200 alone). Each sample
+times a loop of calls lasting about --target-ms; the figure is the median of the --repeat samples of all rounds
+(--stat min: the fastest). Before timing, each worker returns its outputs and the parent checks them against
+numpy's in float64.
+
+    python bench/gemm.py                 # 1 and 2 threads, ~30 s
+    python bench/gemm.py --quick         # fewer, shorter samples
+    python bench/gemm.py --threads 2 --shapes 64
 """
 import argparse
 import os
@@ -20,82 +29,207 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import tvmlite  # noqa: E402
+from workers import Workers  # noqa: E402  (bench/workers.py)
 
-SHAPES = [(1, 768, 3072), (1, 3072, 768), (1, 768, 768), (128, 768, 768), (128, 768, 3072), (197, 768, 2304)]
+# (M, K, N) for dense rows; (B, M, K, N, transpose_b) for attention rows
+SHAPES = [(1, 768, 3072), (1, 3072, 768), (1, 768, 768), (128, 768, 768), (128, 768, 3072), (128, 3072, 768),
+          (197, 768, 2304), (128, 768, 64), (512, 256, 64), (3136, 64, 64)]
+BMM_SHAPES = [(12, 128, 64, 128, 1), (12, 128, 128, 64, 0)]
+RUNTIMES = {"tvm": ("dense_pack", "dense"), "numpy": ("numpy",), "ort": ("ort",)}
+COLUMNS = ("dense_pack", "dense", "numpy", "ort")
 
 
-def _ort_session(w_t):
-    try:
-        import onnxruntime as ort
-        from onnx import TensorProto, helper, numpy_helper
-    except ImportError:
-        return None
-    k, n = w_t.shape
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["m", k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["m", n])],
-        [numpy_helper.from_array(w_t, "w")])
+def row_name(shape):
+    if len(shape) == 3:
+        return "{:5d} {:5d} {:5d}".format(*shape)
+    return "bmm {}x{}x{}x{}".format(*shape[:4])
+
+
+def flops(shape):
+    if len(shape) == 3:
+        m, k, n = shape
+        return 2.0 * m * n * k
+    b, m, k, n, _ = shape
+    return 2.0 * b * m * n * k
+
+
+def tensors(shape):
+    """The operands of a row, seeded by the row itself: every worker builds the same ones."""
+    rng = np.random.default_rng(list(shape))
+    if len(shape) == 3:
+        m, k, n = shape
+        return rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((n, k)).astype(np.float32)
+    b, m, k, n, tb = shape
+    x = rng.standard_normal((b, m, k)).astype(np.float32)
+    y = rng.standard_normal((b, n, k) if tb else (b, k, n)).astype(np.float32)
+    return x, y
+
+
+def reference(shape):
+    x, y = tensors(shape)
+    if len(shape) == 3:
+        return x.astype(np.float64) @ y.T.astype(np.float64)
+    return x.astype(np.float64) @ (np.swapaxes(y, 1, 2) if shape[4] else y).astype(np.float64)
+
+
+def _ort_session(graph_inputs, node, threads, inits):
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([node], "mm", graph_inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     opts = ort.SessionOptions()
-    if os.environ.get("TVMLITE_NUM_THREADS"):
-        opts.intra_op_num_threads = int(os.environ["TVMLITE_NUM_THREADS"])
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
-def _time(fn, budget):
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(budget / once / 5))
-    samples = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(reps):
+def build(column, shape, threads):
+    """A callable returning the row's output (a numpy array) for one column, or None when it has no such cell."""
+    x, y = tensors(shape)
+    if column in ("dense_pack", "dense"):
+        import tvmlite
+
+        get = tvmlite.get_global_func
+        if len(shape) == 3:
+            n, k = y.shape
+            out = tvmlite.nd.empty((x.shape[0], n))
+            xd = tvmlite.nd.array(x)
+            if column == "dense":
+                f, wd = get("topi.nn.dense")({}), tvmlite.nd.array(y)
+            else:
+                nb = get("topi.nn.dense_pack_block")(n)
+                f = get("topi.nn.dense_pack")({"weight_layout": f"NK{nb}n"})
+                wd = tvmlite.nd.array(np.ascontiguousarray(y.reshape(n // nb, nb, k).transpose(0, 2, 1)))
+            return lambda: (f(xd, wd, out), out)[1]
+        if column == "dense":
+            return None
+        b, m, k, n, tb = shape
+        f = get("topi.nn.batch_matmul")({"transpose_b": tb})
+        xd, yd, out = tvmlite.nd.array(x), tvmlite.nd.array(y), tvmlite.nd.empty((b, m, n))
+        return lambda: (f(xd, yd, out), out)[1]
+    if column == "numpy":
+        if len(shape) == 3:
+            w_t = np.ascontiguousarray(y.T)
+            return lambda: np.matmul(x, w_t)
+        yy = np.ascontiguousarray(np.swapaxes(y, 1, 2)) if shape[4] else y
+        return lambda: np.matmul(x, yy)
+    from onnx import TensorProto, helper, numpy_helper
+
+    if len(shape) == 3:
+        w_t = np.ascontiguousarray(y.T)
+        sess = _ort_session([helper.make_tensor_value_info("x", TensorProto.FLOAT, ["m", x.shape[1]])],
+                            helper.make_node("MatMul", ["x", "w"], ["y"]), threads,
+                            [numpy_helper.from_array(w_t, "w")])
+        return lambda: sess.run(None, {"x": x})[0]
+    yy = np.ascontiguousarray(np.swapaxes(y, 1, 2)) if shape[4] else y
+    sess = _ort_session([helper.make_tensor_value_info(name, TensorProto.FLOAT, list(a.shape))
+                         for name, a in (("a", x), ("b", yy))],
+                        helper.make_node("MatMul", ["a", "b"], ["y"]), threads, [])
+    return lambda: sess.run(None, {"a": x, "b": yy})[0]
+
+
+class Worker:
+    """One runtime's columns at one thread count, in a worker process of its own."""
+
+    def __init__(self, runtime, threads, shapes, target_s):
+        self.columns, self.threads, self.shapes, self.target_s = RUNTIMES[runtime], threads, shapes, target_s
+        if runtime == "tvm":
+            import tvmlite
+
+            tvmlite.get_global_func("runtime.set_num_threads")(threads)
+        self.fns = {(c, s): build(c, s, threads) for c in self.columns for s in shapes}
+        self.loops = {}
+
+    def check(self):
+        """{(column, shape): output}; fixes each cell's loops per sample."""
+        outputs = {}
+        for key, fn in self.fns.items():
+            if fn is None:
+                continue
             fn()
-        samples.append((time.perf_counter() - t0) / reps)
-    return statistics.median(samples)
+            t0 = time.perf_counter()
+            got = fn()
+            outputs[key] = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
+            self.loops[key] = max(1, int(self.target_s / max(time.perf_counter() - t0, 1e-7)))
+        return outputs
+
+    def round(self, n):
+        """{(column, shape): [n samples]}, each cell warmed up first."""
+        samples = {}
+        for key, fn in self.fns.items():
+            if fn is None:
+                continue
+            for _ in range(3):
+                fn()
+            cell = []
+            for _ in range(n):
+                t0 = time.perf_counter()
+                for _ in range(self.loops[key]):
+                    fn()
+                cell.append((time.perf_counter() - t0) / self.loops[key])
+            samples[key] = cell
+        return samples
+
+
+def measure(runtimes, threads, shapes, repeat, rounds, target_s):
+    """{(column, shape): [samples]} at one thread count, each runtime in its own process, taking turns."""
+    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)  # read when a worker imports numpy
+    samples = {}
+    with Workers({rt: (Worker, (rt, threads, shapes, target_s)) for rt in runtimes}) as call:
+        for rt in runtimes:
+            for (column, shape), got in call(rt, "check").items():
+                want = reference(shape)
+                err = np.abs(got - want).max()
+                if err > 1e-3 * max(1.0, float(np.abs(want).max())):
+                    raise SystemExit(f"{column} {row_name(shape)}, {threads} thread(s): off by {err}")
+        for r in range(rounds):
+            n = repeat // rounds + (r < repeat % rounds)
+            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
+                for key, cell in call(rt, "round", n).items():
+                    samples.setdefault(key, []).extend(cell)
+            print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
+    return samples
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="3 samples of ~1 ms per cell")
+    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    parser.add_argument("--repeat", type=int, default=9, help="samples per cell")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each runtime's worker takes per thread count")
+    parser.add_argument("--target-ms", type=float, default=2.0, help="length of one sample")
+    parser.add_argument("--stat", choices=["median", "min"], default="median")
+    parser.add_argument("--shapes", default="", help="comma-separated substrings of row names (e.g. 64,bmm)")
     args = parser.parse_args()
-    budget = 0.05 if args.quick else 0.4
-    get = tvmlite.get_global_func
-    rng = np.random.default_rng(0)
-    print(f"isa {get('topi.cpu_isa')()}, tvmlite threads {os.environ.get('TVMLITE_NUM_THREADS', 'default')}")
-    print(f"{'M':>5} {'K':>5} {'N':>5} | {'dense_pack':>10} {'dense':>8} {'numpy':>8} {'ort':>8}   GFLOP/s")
-    for m, k, n in SHAPES:
-        x = rng.standard_normal((m, k)).astype(np.float32)
-        w = rng.standard_normal((n, k)).astype(np.float32)
-        nb = get("topi.nn.dense_pack_block")(n)
-        wp = np.ascontiguousarray(w.reshape(n // nb, nb, k).transpose(0, 2, 1))
-        xd, wd, wpd = tvmlite.nd.array(x), tvmlite.nd.array(w), tvmlite.nd.array(wp)
-        out = tvmlite.nd.array(np.zeros((m, n), np.float32))
-        pack = get("topi.nn.dense_pack")({"weight_layout": f"NK{nb}n"})
-        dense = get("topi.nn.dense")({})
-        w_t = np.ascontiguousarray(w.T)
-        sess = _ort_session(w_t)
-        runs = {
-            "dense_pack": lambda: pack(xd, wpd, out),
-            "dense": lambda: dense(xd, wd, out),
-            "numpy": lambda: np.matmul(x, w_t),
-        }
-        if sess is not None:
-            runs["ort"] = lambda: sess.run(None, {"x": x})
-        flops = 2.0 * m * n * k
-        cells = []
-        for name in ("dense_pack", "dense", "numpy", "ort"):
-            cells.append(f"{flops / _time(runs[name], budget) / 1e9:8.1f}" if name in runs else f"{'-':>8}")
-        pack(xd, wpd, out)
-        assert np.allclose(out.numpy(), x @ w.T, rtol=1e-3, atol=1e-3)
-        print(f"{m:5d} {k:5d} {n:5d} | {cells[0]:>10} {cells[1]} {cells[2]} {cells[3]}")
+    if args.quick:
+        args.repeat, args.rounds, args.target_ms = 3, 1, 1.0
+    try:
+        import onnxruntime  # noqa: F401
+        runtimes = ["tvm", "numpy", "ort"]
+    except ImportError:
+        runtimes = ["tvm", "numpy"]
+    shapes = [s for s in SHAPES + BMM_SHAPES
+              if not args.shapes or any(f in row_name(s) for f in args.shapes.split(","))]
+    stat = statistics.median if args.stat == "median" else min
+    import tvmlite
+
+    print(f"isa {tvmlite.get_global_func('topi.cpu_isa')()}; GFLOP/s, {args.stat} of {args.repeat} samples of "
+          f"~{args.target_ms:g} ms in {args.rounds} rounds, each runtime in its own process")
+    for t in (int(v) for v in args.threads.split(",")):
+        samples = measure(runtimes, t, shapes, args.repeat, max(1, min(args.rounds, args.repeat)),
+                          args.target_ms / 1e3)
+        print(f"{t} thread(s)")
+        print(f"{'M':>5} {'K':>5} {'N':>5} | {'dense_pack':>10} {'dense':>8} {'numpy':>8} {'ort':>8}")
+        for shape in shapes:
+            cells = [f"{flops(shape) / stat(samples[c, shape]) / 1e9:.1f}" if (c, shape) in samples else "-"
+                     for c in COLUMNS]
+            print(f"{row_name(shape):>17} | {cells[0]:>10} {cells[1]:>8} {cells[2]:>8} {cells[3]:>8}", flush=True)
 
 
 if __name__ == "__main__":
