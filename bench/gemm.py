@@ -12,7 +12,8 @@ a MatMul of the two inputs. Rows with N = 64 show the GEMM driver's column split
 Method (as bench/conv2d.py): each runtime runs in a worker process of its own per thread count (bench/workers.py;
 tvmlite's two kernels share one), the workers taking turns one at a time for --rounds rounds, the order
 alternating: in one process onnxruntime's and OpenBLAS's idle threads spin after each call and took a core from
-the next runtime's 2-thread samples (ort at 67 GFLOP/s on 128x768x768 right after numpy, ~200 alone). Each sample
+the next runtime's 2-thread samples (ort at 67 GFLOP/s on 128x768x768 right after numpy, ~200 alone); and since
+idle threads spin in their own process too, the parent pauses 0.3 s before each turn. Each sample
 times a loop of calls lasting about --target-ms; the figure is the median of the --repeat samples of all rounds
 (--stat min: the fastest). Before timing, each worker returns its outputs and the parent checks them against
 numpy's in float64.
@@ -39,6 +40,10 @@ SHAPES = [(1, 768, 3072), (1, 3072, 768), (1, 768, 768), (128, 768, 768), (128, 
           (197, 768, 2304), (128, 768, 64), (512, 256, 64), (3136, 64, 64)]
 BMM_SHAPES = [(12, 128, 64, 128, 1), (12, 128, 128, 64, 0)]
 RUNTIMES = {"tvm": ("dense_pack", "dense"), "numpy": ("numpy",), "ort": ("ort",)}
+# Before each turn: the previous worker's idle threads still spin in its process (onnxruntime's ~40 ms, OpenBLAS's
+# ~0.1 s after a call) and took a core from the next turn's 2-thread samples (tvmlite's dense_pack at ~100 GFLOP/s
+# right after onnxruntime's turn, 205 alone).
+PAUSE_S = 0.3
 COLUMNS = ("dense_pack", "dense", "numpy", "ort")
 
 
@@ -143,28 +148,29 @@ class Worker:
             import tvmlite
 
             tvmlite.get_global_func("runtime.set_num_threads")(threads)
-        self.fns = {(c, s): build(c, s, threads) for c in self.columns for s in shapes}
+        self.cells = [(c, s) for c in self.columns for s in shapes]
         self.loops = {}
 
     def check(self):
         """{(column, shape): output}; fixes each cell's loops per sample."""
         outputs = {}
-        for key, fn in self.fns.items():
+        for column, shape in self.cells:
+            fn = build(column, shape, self.threads)
             if fn is None:
                 continue
             fn()
             t0 = time.perf_counter()
             got = fn()
-            outputs[key] = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
-            self.loops[key] = max(1, int(self.target_s / max(time.perf_counter() - t0, 1e-7)))
+            outputs[column, shape] = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
+            self.loops[column, shape] = max(1, int(self.target_s / max(time.perf_counter() - t0, 1e-7)))
         return outputs
 
     def round(self, n):
-        """{(column, shape): [n samples]}, each cell warmed up first."""
+        """{(column, shape): [n samples]}, each cell built and warmed up first and freed after: an onnxruntime
+        session's threads spin ~40 ms after its last run and would take a core from the next cell's samples."""
         samples = {}
-        for key, fn in self.fns.items():
-            if fn is None:
-                continue
+        for key in self.loops:
+            fn = build(*key, self.threads)
             for _ in range(3):
                 fn()
             cell = []
@@ -174,6 +180,7 @@ class Worker:
                     fn()
                 cell.append((time.perf_counter() - t0) / self.loops[key])
             samples[key] = cell
+            del fn
         return samples
 
 
@@ -191,6 +198,7 @@ def measure(runtimes, threads, shapes, repeat, rounds, target_s):
         for r in range(rounds):
             n = repeat // rounds + (r < repeat % rounds)
             for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
+                time.sleep(PAUSE_S)
                 for key, cell in call(rt, "round", n).items():
                     samples.setdefault(key, []).extend(cell)
             print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
