@@ -15,8 +15,9 @@
  * Layouts and the workload: tvmlite/topi/nn/conv2d.h. The factory normalises strides / padding / dilation once
  * (relay's rules, window.h); every call reads the blocks from the tensors' shapes, checks them against each other
  * and against the window formula, binds the epilogue, and runs one path:
- *   AVX-512 (out block 16) or AVX2 (out block 8, or 16 as two halves): register-tiled direct convolution
- *     (csrc/topi/x86/{avx512,avx2}/conv2d_nchwc.cc) over the grid PlanConv2D picks;
+ *   AVX-512 (out block 16; out block 8: ymm tiles with 32 registers) or AVX2 (out block 8, or 16 as two halves):
+ *     register-tiled direct convolution (csrc/topi/x86/avx512/conv2d_nchwc.cc, csrc/topi/x86/conv2d_nchwc_ymm.inc)
+ *     over the grid PlanConv2D picks;
  *   portable: any blocks, one output row of one output block per item, a vector of oc accumulators per pixel (also
  *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
  * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchFusedTail) runs in registers before the
@@ -368,6 +369,8 @@ FastPath PickFast(int64_t out_block, Isa isa) {
   FastPath f;
   if (isa == Isa::kAVX512 && out_block == 16) {
     f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2;
+  } else if (isa == Isa::kAVX512 && out_block == 8) {
+    f.fn = &Conv2DNCHWcAVX512Ymm, f.lanes = 8, f.regs = 32;
   } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
     f.fn = &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
   }

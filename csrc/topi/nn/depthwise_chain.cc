@@ -32,7 +32,7 @@
  *      into out);
  *   3. project: from the second scratch into the band's rows of out, its epilogue (bias, residual) in registers, or
  *      any other program run on the band's rows.
- * The stage kernels' own register-tiled loops do the work (Conv2DNCHWcAVX512 / AVX2 on windows of rows, through
+ * The stage kernels' own register-tiled loops do the work (Conv2DNCHWcAVX512 / AVX512Ymm on windows of rows, through
  * the workload's plane strides; DepthwiseRowAVX512). Anything else (another ISA, other epilogues) runs the three
  * stage kernels one after another through whole intermediate tensors: the same results, without the saving.
  */
@@ -530,7 +530,7 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
     if (s.oc == 16) {
       b.project_fn = &Conv2DNCHWcAVX512, b.project_lanes = 16, b.project_regs = 32, b.project_tile_rows = 2;
     } else if (s.oc == 8) {
-      b.project_fn = &Conv2DNCHWcAVX2, b.project_lanes = 8, b.project_regs = 16, b.project_tile_rows = 1;
+      b.project_fn = &Conv2DNCHWcAVX512Ymm, b.project_lanes = 8, b.project_regs = 32, b.project_tile_rows = 1;
     } else {
       return false;
     }

@@ -117,6 +117,11 @@ CASES = {
     "parallel_3x3_28": (1, 64, 28, 28, 64, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 16, "bias_residual_relu"),
     "parallel_1x1_flat_28": (1, 64, 28, 28, 128, 1, 1, [1, 1], [0], [1, 1], 1, 16, 16, "silu"),
     "parallel_ic4_oc4_24": (1, 32, 24, 24, 32, 3, 3, [1, 1], [1, 1], [1, 1], 1, 4, 4, "bias"),
+    "parallel_1x1_flat_oc8_three_blocks": (1, 96, 23, 23, 24, 1, 1, [1, 1], [0], [1, 1], 1, 16, 8,
+                                           "bias_residual_relu"),
+    "parallel_3x3_oc8_nine_blocks_batch2": (2, 32, 15, 15, 72, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 8, "clip"),
+    "1x1_s1_oc8_five_blocks_w30": (1, 16, 3, 30, 40, 1, 1, [1, 1], [0], [1, 1], 1, 16, 8, "bias"),
+    "3x3_s2_oc8_groups3": (1, 48, 11, 11, 72, 3, 3, [2, 2], [1, 1], [1, 1], 3, 8, 8, "bias_relu"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
     # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
     "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
@@ -241,8 +246,10 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("shape", [(1, 32, 13, 13, 64, 3, 1), (2, 64, 7, 7, 128, 3, 1), (1, 32, 9, 9, 48, 1, 1),
-                                   (1, 16, 11, 11, 32, 3, 2)])
+@pytest.mark.parametrize("shape", [(1, 32, 13, 13, 64, 3, 1, 16), (2, 64, 7, 7, 128, 3, 1, 16),
+                                   (1, 32, 9, 9, 48, 1, 1, 16), (1, 16, 11, 11, 32, 3, 2, 16),
+                                   (1, 32, 13, 13, 24, 1, 1, 8), (2, 16, 9, 9, 72, 3, 1, 8),
+                                   (1, 16, 11, 11, 40, 3, 2, 8)])
 @pytest.mark.parametrize("program", [
     "add r0 r0 in0; relu r0 r0",
     "add r0 in1 r0; add r0 r0 in0; relu r0 r0",
@@ -256,18 +263,18 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
 def test_epilogue_in_registers_matches_the_interpreter(shape, program, isa, rng):
     """Bias / residual / relu / clip run in registers on AVX-512: bit for bit what the interpreter computes (the same
     program with a trailing copy is not recognised, so it runs through the interpreter), NaN, inf and -0 included."""
-    n, c, h, w, o, k, s = shape
+    n, c, h, w, o, k, s, oc = shape
     p = k // 2
     oh = (h + 2 * p - k) // s + 1
     x = pack_data(rng.standard_normal((n, c, h, w)).astype("float32"), 16)
-    wt = pack_weight(rng.standard_normal((o, c, k, k)).astype("float32"), 16, 16)
-    bias = rng.standard_normal((1, o // 16, 1, 1, 16)).astype("float32")
-    residual = rng.standard_normal((n, o // 16, oh, oh, 16)).astype("float32")
+    wt = pack_weight(rng.standard_normal((o, c, k, k)).astype("float32"), 16, oc)
+    bias = rng.standard_normal((1, o // oc, 1, 1, oc)).astype("float32")
+    residual = rng.standard_normal((n, o // oc, oh, oh, oc)).astype("float32")
     residual.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
     args = [tvmlite.nd.array(a) for a in (x, wt, bias, residual)]
     outs = []
     for text in (program, program + "; copy r0 r0"):
-        out = tvmlite.nd.empty((n, o // 16, oh, oh, 16))
+        out = tvmlite.nd.empty((n, o // oc, oh, oh, oc))
         conv2d_nchwc({"strides": [s, s], "padding": [p], "epilogue": text})(*args, out)
         outs.append(out.numpy())
     np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))

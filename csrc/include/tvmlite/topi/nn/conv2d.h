@@ -110,6 +110,12 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
 /*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block; no padding; tile_rows 1. */
 void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                      int64_t end);
+/*!
+ * \brief AVX-512VL path for out_block 8 (or 16 as two ymm halves): the AVX2 path's ymm tiles with 32 registers
+ * (plan for 8 lanes, 32 registers, tile_rows 1), up to 3 output blocks per tile; any in_block; no padding.
+ */
+void Conv2DNCHWcAVX512Ymm(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                          int64_t end);
 
 }  // namespace topi
 }  // namespace tvmlite
