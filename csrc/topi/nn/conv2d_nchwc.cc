@@ -36,6 +36,7 @@
 #include <tvmlite/topi/isa.h>
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/nn/conv2d.h>
+#include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
 #include <array>
@@ -394,10 +395,9 @@ void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Fu
   if (HasPadding(wl)) {
     // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
     static thread_local std::vector<float> padded;
-    const int64_t size = PaddedSize(wl);
-    if (static_cast<int64_t>(padded.size()) < size) padded.resize(size);
-    wl = PadInput(wl, io.data, padded.data());
-    io.data = padded.data();
+    float* dst = AlignedScratch(&padded, PaddedSize(wl));  // 64-byte aligned (scratch.h)
+    wl = PadInput(wl, io.data, dst);
+    io.data = dst;
   }
   const Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
   if (tail != nullptr) {
@@ -433,28 +433,28 @@ bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const 
   const int64_t plane = wl.in_depth * wl.in_height * wl.in_width;
   const int64_t taps = wl.kernel_d * wl.kernel_h * wl.kernel_w;
   const int64_t out_plane = wl.out_depth * wl.out_height * wl.out_width;
-  static thread_local std::vector<float> data, weight, out;
-  data.resize(std::max<size_t>(data.size(), N * C * plane));
-  weight.resize(std::max<size_t>(weight.size(), O * group_in * taps));
-  out.resize(std::max<size_t>(out.size(), N * O * out_plane));
+  static thread_local std::vector<float> data_buf, weight_buf, out_buf;  // 64-byte aligned (scratch.h)
+  float* data = AlignedScratch(&data_buf, N * C * plane);
+  float* weight = AlignedScratch(&weight_buf, O * group_in * taps);
+  float* out = AlignedScratch(&out_buf, N * O * out_plane);
   for (int64_t n = 0; n < N; ++n) {  // (N, C, H, W) -> (N, C/ic, H, W, ic); (D, H, W) as one plane
     for (int64_t c = 0; c < C; ++c) {
       const float* src = io.data + (n * C + c) * plane;
-      float* dst = data.data() + (n * C + c - c % ic) * plane + c % ic;
+      float* dst = data + (n * C + c - c % ic) * plane + c % ic;
       for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i];
     }
   }
   for (int64_t o = 0; o < O; ++o) {  // (O, C/g, KH, KW) -> (O/oc, C/g/ic, KH, KW, ic, oc)
     for (int64_t ci = 0; ci < group_in; ++ci) {
       const float* src = io.weight + (o * group_in + ci) * taps;
-      float* dst = weight.data() + ((o / oc * (group_in / ic) + ci / ic) * taps * ic + ci % ic) * oc + o % oc;
+      float* dst = weight + ((o / oc * (group_in / ic) + ci / ic) * taps * ic + ci % ic) * oc + o % oc;
       for (int64_t k = 0; k < taps; ++k) dst[k * ic * oc] = src[k];
     }
   }
-  RunFast(blocked, Conv2DTensors{data.data(), weight.data(), out.data(), nullptr, nullptr}, path, nullptr);
+  RunFast(blocked, Conv2DTensors{data, weight, out, nullptr, nullptr}, path, nullptr);
   for (int64_t n = 0; n < N; ++n) {  // (N, O/oc, OH, OW, oc) -> (N, O, OH, OW)
     for (int64_t o = 0; o < O; ++o) {
-      const float* src = out.data() + (n * O + o - o % oc) * out_plane + o % oc;
+      const float* src = out + (n * O + o - o % oc) * out_plane + o % oc;
       float* dst = io.out + (n * O + o) * out_plane;
       for (int64_t i = 0; i < out_plane; ++i) dst[i] = src[i * oc];
     }

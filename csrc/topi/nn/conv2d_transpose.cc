@@ -48,6 +48,7 @@
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/nn/gemm.h>
+#include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
 #include <array>
@@ -275,9 +276,7 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
 /*! \brief This thread's scratch buffer `slot`, grown to n floats and kept (the executor repeats the same calls). */
 float* Scratch(int slot, int64_t n) {
   thread_local std::vector<float> buffers[3];
-  std::vector<float>& b = buffers[slot];
-  if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
-  return b.data();
+  return AlignedScratch(&buffers[slot], n);  // 64-byte aligned: the packed panels' vectors on cache lines
 }
 enum Slot { kWeightT = 0, kPackedX = 1, kCols = 2 };
 

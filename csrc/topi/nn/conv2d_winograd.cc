@@ -24,6 +24,7 @@
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/nn/gemm.h>
 #include <tvmlite/topi/nn/winograd.h>
+#include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
 #include <string>
@@ -102,8 +103,7 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
 
   static thread_local std::vector<float> scratch;  // the calling thread's V and M, kept: the same convs every run
   const int64_t v_size = alpha * alpha * g.tiles * g.in_channels, m_size = alpha * alpha * g.tiles * g.out_channels;
-  if (static_cast<int64_t>(scratch.size()) < v_size + m_size) scratch.resize(v_size + m_size);
-  float* v = scratch.data();
+  float* v = AlignedScratch(&scratch, v_size + m_size);  // M's rows (the GEMM's stores) on cache lines
   float* mm = v + v_size;
   const bool avx512 = CpuIsa() == Isa::kAVX512;
   const float* x = data.Data<float>();

@@ -43,6 +43,7 @@
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/nn/conv2d.h>
 #include <tvmlite/topi/nn/depthwise.h>
+#include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
 #include <cstring>
@@ -488,9 +489,9 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
     // The calling thread's buffer, kept (the workers read it while this thread waits in ParallelFor below).
     static thread_local std::vector<float> xpad;
     if (padded > s.N * s.CB * s.XH * s.XW * s.ic) {
-      if (static_cast<int64_t>(xpad.size()) < padded) xpad.resize(padded);
-      const Conv2DWorkload unpadded = PadConv2DInput(whole, a.x, xpad.data());
-      b.xp = xpad.data(), b.xp_h = unpadded.in_height, b.xp_w = unpadded.in_width;
+      float* dst = AlignedScratch(&xpad, padded);
+      const Conv2DWorkload unpadded = PadConv2DInput(whole, a.x, dst);
+      b.xp = dst, b.xp_h = unpadded.in_height, b.xp_w = unpadded.in_width;
     }
   }
   // The expand's and depthwise's epilogues: in registers when they are register tails; else the interpreter on each
@@ -549,11 +550,11 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   runtime::ParallelFor(s.N * ranges, [&](int64_t begin, int64_t end) {
     // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
     static thread_local std::vector<float> exp_scratch, dw_scratch;
-    if (static_cast<int64_t>(exp_scratch.size()) < exp_size) exp_scratch.resize(exp_size);
-    if (static_cast<int64_t>(dw_scratch.size()) < dw_size) dw_scratch.resize(dw_size);
+    float* exp = AlignedScratch(&exp_scratch, exp_size);  // 64-byte aligned: each pixel's 16 channels one line
+    float* dw = AlignedScratch(&dw_scratch, dw_size);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / ranges, k = item % ranges;
-      RunRows(b, n, s.OH * k / ranges, s.OH * (k + 1) / ranges, exp_scratch.data(), dw_scratch.data());
+      RunRows(b, n, s.OH * k / ranges, s.OH * (k + 1) / ranges, exp, dw);
     }
   });
   return true;

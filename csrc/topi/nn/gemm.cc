@@ -26,6 +26,7 @@
 #include <tvmlite/topi/isa.h>
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/nn/gemm.h>
+#include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
 #include <cstring>
@@ -98,11 +99,10 @@ Config Pick(int64_t nb) {
   return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb, false};
 }
 
+/*! \brief This thread's scratch slot of at least n floats, kept across calls, 64-byte aligned (scratch.h). */
 float* Scratch(int slot, int64_t n) {
   thread_local std::vector<float> buffers[2];
-  std::vector<float>& b = buffers[slot];
-  if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
-  return b.data();
+  return AlignedScratch(&buffers[slot], n);
 }
 
 void DotRowsPortable(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
