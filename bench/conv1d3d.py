@@ -31,11 +31,11 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
 import tvmlite
+from timing import calibrate, ort_session, sample, warm  # bench/timing.py
 from workers import Workers  # bench/workers.py
 
 try:
@@ -112,11 +112,7 @@ class TvmGraph:
 class OrtGraph:
     def __init__(self, name, threads):
         model, x = layer_model(name)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        self.sess = ort_session(model, threads)
         self.feed = {"x": x}
         self.y = None
 
@@ -125,13 +121,6 @@ class OrtGraph:
 
     def result(self):
         return self.y
-
-
-def sample(fn, loops):
-    t0 = time.perf_counter()
-    for _ in range(loops):
-        fn()
-    return (time.perf_counter() - t0) / loops
 
 
 class Worker:
@@ -152,11 +141,8 @@ class Worker:
         outputs = []
         for name in self.names:
             fn = self.build(name)
-            fn()
-            fn()  # warm: a fresh session's first calls are slow, a fresh output is first touched
-            t0 = time.perf_counter()
-            fn()
-            self.loops.append(max(1, int(self.target_ms / 1e3 / max(time.perf_counter() - t0, 1e-7))))
+            warm(fn)
+            self.loops.append(calibrate(fn, self.target_ms / 1e3))
             outputs.append(fn.result())
         return outputs
 
@@ -164,7 +150,7 @@ class Worker:
         samples = []
         for name, loops in zip(self.names, self.loops):
             fn = self.build(name)
-            fn()
+            warm(fn)
             samples.append([sample(fn, loops) for _ in range(n)])
             del fn
         return samples

@@ -52,6 +52,7 @@ import time
 import numpy as np
 
 import tvmlite
+from timing import calibrate, ort_session, sample, warm  # bench/timing.py
 from workers import Workers  # bench/workers.py
 
 try:
@@ -206,11 +207,7 @@ class OrtConv:
         graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        self.sess = ort_session(model, threads)
         self.feed = {"x": x}
         self.y = None
 
@@ -259,30 +256,6 @@ def layer_tensors(layer, bias_relu):
     x = rng.standard_normal((1, c, h, h)).astype("float32")
     w = (rng.standard_normal((o, c // g, k, k)) / np.sqrt(c // g * k * k)).astype("float32")
     return x, w, (rng.standard_normal(o).astype("float32") if bias_relu else None)
-
-
-def warm(fn, seconds=0.01, calls=3):
-    """Untimed calls, at least `calls` of them and `seconds` long: a fresh onnxruntime session's first 2-3 calls run
-    up to 2x slower (measured), and a fresh output buffer is first touched."""
-    t_end = time.perf_counter() + seconds
-    for _ in range(calls):
-        fn()
-    while time.perf_counter() < t_end:
-        fn()
-
-
-def calibrate(fn, target_s):
-    t0 = time.perf_counter()
-    fn()
-    dt = max(time.perf_counter() - t0, 1e-7)
-    return max(1, int(target_s / dt))
-
-
-def sample(fn, loops):
-    t0 = time.perf_counter()
-    for _ in range(loops):
-        fn()
-    return (time.perf_counter() - t0) / loops
 
 
 class Worker:

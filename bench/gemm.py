@@ -33,6 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from timing import ort_session  # noqa: E402  (bench/timing.py)
 from workers import Workers  # noqa: E402  (bench/workers.py)
 
 # (M, K, N) for dense rows; (B, M, K, N, transpose_b) for attention rows
@@ -81,17 +82,13 @@ def reference(shape):
 
 
 def _ort_session(graph_inputs, node, threads, inits):
-    import onnxruntime as ort
     from onnx import TensorProto, helper
 
     graph = helper.make_graph([node], "mm", graph_inputs,
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return ort_session(model, threads)
 
 
 def build(column, shape, threads):

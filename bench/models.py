@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import tvmlite  # noqa: E402
 from tvmlite import models  # noqa: E402
+from timing import ort_session  # noqa: E402  (bench/timing.py)
 from workers import Workers  # noqa: E402  (bench/workers.py)
 
 DEFAULT_MODELS = ["resnet50", "resnet18", "mobilenet_v2", "inception_v1", "transformer"]
@@ -47,13 +48,7 @@ def _describe(model):
 
 class OrtRunner:
     def __init__(self, model, feeds, threads):
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        self.session = ort_session(model, threads)
         self.feeds = feeds
 
     def __call__(self):

@@ -1,0 +1,40 @@
+"""What the comparison scripts share inside their worker processes: onnxruntime's session built the same way in
+each, and the timed loop (warm up, calibrate the loop length, sample)."""
+import time
+
+
+def ort_session(model, threads):
+    """An onnxruntime session of model (a ModelProto) on `threads` intra-op threads and one inter-op thread, every
+    graph optimization on, the CPU provider: as each script compares against it."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+
+
+def warm(fn, seconds=0.01, calls=3):
+    """Untimed calls, at least `calls` of them and `seconds` long: a fresh onnxruntime session's first 2-3 calls run
+    up to 2x slower (measured), and a fresh output buffer is first touched."""
+    t_end = time.perf_counter() + seconds
+    for _ in range(calls):
+        fn()
+    while time.perf_counter() < t_end:
+        fn()
+
+
+def calibrate(fn, target_s):
+    """Calls per sample so that one sample lasts about target_s."""
+    t0 = time.perf_counter()
+    fn()
+    return max(1, int(target_s / max(time.perf_counter() - t0, 1e-7)))
+
+
+def sample(fn, loops):
+    """Seconds per call over `loops` calls."""
+    t0 = time.perf_counter()
+    for _ in range(loops):
+        fn()
+    return (time.perf_counter() - t0) / loops
