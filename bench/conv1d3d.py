@@ -35,7 +35,7 @@ import sys
 import numpy as np
 
 import tvmlite
-from timing import calibrate, ort_session, sample, warm  # bench/timing.py
+from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
 from workers import Workers  # bench/workers.py
 
 try:
@@ -109,18 +109,10 @@ class TvmGraph:
         return self.gm.get_output(0).numpy()
 
 
-class OrtGraph:
+class OrtGraph(OrtCall):
     def __init__(self, name, threads):
         model, x = layer_model(name)
-        self.sess = ort_session(model, threads)
-        self.feed = {"x": x}
-        self.y = None
-
-    def __call__(self):
-        self.y = self.sess.run(None, self.feed)[0]
-
-    def result(self):
-        return self.y
+        super().__init__(model, threads, {"x": x})
 
 
 class Worker:

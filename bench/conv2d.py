@@ -52,7 +52,7 @@ import time
 import numpy as np
 
 import tvmlite
-from timing import calibrate, ort_session, sample, warm  # bench/timing.py
+from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
 from workers import Workers  # bench/workers.py
 
 try:
@@ -192,7 +192,7 @@ class TvmliteConv:
         return y.transpose(0, 1, 4, 2, 3).reshape(n, ob * oc, oh, ow)
 
 
-class OrtConv:
+class OrtConv(OrtCall):
     def __init__(self, layer, x, w, threads, bias=None):
         c, o, h, k, s, g = layer
         p = k // 2
@@ -207,15 +207,7 @@ class OrtConv:
         graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        self.sess = ort_session(model, threads)
-        self.feed = {"x": x}
-        self.y = None
-
-    def __call__(self):
-        self.y = self.sess.run(None, self.feed)[0]
-
-    def result(self):
-        return self.y
+        super().__init__(model, threads, {"x": x})
 
 
 class TorchConv:

@@ -15,6 +15,19 @@ def ort_session(model, threads):
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
+class OrtCall:
+    """A callable running model (its session built by ort_session) on feeds; result() is the last run's output 0."""
+
+    def __init__(self, model, threads, feeds):
+        self.sess, self.feeds, self.y = ort_session(model, threads), feeds, None
+
+    def __call__(self):
+        self.y = self.sess.run(None, self.feeds)[0]
+
+    def result(self):
+        return self.y
+
+
 def warm(fn, seconds=0.01, calls=3):
     """Untimed calls, at least `calls` of them and `seconds` long: a fresh onnxruntime session's first 2-3 calls run
     up to 2x slower (measured), and a fresh output buffer is first touched."""
