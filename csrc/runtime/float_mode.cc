@@ -21,6 +21,7 @@ namespace {
 
 constexpr uint32_t kFlushToZero = 0x8000;      // MXCSR.FTZ: subnormal results become zero
 constexpr uint32_t kDenormalsAreZero = 0x0040;  // MXCSR.DAZ: subnormal inputs read as zero
+constexpr uint32_t kExceptionFlags = 0x003f;    // MXCSR status: invalid, denormal, divide, overflow, underflow, inexact
 
 std::atomic<bool>& FlushFlag() {
   static std::atomic<bool> flag([] {
@@ -37,7 +38,9 @@ void SetFlushDenormals(bool on) { FlushFlag().store(on, std::memory_order_relaxe
 
 uint32_t GetFloatMode() {
 #ifdef TVMLITE_HAS_MXCSR
-  return _mm_getcsr();
+  // The control bits only: the sticky exception flags (bits 0-5) change with every inexact result, and comparing
+  // them made the pool's workers reload MXCSR for every chunk.
+  return _mm_getcsr() & ~kExceptionFlags;
 #else
   return 0;
 #endif

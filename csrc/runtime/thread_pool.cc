@@ -10,6 +10,12 @@
  * variable. One launcher at a time holds the pool (an atomic flag, not a mutex: a second launcher does not wait,
  * it runs its loop inline). The pool is never destroyed, so workers cannot outlive it at exit; a forked child
  * starts a fresh pool (the parent's workers do not exist there).
+ *
+ * Workers are pinned, one per CPU of the process's affinity mask, the first CPU left to the launcher, as TVM
+ * (TVM_BIND_THREADS) and oneDNN do; TVMLITE_BIND_THREADS=0 leaves placement to the OS. Unpinned, a scheduler that
+ * packs busy threads onto few CPUs (this project's VMs boot with sched_vcpu_pack) kept the worker on the launcher's
+ * CPU for whole runs: two threads ran a kernel no faster than one. The launcher is the user's thread and is not
+ * pinned, so when the OS moves it onto a worker's CPU, the next launch moves that worker to the CPU it left.
  */
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/float_mode.h>
@@ -24,6 +30,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -44,6 +51,30 @@ namespace {
 thread_local bool t_inside_chunk = false;
 constexpr auto kSpinBeforeSleep = std::chrono::microseconds(300);
 
+bool BindThreads() {
+  const char* env = std::getenv("TVMLITE_BIND_THREADS");
+  return env == nullptr || std::strcmp(env, "0") != 0;
+}
+
+/*! \brief The CPUs this process may run on, ascending (empty when the mask cannot be read). */
+std::vector<int> AllowedCpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+/*! \brief Pin a thread to one CPU; false when the system refuses (the thread then runs where the OS puts it). */
+bool PinThread(pthread_t thread, int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(thread, sizeof(set), &set) == 0;
+}
+
 int DefaultThreads() {
   if (const char* env = std::getenv("TVMLITE_NUM_THREADS")) {
     char* end = nullptr;
@@ -55,7 +86,9 @@ int DefaultThreads() {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads) : num_threads_(num_threads) {}
+  explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
+    if (BindThreads()) cpus_ = AllowedCpus();
+  }
 
   static ThreadPool*& Global() {
     static ThreadPool* pool = [] {
@@ -91,6 +124,7 @@ class ThreadPool {
       RunChunk(fn, ctx, 0, n);
       return;
     }
+    if (!worker_cpu_.empty()) AvoidLauncherCpu(chunks - 1);
     job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
     job_float_mode_ = GetFloatMode();  // the chunks compute as their launcher would (flush-to-zero, rounding)
     error_ = nullptr;
@@ -132,6 +166,21 @@ class ThreadPool {
 
   int64_t ChunkEnd(int chunk) const { return job_n_ * (chunk + 1) / job_chunks_; }
 
+  /*!
+   * \brief When the launcher runs on the CPU of one of the first `used` workers (the OS moved it there), move that
+   * worker to the CPU no worker holds: two threads on one CPU take turns instead of sharing the job. A read of the
+   * current CPU (a few ns) per launch; a syscall only when the launcher has moved.
+   */
+  void AvoidLauncherCpu(int64_t used) {
+    const int cpu = sched_getcpu();
+    if (cpu < 0 || cpu == free_cpu_) return;
+    for (int64_t i = 0; i < used; ++i) {
+      if (worker_cpu_[i] != cpu) continue;
+      if (PinThread(workers_[i].native_handle(), free_cpu_)) std::swap(worker_cpu_[i], free_cpu_);
+      return;
+    }
+  }
+
   void Acquire() {
     while (busy_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
   }
@@ -148,9 +197,25 @@ class ThreadPool {
       } catch (const std::system_error&) {
         break;
       }
-      workers_.back().detach();
+      // One CPU each (cpus_[0] is the launcher's) while there are enough; with more threads than CPUs, or after a
+      // refusal, none is pinned and the OS places them all.
+      if (static_cast<int>(cpus_.size()) > index && worker_cpu_.size() + 1 == workers_.size() &&
+          PinThread(workers_.back().native_handle(), cpus_[index])) {
+        worker_cpu_.push_back(cpus_[index]);
+        free_cpu_ = cpus_[0];
+      } else if (!worker_cpu_.empty()) {
+        for (std::thread& w : workers_) Unpin(w);
+        worker_cpu_.clear();
+      }
     }
     return std::min(n, static_cast<int>(workers_.size()));
+  }
+
+  void Unpin(std::thread& worker) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus_) CPU_SET(c, &set);
+    pthread_setaffinity_np(worker.native_handle(), sizeof(set), &set);
   }
 
   void WorkerLoop(int, uint64_t seen) {
@@ -203,7 +268,12 @@ class ThreadPool {
 
   std::atomic<int> num_threads_;
   std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> workers_;  // joinable handles kept for pinning; the threads never end
+  // Pinning (touched only by the launcher holding busy_): the CPUs allowed at start (empty: TVMLITE_BIND_THREADS=0),
+  // each pinned worker's CPU (empty when not pinned), and the one CPU left for the launcher.
+  std::vector<int> cpus_;
+  std::vector<int> worker_cpu_;
+  int free_cpu_ = -1;
   // The job: written by the launcher before generation_ moves, read by workers after they see it move.
   detail::ChunkFn job_fn_ = nullptr;
   void* job_ctx_ = nullptr;

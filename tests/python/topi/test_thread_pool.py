@@ -1,5 +1,6 @@
 """The one thread pool (csrc/runtime/thread_pool.cc) as kernels see it: its size, TVMLITE_NUM_THREADS, concurrent
-kernel calls from Python threads (the kernels release the GIL), errors raised inside chunks, and a forked child.
+kernel calls from Python threads (the kernels release the GIL), errors raised inside chunks, a forked child, and
+its workers' CPU pinning (TVMLITE_BIND_THREADS).
 """
 import os
 import subprocess
@@ -43,8 +44,8 @@ def test_set_bad_value(bad):
     assert num_threads() == max_concurrency()
 
 
-def _child(code, env_threads):
-    env = dict(os.environ, PYTHONPATH=ROOT)
+def _child(code, env_threads, **env_vars):
+    env = dict(os.environ, PYTHONPATH=ROOT, **env_vars)
     env.pop("TVMLITE_NUM_THREADS", None)
     if env_threads is not None:
         env["TVMLITE_NUM_THREADS"] = env_threads
@@ -217,3 +218,64 @@ _, status = os.waitpid(pid, 0)
 print(os.waitstatus_to_exitcode(status))
 """
     assert _child(code, None) == ["0"]
+
+
+# A child that runs a parallel kernel on n threads, then prints each of its other threads' CPUs (OpenBLAS's threads
+# turned off so that only the pool's workers remain), after each step named in `steps`:
+#   "run": a parallel call; "move": the calling thread pinned to the CPU the first worker holds, then a call.
+PINNING = """
+import os, sys, numpy as np, tvmlite
+f = tvmlite.get_global_func('topi.elemwise')({'epilogue': 'copy r0 in0; add r0 r0 1'})
+tvmlite.get_global_func('runtime.set_num_threads')(int(sys.argv[1]))
+x = tvmlite.nd.array(np.zeros(1 << 20, 'float32')); out = tvmlite.nd.empty((1 << 20,), 'float32')
+def workers():
+    tids = sorted(int(t) for t in os.listdir('/proc/self/task') if int(t) != os.getpid())
+    return [sorted(os.sched_getaffinity(t)) for t in tids]
+for step in sys.argv[2:]:
+    if step == 'move':
+        os.sched_setaffinity(0, set(workers()[0]))
+    f(x, out)
+    assert (out.numpy() == 1).all()
+    print(repr(workers()))
+print(repr(sorted(os.sched_getaffinity(0))))
+"""
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+needs_two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="pinning is observable only with 2+ CPUs")
+
+
+def _pinning(threads, *steps, bind=None):
+    env = {"OPENBLAS_NUM_THREADS": "1"}
+    if bind is not None:
+        env["TVMLITE_BIND_THREADS"] = bind
+    code = "import sys; sys.argv[1:] = %r\n" % ([str(threads)] + list(steps)) + PINNING
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=ROOT, **env),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return [eval(line) for line in out.stdout.splitlines()]  # noqa: S307 - lists of ints printed by the child
+
+
+@needs_two_cpus
+def test_workers_pinned_one_cpu_each():
+    """By default the worker runs on one CPU only, the second allowed one (or the first, when the calling thread ran
+    on the second at the call); the calling thread stays unpinned."""
+    after_run, caller = _pinning(2, "run")
+    assert after_run in ([[CPUS[1]]], [[CPUS[0]]])
+    assert caller == CPUS
+
+
+@needs_two_cpus
+def test_worker_leaves_the_cpu_the_caller_moved_to():
+    """When the calling thread runs on a worker's CPU, the next parallel call moves that worker to the free CPU:
+    two threads on one CPU would take turns rather than share the job."""
+    after_run, after_move, caller = _pinning(2, "run", "move")
+    held = after_run[0][0]
+    assert caller == [held]
+    assert after_move == [[CPUS[0] if held == CPUS[1] else CPUS[1]]]
+
+
+@needs_two_cpus
+def test_bind_threads_off_and_oversubscribed_leave_placement_to_the_os():
+    """TVMLITE_BIND_THREADS=0 pins nothing; nor does a pool with more threads than CPUs (all unpinned again)."""
+    assert _pinning(2, "run", bind="0")[0] == [CPUS]
+    after_run = _pinning(len(CPUS) + 1, "run")[0]
+    assert after_run == [CPUS] * len(CPUS)
