@@ -22,9 +22,9 @@
  *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
  * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchFusedTail) runs in registers before the
  * store; any other program runs through the interpreter on each finished output row.
- * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
- * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
- * convs under ~1M multiply-adds stay on the calling thread.
+ * The fast paths get a zero-padded copy of the input and an unpadded workload. The copy's rows, then the work
+ * items, are claimed in batches from shared counters by the threads of one launch, so a pool thread the OS runs
+ * late does not stall the call; convs under ~1M multiply-adds stay on the calling thread.
  * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
  * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
  */
@@ -306,50 +306,85 @@ bool HasPadding(const Conv2DWorkload& wl) {
 }
 
 /*!
- * \brief Copy data into dst zero-padded, and return the workload of the unpadded conv over it. One pass over the
- * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border. Rows
- * are copied in parallel only when the input is large (the stem's 600 KB): a launch costs more than a small copy.
+ * \brief The zero-padded copy of a conv's input, made by the threads that then compute on it (ParallelItems): one
+ * pass over the input against O * KH * KW / groups multiply-adds per input value, so the fast paths' loops never
+ * test a border. Its rows (planes x padded height, Wp * ic floats each; a plane is (n, channel block, depth slice))
+ * are copied in batches any thread claims: a copy on the calling thread alone (11-60 us for ResNet's stride-2
+ * inputs) left the other threads idle meanwhile.
  */
-Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst) {
-  Conv2DWorkload padded = wl;
-  const int64_t ic = wl.in_block, H = wl.in_height, W = wl.in_width;
-  const int64_t Hp = H + wl.pad_top + wl.pad_bottom, Wp = W + wl.pad_left + wl.pad_right;
-  padded.in_height = Hp;
-  padded.in_width = Wp;
-  padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
-  const int64_t planes = wl.batch * (wl.in_channels / ic) * wl.in_depth;  // (n, channel block, depth slice)
-  runtime::ParallelFor(planes * Hp, [&](int64_t begin, int64_t end) {
+struct PaddedCopy {
+  const Conv2DWorkload* wl = nullptr;  // the padded conv
+  const float* data = nullptr;
+  float* dst = nullptr;
+  int64_t rows = 0;   // planes * (H + pad_top + pad_bottom); 0: no copy
+  int64_t batch = 1;  // rows per claim: ~32 KB
+
+  PaddedCopy() = default;
+  PaddedCopy(const Conv2DWorkload& w, const float* src, float* out) : wl(&w), data(src), dst(out) {
+    const int64_t Wp = w.in_width + w.pad_left + w.pad_right;
+    rows = w.batch * (w.in_channels / w.in_block) * w.in_depth * (w.in_height + w.pad_top + w.pad_bottom);
+    batch = std::max<int64_t>(1, (int64_t(1) << 13) / std::max<int64_t>(1, Wp * w.in_block));
+  }
+
+  /*! \brief The workload of the unpadded conv over the copy (depth padding stays: the paths skip its taps). */
+  Conv2DWorkload Padded() const {
+    Conv2DWorkload padded = *wl;
+    padded.in_height = wl->in_height + wl->pad_top + wl->pad_bottom;
+    padded.in_width = wl->in_width + wl->pad_left + wl->pad_right;
+    padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
+    return padded;
+  }
+
+  void Copy(int64_t begin, int64_t end) const {
+    if (begin >= end) return;
+    const int64_t ic = wl->in_block, H = wl->in_height, W = wl->in_width;
+    const int64_t Hp = H + wl->pad_top + wl->pad_bottom, Wp = W + wl->pad_left + wl->pad_right;
     for (int64_t r = begin; r < end; ++r) {
-      const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
+      const int64_t plane = r / Hp, ih = r % Hp - wl->pad_top;
       float* row = dst + r * Wp * ic;
       if (ih < 0 || ih >= H) {
         std::fill(row, row + Wp * ic, 0.0f);
         continue;
       }
       const float* src = data + (plane * H + ih) * W * ic;
-      std::fill(row, row + wl.pad_left * ic, 0.0f);
-      std::copy(src, src + W * ic, row + wl.pad_left * ic);
-      std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
+      std::fill(row, row + wl->pad_left * ic, 0.0f);
+      std::copy(src, src + W * ic, row + wl->pad_left * ic);
+      std::fill(row + (wl->pad_left + W) * ic, row + Wp * ic, 0.0f);
     }
-  }, std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * ic)));
-  return padded;
+  }
+};
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
 }
 
 /*!
  * \brief Run fn over items [0, n) on the pool, the items claimed in batches from a shared counter: a thread the OS
  * starts late (the cores are shared) finds the work already done instead of holding up the call with its half.
- * Batches are contiguous runs of items (rows of one block group), so their weights stay in cache.
+ * Batches are contiguous runs of items (rows of one block group), so their weights stay in cache. With a padded
+ * copy to make (pad.rows > 0), the threads first claim its rows the same way, then wait for the last to be copied.
  */
 template <typename F>
-void ParallelItems(int64_t n, int64_t min_chunk, const F& fn) {
+void ParallelItems(int64_t n, int64_t min_chunk, const F& fn, const PaddedCopy& pad = PaddedCopy()) {
   const int64_t threads = std::min<int64_t>(runtime::NumThreads(), n / std::max<int64_t>(1, min_chunk));
   if (threads < 2) {
+    pad.Copy(0, pad.rows);
     fn(0, n);
     return;
   }
   const int64_t batch = std::max<int64_t>(1, n / (threads * 4));
-  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> next{0}, next_row{0}, copied{0};
   runtime::ParallelFor(threads, [&](int64_t, int64_t) {
+    for (;;) {
+      const int64_t r = next_row.fetch_add(pad.batch, std::memory_order_relaxed);
+      if (r >= pad.rows) break;
+      const int64_t e = std::min(pad.rows, r + pad.batch);
+      pad.Copy(r, e);
+      copied.fetch_add(e - r, std::memory_order_release);
+    }
+    while (copied.load(std::memory_order_acquire) < pad.rows) CpuRelax();  // at most one batch's copy (~2 us)
     for (;;) {
       const int64_t begin = next.fetch_add(batch, std::memory_order_relaxed);
       if (begin >= n) break;
@@ -391,13 +426,15 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
 }
 
 /*! \brief A fast path over the whole grid: pad the input if the conv pads, plan, run on the pool. */
-void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
-  if (HasPadding(wl)) {
+void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
+  Conv2DWorkload wl = given;
+  PaddedCopy pad;
+  if (HasPadding(given)) {
     // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
     static thread_local std::vector<float> padded;
-    float* dst = AlignedScratch(&padded, PaddedSize(wl));  // 64-byte aligned (scratch.h)
-    wl = PadInput(wl, io.data, dst);
-    io.data = dst;
+    pad = PaddedCopy(given, io.data, AlignedScratch(&padded, PaddedSize(given)));  // 64-byte aligned (scratch.h)
+    wl = pad.Padded();
+    io.data = pad.dst;
   }
   const Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
   if (tail != nullptr) {
@@ -407,7 +444,7 @@ void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Fu
   const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
   const int64_t macs = wl.batch * wl.out_channels * wl.out_depth * wl.out_height * wl.out_width / plan.num_items *
                        macs_per_pixel;
-  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); });
+  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); }, pad);
 }
 
 /*!
@@ -550,7 +587,14 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
 int64_t Conv2DPaddedSize(const Conv2DWorkload& wl) { return PaddedSize(wl); }
 
 Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float* dst) {
-  return HasPadding(wl) ? PadInput(wl, data, dst) : wl;
+  if (!HasPadding(wl)) return wl;
+  // The caller's copy, made apart from its conv: its rows in parallel only when the input is large (the stem's
+  // 600 KB), a launch costing more than a small copy.
+  const PaddedCopy pad(wl, data, dst);
+  const int64_t Wp = wl.in_width + wl.pad_left + wl.pad_right;
+  runtime::ParallelFor(pad.rows, [&](int64_t begin, int64_t end) { pad.Copy(begin, end); },
+                       std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * wl.in_block)));
+  return pad.Padded();
 }
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
