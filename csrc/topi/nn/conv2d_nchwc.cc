@@ -622,7 +622,12 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   if (max_tile_rows >= 2 && !plan.flat_pixels && taps > 1 && wl.out_width <= 14 &&
       ncb * bytes_per_cb > (int64_t(48) << 10) && planes >= 8) {
     plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
-    if (plan.cb_chunk < ncb) plan.num_items = planes;
+    if (plan.cb_chunk < ncb) {
+      // 8 whole planes (ResNet's 256-channel stride-2 conv) left a thread idle for up to one of them (~12%) at two
+      // threads; parts of at least 2 rows each re-read the pass's weights, from L2 when on one thread.
+      plan.plane_parts = std::max<int64_t>(1, std::min((16 + planes - 1) / planes, wl.out_height / 2));
+      plan.num_items = planes * plan.plane_parts;
+    }
   }
   return plan;
 }

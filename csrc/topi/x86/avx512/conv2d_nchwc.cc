@@ -22,8 +22,8 @@
  * with border columns on each finished run of rows.
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
- * weights per pass, each item a whole (n, block group) plane: partial sums go through the output (still in L1/L2);
- * a pass prefetches the next pass's weights into L2.
+ * weights per pass, each item a (n, block group) plane or a part of its rows (at least 16 items): partial sums go
+ * through the output (still in L1/L2); a pass prefetches the next pass's weights into L2.
  * A 3-D conv (conv2d.h) adds a depth: an item is also one output depth slice, and the tile walks the kernel's
  * depth taps kd (those whose input slice is inside: depth padding is skipped, never read, as the kernel rows in the
  * top / bottom padding) around the kernel rows, so the whole KD x KH x KW sum stays in registers; the edge strips
@@ -322,10 +322,12 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   };
 
   if (plan.cb_chunk < ncb) {
-    // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the plane per
-    // pass (an item is (n, block group, od)), so each chunk's weights serve the whole plane from L1.
+    // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the item per
+    // pass (an item is (n, block group, od, part of the plane's rows)), so each chunk's weights serve them from L1.
+    const int64_t parts = plan.plane_parts;
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t od = item % OD, rest = item / OD;
+      const int64_t part = item % parts, od = item / parts % OD, rest = item / parts / OD;
+      const int64_t r0 = part * OH / parts, r1 = (part + 1) * OH / parts;
       const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
       const int64_t cb0 = (ob0 / group_blocks) * ncb;
       int64_t kd0, slice;
@@ -344,9 +346,9 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
         const float* w_c = weight + c0 * a.w_cb_stride;
         // The next pass's weights (this item's, or the next item's first) into L2 meanwhile, a block per tile of the
         // first OB: they come from L3 or memory (MBs of them per layer), and a pass's first tiles otherwise wait.
-        const int64_t next_c0 = c0 + chunk.ncb;
-        const float* next_w = next_c0 < ncb ? io.weight + ob0 * a.w_ob_stride + next_c0 * a.w_cb_stride
-                              : item + 1 < end ? io.weight + ((item + 1) / OD % block_groups) * OB * a.w_ob_stride
+        const int64_t next_c0 = c0 + chunk.ncb, next_ob0 = ((item + 1) / parts / OD % block_groups) * OB;
+        const float* next_w = next_c0 < ncb    ? io.weight + ob0 * a.w_ob_stride + next_c0 * a.w_cb_stride
+                              : item + 1 < end ? io.weight + next_ob0 * a.w_ob_stride
                                                : nullptr;
         const int64_t next_cbs = std::min(plan.cb_chunk, next_c0 < ncb ? ncb - next_c0 : ncb);
         int64_t calls = 0;
@@ -359,20 +361,20 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
         };
         // Two-row tiles for pairs of rows that share their kernel rows, paired greedily: with one restricted top
         // row, rows 1-2, 3-4, ... pair (a pairing from row 0 would leave two rows single).
-        for (int64_t row0 = 0, rows; row0 < OH; row0 += rows) {
+        for (int64_t row0 = r0, rows; row0 < r1; row0 += rows) {
           int64_t k0, k1, q0 = -1, q1 = -1;
           kernel_rows(row0, &k0, &k1);
-          if (R == 2 && row0 + 1 < OH) kernel_rows(row0 + 1, &q0, &q1);
+          if (R == 2 && row0 + 1 < r1) kernel_rows(row0 + 1, &q0, &q1);
           rows = q0 == k0 && q1 == k1 ? 2 : 1;
           interior(chunk, in_c, w_c, out_n, row0, rows, k0, k1, c0 > 0, pass_share);
         }
         chunk.prefetch = chunk.prefetch_end = nullptr;
-        if (borders) border(chunk, edge_n + c0 * edge_cb_stride, w_c, out_n, 0, OH, c0 > 0);
+        if (borders) border(chunk, edge_n + c0 * edge_cb_stride, w_c, out_n, r0, r1, c0 > 0);
       }
       if (io.epilogue != nullptr) {
         for (int64_t b = 0; b < OB; ++b) {
-          float* p = out_n + b * a.out_ob_stride;
-          io.epilogue(io.epilogue_ctx, io.out, p - io.out, OH * OW * oc);
+          float* p = out_n + b * a.out_ob_stride + r0 * OW * oc;
+          io.epilogue(io.epilogue_ctx, io.out, p - io.out, (r1 - r0) * OW * oc);
         }
       }
     }

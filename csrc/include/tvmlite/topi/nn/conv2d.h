@@ -93,9 +93,11 @@ struct Conv2DPlan {
   int64_t row_length = 0;           // OW, or the run length when flat_pixels
   int64_t num_items = 0;            // batch * block groups * OD * ceil(rows / tile_rows)
   // Input channel blocks per pass. Below the group's count, a small map whose weights overflow L1 is computed in
-  // passes over the input channels (partial sums in out), each item a whole (n, block group, od) plane, so one
-  // pass's weights serve every row from L1. Then num_items = batch * block groups * OD.
+  // passes over the input channels (partial sums in out), each item a (n, block group, od) plane or a part of its
+  // rows (plane_parts of them: at least 16 items, so two threads' last items balance), so one pass's weights serve
+  // the item's rows from L1. Then num_items = batch * block groups * OD * plane_parts.
   int64_t cb_chunk = 0;
+  int64_t plane_parts = 1;
   // A workload padded in H or W read in place (borders: the AVX-512 path), when at least one output column's window
   // is inside the input's width: columns [col_lo, col_hi) read the input, the others io.edge, edge_left + edge_right
   // columns wide (layout above). Otherwise (and on a workload unpadded in H and W) col_lo = 0, col_hi = out_width,
