@@ -10,7 +10,7 @@
  *
  * Both run one rank-templated driver (Rank<2>, Rank<3>): plain NCDHW / OIDHW tensors are blocks of 1, as for 2-D.
  * A 3-D conv is the 2-D workload with a depth (conv2d.h): every path walks the kernel's depth taps around its rows,
- * skipping the taps whose input slice is in the depth padding; the H / W padding is copied as for 2-D.
+ * skipping the taps whose input slice is in the depth padding; the H / W padding is handled as for 2-D.
  *
  * Layouts and the workload: tvmlite/topi/nn/conv2d.h. The factory normalises strides / padding / dilation once
  * (relay's rules, window.h); every call reads the blocks from the tensors' shapes, checks them against each other
@@ -22,9 +22,11 @@
  *     the path of padding far larger than the input, which the fast paths' padded copy would make costly).
  * On the fast paths, an epilogue of bias / residual adds and relu / clip (MatchFusedTail) runs in registers before the
  * store; any other program runs through the interpreter on each finished output row.
- * The fast paths get a zero-padded copy of the input (made on the calling thread) and an unpadded workload. Work
- * items are claimed in batches from a shared counter, so a pool thread the OS runs late does not stall the call;
- * convs under ~1M multiply-adds stay on the calling thread.
+ * For a conv that pads H or W, the AVX-512 path reads the input in place and gets zero-padded copies of only the
+ * input columns its border columns reach (the edge strips); the AVX2 and ymm paths get a zero-padded copy of the
+ * whole input and an unpadded workload. The copy's rows, then the work items, are claimed in batches from shared
+ * counters by the threads of one launch, so a pool thread the OS runs late does not stall the call; convs under
+ * ~1M multiply-adds stay on the calling thread.
  * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
  * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
  */
@@ -306,50 +308,98 @@ bool HasPadding(const Conv2DWorkload& wl) {
 }
 
 /*!
- * \brief Copy data into dst zero-padded, and return the workload of the unpadded conv over it. One pass over the
- * input against O * KH * KW / groups multiply-adds per input value: the fast paths' loops never test a border. Rows
- * are copied in parallel only when the input is large (the stem's 600 KB): a launch costs more than a small copy.
+ * \brief A zero-padded copy of some columns of a conv's input, made by the threads that then compute on it
+ * (ParallelItems): the whole padded input for the paths that read only unpadded workloads (one pass over the input
+ * against O * KD * KH * KW / groups multiply-adds per input value, so their loops never test a border), or the edge
+ * strips of the AVX-512 path (tvmlite/topi/nn/conv2d.h). Its rows (planes x padded height; a plane is (n, channel
+ * block, depth slice)) are copied in batches any thread claims: a copy on the calling thread alone (11-60 us for
+ * ResNet's stride-2 inputs) left the other threads idle meanwhile.
  */
-Conv2DWorkload PadInput(const Conv2DWorkload& wl, const float* data, float* dst) {
-  Conv2DWorkload padded = wl;
-  const int64_t ic = wl.in_block, H = wl.in_height, W = wl.in_width;
-  const int64_t Hp = H + wl.pad_top + wl.pad_bottom, Wp = W + wl.pad_left + wl.pad_right;
-  padded.in_height = Hp;
-  padded.in_width = Wp;
-  padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
-  const int64_t planes = wl.batch * (wl.in_channels / ic) * wl.in_depth;  // (n, channel block, depth slice)
-  runtime::ParallelFor(planes * Hp, [&](int64_t begin, int64_t end) {
+struct PaddedCopy {
+  const Conv2DWorkload* wl = nullptr;  // the padded conv
+  const float* data = nullptr;
+  float* dst = nullptr;
+  int64_t seg_start[2] = {0, 0}, seg_len[2] = {0, 0};  // padded columns copied, the segments back to back
+  int64_t width = 0;  // columns per row of dst
+  int64_t rows = 0;   // planes * (H + pad_top + pad_bottom); 0: no copy
+  int64_t batch = 1;  // rows per claim: ~32 KB
+
+  PaddedCopy() = default;
+  /*! \brief Padded columns [start0, start0 + len0) then [start1, start1 + len1) of every row into out. */
+  PaddedCopy(const Conv2DWorkload& w, const float* src, float* out, int64_t start0, int64_t len0, int64_t start1,
+             int64_t len1)
+      : wl(&w), data(src), dst(out), seg_start{start0, start1}, seg_len{len0, len1}, width(len0 + len1) {
+    rows = w.batch * (w.in_channels / w.in_block) * w.in_depth * (w.in_height + w.pad_top + w.pad_bottom);
+    batch = std::max<int64_t>(1, (int64_t(1) << 13) / std::max<int64_t>(1, width * w.in_block));
+  }
+
+  /*! \brief The whole zero-padded input. */
+  static PaddedCopy Whole(const Conv2DWorkload& w, const float* src, float* out) {
+    return PaddedCopy(w, src, out, 0, w.in_width + w.pad_left + w.pad_right, 0, 0);
+  }
+
+  /*! \brief The workload of the unpadded conv over a whole copy (depth padding stays: the paths skip its taps). */
+  Conv2DWorkload Padded() const {
+    Conv2DWorkload padded = *wl;
+    padded.in_height = wl->in_height + wl->pad_top + wl->pad_bottom;
+    padded.in_width = wl->in_width + wl->pad_left + wl->pad_right;
+    padded.pad_top = padded.pad_left = padded.pad_bottom = padded.pad_right = 0;
+    return padded;
+  }
+
+  void Copy(int64_t begin, int64_t end) const {
+    if (begin >= end) return;
+    const int64_t ic = wl->in_block, H = wl->in_height, W = wl->in_width, pl = wl->pad_left;
+    const int64_t Hp = H + wl->pad_top + wl->pad_bottom;
     for (int64_t r = begin; r < end; ++r) {
-      const int64_t plane = r / Hp, ih = r % Hp - wl.pad_top;
-      float* row = dst + r * Wp * ic;
-      if (ih < 0 || ih >= H) {
-        std::fill(row, row + Wp * ic, 0.0f);
-        continue;
+      const int64_t plane = r / Hp, ih = r % Hp - wl->pad_top;
+      float* row = dst + r * width * ic;
+      const float* src = ih >= 0 && ih < H ? data + (plane * H + ih) * W * ic : nullptr;
+      for (int s = 0; s < 2; ++s) {
+        // Padded columns [a, b) of this segment hold input columns [a - pl, b - pl); the rest is padding.
+        const int64_t start = seg_start[s], stop = start + seg_len[s];
+        const int64_t a = src ? std::min(stop, std::max(start, pl)) : stop;
+        const int64_t b = src ? std::max(a, std::min(stop, pl + W)) : stop;
+        std::fill(row, row + (a - start) * ic, 0.0f);
+        if (b > a) std::copy(src + (a - pl) * ic, src + (b - pl) * ic, row + (a - start) * ic);
+        std::fill(row + (b - start) * ic, row + (stop - start) * ic, 0.0f);
+        row += (stop - start) * ic;
       }
-      const float* src = data + (plane * H + ih) * W * ic;
-      std::fill(row, row + wl.pad_left * ic, 0.0f);
-      std::copy(src, src + W * ic, row + wl.pad_left * ic);
-      std::fill(row + (wl.pad_left + W) * ic, row + Wp * ic, 0.0f);
     }
-  }, std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * ic)));
-  return padded;
+  }
+};
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
 }
 
 /*!
  * \brief Run fn over items [0, n) on the pool, the items claimed in batches from a shared counter: a thread the OS
  * starts late (the cores are shared) finds the work already done instead of holding up the call with its half.
- * Batches are contiguous runs of items (rows of one block group), so their weights stay in cache.
+ * Batches are contiguous runs of items (rows of one block group), so their weights stay in cache. With a padded
+ * copy to make (pad.rows > 0), the threads first claim its rows the same way, then wait for the last to be copied.
  */
 template <typename F>
-void ParallelItems(int64_t n, int64_t min_chunk, const F& fn) {
+void ParallelItems(int64_t n, int64_t min_chunk, const F& fn, const PaddedCopy& pad = PaddedCopy()) {
   const int64_t threads = std::min<int64_t>(runtime::NumThreads(), n / std::max<int64_t>(1, min_chunk));
   if (threads < 2) {
+    pad.Copy(0, pad.rows);
     fn(0, n);
     return;
   }
   const int64_t batch = std::max<int64_t>(1, n / (threads * 4));
-  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> next{0}, next_row{0}, copied{0};
   runtime::ParallelFor(threads, [&](int64_t, int64_t) {
+    for (;;) {
+      const int64_t r = next_row.fetch_add(pad.batch, std::memory_order_relaxed);
+      if (r >= pad.rows) break;
+      const int64_t e = std::min(pad.rows, r + pad.batch);
+      pad.Copy(r, e);
+      copied.fetch_add(e - r, std::memory_order_release);
+    }
+    while (copied.load(std::memory_order_acquire) < pad.rows) CpuRelax();  // at most one batch's copy (~2 us)
     for (;;) {
       const int64_t begin = next.fetch_add(batch, std::memory_order_relaxed);
       if (begin >= n) break;
@@ -364,12 +414,13 @@ using FastFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTe
 struct FastPath {
   FastFn fn = nullptr;
   int lanes = 0, regs = 0, max_tile_rows = 1;
+  bool borders = false;  // reads a padded workload's input in place (PlanConv2D's borders)
 };
 
 FastPath PickFast(int64_t out_block, Isa isa) {
   FastPath f;
   if (isa == Isa::kAVX512 && out_block == 16) {
-    f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2;
+    f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2, f.borders = true;
   } else if (isa == Isa::kAVX512 && out_block == 8) {
     f.fn = &Conv2DNCHWcAVX512Ymm, f.lanes = 8, f.regs = 32;
   } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
@@ -390,16 +441,31 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
   return padded <= 4 * input + (1 << 20) ? static_cast<int64_t>(padded) : -1;
 }
 
-/*! \brief A fast path over the whole grid: pad the input if the conv pads, plan, run on the pool. */
-void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
-  if (HasPadding(wl)) {
-    // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
-    static thread_local std::vector<float> padded;
-    float* dst = AlignedScratch(&padded, PaddedSize(wl));  // 64-byte aligned (scratch.h)
-    wl = PadInput(wl, io.data, dst);
-    io.data = dst;
+/*!
+ * \brief A fast path over the whole grid: plan, copy the edge strips or the whole padded input if the conv pads
+ * (the copy made on the pool by the threads that compute), run on the pool.
+ */
+void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
+  Conv2DWorkload wl = given;
+  PaddedCopy pad;
+  Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows, path.borders);
+  // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
+  static thread_local std::vector<float> padded;
+  if (plan.pad_in_kernel) {  // the input read in place, the border columns (if any) from the edge strips
+    const int64_t edge_width = plan.edge_left + plan.edge_right;
+    if (edge_width > 0) {
+      const int64_t planes = wl.batch * (wl.in_channels / wl.in_block) * wl.in_depth;
+      const int64_t Hp = wl.in_height + wl.pad_top + wl.pad_bottom;
+      float* edge = AlignedScratch(&padded, planes * Hp * edge_width * wl.in_block);  // 64-byte aligned (scratch.h)
+      pad = PaddedCopy(given, io.data, edge, 0, plan.edge_left, plan.edge_right_start, plan.edge_right);
+      io.edge = edge;
+    }
+  } else if (HasPadding(given)) {  // a whole padded copy, and the unpadded conv over it
+    pad = PaddedCopy::Whole(given, io.data, AlignedScratch(&padded, PaddedSize(given)));
+    wl = pad.Padded();
+    io.data = pad.dst;
+    plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
   }
-  const Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
   if (tail != nullptr) {
     io.tail = tail;
     io.epilogue = nullptr;
@@ -407,7 +473,7 @@ void RunFast(Conv2DWorkload wl, Conv2DTensors io, const FastPath& path, const Fu
   const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
   const int64_t macs = wl.batch * wl.out_channels * wl.out_depth * wl.out_height * wl.out_width / plan.num_items *
                        macs_per_pixel;
-  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); });
+  ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); }, pad);
 }
 
 /*!
@@ -503,8 +569,22 @@ Function MakeConv(Map<String, Any> attrs_in) {
 
 }  // namespace
 
-Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows) {
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders) {
   Conv2DPlan plan;
+  plan.col_hi = wl.out_width;
+  if (borders && HasPadding(wl)) {
+    // Interior columns: ow * stride_w - pad_left >= 0 and ow * stride_w - pad_left + reach <= W - 1.
+    const int64_t sw = wl.stride_w, reach = (wl.kernel_w - 1) * wl.dilation_w;
+    const int64_t lo = (wl.pad_left + sw - 1) / sw, last = wl.in_width - 1 + wl.pad_left - reach;
+    const int64_t hi = last < 0 ? 0 : std::min(wl.out_width, last / sw + 1);
+    if (lo < hi) {
+      plan.pad_in_kernel = true;
+      plan.col_lo = lo, plan.col_hi = hi;
+      plan.edge_left = lo > 0 ? (lo - 1) * sw + reach + 1 : 0;
+      plan.edge_right_start = hi * sw;
+      plan.edge_right = hi < wl.out_width ? (wl.out_width - 1) * sw + reach + 1 - hi * sw : 0;
+    }
+  }
   const int64_t halves = std::max<int64_t>(1, wl.out_block / lanes);  // vectors per output block
   const int64_t budget = num_regs - 4;                                // accumulators; the rest: weights, input
   const int64_t group_blocks = wl.out_channels / wl.groups / wl.out_block;
@@ -542,7 +622,12 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   if (max_tile_rows >= 2 && !plan.flat_pixels && taps > 1 && wl.out_width <= 14 &&
       ncb * bytes_per_cb > (int64_t(48) << 10) && planes >= 8) {
     plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
-    if (plan.cb_chunk < ncb) plan.num_items = planes;
+    if (plan.cb_chunk < ncb) {
+      // 8 whole planes (ResNet's 256-channel stride-2 conv) left a thread idle for up to one of them (~12%) at two
+      // threads; parts of at least 2 rows each re-read the pass's weights, from L2 when on one thread.
+      plan.plane_parts = std::max<int64_t>(1, std::min((16 + planes - 1) / planes, wl.out_height / 2));
+      plan.num_items = planes * plan.plane_parts;
+    }
   }
   return plan;
 }
@@ -550,7 +635,14 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
 int64_t Conv2DPaddedSize(const Conv2DWorkload& wl) { return PaddedSize(wl); }
 
 Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float* dst) {
-  return HasPadding(wl) ? PadInput(wl, data, dst) : wl;
+  if (!HasPadding(wl)) return wl;
+  // The caller's copy, made apart from its conv: its rows in parallel only when the input is large (the stem's
+  // 600 KB), a launch costing more than a small copy.
+  const PaddedCopy pad = PaddedCopy::Whole(wl, data, dst);
+  const int64_t Wp = wl.in_width + wl.pad_left + wl.pad_right;
+  runtime::ParallelFor(pad.rows, [&](int64_t begin, int64_t end) { pad.Copy(begin, end); },
+                       std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * wl.in_block)));
+  return pad.Padded();
 }
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {

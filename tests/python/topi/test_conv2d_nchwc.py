@@ -107,6 +107,12 @@ CASES = {
     "oc16_avx2_halves_s1": (1, 16, 7, 11, 48, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 16, "bias"),
     "odd_blocks_ic4_oc4": (1, 12, 7, 7, 8, 3, 3, [1, 1], [1, 1], [1, 1], 1, 4, 4, "relu r0 r0"),
     "huge_stride_and_padding": (1, 16, 5, 5, 16, 1, 1, [100, 100], [100, 100], [1, 1], 1, 16, 16, "bias"),
+    # padding read in place (AVX-512): border columns from the edge strips, in tiles of up to 14 rows; kernel rows
+    # skipped at the top and bottom (two-row tiles split where their rows skip different ones)
+    "borders_tall_3x3_p1_30x9": (1, 32, 30, 9, 32, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 16, "bias_residual_relu"),
+    "borders_cb_passes_row_pairs_7": (1, 128, 7, 7, 256, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 16, "bias_relu"),
+    "borders_one_interior_column": (2, 16, 6, 3, 16, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 16, "relu r0 r0"),
+    "borders_5x5_s2_pad_beyond_stride": (1, 32, 12, 19, 32, 5, 5, [2, 2], [3, 2, 1, 4], [1, 1], 1, 16, 16, "silu"),
     # wide rows (> 14 columns) with every kind of padding
     "wide_stem_7x7_s2_w40": (1, 3, 21, 40, 32, 7, 7, [2, 2], [3, 3], [1, 1], 1, 3, 16, "bias_relu"),
     "wide_3x3_dil2_w33": (1, 16, 9, 33, 32, 3, 3, [1, 1], [2, 2], [2, 2], 1, 16, 16, "relu r0 r0"),

@@ -161,6 +161,14 @@ CASES = {
     "plain_ncdhw_groups": (1, 16, 3, 5, 5, 16, (3, 3, 3), 1, [1], 1, 2, 1, 1, "relu"),
     "plain_ncdhw_one_channel_groups": (1, 6, 3, 5, 5, 12, (3, 3, 3), 1, [1], 1, 6, 1, 1, "bias"),
     "huge_stride_and_padding": (1, 16, 3, 3, 3, 16, (1, 1, 1), [50, 50, 50], [50], 1, 1, 16, 16, "bias"),
+    # H / W padding read in place (AVX-512): edge strips per depth slice, kernel rows and depth taps in the padding
+    # skipped; weight passes over the input channels with border columns; every column a border one (padded copy)
+    "borders_tall_depth_taps_in_padding": (2, 16, 3, 20, 9, 16, (3, 3, 3), [1, 1, 1], [2, 1, 1, 1, 1, 2], [2, 1, 1], 1,
+                                           16, 16, "bias_residual_relu"),
+    "borders_cb_passes_s2": (1, 128, 4, 9, 9, 64, (3, 3, 3), [1, 2, 2], [1, 1, 1], 1, 1, 16, 16, "silu"),
+    "borders_5x5_asym_one_interior_column": (1, 16, 3, 6, 5, 32, (2, 5, 5), [1, 1, 2], [0, 2, 2, 1, 3, 1], 1, 1, 16,
+                                             16, "bias"),
+    "borders_no_interior_column": (1, 16, 2, 4, 2, 16, (1, 3, 3), 1, [0, 1, 1, 0, 1, 1], 1, 1, 16, 16, "relu"),
 }
 
 

@@ -11,15 +11,23 @@
  *   pixel, broadcasts one input value and issues OB FMAs: OB + R x T loads for R x T x OB FMAs.
  *   The input column step (stride_w * ic floats) is a template constant for the common blocks, so a pixel's
  *   broadcast is a load at a fixed displacement from one or two row pointers.
- * The input arrives zero-padded (conv2d_nchwc.cc pads it once per call), so no loop here tests a border. The
- * common epilogues (bias, residual, relu, clip: FusedTail) are applied in registers before the store; any
- * other runs through the interpreter on each finished row of each output block (OW x 16 floats, still in L1).
+ * Padding (tvmlite/topi/nn/conv2d.h): the input is read in place, and no inner loop tests a border. An output row
+ * whose window reaches the top or bottom padding walks only its kernel rows inside the input; the interior columns
+ * (windows inside the input's width) read the input; each border column reads the edge strips (zero-padded copies
+ * of the few input columns it reaches), in tiles whose "columns" are up to 14 output rows (a runtime column step
+ * of a row and an output column stride of a row), batched over the rows a call's run of items covers. Two-row
+ * tiles take pairs of rows sharing their kernel rows.
+ * The common epilogues (bias, residual, relu, clip: FusedTail) are applied in registers before the store; any
+ * other runs through the interpreter on each finished row of each output block (OW x 16 floats, still in L1), or
+ * with border columns on each finished run of rows.
  * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
  * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
- * weights per pass, each item a whole (n, block group) plane: partial sums go through the output (still in L1/L2).
+ * weights per pass, each item a (n, block group) plane or a part of its rows (at least 16 items): partial sums go
+ * through the output (still in L1/L2); a pass prefetches the next pass's weights into L2.
  * A 3-D conv (conv2d.h) adds a depth: an item is also one output depth slice, and the tile walks the kernel's
- * depth taps kd (those whose input slice is inside: depth padding is skipped, never read) around the kernel rows,
- * so the whole KD x KH x KW sum stays in registers.
+ * depth taps kd (those whose input slice is inside: depth padding is skipped, never read, as the kernel rows in the
+ * top / bottom padding) around the kernel rows, so the whole KD x KH x KW sum stays in registers; the edge strips
+ * have the input's depth slices.
  *
  * Everything here is in an anonymous namespace except the entry point (this file is compiled with -mavx512f).
  */
@@ -55,6 +63,7 @@ struct TileArgs {
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
   int64_t out_ob_stride;
+  int64_t out_col_stride;  // output floats between the tile's columns: 16, or a row (a border column's tile, CS 0)
   const FusedTail* tail;  // the epilogue in registers, or null (plain store)
   const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
   int64_t ob;                   // the tile's first output block (its bias)
@@ -75,6 +84,7 @@ using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const floa
  */
 template <int R, int T, int OB, int CS>
 void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float* out, int64_t os, bool accumulate) {
+  const int64_t ocs = CS ? kLanes : a.out_col_stride;
   __m512 acc[R][T][OB];
 #pragma GCC unroll 2
   for (int r = 0; r < R; ++r) {
@@ -82,7 +92,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
     for (int j = 0; j < T; ++j) {
 #pragma GCC unroll 4
       for (int b = 0; b < OB; ++b) {
-        acc[r][j][b] = accumulate ? _mm512_loadu_ps(out + b * a.out_ob_stride + r * os + j * kLanes)
+        acc[r][j][b] = accumulate ? _mm512_loadu_ps(out + b * a.out_ob_stride + r * os + j * ocs)
                                   : _mm512_setzero_ps();
       }
     }
@@ -126,7 +136,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
 #pragma GCC unroll 2
       for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28
-        for (int j = 0; j < T; ++j) _mm512_storeu_ps(out + b * a.out_ob_stride + r * os + j * kLanes, acc[r][j][b]);
+        for (int j = 0; j < T; ++j) _mm512_storeu_ps(out + b * a.out_ob_stride + r * os + j * ocs, acc[r][j][b]);
       }
     }
     return;
@@ -140,7 +150,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28
       for (int j = 0; j < T; ++j) {
-        const int64_t off = b * a.out_ob_stride + r * os + j * kLanes;
+        const int64_t off = b * a.out_ob_stride + r * os + j * ocs;
         _mm512_storeu_ps(out + off, ApplyTail(tail, acc[r][j][b], base + off));
       }
     }
@@ -199,8 +209,9 @@ int64_t DepthTaps(const Conv2DWorkload& wl, int64_t od, int64_t* kd0, int64_t* s
 void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                        int64_t end) {
   const int64_t ic = wl.in_block, oc = kLanes;
-  const int64_t H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
+  const int64_t D = wl.in_depth, H = wl.in_height, W = wl.in_width, OH = wl.out_height, OW = wl.out_width;
   const int64_t KD = wl.kernel_d, KH = wl.kernel_h, KW = wl.kernel_w, OD = wl.out_depth;
+  const int64_t sh = wl.stride_h, dh = wl.dilation_h, pt = wl.pad_top, pl = wl.pad_left;
   const int64_t in_blocks = wl.in_channels / ic, out_blocks = wl.out_channels / oc;
   const int64_t ncb = wl.in_channels / wl.groups / ic;
   const int64_t group_blocks = wl.out_channels / wl.groups / oc;
@@ -208,14 +219,19 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   const int64_t R = plan.tile_rows, tmax = plan.tile_width;
   const int64_t row_groups = (plan.rows + R - 1) / R;
   const int64_t in_slice = H * W * ic, out_slice = OH * OW * oc;  // floats per depth slice of a channel block
+  // Interior columns [col_lo, col_hi) read the input in place; the border ones the edge strips (pad_in_kernel).
+  const int64_t col_lo = plan.pad_in_kernel ? plan.col_lo : 0, col_hi = plan.pad_in_kernel ? plan.col_hi : OW;
+  const bool borders = col_lo > 0 || col_hi < OW;
+  const int64_t edge_width = plan.edge_left + plan.edge_right, Hp = H + pt + wl.pad_bottom;
+  const int64_t edge_slice = Hp * edge_width * ic, edge_cb_stride = D * edge_slice;  // the strips' floats
 
   TileArgs a;
   a.ncb = ncb;
   a.kd = KD;
   a.kh = KH;
-  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : wl.in_depth * in_slice;
+  a.in_cb_stride = wl.in_plane_stride ? wl.in_plane_stride : D * in_slice;
   a.in_kd_stride = wl.dilation_d * in_slice;
-  a.in_kh_stride = wl.dilation_h * W * ic;
+  a.in_kh_stride = dh * W * ic;
   const bool flat_kw = wl.dilation_w == 1;  // kernel columns and channels are one contiguous run
   a.kw_loop = flat_kw ? 1 : KW;
   a.c_loop = flat_kw ? KW * ic : ic;
@@ -227,6 +243,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   a.w_cb_stride = KD * a.w_kd_stride;
   a.w_ob_stride = ncb * a.w_cb_stride;
   a.out_ob_stride = wl.out_plane_stride ? wl.out_plane_stride : OD * out_slice;
+  a.out_col_stride = oc;
   a.tail = io.tail;
   a.out_base = io.out;
   a.ob = 0;
@@ -236,19 +253,87 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   }
   const TileFn* tiles1 = kTiles[cs_index][0][OB - 1];
   const TileFn* tiles2 = kTiles[cs_index][1][OB - 1];
+  const TileFn* tiles_any = kTiles[0][0][OB - 1];  // runtime column step: a border column's rows
+  const int64_t rs = sh * W * ic;                  // input floats between output rows
+
+  // The kernel rows [k0, k1) of output row oh that read input rows (the others fall in the top / bottom padding).
+  auto kernel_rows = [&](int64_t oh, int64_t* k0, int64_t* k1) {
+    const int64_t ih = oh * sh - pt;  // kernel row 0's input row
+    const int64_t first = ih >= 0 ? 0 : std::min(KH, (-ih + dh - 1) / dh);
+    const int64_t count = ih > H - 1 ? 0 : std::min(KH, (H - 1 - ih) / dh + 1);
+    *k0 = first, *k1 = std::max(first, count);
+  };
+  // Output rows [row0, row0 + rows) (rows 1, or 2 sharing their kernel rows [k0, k1)), the interior columns in
+  // balanced tiles; data_n / weight at the item's first depth tap; share(t, ntiles) sets tile t's prefetch lines.
+  auto interior = [&](TileArgs& t, const float* data_n, const float* weight, float* out_n, int64_t row0,
+                      int64_t rows, int64_t k0, int64_t k1, bool accumulate, auto&& share) {
+    const int64_t count = col_hi - col_lo, ntiles = (count + tmax - 1) / tmax;
+    const TileFn* tiles = rows == 2 ? tiles2 : tiles1;
+    t.kh = k1 - k0;
+    const float* in = t.kh > 0 ? data_n + (row0 * sh - pt + k0 * dh) * W * ic + (col_lo * wl.stride_w - pl) * ic
+                               : data_n;
+    const float* w = weight + k0 * a.w_kh_stride;
+    int64_t ow0 = col_lo;
+    for (int64_t tile = 0; tile < ntiles; ++tile) {
+      const int64_t width = count / ntiles + (tile < count % ntiles ? 1 : 0);
+      share(tile, ntiles);
+      tiles[width](t, t.kh > 0 ? in + (ow0 - col_lo) * a.col_step : in, rs, w, out_n + (row0 * OW + ow0) * oc,
+                   OW * oc, accumulate);
+      ow0 += width;
+    }
+    t.kh = KH;
+  };
+  // Output rows [row0, row0 + rows), interior columns: as two-row tiles where a pair shares its kernel rows.
+  auto interior_rows = [&](TileArgs& t, const float* data_n, const float* weight, float* out_n, int64_t row0,
+                           int64_t rows, bool accumulate, auto&& share) {
+    int64_t k0, k1, q0, q1;
+    kernel_rows(row0, &k0, &k1);
+    if (rows == 2) kernel_rows(row0 + 1, &q0, &q1);
+    if (rows == 2 && (q0 != k0 || q1 != k1)) {
+      interior(t, data_n, weight, out_n, row0, 1, k0, k1, accumulate, share);
+      interior(t, data_n, weight, out_n, row0 + 1, 1, q0, q1, accumulate, share);
+    } else {
+      interior(t, data_n, weight, out_n, row0, rows, k0, k1, accumulate, share);
+    }
+  };
+  // The border columns of output rows [ra, rb): per column, tiles of up to tmax rows reading the edge strips (every
+  // kernel row and column there, the padding being zeros); edge_n: the strips of the group's first channel block at
+  // the item's first depth tap, weight at that tap (base.kd taps).
+  auto border = [&](const TileArgs& base, const float* edge_n, const float* weight, float* out_n, int64_t ra,
+                    int64_t rb, bool accumulate) {
+    TileArgs t = base;
+    t.in_cb_stride = edge_cb_stride;
+    t.in_kd_stride = wl.dilation_d * edge_slice;
+    t.in_kh_stride = dh * edge_width * ic;
+    t.col_step = sh * edge_width * ic;  // the tile's "columns" are output rows
+    t.out_col_stride = OW * oc;
+    t.prefetch = t.prefetch_end = nullptr;
+    const int64_t count = rb - ra, ntiles = (count + tmax - 1) / tmax;
+    for (int64_t ow = col_lo > 0 ? 0 : col_hi; ow < OW; ow = ow + 1 == col_lo ? col_hi : ow + 1) {
+      const int64_t col = ow < col_lo ? ow * wl.stride_w : plan.edge_left + ow * wl.stride_w - plan.edge_right_start;
+      int64_t r = ra;
+      for (int64_t tile = 0; tile < ntiles; ++tile) {
+        const int64_t width = count / ntiles + (tile < count % ntiles ? 1 : 0);
+        tiles_any[width](t, edge_n + (r * sh * edge_width + col) * ic, 0, weight, out_n + (r * OW + ow) * oc, 0,
+                         accumulate);
+        r += width;
+      }
+    }
+  };
 
   if (plan.cb_chunk < ncb) {
-    // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the plane per
-    // pass (an item is (n, block group, od)), so each chunk's weights serve the whole plane from L1.
-    const int64_t rs = wl.stride_h * W * ic;
-    const int64_t ntiles = (OW + tmax - 1) / tmax;
+    // Weights do not fit L1: pass over the input channels cb_chunk blocks at a time, every row of the item per
+    // pass (an item is (n, block group, od, part of the plane's rows)), so each chunk's weights serve them from L1.
+    const int64_t parts = plan.plane_parts;
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t od = item % OD, rest = item / OD;
+      const int64_t part = item % parts, od = item / parts % OD, rest = item / parts / OD;
+      const int64_t r0 = part * OH / parts, r1 = (part + 1) * OH / parts;
       const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
       const int64_t cb0 = (ob0 / group_blocks) * ncb;
       int64_t kd0, slice;
       const int64_t kd = DepthTaps(wl, od, &kd0, &slice);
       const float* data_n = io.data + (n * in_blocks + cb0) * a.in_cb_stride + slice * in_slice;
+      const float* edge_n = borders ? io.edge + (n * in_blocks + cb0) * edge_cb_stride + slice * edge_slice : nullptr;
       const float* weight = io.weight + ob0 * a.w_ob_stride + kd0 * a.w_kd_stride;
       float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride + od * out_slice;
       for (int64_t c0 = 0; c0 < ncb; c0 += plan.cb_chunk) {
@@ -259,30 +344,69 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
         chunk.ob = ob0;
         const float* in_c = data_n + c0 * a.in_cb_stride;
         const float* w_c = weight + c0 * a.w_cb_stride;
-        for (int64_t row0 = 0; row0 < OH; row0 += R) {
-          const TileFn* tiles = OH - row0 >= 2 && R == 2 ? tiles2 : tiles1;
-          int64_t ow0 = 0;
-          for (int64_t t = 0; t < ntiles; ++t) {
-            const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
-            tiles[width](chunk, in_c + row0 * rs + ow0 * a.col_step, rs, w_c, out_n + (row0 * OW + ow0) * oc, OW * oc,
-                         c0 > 0);
-            ow0 += width;
-          }
+        // The next pass's weights (this item's, or the next item's first) into L2 meanwhile, a block per tile of the
+        // first OB: they come from L3 or memory (MBs of them per layer), and a pass's first tiles otherwise wait.
+        const int64_t next_c0 = c0 + chunk.ncb, next_ob0 = ((item + 1) / parts / OD % block_groups) * OB;
+        const float* next_w = next_c0 < ncb    ? io.weight + ob0 * a.w_ob_stride + next_c0 * a.w_cb_stride
+                              : item + 1 < end ? io.weight + next_ob0 * a.w_ob_stride
+                                               : nullptr;
+        const int64_t next_cbs = std::min(plan.cb_chunk, next_c0 < ncb ? ncb - next_c0 : ncb);
+        int64_t calls = 0;
+        auto pass_share = [&](int64_t, int64_t) {
+          const int64_t k = calls++;
+          const char* p = next_w != nullptr && k < OB ? reinterpret_cast<const char*>(next_w + k * a.w_ob_stride)
+                                                      : nullptr;
+          chunk.prefetch = p;
+          chunk.prefetch_end = p ? p + next_cbs * a.w_cb_stride * static_cast<int64_t>(sizeof(float)) : nullptr;
+        };
+        // Two-row tiles for pairs of rows that share their kernel rows, paired greedily: with one restricted top
+        // row, rows 1-2, 3-4, ... pair (a pairing from row 0 would leave two rows single).
+        for (int64_t row0 = r0, rows; row0 < r1; row0 += rows) {
+          int64_t k0, k1, q0 = -1, q1 = -1;
+          kernel_rows(row0, &k0, &k1);
+          if (R == 2 && row0 + 1 < r1) kernel_rows(row0 + 1, &q0, &q1);
+          rows = q0 == k0 && q1 == k1 ? 2 : 1;
+          interior(chunk, in_c, w_c, out_n, row0, rows, k0, k1, c0 > 0, pass_share);
         }
+        chunk.prefetch = chunk.prefetch_end = nullptr;
+        if (borders) border(chunk, edge_n + c0 * edge_cb_stride, w_c, out_n, r0, r1, c0 > 0);
       }
       if (io.epilogue != nullptr) {
         for (int64_t b = 0; b < OB; ++b) {
-          float* p = out_n + b * a.out_ob_stride;
-          io.epilogue(io.epilogue_ctx, io.out, p - io.out, OH * OW * oc);
+          float* p = out_n + b * a.out_ob_stride + r0 * OW * oc;
+          io.epilogue(io.epilogue_ctx, io.out, p - io.out, (r1 - r0) * OW * oc);
         }
       }
     }
     return;
   }
 
+  // Rows [seg_row0, seg_row1) of plane seg_plane ((n, block group) * OD + od) still need their border columns (and,
+  // with borders, the interpreted epilogue): the run of this call's items in one plane, done when the run ends.
+  int64_t seg_plane = -1, seg_row0 = 0, seg_row1 = 0;
+  auto finish_segment = [&]() {
+    if (seg_plane < 0) return;
+    const int64_t od = seg_plane % OD, rest = seg_plane / OD;
+    const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
+    const int64_t cb0 = (ob0 / group_blocks) * ncb;
+    float* out_n = io.out + (n * out_blocks + ob0) * a.out_ob_stride + od * out_slice;
+    TileArgs t = a;
+    t.ob = ob0;
+    int64_t kd0, slice;
+    t.kd = DepthTaps(wl, od, &kd0, &slice);
+    border(t, io.edge + (n * in_blocks + cb0) * edge_cb_stride + slice * edge_slice,
+           io.weight + ob0 * a.w_ob_stride + kd0 * a.w_kd_stride, out_n, seg_row0, seg_row1, false);
+    if (io.epilogue != nullptr) {
+      for (int64_t b = 0; b < OB; ++b) {
+        float* p = out_n + b * a.out_ob_stride + seg_row0 * OW * oc;
+        io.epilogue(io.epilogue_ctx, io.out, p - io.out, (seg_row1 - seg_row0) * OW * oc);
+      }
+    }
+    seg_plane = -1;
+  };
   for (int64_t item = begin; item < end; ++item) {
-    const int64_t row0 = (item % row_groups) * R;
-    const int64_t od = (item / row_groups) % OD, rest = item / row_groups / OD;
+    const int64_t row0 = (item % row_groups) * R, plane = item / row_groups;
+    const int64_t od = plane % OD, rest = plane / OD;
     const int64_t ob0 = (rest % block_groups) * OB, n = rest / block_groups;
     const int64_t cb0 = (ob0 / group_blocks) * ncb;
     TileArgs ai = a;
@@ -319,18 +443,16 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       }
     } else {
       const int64_t rows = OH - row0 < R ? OH - row0 : R;
-      const TileFn* tiles = rows == 2 ? tiles2 : tiles1;
-      const int64_t rs = wl.stride_h * W * ic;
-      const float* in_row = data_n + row0 * rs;
       count = rows * OW;
       out_row = out_n + row0 * OW * oc;
-      const int64_t ntiles = (OW + tmax - 1) / tmax;
-      int64_t ow0 = 0;
-      for (int64_t t = 0; t < ntiles; ++t) {
-        const int64_t width = OW / ntiles + (t < OW % ntiles ? 1 : 0);
-        share(t, ntiles);
-        tiles[width](ai, in_row + ow0 * a.col_step, rs, weight, out_row + ow0 * oc, OW * oc, false);
-        ow0 += width;
+      interior_rows(ai, data_n, weight, out_n, row0, rows, false, share);
+      if (borders) {
+        if (plane != seg_plane || row0 != seg_row1) {
+          finish_segment();
+          seg_plane = plane, seg_row0 = row0;
+        }
+        seg_row1 = row0 + rows;
+        continue;  // the segment's epilogue runs once its border columns are done
       }
     }
     if (io.epilogue != nullptr) {
@@ -340,6 +462,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       }
     }
   }
+  finish_segment();
 }
 
 }  // namespace topi

@@ -22,10 +22,20 @@
  * with weight slice kd: the register tiles walk kd as one more loop around kh, so the sum stays in registers and
  * the fused tail is applied once. A 2-D conv has depth 1 (the defaults).
  *
- * The ISA entry points compute items [begin, end) of plan's grid on a workload unpadded in H and W: the caller
- * hands them a zero-padded copy of the input when the conv pads (its cost is one pass over the input, against
- * O * KH * KW multiply-adds per input value), so their inner loops never test a border. Depth padding is never
- * copied: each output slice runs only the kd whose input slice is inside. They hold no state.
+ * The ISA entry points compute items [begin, end) of plan's grid; their inner loops never test a border. Depth
+ * padding is never copied: each output slice runs only the kd whose input slice is inside. For a conv that pads H
+ * or W, the caller hands the AVX2 and ymm paths a zero-padded copy of the input (one pass over it, against
+ * O * KD * KH * KW multiply-adds per input value) and the unpadded workload over it. The AVX-512 path reads a
+ * padded workload's input in place instead (plan.pad_in_kernel): the output columns whose window is inside the
+ * input's width ("interior", [col_lo, col_hi)) skip the kernel rows that fall in the top or bottom padding (as the
+ * depth taps in the front / back padding), and the few border columns read io.edge, a zero-padded copy of only the
+ * input columns they reach:
+ *   edge    (N, C / ic, D, H + pad_top + pad_bottom, edge_left + edge_right, ic): columns [0, edge_left) and
+ *           [edge_right_start, edge_right_start + edge_right) of the zero-padded input (padded column p holds input
+ *           column p - pad_left); D = 1 for a 2-D conv.
+ * A copy of the whole input, written by one core and read by both, cost 4-11% of ResNet-18's stride-2 convs at two
+ * threads (the lines moving between the cores' L2s); the edge strips are 2-15% of it. The entry points hold no
+ * state.
  */
 #ifndef TVMLITE_TOPI_NN_CONV2D_H_
 #define TVMLITE_TOPI_NN_CONV2D_H_
@@ -64,6 +74,7 @@ struct Conv2DTensors {
   Conv2DEpilogueFn epilogue;  // null when there is none (or when tail does all of it)
   void* epilogue_ctx;
   const FusedTail* tail = nullptr;  // the epilogue in registers (fast paths), or null
+  const float* edge = nullptr;      // the border columns' input when plan.pad_in_kernel (layout above)
 };
 
 /*!
@@ -82,16 +93,27 @@ struct Conv2DPlan {
   int64_t row_length = 0;           // OW, or the run length when flat_pixels
   int64_t num_items = 0;            // batch * block groups * OD * ceil(rows / tile_rows)
   // Input channel blocks per pass. Below the group's count, a small map whose weights overflow L1 is computed in
-  // passes over the input channels (partial sums in out), each item a whole (n, block group, od) plane, so one
-  // pass's weights serve every row from L1. Then num_items = batch * block groups * OD.
+  // passes over the input channels (partial sums in out), each item a (n, block group, od) plane or a part of its
+  // rows (plane_parts of them: at least 16 items, so two threads' last items balance), so one pass's weights serve
+  // the item's rows from L1. Then num_items = batch * block groups * OD * plane_parts.
   int64_t cb_chunk = 0;
+  int64_t plane_parts = 1;
+  // A workload padded in H or W read in place (borders: the AVX-512 path), when at least one output column's window
+  // is inside the input's width: columns [col_lo, col_hi) read the input, the others io.edge, edge_left + edge_right
+  // columns wide (layout above). Otherwise (and on a workload unpadded in H and W) col_lo = 0, col_hi = out_width,
+  // no edge.
+  bool pad_in_kernel = false;
+  int64_t col_lo = 0, col_hi = 0;
+  int64_t edge_left = 0, edge_right = 0, edge_right_start = 0;
 };
 
 /*!
- * \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them, for
- * an unpadded workload; max_tile_rows: 2 when the path has two-row tiles.
+ * \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them;
+ * max_tile_rows: 2 when the path has two-row tiles; borders: the path reads a padded workload's input in place
+ * (else the workload must be unpadded in H and W: the caller pads the input and plans the unpadded conv over the
+ * copy).
  */
-Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows);
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders = false);
 
 /*!
  * \brief The floats of wl's zero-padded input (the fast paths' input), or -1 when the padding reaches so far beyond
@@ -104,7 +126,7 @@ int64_t Conv2DPaddedSize(const Conv2DWorkload& wl);
  */
 Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float* dst);
 
-/*! \brief AVX-512 path: out_block 16, any in_block; no padding (see above). */
+/*! \brief AVX-512 path: out_block 16, any in_block; H / W padding read in place when plan.pad_in_kernel (above). */
 void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                        int64_t end);
 /*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block; no padding; tile_rows 1. */
