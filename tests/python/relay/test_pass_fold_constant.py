@@ -118,3 +118,27 @@ def test_ops_without_a_reference_stay(monkeypatch):
     assert _ops(_fold(func)) == ["add"]
     monkeypatch.setattr(const_eval, "get_reference", lambda name: None)
     assert _ops(_fold(func)) == ["add", "exp"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64"])
+@pytest.mark.parametrize("src,dst,shape", [("OIHW", "OIHW16i16o", (32, 48, 3, 3)), ("NCHW", "NCHW8c", (2, 24, 5, 7)),
+                                           ("NCHW16c", "NCHW", (1, 2, 3, 5, 16)), ("OIHW", "OIHW3i8o", (16, 9, 1, 1))])
+def test_layout_transform_folds_natively_to_the_reference_bit(dtype, src, dst, shape, monkeypatch, rng):
+    """A layout_transform of a constant folds through its native kernel (const_eval's data-movement ops), and the
+    folded value is the numpy reference's to the bit; without the native path the fold gives the same array."""
+    from tvmlite.relay.backend import const_eval
+    from tvmlite.relay.op._layout import transform_array  # layout_transform's numpy reference
+
+    value = (rng.standard_normal(shape) * 50).astype(dtype)
+    func = relay.Function([], relay.layout_transform(relay.const(value), src, dst))
+    moved = []
+    real = const_eval._move_natively
+    monkeypatch.setattr(const_eval, "_move_natively", lambda call: moved.append(real(call)) or moved[-1])
+    native = _fold(func)["main"].body
+    assert len(moved) == 1 and moved[0] is not None  # the kernel ran
+    assert isinstance(native, relay.Constant)
+    want = transform_array(value, src, dst)
+    assert native.data.numpy().dtype == want.dtype
+    np.testing.assert_array_equal(native.data.numpy(), want)
+    monkeypatch.setattr(const_eval, "_MOVE_KERNELS", {})
+    assert np.array_equal(_fold(func)["main"].body.data.numpy(), want)
