@@ -112,7 +112,7 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
   const float* x = data.Data<float>();
   const float* wt = weight.Data<float>();
   float* y = out.Data<float>();
-  const DepthwiseDims<2> d = CheckDepthwiseInputs(kName, cfg, data, weight);
+  const DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);
   const int64_t N = d.N, CB = d.CB, c = d.c, C = d.C, H = d.in[0], W = d.in[1], KH = d.kernel[0], KW = d.kernel[1];
   const relay::Window<2>& w = cfg.window;
   const int64_t pt = w.pad_begin[0], pl = w.pad_begin[1];

@@ -68,7 +68,7 @@ void Run(const DepthwiseConfig<3>& cfg, const KernelArgs& args) {
   const float* x = data.Data<float>();
   const float* wt = weight.Data<float>();
   float* y = out.Data<float>();
-  const DepthwiseDims<3> d = CheckDepthwiseInputs(kName, cfg, data, weight);
+  const DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);
   const int64_t N = d.N, CB = d.CB, c = d.c, C = d.C, D = d.in[0], H = d.in[1], W = d.in[2];
   const int64_t KD = d.kernel[0], KH = d.kernel[1], KW = d.kernel[2];
   const relay::Window<3>& w = cfg.window;
