@@ -33,9 +33,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <sstream>
 
-#include "match_fused_tail.h"
+#include "depthwise_common.h"
 #include "window_attrs.h"
 
 namespace tvmlite {
@@ -106,64 +105,15 @@ void DepthwiseRowPlain(const DepthwiseRow& r) {
 
 using RowFn = DepthwiseRowFn;
 
-struct DepthwiseConfig {
-  relay::Window<2> window;
-  int64_t groups;  // -1: not given
-  std::vector<int64_t> kernel_size;
-  int64_t data_block;  // from data_layout: -1 not given, 0 plain NCHW, else the block
-  Isa isa;
-  Epilogue epilogue;
-};
-
-[[noreturn]] void FailShape(const char* what, const std::vector<int64_t>& shape, const std::string& expected) {
-  std::ostringstream os;
-  os << kName << ": " << what << " has shape " << runtime::ShapeTuple(shape) << ", expected " << expected;
-  TVMLITE_THROW(ValueError) << os.str();
-}
-
-void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
+void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data");
   TensorArg weight = args.Input(1, "weight");
   TensorArg out = args.Output();
   const float* x = data.Data<float>();
   const float* wt = weight.Data<float>();
   float* y = out.Data<float>();
-  const bool blocked = data.ndim() == 5;
-  if (data.ndim() != 4 && !blocked) data.Fail("must be (N, C/c, H, W, c) or (N, C, H, W), got rank " +
-                                              std::to_string(data.ndim()));
-  const int64_t N = data.dim(0), CB = data.dim(1), H = data.dim(2), W = data.dim(3);
-  const int64_t c = blocked ? data.dim(4) : 1;
-  const int64_t C = CB * c;
-  if (cfg.data_block >= 0 && cfg.data_block != (blocked ? c : 0)) {
-    data.Fail("does not match data_layout (block " + std::to_string(cfg.data_block) + "): its shape is " +
-              std::to_string(data.ndim()) + "-D" + (blocked ? " with block " + std::to_string(c) : ""));
-  }
-  // weight: (C/c, 1, KH, KW, 1, c) or (C, 1, KH, KW)
-  const std::vector<int64_t> ws = weight.shape();
-  if (static_cast<int>(ws.size()) != (blocked ? 6 : 4)) {
-    FailShape("weight", ws, blocked ? "(C/c, 1, KH, KW, 1, c) for blocked data" : "(C, 1, KH, KW) for NCHW data");
-  }
-  const int64_t out_channels = blocked ? ws[0] * ws[5] : ws[0];
-  if (out_channels != C && C > 0 && out_channels % C == 0 && ws[1] == 1) {
-    TVMLITE_THROW(ValueError) << kName << ": channel multiplier " << out_channels / C
-                              << " is not supported (weight has " << out_channels << " output channels for " << C
-                              << " input channels; only multiplier 1)";
-  }
-  if (ws[0] != CB || ws[1] != 1 || (blocked && (ws[4] != 1 || ws[5] != c))) {
-    FailShape("weight", ws, blocked ? "(" + std::to_string(CB) + ", 1, KH, KW, 1, " + std::to_string(c) + ")"
-                                    : "(" + std::to_string(C) + ", 1, KH, KW)");
-  }
-  const int64_t KH = ws[2], KW = ws[3];
-  if (cfg.groups >= 0 && cfg.groups != C) {
-    TVMLITE_THROW(ValueError) << kName << ": groups = " << cfg.groups << " must equal the channels (" << C
-                              << ") of a depthwise convolution";
-  }
-  if (!cfg.kernel_size.empty() && (cfg.kernel_size.size() != 2 || cfg.kernel_size[0] != KH ||
-                                   cfg.kernel_size[1] != KW)) {
-    std::ostringstream os;
-    os << "kernel_size " << runtime::ShapeTuple(cfg.kernel_size);
-    FailShape("weight", ws, os.str());
-  }
+  const DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);
+  const int64_t N = d.N, CB = d.CB, c = d.c, C = d.C, H = d.in[0], W = d.in[1], KH = d.kernel[0], KW = d.kernel[1];
   const relay::Window<2>& w = cfg.window;
   const int64_t pt = w.pad_begin[0], pl = w.pad_begin[1];
   const int64_t span_h = H + pt + w.pad_end[0] - w.dilation[0] * (KH - 1) - 1;
@@ -173,18 +123,16 @@ void Run(const DepthwiseConfig& cfg, const KernelArgs& args) {
                               << ", " << w.dilation[1] << ") does not fit the padded " << H << "x" << W << " input";
   }
   const int64_t OH = span_h / w.stride[0] + 1, OW = span_w / w.stride[1] + 1;
-  std::vector<int64_t> want = blocked ? std::vector<int64_t>{N, CB, OH, OW, c} : std::vector<int64_t>{N, C, OH, OW};
+  std::vector<int64_t> want = d.blocked ? std::vector<int64_t>{N, CB, OH, OW, c} : std::vector<int64_t>{N, C, OH, OW};
   out.CheckShape(want);
   BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
-  // A per-channel bias then relu / clip runs in registers (MatchFusedTail); anything else after each row. The
-  // rows clamp as min(hi, max(lo, x)), which is the interpreter's clip only when lo <= hi.
-  FusedTail tail;
-  const float* bias = nullptr;
-  float lo = 0, hi = 0;
-  const bool fused = MatchFusedTail(cfg.epilogue, args.Rest(2), want, ConvChannelShape(want), &tail) &&
-                     DepthwiseRowTail(tail, &bias, &lo, &hi);
+  // A per-channel bias then relu / clip runs in registers; anything else after each row. The rows clamp as
+  // min(hi, max(lo, x)), which is the interpreter's clip only when lo <= hi.
+  const float* bias;
+  float lo, hi;
+  const bool fused = DepthwiseFusedTail(cfg.epilogue, args.Rest(2), want, d.blocked, &bias, &lo, &hi);
   DepthwiseRow base = DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[1], w.dilation[0], w.dilation[1], pl);
-  if (fused) base.lo = lo, base.hi = hi;
+  base.lo = lo, base.hi = hi;  // -inf / inf unless fused
   const RowFn row_fn = PickDepthwiseRow(cfg.isa, c);
   const int64_t reach = (KH - 1) * w.dilation[0];  // the last input row a row reads, from ih0
   const int64_t row_len = OW * c;
@@ -244,16 +192,9 @@ bool DepthwiseRowTail(const FusedTail& tail, const float** bias, float* lo, floa
 TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kKernel = kName;
   KernelAttrs attrs(kKernel, attrs_in);
-  DepthwiseConfig cfg;
-  cfg.window = KernelWindow(attrs);
-  cfg.groups = attrs.GetInt("groups", -1);
-  TVMLITE_CHECK_KIND(cfg.groups == -1 || cfg.groups >= 1, ValueError)
-      << kKernel << ": groups = " << cfg.groups << " must be >= 1";
-  cfg.kernel_size = attrs.GetInts("kernel_size", {});
-  cfg.data_block = attrs.Has("data_layout") ? LayoutBlock(attrs, "data_layout") : -1;
-  CheckFloat32OutDtype(attrs);
-  cfg.isa = CpuIsa();
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
+  const DepthwiseConfig<2> cfg = ReadDepthwiseConfig<2>(attrs, KernelWindow(attrs), [](const KernelAttrs& a) {
+    return a.Has("data_layout") ? LayoutBlock(a, "data_layout") : int64_t{-1};
+  });
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 });
 

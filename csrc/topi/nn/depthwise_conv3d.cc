@@ -32,10 +32,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <sstream>
 
 #include "../../relay/op/nn/window.h"
-#include "match_fused_tail.h"
+#include "depthwise_common.h"
 
 namespace tvmlite {
 namespace topi {
@@ -43,21 +42,6 @@ namespace topi {
 namespace {
 
 const char kName[] = "topi.nn.depthwise_conv3d_ncdhwc";
-
-struct Config {
-  relay::Window<3> window;
-  int64_t groups;  // -1: not given
-  std::vector<int64_t> kernel_size;
-  int64_t data_block;  // from data_layout: -1 not given, 0 plain NCDHW, else the block
-  Isa isa;
-  Epilogue epilogue;
-};
-
-[[noreturn]] void FailShape(const char* what, const std::vector<int64_t>& shape, const std::string& expected) {
-  std::ostringstream os;
-  os << kName << ": " << what << " has shape " << runtime::ShapeTuple(shape) << ", expected " << expected;
-  TVMLITE_THROW(ValueError) << os.str();
-}
 
 /*! \brief An int-list attr that may also be given as one int (strides=2); empty when absent. */
 std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
@@ -77,65 +61,27 @@ int64_t OutSize(const relay::Window<3>& w, int i, int64_t in, int64_t kernel) {
   return span / w.stride[i] + 1;
 }
 
-void Run(const Config& cfg, const KernelArgs& args) {
+void Run(const DepthwiseConfig<3>& cfg, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data");
   TensorArg weight = args.Input(1, "weight");
   TensorArg out = args.Output();
   const float* x = data.Data<float>();
   const float* wt = weight.Data<float>();
   float* y = out.Data<float>();
-  const bool blocked = data.ndim() == 6;
-  if (data.ndim() != 5 && !blocked) {
-    data.Fail("must be (N, C/c, D, H, W, c) or (N, C, D, H, W), got rank " + std::to_string(data.ndim()));
-  }
-  const int64_t N = data.dim(0), CB = data.dim(1), D = data.dim(2), H = data.dim(3), W = data.dim(4);
-  const int64_t c = blocked ? data.dim(5) : 1;
-  const int64_t C = CB * c;
-  if (cfg.data_block >= 0 && cfg.data_block != (blocked ? c : 0)) {
-    data.Fail("does not match data_layout (block " + std::to_string(cfg.data_block) + "): its shape is " +
-              std::to_string(data.ndim()) + "-D" + (blocked ? " with block " + std::to_string(c) : ""));
-  }
-  // weight: (C/c, 1, KD, KH, KW, 1, c) or (C, 1, KD, KH, KW)
-  const std::vector<int64_t> ws = weight.shape();
-  if (static_cast<int>(ws.size()) != (blocked ? 7 : 5)) {
-    FailShape("weight", ws,
-              blocked ? "(C/c, 1, KD, KH, KW, 1, c) for blocked data" : "(C, 1, KD, KH, KW) for NCDHW data");
-  }
-  const int64_t out_channels = blocked ? ws[0] * ws[6] : ws[0];
-  if (out_channels != C && C > 0 && out_channels % C == 0 && ws[1] == 1) {
-    TVMLITE_THROW(ValueError) << kName << ": channel multiplier " << out_channels / C
-                              << " is not supported (weight has " << out_channels << " output channels for " << C
-                              << " input channels; only multiplier 1)";
-  }
-  if (ws[0] != CB || ws[1] != 1 || (blocked && (ws[5] != 1 || ws[6] != c))) {
-    FailShape("weight", ws, blocked ? "(" + std::to_string(CB) + ", 1, KD, KH, KW, 1, " + std::to_string(c) + ")"
-                                    : "(" + std::to_string(C) + ", 1, KD, KH, KW)");
-  }
-  const int64_t KD = ws[2], KH = ws[3], KW = ws[4];
-  if (cfg.groups >= 0 && cfg.groups != C) {
-    TVMLITE_THROW(ValueError) << kName << ": groups = " << cfg.groups << " must equal the channels (" << C
-                              << ") of a depthwise convolution";
-  }
-  if (!cfg.kernel_size.empty() && (cfg.kernel_size.size() != 3 || cfg.kernel_size[0] != KD ||
-                                   cfg.kernel_size[1] != KH || cfg.kernel_size[2] != KW)) {
-    std::ostringstream os;
-    os << "kernel_size " << runtime::ShapeTuple(cfg.kernel_size);
-    FailShape("weight", ws, os.str());
-  }
+  const DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);
+  const int64_t N = d.N, CB = d.CB, c = d.c, C = d.C, D = d.in[0], H = d.in[1], W = d.in[2];
+  const int64_t KD = d.kernel[0], KH = d.kernel[1], KW = d.kernel[2];
   const relay::Window<3>& w = cfg.window;
   const int64_t OD = OutSize(w, 0, D, KD), OH = OutSize(w, 1, H, KH), OW = OutSize(w, 2, W, KW);
-  std::vector<int64_t> want = blocked ? std::vector<int64_t>{N, CB, OD, OH, OW, c}
+  std::vector<int64_t> want = d.blocked ? std::vector<int64_t>{N, CB, OD, OH, OW, c}
                                       : std::vector<int64_t>{N, C, OD, OH, OW};
   out.CheckShape(want);
   BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
   if (out.size() == 0) return;
   // A per-channel bias then relu / clip runs in the rows' registers (as for 2-D); anything else after each row.
-  FusedTail tail;
-  const float* bias = nullptr;
-  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-  const std::vector<int64_t> channel_shape = blocked ? BlockedChannelShape(want) : std::vector<int64_t>{1, C, 1, 1, 1};
-  const bool fused = MatchFusedTail(cfg.epilogue, args.Rest(2), want, channel_shape, &tail) &&
-                     DepthwiseRowTail(tail, &bias, &lo, &hi);
+  const float* bias;
+  float lo, hi;
+  const bool fused = DepthwiseFusedTail(cfg.epilogue, args.Rest(2), want, d.blocked, &bias, &lo, &hi);
   DepthwiseRow base =
       DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[2], w.dilation[1], w.dilation[2], w.pad_begin[2]);
   const DepthwiseRowFn row_fn = PickDepthwiseRow(cfg.isa, c);
@@ -179,33 +125,22 @@ void Run(const Config& cfg, const KernelArgs& args) {
 TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv3d_ncdhwc").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kKernel = kName;
   KernelAttrs attrs(kKernel, attrs_in);
-  Config cfg;
   const Array<int64_t> strides(IntsOrInt(attrs, "strides")), padding(IntsOrInt(attrs, "padding"));
   const Array<int64_t> dilation(IntsOrInt(attrs, "dilation"));
+  relay::Window<3> window;
   try {
-    cfg.window = relay::NormalizeWindow<3>(strides, padding, dilation);
+    window = relay::NormalizeWindow<3>(strides, padding, dilation);
   } catch (const runtime::Error& e) {
     TVMLITE_THROW(ValueError) << kKernel << ": " << e.message();
   }
-  cfg.groups = attrs.GetInt("groups", -1);
-  TVMLITE_CHECK_KIND(cfg.groups == -1 || cfg.groups >= 1, ValueError)
-      << kKernel << ": groups = " << cfg.groups << " must be >= 1";
-  cfg.kernel_size = attrs.GetInts("kernel_size", {});
-  cfg.data_block = -1;
-  if (attrs.Has("data_layout")) {
-    const std::string layout = attrs.GetString("data_layout");
-    cfg.data_block = layout.empty() ? 0 : relay::ChannelFirstBlockOf(layout, "NCDHW");
-    TVMLITE_CHECK_KIND(cfg.data_block >= 0, ValueError)
-        << kKernel << ": data_layout '" << layout << "' is not supported (NCDHW or NCDHW<c>c, e.g. NCDHW16c)";
-  }
-  const Any* dtype = attrs.map().get()->Find(Any(String("out_dtype")));
-  if (dtype != nullptr) {
-    std::optional<String> s = dtype->as<String>();
-    TVMLITE_CHECK_KIND(!s || s->empty() || std::string(*s) == "float32", ValueError)
-        << kKernel << ": out_dtype '" << std::string(*s) << "' is not supported (float32 only)";
-  }
-  cfg.isa = CpuIsa();
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
+  const DepthwiseConfig<3> cfg = ReadDepthwiseConfig<3>(attrs, window, [](const KernelAttrs& a) -> int64_t {
+    if (!a.Has("data_layout")) return -1;
+    const std::string layout = a.GetString("data_layout");
+    const int64_t block = layout.empty() ? 0 : relay::ChannelFirstBlockOf(layout, "NCDHW");
+    TVMLITE_CHECK_KIND(block >= 0, ValueError)
+        << a.kernel() << ": data_layout '" << layout << "' is not supported (NCDHW or NCDHW<c>c, e.g. NCDHW16c)";
+    return block;
+  });
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 });
 

@@ -1,7 +1,7 @@
 /*!
  * \file softmax.cc
- * \brief AVX2 + FMA row primitives of softmax (tvmlite/topi/nn/softmax.h): 8 lanes at a time, the tail through a
- * zero-padded stack copy.
+ * \brief AVX2 + FMA row primitives of softmax (tvmlite/topi/nn/softmax.h): 8 lanes at a time (exp and the
+ * horizontal max / sum in ../softmax_vec.inc), the tail through a zero-padded stack copy.
  */
 #include <immintrin.h>
 
@@ -14,42 +14,9 @@ namespace topi {
 namespace softmax {
 namespace {
 
-/*! \brief Cephes expf on 8 lanes (softmax.h). */
-__m256 Exp(__m256 x) {
-  const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(kExpLo)), _mm256_set1_ps(kExpHi));
-  const __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(kLog2e)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(kLn2Hi), xc);
-  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(kLn2Lo), r);
-  __m256 y = _mm256_set1_ps(kP0);
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(kP1));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(kP2));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(kP3));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(kP4));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(kP5));
-  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), r);
-  y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
-  __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  __m256 out = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-  out = _mm256_blendv_ps(out, _mm256_setzero_ps(), _mm256_cmp_ps(x, _mm256_set1_ps(kExpLo), _CMP_LT_OQ));
-  out = _mm256_blendv_ps(out, _mm256_set1_ps(__builtin_inff()),
-                         _mm256_cmp_ps(x, _mm256_set1_ps(88.72283935546875f), _CMP_GT_OQ));
-  return _mm256_blendv_ps(out, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-}
+#include "vec.inc"
 
-float HMax(__m256 v) {
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  m = _mm_max_ss(m, _mm_movehdup_ps(m));
-  return _mm_cvtss_f32(m);
-}
-
-float HSum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
+#include "../softmax_vec.inc"
 
 }  // namespace
 
@@ -62,7 +29,7 @@ float RowMaxAVX2(const float* x, int64_t n) {
     nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
     m = _mm256_max_ps(m, v);
   }
-  float out = HMax(m);
+  float out = HMax8(m);
   bool has_nan = _mm256_movemask_ps(nan) != 0;
   for (; i < n; ++i) {
     has_nan |= x[i] != x[i];
@@ -90,7 +57,7 @@ float ExpShiftSumAVX2(const float* x, float* y, int64_t n, float shift) {
     acc = _mm256_add_ps(acc, _mm256_loadu_ps(buf));
     if (y) std::memcpy(y + i, buf, sizeof(float) * left);
   }
-  return HSum(acc);
+  return HSum8(acc);
 }
 
 }  // namespace softmax
