@@ -145,7 +145,16 @@ int64_t NativeBlock() { return CpuIsa() == Isa::kAVX2 ? 8 : 16; }
 
 void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t nb, float* out) {
   int64_t panels = (n + nb - 1) / nb;
+  const Isa isa = CpuIsa();
+  // B given as (N, K) rows (dense's weight, batch_matmul's transpose_b): whole vector blocks transposed in registers
+  auto trans = sk != 1 || sn <= 1 ? nullptr
+               : isa == Isa::kAVX512 && nb == 16 ? PackBTransposedAVX512
+               : isa == Isa::kAVX2 && nb == 8 ? PackBTransposedAVX2 : nullptr;
   runtime::ParallelFor(panels, [&](int64_t p0, int64_t p1) {
+    if (trans != nullptr) {
+      trans(b, sn, k, n, p0, p1, out);
+      return;
+    }
     for (int64_t p = p0; p < p1; ++p) {
       float* dst = out + p * k * nb;
       int64_t c0 = p * nb, w = std::min(nb, n - c0);

@@ -158,6 +158,17 @@ def test_batch_matmul_matches_numpy(isa, threads, rng, sx, sy, ta, tb):
     _close(got, want, sx[1] if ta else sx[2])
 
 
+@pytest.mark.parametrize("k", [1, 5, 16, 17, 33, 64, 100])
+@pytest.mark.parametrize("n", [1, 7, 16, 24, 40, 129])
+def test_batch_matmul_transpose_b_packs_any_k_and_n(isa, threads, rng, k, n):
+    """y (B, N, K) is packed by transposing vector blocks in registers: K and N not multiples of the block (16 / 8)
+    leave partial blocks, zero-padded in the last panel."""
+    x = rng.standard_normal((3, 11, k)).astype(np.float32)
+    y = rng.standard_normal((3, n, k)).astype(np.float32)
+    got = _run("topi.nn.batch_matmul", {"transpose_b": True}, x, y, out_shape=(3, 11, n))
+    _close(got, _np_matmul(x, y, False, True), k)
+
+
 def test_batch_matmul_defaults_to_transpose_b(rng):
     x = rng.standard_normal((2, 5, 7)).astype(np.float32)
     y = rng.standard_normal((2, 3, 7)).astype(np.float32)

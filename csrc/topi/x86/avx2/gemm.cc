@@ -8,6 +8,8 @@
 
 #include <tvmlite/topi/nn/gemm.h>
 
+#include <algorithm>
+
 namespace tvmlite {
 namespace topi {
 namespace gemm {
@@ -88,9 +90,52 @@ float Dot(const float* x, const float* w, int64_t k) {
   return HSum(_mm256_add_ps(s0, s1)) + tail;
 }
 
+/*! \brief Transposes the 8 x 8 block r[0..7] in registers (row i becomes column i). */
+inline void Transpose8(__m256 r[8]) {
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {  // per 128-bit lane l: t[i] = (r_i, r_i+1 at 4 l, 4 l + 1), t[i + 1] at 4 l + 2, + 3
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  __m256 u[8];  // u[4 g + c]: in lane l, column 4 l + c of rows 4 g .. 4 g + 3
+  for (int g = 0; g < 8; g += 4) {
+    u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+    u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
+    u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+    u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+  }
+  for (int c = 0; c < 4; ++c) {
+    r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+    r[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+  }
+}
+
+/*! \brief The first `count` floats of p (count in [0, 8]), the rest zero. */
+inline __m256 LoadPartial(const float* p, int64_t count) {
+  if (count == 8) return _mm256_loadu_ps(p);
+  alignas(32) float buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < count; ++i) buf[i] = p[i];
+  return _mm256_load_ps(buf);
+}
+
 }  // namespace
 
 void GemmTileAVX2(const Tile& t) { kTable[t.rows - 1][t.cols / 8 - 1](t); }
+
+void PackBTransposedAVX2(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
+  for (int64_t p = p0; p < p1; ++p) {
+    float* dst = out + p * k * 8;
+    const int64_t rows = std::min<int64_t>(8, n - p * 8);
+    const float* src = b + p * 8 * ld;
+    for (int64_t q = 0; q < k; q += 8) {
+      const int64_t depth = std::min<int64_t>(8, k - q);
+      __m256 r[8];
+      for (int i = 0; i < 8; ++i) r[i] = i < rows ? LoadPartial(src + i * ld + q, depth) : _mm256_setzero_ps();
+      Transpose8(r);
+      for (int i = 0; i < depth; ++i) _mm256_storeu_ps(dst + (q + i) * 8, r[i]);
+    }
+  }
+}
 
 void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;

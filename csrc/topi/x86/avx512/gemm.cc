@@ -15,6 +15,8 @@
 
 #include <tvmlite/topi/nn/gemm.h>
 
+#include <algorithm>
+
 #include "fused_tail.h"
 
 namespace tvmlite {
@@ -136,9 +138,54 @@ void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* ne
   for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
 }
 
+/*! \brief Transposes the 16 x 16 block r[0..15] in registers (row i becomes column i). */
+inline void Transpose16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {  // 2 x 2 blocks of singles
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  // 4 x 4 blocks: r[4 g + c] holds, in its 128-bit lane l, column 4 l + c of rows 4 g .. 4 g + 3
+  for (int g = 0; g < 16; g += 4) {
+    const __m512d t0 = _mm512_castps_pd(t[g]), t1 = _mm512_castps_pd(t[g + 1]);
+    const __m512d t2 = _mm512_castps_pd(t[g + 2]), t3 = _mm512_castps_pd(t[g + 3]);
+    r[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    r[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    r[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    r[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  // Column 4 l + c gathers lane l of r[c], r[4 + c], r[8 + c], r[12 + c]: two 128-bit lane shuffles.
+  for (int j = 0; j < 4; ++j) {
+    const __m512 g0 = r[j], g1 = r[4 + j], g2 = r[8 + j], g3 = r[12 + j];
+    const __m512 a02 = _mm512_shuffle_f32x4(g0, g1, 0x88), a13 = _mm512_shuffle_f32x4(g0, g1, 0xDD);
+    const __m512 b02 = _mm512_shuffle_f32x4(g2, g3, 0x88), b13 = _mm512_shuffle_f32x4(g2, g3, 0xDD);
+    t[j] = _mm512_shuffle_f32x4(a02, b02, 0x88);       // lane 0 of g0..g3: column j
+    t[8 + j] = _mm512_shuffle_f32x4(a02, b02, 0xDD);   // lane 2: column 8 + j
+    t[4 + j] = _mm512_shuffle_f32x4(a13, b13, 0x88);   // lane 1: column 4 + j
+    t[12 + j] = _mm512_shuffle_f32x4(a13, b13, 0xDD);  // lane 3: column 12 + j
+  }
+  for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
 }  // namespace
 
 void GemmTileAVX512(const Tile& t) { kTable[t.rows - 1][t.cols / 16 - 1](t); }
+
+void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
+  for (int64_t p = p0; p < p1; ++p) {
+    float* dst = out + p * k * 16;
+    const int64_t rows = std::min<int64_t>(16, n - p * 16);
+    const float* src = b + p * 16 * ld;
+    for (int64_t q = 0; q < k; q += 16) {
+      const int64_t depth = std::min<int64_t>(16, k - q);
+      const __mmask16 m = depth == 16 ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_maskz_loadu_ps(m, src + i * ld + q) : _mm512_setzero_ps();
+      Transpose16(r);
+      for (int i = 0; i < depth; ++i) _mm512_storeu_ps(dst + (q + i) * 16, r[i]);
+    }
+  }
+}
 
 void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;
