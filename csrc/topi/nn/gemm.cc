@@ -266,12 +266,15 @@ void CheckOutDtype(const KernelAttrs& attrs) {
       << attrs.kernel() << ": out_dtype must be float32, got '" << dt << "'";
 }
 
-/*! \brief The epilogue as a tail in registers (per-channel inputs: one value per output column), or null. */
+/*!
+ * \brief The epilogue as a tail in registers (per-channel inputs: one value per output column; a leading scale by a
+ * constant, attention's scores / sqrt(d)), or null.
+ */
 const FusedTail* MatchGemmTail(const Epilogue& program, const KernelArgs& args, const std::vector<int64_t>& out_shape,
                                FusedTail* tail) {
   std::vector<int64_t> channel(out_shape.size(), 1);
   channel.back() = out_shape.back();
-  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail) ? tail : nullptr;
+  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail, /*allow_scale=*/true) ? tail : nullptr;
 }
 
 std::string ShapeStr(const std::vector<int64_t>& s) {
@@ -431,8 +434,12 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
   return p;
 }
 
-/*! \brief out = plan's product, with the epilogue; B packed per batch (once when every batch shares it). */
-void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi) {
+/*!
+ * \brief out = plan's product, with the epilogue (tail: the same in registers, or null); B packed per batch (once
+ * when every batch shares it).
+ */
+void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi,
+               const FusedTail* tail) {
   const int64_t nbatch = Prod(p.batch, 0, p.batch.size());
   const int64_t m = p.m, n = p.n, k = p.k, mn = m * n;
   if (nbatch == 0 || mn == 0) return;
@@ -448,7 +455,7 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
   if (b_shared && a_flat) {
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b, p.b_sk, p.b_sn, k, n, nb, packed);
-    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0);
+    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0, tail);
     return;
   }
   auto one = [&](int64_t bi) {
@@ -470,7 +477,7 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
     }
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b + b_off, p.b_sk, p.b_sn, k, n, nb, packed);
-    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn);
+    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn, tail);
   };
   if (nbatch >= runtime::NumThreads() && nbatch > 1) {
     int64_t min_chunk = std::max<int64_t>(1, gemm::kMinChunkFlops / std::max<int64_t>(1, 2 * mn * k));
@@ -510,7 +517,10 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
       bound.Apply(y, 0, out.size());
       return;
     }
-    RunMatmul(plan, a, b, y, bound);
+    // A 1-D b drops N from the output: its last dim is then not the GEMM's columns, so no per-column tail.
+    FusedTail tail;
+    const bool vec_b = tb.ndim() == 1;
+    RunMatmul(plan, a, b, y, bound, vec_b ? nullptr : MatchGemmTail(epi, args, plan.out_shape, &tail));
   });
 }
 

@@ -196,7 +196,7 @@ def test_dense_bias_gelu_residual_epilogue(isa, threads, rng, kernel, m, k, n):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-# (program, numpy of (product, per-column bias, full residual)); the first five run in the AVX-512 tile's registers
+# (program, numpy of (product, per-column bias, full residual)); the first nine run in the AVX-512 tile's registers
 # on full tiles (the lowering names intermediates r1..), the rest through the interpreter. N = 100 adds a partial tile.
 TAIL_FORMS = [
     ("add r0 r0 in0", lambda y, b, r: y + b),
@@ -204,6 +204,12 @@ TAIL_FORMS = [
     ("add r1 in0 r0; relu r0 r1", lambda y, b, r: np.maximum(y + b, 0)),
     ("add r1 r0 in1; clip r0 r1 -0.5 0.5", lambda y, b, r: np.clip(y + r, -0.5, 0.5)),
     ("relu r0 r0", lambda y, b, r: np.maximum(y, 0)),
+    ("div r0 r0 8", lambda y, b, r: y / np.float32(8)),                       # as a multiply by 0.125
+    ("div r1 r0 -3; add r0 r1 in1", lambda y, b, r: y / np.float32(-3) + r),   # a divide
+    ("mul r1 0.3 r0; add r1 r1 in0; relu r0 r1", lambda y, b, r: np.maximum(np.float32(0.3) * y + b, 0)),
+    ("mul r0 r0 0.125; add r0 r0 in0; add r0 r0 in1", lambda y, b, r: y * np.float32(0.125) + b + r),
+    ("add r1 r0 in0; mul r0 r1 2", lambda y, b, r: (y + b) * 2),                # a scale after an add
+    ("mul r0 r0 in0", lambda y, b, r: y * b),                                    # a scale by an input
     ("add r1 r0 in0; relu r1 r1", lambda y, b, r: y),
     ("add r0 r0 in0; mul r0 r0 in1", lambda y, b, r: (y + b) * r),
 ]
@@ -242,6 +248,30 @@ def test_matmul_epilogue_uses_output_positions(threads, rng, sa, sb):
     got = _run("topi.nn.matmul", {"epilogue": "mul r0 r0 in0; relu r0 r0"}, a, b, extra, out_shape=prod.shape)
     want = np.maximum(prod * extra, 0)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel,tb", [("topi.nn.batch_matmul", True), ("topi.nn.batch_matmul", False),
+                                       ("topi.nn.matmul", False)])
+@pytest.mark.parametrize("m,k,n", [(128, 64, 128), (19, 33, 100), (9, 16, 48)])
+@pytest.mark.parametrize("program", ["div r0 r0 8", "div r0 r0 8; add r0 r0 in0", "mul r0 r0 0.3; add r0 r0 in1",
+                                     "div r0 r0 7"])
+def test_attention_scores_scale_and_mask_epilogue(isa, threads, rng, kernel, tb, m, k, n, program):
+    """Attention scores q k^T / sqrt(d) + mask: the scale, then a mask broadcast over heads and rows (1, 1, N) or of
+    the output's shape, applied in the tile's registers (full tiles) or by the interpreter (tails), per batch at the
+    batch's own offsets; a NaN stays in its row."""
+    x = rng.standard_normal((3, m, k)).astype(np.float32)
+    x[1, 2, 5] = np.nan
+    y = rng.standard_normal((3, n, k) if tb else (3, k, n)).astype(np.float32)
+    mask = np.where(rng.random((1, 1, n)) < 0.2, -1e4, 0).astype(np.float32)
+    full = rng.standard_normal((3, m, n)).astype(np.float32)
+    prod = _np_matmul(x, y, False, tb).astype(np.float32)
+    attrs = {"epilogue": program, "transpose_b": tb} if kernel.endswith("batch_matmul") else {"epilogue": program}
+    extra = (mask, full) if "in1" in program else (mask,) if "in0" in program else ()
+    got = _run(kernel, attrs, x, y, *extra, out_shape=prod.shape)
+    want = _epilogue_ref("copy r0 in0; " + program.replace("in1", "in2").replace("in0", "in1"), prod, *extra,
+                         shape=prod.shape)
+    assert np.isnan(got[1, 2]).all() and not np.isnan(got[0]).any()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
 def test_kernels_are_registered_for_their_ops():
