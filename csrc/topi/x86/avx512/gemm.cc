@@ -176,7 +176,10 @@ void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int
     float* dst = out + p * k * 16;
     const int64_t rows = std::min<int64_t>(16, n - p * 16);
     const float* src = b + p * 16 * ld;
+    const float* next = src + 16 * ld;
+    const int64_t next_rows = p + 1 < p1 ? std::min<int64_t>(16, n - (p + 1) * 16) : 0;
     for (int64_t q = 0; q < k; q += 16) {
+      for (int64_t i = 0; i < next_rows; ++i) _mm_prefetch(reinterpret_cast<const char*>(next + i * ld + q), _MM_HINT_T0);
       const int64_t depth = std::min<int64_t>(16, k - q);
       const __mmask16 m = depth == 16 ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
       __m512 r[16];
