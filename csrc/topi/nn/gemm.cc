@@ -8,10 +8,11 @@
  *   topi.nn.batch_matmul  x (B, M, K) [(B, K, M) with transpose_a], y (B, N, K) [transpose_b] or (B, K, N)
  *
  * Algorithm (gemm.h has the packed layout): C is cut into column tiles of at most `cols` (whole panels, the panels
- * dealt out evenly: N = 64 is 32 + 32 on AVX-512) and row tiles of up to 8 rows. The (column tile, row tile) pairs,
+ * dealt out evenly: N = 64 is 32 + 32 on AVX-512's 8 x 48 tile) and row tiles of the tile's rows (AVX-512: 8 x 48, or
+ * 4 x 64 for the matmul family, gemm.h TileShape; AVX2: 6 x 16). The (column tile, row tile) pairs,
  * column tile first and each weighing its panels, are cut into one contiguous part of equal weight per thread, so
  * a thread's row tiles share their B panels and wide and narrow tiles are balanced across threads. Inside a part,
- * per column tile, K runs in blocks of kKBlock (the B block of a column tile, 147 KB, stays in L2 across the part's
+ * per column tile, K runs in blocks of kKBlock (the B block of a 48-column tile, 147 KB, stays in L2 across the part's
  * row tiles; longer blocks measured faster than L1-sized ones of 128, whose every call reloads and restores the C
  * tile); each (K block, row tile) pair is one micro-kernel call. A column tile whose width is not a whole number of
  * vectors (the tail of N) computes into a stack tile and copies the valid columns out. Operands that are not packed
@@ -89,8 +90,11 @@ struct Config {
   bool fused_tail;  // the micro-kernel applies Tile::tail
 };
 
-Config Pick(int64_t nb) {
+Config Pick(int64_t nb, TileShape shape) {
   Isa isa = CpuIsa();
+  if (isa == Isa::kAVX512 && (nb == 16 || nb == 32) && shape == TileShape::kRows4) {
+    return {GemmTileAVX512, 4, 64, 16, true};
+  }
   if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 48) {
     return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16, true};
   }
@@ -174,7 +178,7 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
 }
 
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail) {
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
   if (m == 0 || n == 0) return;
   float* base = c - c_flat;  // the epilogue indexes the whole output
   if (k == 0) {
@@ -184,10 +188,10 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
     }
     return;
   }
-  const Config cfg = Pick(nb);
+  const Config cfg = Pick(nb, shape);
   const int64_t panel = k * nb;
-  // Column tiles of balanced widths: ceil(panels / per_tile) tiles, the panels dealt out evenly (N = 64 on AVX-512:
-  // 32 + 32, not 48 + 16; as many tiles, so as many B loads and A broadcasts per k step).
+  // Column tiles of balanced widths: ceil(panels / per_tile) tiles, the panels dealt out evenly (N = 64 on AVX-512's
+  // 8 x 48 tile: 32 + 32, not 48 + 16; as many tiles, so as many B loads and A broadcasts per k step).
   const int64_t panels = (n + nb - 1) / nb, per_tile = std::max<int64_t>(1, cfg.cols / nb);
   const int64_t col_tiles = (panels + per_tile - 1) / per_tile;
   const int64_t row_tiles = (m + cfg.rows - 1) / cfg.rows;
@@ -252,6 +256,7 @@ namespace {
 using gemm::GemmPacked;
 using gemm::PackB;
 using gemm::PackedSize;
+using gemm::TileShape;
 
 bool IsNone(const KernelAttrs& attrs, const char* key) {
   const Any* v = attrs.map().get()->Find(Any(String(key)));
@@ -338,7 +343,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     const int64_t m = Prod(oshape, 0, oshape.size() - 1);
     BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
     FusedTail tail;
-    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail));
+    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
 });
 
@@ -376,7 +381,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
     float* packed = gemm::Scratch(0, PackedSize(k, n, nb));
     PackB(w, 1, k, k, n, nb, packed);
     FusedTail tail;
-    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail));
+    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
 });
 
@@ -455,7 +460,7 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
   if (b_shared && a_flat) {
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b, p.b_sk, p.b_sn, k, n, nb, packed);
-    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0, tail);
+    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0, tail, TileShape::kRows4);
     return;
   }
   auto one = [&](int64_t bi) {
@@ -477,7 +482,7 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
     }
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b + b_off, p.b_sk, p.b_sn, k, n, nb, packed);
-    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn, tail);
+    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn, tail, TileShape::kRows4);
   };
   if (nbatch >= runtime::NumThreads() && nbatch > 1) {
     int64_t min_chunk = std::max<int64_t>(1, gemm::kMinChunkFlops / std::max<int64_t>(1, 2 * mn * k));

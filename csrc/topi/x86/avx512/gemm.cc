@@ -1,12 +1,14 @@
 /*!
  * \file gemm.cc
  * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 8 rows x 3 zmm
- * (48 columns) over packed panels, and the dot-product rows of nn.dense's matrix-vector path.
+ * (48 columns) or 4 rows x 4 zmm (64) over packed panels, the transposing pack of B given as rows, and the
+ * dot-product rows of nn.dense's matrix-vector path.
  *
- * The tile keeps rows x vecs accumulators (at most 24 of the 32 zmm; 8 x 3 measured ahead of 6 x 4) over the K
- * block: each k step loads one zmm per column vector from the panels, broadcasts one A value per row and issues
- * rows x vecs FMAs. Shapes are template parameters, so every accumulator stays a register; GemmTileAVX512 picks the
- * instance.
+ * The tile keeps rows x vecs accumulators over the K block: each k step loads one zmm per column vector from the
+ * panels, broadcasts one A value per row and issues rows x vecs FMAs. Shapes are template parameters, so every
+ * accumulator stays a register; GemmTileAVX512 picks the instance. Which of 8 x 3 and 4 x 4 is faster depends on
+ * the caller (gemm.h TileShape); for the matmul family 4 x 3, 5 x 4 and 6 x 4 were no better than 4 x 4, and 3 x 4
+ * and 2 x 4 15-20% slower (too few accumulators to hide the FMA latency).
  */
 // GCC 12 reports its own AVX-512 cast intrinsics (_mm512_undefined_ps inside) as reading uninitialized values.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -69,8 +71,9 @@ void Micro(const Tile& t) {
 
 using MicroFn = void (*)(const Tile&);
 
+// 4 vecs only up to 4 rows (32 accumulators would not fit with the B vectors); the driver never asks for more
 template <int R>
-constexpr MicroFn kRow[3] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>};
+constexpr MicroFn kRow[4] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>, R <= 4 ? Micro<R <= 4 ? R : 4, 4> : nullptr};
 
 constexpr const MicroFn* kTable[8] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
 

@@ -11,8 +11,8 @@
  * panel p holding columns [p * nb, p * nb + nb) row after row, so one k step of a panel is nb contiguous floats
  * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
  *
- * The driver (GemmPacked) cuts C into register tiles (up to 8 rows x 48 columns on AVX-512: 24 zmm accumulators;
- * 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced widths) and K into blocks of 768; each (K
+ * The driver (GemmPacked) cuts C into register tiles (AVX-512: up to 8 rows x 48 columns, 24 zmm accumulators, or
+ * 4 x 64 for the matmul family, see TileShape; 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced widths) and K into blocks of 768; each (K
  * block, tile) is one call of the ISA's micro-kernel (GemmTile*), which keeps the tile's accumulators in registers
  * over the K block. Threads get contiguous runs of tiles of equal work, column tile first (batch-1 transformers have
  * M = 1), then rows. The epilogue runs on each tile's rows right after
@@ -51,7 +51,7 @@ struct Tile {
   int64_t k;          // the K block's length
   float* c;           // row r, column j: c[r * ldc + j]
   int64_t ldc;
-  int rows;           // 1..8 (AVX-512), 1..6 (AVX2), 1..4 (portable)
+  int rows;           // 1..8 (AVX-512; 1..4 when cols is 64), 1..6 (AVX2), 1..4 (portable)
   int cols;           // a multiple of the ISA's vector width, at most the driver's tile width
   bool accumulate;    // add to C instead of overwriting it
   // The epilogue in registers as the tile is stored (AVX-512, last K block), or null: column j's per-channel value
@@ -61,7 +61,16 @@ struct Tile {
   int64_t c_flat;
 };
 
-/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 48) or of 8 (AVX2, cols <= 16). */
+/*!
+ * \brief The AVX-512 register tile for panels of 16 (and 32): kRows8, 8 rows x 48 columns (24 accumulators), or
+ * kRows4, 4 x 64 (16). On this Zen 4, kRows4 measured faster for the matmul family (attention's Q K^T 12 x 128 x 64
+ * x 128 +3%, dense 128 x 768 x 768 +2-4%, M = 1 rows up to +10%: a 1-row tile has 4 accumulators to hide the FMA
+ * latency, not 3) and kRows8 for Winograd's GEMMs (kRows4 5-12% slower on ResNet's 3x3 layers); panels of 48 always
+ * take 8 x 48, the other ISAs their own tile.
+ */
+enum class TileShape { kRows8, kRows4 };
+
+/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 64, <= 48 above 4 rows) or of 8 (AVX2, cols <= 16). */
 void GemmTileAVX512(const Tile& t);
 void GemmTileAVX2(const Tile& t);
 
@@ -96,7 +105,8 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
  * unless called from a task.
  */
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr);
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr,
+                TileShape shape = TileShape::kRows8);
 
 /*! \brief The panel width of per-call packs under the current ISA: 16 (AVX-512 and scalar) or 8 (AVX2). */
 int64_t NativeBlock();
