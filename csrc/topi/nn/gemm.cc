@@ -72,7 +72,7 @@ void TilePortable(const Tile& t) {
     for (int r = 0; r < t.rows; ++r) {
       const float a = t.a[r * t.lda + k];
       for (int p = 0; p < panels; ++p) {
-        const float* b = t.b + p * t.panel + k * nb;
+        const float* b = t.b + p * t.panel + k * t.ldb;
         float* dst = acc[r] + p * nb;
         for (int64_t j = 0; j < nb; ++j) dst[j] += a * b[j];
       }
@@ -177,9 +177,15 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, k * nb)));
 }
 
-void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
-  if (m == 0 || n == 0) return;
+namespace {
+
+/*!
+ * \brief The driver over B in panels of nb: column c, step q at bp[(c / nb) * panel + q * ldb + c % nb] (packed:
+ * panel = K nb, ldb = nb; a row-major B read in place: panel = nb, ldb = its row stride).
+ */
+void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t panel, int64_t ldb, int64_t m, int64_t n,
+          int64_t k, float* c, int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail,
+          TileShape shape) {
   float* base = c - c_flat;  // the epilogue indexes the whole output
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) {
@@ -189,7 +195,6 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
     return;
   }
   const Config cfg = Pick(nb, shape);
-  const int64_t panel = k * nb;
   // Column tiles of balanced widths: ceil(panels / per_tile) tiles, the panels dealt out evenly (N = 64 on AVX-512's
   // 8 x 48 tile: 32 + 32, not 48 + 16; as many tiles, so as many B loads and A broadcasts per k step).
   const int64_t panels = (n + nb - 1) / nb, per_tile = std::max<int64_t>(1, cfg.cols / nb);
@@ -216,7 +221,7 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
         const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
         float* dst = c + r0 * ldc + col0;
         const bool fuse = last && !partial && tail != nullptr && cfg.fused_tail;
-        Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * nb, panel, nb, kc,
+        Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * ldb, panel, nb, ldb, kc,
                partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
                fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
         if (partial && kb > 0) {
@@ -244,6 +249,22 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
       if (rt0 < rt1) run(jt, rt0, rt1, buf);
     }
   });
+}
+
+}  // namespace
+
+void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
+  if (m == 0 || n == 0) return;
+  Gemm(a, lda, bp, nb, k * nb, nb, m, n, k, c, ldc, epi, c_flat, tail, shape);
+}
+
+void GemmRowMajorB(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k, float* c,
+                   int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
+  if (m == 0 || n == 0) return;
+  const int64_t nb = NativeBlock();
+  TVMLITE_ICHECK(n % nb == 0) << "GemmRowMajorB: N = " << n << " is not a multiple of " << nb;
+  Gemm(a, lda, b, nb, nb, ldb, m, n, k, c, ldc, epi, c_flat, tail, shape);
 }
 
 }  // namespace gemm
@@ -439,9 +460,11 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
   return p;
 }
 
+constexpr int64_t kInPlaceCols = 256;
+
 /*!
  * \brief out = plan's product, with the epilogue (tail: the same in registers, or null); B packed per batch (once
- * when every batch shares it).
+ * when every batch shares it) or read in place.
  */
 void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi,
                const FusedTail* tail) {
@@ -463,6 +486,10 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
     GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0, tail, TileShape::kRows4);
     return;
   }
+  // Per-batch row-major B of whole vectors and at most kInPlaceCols columns (attention's per-head V, or K^T) is read
+  // in place: its pack was a copy of every row (7% of scores @ V at 12 x 128 x 128 x 64, one call of memcpy per 16
+  // floats); wider rows would put a column tile's K rows 4 KB apart, on the same L1 sets.
+  const bool in_place = p.b_sn == 1 && p.b_sk >= n && n % nb == 0 && n <= kInPlaceCols;
   auto one = [&](int64_t bi) {
     int64_t a_off = 0, b_off = 0;
     for (size_t i = p.batch.size(), rest = bi; i-- > 0;) {
@@ -479,6 +506,10 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
       ab = t, lda = k;
     } else if (m == 1) {
       lda = k;
+    }
+    if (in_place) {
+      gemm::GemmRowMajorB(ab, lda, b + b_off, p.b_sk, m, n, k, out + bi * mn, n, epi, bi * mn, tail, TileShape::kRows4);
+      return;
     }
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b + b_off, p.b_sk, p.b_sn, k, n, nb, packed);

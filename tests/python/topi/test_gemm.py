@@ -169,6 +169,25 @@ def test_batch_matmul_transpose_b_packs_any_k_and_n(isa, threads, rng, k, n):
     _close(got, _np_matmul(x, y, False, True), k)
 
 
+@pytest.mark.parametrize("sx,sy,ta", [
+    ((3, 11, 33), (3, 33, 64), False),        # y (B, K, N) read in place: N a multiple of the vector width
+    ((2, 5, 17), (2, 17, 256), False),        # the widest read in place
+    ((2, 5, 17), (2, 17, 272), False),        # wider: packed
+    ((4, 1, 9), (4, 9, 48), False),           # M = 1
+    ((3, 19, 7), (1, 19, 32), True),          # transposed x, y's batch broadcast
+    ((2, 128, 128), (2, 128, 64), False),     # attention's scores @ V
+])
+def test_batch_matmul_reads_row_major_y_in_place(isa, threads, rng, sx, sy, ta):
+    x = rng.standard_normal(sx).astype(np.float32)
+    y = rng.standard_normal(sy).astype(np.float32)
+    want = _np_matmul(x, y, ta, False)
+    got = _run("topi.nn.batch_matmul", {"transpose_a": ta, "transpose_b": False}, x, y, out_shape=want.shape)
+    _close(got, want, sx[1] if ta else sx[2])
+    got = _run("topi.nn.matmul", {"transpose_a": ta}, x[:, None], y[:, None], out_shape=want.shape[:1] + (1,) +
+               want.shape[1:])
+    _close(got[:, 0], want, sx[1] if ta else sx[2])
+
+
 def test_batch_matmul_defaults_to_transpose_b(rng):
     x = rng.standard_normal((2, 5, 7)).astype(np.float32)
     y = rng.standard_normal((2, 3, 7)).astype(np.float32)

@@ -27,10 +27,10 @@ void Micro(const Tile& t) {
       acc[r][v] = t.accumulate ? _mm256_loadu_ps(t.c + r * t.ldc + v * 8) : _mm256_setzero_ps();
     }
   }
-  const int64_t nb = t.nb;
+  const int64_t ldb = t.ldb;
   for (int64_t k = 0; k < t.k; ++k) {
     __m256 b[V];
-    for (int v = 0; v < V; ++v) b[v] = _mm256_loadu_ps(bp[v] + k * nb);
+    for (int v = 0; v < V; ++v) b[v] = _mm256_loadu_ps(bp[v] + k * ldb);
     for (int r = 0; r < R; ++r) {
       __m256 a = _mm256_broadcast_ss(ap[r] + k);
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);

@@ -45,9 +45,10 @@ struct Tile {
   const float* a;     // row r, step k: a[r * lda + k]
   int64_t lda;
   const float* b;     // the first panel at this tile's k offset;
-                      // column c, step k: b[(c / nb) * panel + k * nb + c % nb]
-  int64_t panel;      // floats between consecutive panels (K * nb)
+                      // column c, step k: b[(c / nb) * panel + k * ldb + c % nb]
+  int64_t panel;      // floats between consecutive panels (K * nb packed, nb read in place)
   int64_t nb;
+  int64_t ldb;        // floats between k steps of a panel: nb when packed, B's row stride when read in place
   int64_t k;          // the K block's length
   float* c;           // row r, column j: c[r * ldc + j]
   int64_t ldc;
@@ -107,6 +108,15 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
                 int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr,
                 TileShape shape = TileShape::kRows8);
+
+/*!
+ * \brief GemmPacked with B (K, N) row-major (row stride ldb) read in place, as panels of NativeBlock() columns whose
+ * k steps are ldb apart: no per-call pack. N must be a multiple of NativeBlock(); meant for a B of few columns (a
+ * column tile's K rows then span few L1 sets and pages): attention's per-head scores @ V, and Q K^T with K^T given.
+ */
+void GemmRowMajorB(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k, float* c,
+                   int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr,
+                   TileShape shape = TileShape::kRows8);
 
 /*! \brief The panel width of per-call packs under the current ISA: 16 (AVX-512 and scalar) or 8 (AVX2). */
 int64_t NativeBlock();
