@@ -141,33 +141,53 @@ void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* ne
   for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
 }
 
-/*! \brief Transposes the 16 x 16 block r[0..15] in registers (row i becomes column i). */
-inline void Transpose16(__m512 r[16]) {
-  __m512 t[16];
-  for (int i = 0; i < 16; i += 2) {  // 2 x 2 blocks of singles
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles. */
+__attribute__((always_inline)) inline void Transpose16(const __m512 (&in)[16], __m512 (&out)[16]) {
+  __m512 t[16], u[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
+    t[i] = _mm512_unpacklo_ps(in[i], in[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(in[i], in[i + 1]);
   }
-  // 4 x 4 blocks: r[4 g + c] holds, in its 128-bit lane l, column 4 l + c of rows 4 g .. 4 g + 3
+  // 4 x 4 blocks: u[4 g + c] holds, in its 128-bit lane l, column 4 l + c of rows 4 g .. 4 g + 3
+#pragma GCC unroll 4
   for (int g = 0; g < 16; g += 4) {
     const __m512d t0 = _mm512_castps_pd(t[g]), t1 = _mm512_castps_pd(t[g + 1]);
     const __m512d t2 = _mm512_castps_pd(t[g + 2]), t3 = _mm512_castps_pd(t[g + 3]);
-    r[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
-    r[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
-    r[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
-    r[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+    u[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    u[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    u[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    u[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
   }
-  // Column 4 l + c gathers lane l of r[c], r[4 + c], r[8 + c], r[12 + c]: two 128-bit lane shuffles.
-  for (int j = 0; j < 4; ++j) {
-    const __m512 g0 = r[j], g1 = r[4 + j], g2 = r[8 + j], g3 = r[12 + j];
-    const __m512 a02 = _mm512_shuffle_f32x4(g0, g1, 0x88), a13 = _mm512_shuffle_f32x4(g0, g1, 0xDD);
-    const __m512 b02 = _mm512_shuffle_f32x4(g2, g3, 0x88), b13 = _mm512_shuffle_f32x4(g2, g3, 0xDD);
-    t[j] = _mm512_shuffle_f32x4(a02, b02, 0x88);       // lane 0 of g0..g3: column j
-    t[8 + j] = _mm512_shuffle_f32x4(a02, b02, 0xDD);   // lane 2: column 8 + j
-    t[4 + j] = _mm512_shuffle_f32x4(a13, b13, 0x88);   // lane 1: column 4 + j
-    t[12 + j] = _mm512_shuffle_f32x4(a13, b13, 0xDD);  // lane 3: column 12 + j
+  // Column 4 l + c gathers lane l of u[c], u[4 + c], u[8 + c], u[12 + c]: two 128-bit lane shuffles.
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const __m512 a02 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), a13 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+    const __m512 b02 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+    const __m512 b13 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+    out[c] = _mm512_shuffle_f32x4(a02, b02, 0x88);       // lane 0 of each row group: column c
+    out[8 + c] = _mm512_shuffle_f32x4(a02, b02, 0xDD);   // lane 2: column 8 + c
+    out[4 + c] = _mm512_shuffle_f32x4(a13, b13, 0x88);   // lane 1: column 4 + c
+    out[12 + c] = _mm512_shuffle_f32x4(a13, b13, 0xDD);  // lane 3: column 12 + c
   }
-  for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
+/*! \brief One 16 x 16 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (16 a step). */
+template <bool kFull>
+__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
+                                                     float* dst) {
+  const __mmask16 m = kFull ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
+  __m512 in[16], out[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) {
+    in[i] = kFull ? _mm512_loadu_ps(src + i * ld) : i < rows ? _mm512_maskz_loadu_ps(m, src + i * ld)
+                                                             : _mm512_setzero_ps();
+  }
+  Transpose16(in, out);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) {
+    if (kFull || i < depth) _mm512_storeu_ps(dst + i * 16, out[i]);
+  }
 }
 
 }  // namespace
@@ -184,11 +204,11 @@ void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int
     for (int64_t q = 0; q < k; q += 16) {
       for (int64_t i = 0; i < next_rows; ++i) _mm_prefetch(reinterpret_cast<const char*>(next + i * ld + q), _MM_HINT_T0);
       const int64_t depth = std::min<int64_t>(16, k - q);
-      const __mmask16 m = depth == 16 ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
-      __m512 r[16];
-      for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_maskz_loadu_ps(m, src + i * ld + q) : _mm512_setzero_ps();
-      Transpose16(r);
-      for (int i = 0; i < depth; ++i) _mm512_storeu_ps(dst + (q + i) * 16, r[i]);
+      if (rows == 16 && depth == 16) {
+        PackBlock<true>(src + q, ld, rows, depth, dst + q * 16);
+      } else {
+        PackBlock<false>(src + q, ld, rows, depth, dst + q * 16);
+      }
     }
   }
 }
