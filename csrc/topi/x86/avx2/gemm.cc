@@ -90,32 +90,47 @@ float Dot(const float* x, const float* w, int64_t k) {
   return HSum(_mm256_add_ps(s0, s1)) + tail;
 }
 
-/*! \brief Transposes the 8 x 8 block r[0..7] in registers (row i becomes column i). */
-inline void Transpose8(__m256 r[8]) {
-  __m256 t[8];
-  for (int i = 0; i < 8; i += 2) {  // per 128-bit lane l: t[i] = (r_i, r_i+1 at 4 l, 4 l + 1), t[i + 1] at 4 l + 2, + 3
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+/*! \brief out[i] = column i of the 8 x 8 block in[0..7] (rows), in registers: 24 shuffles. */
+__attribute__((always_inline)) inline void Transpose8(const __m256 (&in)[8], __m256 (&out)[8]) {
+  __m256 t[8], u[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
+    t[i] = _mm256_unpacklo_ps(in[i], in[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(in[i], in[i + 1]);
   }
-  __m256 u[8];  // u[4 g + c]: in lane l, column 4 l + c of rows 4 g .. 4 g + 3
-  for (int g = 0; g < 8; g += 4) {
+#pragma GCC unroll 2
+  for (int g = 0; g < 8; g += 4) {  // u[4 g + c]: in lane l, column 4 l + c of rows 4 g .. 4 g + 3
     u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
     u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
     u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
     u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
   }
+#pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {
-    r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
-    r[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    out[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+    out[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
   }
 }
 
-/*! \brief The first `count` floats of p (count in [0, 8]), the rest zero. */
-inline __m256 LoadPartial(const float* p, int64_t count) {
-  if (count == 8) return _mm256_loadu_ps(p);
-  alignas(32) float buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = 0; i < count; ++i) buf[i] = p[i];
-  return _mm256_load_ps(buf);
+/*! \brief One 8 x 8 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (8 a step). */
+template <bool kFull>
+__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
+                                                     float* dst) {
+  __m256 in[8], out[8];
+  if (kFull) {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) in[i] = _mm256_loadu_ps(src + i * ld);
+  } else {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(depth)), lane);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) in[i] = i < rows ? _mm256_maskload_ps(src + i * ld, mask) : _mm256_setzero_ps();
+  }
+  Transpose8(in, out);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    if (kFull || i < depth) _mm256_storeu_ps(dst + i * 8, out[i]);
+  }
 }
 
 }  // namespace
@@ -129,10 +144,11 @@ void PackBTransposedAVX2(const float* b, int64_t ld, int64_t k, int64_t n, int64
     const float* src = b + p * 8 * ld;
     for (int64_t q = 0; q < k; q += 8) {
       const int64_t depth = std::min<int64_t>(8, k - q);
-      __m256 r[8];
-      for (int i = 0; i < 8; ++i) r[i] = i < rows ? LoadPartial(src + i * ld + q, depth) : _mm256_setzero_ps();
-      Transpose8(r);
-      for (int i = 0; i < depth; ++i) _mm256_storeu_ps(dst + (q + i) * 8, r[i]);
+      if (rows == 8 && depth == 8) {
+        PackBlock<true>(src + q, ld, rows, depth, dst + q * 8);
+      } else {
+        PackBlock<false>(src + q, ld, rows, depth, dst + q * 8);
+      }
     }
   }
 }
