@@ -64,10 +64,10 @@ struct Tile {
 
 /*!
  * \brief The AVX-512 register tile for panels of 16 (and 32): kRows8, 8 rows x 48 columns (24 accumulators), or
- * kRows4, 4 x 64 (16). On this Zen 4, kRows4 measured faster for the matmul family (attention's Q K^T 12 x 128 x 64
- * x 128 +3%, dense 128 x 768 x 768 +2-4%, M = 1 rows up to +10%: a 1-row tile has 4 accumulators to hide the FMA
- * latency, not 3) and kRows8 for Winograd's GEMMs (kRows4 5-12% slower on ResNet's 3x3 layers); panels of 48 always
- * take 8 x 48, the other ISAs their own tile.
+ * kRows4, 4 x 64 (16). On this Zen 4, kRows4 measured faster for the matmul family on small K (attention's Q K^T
+ * 12 x 128 x 64 x 128 +3.5%, 1536 x 64 x 128 +3%; dense 128 x 768 x 768 / x 3072 and M = 1 rows equal) and kRows8 for
+ * Winograd's GEMMs (kRows4 6-20% slower on ResNet's 256- and 512-channel 3x3 layers); panels of 48 always take
+ * 8 x 48, the other ISAs their own tile.
  */
 enum class TileShape { kRows8, kRows4 };
 
