@@ -8,10 +8,11 @@
  *   topi.nn.batch_matmul  x (B, M, K) [(B, K, M) with transpose_a], y (B, N, K) [transpose_b] or (B, K, N)
  *
  * Algorithm (gemm.h has the packed layout): C is cut into column tiles of at most `cols` (whole panels, the panels
- * dealt out evenly: N = 64 is 32 + 32 on AVX-512) and row tiles of up to 8 rows. The (column tile, row tile) pairs,
+ * dealt out evenly: N = 64 is 32 + 32 on AVX-512's 8 x 48 tile) and row tiles of the tile's rows (AVX-512: 8 x 48, or
+ * 4 x 64 for the matmul family, gemm.h TileShape; AVX2: 6 x 16). The (column tile, row tile) pairs,
  * column tile first and each weighing its panels, are cut into one contiguous part of equal weight per thread, so
  * a thread's row tiles share their B panels and wide and narrow tiles are balanced across threads. Inside a part,
- * per column tile, K runs in blocks of kKBlock (the B block of a column tile, 147 KB, stays in L2 across the part's
+ * per column tile, K runs in blocks of kKBlock (the B block of a 48-column tile, 147 KB, stays in L2 across the part's
  * row tiles; longer blocks measured faster than L1-sized ones of 128, whose every call reloads and restores the C
  * tile); each (K block, row tile) pair is one micro-kernel call. A column tile whose width is not a whole number of
  * vectors (the tail of N) computes into a stack tile and copies the valid columns out. Operands that are not packed
@@ -71,7 +72,7 @@ void TilePortable(const Tile& t) {
     for (int r = 0; r < t.rows; ++r) {
       const float a = t.a[r * t.lda + k];
       for (int p = 0; p < panels; ++p) {
-        const float* b = t.b + p * t.panel + k * nb;
+        const float* b = t.b + p * t.panel + k * t.ldb;
         float* dst = acc[r] + p * nb;
         for (int64_t j = 0; j < nb; ++j) dst[j] += a * b[j];
       }
@@ -89,8 +90,11 @@ struct Config {
   bool fused_tail;  // the micro-kernel applies Tile::tail
 };
 
-Config Pick(int64_t nb) {
+Config Pick(int64_t nb, TileShape shape) {
   Isa isa = CpuIsa();
+  if (isa == Isa::kAVX512 && (nb == 16 || nb == 32) && shape == TileShape::kRows4) {
+    return {GemmTileAVX512, 4, 64, 16, true};
+  }
   if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 48) {
     return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16, true};
   }
@@ -145,7 +149,16 @@ int64_t NativeBlock() { return CpuIsa() == Isa::kAVX2 ? 8 : 16; }
 
 void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t nb, float* out) {
   int64_t panels = (n + nb - 1) / nb;
+  const Isa isa = CpuIsa();
+  // B given as (N, K) rows (dense's weight, batch_matmul's transpose_b): whole vector blocks transposed in registers
+  auto trans = sk != 1 || sn <= 1 ? nullptr
+               : isa == Isa::kAVX512 && nb == 16 ? PackBTransposedAVX512
+               : isa == Isa::kAVX2 && nb == 8 ? PackBTransposedAVX2 : nullptr;
   runtime::ParallelFor(panels, [&](int64_t p0, int64_t p1) {
+    if (trans != nullptr) {
+      trans(b, sn, k, n, p0, p1, out);
+      return;
+    }
     for (int64_t p = p0; p < p1; ++p) {
       float* dst = out + p * k * nb;
       int64_t c0 = p * nb, w = std::min(nb, n - c0);
@@ -164,9 +177,15 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, k * nb)));
 }
 
-void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail) {
-  if (m == 0 || n == 0) return;
+namespace {
+
+/*!
+ * \brief The driver over B in panels of nb: column c, step q at bp[(c / nb) * panel + q * ldb + c % nb] (packed:
+ * panel = K nb, ldb = nb; a row-major B read in place: panel = nb, ldb = its row stride).
+ */
+void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t panel, int64_t ldb, int64_t m, int64_t n,
+          int64_t k, float* c, int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail,
+          TileShape shape) {
   float* base = c - c_flat;  // the epilogue indexes the whole output
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) {
@@ -175,10 +194,9 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
     }
     return;
   }
-  const Config cfg = Pick(nb);
-  const int64_t panel = k * nb;
-  // Column tiles of balanced widths: ceil(panels / per_tile) tiles, the panels dealt out evenly (N = 64 on AVX-512:
-  // 32 + 32, not 48 + 16; as many tiles, so as many B loads and A broadcasts per k step).
+  const Config cfg = Pick(nb, shape);
+  // Column tiles of balanced widths: ceil(panels / per_tile) tiles, the panels dealt out evenly (N = 64 on AVX-512's
+  // 8 x 48 tile: 32 + 32, not 48 + 16; as many tiles, so as many B loads and A broadcasts per k step).
   const int64_t panels = (n + nb - 1) / nb, per_tile = std::max<int64_t>(1, cfg.cols / nb);
   const int64_t col_tiles = (panels + per_tile - 1) / per_tile;
   const int64_t row_tiles = (m + cfg.rows - 1) / cfg.rows;
@@ -203,7 +221,7 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
         const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
         float* dst = c + r0 * ldc + col0;
         const bool fuse = last && !partial && tail != nullptr && cfg.fused_tail;
-        Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * nb, panel, nb, kc,
+        Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * ldb, panel, nb, ldb, kc,
                partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
                fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
         if (partial && kb > 0) {
@@ -233,6 +251,22 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
   });
 }
 
+}  // namespace
+
+void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
+  if (m == 0 || n == 0) return;
+  Gemm(a, lda, bp, nb, k * nb, nb, m, n, k, c, ldc, epi, c_flat, tail, shape);
+}
+
+void GemmRowMajorB(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k, float* c,
+                   int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
+  if (m == 0 || n == 0) return;
+  const int64_t nb = NativeBlock();
+  TVMLITE_ICHECK(n % nb == 0) << "GemmRowMajorB: N = " << n << " is not a multiple of " << nb;
+  Gemm(a, lda, b, nb, nb, ldb, m, n, k, c, ldc, epi, c_flat, tail, shape);
+}
+
 }  // namespace gemm
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -243,6 +277,7 @@ namespace {
 using gemm::GemmPacked;
 using gemm::PackB;
 using gemm::PackedSize;
+using gemm::TileShape;
 
 bool IsNone(const KernelAttrs& attrs, const char* key) {
   const Any* v = attrs.map().get()->Find(Any(String(key)));
@@ -257,12 +292,15 @@ void CheckOutDtype(const KernelAttrs& attrs) {
       << attrs.kernel() << ": out_dtype must be float32, got '" << dt << "'";
 }
 
-/*! \brief The epilogue as a tail in registers (per-channel inputs: one value per output column), or null. */
+/*!
+ * \brief The epilogue as a tail in registers (per-channel inputs: one value per output column; a leading scale by a
+ * constant, attention's scores / sqrt(d)), or null.
+ */
 const FusedTail* MatchGemmTail(const Epilogue& program, const KernelArgs& args, const std::vector<int64_t>& out_shape,
                                FusedTail* tail) {
   std::vector<int64_t> channel(out_shape.size(), 1);
   channel.back() = out_shape.back();
-  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail) ? tail : nullptr;
+  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail, /*allow_scale=*/true) ? tail : nullptr;
 }
 
 std::string ShapeStr(const std::vector<int64_t>& s) {
@@ -326,7 +364,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     const int64_t m = Prod(oshape, 0, oshape.size() - 1);
     BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
     FusedTail tail;
-    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail));
+    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
 });
 
@@ -364,7 +402,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
     float* packed = gemm::Scratch(0, PackedSize(k, n, nb));
     PackB(w, 1, k, k, n, nb, packed);
     FusedTail tail;
-    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail));
+    GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
 });
 
@@ -422,8 +460,14 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
   return p;
 }
 
-/*! \brief out = plan's product, with the epilogue; B packed per batch (once when every batch shares it). */
-void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi) {
+constexpr int64_t kInPlaceCols = 256;
+
+/*!
+ * \brief out = plan's product, with the epilogue (tail: the same in registers, or null); B packed per batch (once
+ * when every batch shares it) or read in place.
+ */
+void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi,
+               const FusedTail* tail) {
   const int64_t nbatch = Prod(p.batch, 0, p.batch.size());
   const int64_t m = p.m, n = p.n, k = p.k, mn = m * n;
   if (nbatch == 0 || mn == 0) return;
@@ -439,9 +483,13 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
   if (b_shared && a_flat) {
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b, p.b_sk, p.b_sn, k, n, nb, packed);
-    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0);
+    GemmPacked(a, k, packed, nb, nbatch * m, n, k, out, n, epi, 0, tail, TileShape::kRows4);
     return;
   }
+  // Per-batch row-major B of whole vectors and at most kInPlaceCols columns (attention's per-head V, or K^T) is read
+  // in place: its pack was a copy of every row (7% of scores @ V at 12 x 128 x 128 x 64, one call of memcpy per 16
+  // floats); wider rows would put a column tile's K rows 4 KB apart, on the same L1 sets.
+  const bool in_place = p.b_sn == 1 && p.b_sk >= n && n % nb == 0 && n <= kInPlaceCols;
   auto one = [&](int64_t bi) {
     int64_t a_off = 0, b_off = 0;
     for (size_t i = p.batch.size(), rest = bi; i-- > 0;) {
@@ -459,9 +507,13 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
     } else if (m == 1) {
       lda = k;
     }
+    if (in_place) {
+      gemm::GemmRowMajorB(ab, lda, b + b_off, p.b_sk, m, n, k, out + bi * mn, n, epi, bi * mn, tail, TileShape::kRows4);
+      return;
+    }
     float* packed = gemm::Scratch(0, packed_size);
     PackB(b + b_off, p.b_sk, p.b_sn, k, n, nb, packed);
-    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn);
+    GemmPacked(ab, lda, packed, nb, m, n, k, out + bi * mn, n, epi, bi * mn, tail, TileShape::kRows4);
   };
   if (nbatch >= runtime::NumThreads() && nbatch > 1) {
     int64_t min_chunk = std::max<int64_t>(1, gemm::kMinChunkFlops / std::max<int64_t>(1, 2 * mn * k));
@@ -501,7 +553,10 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
       bound.Apply(y, 0, out.size());
       return;
     }
-    RunMatmul(plan, a, b, y, bound);
+    // A 1-D b drops N from the output: its last dim is then not the GEMM's columns, so no per-column tail.
+    FusedTail tail;
+    const bool vec_b = tb.ndim() == 1;
+    RunMatmul(plan, a, b, y, bound, vec_b ? nullptr : MatchGemmTail(epi, args, plan.out_shape, &tail));
   });
 }
 

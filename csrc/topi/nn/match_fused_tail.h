@@ -21,12 +21,13 @@ namespace topi {
  * \brief The program as a FusedTail when it is a chain "add (cur, in_k)" ... ["relu | clip" cur], each step reading
  * the register the previous one wrote (r0 first; the lowering names intermediates r1..r7) and the last writing r0:
  * at most two adds of a float32 input that is per-channel (channel_shape, right-aligned: inputs of fewer dims
- * broadcast) or of the output's shape, then at most one relu or clip. False for anything else (the interpreter
- * runs it).
+ * broadcast) or of the output's shape, then at most one relu or clip. With allow_scale (kernels whose tail applies
+ * FusedTail::scale_op), the chain may open with "mul cur imm" (either order) or "div cur imm". False for anything
+ * else (the interpreter runs it).
  */
 bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
                     const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape,
-                    FusedTail* tail);
+                    FusedTail* tail, bool allow_scale = false);
 
 /*! \brief The per-channel shape of a conv output: (1, C, 1, 1) for NCHW, (1, C/c, 1, 1, c) for NCHW{c}c. */
 std::vector<int64_t> ConvChannelShape(const std::vector<int64_t>& out_shape);

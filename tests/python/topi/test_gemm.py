@@ -158,6 +158,36 @@ def test_batch_matmul_matches_numpy(isa, threads, rng, sx, sy, ta, tb):
     _close(got, want, sx[1] if ta else sx[2])
 
 
+@pytest.mark.parametrize("k", [1, 5, 16, 17, 33, 64, 100])
+@pytest.mark.parametrize("n", [1, 7, 16, 24, 40, 129])
+def test_batch_matmul_transpose_b_packs_any_k_and_n(isa, threads, rng, k, n):
+    """y (B, N, K) is packed by transposing vector blocks in registers: K and N not multiples of the block (16 / 8)
+    leave partial blocks, zero-padded in the last panel."""
+    x = rng.standard_normal((3, 11, k)).astype(np.float32)
+    y = rng.standard_normal((3, n, k)).astype(np.float32)
+    got = _run("topi.nn.batch_matmul", {"transpose_b": True}, x, y, out_shape=(3, 11, n))
+    _close(got, _np_matmul(x, y, False, True), k)
+
+
+@pytest.mark.parametrize("sx,sy,ta", [
+    ((3, 11, 33), (3, 33, 64), False),        # y (B, K, N) read in place: N a multiple of the vector width
+    ((2, 5, 17), (2, 17, 256), False),        # the widest read in place
+    ((2, 5, 17), (2, 17, 272), False),        # wider: packed
+    ((4, 1, 9), (4, 9, 48), False),           # M = 1
+    ((3, 19, 7), (1, 19, 32), True),          # transposed x, y's batch broadcast
+    ((2, 128, 128), (2, 128, 64), False),     # attention's scores @ V
+])
+def test_batch_matmul_reads_row_major_y_in_place(isa, threads, rng, sx, sy, ta):
+    x = rng.standard_normal(sx).astype(np.float32)
+    y = rng.standard_normal(sy).astype(np.float32)
+    want = _np_matmul(x, y, ta, False)
+    got = _run("topi.nn.batch_matmul", {"transpose_a": ta, "transpose_b": False}, x, y, out_shape=want.shape)
+    _close(got, want, sx[1] if ta else sx[2])
+    got = _run("topi.nn.matmul", {"transpose_a": ta}, x[:, None], y[:, None], out_shape=want.shape[:1] + (1,) +
+               want.shape[1:])
+    _close(got[:, 0], want, sx[1] if ta else sx[2])
+
+
 def test_batch_matmul_defaults_to_transpose_b(rng):
     x = rng.standard_normal((2, 5, 7)).astype(np.float32)
     y = rng.standard_normal((2, 3, 7)).astype(np.float32)
@@ -185,7 +215,7 @@ def test_dense_bias_gelu_residual_epilogue(isa, threads, rng, kernel, m, k, n):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-# (program, numpy of (product, per-column bias, full residual)); the first five run in the AVX-512 tile's registers
+# (program, numpy of (product, per-column bias, full residual)); the first nine run in the AVX-512 tile's registers
 # on full tiles (the lowering names intermediates r1..), the rest through the interpreter. N = 100 adds a partial tile.
 TAIL_FORMS = [
     ("add r0 r0 in0", lambda y, b, r: y + b),
@@ -193,6 +223,12 @@ TAIL_FORMS = [
     ("add r1 in0 r0; relu r0 r1", lambda y, b, r: np.maximum(y + b, 0)),
     ("add r1 r0 in1; clip r0 r1 -0.5 0.5", lambda y, b, r: np.clip(y + r, -0.5, 0.5)),
     ("relu r0 r0", lambda y, b, r: np.maximum(y, 0)),
+    ("div r0 r0 8", lambda y, b, r: y / np.float32(8)),                       # as a multiply by 0.125
+    ("div r1 r0 -3; add r0 r1 in1", lambda y, b, r: y / np.float32(-3) + r),   # a divide
+    ("mul r1 0.3 r0; add r1 r1 in0; relu r0 r1", lambda y, b, r: np.maximum(np.float32(0.3) * y + b, 0)),
+    ("mul r0 r0 0.125; add r0 r0 in0; add r0 r0 in1", lambda y, b, r: y * np.float32(0.125) + b + r),
+    ("add r1 r0 in0; mul r0 r1 2", lambda y, b, r: (y + b) * 2),                # a scale after an add
+    ("mul r0 r0 in0", lambda y, b, r: y * b),                                    # a scale by an input
     ("add r1 r0 in0; relu r1 r1", lambda y, b, r: y),
     ("add r0 r0 in0; mul r0 r0 in1", lambda y, b, r: (y + b) * r),
 ]
@@ -231,6 +267,30 @@ def test_matmul_epilogue_uses_output_positions(threads, rng, sa, sb):
     got = _run("topi.nn.matmul", {"epilogue": "mul r0 r0 in0; relu r0 r0"}, a, b, extra, out_shape=prod.shape)
     want = np.maximum(prod * extra, 0)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel,tb", [("topi.nn.batch_matmul", True), ("topi.nn.batch_matmul", False),
+                                       ("topi.nn.matmul", False)])
+@pytest.mark.parametrize("m,k,n", [(128, 64, 128), (19, 33, 100), (9, 16, 48)])
+@pytest.mark.parametrize("program", ["div r0 r0 8", "div r0 r0 8; add r0 r0 in0", "mul r0 r0 0.3; add r0 r0 in1",
+                                     "div r0 r0 7"])
+def test_attention_scores_scale_and_mask_epilogue(isa, threads, rng, kernel, tb, m, k, n, program):
+    """Attention scores q k^T / sqrt(d) + mask: the scale, then a mask broadcast over heads and rows (1, 1, N) or of
+    the output's shape, applied in the tile's registers (full tiles) or by the interpreter (tails), per batch at the
+    batch's own offsets; a NaN stays in its row."""
+    x = rng.standard_normal((3, m, k)).astype(np.float32)
+    x[1, 2, 5] = np.nan
+    y = rng.standard_normal((3, n, k) if tb else (3, k, n)).astype(np.float32)
+    mask = np.where(rng.random((1, 1, n)) < 0.2, -1e4, 0).astype(np.float32)
+    full = rng.standard_normal((3, m, n)).astype(np.float32)
+    prod = _np_matmul(x, y, False, tb).astype(np.float32)
+    attrs = {"epilogue": program, "transpose_b": tb} if kernel.endswith("batch_matmul") else {"epilogue": program}
+    extra = (mask, full) if "in1" in program else (mask,) if "in0" in program else ()
+    got = _run(kernel, attrs, x, y, *extra, out_shape=prod.shape)
+    want = _epilogue_ref("copy r0 in0; " + program.replace("in1", "in2").replace("in0", "in1"), prod, *extra,
+                         shape=prod.shape)
+    assert np.isnan(got[1, 2]).all() and not np.isnan(got[0]).any()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
 def test_kernels_are_registered_for_their_ops():

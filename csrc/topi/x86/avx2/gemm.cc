@@ -8,6 +8,8 @@
 
 #include <tvmlite/topi/nn/gemm.h>
 
+#include <algorithm>
+
 namespace tvmlite {
 namespace topi {
 namespace gemm {
@@ -15,26 +17,47 @@ namespace {
 
 template <int R, int V>
 void Micro(const Tile& t) {
+  // Loops over R and V fully unrolled and no division for panels of 8, as in the AVX-512 tile (see there)
   __m256 acc[R][V];
   const float* bp[V];
-  for (int v = 0; v < V; ++v) bp[v] = t.b + (v * 8 / t.nb) * t.panel + (v * 8) % t.nb;
+  if (t.nb == 8) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) bp[v] = t.b + v * t.panel;
+  } else {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) bp[v] = t.b + (v * 8 / t.nb) * t.panel + (v * 8) % t.nb;
+  }
   const float* ap[R];
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
-  for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < V; ++v) {
-      acc[r][v] = t.accumulate ? _mm256_loadu_ps(t.c + r * t.ldc + v * 8) : _mm256_setzero_ps();
+  if (t.accumulate) {
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm256_loadu_ps(t.c + r * t.ldc + v * 8);
+    }
+  } else {
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
     }
   }
-  const int64_t nb = t.nb;
+  const int64_t ldb = t.ldb;
   for (int64_t k = 0; k < t.k; ++k) {
     __m256 b[V];
-    for (int v = 0; v < V; ++v) b[v] = _mm256_loadu_ps(bp[v] + k * nb);
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) b[v] = _mm256_loadu_ps(bp[v] + k * ldb);
+#pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       __m256 a = _mm256_broadcast_ss(ap[r] + k);
+#pragma GCC unroll 2
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);
     }
   }
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
     for (int v = 0; v < V; ++v) _mm256_storeu_ps(t.c + r * t.ldc + v * 8, acc[r][v]);
   }
 }
@@ -88,9 +111,68 @@ float Dot(const float* x, const float* w, int64_t k) {
   return HSum(_mm256_add_ps(s0, s1)) + tail;
 }
 
+/*! \brief out[i] = column i of the 8 x 8 block in[0..7] (rows), in registers: 24 shuffles. */
+__attribute__((always_inline)) inline void Transpose8(const __m256 (&in)[8], __m256 (&out)[8]) {
+  __m256 t[8], u[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
+    t[i] = _mm256_unpacklo_ps(in[i], in[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(in[i], in[i + 1]);
+  }
+#pragma GCC unroll 2
+  for (int g = 0; g < 8; g += 4) {  // u[4 g + c]: in lane l, column 4 l + c of rows 4 g .. 4 g + 3
+    u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+    u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
+    u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+    u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    out[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+    out[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+  }
+}
+
+/*! \brief One 8 x 8 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (8 a step). */
+template <bool kFull>
+__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
+                                                     float* dst) {
+  __m256 in[8], out[8];
+  if (kFull) {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) in[i] = _mm256_loadu_ps(src + i * ld);
+  } else {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(depth)), lane);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) in[i] = i < rows ? _mm256_maskload_ps(src + i * ld, mask) : _mm256_setzero_ps();
+  }
+  Transpose8(in, out);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    if (kFull || i < depth) _mm256_storeu_ps(dst + i * 8, out[i]);
+  }
+}
+
 }  // namespace
 
 void GemmTileAVX2(const Tile& t) { kTable[t.rows - 1][t.cols / 8 - 1](t); }
+
+void PackBTransposedAVX2(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
+  for (int64_t p = p0; p < p1; ++p) {
+    float* dst = out + p * k * 8;
+    const int64_t rows = std::min<int64_t>(8, n - p * 8);
+    const float* src = b + p * 8 * ld;
+    for (int64_t q = 0; q < k; q += 8) {
+      const int64_t depth = std::min<int64_t>(8, k - q);
+      if (rows == 8 && depth == 8) {
+        PackBlock<true>(src + q, ld, rows, depth, dst + q * 8);
+      } else {
+        PackBlock<false>(src + q, ld, rows, depth, dst + q * 8);
+      }
+    }
+  }
+}
 
 void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;

@@ -20,6 +20,8 @@ namespace {
  * stores cannot alias, so nothing is reloaded per vector), its per-channel adds loaded once, its bounds broadcast.
  */
 struct TailRegs {
+  int scale_op;
+  __m512 scale;
   int kind[2];
   const float* full[2];
   __m512 channel[2];
@@ -31,6 +33,8 @@ struct TailRegs {
 /*! \brief The tail for channels [channel_off, channel_off + 16). */
 __attribute__((always_inline)) inline TailRegs LoadTail(const FusedTail& t, int64_t channel_off) {
   TailRegs r;
+  r.scale_op = t.scale_op;
+  r.scale = _mm512_set1_ps(t.scale);
   for (int k = 0; k < 2; ++k) {
     r.kind[k] = t.add_kind[k];
     r.full[k] = t.add[k];
@@ -44,12 +48,14 @@ __attribute__((always_inline)) inline TailRegs LoadTail(const FusedTail& t, int6
 }
 
 /*!
- * \brief v, then the tail's adds and activation, exactly as the interpreter computes them (float32, in order);
+ * \brief v, then the tail's scale, adds and activation, exactly as the interpreter computes them (float32, in order);
  * full_off: v's flat offset in the output (a full-shape add's). relu (x < 0 ? 0 : x) and clip (x < lo ? lo : x > hi ?
  * hi : x) as max(lo, x) then min(hi, .): the instructions return their second operand for a NaN or two zeros, so
  * NaN and -0 come out as the interpreter's.
  */
 __attribute__((always_inline)) inline __m512 ApplyTail(const TailRegs& r, __m512 v, int64_t full_off) {
+  if (r.scale_op == FusedTail::kMulImm) v = _mm512_mul_ps(v, r.scale);
+  if (r.scale_op == FusedTail::kDivImm) v = _mm512_div_ps(v, r.scale);
   for (int k = 0; k < 2; ++k) {
     if (r.kind[k] == FusedTail::kChannel) v = _mm512_add_ps(v, r.channel[k]);
     if (r.kind[k] == FusedTail::kFull) v = _mm512_add_ps(v, _mm512_loadu_ps(r.full[k] + full_off));

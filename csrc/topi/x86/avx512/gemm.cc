@@ -1,12 +1,14 @@
 /*!
  * \file gemm.cc
  * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 8 rows x 3 zmm
- * (48 columns) over packed panels, and the dot-product rows of nn.dense's matrix-vector path.
+ * (48 columns) or 4 rows x 4 zmm (64) over packed panels, the transposing pack of B given as rows, and the
+ * dot-product rows of nn.dense's matrix-vector path.
  *
- * The tile keeps rows x vecs accumulators (at most 24 of the 32 zmm; 8 x 3 measured ahead of 6 x 4) over the K
- * block: each k step loads one zmm per column vector from the panels, broadcasts one A value per row and issues
- * rows x vecs FMAs. Shapes are template parameters, so every accumulator stays a register; GemmTileAVX512 picks the
- * instance.
+ * The tile keeps rows x vecs accumulators over the K block: each k step loads one zmm per column vector from the
+ * panels, broadcasts one A value per row and issues rows x vecs FMAs. Shapes are template parameters, so every
+ * accumulator stays a register; GemmTileAVX512 picks the instance. Which of 8 x 3 and 4 x 4 is faster depends on
+ * the caller (gemm.h TileShape); for the matmul family 4 x 3, 5 x 4 and 6 x 4 were no better than 4 x 4, and 3 x 4
+ * and 2 x 4 15-20% slower (too few accumulators to hide the FMA latency).
  */
 // GCC 12 reports its own AVX-512 cast intrinsics (_mm512_undefined_ps inside) as reading uninitialized values.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -14,6 +16,8 @@
 #include <immintrin.h>
 
 #include <tvmlite/topi/nn/gemm.h>
+
+#include <algorithm>
 
 #include "fused_tail.h"
 
@@ -32,43 +36,68 @@ float HSum(__m512 v) {
 
 template <int R, int V>
 void Micro(const Tile& t) {
+  // Every loop over R and V fully unrolled: otherwise GCC keeps acc on the stack around the K loop (16-24 zmm stores
+  // and loads per call, a tenth of a call at K = 64)
   __m512 acc[R][V];
   const float* bp[V];
-  for (int v = 0; v < V; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
+  if (t.nb == 16) {  // no division (3 idiv per call at K = 64 cost ~2%)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) bp[v] = t.b + v * t.panel;
+  } else {
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
+  }
   const float* ap[R];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
-  for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < V; ++v) {
-      acc[r][v] = t.accumulate ? _mm512_loadu_ps(t.c + r * t.ldc + v * 16) : _mm512_setzero_ps();
+  if (t.accumulate) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_loadu_ps(t.c + r * t.ldc + v * 16);
+    }
+  } else {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
     }
   }
-  const int64_t nb = t.nb;
+  const int64_t ldb = t.ldb;
   for (int64_t k = 0; k < t.k; ++k) {
     __m512 b[V];
-    for (int v = 0; v < V; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * nb);
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * ldb);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       __m512 a = _mm512_set1_ps(ap[r][k]);
+#pragma GCC unroll 4
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
     }
   }
   if (t.tail != nullptr) {
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       const TailRegs tail = LoadTail(*t.tail, t.col + v * 16);  // columns [col + 16 v, col + 16 v + 16)
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
       }
     }
     return;
   }
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);
   }
 }
 
 using MicroFn = void (*)(const Tile&);
 
+// 4 vecs only up to 4 rows (32 accumulators would not fit with the B vectors); the driver never asks for more
 template <int R>
-constexpr MicroFn kRow[3] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>};
+constexpr MicroFn kRow[4] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>, R <= 4 ? Micro<R <= 4 ? R : 4, 4> : nullptr};
 
 constexpr const MicroFn* kTable[8] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
 
@@ -136,9 +165,77 @@ void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* ne
   for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
 }
 
+/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles. */
+__attribute__((always_inline)) inline void Transpose16(const __m512 (&in)[16], __m512 (&out)[16]) {
+  __m512 t[16], u[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
+    t[i] = _mm512_unpacklo_ps(in[i], in[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(in[i], in[i + 1]);
+  }
+  // 4 x 4 blocks: u[4 g + c] holds, in its 128-bit lane l, column 4 l + c of rows 4 g .. 4 g + 3
+#pragma GCC unroll 4
+  for (int g = 0; g < 16; g += 4) {
+    const __m512d t0 = _mm512_castps_pd(t[g]), t1 = _mm512_castps_pd(t[g + 1]);
+    const __m512d t2 = _mm512_castps_pd(t[g + 2]), t3 = _mm512_castps_pd(t[g + 3]);
+    u[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    u[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    u[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    u[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  // Column 4 l + c gathers lane l of u[c], u[4 + c], u[8 + c], u[12 + c]: two 128-bit lane shuffles.
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const __m512 a02 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), a13 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+    const __m512 b02 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+    const __m512 b13 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+    out[c] = _mm512_shuffle_f32x4(a02, b02, 0x88);       // lane 0 of each row group: column c
+    out[8 + c] = _mm512_shuffle_f32x4(a02, b02, 0xDD);   // lane 2: column 8 + c
+    out[4 + c] = _mm512_shuffle_f32x4(a13, b13, 0x88);   // lane 1: column 4 + c
+    out[12 + c] = _mm512_shuffle_f32x4(a13, b13, 0xDD);  // lane 3: column 12 + c
+  }
+}
+
+/*! \brief One 16 x 16 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (16 a step). */
+template <bool kFull>
+__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
+                                                     float* dst) {
+  const __mmask16 m = kFull ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
+  __m512 in[16], out[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) {
+    in[i] = kFull ? _mm512_loadu_ps(src + i * ld) : i < rows ? _mm512_maskz_loadu_ps(m, src + i * ld)
+                                                             : _mm512_setzero_ps();
+  }
+  Transpose16(in, out);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) {
+    if (kFull || i < depth) _mm512_storeu_ps(dst + i * 16, out[i]);
+  }
+}
+
 }  // namespace
 
 void GemmTileAVX512(const Tile& t) { kTable[t.rows - 1][t.cols / 16 - 1](t); }
+
+void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
+  for (int64_t p = p0; p < p1; ++p) {
+    float* dst = out + p * k * 16;
+    const int64_t rows = std::min<int64_t>(16, n - p * 16);
+    const float* src = b + p * 16 * ld;
+    const float* next = src + 16 * ld;
+    const int64_t next_rows = p + 1 < p1 ? std::min<int64_t>(16, n - (p + 1) * 16) : 0;
+    for (int64_t q = 0; q < k; q += 16) {
+      for (int64_t i = 0; i < next_rows; ++i) _mm_prefetch(reinterpret_cast<const char*>(next + i * ld + q), _MM_HINT_T0);
+      const int64_t depth = std::min<int64_t>(16, k - q);
+      if (rows == 16 && depth == 16) {
+        PackBlock<true>(src + q, ld, rows, depth, dst + q * 16);
+      } else {
+        PackBlock<false>(src + q, ld, rows, depth, dst + q * 16);
+      }
+    }
+  }
+}
 
 void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;

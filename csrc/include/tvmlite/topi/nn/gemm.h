@@ -11,8 +11,8 @@
  * panel p holding columns [p * nb, p * nb + nb) row after row, so one k step of a panel is nb contiguous floats
  * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
  *
- * The driver (GemmPacked) cuts C into register tiles (up to 8 rows x 48 columns on AVX-512: 24 zmm accumulators;
- * 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced widths) and K into blocks of 768; each (K
+ * The driver (GemmPacked) cuts C into register tiles (AVX-512: up to 8 rows x 48 columns, 24 zmm accumulators, or
+ * 4 x 64 for the matmul family, see TileShape; 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced widths) and K into blocks of 768; each (K
  * block, tile) is one call of the ISA's micro-kernel (GemmTile*), which keeps the tile's accumulators in registers
  * over the K block. Threads get contiguous runs of tiles of equal work, column tile first (batch-1 transformers have
  * M = 1), then rows. The epilogue runs on each tile's rows right after
@@ -45,13 +45,14 @@ struct Tile {
   const float* a;     // row r, step k: a[r * lda + k]
   int64_t lda;
   const float* b;     // the first panel at this tile's k offset;
-                      // column c, step k: b[(c / nb) * panel + k * nb + c % nb]
-  int64_t panel;      // floats between consecutive panels (K * nb)
+                      // column c, step k: b[(c / nb) * panel + k * ldb + c % nb]
+  int64_t panel;      // floats between consecutive panels (K * nb packed, nb read in place)
   int64_t nb;
+  int64_t ldb;        // floats between k steps of a panel: nb when packed, B's row stride when read in place
   int64_t k;          // the K block's length
   float* c;           // row r, column j: c[r * ldc + j]
   int64_t ldc;
-  int rows;           // 1..8 (AVX-512), 1..6 (AVX2), 1..4 (portable)
+  int rows;           // 1..8 (AVX-512; 1..4 when cols is 64), 1..6 (AVX2), 1..4 (portable)
   int cols;           // a multiple of the ISA's vector width, at most the driver's tile width
   bool accumulate;    // add to C instead of overwriting it
   // The epilogue in registers as the tile is stored (AVX-512, last K block), or null: column j's per-channel value
@@ -61,7 +62,16 @@ struct Tile {
   int64_t c_flat;
 };
 
-/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 48) or of 8 (AVX2, cols <= 16). */
+/*!
+ * \brief The AVX-512 register tile for panels of 16 (and 32): kRows8, 8 rows x 48 columns (24 accumulators), or
+ * kRows4, 4 x 64 (16). On this Zen 4, kRows4 measured faster for the matmul family on small K (attention's Q K^T
+ * 12 x 128 x 64 x 128 +3.5%, 1536 x 64 x 128 +3%; dense 128 x 768 x 768 / x 3072 and M = 1 rows equal) and kRows8 for
+ * Winograd's GEMMs (kRows4 6-20% slower on ResNet's 256- and 512-channel 3x3 layers); panels of 48 always take
+ * 8 x 48, the other ISAs their own tile.
+ */
+enum class TileShape { kRows8, kRows4 };
+
+/*! \brief Micro-kernels: nb a multiple of 16 (AVX-512, cols <= 64, <= 48 above 4 rows) or of 8 (AVX2, cols <= 16). */
 void GemmTileAVX512(const Tile& t);
 void GemmTileAVX2(const Tile& t);
 
@@ -71,6 +81,14 @@ void GemmTileAVX2(const Tile& t);
  */
 void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy);
 void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy);
+
+/*!
+ * \brief Panels [p0, p1) of PackB for b (N, K) row-major with row stride ld (sk = 1, sn = ld), in panels of the
+ * ISA's vector width (16 / 8): 16 x 16 (8 x 8) blocks transposed in registers. The element-by-element gather reads
+ * each float of a column from another row; for batch_matmul's B^T at K = 64 it took ~12% of the call.
+ */
+void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out);
+void PackBTransposedAVX2(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out);
 
 /*! \brief Floats PackB writes for (K, N) in panels of nb. */
 inline int64_t PackedSize(int64_t k, int64_t n, int64_t nb) { return (n + nb - 1) / nb * nb * k; }
@@ -88,7 +106,17 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
  * unless called from a task.
  */
 void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t m, int64_t n, int64_t k, float* c,
-                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr);
+                int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr,
+                TileShape shape = TileShape::kRows8);
+
+/*!
+ * \brief GemmPacked with B (K, N) row-major (row stride ldb) read in place, as panels of NativeBlock() columns whose
+ * k steps are ldb apart: no per-call pack. N must be a multiple of NativeBlock(); meant for a B of few columns (a
+ * column tile's K rows then span few L1 sets and pages): attention's per-head scores @ V, and Q K^T with K^T given.
+ */
+void GemmRowMajorB(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k, float* c,
+                   int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail = nullptr,
+                   TileShape shape = TileShape::kRows8);
 
 /*! \brief The panel width of per-call packs under the current ISA: 16 (AVX-512 and scalar) or 8 (AVX2). */
 int64_t NativeBlock();
