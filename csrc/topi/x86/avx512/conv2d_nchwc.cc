@@ -63,7 +63,7 @@ struct TileArgs {
   int64_t w_kh_stride;  // weight floats between kernel rows
   int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
   int64_t out_ob_stride;
-  int64_t out_col_stride;  // output floats between the tile's columns: 16, or a row (a border column's tile, CS 0)
+  int64_t out_col_stride;  // output floats between the tile's columns: 16, or a row (a border column's tile)
   const FusedTail* tail;  // the epilogue in registers, or null (plain store)
   const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
   int64_t ob;                   // the tile's first output block (its bias)
@@ -84,7 +84,7 @@ using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const floa
  */
 template <int R, int T, int OB, int CS>
 void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float* out, int64_t os, bool accumulate) {
-  const int64_t ocs = CS ? kLanes : a.out_col_stride;
+  const int64_t ocs = CS >= 0 ? kLanes : a.out_col_stride;
   __m512 acc[R][T][OB];
 #pragma GCC unroll 2
   for (int r = 0; r < R; ++r) {
@@ -97,7 +97,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
       }
     }
   }
-  const int64_t cs = CS ? CS : a.col_step;
+  const int64_t cs = CS > 0 ? CS : a.col_step;
   const int64_t wob = a.w_ob_stride;
   const char* pf = a.prefetch;
   for (int64_t cb = 0; cb < a.ncb; ++cb) {
@@ -181,11 +181,24 @@ constexpr TileFn Pick() {
   }
 
 // [column step][R - 1][OB - 1][T] (OB 1..3): column steps 16 (ic 16, stride 1), 32 (ic 16, stride 2), 8 (ic 8 / ic 4
-// stride 2), 6 (the stem: ic 3, stride 2), anything else through the runtime step.
+// stride 2), 6 (the stem: ic 3, stride 2), anything else through the runtime step (0). The tiles of border columns
+// (kBorderStep) also take their output column stride at run time: their "columns" are output rows. Kept apart from
+// step 0, whose constant output stride saves the address arithmetic of up to 28 stores (its tiles ran 20% slower).
+constexpr int kBorderStep = -1;
 constexpr int kColSteps[] = {0, 16, 32, 8, 6};
 const TileFn kTiles[5][2][3][kMaxTile + 1] = {TVMLITE_CONV_TILES_CS(0), TVMLITE_CONV_TILES_CS(16),
                                               TVMLITE_CONV_TILES_CS(32), TVMLITE_CONV_TILES_CS(8),
                                               TVMLITE_CONV_TILES_CS(6)};
+const TileFn kBorderTiles[kMaxTile + 1][3] = {
+    {nullptr, nullptr, nullptr},
+#define TVMLITE_BORDER_TILES(T) \
+  {Pick<1, T, 1, kBorderStep>(), Pick<1, T, 2, kBorderStep>(), Pick<1, T, 3, kBorderStep>()}
+    TVMLITE_BORDER_TILES(1),  TVMLITE_BORDER_TILES(2),  TVMLITE_BORDER_TILES(3),  TVMLITE_BORDER_TILES(4),
+    TVMLITE_BORDER_TILES(5),  TVMLITE_BORDER_TILES(6),  TVMLITE_BORDER_TILES(7),  TVMLITE_BORDER_TILES(8),
+    TVMLITE_BORDER_TILES(9),  TVMLITE_BORDER_TILES(10), TVMLITE_BORDER_TILES(11), TVMLITE_BORDER_TILES(12),
+    TVMLITE_BORDER_TILES(13), TVMLITE_BORDER_TILES(14)
+#undef TVMLITE_BORDER_TILES
+};
 #undef TVMLITE_CONV_TILES_CS
 #undef TVMLITE_CONV_TILES
 
@@ -253,7 +266,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   }
   const TileFn* tiles1 = kTiles[cs_index][0][OB - 1];
   const TileFn* tiles2 = kTiles[cs_index][1][OB - 1];
-  const TileFn* tiles_any = kTiles[0][0][OB - 1];  // runtime column step: a border column's rows
+  auto border_tile = [&](int64_t width) { return kBorderTiles[width][OB - 1]; };  // a border column's rows
   const int64_t rs = sh * W * ic;                  // input floats between output rows
 
   // The kernel rows [k0, k1) of output row oh that read input rows (the others fall in the top / bottom padding).
@@ -314,7 +327,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       int64_t r = ra;
       for (int64_t tile = 0; tile < ntiles; ++tile) {
         const int64_t width = count / ntiles + (tile < count % ntiles ? 1 : 0);
-        tiles_any[width](t, edge_n + (r * sh * edge_width + col) * ic, 0, weight, out_n + (r * OW + ow) * oc, 0,
+        border_tile(width)(t, edge_n + (r * sh * edge_width + col) * ic, 0, weight, out_n + (r * OW + ow) * oc, 0,
                          accumulate);
         r += width;
       }

@@ -51,11 +51,15 @@ __attribute__((always_inline)) inline TailRegs LoadTail(const FusedTail& t, int6
  * \brief v, then the tail's scale, adds and activation, exactly as the interpreter computes them (float32, in order);
  * full_off: v's flat offset in the output (a full-shape add's). relu (x < 0 ? 0 : x) and clip (x < lo ? lo : x > hi ?
  * hi : x) as max(lo, x) then min(hi, .): the instructions return their second operand for a NaN or two zeros, so
- * NaN and -0 come out as the interpreter's.
+ * NaN and -0 come out as the interpreter's. kScale: the tail may open with a scale (the GEMM's; MatchFusedTail's
+ * allow_scale). The convs' tails never do, and testing for it per vector made their small-K tiles 2-4% slower.
  */
+template <bool kScale = false>
 __attribute__((always_inline)) inline __m512 ApplyTail(const TailRegs& r, __m512 v, int64_t full_off) {
-  if (r.scale_op == FusedTail::kMulImm) v = _mm512_mul_ps(v, r.scale);
-  if (r.scale_op == FusedTail::kDivImm) v = _mm512_div_ps(v, r.scale);
+  if constexpr (kScale) {
+    if (r.scale_op == FusedTail::kMulImm) v = _mm512_mul_ps(v, r.scale);
+    if (r.scale_op == FusedTail::kDivImm) v = _mm512_div_ps(v, r.scale);
+  }
   for (int k = 0; k < 2; ++k) {
     if (r.kind[k] == FusedTail::kChannel) v = _mm512_add_ps(v, r.channel[k]);
     if (r.kind[k] == FusedTail::kFull) v = _mm512_add_ps(v, _mm512_loadu_ps(r.full[k] + full_off));

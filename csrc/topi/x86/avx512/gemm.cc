@@ -81,7 +81,7 @@ void Micro(const Tile& t) {
       const TailRegs tail = LoadTail(*t.tail, t.col + v * 16);  // columns [col + 16 v, col + 16 v + 16)
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
+        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
       }
     }
     return;
