@@ -88,6 +88,7 @@ class ThreadPool {
  public:
   explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
     if (BindThreads()) cpus_ = AllowedCpus();
+    if (!cpus_.empty()) free_cpu_ = cpus_[0];
   }
 
   static ThreadPool*& Global() {
@@ -202,7 +203,6 @@ class ThreadPool {
       if (static_cast<int>(cpus_.size()) > index && worker_cpu_.size() + 1 == workers_.size() &&
           PinThread(workers_.back().native_handle(), cpus_[index])) {
         worker_cpu_.push_back(cpus_[index]);
-        free_cpu_ = cpus_[0];
       } else if (!worker_cpu_.empty()) {
         for (std::thread& w : workers_) Unpin(w);
         worker_cpu_.clear();

@@ -50,10 +50,12 @@ def _move_natively(call):
     from ..._ffi.registry import get_global_func
     from ...ir.type import TensorType
 
-    kernel = _MOVE_KERNELS.get(call.op.name)
-    kernel = kernel and get_global_func(kernel, allow_missing=True)
+    name = _MOVE_KERNELS.get(call.op.name)
+    kernel = get_global_func(name, allow_missing=True) if name else None
+    if kernel is None:  # most ops: nothing else is read (an op may have no arguments)
+        return None
     ty, data = call.checked_type, call.args[0]
-    if kernel is None or not isinstance(ty, TensorType) or not isinstance(data, Constant):
+    if not isinstance(ty, TensorType) or not isinstance(data, Constant):
         return None
     if not all(isinstance(d, int) for d in ty.shape):
         return None
