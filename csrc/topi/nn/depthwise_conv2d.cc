@@ -140,13 +140,14 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * KH * KW));
   runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
     DepthwiseRow r = base;
+    // (plane, oh) stepped along, not divided out per row: a small row is only ~60 FMAs. plane = n * CB + cb.
+    int64_t plane = begin / OH, oh = begin % OH, cb = plane % CB;
     for (int64_t row = begin; row < end; ++row) {
-      const int64_t plane = row / OH, oh = row % OH;  // plane = n * CB + cb
       r.in = x + plane * H * W * c;
-      r.weight = wt + (plane % CB) * KH * KW * c;
+      r.weight = wt + cb * KH * KW * c;
       r.out = y + row * row_len;
       r.ih0 = oh * w.stride[0] - pt;
-      if (bias) r.bias = bias + (plane % CB) * c;
+      if (bias) r.bias = bias + cb * c;
       // Rows the next output row reads that this one does not: (ih0 + reach, ih0 + reach + stride_h].
       const int64_t first = std::max<int64_t>(0, r.ih0 + reach + 1);
       const int64_t last = std::min<int64_t>(H - 1, r.ih0 + reach + w.stride[0]);
@@ -154,6 +155,10 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
       r.prefetch_len = r.prefetch ? (last - first + 1) * W * c : 0;
       row_fn(r);
       if (!fused) bound.Apply(y, row * row_len, row_len);
+      if (++oh == OH) {
+        oh = 0, ++plane;
+        if (++cb == CB) cb = 0;
+      }
     }
   }, min_chunk);
 }

@@ -102,6 +102,10 @@ DW_CASES = [
     (32, (3, 3), 3, (1, 1), [1], (1, 1)),               # every column a border column
     (32, (9, 40), 3, (1, 1), [0], (1, 1)),              # no padding: 38 interior columns, tiles of 13, 13, 12
     (32, (12, 37), 5, (1, 1), [4], (2, 2)),             # block 16, 5 taps dilated: the general interior tile
+    # block 16, 3 taps: tiles whose outside columns are known at compile time (pad 1) or found at run time
+    (16, (5, 40), 3, (1, 1), [1], (1, 1)),              # tiles of 14, 13, 13: left edge, none, right edge
+    (16, (13, 13), 3, (2, 2), [1], (1, 1)),             # stride 2, one tile with both edges
+    (32, (6, 7), 3, (1, 1), [2], (1, 1)),               # pad 2: two outside columns each side, found at run time
 ]
 
 
