@@ -448,7 +448,8 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
 void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
   Conv2DWorkload wl = given;
   PaddedCopy pad;
-  Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows, path.borders);
+  const int64_t threads = runtime::NumThreads();
+  Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows, path.borders, threads);
   // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
   static thread_local std::vector<float> padded;
   if (plan.pad_in_kernel) {  // the input read in place, the border columns (if any) from the edge strips
@@ -464,7 +465,7 @@ void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const FastPath& path
     pad = PaddedCopy::Whole(given, io.data, AlignedScratch(&padded, PaddedSize(given)));
     wl = pad.Padded();
     io.data = pad.dst;
-    plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows);
+    plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows, false, threads);
   }
   if (tail != nullptr) {
     io.tail = tail;
@@ -569,7 +570,8 @@ Function MakeConv(Map<String, Any> attrs_in) {
 
 }  // namespace
 
-Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders) {
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders,
+                      int64_t threads) {
   Conv2DPlan plan;
   plan.col_hi = wl.out_width;
   if (borders && HasPadding(wl)) {
@@ -597,10 +599,20 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   plan.tile_width = std::min<int64_t>(max_tile, budget / vectors);
   plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 &&
                      wl.pad_top == 0 && wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
+  const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
+  const int64_t planes = wl.batch * block_groups * wl.out_depth;  // (n, block group, od)
   if (plan.flat_pixels) {
     const int64_t pixels = wl.out_height * wl.out_width;
     plan.row_length = std::min<int64_t>(pixels, 4 * plan.tile_width);
     plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+    // More, shorter runs while the items do not balance over the threads (MobileNetV2's 960 -> 160 at 7x7: 5 block
+    // groups of one run each left one of two threads idle for a fifth of the conv), down to one tile's width.
+    for (int64_t rows = plan.rows + 1; planes * plan.rows % threads != 0 && planes * plan.rows < 8 * threads &&
+                                       pixels / rows >= plan.tile_width;
+         ++rows) {
+      plan.row_length = (pixels + rows - 1) / rows;
+      plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+    }
   } else {
     plan.row_length = wl.out_width;
     plan.rows = wl.out_height;
@@ -609,8 +621,6 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
                            ((wl.out_width + plan.tile_width - 1) / plan.tile_width);
     if (max_tile_rows >= 2 && wl.out_height >= 2 && 2 * widest * vectors <= budget) plan.tile_rows = 2;
   }
-  const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
-  const int64_t planes = wl.batch * block_groups * wl.out_depth;  // (n, block group, od)
   plan.num_items = planes * ((plan.rows + plan.tile_rows - 1) / plan.tile_rows);
   const int64_t ncb = wl.in_channels / wl.groups / wl.in_block;
   plan.cb_chunk = ncb;

@@ -122,6 +122,8 @@ CASES = {
     # large enough (> 4M multiply-adds) to be cut across threads
     "parallel_3x3_28": (1, 64, 28, 28, 64, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 16, "bias_residual_relu"),
     "parallel_1x1_flat_28": (1, 64, 28, 28, 128, 1, 1, [1, 1], [0], [1, 1], 1, 16, 16, "silu"),
+    # five block groups of one 49-pixel run each: the runs cut in two, so that two threads balance
+    "parallel_1x1_flat_five_groups_7": (1, 640, 7, 7, 160, 1, 1, [1, 1], [0], [1, 1], 1, 16, 16, "bias_residual_relu"),
     "parallel_ic4_oc4_24": (1, 32, 24, 24, 32, 3, 3, [1, 1], [1, 1], [1, 1], 1, 4, 4, "bias"),
     "parallel_1x1_flat_oc8_three_blocks": (1, 96, 23, 23, 24, 1, 1, [1, 1], [0], [1, 1], 1, 16, 8,
                                            "bias_residual_relu"),

@@ -111,9 +111,10 @@ struct Conv2DPlan {
  * \brief The plan for a fast path whose vector registers hold `lanes` floats and that has `num_regs` of them;
  * max_tile_rows: 2 when the path has two-row tiles; borders: the path reads a padded workload's input in place
  * (else the workload must be unpadded in H and W: the caller pads the input and plans the unpadded conv over the
- * copy).
+ * copy); threads: the threads that will share the items (a flat 1x1 conv's runs are cut so that they balance).
  */
-Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders = false);
+Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders = false,
+                      int64_t threads = 1);
 
 /*!
  * \brief The floats of wl's zero-padded input (the fast paths' input), or -1 when the padding reaches so far beyond
