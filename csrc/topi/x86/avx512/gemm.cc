@@ -141,17 +141,20 @@ void Dot2x4(const float* x0, const float* x1, const float* w, int64_t k, float* 
  * 5 MB do not stay in cache between runs), and four streams alone leave the memory latency exposed.
  */
 void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* next) {
-  __m512 s[4][2];
+  __m512 s[4][2];  // every loop over it unrolled: else GCC keeps it on the stack (docs/compiler.md)
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) s[j][0] = s[j][1] = _mm512_setzero_ps();
   int64_t i = 0;
   for (; i + 32 <= k; i += 32) {
     if (next != nullptr) {
+#pragma GCC unroll 4
       for (int j = 0; j < 4; ++j) {
         _mm_prefetch(reinterpret_cast<const char*>(next + j * k + i), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(next + j * k + i + 16), _MM_HINT_T0);
       }
     }
     __m512 a0 = _mm512_loadu_ps(x + i), a1 = _mm512_loadu_ps(x + i + 16);
+#pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) {
       s[j][0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(w + j * k + i), s[j][0]);
       s[j][1] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(w + j * k + i + 16), s[j][1]);
@@ -160,8 +163,10 @@ void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* ne
   for (; i < k; i += 16) {
     __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
     __m512 a = _mm512_maskz_loadu_ps(m, x + i);
+#pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) s[j][0] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(m, w + j * k + i), s[j][0]);
   }
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
 }
 
