@@ -2,6 +2,10 @@
  * \file fuse_depthwise_chains.cc
  * \brief Depthwise conv nodes and their pointwise neighbours -> topi.nn.depthwise_chain_nchwc nodes (see the header).
  *
+ * Per depthwise node: its expand (the producer) and project (the consumer) neighbours that may join; the chain of
+ * all of them where topi.nn.depthwise_chain_band says banding pays; else, over smaller planes, the chain of a 1x1
+ * expand and the depthwise alone where topi.nn.depthwise_chain_split takes them (the kernel's channel-split path:
+ * the same policies the kernel runs by, so a chain forms exactly where one of its paths will run).
  * The chain node takes the first stage's data, then per stage its weight and epilogue inputs (each stage node's
  * inputs after its data); its attrs are the stages' kernel attrs prefixed "expand.", "depthwise.", "project.", and
  * "stages". It replaces the last stage's node (so readers of that output are unchanged); the others are dropped.
@@ -125,8 +129,9 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
                          std::unordered_set<int64_t>* input_nodes, std::vector<Entry>* heads) {
   std::vector<GNode>& nodes = *nodes_ptr;
   runtime::Function band_policy = runtime::Registry::Get("topi.nn.depthwise_chain_band");
+  runtime::Function split_policy = runtime::Registry::Get("topi.nn.depthwise_chain_split");
   runtime::Function factory = runtime::Registry::Get(kChain);
-  if (!band_policy.defined() || !factory.defined()) return;
+  if (!band_policy.defined() || !split_policy.defined() || !factory.defined()) return;
   // Readers of each node's outputs (graph outputs count as readers that are no node: -1).
   std::vector<int64_t> uses(nodes.size(), 0), reader(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -146,9 +151,9 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
     const bool expand = uses[producer] == 1 && IsExpand(nodes, nodes[producer]) && !removed[producer] &&
                         PerChannelEpilogue(nodes, nodes[producer]);
     const int64_t consumer = uses[i] == 1 ? reader[i] : -1;
-    const bool project = consumer >= 0 && nodes[consumer].inputs[0].node == static_cast<int64_t>(i) &&
-                         IsPointwise(nodes, nodes[consumer]) && PerChannelEpilogue(nodes, dw) &&
-                         OutBlock(nodes[consumer]) % 8 == 0 && OutBlock(nodes[consumer]) <= 16;
+    bool project = consumer >= 0 && nodes[consumer].inputs[0].node == static_cast<int64_t>(i) &&
+                   IsPointwise(nodes, nodes[consumer]) && PerChannelEpilogue(nodes, dw) &&
+                   OutBlock(nodes[consumer]) % 8 == 0 && OutBlock(nodes[consumer]) <= 16;
     if (!expand && !project) continue;
     const auto strides = Ints(dw.kernel_attrs, "strides", {1});
     const auto dilation = Ints(dw.kernel_attrs, "dilation", {1});
@@ -157,7 +162,16 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
     const int64_t band = band_policy(data[1] * data[4], data[2], data[3], out[2], out[3], reach, strides->front(),
                                      expand, project)
                              .cast<int64_t>();
-    if (band <= 0) continue;
+    if (band <= 0) {
+      // Banding does not pay (the intermediates fit L2): the channel-split chain of a 1x1 expand and the depthwise,
+      // where its policy takes the plane. The project stays its own node: it reads every channel of each pixel.
+      std::vector<int64_t> x, w, e;
+      if (!expand || !IsPointwise(nodes, nodes[producer]) || !BlockedShapes(nodes, nodes[producer], &x, &w, &e) ||
+          split_policy(x[1] * x[4], data[1] * data[4], data[2], data[3]).cast<int64_t>() <= 0) {
+        continue;
+      }
+      project = false;
+    }
     std::vector<std::pair<std::string, const GNode*>> stages;
     if (expand) stages.push_back({"expand", &nodes[producer]});
     stages.push_back({"depthwise", &dw});

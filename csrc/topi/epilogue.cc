@@ -253,6 +253,11 @@ bool BoundEpilogue::IsTileConstant(int k) const {
 
 void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
   if (empty() || n <= 0) return;
+  ApplyTo(out + begin, begin, n);
+}
+
+void BoundEpilogue::ApplyTo(float* dst, int64_t begin, int64_t n) const {
+  if (empty() || n <= 0) return;
   using RunFn = void (*)(const EpiInstr&, float*, const float*, const float*, int64_t);
   const Isa isa = CpuIsa();  // once per Apply: every instruction of every tile runs this ISA's loops
   const RunFn run = isa == Isa::kAVX512 ? EpiRunAVX512 : isa == Isa::kAVX2 ? EpiRunAVX2 : EpiRun;
@@ -307,7 +312,7 @@ void BoundEpilogue::Apply(float* out, int64_t begin, int64_t n) const {
       std::fill(splat_buf[slot], splat_buf[slot] + fill, *src);
       splat_src[slot] = src;
     }
-    float* r0 = out + pos;
+    float* r0 = dst + (pos - begin);
     for (size_t i = 0; i < code_->size(); ++i) {
       const EpiInstr& ins = (*code_)[i];
       int spare_used = 0;

@@ -1,7 +1,8 @@
 """The lowering's depthwise chains (csrc/backend/fuse_depthwise_chains.cc): an inverted bottleneck (1x1 expand,
 depthwise, 1x1 project) built for the cpu becomes one topi.nn.depthwise_chain_nchwc node where its intermediates
-outgrow L2 on AVX-512, keeps a stage apart when another node (or the graph's output) reads the tensor between, and
-matches the debug target's reference executor every time."""
+outgrow L2 on AVX-512 (banded), or over smaller planes a chain of its expand and depthwise only (split by channel
+blocks; the project stays a node), keeps a stage apart when another node (or the graph's output) reads the tensor
+between, and matches the debug target's reference executor every time."""
 import json
 
 import numpy as np
@@ -83,17 +84,30 @@ def test_silu_blocks_chain(k):
     assert got == (["expand,depthwise,project"] if AVX512 else [])
 
 
-def test_small_maps_stay_apart():
-    assert build_and_compare(block(32, 96, 14)) == []  # 75 KB intermediates: they stay in L2 anyway
+@pytest.mark.parametrize("extra, stages", [
+    ((), ["expand,depthwise"]),      # banding does not pay at 14x14: the expand and depthwise split by channels
+    (("a1",), []),                   # no expand: the depthwise and project stay apart
+    (("a2",), ["expand,depthwise"]),
+    (("a1", "a2"), []),
+])
+def test_small_maps_split_expand_and_depthwise(extra, stages):
+    got = build_and_compare(block(96, 576, 14, extra))
+    assert got == (stages if AVX512 else [])
+
+
+@pytest.mark.parametrize("act, k, size", [("relu6", 3, 7), ("silu", 5, 14)])
+def test_small_map_blocks_split(act, k, size):
+    """Small maps (a 75 KB intermediate, 7x7; EfficientNet's SiLU and 5x5) split as well."""
+    got = build_and_compare(block(32, 96, size, act=act, k=k))
+    assert got == (["expand,depthwise"] if AVX512 else [])
 
 
 def test_mobilenet_v2_chains():
     model = models.mobilenet_v2(image_size=112, num_classes=10, seed=2)
     stages = build_and_compare(model)
-    if AVX512:
-        assert "expand,depthwise,project" in stages
-    else:
-        assert stages == []
+    # 112x112 input: the 56x56 -> 28x28 block is banded; the 32-channel first block (its depthwise after the 3x3 s2
+    # stem, no 1x1 expand) stays apart; every later block's expand and depthwise split by channels
+    assert stages == (["expand,depthwise,project"] + ["expand,depthwise"] * 15 if AVX512 else [])
 
 
 @pytest.mark.parametrize("ctx, chains", [

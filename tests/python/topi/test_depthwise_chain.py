@@ -1,9 +1,10 @@
 """topi.nn.depthwise_chain_nchwc (csrc/topi/nn/depthwise_chain.cc): a depthwise conv with the 1x1 convs around it,
-computed band by band of rows. Its output must equal, bit for bit, the stage kernels run one after another (the
-banded path runs their own loops on windows of rows, in the same order), and a float64 numpy reference within
-float32 rounding; over odd sizes, strides, kernel sizes, dilation, asymmetric padding, batches, channel blocks, the
-three stage sets, register and interpreter epilogues, every ISA path and both thread counts. Also: the band policy,
-and bad input raising errors that name the kernel."""
+computed band by band of rows (large planes) or, for an expand and a depthwise over small planes, channel block group
+by group. Its output must equal, bit for bit, the stage kernels run one after another (both paths run their own loops
+on windows of rows or on groups of channel blocks, in the same order), and a float64 numpy reference within float32
+rounding; over odd sizes, strides, kernel sizes, dilation, asymmetric padding, batches, channel blocks (odd counts
+of them), the three stage sets, register and interpreter epilogues, every ISA path and both thread counts. Also: the
+band and split policies, and bad input raising errors that name the kernel."""
 import numpy as np
 import pytest
 
@@ -180,6 +181,38 @@ CASES = [
 ]
 
 
+ED = ("expand", "depthwise")
+SPLIT_CASES = [
+    # expand + depthwise over planes banding leaves alone (the expanded tensor under 1 MB): the channel-split path
+    (ED, 1, 96, 14, 14, 576, 0, {}),                      # MobileNetV2's 14x14 block: 36 blocks, in groups of 2
+    (ED, 1, 96, 14, 14, 576, 0, dict(stride=2)),          # its stage boundary, 14x14 -> 7x7
+    (ED, 2, 160, 7, 7, 960, 0, {}),                       # 7x7: 60 blocks; batch 2
+    (ED, 1, 32, 28, 28, 192, 0, dict(stride=2)),          # 28x28 -> 14x14 (602 KB: not banded)
+    (ED, 1, 24, 14, 14, 144, 0, dict(ic=8)),              # 9 blocks: an odd count; an 8-channel input block
+    (ED, 2, 40, 13, 11, 368, 0, dict(stride=2, ic=8)),    # 23 blocks, odd sizes, batch 2
+    (ED, 1, 16, 7, 7, 16, 0, {}),                         # one block
+    (ED, 1, 16, 48, 48, 64, 0, {}),                       # a 147 KB block: groups of one
+    (ED, 1, 64, 14, 14, 384, 0, dict(k=5, pad=(2, 2, 2, 2))),  # 5x5 (MobileNetV3, EfficientNet)
+    (ED, 1, 64, 12, 12, 256, 0, dict(dilation=2, pad=(2, 2, 2, 2))),
+    (ED, 1, 32, 14, 14, 192, 0, dict(stride=2, pad=(0, 0, 1, 1))),  # TF's "SAME" at stride 2
+]
+
+
+def chain_path(chain):
+    """The path the chain kernel takes, by the policies it shares with the lowering: "banded", "split" (stages
+    expand and depthwise, a 1x1 expand) or "stages" (the stage kernels whole)."""
+    stages = tuple(chain.stages)
+    if _get("topi.nn.depthwise_chain_band")(chain.e, *chain.dw_in, *chain.out_shape[2:],
+                                            (chain.k - 1) * chain.dilation, chain.stride, "expand" in stages,
+                                            "project" in stages) > 0:
+        return "banded"
+    pointwise = (chain.ek, chain.estride, tuple(chain.epad)) == (1, 1, (0, 0, 0, 0))
+    if stages == ED and pointwise and _get("topi.nn.depthwise_chain_split")(chain.x.shape[1], chain.e,
+                                                                            *chain.dw_in) > 0:
+        return "split"
+    return "stages"
+
+
 def case_id(case):
     stages, n, c, h, w, e, o, kw = case
     return "-".join(s[0] for s in stages) + f"-n{n}c{c}-{h}x{w}-e{e}o{o}" + "".join(f"-{k}{v}" for k, v in kw.items())
@@ -188,18 +221,30 @@ def case_id(case):
 _REFERENCES = {}  # case id -> the float64 reference (the same for every ISA and thread count)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
-def test_chain_equals_stages_and_reference(case, isa, threads):
-    stages, n, c, h, w, e, o, kw = case
-    chain = Chain(np.random.default_rng(len(CASES)), stages, n, c, h, w, e, o, **kw)
-    banded = _get("topi.nn.depthwise_chain_band")(chain.e, *chain.dw_in, *chain.out_shape[2:],
-                                                  (chain.k - 1) * chain.dilation, chain.stride, "expand" in stages,
-                                                  "project" in stages) > 0
-    assert banded == (_get("topi.cpu_isa")() == "avx512" and h > 8)  # the banded path is the one under test
+def check_chain(chain, case):
+    """The chain's output: the stage kernels' bit for bit, and the float64 reference within float32 rounding."""
     got = chain.run_chain()
     np.testing.assert_array_equal(got, chain.run_stages())
     want = _REFERENCES.setdefault(case_id(case), chain.reference())
     np.testing.assert_allclose(unpack(got), want, rtol=0, atol=2e-5 * max(1.0, np.abs(want).max()))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_chain_equals_stages_and_reference(case, isa, threads):
+    stages, n, c, h, w, e, o, kw = case
+    chain = Chain(np.random.default_rng(len(CASES)), stages, n, c, h, w, e, o, **kw)
+    avx512 = _get("topi.cpu_isa")() == "avx512"
+    # the path under test: banded on AVX-512 (the small map runs its stages whole), else the stage kernels
+    assert chain_path(chain) == ("banded" if avx512 and h > 8 else "stages")
+    check_chain(chain, case)
+
+
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=[case_id(c) for c in SPLIT_CASES])
+def test_split_chain_equals_stages_and_reference(case, isa, threads):
+    stages, n, c, h, w, e, o, kw = case
+    chain = Chain(np.random.default_rng(len(SPLIT_CASES)), stages, n, c, h, w, e, o, **kw)
+    assert chain_path(chain) == ("split" if _get("topi.cpu_isa")() == "avx512" else "stages")
+    check_chain(chain, case)
 
 
 @pytest.mark.parametrize("epilogues", [
@@ -213,12 +258,61 @@ def test_chain_equals_stages_and_reference(case, isa, threads):
     {"expand": "", "depthwise": "relu r0 r0", "project": ""},
 ], ids=["residual", "residual-relu", "project-sigmoid", "silu", "hard-swish", "expand-full", "depthwise-full",
         "bare"])
-@pytest.mark.parametrize("stages", [FULL, ("expand", "depthwise")], ids=["e-d-p", "e-d"])
+@pytest.mark.parametrize("stages", [FULL, ED], ids=["e-d-p", "e-d"])  # 40x40x160: banded, split (1000 KB expanded)
 def test_chain_epilogues(epilogues, stages, threads):
     if "project" not in stages:
         epilogues = {k: v for k, v in epilogues.items() if k != "project"}
     chain = Chain(np.random.default_rng(5), stages, 1, 16, 40, 40, 160, 32, epilogues=epilogues)
+    path = ("banded" if "project" in stages else "split") if _get("topi.cpu_isa")() == "avx512" else "stages"
+    assert chain_path(chain) == path
     np.testing.assert_array_equal(chain.run_chain(), chain.run_stages())
+
+
+@pytest.mark.parametrize("epilogues", [
+    {"expand": "", "depthwise": ""},
+    {"expand": "add r0 r0 in0; relu r0 r0", "depthwise": "relu r0 r0"},
+    {"expand": "add r0 r0 in0; silu r0 r0", "depthwise": "add r0 r0 in0; silu r0 r0"},  # the interpreter: on each
+    {"expand": "add r0 r0 in0; hard_swish r0 r0"},                # expanded plane in scratch, on out's rows
+    {"expand": "add r0 r0 in0; add r0 r0 in1"},                   # a full-shape input: the stages run whole
+    {"depthwise": "add r0 r0 in0; add r0 r0 in1"},                # read at out's offsets
+    {"depthwise": "add r0 r0 in0; clip r0 r0 6 0"},               # lo > hi: not the rows' clamp
+], ids=["bare", "relu", "silu", "hard-swish", "expand-full", "depthwise-full", "clip-inverted"])
+@pytest.mark.parametrize("shape", [(1, 14, 576, 1), (2, 7, 960, 2)], ids=["14x14", "7x7-s2-n2"])
+def test_split_chain_epilogues(epilogues, shape, isa, threads):
+    n, size, e, stride = shape
+    chain = Chain(np.random.default_rng(6), ED, n, 96, size, size, e, 0, stride=stride, epilogues=epilogues)
+    np.testing.assert_array_equal(chain.run_chain(), chain.run_stages())
+
+
+@pytest.mark.parametrize("threads_", [3, 4])
+@pytest.mark.parametrize("n, e", [(1, 16), (1, 32), (2, 48), (1, 144)])
+def test_split_chain_more_threads_than_blocks(n, e, threads_):
+    set_threads = _get("runtime.set_num_threads")
+    try:
+        set_threads(threads_)
+        chain = Chain(np.random.default_rng(7), ED, n, 24, 9, 9, e, 0, ic=8)
+        np.testing.assert_array_equal(chain.run_chain(), chain.run_stages())
+    finally:
+        set_threads(0)
+
+
+def test_split_policy(isa):
+    split = _get("topi.nn.depthwise_chain_split")
+    on = isa == "avx512" and _get("topi.cpu_isa")() == "avx512"
+    # MobileNetV2's 14x14 and 7x7 blocks, its 28x28 -> 14x14 boundary: two blocks per item (25 KB, 6 KB, 104 KB)
+    assert split(96, 576, 14, 14) == (2 if on else 0)
+    assert split(160, 960, 7, 7) == (2 if on else 0)
+    assert split(32, 192, 28, 28) == (2 if on else 0)
+    assert split(16, 64, 48, 48) == (1 if on else 0)   # 147 KB a block: one per item
+    assert split(16, 32, 70, 70) == 0                  # 313 KB a block: past the scratch
+    assert split(24, 144, 56, 56) == 0                 # 1.8 MB: banding's
+    assert split(96, 24, 14, 14) == 0                  # channels not in blocks of 16
+    assert split(0, 576, 14, 14) == 0
+    assert split(1 << 40, 1 << 40, 1 << 40, 1 << 40) == 0  # huge: no overflow
+    with pytest.raises(ValueError, match="depthwise_chain_split"):
+        split(96, -16, 14, 14)
+    with pytest.raises(ValueError, match="depthwise_chain_split"):
+        split(96, 576, (1 << 40) + 1, 14)
 
 
 def test_band_policy(isa):

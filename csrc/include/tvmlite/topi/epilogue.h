@@ -92,6 +92,12 @@ class BoundEpilogue {
    * once per call): EpiRunAVX512, EpiRunAVX2 or the portable EpiRun.
    */
   void Apply(float* out, int64_t begin, int64_t n) const;
+  /*!
+   * \brief Run the program in place on dst[0, n), which holds the output's values at flat indices [begin, begin + n)
+   * somewhere else than the output (a kernel's scratch: the depthwise chain's expanded planes): the inputs are read
+   * at the output's indices, the values at dst.
+   */
+  void ApplyTo(float* dst, int64_t begin, int64_t n) const;
 
  private:
   friend class Epilogue;

@@ -433,7 +433,13 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
     const int64_t next_ob0 = ((rest + 1) % block_groups) * OB;
     const bool next_group = item + 1 < end && (item + 1) % (row_groups * OD) == 0 && next_ob0 != ob0;
     const char* pf_begin = next_group ? reinterpret_cast<const char*>(io.weight + next_ob0 * a.w_ob_stride) : nullptr;
-    const int64_t pf_bytes = next_group ? OB * a.w_ob_stride * static_cast<int64_t>(sizeof(float)) : 0;
+    int64_t pf_bytes = next_group ? OB * a.w_ob_stride * static_cast<int64_t>(sizeof(float)) : 0;
+    if (!next_group && io.next_weight != nullptr) {  // the caller's next call's weights, a slice per item
+      const int64_t bytes = io.next_weight_floats * static_cast<int64_t>(sizeof(float));
+      const int64_t per = (bytes / (end - begin) + 63) / 64 * 64, lo = std::min(bytes, (item - begin) * per);
+      pf_begin = reinterpret_cast<const char*>(io.next_weight) + lo;
+      pf_bytes = std::min(bytes, lo + per) - lo;
+    }
     auto share = [&](int64_t t, int64_t ntiles) {  // tile t's slice of the lines
       const int64_t per = (pf_bytes / ntiles + 63) / 64 * 64;
       ai.prefetch = pf_begin ? pf_begin + t * per : nullptr;

@@ -75,6 +75,11 @@ struct Conv2DTensors {
   void* epilogue_ctx;
   const FusedTail* tail = nullptr;  // the epilogue in registers (fast paths), or null
   const float* edge = nullptr;      // the border columns' input when plan.pad_in_kernel (layout above)
+  // Weights the caller's next call reads (next_weight_floats of them: the depthwise chain's next group of expand
+  // blocks), fetched into L2 over this call's items as the kernel fetches its own next block group's (a model's late
+  // layers' weights come from L3 or memory). The AVX-512 path's unchunked plans; null: none.
+  const float* next_weight = nullptr;
+  int64_t next_weight_floats = 0;
 };
 
 /*!
