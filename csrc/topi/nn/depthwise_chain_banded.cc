@@ -3,9 +3,10 @@
  * \brief topi.nn.depthwise_chain_nchwc's banded path (RunBanded, depthwise_chain.h) and its policy,
  * DepthwiseChainBand (topi.nn.depthwise_chain_band for the lowering).
  *
- * AVX-512, ec = 16; the expand and depthwise epilogues register tails of per-channel adds and relu / clip. Each
- * thread takes a contiguous range of one image's output rows and walks it in bands of B rows (DepthwiseChainBand:
- * the scratch of one band fits half of L2). Per band,
+ * AVX-512, ec = 16; the expand and depthwise epilogues register tails (per-channel adds, relu / clip) or programs of
+ * per-channel inputs, which the interpreter runs on the scratch rows. Each thread takes a contiguous range of one
+ * image's output rows and walks it in bands of B rows (DepthwiseChainBand: the scratch of one band fits half of L2).
+ * Per band,
  *   1. expand: the input rows the band's depthwise reads, into a scratch of E channels (from a zero-padded copy of
  *      data, made once per call, when the expand pads); the rows the previous band already computed (KH - stride of
  *      them) are moved to the top instead of recomputed;
@@ -106,7 +107,8 @@ Conv2DWorkload ExpandRows(const Banded& b, int64_t from, int64_t hi, int64_t out
   wl.in_height = (hi - from - 1) * ew.stride[0] + (s.EKH - 1) * ew.dilation[0] + 1, wl.in_width = b.xp_w;
   wl.out_channels = s.EB * 16, wl.out_block = 16, wl.out_height = hi - from, wl.out_width = s.W;
   wl.kernel_h = s.EKH, wl.kernel_w = s.EKW;
-  wl.stride_h = ew.stride[0], wl.stride_w = ew.stride[1], wl.dilation_h = ew.dilation[0], wl.dilation_w = ew.dilation[1];
+  wl.stride_h = ew.stride[0], wl.stride_w = ew.stride[1];
+  wl.dilation_h = ew.dilation[0], wl.dilation_w = ew.dilation[1];
   wl.in_plane_stride = b.xp_h * b.xp_w * s.ic, wl.out_plane_stride = out_plane;
   return wl;
 }
