@@ -170,7 +170,7 @@ bool RunSplit(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
         const int64_t blocks = std::min(sp.group, b_end - g0);
         const int64_t next_blocks = std::min(sp.group, b_end - g0 - blocks);
         RunGroup(sp, exp, n, g0, blocks, next_blocks > 0 ? a.w[kExpand] + (g0 + blocks) * w_block : nullptr,
-                 std::max<int64_t>(0, next_blocks));
+                 next_blocks);
       }
     }
   });
