@@ -1,10 +1,13 @@
 /*!
  * \file thread_pool.cc
- * \brief runtime::ParallelFor's pool: the launcher publishes a job (a generation number), then it and the workers
- * claim its chunks from one atomic word tagged with the generation, run them and count them done; the launcher
- * spins until every chunk is done. A worker the OS has not scheduled yet holds nothing up (the launcher claims its
- * chunk), and a late worker never claims from a job that is over (the tag differs), so the job is never rewritten
- * under a reader.
+ * \brief runtime::ParallelFor's pool. The launcher cuts [0, n) into one contiguous range per thread and each range
+ * into a few pieces, publishes the job (a generation number), then it and the workers claim ranges from one atomic
+ * word and run their pieces front to back; a thread whose range is done takes pieces from the back of the others'.
+ * The launcher spins until every piece is done. So a thread the OS has not scheduled yet, or has taken its core from
+ * (the cores are shared: a host preempts a VM's CPU for a millisecond at a time), holds up the job by at most the
+ * piece it is in, not by the rest of its range; with every thread running, each runs its own range, in order, as a
+ * static split would. Every claim word is tagged with the job's generation, so a late worker never claims from a
+ * job that is over, and the job is never rewritten under a reader.
  *
  * Workers spin for a short while after a job (kernels of one model run back to back), then sleep on a condition
  * variable. One launcher at a time holds the pool (an atomic flag, not a mutex: a second launcher does not wait,
@@ -32,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -50,6 +54,15 @@ namespace {
 
 thread_local bool t_inside_chunk = false;
 constexpr auto kSpinBeforeSleep = std::chrono::microseconds(300);
+// Pieces a range is cut into (at most; each at least min_chunk items): a stalled thread holds up its job by at most
+// 1/8 of its range, at a cost of a few ns per piece.
+constexpr int64_t kPiecesPerRange = 8;
+constexpr int kMaxThreads = 1024;  // SetNumThreads's limit
+
+/*! \brief A range's claim word, [generation tag : 32][front piece : 16][end piece : 16], a cache line of its own. */
+struct alignas(64) RangeClaim {
+  std::atomic<uint64_t> word{0};
+};
 
 bool BindThreads() {
   const char* env = std::getenv("TVMLITE_BIND_THREADS");
@@ -127,20 +140,29 @@ class ThreadPool {
     }
     if (!worker_cpu_.empty()) AvoidLauncherCpu(chunks - 1);
     job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
+    job_min_chunk_ = std::max<int64_t>(min_chunk, 1);
     job_float_mode_ = GetFloatMode();  // the chunks compute as their launcher would (flush-to-zero, rounding)
     error_ = nullptr;
     done_.store(0, std::memory_order_relaxed);
-    // Chunks are claimed, by the launcher too: a worker the OS has not run yet cannot hold up the job. The claim word
-    // tags the job (generation) and its chunk count, so a late worker never claims from a job that is over.
+    // Ranges are claimed, by the launcher too, and so are their pieces: a worker the OS has not run yet cannot hold
+    // up the job. Each claim word is tagged with the job (generation), so a late worker never claims from a job that
+    // is over; the range word's release stores are published by the generation's store below.
     const uint64_t gen = generation_.load(std::memory_order_relaxed) + 1;
-    claim_.store(((gen & 0xffffffffu) << 32) | (static_cast<uint64_t>(chunks) << 16), std::memory_order_release);
+    const uint64_t tag = (gen & 0xffffffffu) << 32;
+    int64_t pieces = 0;
+    for (int r = 0; r < chunks; ++r) {
+      const int64_t p = RangePieces(r);
+      ranges_[r].word.store(tag | static_cast<uint64_t>(p), std::memory_order_relaxed);
+      pieces += p;
+    }
+    claim_.store(tag | (static_cast<uint64_t>(chunks) << 16), std::memory_order_release);
     generation_.store(gen, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       { std::lock_guard<std::mutex> lock(mu_); }
       wake_.notify_all();
     }
-    RunClaimed(gen);
-    for (int spins = 0; done_.load(std::memory_order_acquire) != chunks; ++spins) {
+    RunClaimed(gen, 0);
+    for (int spins = 0; done_.load(std::memory_order_acquire) != pieces; ++spins) {
       if (spins < 4096) {
         TVMLITE_CPU_RELAX();
       } else {
@@ -165,7 +187,11 @@ class ThreadPool {
     t_inside_chunk = outer;
   }
 
-  int64_t ChunkEnd(int chunk) const { return job_n_ * (chunk + 1) / job_chunks_; }
+  /*! \brief Range r of the job is [RangeBegin(r), RangeBegin(r + 1)): >= min_chunk items (ranges <= n / min_chunk). */
+  int64_t RangeBegin(int r) const { return job_n_ * r / job_chunks_; }
+  int64_t RangePieces(int r) const {
+    return std::clamp<int64_t>((RangeBegin(r + 1) - RangeBegin(r)) / job_min_chunk_, 1, kPiecesPerRange);
+  }
 
   /*!
    * \brief When the launcher runs on the CPU of one of the first `used` workers (the OS moved it there), move that
@@ -218,17 +244,17 @@ class ThreadPool {
     pthread_setaffinity_np(worker.native_handle(), sizeof(set), &set);
   }
 
-  void WorkerLoop(int, uint64_t seen) {
+  void WorkerLoop(int index, uint64_t seen) {
     for (;;) {
       WaitForJob(&seen);
       const uint32_t own = GetFloatMode();
-      RunClaimed(seen);
+      RunClaimed(seen, index);
       if (GetFloatMode() != own) SetFloatMode(own);
     }
   }
 
-  /*! \brief Claim and run chunks of job gen until none is left; -1 when the job is over or all are claimed. */
-  int Claim(uint64_t gen) {
+  /*! \brief Claim a range of job gen to run as its owner: its index, or -1 when the job is over or all are claimed. */
+  int ClaimRange(uint64_t gen) {
     uint64_t c = claim_.load(std::memory_order_acquire);
     for (;;) {
       if ((c >> 32) != (gen & 0xffffffffu) || (c & 0xffff) >= ((c >> 16) & 0xffff)) return -1;
@@ -236,18 +262,54 @@ class ThreadPool {
     }
   }
 
-  void RunClaimed(uint64_t gen) {
-    for (int chunk; (chunk = Claim(gen)) >= 0;) {
-      // Read only after a claim succeeded: the job is then still the one the launcher described.
-      if (GetFloatMode() != job_float_mode_) SetFloatMode(job_float_mode_);
-      try {
-        RunChunk(job_fn_, job_ctx_, job_n_ * chunk / job_chunks_, ChunkEnd(chunk));
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mu_);
-        if (!error_) error_ = std::current_exception();
+  /*! \brief Take the first (its owner) or last (a helper) unclaimed piece of range r of job gen; -1: none left. */
+  int TakePiece(int r, uint64_t gen, bool front) {
+    std::atomic<uint64_t>& word = ranges_[r].word;
+    uint64_t w = word.load(std::memory_order_acquire);
+    for (;;) {
+      const uint64_t first = (w >> 16) & 0xffff, end = w & 0xffff;
+      if ((w >> 32) != (gen & 0xffffffffu) || first >= end) return -1;
+      if (word.compare_exchange_weak(w, front ? w + (1u << 16) : w - 1, std::memory_order_acq_rel)) {
+        return static_cast<int>(front ? first : end - 1);
       }
-      done_.fetch_add(1, std::memory_order_acq_rel);
     }
+  }
+
+  /*! \brief Run piece p of range r (the job is still the one the claim was made on: this piece is not done yet). */
+  void RunPiece(int r, int p) {
+    if (GetFloatMode() != job_float_mode_) SetFloatMode(job_float_mode_);
+    const int64_t begin = RangeBegin(r), len = RangeBegin(r + 1) - begin, pieces = RangePieces(r);
+    try {
+      RunChunk(job_fn_, job_ctx_, begin + len * p / pieces, begin + len * (p + 1) / pieces);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
+  /*!
+   * \brief Run pieces of job gen until none is left: the pieces of each range this thread claims, in order, then the
+   * last pieces of the others' ranges. The pieces run are counted done once, at the end (one shared write a job).
+   * index: the thread's (0 the launcher, workers from 1); the first `ranges` threads run the job.
+   */
+  void RunClaimed(uint64_t gen, int index) {
+    // Workers beyond the job's thread count (after SetNumThreads lowered it) sit it out: it has its threads.
+    const uint64_t c = claim_.load(std::memory_order_acquire);
+    const int ranges = (c >> 32) == (gen & 0xffffffffu) ? static_cast<int>((c >> 16) & 0xffff) : 0;
+    if (index >= ranges) return;
+    int64_t ran = 0;
+    int r = -1;
+    for (int own; (own = ClaimRange(gen)) >= 0;) {
+      r = own;
+      for (int p; (p = TakePiece(r, gen, true)) >= 0; ++ran) RunPiece(r, p);
+    }
+    // Every range has its owner: help the others from their ends. The range count comes from the tagged claim word,
+    // not the job, which may already be the next one when this thread arrives late.
+    for (int k = 1; k <= ranges; ++k) {
+      const int victim = (r + k + ranges) % ranges;
+      for (int p; (p = TakePiece(victim, gen, false)) >= 0; ++ran) RunPiece(victim, p);
+    }
+    if (ran > 0) done_.fetch_add(ran, std::memory_order_acq_rel);
   }
 
   void WaitForJob(uint64_t* seen) {
@@ -278,11 +340,13 @@ class ThreadPool {
   detail::ChunkFn job_fn_ = nullptr;
   void* job_ctx_ = nullptr;
   int64_t job_n_ = 0;
-  int job_chunks_ = 0;
+  int job_chunks_ = 0;  // ranges
+  int64_t job_min_chunk_ = 1;
   uint32_t job_float_mode_ = 0;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> done_{0};
-  std::atomic<uint64_t> claim_{0};
+  std::atomic<int64_t> done_{0};   // pieces done
+  std::atomic<uint64_t> claim_{0};  // [generation tag : 32][ranges : 16][next range to claim : 16]
+  std::unique_ptr<RangeClaim[]> ranges_{new RangeClaim[kMaxThreads]};  // never reallocated: late workers read it
   std::atomic<int> sleepers_{0};
   std::mutex mu_;
   std::condition_variable wake_;

@@ -3,6 +3,7 @@
  * \brief testing.* entry points into the kernel machinery (the epilogue interpreter, the thread pool) that tests
  * drive directly: built into libtvmlite_testing.so like the other testing.* functions, never into libtvmlite.
  */
+#include <tvmlite/runtime/array.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
@@ -10,7 +11,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace tvmlite {
 namespace topi {
@@ -46,6 +51,33 @@ TVMLITE_REGISTER_GLOBAL("testing.parallel_fail").set_body_typed([](int64_t n, in
     done += end - begin;
   });
   return done.load();
+});
+
+/*!
+ * \brief Tests only: ParallelFor(n, ..., min_chunk) recording each call: returns [begin, end, thread, ...] per call in
+ * the order the calls started, thread 0 the caller and 1, 2, ... the others in the order they first ran a piece.
+ * Calls on other threads first sleep slow_us microseconds (a worker the OS has descheduled), so the caller should
+ * run most of the work.
+ */
+TVMLITE_REGISTER_GLOBAL("testing.parallel_pieces").set_body_typed([](int64_t n, int64_t min_chunk, int64_t slow_us) {
+  TVMLITE_CHECK_KIND(n >= 0 && n <= (int64_t(1) << 20) && min_chunk >= 1 && slow_us >= 0 && slow_us <= 100000,
+                     ValueError)
+      << "testing.parallel_pieces: n in [0, 2^20], min_chunk >= 1, slow_us in [0, 1e5] expected";
+  std::mutex mu;
+  std::vector<std::thread::id> threads{std::this_thread::get_id()};
+  std::vector<int64_t> calls;
+  runtime::ParallelFor(n, [&](int64_t begin, int64_t end) {
+    int64_t thread = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      const auto it = std::find(threads.begin(), threads.end(), std::this_thread::get_id());
+      thread = it - threads.begin();
+      if (it == threads.end()) threads.push_back(std::this_thread::get_id());
+      calls.insert(calls.end(), {begin, end, thread});
+    }
+    if (thread != 0 && slow_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(slow_us));
+  }, min_chunk);
+  return runtime::Array<int64_t>(calls);
 });
 
 /*! \brief Tests only: a ParallelFor inside each chunk of a ParallelFor (runs inline); returns the inner items run. */

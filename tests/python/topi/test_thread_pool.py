@@ -1,6 +1,7 @@
 """The one thread pool (csrc/runtime/thread_pool.cc) as kernels see it: its size, TVMLITE_NUM_THREADS, concurrent
-kernel calls from Python threads (the kernels release the GIL), errors raised inside chunks, a forked child, and
-its workers' CPU pinning (TVMLITE_BIND_THREADS).
+kernel calls from Python threads (the kernels release the GIL), errors raised inside chunks, how a job is cut into
+pieces and a stalled worker's pieces move to the caller, a forked child, and its workers' CPU pinning
+(TVMLITE_BIND_THREADS).
 """
 import os
 import subprocess
@@ -175,6 +176,50 @@ def test_exception_from_threads_inside_chunks():
     for t in threads:
         t.join()
     assert len(caught) == 400
+
+
+def _pieces(n, min_chunk, slow_us=0):
+    """ParallelFor's calls as (begin, end, thread) triples in the order they started, thread 0 the caller."""
+    import tvmlite.testing  # noqa: F401  (loads the testing.* functions)
+
+    flat = list(tvmlite.get_global_func("testing.parallel_pieces")(n, min_chunk, slow_us))
+    return [tuple(flat[i:i + 3]) for i in range(0, len(flat), 3)]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+@pytest.mark.parametrize("n, min_chunk", [(1, 1), (2, 1), (7, 4), (8, 4), (100, 1), (100, 7), (1000, 1), (1000, 300),
+                                          (65536, 16), (12345, 1)])
+def test_parallel_for_pieces_partition(n, min_chunk, threads):
+    """Every item runs exactly once, on at most `threads` threads; a call has at least min_chunk items unless the
+    whole job is smaller than two; each thread's range is cut into at most 8 pieces."""
+    set_num_threads(4)  # start four threads, so that the later smaller counts have workers to leave out
+    _pieces(1000, 1)
+    set_num_threads(threads)
+    for _ in range(5):
+        calls = _pieces(n, min_chunk)
+        covered = np.zeros(n, np.int64)
+        for begin, end, _ in calls:
+            assert 0 <= begin < end <= n
+            covered[begin:end] += 1
+        np.testing.assert_array_equal(covered, 1)
+        ranges = min(threads, n // min_chunk)
+        if ranges < 2:
+            assert calls == [(0, n, 0)]
+        else:
+            assert all(end - begin >= min_chunk for begin, end, _ in calls)
+            assert len(calls) <= 8 * ranges
+            assert len({thread for _, _, thread in calls}) <= ranges
+
+
+def test_parallel_for_caller_takes_a_slow_workers_pieces():
+    """A worker that stalls (here: sleeps 20 ms in each piece it runs) holds up the job by the piece it is in only:
+    the caller runs its own range, then the stalled worker's remaining pieces from the back."""
+    set_num_threads(2)
+    for _ in range(3):
+        calls = _pieces(64, 1, slow_us=20000)
+        by_caller = sum(end - begin for begin, end, thread in calls if thread == 0)
+        assert by_caller >= 60, calls  # all but the one piece of 4 items the worker began, if it began one
+        assert len([c for c in calls if c[2] != 0]) <= 1, calls
 
 
 def test_nested_parallel_for_runs_inline():

@@ -4,11 +4,13 @@
  *
  *   runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) { for (int64_t r = begin; r < end; ++r) ...; });
  *
- * [0, n) is cut into at most NumThreads() contiguous chunks, one per thread, the calling thread included; the call
- * returns when every chunk is done. The pool starts at first use with TVMLITE_NUM_THREADS threads (default: the
- * cores this process may run on). A ParallelFor issued from inside a chunk, or while another thread's ParallelFor
- * holds the pool, runs inline on its caller: concurrent callers are correct and never wait on each other. An
- * exception thrown by a chunk is rethrown by ParallelFor (the first one; other chunks still run to completion).
+ * [0, n) is cut into at most NumThreads() contiguous ranges, one per thread, the calling thread included, and each
+ * range into at most 8 pieces; f runs once per piece, a thread's own pieces in order (consecutive calls on a thread
+ * usually continue each other), and a thread done with its range runs the last pieces of another's (so a thread the
+ * OS stalls holds up the call by its current piece only). The call returns when every piece is done. The pool
+ * starts at first use with TVMLITE_NUM_THREADS threads (default: the cores this process may run on). A ParallelFor
+ * issued from inside a piece, or while another thread's ParallelFor holds the pool, runs inline on its caller:
+ * concurrent callers are correct and never wait on each other. An exception thrown by a piece is rethrown by ParallelFor (the first one; other pieces still run to completion).
  */
 #ifndef TVMLITE_RUNTIME_THREADING_H_
 #define TVMLITE_RUNTIME_THREADING_H_
@@ -35,7 +37,7 @@ void ParallelLaunch(int64_t n, ChunkFn fn, void* ctx, int64_t min_chunk);
 
 /*!
  * \brief Run f(begin, end) over a partition of [0, n) on the pool.
- * \param min_chunk the least items worth a thread: fewer than 2 * min_chunk items run inline.
+ * \param min_chunk the least items worth a thread, and of a piece: fewer than 2 * min_chunk items run inline.
  */
 template <typename F>
 void ParallelFor(int64_t n, const F& f, int64_t min_chunk = 1) {
