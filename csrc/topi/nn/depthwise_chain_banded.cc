@@ -4,8 +4,9 @@
  * DepthwiseChainBand (topi.nn.depthwise_chain_band for the lowering).
  *
  * AVX-512, ec = 16; the expand and depthwise epilogues register tails (per-channel adds, relu / clip) or programs of
- * per-channel inputs, which the interpreter runs on the scratch rows. Each thread takes a contiguous range of one
- * image's output rows and walks it in bands of B rows (DepthwiseChainBand: the scratch of one band fits half of L2).
+ * per-channel inputs, which the interpreter runs on the scratch rows. Each thread takes a contiguous range of the
+ * images' output rows (in pieces, see RunBanded) and walks each image's part in bands of B rows (DepthwiseChainBand:
+ * the scratch of one band fits half of L2).
  * Per band,
  *   1. expand: the input rows the band's depthwise reads, into a scratch of E channels (from a zero-padded copy of
  *      data, made once per call, when the expand pads); the rows the previous band already computed (KH - stride of
@@ -25,6 +26,7 @@
 #include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -113,8 +115,22 @@ Conv2DWorkload ExpandRows(const Banded& b, int64_t from, int64_t hi, int64_t out
   return wl;
 }
 
-/*! \brief Output rows [row_begin, row_end) of image n, band by band; exp / dw: this thread's scratch. */
-void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, float* exp, float* dw) {
+/*!
+ * \brief The expand rows a thread's scratch holds after a run of rows, for the next run when it continues this one:
+ * the pool hands a thread its range in pieces, in order, so their shared input rows are computed once.
+ */
+struct RowCarry {
+  uint64_t call = 0;  // the chain call (a per-call number): 0 none
+  int64_t n = -1, next_row = -1;  // the image, and the output row a continuing run starts at
+  int64_t have_lo = 0, have_hi = 0;  // image rows [have_lo, have_hi) are the expand scratch's rows 0, 1, ...
+};
+
+/*!
+ * \brief Output rows [row_begin, row_end) of image n, band by band; exp / dw: this thread's scratch, which carry
+ * describes (the expand rows left by this thread's last run of rows), and describes again after.
+ */
+void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64_t row_end, float* exp, float* dw,
+             RowCarry* carry) {
   const ChainShape& s = b.s;
   const relay::Window<2>& win = b.cfg->window;
   const int64_t sh = win.stride[0], pt = win.pad_begin[0], reach = (s.KH - 1) * win.dilation[0];
@@ -124,7 +140,8 @@ void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, flo
   DepthwiseRow row = DepthwiseRowShape(s.H, s.W, L, s.OW, s.KH, s.KW, win.stride[1], win.dilation[0],
                                        win.dilation[1], win.pad_begin[1]);
   row.lo = b.dw_lo, row.hi = b.dw_hi;
-  int64_t have_lo = 0, have_hi = 0;  // image rows [have_lo, have_hi) are the expand scratch's rows 0, 1, ...
+  const bool continues = carry->call == call && carry->n == n && carry->next_row == row_begin;
+  int64_t have_lo = continues ? carry->have_lo : 0, have_hi = continues ? carry->have_hi : 0;
   for (int64_t r0 = row_begin; r0 < row_end; r0 += b.band) {
     const int64_t r1 = std::min(row_end, r0 + b.band);
     if (expand) {
@@ -202,6 +219,7 @@ void RunRows(const Banded& b, int64_t n, int64_t row_begin, int64_t row_end, flo
       b.project_fn(wl, plan, io, 0, plan.num_items);
     }
   }
+  *carry = RowCarry{call, n, row_end, have_lo, have_hi};
 }
 
 }  // namespace
@@ -285,23 +303,26 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
     b.project_in_registers = StageTail(cfg.epilogue[kProject], a.epi_inputs[kProject], out_shape, &b.project_tail);
     b.project_bound = project_bound.empty() ? nullptr : &project_bound;
   }
-  // Each thread a contiguous range of one image's rows: the expand rows a band shares with the next are computed
-  // once within a range, once more per range boundary.
-  const int64_t threads = runtime::NumThreads();
-  const int64_t bands = (s.OH + band - 1) / band;
-  const int64_t ranges = std::max<int64_t>(1, std::min(bands, (threads + s.N - 1) / s.N));
+  // Items: the images' output rows. The pool gives each thread a contiguous range of them, in pieces it runs in
+  // order (pieces of at least half a band), and lets a thread that is done take the last pieces of another's range:
+  // the expand rows a band shares with the next are computed once within a thread's run, once more where a run
+  // breaks. Without expand or with a stride, few or none are shared.
+  static std::atomic<uint64_t> calls{0};
+  const uint64_t call = calls.fetch_add(1, std::memory_order_relaxed) + 1;
   const int64_t exp_size = cfg.has[kExpand] ? s.EB * b.rows_cap * s.W * 16 : 0;
   const int64_t dw_size = cfg.has[kProject] ? s.EB * band * s.OW * 16 : 0;
-  runtime::ParallelFor(s.N * ranges, [&](int64_t begin, int64_t end) {
+  runtime::ParallelFor(s.N * s.OH, [&](int64_t begin, int64_t end) {
     // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
     static thread_local std::vector<float> exp_scratch, dw_scratch;
+    static thread_local RowCarry carry;
     float* exp = AlignedScratch(&exp_scratch, exp_size);  // 64-byte aligned: each pixel's 16 channels one line
     float* dw = AlignedScratch(&dw_scratch, dw_size);
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t n = item / ranges, k = item % ranges;
-      RunRows(b, n, s.OH * k / ranges, s.OH * (k + 1) / ranges, exp, dw);
+    for (int64_t row = begin; row < end;) {
+      const int64_t n = row / s.OH, r0 = row % s.OH, r1 = std::min(s.OH, r0 + (end - row));
+      RunRows(b, call, n, r0, r1, exp, dw, &carry);
+      row += r1 - r0;
     }
-  });
+  }, std::max<int64_t>(1, band / 2));
   return true;
 }
 

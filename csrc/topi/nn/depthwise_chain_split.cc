@@ -4,8 +4,8 @@
  * DepthwiseChainSplit (topi.nn.depthwise_chain_split for the lowering).
  *
  * AVX-512; stages "expand,depthwise" with a 1x1 expand into blocks of 16, over a plane whose expanded tensor banding
- * leaves alone (DepthwiseChainSplit). Each thread takes a balanced run of one image's expand channel blocks and walks
- * it in groups of 2 blocks:
+ * leaves alone (DepthwiseChainSplit). Each image's expand channel blocks are dealt into groups of (at most) 2, each
+ * thread takes a run of groups (see RunSplit) and, per group:
  *   1. expand: the group's output blocks over the whole plane, into the thread's scratch (25 KB at 14x14), the next
  *      group's weights fetched into L2 meanwhile;
  *   2. depthwise: the group's rows, from that scratch into out.
@@ -126,7 +126,7 @@ void RunGroup(const Split& sp, float* exp, int64_t n, int64_t g0, int64_t blocks
 
 }  // namespace
 
-// Each thread takes a balanced run of one image's expand channel blocks and walks it `group` blocks at a time
+// Each thread takes a run of groups of (at most `group`) expand channel blocks and walks it a group at a time
 // (RunGroup): their expand over the whole plane into its scratch, then their depthwise rows into out. Every value is
 // computed by the stage kernels' own loops, in their order, with their epilogues: the output is theirs, bit for bit.
 bool RunSplit(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
@@ -156,22 +156,22 @@ bool RunSplit(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
     dw_bound = cfg.epilogue[kDepthwise].Bind(dw_shape, a.epi_inputs[kDepthwise], kName);
     sp.dw_bound = &dw_bound;
   }
-  // Items: (image, a balanced run of its blocks), as many runs per image as the threads need: two threads take 18
-  // blocks each of 36, 4 and 5 of 9.
-  const int64_t ranges = std::max<int64_t>(1, std::min(s.EB, (runtime::NumThreads() + s.N - 1) / s.N));
+  // Items: (image, group of blocks), each image's blocks dealt into balanced groups of at most `group` (36 blocks
+  // in groups of at most 5: four of 4, four of 5). The pool gives each thread a contiguous range of them, in pieces
+  // it runs in order, and lets a thread that is done take the last pieces of another's range.
+  const int64_t groups = (s.EB + sp.group - 1) / sp.group;
   const int64_t w_block = s.CB * s.ic * 16;
-  runtime::ParallelFor(s.N * ranges, [&](int64_t begin, int64_t end) {
+  runtime::ParallelFor(s.N * groups, [&](int64_t begin, int64_t end) {
     // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
     static thread_local std::vector<float> split_scratch;
     float* exp = AlignedScratch(&split_scratch, sp.group * s.H * s.W * 16);  // 64-byte aligned: a pixel a line
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t n = item / ranges, k = item % ranges, b_end = s.EB * (k + 1) / ranges;
-      for (int64_t g0 = s.EB * k / ranges; g0 < b_end; g0 += sp.group) {
-        const int64_t blocks = std::min(sp.group, b_end - g0);
-        const int64_t next_blocks = std::min(sp.group, b_end - g0 - blocks);
-        RunGroup(sp, exp, n, g0, blocks, next_blocks > 0 ? a.w[kExpand] + (g0 + blocks) * w_block : nullptr,
-                 next_blocks);
-      }
+      const int64_t n = item / groups, g = item % groups;
+      const int64_t b0 = s.EB * g / groups, b1 = s.EB * (g + 1) / groups;
+      // The next group's expand weights are prefetched while this one runs, when this thread runs it next.
+      const bool next = item + 1 < end && g + 1 < groups;
+      const int64_t next_blocks = next ? s.EB * (g + 2) / groups - b1 : 0;
+      RunGroup(sp, exp, n, b0, b1 - b0, next ? a.w[kExpand] + b1 * w_block : nullptr, next_blocks);
     }
   });
   return true;

@@ -200,12 +200,12 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
   const int64_t panels = (n + nb - 1) / nb, per_tile = std::max<int64_t>(1, cfg.cols / nb);
   const int64_t col_tiles = (panels + per_tile - 1) / per_tile;
   const int64_t row_tiles = (m + cfg.rows - 1) / cfg.rows;
-  // The work, (column tile, row tile) pairs column tile first, each weighing its panels, cut into one contiguous
-  // part of equal weight per thread: a thread's row tiles share their B panels, and a wide column tile does not
-  // land on one thread with the narrow one left to the other (N = 64 was a 3:1 split). Small GEMMs stay whole.
+  // The work, (column tile, row tile) pairs column tile first, each weighing its panels (units: a panel of a row
+  // tile), dealt out by the pool as one contiguous range of units per thread (in pieces): a thread's row tiles share
+  // their B panels, and a wide column tile does not land on one thread with the narrow one left to the other (N = 64
+  // was a 3:1 split). Small GEMMs stay whole.
   const int64_t units = panels * row_tiles;
-  const int64_t flops = 2 * k * n * m;
-  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>({runtime::NumThreads(), units, flops / kMinChunkFlops}));
+  const int64_t unit_flops = std::max<int64_t>(1, 2 * k * n * m / units);
 
   auto run = [&](int64_t jt, int64_t rt0, int64_t rt1, float* buf) {
     const int64_t p0 = jt * panels / col_tiles, p1 = (jt + 1) * panels / col_tiles;
@@ -237,10 +237,9 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
       }
     }
   };
-  runtime::ParallelFor(parts, [&](int64_t q0, int64_t q1) {
+  runtime::ParallelFor(units, [&](int64_t u0, int64_t u1) {
     alignas(64) float buf[kMaxRows * kMaxCols];
-    const int64_t u0 = q0 * units / parts, u1 = q1 * units / parts;
-    // Row tile rt of column tile jt is this part's when its first unit, P(jt) * row_tiles + rt * w, is in [u0, u1).
+    // Row tile rt of column tile jt is this piece's when its first unit, P(jt) * row_tiles + rt * w, is in [u0, u1).
     for (int64_t jt = 0; jt < col_tiles; ++jt) {
       const int64_t p0 = jt * panels / col_tiles, w = (jt + 1) * panels / col_tiles - p0;
       const int64_t first = p0 * row_tiles;
@@ -248,7 +247,7 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
       const int64_t rt1 = std::min(row_tiles, std::max<int64_t>(0, (u1 - first + w - 1) / w));
       if (rt0 < rt1) run(jt, rt0, rt1, buf);
     }
-  });
+  }, std::max<int64_t>(1, kMinChunkFlops / unit_flops));
 }
 
 }  // namespace
