@@ -16,7 +16,7 @@ runtime's idle threads spin after a run, in their own process too, and would ste
 latency in ms is reported, with the ratios tvmlite/ORT and tvmlite/OpenVINO (below 1 = tvmlite faster), and
 tvmlite's compile time (from_onnx + build). Without the cpu target the tvmlite columns read n/a and the run goes on.
 
-    python bench/models.py                         # all five, t = 1 and 2, 20 repeats
+    python bench/models.py                         # all five, t = 1 and 2, 60 repeats
     python bench/models.py --quick                 # small images / widths: a smoke run (~30 s)
     python bench/models.py --models resnet18,transformer --threads 1 --repeat 10
     python bench/models.py --quick --target debug  # checks this script without the cpu target
@@ -178,7 +178,10 @@ def main(argv=None):
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
                         help=f"comma-separated, from {', '.join(models.MODELS)} (default: {','.join(DEFAULT_MODELS)})")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
-    parser.add_argument("--repeat", type=int, default=20, help="timed runs per runner (default 20)")
+    # 60: twelve turns each. The host's load shifts within a second, and with four turns each (20) one shift weighs
+    # on a runtime's median: on a loaded host MobileNetV2 at one thread came out at 1.06x onnxruntime in a 20-repeat
+    # run and at 0.94x in the two 100-repeat runs right after it.
+    parser.add_argument("--repeat", type=int, default=60, help="timed runs per runner (default 60)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs per runner first (default 3)")
     parser.add_argument("--quick", action="store_true", help="small image sizes and widths: a smoke run")
     parser.add_argument("--target", default="cpu", help="tvmlite target (default cpu; debug checks this script)")
