@@ -34,7 +34,7 @@ other processes share). Before timing, each worker returns one output per layer 
 each other.
 
 Usage
-    python bench/conv2d.py                          # every layer, 1 and 2 threads (~25 s)
+    python bench/conv2d.py                          # every layer, 1 and 2 threads (~2 min)
     python bench/conv2d.py --stat min               # the fastest sample: less noise on a shared machine
     python bench/conv2d.py --layers r50 --threads 1 --repeat 9
     python bench/conv2d.py --layers 3x3             # substring filter on the row name
@@ -324,7 +324,9 @@ def main():
     ap.add_argument("--layers", default="", help="comma-separated substrings of row names (e.g. r50,3x3)")
     ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     ap.add_argument("--repeat", type=int, default=21, help="samples per cell")
-    ap.add_argument("--rounds", type=int, default=3,
+    # 7 turns a runtime (3 before): the host's load shifts within a second, and in three turns one slow or fast
+    # phase moved a layer's median by up to 15% (onnxruntime's 320->1280 1x1 at 7x7: 0.373-0.440 ms in three runs).
+    ap.add_argument("--rounds", type=int, default=7,
                     help="turns each runtime's worker takes per thread count; the samples are split among them")
     ap.add_argument("--peak", type=float, default=160.0, help="peak GFLOP/s of one thread")
     ap.add_argument("--target-ms", type=float, default=1.0,
