@@ -118,7 +118,7 @@ class ThreadPool {
 
   void SetNumThreads(int n) {
     // Launch reads num_threads_ once, before it cuts the job, so the store never disturbs a job in flight; waiting
-    // for that job only makes the change take effect at a clear point. From inside a chunk the job in flight may be
+    // for that job only makes the change take effect at a clear point. From inside a piece the job in flight may be
     // this thread's own: waiting for it would never end.
     bool wait = !t_inside_chunk;
     if (wait) Acquire();
@@ -127,21 +127,21 @@ class ThreadPool {
   }
 
   void Launch(int64_t n, detail::ChunkFn fn, void* ctx, int64_t min_chunk) {
-    int64_t chunks = std::min<int64_t>(num_threads(), n / std::max<int64_t>(min_chunk, 1));
-    if (chunks < 2 || t_inside_chunk || busy_.test_and_set(std::memory_order_acquire)) {
+    int64_t ranges = std::min<int64_t>(num_threads(), n / std::max<int64_t>(min_chunk, 1));
+    if (ranges < 2 || t_inside_chunk || busy_.test_and_set(std::memory_order_acquire)) {
       RunChunk(fn, ctx, 0, n);
       return;
     }
-    chunks = EnsureWorkers(static_cast<int>(chunks) - 1) + 1;
-    if (chunks < 2) {
+    ranges = EnsureWorkers(static_cast<int>(ranges) - 1) + 1;
+    if (ranges < 2) {
       busy_.clear(std::memory_order_release);
       RunChunk(fn, ctx, 0, n);
       return;
     }
-    if (!worker_cpu_.empty()) AvoidLauncherCpu(chunks - 1);
-    job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_chunks_ = static_cast<int>(chunks);
+    if (!worker_cpu_.empty()) AvoidLauncherCpu(ranges - 1);
+    job_fn_ = fn, job_ctx_ = ctx, job_n_ = n, job_ranges_ = static_cast<int>(ranges);
     job_min_chunk_ = std::max<int64_t>(min_chunk, 1);
-    job_float_mode_ = GetFloatMode();  // the chunks compute as their launcher would (flush-to-zero, rounding)
+    job_float_mode_ = GetFloatMode();  // the pieces compute as their launcher would (flush-to-zero, rounding)
     error_ = nullptr;
     done_.store(0, std::memory_order_relaxed);
     // Ranges are claimed, by the launcher too, and so are their pieces: a worker the OS has not run yet cannot hold
@@ -150,12 +150,12 @@ class ThreadPool {
     const uint64_t gen = generation_.load(std::memory_order_relaxed) + 1;
     const uint64_t tag = (gen & 0xffffffffu) << 32;
     int64_t pieces = 0;
-    for (int r = 0; r < chunks; ++r) {
+    for (int r = 0; r < ranges; ++r) {
       const int64_t p = RangePieces(r);
       ranges_[r].word.store(tag | static_cast<uint64_t>(p), std::memory_order_relaxed);
       pieces += p;
     }
-    claim_.store(tag | (static_cast<uint64_t>(chunks) << 16), std::memory_order_release);
+    claim_.store(tag | (static_cast<uint64_t>(ranges) << 16), std::memory_order_release);
     generation_.store(gen, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       { std::lock_guard<std::mutex> lock(mu_); }
@@ -188,7 +188,7 @@ class ThreadPool {
   }
 
   /*! \brief Range r of the job is [RangeBegin(r), RangeBegin(r + 1)): >= min_chunk items (ranges <= n / min_chunk). */
-  int64_t RangeBegin(int r) const { return job_n_ * r / job_chunks_; }
+  int64_t RangeBegin(int r) const { return job_n_ * r / job_ranges_; }
   int64_t RangePieces(int r) const {
     return std::clamp<int64_t>((RangeBegin(r + 1) - RangeBegin(r)) / job_min_chunk_, 1, kPiecesPerRange);
   }
@@ -215,7 +215,7 @@ class ThreadPool {
   /*! \brief Start workers until there are n; returns how many there are (fewer when the system refuses a thread). */
   int EnsureWorkers(int n) {
     while (static_cast<int>(workers_.size()) < n) {
-      int index = static_cast<int>(workers_.size()) + 1;  // chunk 0 is the launcher's
+      int index = static_cast<int>(workers_.size()) + 1;  // thread 0 is the launcher
       // The worker's first job is the next generation: it must not read generation_ itself, since it may first run
       // after the launcher has already published that job, and would then wait for the one after (never acking).
       uint64_t seen = generation_.load(std::memory_order_relaxed);
@@ -340,7 +340,7 @@ class ThreadPool {
   detail::ChunkFn job_fn_ = nullptr;
   void* job_ctx_ = nullptr;
   int64_t job_n_ = 0;
-  int job_chunks_ = 0;  // ranges
+  int job_ranges_ = 0;
   int64_t job_min_chunk_ = 1;
   uint32_t job_float_mode_ = 0;
   std::atomic<uint64_t> generation_{0};

@@ -211,6 +211,14 @@ def test_parallel_for_pieces_partition(n, min_chunk, threads):
             assert len({thread for _, _, thread in calls}) <= ranges
 
 
+@pytest.mark.parametrize("args", [(-1, 1, 0), ((1 << 20) + 1, 1, 0), (10, 0, 0), (10, 1, -1), (10, 1, 100001)])
+def test_parallel_pieces_bad_arguments(args):
+    import tvmlite.testing  # noqa: F401  (loads the testing.* functions)
+
+    with pytest.raises(ValueError, match="testing.parallel_pieces: n in"):
+        tvmlite.get_global_func("testing.parallel_pieces")(*args)
+
+
 def test_parallel_for_caller_takes_a_slow_workers_pieces():
     """A worker that stalls (here: sleeps 20 ms in each piece it runs) holds up the job by the piece it is in only:
     the caller runs its own range, then the stalled worker's remaining pieces from the back."""
