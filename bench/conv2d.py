@@ -6,8 +6,9 @@ Rows: every distinct conv of the three models at batch 1 (224x224 input), listed
 Columns, for each thread count:
     tvmlite     median latency of the kernel tvmlite.build picks for the layer, on pre-packed blocked tensors
                 (weights packed once, output preallocated), bound once as the executor binds it:
-                topi.nn.conv2d_nchwc, or topi.nn.conv2d_winograd_nchwc (rows marked "w") for the 3x3 stride-1
-                layers where topi.nn.conv2d_winograd_tile picks Winograd (--no-winograd: always the direct conv)
+                topi.nn.conv2d_nchwc, or topi.nn.conv2d_winograd_nchwc (rows marked "w") for the 3x3 layers
+                (stride 1, or 2: the polyphase F(2x2, 2x2)) where topi.nn.conv2d_winograd_tile picks Winograd
+                (--no-winograd: always the direct conv)
     GF/s, %pk   2 * MACs of the direct conv / latency (for Winograd rows an effective rate, above the machine's
                 peak when the saved multiplies outweigh the transforms), and that against --peak GFLOP/s per thread
                 (160: AVX-512 fp32 at ~2.5 GHz)
@@ -136,18 +137,19 @@ def winograd_tile(layer):
     """The tile size tvmlite.build would use for the layer (AlterOpLayout's question), 0 for the direct conv."""
     c, o, h, k, s, g = layer
     tile_of = tvmlite.get_global_func("topi.nn.conv2d_winograd_tile", allow_missing=True)
-    if tile_of is None or (k, s, g) != (3, 1, 1):
+    if tile_of is None or (k, g) != (3, 1) or s not in (1, 2):
         return 0
-    return int(tile_of(c, o, h, h))
+    oh = (h - 1) // s + 1
+    return int(tile_of(c, o, oh, oh, s))
 
 
-def winograd_weight(w, tile, oc):
-    """(O, C, 3, 3) -> (alpha, alpha, O / oc, C, oc): the folded nn.contrib_conv2d_winograd_weight_transform, packed
-    as AlterOpLayout's layout_transform "HWOI" -> "HWOI{oc}o" packs it."""
+def winograd_weight(w, tile, oc, stride):
+    """(O, C, 3, 3) -> (alpha, alpha, O / oc, C, oc) ((3, 3, O / oc, 4C, oc) for stride 2): the folded
+    nn.contrib_conv2d_winograd_weight_transform, packed as AlterOpLayout's layout_transform "HWOI" -> "HWOI{oc}o"."""
     from tvmlite.relay.op._layout import transform_array
     from tvmlite.relay.op.nn._winograd import winograd_weight_transform
 
-    return transform_array(winograd_weight_transform(w, tile), "HWOI", f"HWOI{oc}o")
+    return transform_array(winograd_weight_transform(w, tile, stride), "HWOI", f"HWOI{oc}o")
 
 
 class TvmliteConv:
@@ -176,7 +178,7 @@ class TvmliteConv:
             x.reshape(n, c // dic, dic, h, h).transpose(0, 1, 3, 4, 2)))
         cg = c // g
         if self.tile:
-            self.weight = tvmlite.nd.array(winograd_weight(w, self.tile, oc))
+            self.weight = tvmlite.nd.array(winograd_weight(w, self.tile, oc, s))
         else:
             wb = w.reshape(o // oc, oc, cg // ic, ic, k, k).transpose(0, 2, 4, 5, 3, 1)
             self.weight = tvmlite.nd.array(np.ascontiguousarray(wb))

@@ -12,9 +12,9 @@
  *
  *   nn.conv2d (NCHW / OIHW, float32, static)  -> nn.contrib_conv2d_NCHWc(data in NCHW{ic}c,
  *                                                   layout_transform(w, "OIHW", "OIHW{ic}i{oc}o"))   out NCHW{oc}c
- *   3x3 stride 1, when topi.nn.conv2d_winograd_tile answers m -> nn.contrib_conv2d_winograd_without_weight_transform(
- *                                                   data in NCHW{ic}c, layout_transform(
- *                                                   nn.contrib_conv2d_winograd_weight_transform(w, m),
+ *   3x3 stride s = 1 or 2, when                -> nn.contrib_conv2d_winograd_without_weight_transform(
+ *   topi.nn.conv2d_winograd_tile answers m          data in NCHW{ic}c, layout_transform(
+ *                                                   nn.contrib_conv2d_winograd_weight_transform(w, m, s),
  *                                                   "HWOI", "HWOI{oc}o"))                       out NCHW{oc}c
  *   depthwise (groups = C = O)                 -> nn.contrib_depthwise_conv2d_NCHWc(..., "OIHW1i{c}o") out NCHW{c}c
  *   nn.conv3d (NCDHW / OIDHW, float32, static) -> nn.contrib_conv3d_NCDHWc(data in NCDHW{ic}c,
@@ -436,31 +436,34 @@ bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
 }
 
 /*!
- * \brief A 3x3, stride-1, dilation-1, ungrouped conv as nn.contrib_conv2d_winograd_without_weight_transform on
+ * \brief A 3x3, stride-1 or -2, dilation-1, ungrouped conv as nn.contrib_conv2d_winograd_without_weight_transform on
  * layout_transform(nn.contrib_conv2d_winograd_weight_transform(w), "HWOI", "HWOI{oc}o") (folded at build), when
- * topi.nn.conv2d_winograd_tile gives a tile size for its channels and output plane. False: the direct conv.
+ * topi.nn.conv2d_winograd_tile gives a tile size for its channels, output plane and stride. False: the direct conv.
  */
 bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out) {
   static const runtime::Function tile_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tile");
   std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]), ys = StaticShape(call);
   if (!tile_of.defined() || a->groups != 1 || !ws || !ys || (*ws)[2] != 3 || (*ws)[3] != 3) return false;
-  auto all_one = [](const Array<int64_t>& v) {
+  auto all_equal = [](const Array<int64_t>& v, int64_t value) {
     for (size_t i = 0; i < v.size(); ++i) {
-      if (v[i] != 1) return false;
+      if (v[i] != value) return false;
     }
     return true;
   };
-  if (!all_one(a->strides) || !all_one(a->dilation)) return false;
+  const int64_t stride = a->strides.size() == 0 ? 1 : a->strides[0];
+  if (!all_equal(a->strides, stride) || !all_equal(a->dilation, 1)) return false;
   for (size_t i = 0; i < a->padding.size(); ++i) {
     if (a->padding[i] > 2) return false;  // the kernel refuses padding far beyond the input; "same" 3x3 pads 1
   }
-  const int64_t tile = tile_of((*ws)[1], (*ws)[0], (*ys)[2], (*ys)[3]).cast<int64_t>();
+  const int64_t tile = tile_of((*ws)[1], (*ws)[0], (*ys)[2], (*ys)[3], stride).cast<int64_t>();
   if (tile <= 0) return false;
   static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
   static const Op conv = Op::Get("nn.contrib_conv2d_winograd_without_weight_transform");
   const std::string kernel_layout = "HWOI" + std::to_string(oc) + "o";
-  Expr u = Call(transform, {Plain(call->args[1])}, MakeAttrsByName(transform, {{"tile_size", Any(tile)}}));
+  Expr u = Call(transform, {Plain(call->args[1])},
+                MakeAttrsByName(transform, {{"tile_size", Any(tile)}, {"stride", Any(stride)}}));
   std::map<std::string, Any> fields{{"tile_size", Any(tile)},
+                                    {"strides", Any(Array<int64_t>{stride, stride})},
                                     {"padding", Any(a->padding)},
                                     {"channels", Any((*ws)[0])},
                                     {"kernel_size", Any(Array<int64_t>{3, 3})},

@@ -1,6 +1,7 @@
 /*!
  * \file conv2d_winograd.cc
- * \brief topi.nn.conv2d_winograd_nchwc: a 3x3, stride-1 convolution by Winograd's F(m x m, 3 x 3) over blocked data,
+ * \brief topi.nn.conv2d_winograd_nchwc: a 3x3 convolution by Winograd's F(m x m, 3 x 3) over blocked data (stride 2:
+ * F(2x2, 2x2) over the input's four parity phases, tvmlite/topi/nn/winograd.h),
  * the kernel of relay's nn.contrib_conv2d_winograd_without_weight_transform (the weights arrive transformed, folded
  * at build time). Also topi.nn.winograd_matrices (the transforms' matrices, for the relay references) and
  * topi.nn.conv2d_winograd_tile (when AlterOpLayout should choose it).
@@ -10,6 +11,7 @@
  *
  * Shapes: data (N, C / cb, H, W, cb); weight (alpha, alpha, O / ob, C, ob) ("HWOI{ob}o" of the transformed
  * (alpha, alpha, O, C)), alpha = tile_size + 2; out (N, O / ob, OH, OW, ob), OH = H + pad_top + pad_bottom - 2.
+ * Stride 2 (tile_size 2): weight (3, 3, O / ob, 4C, ob), OH = (H + pad_top + pad_bottom - 3) / 2 + 1.
  *
  * Algorithm (tvmlite/topi/nn/winograd.h): input transform per (image, channel block, tile row) into V
  * [alpha^2][tiles][C]; alpha^2 GEMMs M[xi] = V[xi] U[xi], U[xi] being a packed (C, O) panel set as the GEMM driver
@@ -37,6 +39,7 @@ namespace topi {
 namespace winograd {
 
 #define TVMLITE_WINOGRAD_INPUT InputTransform
+#define TVMLITE_WINOGRAD_INPUT_S2 InputTransformS2
 #define TVMLITE_WINOGRAD_OUTPUT OutputTransform
 #include "winograd_transform.inc"
 
@@ -48,6 +51,7 @@ const char kName[] = "topi.nn.conv2d_winograd_nchwc";
 
 struct WinogradConfig {
   int64_t m;
+  int64_t stride;  // 1: F(m x m, 3 x 3); 2: the polyphase F(2x2, 2x2)
   relay::Window<2> window;
   Epilogue epilogue;
 };
@@ -57,27 +61,58 @@ int64_t MinItems(int64_t floats_per_item) {
   return std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, floats_per_item));
 }
 
+/*!
+ * \brief Stride 2: M[ij] = V[ij] U[ij] for the 9 elements, K = C x the element's phases (4, 2 or 1; U[ij]'s first
+ * rows). The work is dealt out in units of one phase of 8 tiles (a register tile's rows) of one element, so threads
+ * get equal multiply-adds though the elements differ 4:1; a thread's units of an element run as one GEMM.
+ */
+void PhaseGemms(const winograd::Geometry& g, const float* v, const float* u, float* mm) {
+  constexpr int64_t kRows = 8;
+  const int64_t chunks = (g.tiles + kRows - 1) / kRows, c = g.in_channels, o = g.out_channels;
+  const int64_t unit_flops = 2 * kRows * c * o;
+  const BoundEpilogue none;
+  runtime::ParallelFor(25 * chunks, [&](int64_t u0, int64_t u1) {
+    int64_t first = 0, v_at = 0;  // element e's first unit and where its V starts
+    for (int e = 0; e < 9; ++e) {
+      const int64_t phases = winograd::PhasesOfElement(e / 3, e % 3), k = phases * c;
+      // chunk r of element e is this piece's when its first unit, first + r * phases, is in [u0, u1)
+      const int64_t r0 = std::clamp<int64_t>((u0 - first + phases - 1) / phases, 0, chunks);
+      const int64_t r1 = std::clamp<int64_t>((u1 - first + phases - 1) / phases, 0, chunks);
+      if (r0 < r1) {
+        const int64_t t0 = r0 * kRows, rows = std::min(r1 * kRows, g.tiles) - t0;
+        gemm::GemmPackedPrefix(v + v_at + t0 * k, k, u + e * o * 4 * c, g.out_block, 4 * c * g.out_block, rows, o, k,
+                               mm + (e * g.tiles + t0) * o, o, none, 0);
+      }
+      first += phases * chunks, v_at += g.tiles * k;
+    }
+  }, std::max<int64_t>(1, (int64_t(1) << 19) / unit_flops));
+}
+
 void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
   data.CheckNDim(5);
   weight.CheckNDim(5);
-  const int64_t alpha = cfg.m + 2;
+  const int64_t alpha = cfg.stride == 2 ? 3 : cfg.m + 2;
+  const int64_t phases = cfg.stride * cfg.stride;  // U's rows: C per phase
   winograd::Geometry g{};
-  g.m = cfg.m, g.alpha = alpha;
+  g.m = cfg.m, g.alpha = alpha, g.stride = cfg.stride;
   g.batch = data.dim(0), g.in_block = data.dim(4), g.in_channels = data.dim(1) * g.in_block;
   g.height = data.dim(2), g.width = data.dim(3);
   g.out_block = weight.dim(4), g.out_channels = weight.dim(2) * g.out_block;
-  if (weight.dim(0) != alpha || weight.dim(1) != alpha || weight.dim(3) != g.in_channels || g.out_block < 1) {
+  if (weight.dim(0) != alpha || weight.dim(1) != alpha || weight.dim(3) != phases * g.in_channels ||
+      g.out_block < 1) {
     weight.Fail("must be (" + std::to_string(alpha) + ", " + std::to_string(alpha) + ", O / ob, " +
-                std::to_string(g.in_channels) + ", ob) for tile_size " + std::to_string(cfg.m) + " and data " +
-                "with " + std::to_string(g.in_channels) + " channels");
+                std::to_string(phases * g.in_channels) + ", ob) for tile_size " + std::to_string(cfg.m) +
+                ", stride " + std::to_string(cfg.stride) + " and data with " + std::to_string(g.in_channels) +
+                " channels");
   }
   if (g.in_block > 64) data.Fail("has a channel block of " + std::to_string(g.in_block) + "; at most 64");
   if (g.out_block > 64) weight.Fail("has an output block of " + std::to_string(g.out_block) + "; at most 64");
   const relay::Window<2>& w = cfg.window;
   g.pad_top = w.pad_begin[0], g.pad_left = w.pad_begin[1];
-  g.out_height = g.height + w.pad_begin[0] + w.pad_end[0] - 2;
-  g.out_width = g.width + w.pad_begin[1] + w.pad_end[1] - 2;
+  const int64_t padded_h = g.height + w.pad_begin[0] + w.pad_end[0], padded_w = g.width + w.pad_begin[1] + w.pad_end[1];
+  g.out_height = padded_h < 3 ? 0 : (padded_h - 3) / cfg.stride + 1;
+  g.out_width = padded_w < 3 ? 0 : (padded_w - 3) / cfg.stride + 1;
   if (g.out_height < 1 || g.out_width < 1) {
     data.Fail("is too small for a 3x3 kernel with this padding (" + std::to_string(g.height) + "x" +
               std::to_string(g.width) + ")");
@@ -92,17 +127,19 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   }
   // V holds ~(alpha / m)^2 floats per padded input value: padding far beyond the input would make it the cost
   // (and an allocation of any size a caller asks for), as in conv2d_nchwc's padded copy.
-  const __int128 padded = static_cast<__int128>(g.batch * g.in_channels) * (g.out_height + 2) * (g.out_width + 2);
+  const __int128 padded = static_cast<__int128>(g.batch * g.in_channels) * padded_h * padded_w;
   if (padded > 4 * static_cast<__int128>(data.size()) + (1 << 20)) {
     data.Fail("is padded far beyond its size (" + std::to_string(g.height) + "x" + std::to_string(g.width) +
-              " to " + std::to_string(g.out_height + 2) + "x" + std::to_string(g.out_width + 2) +
+              " to " + std::to_string(padded_h) + "x" + std::to_string(padded_w) +
               "); Winograd needs the padded input to stay within 4x the input");
   }
   g.tiles_h = (g.out_height + cfg.m - 1) / cfg.m, g.tiles_w = (g.out_width + cfg.m - 1) / cfg.m;
   g.tiles = g.batch * g.tiles_h * g.tiles_w;
 
   static thread_local std::vector<float> scratch;  // the calling thread's V and M, kept: the same convs every run
-  const int64_t v_size = alpha * alpha * g.tiles * g.in_channels, m_size = alpha * alpha * g.tiles * g.out_channels;
+  // V: alpha^2 elements of (tiles, C); stride 2, 25 phase-elements (PhasesOfElement summed over the 9)
+  const int64_t v_size = (cfg.stride == 2 ? 25 : alpha * alpha) * g.tiles * g.in_channels;
+  const int64_t m_size = alpha * alpha * g.tiles * g.out_channels;
   float* v = AlignedScratch(&scratch, v_size + m_size);  // M's rows (the GEMM's stores) on cache lines
   float* mm = v + v_size;
   const bool avx512 = CpuIsa() == Isa::kAVX512;
@@ -111,20 +148,25 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   float* y = out.Data<float>();
 
   const int64_t in_items = g.batch * (g.in_channels / g.in_block) * g.tiles_h;
-  runtime::ParallelFor(in_items, [&](int64_t b, int64_t e) {
-    (avx512 ? winograd::InputTransformAVX512 : winograd::InputTransform)(g, x, v, b, e);
-  }, MinItems(alpha * alpha * g.tiles_w * g.in_block));
+  const auto input = cfg.stride == 2 ? (avx512 ? winograd::InputTransformS2AVX512 : winograd::InputTransformS2)
+                                      : (avx512 ? winograd::InputTransformAVX512 : winograd::InputTransform);
+  runtime::ParallelFor(in_items, [&](int64_t b, int64_t e) { input(g, x, v, b, e); },
+                       MinItems((cfg.stride == 2 ? 25 : alpha * alpha) * g.tiles_w * g.in_block));
 
-  const BoundEpilogue none;
-  const int64_t panel_set = g.out_channels * g.in_channels;  // floats of one U[xi]
-  // Tile positions in parallel, each GEMM on one thread; small convs (a few us of GEMM) stay on the caller.
-  const int64_t gemm_flops = 2 * g.tiles * g.in_channels * g.out_channels;
-  runtime::ParallelFor(alpha * alpha, [&](int64_t b, int64_t e) {
-    for (int64_t xi = b; xi < e; ++xi) {
-      gemm::GemmPacked(v + xi * g.tiles * g.in_channels, g.in_channels, u + xi * panel_set, g.out_block, g.tiles,
-                       g.out_channels, g.in_channels, mm + xi * g.tiles * g.out_channels, g.out_channels, none, 0);
-    }
-  }, std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, gemm_flops)));
+  if (cfg.stride == 2) {
+    PhaseGemms(g, v, u, mm);
+  } else {
+    const BoundEpilogue none;
+    const int64_t panel_set = g.out_channels * g.in_channels;  // floats of one U[xi]
+    // Tile positions in parallel, each GEMM on one thread; small convs (a few us of GEMM) stay on the caller.
+    const int64_t gemm_flops = 2 * g.tiles * g.in_channels * g.out_channels;
+    runtime::ParallelFor(alpha * alpha, [&](int64_t b, int64_t e) {
+      for (int64_t xi = b; xi < e; ++xi) {
+        gemm::GemmPacked(v + xi * g.tiles * g.in_channels, g.in_channels, u + xi * panel_set, g.out_block, g.tiles,
+                         g.out_channels, g.in_channels, mm + xi * g.tiles * g.out_channels, g.out_channels, none, 0);
+      }
+    }, std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, gemm_flops)));
+  }
 
   const int64_t out_items = g.batch * (g.out_channels / g.out_block) * g.tiles_h;
   const int64_t row_floats = g.out_width * g.out_block;
@@ -169,9 +211,13 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<S
   TVMLITE_CHECK_KIND(cfg.m == 2 || cfg.m == 4, ValueError)
       << kKernel << ": tile_size must be 2 or 4, got " << cfg.m;
   cfg.window = KernelWindow(attrs);
-  TVMLITE_CHECK_KIND(cfg.window.stride[0] == 1 && cfg.window.stride[1] == 1 && cfg.window.dilation[0] == 1 &&
-                         cfg.window.dilation[1] == 1, ValueError)
-      << kKernel << ": Winograd needs strides and dilation of 1";
+  const relay::Window<2>& w = cfg.window;
+  TVMLITE_CHECK_KIND(w.stride[0] == w.stride[1] && (w.stride[0] == 1 || w.stride[0] == 2) && w.dilation[0] == 1 &&
+                         w.dilation[1] == 1, ValueError)
+      << kKernel << ": Winograd needs strides of 1 or 2 (the same in both axes) and dilation of 1";
+  cfg.stride = w.stride[0];
+  TVMLITE_CHECK_KIND(cfg.stride == 1 || cfg.m == 2, ValueError)
+      << kKernel << ": stride 2 takes tile_size 2 (F(2x2, 2x2) over the input's phases), got " << cfg.m;
   const std::vector<int64_t> ks = attrs.GetInts("kernel_size", {3, 3});
   TVMLITE_CHECK_KIND(ks == std::vector<int64_t>({3, 3}), ValueError)
       << kKernel << ": kernel_size must be (3, 3)";
@@ -181,9 +227,17 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<S
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 });
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t tile_size) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t tile_size, int64_t stride) {
   TVMLITE_CHECK_KIND(tile_size == 2 || tile_size == 4, ValueError)
       << "topi.nn.winograd_matrices: tile_size must be 2 or 4, got " << tile_size;
+  TVMLITE_CHECK_KIND(stride == 1 || (stride == 2 && tile_size == 2), ValueError)
+      << "topi.nn.winograd_matrices: stride must be 1, or 2 with tile_size 2; got stride " << stride
+      << " with tile_size " << tile_size;
+  if (stride == 2) {
+    return runtime::Array<Any>{Any(MatrixOf(&winograd::kAT2S2[0][0], 2, 3)),
+                               Any(MatrixOf(&winograd::kBT2S2[0][0], 3, 3)),
+                               Any(MatrixOf(&winograd::kG2S2[0][0], 3, 2))};
+  }
   if (tile_size == 4) {
     return runtime::Array<Any>{Any(MatrixOf(&winograd::kAT4[0][0], 4, 6)), Any(MatrixOf(&winograd::kBT4[0][0], 6, 6)),
                                Any(MatrixOf(&winograd::kG4[0][0], 6, 3))};
@@ -193,14 +247,20 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t t
 });
 
 /*!
- * \brief The tile size AlterOpLayout should use for a 3x3 stride-1 conv of these sizes, or 0 for the direct conv:
- * on AVX-512 with 16-channel blocks, F(4x4) from a 14x14 output plane (2-3x the direct conv at 56x56 .. 14x14), F(2x2)
- * for smaller planes of at least 7x7 with 128 or more input channels (1.2-1.5x; with fewer the GEMMs are too small).
+ * \brief The tile size AlterOpLayout should use for a 3x3 conv of this stride and sizes, or 0 for the direct conv:
+ * on AVX-512 with 16-channel blocks. Stride 1: F(4x4) from a 14x14 output plane (2-3x the direct conv at 56x56 ..
+ * 14x14), F(2x2) for smaller planes of at least 7x7 with 128 or more input channels (1.2-1.5x; with fewer the GEMMs
+ * are too small). Stride 2: the polyphase F(2x2, 2x2) from a 14x14 output plane with 64 or more input channels
+ * (1.2-1.35x on ResNet's layers; 0.9x with 16, and 32 lost at two threads; at 7x7 a quarter of its tiles' outputs
+ * fall past the edge: 0.8-0.95x).
  */
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tile")
-    .set_body_typed([](int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width) -> int64_t {
+    .set_body_typed([](int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
+                       int64_t stride) -> int64_t {
       if (CpuIsa() != Isa::kAVX512 || in_channels % 16 != 0 || out_channels % 16 != 0) return 0;
       const int64_t plane = out_height * out_width;
+      if (stride == 2) return plane >= 14 * 14 && in_channels >= 64 ? 2 : 0;
+      if (stride != 1) return 0;
       if (plane >= 14 * 14) return 4;
       return plane >= 7 * 7 && in_channels >= 128 ? 2 : 0;
     });

@@ -258,6 +258,14 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
   Gemm(a, lda, bp, nb, k * nb, nb, m, n, k, c, ldc, epi, c_flat, tail, shape);
 }
 
+void GemmPackedPrefix(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t panel, int64_t m, int64_t n,
+                      int64_t k, float* c, int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, TileShape shape) {
+  if (m == 0 || n == 0) return;
+  TVMLITE_ICHECK(panel >= k * nb) << "GemmPackedPrefix: panels of " << panel << " floats hold fewer than " << k
+                                   << " steps of " << nb;
+  Gemm(a, lda, bp, nb, panel, nb, m, n, k, c, ldc, epi, c_flat, nullptr, shape);
+}
+
 void GemmRowMajorB(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k, float* c,
                    int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, const FusedTail* tail, TileShape shape) {
   if (m == 0 || n == 0) return;

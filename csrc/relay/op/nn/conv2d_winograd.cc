@@ -1,9 +1,11 @@
 /*!
  * \file conv2d_winograd.cc
- * \brief Winograd convolution (TVM's op names), made by AlterOpLayout from a 3x3 stride-1 nn.conv2d:
+ * \brief Winograd convolution (TVM's op names), made by AlterOpLayout from a 3x3 stride-1 or stride-2 nn.conv2d:
  *
  *   nn.contrib_conv2d_winograd_weight_transform            weight (O, C, 3, 3) -> U (alpha, alpha, O, C),
- *                                                          U[:, :, o, c] = G g[o, c] G^T, alpha = tile_size + 2
+ *                                                          U[:, :, o, c] = G g[o, c] G^T, alpha = tile_size + 2;
+ *                                                          stride 2: (3, 3, O, 4C), the four parity phases' 2x2
+ *                                                          filters by F(2x2, 2x2) (tvmlite/topi/nn/winograd.h)
  *   nn.contrib_conv2d_winograd_without_weight_transform    data (N, C / ic, H, W, ic)  NCHW{ic}c
  *                                                          weight (alpha, alpha, O / oc, C, oc)  HWOI{oc}o
  *                                                          -> (N, O / oc, OH, OW, oc)  NCHW{oc}c
@@ -11,7 +13,8 @@
  * The weight transform of a constant weight is folded at build (FoldConstant), so the conv gets U packed into
  * output-channel blocks (layout_transform "HWOI" -> "HWOI16o"). G (and the B, A of the conv) are Lavin & Gray's
  * (tvmlite/topi/nn/winograd.h, exposed by topi.nn.winograd_matrices); the references (tvmlite/relay/op/
- * _winograd.py) use the same. OH = H + pad_top + pad_bottom - 2 (3x3, stride 1, dilation 1).
+ * _winograd.py) use the same. OH = H + pad_top + pad_bottom - 2 (3x3, stride 1, dilation 1); stride 2 takes
+ * tile_size 2 and weight (3, 3, O / oc, 4C, oc).
  */
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
@@ -31,22 +34,43 @@ void CheckTileSize(int64_t tile_size) {
       << "tile_size must be 2 or 4 (F(2x2, 3x3) or F(4x4, 3x3)), got " << tile_size;
 }
 
+/*! \brief Stride 1, or 2 with tile_size 2 (the polyphase F(2x2, 2x2)). */
+void CheckStride(int64_t stride, int64_t tile_size) {
+  TVMLITE_CHECK_KIND(stride == 1 || (stride == 2 && tile_size == 2), ValueError)
+      << "Winograd convolution takes stride 1, or stride 2 with tile_size 2; got stride " << stride
+      << " with tile_size " << tile_size;
+}
+
+/*! \brief The transformed filters' side: tile_size + 2, or 3 for stride 2. */
+int64_t AlphaOf(int64_t tile_size, int64_t stride) { return stride == 2 ? 3 : tile_size + 2; }
+
 Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ConvWinogradWeightTransformAttrs>(attrs);
   CheckTileSize(a->tile_size);
+  CheckStride(a->stride, a->tile_size);
   const TensorTypeNode* weight = TensorArg(args, 0);
   CheckRank(weight, 4, "weight (out_channels, in_channels, 3, 3)");
   TVMLITE_CHECK_KIND(DimIs(weight->shape[2], 3) && DimIs(weight->shape[3], 3), ValueError)
       << "Winograd needs a 3x3 kernel, got weight " << ShapeToString(weight->shape);
-  const int64_t alpha = a->tile_size + 2;
-  return TensorType(Array<Any>{Any(alpha), Any(alpha), weight->shape[0], weight->shape[1]}, weight->dtype);
+  const int64_t alpha = AlphaOf(a->tile_size, a->stride);
+  Any in = weight->shape[1];
+  if (a->stride == 2) {  // the four phases' channels
+    std::optional<int64_t> c = in.as<int64_t>();
+    in = c ? Any(BoundedMul(*c, 4, "in_channels")) : Any(SizeVar::Any());
+  }
+  return TensorType(Array<Any>{Any(alpha), Any(alpha), weight->shape[0], in}, weight->dtype);
 }
 
 Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 2);
   const auto* a = AttrsAs<Conv2DWinogradAttrs>(attrs);
   CheckTileSize(a->tile_size);
+  Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
+  TVMLITE_CHECK_KIND(w.stride[0] == w.stride[1] && w.dilation[0] == 1 && w.dilation[1] == 1, ValueError)
+      << "Winograd convolution needs equal strides and dilation of 1";
+  const int64_t stride = w.stride[0];
+  CheckStride(stride, a->tile_size);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   const int64_t ic = NCHWBlockOf(a->data_layout);
@@ -62,18 +86,16 @@ Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
   CheckRank(weight, 5, "weight (alpha, alpha, out_channels / oc, in_channels, oc)");
   TVMLITE_CHECK_KIND(DimIs(data->shape[4], ic), ValueError)
       << "data " << ShapeToString(data->shape) << " must end in its block " << ic;
-  const int64_t alpha = a->tile_size + 2;
+  const int64_t alpha = AlphaOf(a->tile_size, stride), phases = stride * stride;
   TVMLITE_CHECK_KIND(DimIs(weight->shape[0], alpha) && DimIs(weight->shape[1], alpha) &&
                          DimIs(weight->shape[4], oc), ValueError)
       << "weight " << ShapeToString(weight->shape) << " must be (" << alpha << ", " << alpha << ", O / " << oc
-      << ", C, " << oc << ") for tile_size " << a->tile_size;
+      << ", " << (phases == 1 ? "C" : "4C") << ", " << oc << ") for tile_size " << a->tile_size << " and stride "
+      << stride;
   TVMLITE_CHECK_KIND(a->groups == 1, ValueError) << "Winograd convolution needs groups = 1, got " << a->groups;
-  Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
-  TVMLITE_CHECK_KIND(w.stride[0] == 1 && w.stride[1] == 1 && w.dilation[0] == 1 && w.dilation[1] == 1, ValueError)
-      << "Winograd convolution needs strides and dilation of 1";
   std::optional<int64_t> cb = data->shape[1].as<int64_t>(), c = weight->shape[3].as<int64_t>();
   if (cb && c) {
-    TVMLITE_CHECK_KIND(BoundedMul(*cb, ic, "in_channels") == *c, ValueError)
+    TVMLITE_CHECK_KIND(BoundedMul(BoundedMul(*cb, ic, "in_channels"), phases, "in_channels") == *c, ValueError)
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << *cb * ic << ", weight "
         << ShapeToString(weight->shape) << " " << *c;
   }
@@ -92,7 +114,9 @@ Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<ConvWinogradWeightTransformAttrs>().def_ro("tile_size", &ConvWinogradWeightTransformAttrs::tile_size);
+  refl::ObjectDef<ConvWinogradWeightTransformAttrs>()
+      .def_ro("tile_size", &ConvWinogradWeightTransformAttrs::tile_size)
+      .def_ro("stride", &ConvWinogradWeightTransformAttrs::stride);
   using A = Conv2DWinogradAttrs;
   refl::ObjectDef<A>()
       .def_ro("tile_size", &A::tile_size)
@@ -109,7 +133,8 @@ TVMLITE_STATIC_INIT_BLOCK({
 });
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
-    .describe("The Winograd transform of 3x3 conv filters: (O, C, 3, 3) -> (alpha, alpha, O, C), G g G^T.")
+    .describe("The Winograd transform of 3x3 conv filters: (O, C, 3, 3) -> (alpha, alpha, O, C), G g G^T; stride 2: "
+              "(3, 3, O, 4C), the parity phases' filters.")
     .set_num_inputs(1)
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels, 3, 3).")
     .set_attrs_type<ConvWinogradWeightTransformAttrs>()
@@ -117,7 +142,8 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
-    .describe("3x3 stride-1 convolution by Winograd's F(m x m, 3 x 3) on blocked data, the filters transformed.")
+    .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(2x2, 2x2) over the input's parity phases) "
+              "on blocked data, the filters transformed.")
     .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The transformed filters, (alpha, alpha, out_channels / oc, in_channels, oc).")

@@ -10,6 +10,7 @@ namespace topi {
 namespace winograd {
 
 #define TVMLITE_WINOGRAD_INPUT InputTransformAVX512
+#define TVMLITE_WINOGRAD_INPUT_S2 InputTransformS2AVX512
 #define TVMLITE_WINOGRAD_OUTPUT OutputTransformAVX512
 #include "../../nn/winograd_transform.inc"
 

@@ -61,9 +61,13 @@ using Conv1DAttrs = ConvAttrs<1>;
 using Conv2DAttrs = ConvAttrs<2>;
 using Conv3DAttrs = ConvAttrs<3>;
 
-/*! \brief nn.contrib_conv2d_winograd_weight_transform: F(tile_size x tile_size, 3 x 3)'s filter transform. */
+/*!
+ * \brief nn.contrib_conv2d_winograd_weight_transform: F(tile_size x tile_size, 3 x 3)'s filter transform; stride 2:
+ * the polyphase F(2x2, 2x2)'s (tvmlite/topi/nn/winograd.h).
+ */
 struct ConvWinogradWeightTransformAttrs : public AttrsNode {
   int64_t tile_size = 4;
+  int64_t stride = 1;
 
   static constexpr const char* _type_key = "relay.attrs.ConvWinogradWeightTransformAttrs";
   TVMLITE_DECLARE_ATTRS(ConvWinogradWeightTransformAttrs);

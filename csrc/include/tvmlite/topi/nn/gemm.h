@@ -110,6 +110,14 @@ void GemmPacked(const float* a, int64_t lda, const float* bp, int64_t nb, int64_
                 TileShape shape = TileShape::kRows8);
 
 /*!
+ * \brief GemmPacked over the first k steps of B's panels, which are panel floats apart (panel >= k * nb): a K prefix
+ * of a packed (K', N) B (the stride-2 Winograd's U, whose elements run over 1, 2 or 4 of its 4C rows).
+ */
+void GemmPackedPrefix(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t panel, int64_t m, int64_t n,
+                      int64_t k, float* c, int64_t ldc, const BoundEpilogue& epi, int64_t c_flat,
+                      TileShape shape = TileShape::kRows8);
+
+/*!
  * \brief GemmPacked with B (K, N) row-major (row stride ldb) read in place, as panels of NativeBlock() columns whose
  * k steps are ldb apart: no per-call pack. N must be a multiple of NativeBlock(); meant for a B of few columns (a
  * column tile's K rows then span few L1 sets and pages): attention's per-head scores @ V, and Q K^T with K^T given.

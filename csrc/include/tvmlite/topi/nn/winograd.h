@@ -11,6 +11,14 @@
  *
  * Matrices: Lavin & Gray's, interpolation points 0, +-1, +-2 (m = 4) and 0, +-1 (m = 2); topi.nn.winograd_matrices
  * returns them (A^T, B^T, G), so the relay references use the very same values. Plain data: the ISA files include it.
+ *
+ * Stride 2 (polyphase): a 3x3 stride-2 conv is the sum of four stride-1 convs over the input's (row, column) parity
+ * phases x[p::2, q::2], with 2x2, 2x1, 1x2 and 1x1 kernels (taps {0, 2} for an even phase, {1} for an odd one). All
+ * four run in F(2x2, 2x2)'s 3x3 transform domain (points 0, 1, inf), where a 1-tap kernel [g, 0] transforms to
+ * [g, g, 0]: transform element (i, j) has the ee phase, eo when j < 2, oe when i < 2, oo when both, so the GEMM of
+ * element (i, j) runs over K = C x its phases (4, 2 or 1): 25 multiplies per 2x2 output tile and channel pair
+ * against the direct conv's 36. U's channels for element (i, j) are its phases' in the order ee, eo, oe, oo (the
+ * absent phases' rows zero, at the end): U is (3, 3, O, 4C).
  */
 #ifndef TVMLITE_TOPI_NN_WINOGRAD_H_
 #define TVMLITE_TOPI_NN_WINOGRAD_H_
@@ -31,13 +39,23 @@ constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1
 constexpr float kAT2[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 constexpr float kBT2[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
 constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+// F(2x2, 2x2), the stride-2 phases' transform
+constexpr float kAT2S2[2][3] = {{1, 1, 0}, {0, 1, 1}};
+constexpr float kBT2S2[3][3] = {{1, -1, 0}, {0, 1, 0}, {0, -1, 1}};
+constexpr double kG2S2[3][2] = {{1, 0}, {1, 1}, {0, 1}};
+
+/*! \brief Stride 2: whether phase ph (ee 0, eo 1, oe 2, oo 3: row parity ph >> 1, column parity ph & 1) has
+ * transform element (i, j), and the phases element (i, j) has (its GEMM's K is that times C). */
+constexpr bool PhaseHasElement(int ph, int i, int j) { return ((ph >> 1) == 0 || i < 2) && ((ph & 1) == 0 || j < 2); }
+constexpr int PhasesOfElement(int i, int j) { return (i < 2 ? 2 : 1) * (j < 2 ? 2 : 1); }
 
 /*!
  * \brief One call's geometry: data (N, C / cb, H, W, cb), output (N, O / ob, OH, OW, ob), tiles th x tw per image
- * (P = N th tw in all, row-major), V and M scratch as [alpha^2][P][C] and [alpha^2][P][O].
+ * (P = N th tw in all, row-major), V and M scratch as [alpha^2][P][C] and [alpha^2][P][O]. Stride 2: V's element
+ * (i, j) is [P][C x PhasesOfElement(i, j)], the elements one after another.
  */
 struct Geometry {
-  int64_t m, alpha;
+  int64_t m, alpha, stride;
   int64_t batch, in_channels, in_block, height, width;
   int64_t out_channels, out_block, out_height, out_width;
   int64_t pad_top, pad_left;
@@ -48,7 +66,12 @@ struct Geometry {
 void InputTransform(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
 void InputTransformAVX512(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
 
-/*! \brief Y for items (n * OB + ob) * th + ty: every tile of that tile row, valid pixels only, plain store. */
+/*! \brief Stride 2: V of every phase for the items' tiles (same items; each tile reads a 5x5 input window). */
+void InputTransformS2(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
+void InputTransformS2AVX512(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
+
+/*! \brief Y for items (n * OB + ob) * th + ty: every tile of that tile row, valid pixels only, plain store (either
+ * stride: g.alpha tells F(2x2, 3x3) from F(2x2, 2x2)). */
 void OutputTransform(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
 void OutputTransformAVX512(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
 
