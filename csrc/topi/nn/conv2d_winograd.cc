@@ -71,19 +71,18 @@ void PhaseGemms(const winograd::Geometry& g, const float* v, const float* u, flo
   const int64_t chunks = (g.tiles + kRows - 1) / kRows, c = g.in_channels, o = g.out_channels;
   const int64_t unit_flops = 2 * kRows * c * o;
   const BoundEpilogue none;
-  runtime::ParallelFor(25 * chunks, [&](int64_t u0, int64_t u1) {
-    int64_t first = 0, v_at = 0;  // element e's first unit and where its V starts
+  runtime::ParallelFor(winograd::kPhaseElements * chunks, [&](int64_t u0, int64_t u1) {
     for (int e = 0; e < 9; ++e) {
       const int64_t phases = winograd::PhasesOfElement(e / 3, e % 3), k = phases * c;
+      const int64_t before = winograd::PhasesBefore(e), first = before * chunks;  // element e's first unit
       // chunk r of element e is this piece's when its first unit, first + r * phases, is in [u0, u1)
       const int64_t r0 = std::clamp<int64_t>((u0 - first + phases - 1) / phases, 0, chunks);
       const int64_t r1 = std::clamp<int64_t>((u1 - first + phases - 1) / phases, 0, chunks);
       if (r0 < r1) {
         const int64_t t0 = r0 * kRows, rows = std::min(r1 * kRows, g.tiles) - t0;
-        gemm::GemmPackedPrefix(v + v_at + t0 * k, k, u + e * o * 4 * c, g.out_block, 4 * c * g.out_block, rows, o, k,
-                               mm + (e * g.tiles + t0) * o, o, none, 0);
+        gemm::GemmPackedPrefix(v + before * g.tiles * c + t0 * k, k, u + e * o * 4 * c, g.out_block,
+                               4 * c * g.out_block, rows, o, k, mm + (e * g.tiles + t0) * o, o, none, 0);
       }
-      first += phases * chunks, v_at += g.tiles * k;
     }
   }, std::max<int64_t>(1, (int64_t(1) << 19) / unit_flops));
 }
@@ -95,7 +94,7 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   const int64_t alpha = cfg.stride == 2 ? 3 : cfg.m + 2;
   const int64_t phases = cfg.stride * cfg.stride;  // U's rows: C per phase
   winograd::Geometry g{};
-  g.m = cfg.m, g.alpha = alpha, g.stride = cfg.stride;
+  g.m = cfg.m, g.alpha = alpha;
   g.batch = data.dim(0), g.in_block = data.dim(4), g.in_channels = data.dim(1) * g.in_block;
   g.height = data.dim(2), g.width = data.dim(3);
   g.out_block = weight.dim(4), g.out_channels = weight.dim(2) * g.out_block;
@@ -137,8 +136,9 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   g.tiles = g.batch * g.tiles_h * g.tiles_w;
 
   static thread_local std::vector<float> scratch;  // the calling thread's V and M, kept: the same convs every run
-  // V: alpha^2 elements of (tiles, C); stride 2, 25 phase-elements (PhasesOfElement summed over the 9)
-  const int64_t v_size = (cfg.stride == 2 ? 25 : alpha * alpha) * g.tiles * g.in_channels;
+  // V: alpha^2 elements of (tiles, C); stride 2, the phases' 25 (winograd::kPhaseElements)
+  const int64_t v_elements = cfg.stride == 2 ? winograd::kPhaseElements : alpha * alpha;
+  const int64_t v_size = v_elements * g.tiles * g.in_channels;
   const int64_t m_size = alpha * alpha * g.tiles * g.out_channels;
   float* v = AlignedScratch(&scratch, v_size + m_size);  // M's rows (the GEMM's stores) on cache lines
   float* mm = v + v_size;
@@ -151,7 +151,7 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   const auto input = cfg.stride == 2 ? (avx512 ? winograd::InputTransformS2AVX512 : winograd::InputTransformS2)
                                       : (avx512 ? winograd::InputTransformAVX512 : winograd::InputTransform);
   runtime::ParallelFor(in_items, [&](int64_t b, int64_t e) { input(g, x, v, b, e); },
-                       MinItems((cfg.stride == 2 ? 25 : alpha * alpha) * g.tiles_w * g.in_block));
+                       MinItems(v_elements * g.tiles_w * g.in_block));
 
   if (cfg.stride == 2) {
     PhaseGemms(g, v, u, mm);

@@ -48,6 +48,13 @@ constexpr double kG2S2[3][2] = {{1, 0}, {1, 1}, {0, 1}};
  * transform element (i, j), and the phases element (i, j) has (its GEMM's K is that times C). */
 constexpr bool PhaseHasElement(int ph, int i, int j) { return ((ph >> 1) == 0 || i < 2) && ((ph & 1) == 0 || j < 2); }
 constexpr int PhasesOfElement(int i, int j) { return (i < 2 ? 2 : 1) * (j < 2 ? 2 : 1); }
+/*! \brief Stride 2: the phases of the elements before element e = 3i + j (V's element e starts at tiles x C x that),
+ * and of all nine (V's size in tiles x C). */
+constexpr int PhasesBefore(int e) {
+  return e <= 0 ? 0 : PhasesBefore(e - 1) + PhasesOfElement((e - 1) / 3, (e - 1) % 3);
+}
+constexpr int kPhaseElements = PhasesBefore(9);
+static_assert(kPhaseElements == 25, "F(2x2, 2x2) over four phases: 25 multiplies per tile and channel pair");
 
 /*!
  * \brief One call's geometry: data (N, C / cb, H, W, cb), output (N, O / ob, OH, OW, ob), tiles th x tw per image
@@ -55,7 +62,7 @@ constexpr int PhasesOfElement(int i, int j) { return (i < 2 ? 2 : 1) * (j < 2 ? 
  * (i, j) is [P][C x PhasesOfElement(i, j)], the elements one after another.
  */
 struct Geometry {
-  int64_t m, alpha, stride;
+  int64_t m, alpha;  // alpha 3: the stride-2 F(2x2, 2x2)
   int64_t batch, in_channels, in_block, height, width;
   int64_t out_channels, out_block, out_height, out_width;
   int64_t pad_top, pad_left;
