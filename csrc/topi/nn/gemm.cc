@@ -55,6 +55,9 @@ constexpr int kMaxRows = 8;
 constexpr int kMaxCols = 64;
 // The least work (flops) worth a thread: about 10 us of one core; a thread's wake-up and the join cost a few us.
 constexpr int64_t kMinChunkFlops = 1 << 20;
+// The least weight bytes worth a thread in a matrix-vector product, which memory bounds: ~10 us of one core's
+// stream from DRAM, where a model's classifier weights come from (ResNet-18's 2 MB dense ran on one thread at two).
+constexpr int64_t kMinChunkBytes = 128 << 10;
 
 /*!
  * \brief The portable micro-kernel: at most 4 rows x 64 columns. NB > 0 fixes the panel width at compile time (the
@@ -133,7 +136,9 @@ void DotRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, fl
   auto fn = isa == Isa::kAVX512 ? DotRowsAVX512 : isa == Isa::kAVX2 ? DotRowsAVX2 : DotRowsPortable;
   const int64_t kGroup = 16;
   int64_t groups = (n + kGroup - 1) / kGroup;
-  int64_t min_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, 2 * kGroup * k * m));
+  const int64_t by_flops = kMinChunkFlops / std::max<int64_t>(1, 2 * kGroup * k * m);
+  const int64_t by_bytes = kMinChunkBytes / std::max<int64_t>(1, kGroup * k * int64_t(sizeof(float)));
+  const int64_t min_chunk = std::max<int64_t>(1, std::min(by_flops, by_bytes));
   runtime::ParallelFor(groups, [&](int64_t g0, int64_t g1) {
     int64_t j0 = g0 * kGroup, j1 = std::min(n, g1 * kGroup);
     fn(x, m, w + j0 * k, j1 - j0, k, y + j0, n);
