@@ -91,7 +91,7 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
   data.CheckNDim(5);
   weight.CheckNDim(5);
-  const int64_t alpha = cfg.stride == 2 ? 3 : cfg.m + 2;
+  const int64_t alpha = winograd::AlphaOf(cfg.m, cfg.stride);
   const int64_t phases = cfg.stride * cfg.stride;  // U's rows: C per phase
   winograd::Geometry g{};
   g.m = cfg.m, g.alpha = alpha;

@@ -19,6 +19,7 @@
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
 #include <tvmlite/runtime/reflection.h>
+#include <tvmlite/topi/nn/winograd.h>
 
 #include "window.h"
 
@@ -41,9 +42,6 @@ void CheckStride(int64_t stride, int64_t tile_size) {
       << " with tile_size " << tile_size;
 }
 
-/*! \brief The transformed filters' side: tile_size + 2, or 3 for stride 2. */
-int64_t AlphaOf(int64_t tile_size, int64_t stride) { return stride == 2 ? 3 : tile_size + 2; }
-
 Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ConvWinogradWeightTransformAttrs>(attrs);
@@ -53,7 +51,7 @@ Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
   CheckRank(weight, 4, "weight (out_channels, in_channels, 3, 3)");
   TVMLITE_CHECK_KIND(DimIs(weight->shape[2], 3) && DimIs(weight->shape[3], 3), ValueError)
       << "Winograd needs a 3x3 kernel, got weight " << ShapeToString(weight->shape);
-  const int64_t alpha = AlphaOf(a->tile_size, a->stride);
+  const int64_t alpha = topi::winograd::AlphaOf(a->tile_size, a->stride);
   Any in = weight->shape[1];
   if (a->stride == 2) {  // the four phases' channels
     std::optional<int64_t> c = in.as<int64_t>();
@@ -86,7 +84,7 @@ Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
   CheckRank(weight, 5, "weight (alpha, alpha, out_channels / oc, in_channels, oc)");
   TVMLITE_CHECK_KIND(DimIs(data->shape[4], ic), ValueError)
       << "data " << ShapeToString(data->shape) << " must end in its block " << ic;
-  const int64_t alpha = AlphaOf(a->tile_size, stride), phases = stride * stride;
+  const int64_t alpha = topi::winograd::AlphaOf(a->tile_size, stride), phases = stride * stride;
   TVMLITE_CHECK_KIND(DimIs(weight->shape[0], alpha) && DimIs(weight->shape[1], alpha) &&
                          DimIs(weight->shape[4], oc), ValueError)
       << "weight " << ShapeToString(weight->shape) << " must be (" << alpha << ", " << alpha << ", O / " << oc

@@ -54,6 +54,8 @@ constexpr int PhasesBefore(int e) {
   return e <= 0 ? 0 : PhasesBefore(e - 1) + PhasesOfElement((e - 1) / 3, (e - 1) % 3);
 }
 constexpr int kPhaseElements = PhasesBefore(9);
+/*! \brief The transformed tile's side: tile_size + 2 for F(m x m, 3 x 3), 3 for stride 2's F(2x2, 2x2). */
+constexpr int64_t AlphaOf(int64_t tile_size, int64_t stride) { return stride == 2 ? 3 : tile_size + 2; }
 static_assert(kPhaseElements == 25, "F(2x2, 2x2) over four phases: 25 multiplies per tile and channel pair");
 
 /*!
