@@ -77,6 +77,27 @@ using TileFn = void (*)(const TileArgs&, const float* in, int64_t rs, const floa
                         bool accumulate);
 
 /*!
+ * \brief One input channel step of a tile: OB weight vectors (wp, wob floats apart), and per pixel (row r, column j:
+ * x[r * rs + j * cs]) a broadcast and OB FMAs. Inlined, so that acc stays in registers.
+ */
+template <int R, int T, int OB>
+__attribute__((always_inline)) inline void Step(__m512 (&acc)[R][T][OB], const float* x, int64_t rs, int64_t cs,
+                                                const float* wp, int64_t wob) {
+  __m512 wv[OB];
+#pragma GCC unroll 4
+  for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp + b * wob);
+#pragma GCC unroll 2
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 28
+    for (int j = 0; j < T; ++j) {
+      const __m512 xv = _mm512_set1_ps(x[r * rs + j * cs]);
+#pragma GCC unroll 4
+      for (int b = 0; b < OB; ++b) acc[r][j][b] = _mm512_fmadd_ps(xv, wv[b], acc[r][j][b]);
+    }
+  }
+}
+
+/*!
  * \brief R rows x T output columns x OB output blocks. in: the input at (first channel block of the group, the
  * tile's first input row and column); rs: input floats between the tile's rows; w: the weights at (first output
  * block, first channel block); out: the output at (first block, first row, first column); os: floats between rows;
@@ -100,30 +121,35 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
   const int64_t cs = CS > 0 ? CS : a.col_step;
   const int64_t wob = a.w_ob_stride;
   const char* pf = a.prefetch;
-  for (int64_t cb = 0; cb < a.ncb; ++cb) {
-    for (int64_t kd = 0; kd < a.kd; ++kd) {
-      for (int64_t kh = 0; kh < a.kh; ++kh) {
-        const float* irow = in + cb * a.in_cb_stride + kd * a.in_kd_stride + kh * a.in_kh_stride;
-        const float* wrow = w + cb * a.w_cb_stride + kd * a.w_kd_stride + kh * a.w_kh_stride;
-        for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
-          const float* x = irow + kw * a.kw_step;
-          const float* wp = wrow + kw * a.w_kw_stride;
-          for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += kLanes) {
-            if (pf < a.prefetch_end) {
-              _mm_prefetch(pf, _MM_HINT_T1);
-              pf += 64;
-            }
-            __m512 wv[OB];
-#pragma GCC unroll 4
-            for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp + b * wob);
+  if (a.kd == 1 && a.kh == 1 && a.kw_loop == 1 && a.c_loop == kLanes) {
+    // One tap of 16 channels per channel block (a 1x1 conv): a fixed 16-step loop under the cb loop, and the cb's
+    // prefetch lines issued together. The general nest's trip-1 kd/kh/kw loops, their address arithmetic and the
+    // per-step prefetch test cost 2-4% of these tiles (FMA-bound at ~95% of peak).
+    for (int64_t cb = 0; cb < a.ncb; ++cb) {
+      if (pf < a.prefetch_end) {
+        const char* stop = a.prefetch_end - pf > kLanes * 64 ? pf + kLanes * 64 : a.prefetch_end;
+        for (; pf < stop; pf += 64) _mm_prefetch(pf, _MM_HINT_T1);
+      }
+      const float* x = in + cb * a.in_cb_stride;
+      const float* wp = w + cb * a.w_cb_stride;
 #pragma GCC unroll 2
-            for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 28
-              for (int j = 0; j < T; ++j) {
-                __m512 xv = _mm512_set1_ps(x[r * rs + j * cs]);
-#pragma GCC unroll 4
-                for (int b = 0; b < OB; ++b) acc[r][j][b] = _mm512_fmadd_ps(xv, wv[b], acc[r][j][b]);
+      for (int c = 0; c < kLanes; ++c) Step<R, T, OB>(acc, x + c, rs, cs, wp + c * kLanes, wob);
+    }
+  } else {
+    for (int64_t cb = 0; cb < a.ncb; ++cb) {
+      for (int64_t kd = 0; kd < a.kd; ++kd) {
+        for (int64_t kh = 0; kh < a.kh; ++kh) {
+          const float* irow = in + cb * a.in_cb_stride + kd * a.in_kd_stride + kh * a.in_kh_stride;
+          const float* wrow = w + cb * a.w_cb_stride + kd * a.w_kd_stride + kh * a.w_kh_stride;
+          for (int64_t kw = 0; kw < a.kw_loop; ++kw) {
+            const float* x = irow + kw * a.kw_step;
+            const float* wp = wrow + kw * a.w_kw_stride;
+            for (int64_t c = 0; c < a.c_loop; ++c, ++x, wp += kLanes) {
+              if (pf < a.prefetch_end) {
+                _mm_prefetch(pf, _MM_HINT_T1);
+                pf += 64;
               }
+              Step<R, T, OB>(acc, x, rs, cs, wp, wob);
             }
           }
         }
