@@ -20,7 +20,9 @@
  * The common epilogues (bias, residual, relu, clip: FusedTail) are applied in registers before the store; any
  * other runs through the interpreter on each finished row of each output block (OW x 16 floats, still in L1), or
  * with border columns on each finished run of rows.
- * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane.
+ * A 1x1 stride-1 unpadded conv is a GEMM over pixels: its rows are runs of the flattened plane. A tile with one tap
+ * of 16 channels per channel block (1x1 convs) walks a fixed 16-step loop under the channel blocks, not the general
+ * kd / kh / kw / c nest.
  * Small maps whose weights overflow L1 (3x3, 512 channels at 7x7) run in passes over the input channels, ~16 KB of
  * weights per pass, each item a (n, block group) plane or a part of its rows (at least 16 items): partial sums go
  * through the output (still in L1/L2); a pass prefetches the next pass's weights into L2.
