@@ -20,6 +20,9 @@ Columns, for each thread count:
                       converted once), and the ratio
 MobileNetV2's depthwise convs are rows only when topi.nn.depthwise_conv2d_nchwc is registered (another kernel);
 otherwise a note says they were skipped.
+Below the table: per thread count, each runtime's geomean and minimum ratio to tvmlite and the layers where tvmlite
+is slower; then each runtime's own speed-up from the first thread count to the others (geomean and minimum over the
+layers): speed-ups near 1, often for every runtime, mean the host took the second core for that phase.
 
 Method: each runtime runs in its own worker process (bench/workers.py), one per runtime and thread count: in one
 process onnxruntime's idle intra-op threads spin ~40 ms after each of its calls (process CPU time measured during a
@@ -390,6 +393,14 @@ def main():
             r = np.array(r)
             print(f"{t} thread(s): {RUNTIMES[rt]}/tvmlite geomean {np.exp(np.log(r).mean()):.2f}, min {r.min():.2f}, "
                   f"layers where tvmlite is slower: {int((r < 1).sum())} of {len(r)}")
+    # Each runtime's own speed-up from the first thread count: a phase the host disturbed (another tenant on the
+    # second core) shows as speed-ups near 1, often for every runtime, which the ratios alone do not tell apart.
+    for t in threads[1:]:
+        parts = []
+        for rt in runtimes:
+            s = np.array(figures[threads[0], rt]) / np.array(figures[t, rt])
+            parts.append(f"{RUNTIMES[rt]} {np.exp(np.log(s).mean()):.2f} (min {s.min():.2f})")
+        print(f"speed-up {threads[0]} -> {t} threads, geomean over layers: " + ", ".join(parts))
     if skipped:
         print(f"skipped {len(skipped)} depthwise layers: topi.nn.depthwise_conv2d_nchwc is not registered")
 
