@@ -1,7 +1,7 @@
 /*!
  * \file conv2d_winograd.cc
  * \brief topi.nn.conv2d_winograd_nchwc: a 3x3 convolution by Winograd's F(m x m, 3 x 3) over blocked data (stride 2:
- * F(2x2, 2x2) over the input's four parity phases, tvmlite/topi/nn/winograd.h),
+ * F(m x m, 2 x 2) over the input's four parity phases, tvmlite/topi/nn/winograd.h),
  * the kernel of relay's nn.contrib_conv2d_winograd_without_weight_transform (the weights arrive transformed, folded
  * at build time). Also topi.nn.winograd_matrices (the transforms' matrices, for the relay references) and
  * topi.nn.conv2d_winograd_tile (when AlterOpLayout should choose it).
@@ -11,7 +11,7 @@
  *
  * Shapes: data (N, C / cb, H, W, cb); weight (alpha, alpha, O / ob, C, ob) ("HWOI{ob}o" of the transformed
  * (alpha, alpha, O, C)), alpha = tile_size + 2; out (N, O / ob, OH, OW, ob), OH = H + pad_top + pad_bottom - 2.
- * Stride 2 (tile_size 2): weight (3, 3, O / ob, 4C, ob), OH = (H + pad_top + pad_bottom - 3) / 2 + 1.
+ * Stride 2: alpha = tile_size + 1, weight (alpha, alpha, O / ob, 4C, ob), OH = (H + pad_top + pad_bottom - 3) / 2 + 1.
  *
  * Algorithm (tvmlite/topi/nn/winograd.h): input transform per (image, channel block, tile row) into V
  * [alpha^2][tiles][C]; alpha^2 GEMMs M[xi] = V[xi] U[xi], U[xi] being a packed (C, O) panel set as the GEMM driver
@@ -51,7 +51,7 @@ const char kName[] = "topi.nn.conv2d_winograd_nchwc";
 
 struct WinogradConfig {
   int64_t m;
-  int64_t stride;  // 1: F(m x m, 3 x 3); 2: the polyphase F(2x2, 2x2)
+  int64_t stride;  // 1: F(m x m, 3 x 3); 2: the polyphase F(m x m, 2 x 2)
   relay::Window<2> window;
   Epilogue epilogue;
 };
@@ -62,19 +62,20 @@ int64_t MinItems(int64_t floats_per_item) {
 }
 
 /*!
- * \brief Stride 2: M[ij] = V[ij] U[ij] for the 9 elements, K = C x the element's phases (4, 2 or 1; U[ij]'s first
- * rows). The work is dealt out in units of one phase of 8 tiles (a register tile's rows) of one element, so threads
- * get equal multiply-adds though the elements differ 4:1; a thread's units of an element run as one GEMM.
+ * \brief Stride 2: M[ij] = V[ij] U[ij] for the alpha^2 elements, K = C x the element's phases (4, 2 or 1; U[ij]'s
+ * first rows). The work is dealt out in units of one phase of 8 tiles (a register tile's rows) of one element, so
+ * threads get equal multiply-adds though the elements differ 4:1; a thread's units of an element run as one GEMM.
  */
 void PhaseGemms(const winograd::Geometry& g, const float* v, const float* u, float* mm) {
   constexpr int64_t kRows = 8;
   const int64_t chunks = (g.tiles + kRows - 1) / kRows, c = g.in_channels, o = g.out_channels;
   const int64_t unit_flops = 2 * kRows * c * o;
   const BoundEpilogue none;
-  runtime::ParallelFor(winograd::kPhaseElements * chunks, [&](int64_t u0, int64_t u1) {
-    for (int e = 0; e < 9; ++e) {
-      const int64_t phases = winograd::PhasesOfElement(e / 3, e % 3), k = phases * c;
-      const int64_t before = winograd::PhasesBefore(e), first = before * chunks;  // element e's first unit
+  const int alpha = static_cast<int>(g.alpha);
+  runtime::ParallelFor(winograd::PhaseElements(alpha) * chunks, [&](int64_t u0, int64_t u1) {
+    for (int e = 0; e < alpha * alpha; ++e) {
+      const int64_t phases = winograd::PhasesOfElement(e / alpha, e % alpha, alpha), k = phases * c;
+      const int64_t before = winograd::PhasesBefore(e, alpha), first = before * chunks;  // element e's first unit
       // chunk r of element e is this piece's when its first unit, first + r * phases, is in [u0, u1)
       const int64_t r0 = std::clamp<int64_t>((u0 - first + phases - 1) / phases, 0, chunks);
       const int64_t r1 = std::clamp<int64_t>((u1 - first + phases - 1) / phases, 0, chunks);
@@ -136,8 +137,8 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   g.tiles = g.batch * g.tiles_h * g.tiles_w;
 
   static thread_local std::vector<float> scratch;  // the calling thread's V and M, kept: the same convs every run
-  // V: alpha^2 elements of (tiles, C); stride 2, the phases' 25 (winograd::kPhaseElements)
-  const int64_t v_elements = cfg.stride == 2 ? winograd::kPhaseElements : alpha * alpha;
+  // V: alpha^2 elements of (tiles, C); stride 2, the phases' (2 alpha - 1)^2 (winograd::PhaseElements)
+  const int64_t v_elements = cfg.stride == 2 ? winograd::PhaseElements(static_cast<int>(alpha)) : alpha * alpha;
   const int64_t v_size = v_elements * g.tiles * g.in_channels;
   const int64_t m_size = alpha * alpha * g.tiles * g.out_channels;
   float* v = AlignedScratch(&scratch, v_size + m_size);  // M's rows (the GEMM's stores) on cache lines
@@ -216,8 +217,6 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<S
                          w.dilation[1] == 1, ValueError)
       << kKernel << ": Winograd needs strides of 1 or 2 (the same in both axes) and dilation of 1";
   cfg.stride = w.stride[0];
-  TVMLITE_CHECK_KIND(cfg.stride == 1 || cfg.m == 2, ValueError)
-      << kKernel << ": stride 2 takes tile_size 2 (F(2x2, 2x2) over the input's phases), got " << cfg.m;
   const std::vector<int64_t> ks = attrs.GetInts("kernel_size", {3, 3});
   TVMLITE_CHECK_KIND(ks == std::vector<int64_t>({3, 3}), ValueError)
       << kKernel << ": kernel_size must be (3, 3)";
@@ -230,9 +229,13 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<S
 TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t tile_size, int64_t stride) {
   TVMLITE_CHECK_KIND(tile_size == 2 || tile_size == 4, ValueError)
       << "topi.nn.winograd_matrices: tile_size must be 2 or 4, got " << tile_size;
-  TVMLITE_CHECK_KIND(stride == 1 || (stride == 2 && tile_size == 2), ValueError)
-      << "topi.nn.winograd_matrices: stride must be 1, or 2 with tile_size 2; got stride " << stride
-      << " with tile_size " << tile_size;
+  TVMLITE_CHECK_KIND(stride == 1 || stride == 2, ValueError)
+      << "topi.nn.winograd_matrices: stride must be 1 or 2, got " << stride;
+  if (stride == 2 && tile_size == 4) {
+    return runtime::Array<Any>{Any(MatrixOf(&winograd::kAT4S2[0][0], 4, 5)),
+                               Any(MatrixOf(&winograd::kBT4S2[0][0], 5, 5)),
+                               Any(MatrixOf(&winograd::kG4S2[0][0], 5, 2))};
+  }
   if (stride == 2) {
     return runtime::Array<Any>{Any(MatrixOf(&winograd::kAT2S2[0][0], 2, 3)),
                                Any(MatrixOf(&winograd::kBT2S2[0][0], 3, 3)),
@@ -250,20 +253,29 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t t
  * \brief The tile size AlterOpLayout should use for a 3x3 conv of this stride and sizes, or 0 for the direct conv:
  * on AVX-512 with 16-channel blocks. Stride 1: F(4x4) from a 14x14 output plane (2-3x the direct conv at 56x56 ..
  * 14x14), F(2x2) for smaller planes of at least 7x7 with 128 or more input channels (1.2-1.5x; with fewer the GEMMs
- * are too small). Stride 2: the polyphase F(2x2, 2x2) from a 14x14 output plane with 64 or more input channels
- * (1.2-1.35x on ResNet's layers; 0.9x with 16, and 32 lost at two threads; at 7x7 a quarter of its tiles' outputs
- * fall past the edge: 0.8-0.95x).
+ * are too small). Stride 2: the polyphase transform from a 14x14 output plane with 64 or more input channels (0.9x
+ * with 16, and 32 lost at two threads; at 7x7 a quarter of F(2x2)'s tile outputs fall past the edge: 0.8-0.95x),
+ * F(4x4, 2x2) where its multiplies, whole tiles counted, are under 0.9 of F(2x2, 2x2)'s (28x28 and 56x56 planes:
+ * 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger input transform ate the gain at 30x30).
  */
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tile")
-    .set_body_typed([](int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
-                       int64_t stride) -> int64_t {
-      if (CpuIsa() != Isa::kAVX512 || in_channels % 16 != 0 || out_channels % 16 != 0) return 0;
-      const int64_t plane = out_height * out_width;
-      if (stride == 2) return plane >= 14 * 14 && in_channels >= 64 ? 2 : 0;
-      if (stride != 1) return 0;
-      if (plane >= 14 * 14) return 4;
-      return plane >= 7 * 7 && in_channels >= 128 ? 2 : 0;
-    });
+namespace {
+int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
+                     int64_t stride) {
+  if (CpuIsa() != Isa::kAVX512 || in_channels % 16 != 0 || out_channels % 16 != 0) return 0;
+  const int64_t plane = out_height * out_width;
+  if (stride == 2) {
+    if (plane < 14 * 14 || in_channels < 64) return 0;
+    auto tiles = [&](int64_t m) { return ((out_height + m - 1) / m) * ((out_width + m - 1) / m); };
+    const int64_t f4 = winograd::PhaseElements(5) * tiles(4), f2 = winograd::PhaseElements(3) * tiles(2);
+    return 10 * f4 < 9 * f2 ? 4 : 2;
+  }
+  if (stride != 1) return 0;
+  if (plane >= 14 * 14) return 4;
+  return plane >= 7 * 7 && in_channels >= 128 ? 2 : 0;
+}
+}  // namespace
+
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tile").set_body_typed(WinogradTile);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_winograd_nchwc"));

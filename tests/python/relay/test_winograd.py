@@ -35,6 +35,7 @@ def winograd_conv(x, w, tile=4, padding=(1, 1), stride=1, **kw):
 @pytest.mark.parametrize("tile,padding,stride", [
     (4, (1, 1), 1), (2, (1, 1), 1), (4, (0, 0), 1), (4, (2, 1), 1), (2, (0, 1, 2, 0), 1),
     (2, (1, 1), 2), (2, (0, 0), 2), (2, (2, 1), 2), (2, (0, 1, 2, 0), 2), (2, (0, 0, 1, 1), 2),
+    (4, (1, 1), 2), (4, (0, 0), 2), (4, (0, 1, 2, 0), 2),
 ])
 def test_references_match_conv2d(run_relay, rng, tile, padding, stride):
     x = relay.var("x", shape=(2, 32, 9, 10))
@@ -61,12 +62,17 @@ def test_types():
     y = relay.nn.contrib_conv2d_winograd_without_weight_transform(x, u2, 2, strides=(2, 2), padding=(1, 0),
                                                                   data_layout="NCHW8c", kernel_layout="HWOI16o")
     assert out_shape(infer(y, [x, u2])) == (1, 3, 5, 3, 16)
+    assert out_shape(infer(relay.nn.contrib_conv2d_winograd_weight_transform(w, 4, 2), [w])) == (5, 5, 32, 64)
+    u4 = relay.var("u", shape=(5, 5, 3, 64, 16))
+    y = relay.nn.contrib_conv2d_winograd_without_weight_transform(x, u4, 4, strides=(2, 2), padding=(1, 0),
+                                                                  data_layout="NCHW8c", kernel_layout="HWOI16o")
+    assert out_shape(infer(y, [x, u4])) == (1, 3, 5, 3, 16)
 
 
 @pytest.mark.parametrize("kw,wshape,message", [
     ({"tile_size": 3}, (6, 6, 2, 32, 16), "tile_size must be 2 or 4"),
-    ({"strides": (2, 2)}, (6, 6, 2, 32, 16), "stride 2 with tile_size 2"),
-    ({"strides": (3, 3), "tile_size": 2}, (3, 3, 2, 128, 16), "stride 2 with tile_size 2"),
+    ({"strides": (2, 2)}, (6, 6, 2, 128, 16), r"must be \(5, 5, O / 16, 4C"),
+    ({"strides": (3, 3), "tile_size": 2}, (3, 3, 2, 128, 16), "stride 1 or 2"),
     ({"strides": (2, 1), "tile_size": 2}, (3, 3, 2, 128, 16), "equal strides"),
     ({"strides": (2, 2), "tile_size": 2}, (3, 3, 2, 32, 16), "in_channels mismatch"),
     ({"strides": (2, 2), "tile_size": 2}, (4, 4, 2, 128, 16), r"must be \(3, 3, O / 16, 4C"),
@@ -94,8 +100,8 @@ def test_weight_transform_needs_3x3():
     with pytest.raises(ValueError, match="3x3"):
         infer(relay.nn.contrib_conv2d_winograd_weight_transform(w, 4), [w])
     w = relay.var("w", shape=(8, 8, 3, 3))
-    with pytest.raises(ValueError, match="stride 2 with tile_size 2"):
-        infer(relay.nn.contrib_conv2d_winograd_weight_transform(w, 4, 2), [w])
+    with pytest.raises(ValueError, match="stride 1 or 2"):
+        infer(relay.nn.contrib_conv2d_winograd_weight_transform(w, 4, 3), [w])
 
 
 class _Ops(ExprVisitor):
@@ -119,6 +125,7 @@ def op_names(mod):
     (128, 32, 7, 1, 3),   # F(2x2)
     (64, 64, 16, 2, 3),   # stride 2 to 8x8: direct
     (64, 48, 28, 2, 3),   # stride 2 to 14x14: the polyphase F(2x2, 2x2) on AVX-512
+    (64, 32, 56, 2, 3),   # stride 2 to 28x28: the polyphase F(4x4, 2x2)
     (32, 48, 28, 2, 3),   # stride 2, too few channels: direct
     (64, 64, 16, 1, 1),   # 1x1: direct
     (32, 32, 5, 1, 3),    # too small a plane: direct
@@ -163,10 +170,11 @@ def test_built_model_with_winograd_matches_debug(rng):
     np.testing.assert_allclose(outs["cpu"], outs["debug"], rtol=1e-4, atol=1e-4)
 
 
-def test_built_downsampling_block_with_winograd_matches_debug(rng):
-    """ResNet's downsampling block at 28x28: a 3x3 stride-2 conv (the polyphase Winograd where the policy picks
-    it) + bias + relu, a 3x3 conv, and the 1x1 stride-2 shortcut added: cpu against the debug executor."""
-    x = relay.var("x", shape=(1, 64, 28, 28))
+@pytest.mark.parametrize("size", [28, 56])  # F(2x2, 2x2) and F(4x4, 2x2) on AVX-512
+def test_built_downsampling_block_with_winograd_matches_debug(rng, size):
+    """ResNet's downsampling block: a 3x3 stride-2 conv (the polyphase Winograd where the policy picks it) + bias +
+    relu, a 3x3 conv, and the 1x1 stride-2 shortcut added: cpu against the debug executor."""
+    x = relay.var("x", shape=(1, 64, size, size))
 
     def conv(v, cin, cout, k, stride):
         w = (rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(np.float32)
@@ -176,7 +184,7 @@ def test_built_downsampling_block_with_winograd_matches_debug(rng):
 
     y = relay.nn.relu(conv(x, 64, 64, 3, 2))
     y = relay.nn.relu(relay.add(conv(y, 64, 64, 3, 1), conv(x, 64, 64, 1, 2)))
-    data = rng.standard_normal((1, 64, 28, 28)).astype(np.float32)
+    data = rng.standard_normal((1, 64, size, size)).astype(np.float32)
     outs = {}
     for target in ("debug", "cpu"):
         lib = tvmlite.build(relay.Function([x], y), target=target)
@@ -184,6 +192,7 @@ def test_built_downsampling_block_with_winograd_matches_debug(rng):
         gm.set_input(x=data)
         gm.run()
         outs[target] = gm.get_output(0).numpy()
-        if target == "cpu" and tvmlite.get_global_func("topi.nn.conv2d_winograd_tile")(64, 64, 14, 14, 2):
+        tile_of = tvmlite.get_global_func("topi.nn.conv2d_winograd_tile")
+        if target == "cpu" and tile_of(64, 64, size // 2, size // 2, 2):
             assert "conv2d_winograd_nchwc" in lib.get_graph_json()
     np.testing.assert_allclose(outs["cpu"], outs["debug"], rtol=1e-4, atol=1e-4)

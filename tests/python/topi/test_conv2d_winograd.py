@@ -1,7 +1,7 @@
 """topi.nn.conv2d_winograd_nchwc (csrc/topi/nn/conv2d_winograd.cc): Winograd F(4x4) and F(2x2) 3x3 convolution, and
-the polyphase F(2x2, 2x2) of stride 2, against a float64 direct convolution, over odd sizes, every padding form,
-batches, channel blocks, both thread counts and every ISA path; fused epilogues; the matrices' identities; when
-AlterOpLayout should pick it; bad input raises errors that name the kernel."""
+the polyphase F(2x2, 2x2) and F(4x4, 2x2) of stride 2, against a float64 direct convolution, over odd sizes, every
+padding form, batches, channel blocks, both thread counts and every ISA path; fused epilogues; the matrices'
+identities; when AlterOpLayout should pick it; bad input raises errors that name the kernel."""
 import numpy as np
 import pytest
 
@@ -32,7 +32,8 @@ def direct(x, w, pads, stride=1):
 
 def transform_weight(w, m, ob, stride=1):
     """(O, C, 3, 3) -> (alpha, alpha, O / ob, C, ob): G g G^T packed into output blocks ("HWOI{ob}o"). Stride 2:
-    (3, 3, O / ob, 4C, ob), element (i, j) holding the G k G^T of the parity phases it has, ee eo oe oo, then zeros."""
+    (m + 1, m + 1, O / ob, 4C, ob), element (i, j) holding the G k G^T of the parity phases it has, ee eo oe oo, then
+    zeros."""
     _, _, g = matrices(m, stride)
     w = w.astype(np.float64)
     if stride == 1:
@@ -42,11 +43,13 @@ def transform_weight(w, m, ob, stride=1):
         taps = np.zeros((o, c, 4, 4))
         taps[:, :, :3, :3] = w
         phase = [np.einsum("ak,ockl,bl->aboc", g, taps[:, :, p::2, q::2], g) for p in (0, 1) for q in (0, 1)]
-        u = np.zeros((3, 3, o, 4 * c))
-        for i in range(3):
-            for j in range(3):
-                has = [ph for ph in range(4) if (ph < 2 or i < 2) and (ph % 2 == 0 or j < 2)]
-                assert len(has) == (2 if i < 2 else 1) * (2 if j < 2 else 1)
+        last = m  # the infinite point's element, where an odd phase's 1-tap filter is zero
+        u = np.zeros((m + 1, m + 1, o, 4 * c))
+        for i in range(m + 1):
+            for j in range(m + 1):
+                has = [ph for ph in range(4) if (ph < 2 or i < last) and (ph % 2 == 0 or j < last)]
+                for ph in set(range(4)) - set(has):
+                    assert not phase[ph][i, j].any()
                 u[i, j, :, :len(has) * c] = np.concatenate([phase[ph][i, j] for ph in has], axis=1)
     u = u.astype(np.float32)
     a, _, o, c = u.shape
@@ -110,14 +113,16 @@ STRIDE2_CASES = [
 
 @pytest.mark.parametrize("case", STRIDE2_CASES,
                          ids=lambda c: "n%d_c%d_o%d_%dx%d_p%s" % (c[:5] + ("-".join(map(str, c[5])),)))
-def test_winograd_stride2_matches_direct(rng, isa, threads, case):
+@pytest.mark.parametrize("m", [2, 4])
+def test_winograd_stride2_matches_direct(rng, isa, threads, case, m):
     n, c, o, h, w, padding = case
-    check(rng, 2, n, c, o, h, w, padding, stride=2)
+    check(rng, m, n, c, o, h, w, padding, stride=2)
 
 
 @pytest.mark.parametrize("block,out_block", [(8, 8), (4, 16), (16, 8), (1, 4), (3, 16)])
-def test_winograd_stride2_any_blocks(rng, isa, block, out_block):
-    check(rng, 2, 1, 48, 32, 11, 10, [1], block=block, out_block=out_block, stride=2)
+@pytest.mark.parametrize("m", [2, 4])
+def test_winograd_stride2_any_blocks(rng, isa, block, out_block, m):
+    check(rng, m, 1, 48, 32, 11, 10, [1], block=block, out_block=out_block, stride=2)
 
 
 @pytest.mark.parametrize("program,fn", [
@@ -152,17 +157,20 @@ def test_matrices_compute_a_correlation(rng, m):
     np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
 
 
-def test_stride2_matrices_compute_the_phases(rng):
-    """F(2x2, 2x2): A^T [(G k G^T) * (B^T e B)] A is the valid 2x2 correlation of a 3x3 tile; a 1-tap filter's row
-    or column (an odd phase's) transforms to zero in element 2, which the kernel skips."""
-    at, bt, g = matrices(2, 2)
-    assert at.shape == (2, 3) and bt.shape == (3, 3) and g.shape == (3, 2)
-    e = rng.standard_normal((3, 3))
+@pytest.mark.parametrize("m", [2, 4])
+def test_stride2_matrices_compute_the_phases(rng, m):
+    """F(m x m, 2 x 2): A^T [(G k G^T) * (B^T e B)] A is the valid 2x2 correlation of an (m + 1)^2 tile; a 1-tap
+    filter's row or column (an odd phase's) transforms to zero in the last element, which the kernel skips, and B^T's
+    other rows never read the tile's last row, which an odd phase's window leaves out."""
+    at, bt, g = matrices(m, 2)
+    assert at.shape == (m, m + 1) and bt.shape == (m + 1, m + 1) and g.shape == (m + 1, 2)
+    e = rng.standard_normal((m + 1, m + 1))
     k = rng.standard_normal((2, 2))
     y = at @ ((g @ k @ g.T) * (bt @ e @ bt.T)) @ at.T
-    want = np.array([[np.sum(e[i:i + 2, j:j + 2] * k) for j in range(2)] for i in range(2)])
+    want = np.array([[np.sum(e[i:i + 2, j:j + 2] * k) for j in range(m)] for i in range(m)])
     np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
-    assert (g @ np.array([1.5, 0.0]))[2] == 0
+    assert (g @ np.array([1.5, 0.0]))[m] == 0
+    assert not bt[:m, m].any()
 
 
 def test_tile_policy(isa):
@@ -177,8 +185,10 @@ def test_tile_policy(isa):
     assert tile(64, 64, 7, 7, 1) == 0      # too few channels for F(2x2) to pay
     assert tile(24, 64, 56, 56, 1) == 0    # not whole 16-channel blocks
     assert tile(512, 512, 4, 4, 1) == 0
-    assert tile(64, 128, 28, 28, 2) == 2   # stride 2: the polyphase F(2x2, 2x2)
-    assert tile(256, 256, 14, 14, 2) == 2
+    assert tile(64, 128, 28, 28, 2) == 4   # stride 2: the polyphase F(4x4, 2x2), whole tiles
+    assert tile(128, 128, 56, 56, 2) == 4
+    assert tile(256, 256, 14, 14, 2) == 2  # F(2x2, 2x2): F(4x4)'s tiles would reach 16x16
+    assert tile(64, 64, 30, 30, 2) == 2    # F(4x4)'s multiplies 0.92 of F(2x2)'s: not worth its transforms
     assert tile(256, 512, 7, 7, 2) == 0    # a quarter of the tiles' outputs past the edge
     assert tile(32, 64, 28, 28, 2) == 0    # too few channels: the GEMMs' K is 128, 64, 32
     assert tile(64, 64, 28, 28, 3) == 0
@@ -227,7 +237,6 @@ def test_winograd_bad_input(rng):
 
 @pytest.mark.parametrize("attrs,message", [
     ({"tile_size": 3}, "tile_size must be 2 or 4"),
-    ({"strides": [2, 2]}, "stride 2 takes tile_size 2"),
     ({"strides": [3, 3], "tile_size": 2}, "strides of 1 or 2"),
     ({"strides": [2, 1], "tile_size": 2}, "strides of 1 or 2"),
     ({"dilation": [2, 2]}, "dilation of 1"),
@@ -239,5 +248,5 @@ def test_winograd_bad_attrs(attrs, message):
         _get(KERNEL)(attrs)
     with pytest.raises(ValueError, match="tile_size must be 2 or 4"):
         _get("topi.nn.winograd_matrices")(3, 1)
-    with pytest.raises(ValueError, match="stride must be 1, or 2 with tile_size 2"):
-        _get("topi.nn.winograd_matrices")(4, 2)
+    with pytest.raises(ValueError, match="stride must be 1 or 2"):
+        _get("topi.nn.winograd_matrices")(4, 3)

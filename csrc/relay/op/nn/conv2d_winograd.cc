@@ -4,8 +4,9 @@
  *
  *   nn.contrib_conv2d_winograd_weight_transform            weight (O, C, 3, 3) -> U (alpha, alpha, O, C),
  *                                                          U[:, :, o, c] = G g[o, c] G^T, alpha = tile_size + 2;
- *                                                          stride 2: (3, 3, O, 4C), the four parity phases' 2x2
- *                                                          filters by F(2x2, 2x2) (tvmlite/topi/nn/winograd.h)
+ *                                                          stride 2: (alpha, alpha, O, 4C), alpha = tile_size + 1,
+ *                                                          the four parity phases' 2x2 filters by F(m x m, 2 x 2)
+ *                                                          (tvmlite/topi/nn/winograd.h)
  *   nn.contrib_conv2d_winograd_without_weight_transform    data (N, C / ic, H, W, ic)  NCHW{ic}c
  *                                                          weight (alpha, alpha, O / oc, C, oc)  HWOI{oc}o
  *                                                          -> (N, O / oc, OH, OW, oc)  NCHW{oc}c
@@ -14,7 +15,7 @@
  * output-channel blocks (layout_transform "HWOI" -> "HWOI16o"). G (and the B, A of the conv) are Lavin & Gray's
  * (tvmlite/topi/nn/winograd.h, exposed by topi.nn.winograd_matrices); the references (tvmlite/relay/op/
  * _winograd.py) use the same. OH = H + pad_top + pad_bottom - 2 (3x3, stride 1, dilation 1); stride 2 takes
- * tile_size 2 and weight (3, 3, O / oc, 4C, oc).
+ * weight (alpha, alpha, O / oc, 4C, oc), alpha = tile_size + 1.
  */
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
@@ -35,18 +36,17 @@ void CheckTileSize(int64_t tile_size) {
       << "tile_size must be 2 or 4 (F(2x2, 3x3) or F(4x4, 3x3)), got " << tile_size;
 }
 
-/*! \brief Stride 1, or 2 with tile_size 2 (the polyphase F(2x2, 2x2)). */
-void CheckStride(int64_t stride, int64_t tile_size) {
-  TVMLITE_CHECK_KIND(stride == 1 || (stride == 2 && tile_size == 2), ValueError)
-      << "Winograd convolution takes stride 1, or stride 2 with tile_size 2; got stride " << stride
-      << " with tile_size " << tile_size;
+/*! \brief Stride 1, or 2 (the polyphase F(m x m, 2 x 2)). */
+void CheckStride(int64_t stride) {
+  TVMLITE_CHECK_KIND(stride == 1 || stride == 2, ValueError)
+      << "Winograd convolution takes stride 1 or 2, got stride " << stride;
 }
 
 Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ConvWinogradWeightTransformAttrs>(attrs);
   CheckTileSize(a->tile_size);
-  CheckStride(a->stride, a->tile_size);
+  CheckStride(a->stride);
   const TensorTypeNode* weight = TensorArg(args, 0);
   CheckRank(weight, 4, "weight (out_channels, in_channels, 3, 3)");
   TVMLITE_CHECK_KIND(DimIs(weight->shape[2], 3) && DimIs(weight->shape[3], 3), ValueError)
@@ -68,7 +68,7 @@ Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(w.stride[0] == w.stride[1] && w.dilation[0] == 1 && w.dilation[1] == 1, ValueError)
       << "Winograd convolution needs equal strides and dilation of 1";
   const int64_t stride = w.stride[0];
-  CheckStride(stride, a->tile_size);
+  CheckStride(stride);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   const int64_t ic = NCHWBlockOf(a->data_layout);
@@ -132,7 +132,7 @@ TVMLITE_STATIC_INIT_BLOCK({
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
     .describe("The Winograd transform of 3x3 conv filters: (O, C, 3, 3) -> (alpha, alpha, O, C), G g G^T; stride 2: "
-              "(3, 3, O, 4C), the parity phases' filters.")
+              "(alpha, alpha, O, 4C), the parity phases' filters.")
     .set_num_inputs(1)
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels, 3, 3).")
     .set_attrs_type<ConvWinogradWeightTransformAttrs>()
@@ -140,7 +140,7 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
-    .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(2x2, 2x2) over the input's parity phases) "
+    .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(m x m, 2 x 2) over the input's parity phases) "
               "on blocked data, the filters transformed.")
     .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")

@@ -2,11 +2,11 @@
 (topi.nn.winograd_matrices), in float64:
 
   weight transform   U[:, :, o, c] = G g[o, c] G^T; stride 2: per parity phase (p, q) of the input, its 2x2 filter
-                     g[2a + p, 2b + q] (zero past the 3x3) by F(2x2, 2x2)'s G, each element (i, j) keeping the
+                     g[2a + p, 2b + q] (zero past the 3x3) by F(m x m, 2 x 2)'s G, each element (i, j) keeping the
                      phases it has in the order ee, eo, oe, oo along 4C (tvmlite/topi/nn/winograd.h)
   conv               per m x m output tile: V = B^T d B over the alpha x alpha input tile, M = sum_c U[.., o, c]
                      V[.., c], Y = A^T M A; the input zero-padded (and past its end, up to whole tiles). Stride 2:
-                     d is each phase's 3x3 tile, V the phases' elements stacked as U's channels.
+                     d is each phase's (m + 1)^2 tile, V the phases' elements stacked as U's channels.
 """
 import numpy as np
 
@@ -17,19 +17,21 @@ from .._layout import transform_array
 
 
 def winograd_matrices(tile_size, stride=1):
-    """(A^T, B^T, G) of F(tile_size x tile_size, 3 x 3) (stride 2: F(2x2, 2x2)) as float64 arrays."""
+    """(A^T, B^T, G) of F(tile_size x tile_size, 3 x 3) (stride 2: F(tile_size x tile_size, 2 x 2)) as float64
+    arrays."""
     return tuple(np.array([[float(v) for v in row] for row in mat])
                  for mat in get_global_func("topi.nn.winograd_matrices")(int(tile_size), int(stride)))
 
 
-def phases_of_element(i, j):
-    """Stride 2: the parity phases (0 ee, 1 eo, 2 oe, 3 oo; row parity ph >> 1) transform element (i, j) has."""
-    return [ph for ph in range(4) if (ph >> 1 == 0 or i < 2) and (ph & 1 == 0 or j < 2)]
+def phases_of_element(i, j, alpha):
+    """Stride 2: the parity phases (0 ee, 1 eo, 2 oe, 3 oo; row parity ph >> 1) transform element (i, j) of an
+    alpha x alpha transform has (an odd phase's 1-tap filter is zero at the last, infinite, point)."""
+    return [ph for ph in range(4) if (ph >> 1 == 0 or i < alpha - 1) and (ph & 1 == 0 or j < alpha - 1)]
 
 
 def winograd_weight_transform(weight, tile_size, stride=1):
-    """weight (O, C, 3, 3) -> U (alpha, alpha, O, C), U[:, :, o, c] = G g[o, c] G^T; stride 2: (3, 3, O, 4C) (also
-    bench/conv2d.py's)."""
+    """weight (O, C, 3, 3) -> U (alpha, alpha, O, C), U[:, :, o, c] = G g[o, c] G^T; stride 2: (alpha, alpha, O, 4C),
+    alpha = tile_size + 1 (also bench/conv2d.py's)."""
     # U[a, b] = sum_kl G[a, k] G[b, l] g[k, l]: one GEMM of kron(G, G) (alpha^2 x taps) with the flattened filters,
     # which folds ResNet-50's at build in ms (an einsum takes seconds). In the weight's dtype: 9 terms per value,
     # within a few ulp of the float64 result, and the kernel computes in float32 anyway.
@@ -47,7 +49,7 @@ def winograd_weight_transform(weight, tile_size, stride=1):
         up = (kron @ taps.reshape(o * c, 4).T).reshape(alpha, alpha, o, c)
         for i in range(alpha):
             for j in range(alpha):
-                present = phases_of_element(i, j)
+                present = phases_of_element(i, j, alpha)
                 if ph in present:
                     slot = present.index(ph)
                     u[i, j, :, slot * c:(slot + 1) * c] = up[i, j]
@@ -92,15 +94,16 @@ def _conv2d_winograd(attrs, data, weight):
         padded[:, :, top:top + h, left:left + w] = x
         v = np.einsum("ik,nctukl,jl->nctuij", bt, _tiles(padded, th, tw, m, alpha), bt)
     else:
-        # the parity phases of the padded input, each tiled 3x3 every 2 of its rows (4 of the input's)
-        padded = np.zeros((n, c, max(4 * th + 2, top + h), max(4 * tw + 2, left + w)))
+        # the parity phases of the padded input, each tiled alpha x alpha every m of its rows (2m of the input's)
+        padded = np.zeros((n, c, max(2 * m * th + 2, top + h), max(2 * m * tw + 2, left + w)))
         padded[:, :, top:top + h, left:left + w] = x
-        phase = [np.einsum("ik,nctukl,jl->nctuij", bt, _tiles(padded[:, :, ph >> 1::2, ph & 1::2], th, tw, 2, 3), bt)
+        phase = [np.einsum("ik,nctukl,jl->nctuij", bt,
+                           _tiles(padded[:, :, ph >> 1::2, ph & 1::2], th, tw, m, alpha), bt)
                  for ph in range(4)]
         v = np.zeros((n, 4 * c, th, tw, alpha, alpha))
         for i in range(alpha):
             for j in range(alpha):
-                for slot, ph in enumerate(phases_of_element(i, j)):
+                for slot, ph in enumerate(phases_of_element(i, j, alpha)):
                     v[:, slot * c:(slot + 1) * c, :, :, i, j] = phase[ph][..., i, j]
     mm = np.einsum("ijoc,nctuij->notuij", u, v)
     y = np.einsum("ai,notuij,bj->notuab", at, mm, at)

@@ -28,8 +28,9 @@ class Conv2DWinogradAttrs(Attrs):
 
 
 def contrib_conv2d_winograd_weight_transform(weight, tile_size=4, stride=1):
-    """weight (O, C, 3, 3) -> (tile_size + 2, tile_size + 2, O, C): G g G^T per filter. stride=2 (tile_size 2):
-    (3, 3, O, 4C), the filters of the input's four parity phases by F(2x2, 2x2) (tvmlite/topi/nn/winograd.h)."""
+    """weight (O, C, 3, 3) -> (tile_size + 2, tile_size + 2, O, C): G g G^T per filter. stride=2:
+    (tile_size + 1, tile_size + 1, O, 4C), the filters of the input's four parity phases by F(m x m, 2 x 2)
+    (tvmlite/topi/nn/winograd.h)."""
     return _make.contrib_conv2d_winograd_weight_transform(weight, int(tile_size), int(stride))
 
 
@@ -38,7 +39,7 @@ def contrib_conv2d_winograd_without_weight_transform(data, weight, tile_size=4, 
                                                      data_layout="NCHW16c", kernel_layout="HWOI16o",
                                                      out_layout="NCHW16c", out_dtype=""):
     """3x3 conv of blocked data with transformed filters (alpha, alpha, O / oc, C, oc) ("HWOI{oc}o"); strides (2, 2)
-    with tile_size 2 takes (3, 3, O / oc, 4C, oc)."""
+    take (tile_size + 1, tile_size + 1, O / oc, 4C, oc)."""
     return _make.contrib_conv2d_winograd_without_weight_transform(
         data, weight, int(tile_size), _ints(strides), _ints(padding), _ints(dilation), int(groups), channels,
         _ints(kernel_size), data_layout, kernel_layout, out_layout, _dtype(out_dtype))

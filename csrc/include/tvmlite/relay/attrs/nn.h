@@ -63,7 +63,7 @@ using Conv3DAttrs = ConvAttrs<3>;
 
 /*!
  * \brief nn.contrib_conv2d_winograd_weight_transform: F(tile_size x tile_size, 3 x 3)'s filter transform; stride 2:
- * the polyphase F(2x2, 2x2)'s (tvmlite/topi/nn/winograd.h).
+ * the polyphase F(tile_size x tile_size, 2 x 2)'s (tvmlite/topi/nn/winograd.h).
  */
 struct ConvWinogradWeightTransformAttrs : public AttrsNode {
   int64_t tile_size = 4;
