@@ -130,7 +130,7 @@ def test_winograd_stride2_any_blocks(rng, isa, block, out_block, m):
     ("add r1 r0 in0; add r2 r1 in1; relu r0 r2", lambda y, b, r: np.maximum(y + b + r, 0)),
     ("add r0 r0 in0; sigmoid r0 r0", lambda y, b, r: 1 / (1 + np.exp(-(y + b)))),
 ])
-@pytest.mark.parametrize("m,stride", [(4, 1), (2, 2)])
+@pytest.mark.parametrize("m,stride", [(4, 1), (2, 2), (4, 2)])
 def test_winograd_epilogue(rng, threads, program, fn, m, stride):
     """The epilogue runs on each finished band of output rows, with a per-channel and a full-shape input."""
     x = rng.standard_normal((1, 32, 11, 9)).astype(np.float32)
