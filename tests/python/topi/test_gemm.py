@@ -35,9 +35,10 @@ def _close(got, want, k):
 
 
 # (M, K, N): every M, K and N of the sweep appears; tails of N (100, 24) and K (7) included; (1, 512, 1000):
-# ResNet-18's classifier, cut across threads by its weight bytes, a partial group of rows last
+# ResNet-18's classifier, cut across threads by its weight bytes, a partial group of rows last; M of 49: Winograd's
+# F(4x4, 2x2) GEMMs at 28x28 (six 8-row tiles and one of a row)
 SHAPES = [(1, 7, 8), (1, 768, 3072), (1, 512, 1000), (3, 64, 24), (3, 1, 100), (17, 768, 100), (17, 7, 3072),
-          (64, 64, 768), (64, 1, 8), (197, 768, 768), (197, 7, 24), (5, 0, 8)]
+          (49, 512, 128), (64, 64, 768), (64, 1, 8), (197, 768, 768), (197, 7, 24), (5, 0, 8)]
 
 
 @pytest.mark.parametrize("m,k,n", SHAPES)
