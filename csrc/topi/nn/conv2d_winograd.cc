@@ -262,12 +262,17 @@ namespace {
 int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
                      int64_t stride) {
   if (CpuIsa() != Isa::kAVX512 || in_channels % 16 != 0 || out_channels % 16 != 0) return 0;
-  const int64_t plane = out_height * out_width;
+  if (out_height < 1 || out_width < 1) return 0;
+  // In double: any int64 sizes (the registry takes them from anywhere) without overflow
+  const double plane = static_cast<double>(out_height) * static_cast<double>(out_width);
   if (stride == 2) {
     if (plane < 14 * 14 || in_channels < 64) return 0;
-    auto tiles = [&](int64_t m) { return ((out_height + m - 1) / m) * ((out_width + m - 1) / m); };
-    const int64_t f4 = winograd::PhaseElements(5) * tiles(4), f2 = winograd::PhaseElements(3) * tiles(2);
-    return 10 * f4 < 9 * f2 ? 4 : 2;
+    auto tiles = [&](int64_t m) {
+      return static_cast<double>(out_height / m + (out_height % m != 0)) *
+             static_cast<double>(out_width / m + (out_width % m != 0));
+    };
+    const double f4 = winograd::PhaseElements(5) * tiles(4), f2 = winograd::PhaseElements(3) * tiles(2);
+    return f4 < 0.9 * f2 ? 4 : 2;
   }
   if (stride != 1) return 0;
   if (plane >= 14 * 14) return 4;

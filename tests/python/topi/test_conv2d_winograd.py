@@ -189,6 +189,8 @@ def test_tile_policy(isa):
     assert tile(128, 128, 56, 56, 2) == 4
     assert tile(256, 256, 14, 14, 2) == 2  # F(2x2, 2x2): F(4x4)'s tiles would reach 16x16
     assert tile(64, 64, 30, 30, 2) == 2    # F(4x4)'s multiplies 0.92 of F(2x2)'s: not worth its transforms
+    assert tile(64, 64, 2**63 - 1, 2**63 - 1, 2) == 4  # any int64 sizes, no overflow
+    assert tile(64, 64, -2**63, 28, 2) == 0 and tile(64, 64, 0, 28, 1) == 0
     assert tile(256, 512, 7, 7, 2) == 0    # a quarter of the tiles' outputs past the edge
     assert tile(32, 64, 28, 28, 2) == 0    # too few channels: the GEMMs' K is 128, 64, 32
     assert tile(64, 64, 28, 28, 3) == 0
