@@ -7,8 +7,8 @@ Columns, for each thread count:
     tvmlite     median latency of the kernel tvmlite.build picks for the layer, on pre-packed blocked tensors
                 (weights packed once, output preallocated), bound once as the executor binds it:
                 topi.nn.conv2d_nchwc, or topi.nn.conv2d_winograd_nchwc (rows marked "w") for the 3x3 layers
-                (stride 1, or 2: the polyphase F(4x4, 2x2) or F(2x2, 2x2)) where topi.nn.conv2d_winograd_tile picks Winograd
-                (--no-winograd: always the direct conv)
+                (stride 1, or 2: the polyphase F(4x4, 2x2) or F(2x2, 2x2)) where topi.nn.conv2d_winograd_tile picks
+                Winograd (--no-winograd: always the direct conv)
     GF/s, %pk   2 * MACs of the direct conv / latency (for Winograd rows an effective rate, above the machine's
                 peak when the saved multiplies outweigh the transforms), and that against --peak GFLOP/s per thread
                 (160: AVX-512 fp32 at ~2.5 GHz)

@@ -33,7 +33,7 @@ namespace {
 
 void CheckTileSize(int64_t tile_size) {
   TVMLITE_CHECK_KIND(tile_size == 2 || tile_size == 4, ValueError)
-      << "tile_size must be 2 or 4 (F(2x2, 3x3) or F(4x4, 3x3)), got " << tile_size;
+      << "tile_size must be 2 or 4 (F(m x m, 3 x 3), or F(m x m, 2 x 2) at stride 2), got " << tile_size;
 }
 
 /*! \brief Stride 1, or 2 (the polyphase F(m x m, 2 x 2)). */
@@ -140,8 +140,8 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
-    .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(m x m, 2 x 2) over the input's parity phases) "
-              "on blocked data, the filters transformed.")
+    .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(m x m, 2 x 2) over the input's parity "
+              "phases) on blocked data, the filters transformed.")
     .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The transformed filters, (alpha, alpha, out_channels / oc, in_channels, oc).")
