@@ -99,7 +99,8 @@ def test_dense_pack_block():
     block = _get("topi.nn.dense_pack_block")
     set_isa = _get("topi.set_cpu_isa")
     try:
-        assert [block(n) for n in (768, 3072, 24, 1000, 30522, 7)] == [16, 16, 0, 0, 0, 0]
+        if set_isa("avx512") == "avx512":  # an AVX2 CPU runs its own path (the other two cases)
+            assert [block(n) for n in (768, 3072, 24, 1000, 30522, 7)] == [16, 16, 0, 0, 0, 0]
         set_isa("avx2")
         assert [block(n) for n in (768, 24, 1000, 30522, 7)] == [8, 8, 8, 0, 0]
         set_isa("scalar")
