@@ -71,7 +71,8 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None  # imported only by th
 
 
 def block_size(c, cap=16):
-    """The layout's channel block: the largest of 16, 8, 4, 2, 1 dividing c (3 for the 3-channel stem)."""
+    """The layout's channel block, as AlterOpLayout picks it: the largest of 16, 8, 4, 2, 1 dividing c and at most
+    cap (16 on AVX-512, 8 on AVX2 and scalar builds: max_block_size()); 3 for the 3-channel stem."""
     if c == 3:
         return 3
     for b in (16, 8, 4, 2, 1):
@@ -109,6 +110,11 @@ MOBILENETV2 = [
     (960, 960, 7, 3, 1, 960), (960, 160, 7, 1, 1, 1), (960, 320, 7, 1, 1, 1), (320, 1280, 7, 1, 1, 1),
 ]
 MODELS = {"r18": RESNET18, "r50": RESNET50, "mv2": MOBILENETV2}
+
+
+def max_block_size():
+    """AlterOpLayout's largest block on this process's ISA (topi.set_cpu_isa included): the ISA's lanes, at least 8."""
+    return 16 if tvmlite.get_global_func("topi.cpu_isa")() == "avx512" else 8
 
 
 def layer_name(layer):
@@ -162,7 +168,8 @@ class TvmliteConv:
         c, o, h, k, s, g = layer
         p = k // 2
         depthwise = g > 1 and g == c
-        ic, oc = (1 if depthwise else block_size(c)), block_size(o)
+        cap = max_block_size()
+        ic, oc = (1 if depthwise else block_size(c, cap)), block_size(o, cap)
         self.tile = winograd_tile(layer) if winograd else 0
         name = ("topi.nn.depthwise_conv2d_nchwc" if depthwise else
                 "topi.nn.conv2d_winograd_nchwc" if self.tile else "topi.nn.conv2d_nchwc")
