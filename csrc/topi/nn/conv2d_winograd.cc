@@ -56,6 +56,20 @@ struct WinogradConfig {
   Epilogue epilogue;
 };
 
+using TransformFn = void (*)(const winograd::Geometry&, const float*, float*, int64_t, int64_t);
+
+/*! \brief The CPU's build of the three transforms (winograd.h). */
+struct Transforms {
+  TransformFn input, input_s2, output;
+};
+
+Transforms TransformsFor(Isa isa) {
+  using namespace winograd;  // NOLINT - the nine entry points
+  if (isa == Isa::kAVX512) return {InputTransformAVX512, InputTransformS2AVX512, OutputTransformAVX512};
+  if (isa == Isa::kAVX2) return {InputTransformAVX2, InputTransformS2AVX2, OutputTransformAVX2};
+  return {InputTransform, InputTransformS2, OutputTransform};
+}
+
 /*! \brief Work items of about 2^16 floats touched: one launch per phase, enough items for every thread. */
 int64_t MinItems(int64_t floats_per_item) {
   return std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, floats_per_item));
@@ -143,14 +157,13 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   const int64_t m_size = alpha * alpha * g.tiles * g.out_channels;
   float* v = AlignedScratch(&scratch, v_size + m_size);  // M's rows (the GEMM's stores) on cache lines
   float* mm = v + v_size;
-  const bool avx512 = CpuIsa() == Isa::kAVX512;
+  const Transforms transforms = TransformsFor(CpuIsa());
   const float* x = data.Data<float>();
   const float* u = weight.Data<float>();
   float* y = out.Data<float>();
 
   const int64_t in_items = g.batch * (g.in_channels / g.in_block) * g.tiles_h;
-  const auto input = cfg.stride == 2 ? (avx512 ? winograd::InputTransformS2AVX512 : winograd::InputTransformS2)
-                                      : (avx512 ? winograd::InputTransformAVX512 : winograd::InputTransform);
+  const TransformFn input = cfg.stride == 2 ? transforms.input_s2 : transforms.input;
   runtime::ParallelFor(in_items, [&](int64_t b, int64_t e) { input(g, x, v, b, e); },
                        MinItems(v_elements * g.tiles_w * g.in_block));
 
@@ -173,7 +186,7 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   const int64_t row_floats = g.out_width * g.out_block;
   runtime::ParallelFor(out_items, [&](int64_t b, int64_t e) {
     for (int64_t item = b; item < e; ++item) {
-      (avx512 ? winograd::OutputTransformAVX512 : winograd::OutputTransform)(g, mm, y, item, item + 1);
+      transforms.output(g, mm, y, item, item + 1);
       if (bound.empty()) continue;
       const int64_t ty = item % g.tiles_h, plane = item / g.tiles_h;
       const int64_t rows = std::min(cfg.m, g.out_height - ty * cfg.m);
@@ -250,18 +263,27 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t t
 });
 
 /*!
- * \brief The tile size AlterOpLayout should use for a 3x3 conv of this stride and sizes, or 0 for the direct conv:
- * on AVX-512 with 16-channel blocks. Stride 1: F(4x4) from a 14x14 output plane (2-3x the direct conv at 56x56 ..
- * 14x14), F(2x2) for smaller planes of at least 7x7 with 128 or more input channels (1.2-1.5x; with fewer the GEMMs
- * are too small). Stride 2: the polyphase transform from a 14x14 output plane with 64 or more input channels (0.9x
- * with 16, and 32 lost at two threads; at 7x7 a quarter of F(2x2)'s tile outputs fall past the edge: 0.8-0.95x),
- * F(4x4, 2x2) where its multiplies, whole tiles counted, are under 0.9 of F(2x2, 2x2)'s (28x28 and 56x56 planes:
- * 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger input transform ate the gain at 30x30).
+ * \brief The tile size AlterOpLayout should use for a 3x3 conv of this stride and sizes, or 0 for the direct conv,
+ * with the blocks AlterOpLayout gives: 16 channels on AVX-512, 8 on AVX2 (none on the portable build). Measured on
+ * each ISA against its direct conv, at one and two threads (docs/compiler.md):
+ *
+ * AVX-512, stride 1: F(4x4) from a 14x14 output plane (2-3x the direct conv at 56x56 .. 14x14), F(2x2) for smaller
+ * planes of at least 7x7 with 128 or more input channels (1.2-1.5x; with fewer the GEMMs are too small).
+ * AVX2, stride 1: F(4x4) from a 14x14 plane with 32 or more input channels (1.6-2.6x; 16 lost at two threads);
+ * at 7x7 .. 13x13 with 64 or more, F(4x4) while its transformed weights (36 C O floats) stay within 9.4 MB
+ * (256 -> 256 at 7x7: 2x the direct conv, F(2x2) 1.6x), else F(2x2) (512 -> 512: 1.6x, F(4x4) 1.5x).
+ * Both, stride 2: the polyphase transform from a 14x14 output plane with 64 or more input channels (AVX-512: 0.9x
+ * with 16, and 32 lost at two threads; at 7x7 a quarter of F(2x2)'s tile outputs fall past the edge: 0.8-0.95x,
+ * AVX2 1.16x at one thread and 0.91x at two), F(4x4, 2x2) where its multiplies, whole tiles counted, are under 0.9 of F(2x2, 2x2)'s (28x28 and
+ * 56x56 planes: 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger input transform ate the gain
+ * at 30x30).
  */
 namespace {
 int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
                      int64_t stride) {
-  if (CpuIsa() != Isa::kAVX512 || in_channels % 16 != 0 || out_channels % 16 != 0) return 0;
+  const Isa isa = CpuIsa();
+  const int64_t block = isa == Isa::kAVX512 ? 16 : isa == Isa::kAVX2 ? 8 : 0;
+  if (block == 0 || in_channels % block != 0 || out_channels % block != 0) return 0;
   if (out_height < 1 || out_width < 1) return 0;
   // In double: any int64 sizes (the registry takes them from anywhere) without overflow
   const double plane = static_cast<double>(out_height) * static_cast<double>(out_width);
@@ -275,8 +297,13 @@ int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_heig
     return f4 < 0.9 * f2 ? 4 : 2;
   }
   if (stride != 1) return 0;
-  if (plane >= 14 * 14) return 4;
-  return plane >= 7 * 7 && in_channels >= 128 ? 2 : 0;
+  if (isa == Isa::kAVX512) {
+    if (plane >= 14 * 14) return 4;
+    return plane >= 7 * 7 && in_channels >= 128 ? 2 : 0;
+  }
+  if (plane >= 14 * 14) return in_channels >= 32 ? 4 : 0;
+  if (plane < 7 * 7 || in_channels < 64) return 0;
+  return static_cast<double>(in_channels) * static_cast<double>(out_channels) <= 256.0 * 256.0 ? 4 : 2;
 }
 }  // namespace
 

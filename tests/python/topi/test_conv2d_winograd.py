@@ -175,9 +175,28 @@ def test_stride2_matrices_compute_the_phases(rng, m):
 
 def test_tile_policy(isa):
     tile = _get("topi.nn.conv2d_winograd_tile")
-    if str(isa) != "avx512":
-        assert tile(64, 64, 56, 56, 1) == 0  # the transforms' fast path is the AVX-512 one
+    if str(isa) == "scalar":
+        assert tile(64, 64, 56, 56, 1) == 0  # no vector GEMM: the direct conv
         assert tile(64, 128, 28, 28, 2) == 0
+        return
+    if str(isa) == "avx2":  # 8-channel blocks
+        assert tile(64, 64, 56, 56, 1) == 4
+        assert tile(32, 32, 56, 56, 1) == 4
+        assert tile(16, 16, 56, 56, 1) == 0    # lost at two threads
+        assert tile(40, 64, 56, 56, 1) == 4    # whole 8-channel blocks
+        assert tile(36, 64, 56, 56, 1) == 0
+        assert tile(64, 64, 7, 7, 1) == 4      # 7x7: F(4x4) while its weights stay small
+        assert tile(256, 256, 7, 7, 1) == 4
+        assert tile(256, 512, 7, 7, 1) == 2
+        assert tile(512, 512, 7, 7, 1) == 2
+        assert tile(32, 32, 7, 7, 1) == 0
+        assert tile(512, 512, 6, 6, 1) == 0
+        assert tile(2**62, 2**62, 7, 7, 1) == 2  # the product in double, no overflow
+        assert tile(64, 128, 28, 28, 2) == 4   # stride 2 as on AVX-512
+        assert tile(256, 256, 14, 14, 2) == 2
+        assert tile(256, 512, 7, 7, 2) == 0
+        assert tile(64, 64, 2**63 - 1, 2**63 - 1, 2) == 4
+        assert tile(64, 64, -2**63, 28, 2) == 0 and tile(64, 64, 0, 28, 1) == 0
         return
     assert tile(64, 64, 56, 56, 1) == 4
     assert tile(256, 256, 14, 14, 1) == 4

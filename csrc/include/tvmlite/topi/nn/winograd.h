@@ -79,18 +79,26 @@ struct Geometry {
   int64_t tiles_h, tiles_w, tiles;  // tiles = batch * tiles_h * tiles_w
 };
 
+/*!
+ * The portable build, and the AVX-512 and AVX2 + FMA builds (csrc/topi/x86/): the same code, its lane loops
+ * compiled with each ISA's flags; topi.nn.conv2d_winograd_nchwc calls the CPU's.
+ */
+
 /*! \brief V for the tiles of rows [row_begin, row_end) of (n, channel block) planes: item = (n * CB + cb) * th + ty. */
 void InputTransform(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
 void InputTransformAVX512(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
+void InputTransformAVX2(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
 
 /*! \brief Stride 2: V of every phase for the items' tiles (same items; each tile reads a (2m + 1)^2 input window). */
 void InputTransformS2(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
 void InputTransformS2AVX512(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
+void InputTransformS2AVX2(const Geometry& g, const float* data, float* v, int64_t item_begin, int64_t item_end);
 
 /*! \brief Y for items (n * OB + ob) * th + ty: every tile of that tile row, valid pixels only, plain store (either
  * stride: g.alpha - g.m tells F(m x m, 3 x 3) from F(m x m, 2 x 2)). */
 void OutputTransform(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
 void OutputTransformAVX512(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
+void OutputTransformAVX2(const Geometry& g, const float* mm, float* out, int64_t item_begin, int64_t item_end);
 
 }  // namespace winograd
 }  // namespace topi
