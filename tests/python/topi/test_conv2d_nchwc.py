@@ -265,12 +265,15 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
     "add r0 in1 r0",
     "clip r0 r0 0 6",
     "add r0 r0 in0; clip r0 r0 6 -1",            # lo > hi: compare and blend, not max then min
+    "add r0 r0 in0",                             # the ymm tiles' branch-free form: no activation
+    "add r0 r0 in0; add r0 r0 in0; relu r0 r0",  # two per-channel adds
     "add r1 r0 in0; add r2 in1 r1; relu r0 r2",  # the lowering's register naming
     "add r1 r0 in0; relu r1 r1; copy r0 r1",     # not a chain ending in r0 by an add or activation: interpreter
 ])
 def test_epilogue_in_registers_matches_the_interpreter(shape, program, isa, rng):
-    """Bias / residual / relu / clip run in registers on AVX-512: bit for bit what the interpreter computes (the same
-    program with a trailing copy is not recognised, so it runs through the interpreter), NaN, inf and -0 included."""
+    """Bias / residual / relu / clip run in registers (AVX-512, and the ymm tiles of AVX2): bit for bit what the
+    interpreter computes (the same program with a trailing copy is not recognised, so it runs through the
+    interpreter), NaN, inf and -0 included, in the residual and in the bias."""
     n, c, h, w, o, k, s, oc = shape
     p = k // 2
     oh = (h + 2 * p - k) // s + 1
@@ -279,6 +282,7 @@ def test_epilogue_in_registers_matches_the_interpreter(shape, program, isa, rng)
     bias = rng.standard_normal((1, o // oc, 1, 1, oc)).astype("float32")
     residual = rng.standard_normal((n, o // oc, oh, oh, oc)).astype("float32")
     residual.flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    bias.flat[-4:] = [np.nan, np.inf, -np.inf, -0.0]
     args = [tvmlite.nd.array(a) for a in (x, wt, bias, residual)]
     outs = []
     for text in (program, program + "; copy r0 r0"):
