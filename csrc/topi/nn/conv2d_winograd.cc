@@ -274,9 +274,9 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t t
  * (256 -> 256 at 7x7: 2x the direct conv, F(2x2) 1.6x), else F(2x2) (512 -> 512: 1.6x, F(4x4) 1.5x).
  * Both, stride 2: the polyphase transform from a 14x14 output plane with 64 or more input channels (AVX-512: 0.9x
  * with 16, and 32 lost at two threads; at 7x7 a quarter of F(2x2)'s tile outputs fall past the edge: 0.8-0.95x,
- * AVX2 1.16x at one thread and 0.91x at two), F(4x4, 2x2) where its multiplies, whole tiles counted, are under 0.9 of F(2x2, 2x2)'s (28x28 and
- * 56x56 planes: 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger input transform ate the gain
- * at 30x30).
+ * AVX2 1.16x at one thread and 0.91x at two), F(4x4, 2x2) where its multiplies, whole tiles counted, are under 0.9
+ * of F(2x2, 2x2)'s (28x28 and 56x56 planes: 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger
+ * input transform ate the gain at 30x30).
  */
 namespace {
 int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
