@@ -130,6 +130,11 @@ CASES = {
     "parallel_3x3_oc8_nine_blocks_batch2": (2, 32, 15, 15, 72, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 8, "clip"),
     "1x1_s1_oc8_five_blocks_w30": (1, 16, 3, 30, 40, 1, 1, [1, 1], [0], [1, 1], 1, 16, 8, "bias"),
     "3x3_s2_oc8_groups3": (1, 48, 11, 11, 72, 3, 3, [2, 2], [1, 1], [1, 1], 3, 8, 8, "bias_relu"),
+    # 1x1 over 8-channel input blocks: the ymm tiles' single channel-block loop (flat runs, strided, padded, grouped)
+    "1x1_ic8_flat_oc8": (1, 64, 9, 11, 48, 1, 1, [1, 1], [0], [1, 1], 1, 8, 8, "bias_relu"),
+    "1x1_ic8_s2_oc16_batch2": (2, 40, 13, 13, 32, 1, 1, [2, 2], [0], [1, 1], 1, 8, 16, "bias_residual_relu"),
+    "1x1_ic8_pad1_rows": (1, 16, 5, 6, 24, 1, 1, [1, 1], [1], [1, 1], 1, 8, 8, "silu"),
+    "1x1_ic8_groups2": (1, 32, 7, 7, 32, 1, 1, [1, 1], [0], [1, 1], 2, 8, 8, "clip"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
     # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
     "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
