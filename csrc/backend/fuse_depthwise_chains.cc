@@ -131,7 +131,9 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
   runtime::Function band_policy = runtime::Registry::Get("topi.nn.depthwise_chain_band");
   runtime::Function split_policy = runtime::Registry::Get("topi.nn.depthwise_chain_split");
   runtime::Function factory = runtime::Registry::Get(kChain);
-  if (!band_policy.defined() || !split_policy.defined() || !factory.defined()) return;
+  runtime::Function isa = runtime::Registry::Get("topi.cpu_isa");
+  if (!band_policy.defined() || !split_policy.defined() || !factory.defined() || !isa.defined()) return;
+  const bool avx2 = std::string(isa().cast<String>()) == "avx2";
   // Readers of each node's outputs (graph outputs count as readers that are no node: -1).
   std::vector<int64_t> uses(nodes.size(), 0), reader(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -145,8 +147,11 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
   for (size_t i = 0; i < nodes.size(); ++i) {
     const GNode& dw = nodes[i];
     std::vector<int64_t> data, weight, out;
-    // The banded path's blocks: 16 channels through the chain, 8 or 16 out of a project.
-    if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out) || data[4] != 16) continue;
+    // The banded path's blocks: 16 channels through the chain (8 or 16 on AVX2), 8 or 16 out of a project.
+    if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out) ||
+        !(data[4] == 16 || (data[4] == 8 && avx2))) {
+      continue;
+    }
     const int64_t producer = dw.inputs[0].node;
     const bool expand = uses[producer] == 1 && IsExpand(nodes, nodes[producer]) && !removed[producer] &&
                         PerChannelEpilogue(nodes, nodes[producer]);

@@ -408,27 +408,6 @@ void ParallelItems(int64_t n, int64_t min_chunk, const F& fn, const PaddedCopy& 
   });
 }
 
-using FastFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t);
-
-/*! \brief A vector path for the output block, or none (fn null). */
-struct FastPath {
-  FastFn fn = nullptr;
-  int lanes = 0, regs = 0, max_tile_rows = 1;
-  bool borders = false;  // reads a padded workload's input in place (PlanConv2D's borders)
-};
-
-FastPath PickFast(int64_t out_block, Isa isa) {
-  FastPath f;
-  if (isa == Isa::kAVX512 && out_block == 16) {
-    f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2, f.borders = true;
-  } else if (isa == Isa::kAVX512 && out_block == 8) {
-    f.fn = &Conv2DNCHWcAVX512Ymm, f.lanes = 8, f.regs = 32;
-  } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
-    f.fn = &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
-  }
-  return f;
-}
-
 /*!
  * \brief The floats of the zero-padded input, or -1 when padding reaches far beyond the input (huge strides and
  * pads): the padded copy would then be the cost, and the portable path (which needs none) runs instead.
@@ -445,7 +424,7 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
  * \brief A fast path over the whole grid: plan, copy the edge strips or the whole padded input if the conv pads
  * (the copy made on the pool by the threads that compute), run on the pool.
  */
-void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const FastPath& path, const FusedTail* tail) {
+void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const Conv2DFastPath& path, const FusedTail* tail) {
   Conv2DWorkload wl = given;
   PaddedCopy pad;
   const int64_t threads = runtime::NumThreads();
@@ -491,7 +470,7 @@ bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const 
     if (ic == 1 && group_in % b == 0) ic = b;
   }
   const int64_t oc = group_out % 16 == 0 ? 16 : group_out % 8 == 0 ? 8 : 0;
-  const FastPath path = PickFast(oc, isa);
+  const Conv2DFastPath path = PickConv2DFastPath(oc, isa);
   if (path.fn == nullptr || ic < 1) return false;
   Conv2DWorkload blocked = wl;
   blocked.in_block = ic;
@@ -545,7 +524,7 @@ void Run(const ConvParams<S>& p, const Epilogue& program, const KernelArgs& args
   const bool pad_ok = PaddedSize(wl) >= 0;
   const bool plain = data.ndim() == S + 2 && weight.ndim() == S + 2 && out.ndim() == S + 2;
   if (pad_ok && plain && isa != Isa::kScalar && RunPlain(wl, io, isa, bound)) return;
-  const FastPath path = pad_ok ? PickFast(wl.out_block, isa) : FastPath();
+  const Conv2DFastPath path = pad_ok ? PickConv2DFastPath(wl.out_block, isa) : Conv2DFastPath();
   if (path.fn == nullptr) {
     const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
     const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_depth * wl.out_height;
@@ -569,6 +548,18 @@ Function MakeConv(Map<String, Any> attrs_in) {
 }
 
 }  // namespace
+
+Conv2DFastPath PickConv2DFastPath(int64_t out_block, Isa isa) {
+  Conv2DFastPath f;
+  if (isa == Isa::kAVX512 && out_block == 16) {
+    f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2, f.borders = true;
+  } else if (isa == Isa::kAVX512 && out_block == 8) {
+    f.fn = &Conv2DNCHWcAVX512Ymm, f.lanes = 8, f.regs = 32;
+  } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
+    f.fn = &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
+  }
+  return f;
+}
 
 Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max_tile_rows, bool borders,
                       int64_t threads) {

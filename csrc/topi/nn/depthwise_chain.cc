@@ -30,10 +30,10 @@
  *   - channel-split (depthwise_chain_split.cc, topi.nn.depthwise_chain_split): stages "expand,depthwise" over planes
  *     banding leaves alone; each thread takes a balanced run of one image's expand channel blocks and walks it a
  *     group of blocks at a time, expanding them over the whole plane into its scratch.
- * The stage kernels' own register-tiled loops do the work (Conv2DNCHWcAVX512 / AVX512Ymm on windows of rows or
- * groups of blocks, through the workload's plane strides; DepthwiseRowAVX512). Anything else (another ISA, other
- * epilogues) runs the stage kernels one after another through whole intermediate tensors: the same results, without
- * the saving.
+ * The stage kernels' own register-tiled loops do the work (the conv fast paths, PickConv2DFastPath, on windows of
+ * rows or groups of blocks, through the workload's plane strides; PickDepthwiseRow's rows). Anything else (another
+ * ISA or block, other epilogues) runs the stage kernels one after another through whole intermediate tensors: the
+ * same results, without the saving.
  */
 #include "depthwise_chain.h"
 

@@ -63,7 +63,7 @@ struct ChainShape {
 // The paths' policies, which the lowering asks too (csrc/backend/fuse_depthwise_chains.cc).
 
 /*!
- * \brief Output rows per band, or 0 when banding does not pay (not AVX-512, or intermediates that fit L2).
+ * \brief Output rows per band, or 0 when banding does not pay (no vector ISA, or intermediates that fit L2).
  * reach: the input rows a depthwise output row spans minus one, (KH - 1) * dilation_h.
  */
 int64_t DepthwiseChainBand(int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,

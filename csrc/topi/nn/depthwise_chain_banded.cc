@@ -3,10 +3,10 @@
  * \brief topi.nn.depthwise_chain_nchwc's banded path (RunBanded, depthwise_chain.h) and its policy,
  * DepthwiseChainBand (topi.nn.depthwise_chain_band for the lowering).
  *
- * AVX-512, ec = 16; the expand and depthwise epilogues register tails (per-channel adds, relu / clip) or programs of
- * per-channel inputs, which the interpreter runs on the scratch rows. Each thread takes a contiguous range of the
- * images' output rows (in pieces, see RunBanded) and walks each image's part in bands of B rows (DepthwiseChainBand:
- * the scratch of one band fits half of L2).
+ * AVX-512 with ec = 16, or AVX2 with ec = 8 or 16; the expand and depthwise epilogues register tails (per-channel
+ * adds, relu / clip) or programs of per-channel inputs, which the interpreter runs on the scratch rows. Each thread
+ * takes a contiguous range of the images' output rows (in pieces, see RunBanded) and walks each image's part in bands
+ * of B rows (DepthwiseChainBand: the scratch of one band fits half of L2).
  * Per band,
  *   1. expand: the input rows the band's depthwise reads, into a scratch of E channels (from a zero-padded copy of
  *      data, made once per call, when the expand pads); the rows the previous band already computed (KH - stride of
@@ -36,7 +36,8 @@ namespace topi {
 namespace chain {
 namespace {
 
-/*! \brief The scratch one band may take per thread: half of a 1-2 MB L2, the rest for weights and the stream. */
+/*! \brief The scratch one band may take per thread: half of a 1-2 MB L2, the rest for weights and the stream. (Half
+ * of a 512 KB L2, on Zen 3, measured slower on MobileNetV2 than this.) */
 constexpr int64_t kBandBytes = int64_t(512) << 10;
 /*! \brief Intermediates below this stay in L2 anyway: no round trip to save, and the stages tile better whole. */
 constexpr int64_t kMinSavedBytes = int64_t(1) << 20;
@@ -45,7 +46,7 @@ constexpr int64_t kMinSavedBytes = int64_t(1) << 20;
 
 int64_t DepthwiseChainBand(int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,
                            int64_t stride_h, bool expand, bool project) {
-  if (CpuIsa() != Isa::kAVX512 || channels <= 0 || out_h <= 0) return 0;
+  if (CpuIsa() == Isa::kScalar || channels <= 0 || out_h <= 0) return 0;
   using Wide = __int128;  // products of dims a caller chooses: no overflow
   const Wide saved = (Wide(expand ? in_h * Wide(in_w) : 0) + (project ? out_h * Wide(out_w) : 0)) * channels * 4;
   if (saved < kMinSavedBytes) return 0;
@@ -63,8 +64,6 @@ int64_t DepthwiseChainBand(int64_t channels, int64_t in_h, int64_t in_w, int64_t
 }
 
 namespace {
-
-using ConvFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t);
 
 /*! \brief A project epilogue the registers do not hold, run on a band: offsets are the band's, out's base is y. */
 struct BandEpilogue {
@@ -95,8 +94,8 @@ struct Banded {
   FusedTail project_tail;
   bool project_in_registers;
   const BoundEpilogue* project_bound;
-  ConvFn project_fn;
-  int project_lanes, project_regs, project_tile_rows;
+  Conv2DFastPath expand_path, project_path;  // the conv kernels for ec- and oc-channel output blocks
+  DepthwiseRowFn dw_row;
 };
 
 /*! \brief The expand conv's output rows [from, hi) of one image, read from the (padded) input xp. */
@@ -107,7 +106,7 @@ Conv2DWorkload ExpandRows(const Banded& b, int64_t from, int64_t hi, int64_t out
   wl.batch = 1;
   wl.in_channels = s.CB * s.ic, wl.in_block = s.ic;
   wl.in_height = (hi - from - 1) * ew.stride[0] + (s.EKH - 1) * ew.dilation[0] + 1, wl.in_width = b.xp_w;
-  wl.out_channels = s.EB * 16, wl.out_block = 16, wl.out_height = hi - from, wl.out_width = s.W;
+  wl.out_channels = s.EB * s.ec, wl.out_block = s.ec, wl.out_height = hi - from, wl.out_width = s.W;
   wl.kernel_h = s.EKH, wl.kernel_w = s.EKW;
   wl.stride_h = ew.stride[0], wl.stride_w = ew.stride[1];
   wl.dilation_h = ew.dilation[0], wl.dilation_w = ew.dilation[1];
@@ -134,7 +133,7 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
   const ChainShape& s = b.s;
   const relay::Window<2>& win = b.cfg->window;
   const int64_t sh = win.stride[0], pt = win.pad_begin[0], reach = (s.KH - 1) * win.dilation[0];
-  const int64_t L = 16;  // ec on this path
+  const int64_t L = s.ec;
   const int64_t exp_plane = b.rows_cap * s.W * L, dw_plane = b.band * s.OW * L;
   const bool expand = b.cfg->has[kExpand], project = b.cfg->has[kProject];
   DepthwiseRow row = DepthwiseRowShape(s.H, s.W, L, s.OW, s.KH, s.KW, win.stride[1], win.dilation[0],
@@ -159,11 +158,11 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
       }
       if (hi > from) {
         const Conv2DWorkload wl = ExpandRows(b, from, hi, exp_plane);
-        const Conv2DPlan plan = PlanConv2D(wl, 16, 32, 2);
+        const Conv2DPlan plan = PlanConv2D(wl, b.expand_path.lanes, b.expand_path.regs, b.expand_path.max_tile_rows);
         const int64_t first_row = from * b.cfg->expand_window.stride[0];  // in xp
         Conv2DTensors io{b.xp + (n * s.CB * b.xp_h + first_row) * b.xp_w * s.ic, b.weight[kExpand],
                          exp + (from - lo) * s.W * L, nullptr, nullptr, b.expand_tail};
-        Conv2DNCHWcAVX512(wl, plan, io, 0, plan.num_items);
+        b.expand_path.fn(wl, plan, io, 0, plan.num_items);
         if (b.expand_bound != nullptr) {  // on the rows just computed, per plane (still in L1 / L2)
           for (int64_t p = 0; p < s.EB; ++p) {
             b.expand_bound->Apply(exp, p * exp_plane + (from - lo) * s.W * L, (hi - from) * s.W * L);
@@ -190,7 +189,7 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
         const int64_t last = std::min<int64_t>(row.H - 1, row.ih0 + reach + sh);
         row.prefetch = oh + 1 < r1 && first <= last ? row.in + first * s.W * L : nullptr;
         row.prefetch_len = row.prefetch ? (last - first + 1) * s.W * L : 0;
-        DepthwiseRowAVX512(row);
+        b.dw_row(row);
       }
       if (b.dw_bound != nullptr) {
         if (project) {
@@ -203,7 +202,7 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
     if (project) {
       const Conv2DWorkload wl = PointwiseRows(s.EB * L, L, s.OB * s.oc, s.oc, r1 - r0, s.OW, dw_plane,
                                               s.OH * s.OW * s.oc);
-      const Conv2DPlan plan = PlanConv2D(wl, b.project_lanes, b.project_regs, b.project_tile_rows);
+      const Conv2DPlan plan = PlanConv2D(wl, b.project_path.lanes, b.project_path.regs, b.project_path.max_tile_rows);
       const int64_t shift = (n * s.OB * s.OH + r0) * s.OW * s.oc;  // the band's first value in y
       FusedTail tail = b.project_tail;
       for (int k = 0; k < 2; ++k) {
@@ -216,7 +215,7 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
       } else if (b.project_bound != nullptr) {
         io.epilogue = &BandEpilogue::Apply, io.epilogue_ctx = &epi;
       }
-      b.project_fn(wl, plan, io, 0, plan.num_items);
+      b.project_path.fn(wl, plan, io, 0, plan.num_items);
     }
   }
   *carry = RowCarry{call, n, row_end, have_lo, have_hi};
@@ -229,8 +228,14 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   const int64_t reach = (s.KH - 1) * win.dilation[0];
   const int64_t band = DepthwiseChainBand(s.EB * s.ec, s.H, s.W, s.OH, s.OW, reach, win.stride[0], cfg.has[kExpand],
                                           cfg.has[kProject]);
-  if (band == 0 || s.ec != 16) return false;
+  const Isa isa = CpuIsa();
+  // AVX-512 takes 16-channel blocks through the chain (its rows' vectors), AVX2 8 or 16 (two ymm per pixel).
+  if (band == 0 || !((isa == Isa::kAVX512 && s.ec == 16) || (isa == Isa::kAVX2 && (s.ec == 8 || s.ec == 16)))) {
+    return false;
+  }
   Banded b{};
+  b.expand_path = PickConv2DFastPath(s.ec, isa);
+  b.dw_row = PickDepthwiseRow(isa, s.ec);
   b.cfg = &cfg;
   b.s = s;
   b.band = band;
@@ -243,7 +248,7 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
     Conv2DWorkload whole;
     whole.batch = s.N;
     whole.in_channels = s.CB * s.ic, whole.in_block = s.ic, whole.in_height = s.XH, whole.in_width = s.XW;
-    whole.out_channels = s.EB * 16, whole.out_block = 16, whole.out_height = s.H, whole.out_width = s.W;
+    whole.out_channels = s.EB * s.ec, whole.out_block = s.ec, whole.out_height = s.H, whole.out_width = s.W;
     whole.kernel_h = s.EKH, whole.kernel_w = s.EKW;
     whole.pad_top = ew.pad_begin[0], whole.pad_left = ew.pad_begin[1];
     whole.pad_bottom = ew.pad_end[0], whole.pad_right = ew.pad_end[1];
@@ -263,19 +268,19 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   FusedTail expand_tail;
   BoundEpilogue expand_bound, dw_bound;
   if (cfg.has[kExpand]) {
-    const std::vector<int64_t> shape{s.N, s.EB, s.H, s.W, 16};
+    const std::vector<int64_t> shape{s.N, s.EB, s.H, s.W, s.ec};
     if (StageTail(cfg.epilogue[kExpand], a.epi_inputs[kExpand], shape, &expand_tail) &&
         expand_tail.add_kind[0] != FusedTail::kFull && expand_tail.add_kind[1] != FusedTail::kFull) {
       b.expand_tail = cfg.epilogue[kExpand].empty() ? nullptr : &expand_tail;
     } else if (PerChannel(a.epi_inputs[kExpand])) {
-      expand_bound = cfg.epilogue[kExpand].Bind({1, s.EB, b.rows_cap, s.W, 16}, a.epi_inputs[kExpand], kName);
+      expand_bound = cfg.epilogue[kExpand].Bind({1, s.EB, b.rows_cap, s.W, s.ec}, a.epi_inputs[kExpand], kName);
       b.expand_bound = &expand_bound;
     } else {
       return false;
     }
   }
   FusedTail dw_tail;
-  const std::vector<int64_t> dw_shape{s.N, s.EB, s.OH, s.OW, 16};
+  const std::vector<int64_t> dw_shape{s.N, s.EB, s.OH, s.OW, s.ec};
   b.dw_lo = -std::numeric_limits<float>::infinity(), b.dw_hi = std::numeric_limits<float>::infinity();
   if (!StageTail(cfg.epilogue[kDepthwise], a.epi_inputs[kDepthwise], dw_shape, &dw_tail) ||
       !DepthwiseRowTail(dw_tail, &b.dw_bias, &b.dw_lo, &b.dw_hi)) {
@@ -283,7 +288,7 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
     if (!cfg.has[kProject]) {
       dw_bound = cfg.epilogue[kDepthwise].Bind(dw_shape, a.epi_inputs[kDepthwise], kName);  // on out's rows
     } else if (PerChannel(a.epi_inputs[kDepthwise])) {
-      dw_bound = cfg.epilogue[kDepthwise].Bind({1, s.EB, band, s.OW, 16}, a.epi_inputs[kDepthwise], kName);
+      dw_bound = cfg.epilogue[kDepthwise].Bind({1, s.EB, band, s.OW, s.ec}, a.epi_inputs[kDepthwise], kName);
     } else {
       return false;
     }
@@ -291,13 +296,8 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   }
   BoundEpilogue project_bound;
   if (cfg.has[kProject]) {
-    if (s.oc == 16) {
-      b.project_fn = &Conv2DNCHWcAVX512, b.project_lanes = 16, b.project_regs = 32, b.project_tile_rows = 2;
-    } else if (s.oc == 8) {
-      b.project_fn = &Conv2DNCHWcAVX512Ymm, b.project_lanes = 8, b.project_regs = 32, b.project_tile_rows = 1;
-    } else {
-      return false;
-    }
+    b.project_path = PickConv2DFastPath(s.oc, isa);
+    if (b.project_path.fn == nullptr) return false;
     const std::vector<int64_t> out_shape = a.out.Shape();
     project_bound = cfg.epilogue[kProject].Bind(out_shape, a.epi_inputs[kProject], kName);
     b.project_in_registers = StageTail(cfg.epilogue[kProject], a.epi_inputs[kProject], out_shape, &b.project_tail);
@@ -309,8 +309,8 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   // breaks. Without expand or with a stride, few or none are shared.
   static std::atomic<uint64_t> calls{0};
   const uint64_t call = calls.fetch_add(1, std::memory_order_relaxed) + 1;
-  const int64_t exp_size = cfg.has[kExpand] ? s.EB * b.rows_cap * s.W * 16 : 0;
-  const int64_t dw_size = cfg.has[kProject] ? s.EB * band * s.OW * 16 : 0;
+  const int64_t exp_size = cfg.has[kExpand] ? s.EB * b.rows_cap * s.W * s.ec : 0;
+  const int64_t dw_size = cfg.has[kProject] ? s.EB * band * s.OW * s.ec : 0;
   runtime::ParallelFor(s.N * s.OH, [&](int64_t begin, int64_t end) {
     // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
     static thread_local std::vector<float> exp_scratch, dw_scratch;

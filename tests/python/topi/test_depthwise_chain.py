@@ -20,10 +20,10 @@ class Chain:
     """One chain's tensors (NCHW, float32) and attrs; `stages` a subset of expand, depthwise, project."""
 
     def __init__(self, rng, stages, n, c, h, w, e, o, k=3, stride=1, pad=(1, 1, 1, 1), dilation=1, ic=16, oc=16,
-                 epilogues=None, ek=1, estride=1, epad=(0, 0, 0, 0)):
+                 epilogues=None, ek=1, estride=1, epad=(0, 0, 0, 0), ec=16):
         self.stages, self.k, self.stride, self.pad, self.dilation = stages, k, stride, pad, dilation
         self.ek, self.estride, self.epad = ek, estride, epad  # the expand's window (a stem's 3x3 s2, or 1x1)
-        self.ic, self.oc = ic, oc
+        self.ic, self.oc, self.ec = ic, oc, ec  # ec: the expand's output block (the block through the chain)
         if "expand" not in stages:
             e = c
         self.e = e
@@ -56,7 +56,7 @@ class Chain:
 
     def block(self, stage):
         """The channel block of a stage's output (its weight's last dim)."""
-        return self.oc if stage == "project" else (16 if "expand" in self.stages else self.ic)
+        return self.oc if stage == "project" else (self.ec if "expand" in self.stages else self.ic)
 
     def attrs(self):
         a = {"stages": ",".join(self.stages)}
@@ -76,8 +76,7 @@ class Chain:
         """OIHW -> OIHW{i}i{o}o with the stage's blocks."""
         w = self.w[stage]
         ob = self.block(stage)
-        ib = 1 if stage == "depthwise" else (self.ic if stage == "expand" else 16 if "expand" in self.stages else
-                                             self.ic)
+        ib = 1 if stage == "depthwise" else (self.ic if stage == "expand" else self.block("depthwise"))
         o, i, kh, kw = w.shape
         return np.ascontiguousarray(w.reshape(o // ob, ob, i // ib, ib, kh, kw).transpose(0, 2, 4, 5, 3, 1))
 
@@ -178,6 +177,13 @@ CASES = [
     (("expand", "depthwise"), 2, 8, 97, 95, 128, 0, dict(ic=8, ek=3, estride=2, epad=(0, 1, 1, 0), stride=2)),
     (FULL, 1, 16, 40, 40, 160, 16, dict(ek=3, epad=(1, 1, 1, 1))),
     (FULL, 1, 16, 8, 8, 32, 16, {}),                              # small: the stages run whole
+    # 8-channel blocks through the chain (AVX2's; on AVX-512 the stages run whole)
+    (FULL, 1, 24, 56, 56, 144, 24, dict(ic=8, oc=8, ec=8)),
+    (FULL, 1, 16, 57, 41, 96, 24, dict(stride=2, ic=8, oc=8, ec=8)),
+    (FULL, 1, 16, 40, 40, 160, 16, dict(dilation=2, pad=(2, 2, 2, 2), ic=8, ec=8)),
+    (("depthwise", "project"), 1, 32, 112, 112, 32, 16, dict(ic=8)),
+    (("expand", "depthwise"), 2, 8, 45, 41, 160, 0, dict(stride=2, ic=8, ec=8)),
+    (FULL, 1, 3, 161, 157, 32, 24, dict(ic=1, ek=3, estride=2, epad=(1, 1, 1, 1), oc=8, ec=8)),  # the stem
 ]
 
 
@@ -198,13 +204,19 @@ SPLIT_CASES = [
 ]
 
 
+def banded_block(ec):
+    """Whether the banded path takes ec-channel blocks through the chain on the ISA in use."""
+    isa = _get("topi.cpu_isa")()
+    return (isa == "avx512" and ec == 16) or (isa == "avx2" and ec in (8, 16))
+
+
 def chain_path(chain):
     """The path the chain kernel takes, by the policies it shares with the lowering: "banded", "split" (stages
     expand and depthwise, a 1x1 expand) or "stages" (the stage kernels whole)."""
     stages = tuple(chain.stages)
     if _get("topi.nn.depthwise_chain_band")(chain.e, *chain.dw_in, *chain.out_shape[2:],
                                             (chain.k - 1) * chain.dilation, chain.stride, "expand" in stages,
-                                            "project" in stages) > 0:
+                                            "project" in stages) > 0 and banded_block(chain.block("depthwise")):
         return "banded"
     pointwise = (chain.ek, chain.estride, tuple(chain.epad)) == (1, 1, (0, 0, 0, 0))
     if stages == ED and pointwise and _get("topi.nn.depthwise_chain_split")(chain.x.shape[1], chain.e,
@@ -233,9 +245,10 @@ def check_chain(chain, case):
 def test_chain_equals_stages_and_reference(case, isa, threads):
     stages, n, c, h, w, e, o, kw = case
     chain = Chain(np.random.default_rng(len(CASES)), stages, n, c, h, w, e, o, **kw)
-    avx512 = _get("topi.cpu_isa")() == "avx512"
-    # the path under test: banded on AVX-512 (the small map runs its stages whole), else the stage kernels
-    assert chain_path(chain) == ("banded" if avx512 and h > 8 else "stages")
+    vector = _get("topi.cpu_isa")() in ("avx512", "avx2")
+    # the path under test: banded on AVX-512 and AVX2 for their blocks (the small map runs its stages whole), else
+    # the stage kernels
+    assert chain_path(chain) == ("banded" if vector and h > 8 and banded_block(chain.block("depthwise")) else "stages")
     check_chain(chain, case)
 
 
@@ -263,7 +276,8 @@ def test_chain_epilogues(epilogues, stages, threads):
     if "project" not in stages:
         epilogues = {k: v for k, v in epilogues.items() if k != "project"}
     chain = Chain(np.random.default_rng(5), stages, 1, 16, 40, 40, 160, 32, epilogues=epilogues)
-    path = ("banded" if "project" in stages else "split") if _get("topi.cpu_isa")() == "avx512" else "stages"
+    isa = _get("topi.cpu_isa")()  # 1000 KB expanded: banded with project; without, split (AVX-512) or whole
+    path = "banded" if "project" in stages and isa != "scalar" else "split" if isa == "avx512" else "stages"
     assert chain_path(chain) == path
     np.testing.assert_array_equal(chain.run_chain(), chain.run_stages())
 
@@ -317,9 +331,10 @@ def test_split_policy(isa):
 
 def test_band_policy(isa):
     band = _get("topi.nn.depthwise_chain_band")
-    # MobileNetV2's 56x56 block: 1.8 MB intermediates, bands of a few rows on AVX-512; small maps are left whole
+    # MobileNetV2's 56x56 block: 1.8 MB intermediates, bands of a few rows on AVX-512 and AVX2; small maps are left
+    # whole
     got = band(144, 56, 56, 56, 56, 2, 1, True, True)
-    if isa == "avx512" and _get("topi.cpu_isa")() == "avx512":
+    if _get("topi.cpu_isa")() != "scalar":
         assert 1 <= got < 56
         assert band(1 << 30, 1 << 20, 1 << 20, 1 << 20, 1 << 20, 2, 1, True, True) == 1  # huge: one row, no overflow
     else:

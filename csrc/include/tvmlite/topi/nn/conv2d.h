@@ -41,6 +41,7 @@
 #define TVMLITE_TOPI_NN_CONV2D_H_
 
 #include <tvmlite/topi/fused_tail.h>
+#include <tvmlite/topi/isa.h>
 
 #include <cstdint>
 
@@ -135,7 +136,8 @@ Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float
 /*! \brief AVX-512 path: out_block 16, any in_block; H / W padding read in place when plan.pad_in_kernel (above). */
 void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                        int64_t end);
-/*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block; no padding; tile_rows 1. */
+/*! \brief AVX2 + FMA path: out_block 8 or 16 (two ymm halves), any in_block; no padding; tile_rows 1; up to 3 output
+ * blocks per tile (of 8 channels). */
 void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                      int64_t end);
 /*!
@@ -144,6 +146,18 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
  */
 void Conv2DNCHWcAVX512Ymm(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                           int64_t end);
+
+using Conv2DFn = void (*)(const Conv2DWorkload&, const Conv2DPlan&, const Conv2DTensors&, int64_t, int64_t);
+
+/*! \brief An ISA entry point and the PlanConv2D arguments it takes. */
+struct Conv2DFastPath {
+  Conv2DFn fn = nullptr;  // null: no vector path takes this output block on this ISA
+  int lanes = 0, regs = 0, max_tile_rows = 1;
+  bool borders = false;  // reads a padded workload's input in place (PlanConv2D's borders)
+};
+
+/*! \brief The vector path for output blocks of out_block channels under isa (fn null when there is none). */
+Conv2DFastPath PickConv2DFastPath(int64_t out_block, Isa isa);
 
 }  // namespace topi
 }  // namespace tvmlite
