@@ -594,9 +594,19 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
                      wl.pad_top == 0 && wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
   const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
   const int64_t planes = wl.batch * block_groups * wl.out_depth;  // (n, block group, od)
-  if (plan.flat_pixels) {
+  // A row of OW columns in ceil(OW / T) balanced tiles fills on average OW / ceil(OW / T) of T columns: below 70%
+  // (7 columns of 6: 3.5), the 8-lane paths tile the flattened plane instead (the AVX-512 path has two-row tiles).
+  // On AVX2, 3x3 convs to a 7x7 output ran 1.07-1.2x faster at one thread, 1.08x at two; 14 columns of 6 (78%)
+  // ran 0.95-1.08x, and 1x1 convs (stride 2, 7x7) 0.89x: neither gathers.
+  const int64_t row_tiles = (wl.out_width + plan.tile_width - 1) / plan.tile_width;
+  const bool one_tap = wl.kernel_d * wl.kernel_h * wl.kernel_w == 1;
+  plan.gather_pixels = !plan.flat_pixels && !one_tap && lanes == 8 && wl.out_height > 1 &&
+                       100 * wl.out_width < 70 * row_tiles * plan.tile_width;
+  if (plan.flat_pixels || plan.gather_pixels) {
     const int64_t pixels = wl.out_height * wl.out_width;
     plan.row_length = std::min<int64_t>(pixels, 4 * plan.tile_width);
+    plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+    plan.row_length = (pixels + plan.rows - 1) / plan.rows;  // balanced runs (7x7: 17 + 17 + 15, not 24 + 24 + 1)
     plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
     // More, shorter runs while the items do not balance over the threads (MobileNetV2's 960 -> 160 at 7x7: 5 block
     // groups of one run each left one of two threads idle for a fifth of the conv), down to one tile's width.

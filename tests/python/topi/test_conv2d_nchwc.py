@@ -135,6 +135,11 @@ CASES = {
     "1x1_ic8_s2_oc16_batch2": (2, 40, 13, 13, 32, 1, 1, [2, 2], [0], [1, 1], 1, 8, 16, "bias_residual_relu"),
     "1x1_ic8_pad1_rows": (1, 16, 5, 6, 24, 1, 1, [1, 1], [1], [1, 1], 1, 8, 8, "silu"),
     "1x1_ic8_groups2": (1, 32, 7, 7, 32, 1, 1, [1, 1], [0], [1, 1], 2, 8, 8, "clip"),
+    # 7-column outputs on the 8-lane paths: tiles of consecutive pixels across rows (gathered columns)
+    "gather_3x3_7": (1, 32, 7, 7, 32, 3, 3, [1, 1], [1, 1], [1, 1], 1, 8, 8, "bias_residual_relu"),
+    "gather_3x3_s2_dil2_asym_batch2": (2, 16, 14, 14, 48, 3, 3, [2, 2], [2, 1, 2, 2], [2, 2], 1, 8, 8, "silu"),
+    "gather_groups2": (1, 32, 7, 7, 32, 3, 3, [1, 1], [1, 1], [1, 1], 2, 8, 8, "clip"),
+    "gather_oc16_one_block": (1, 16, 9, 9, 16, 3, 3, [1, 1], [0], [1, 1], 1, 8, 16, "bias"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
     # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
     "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
