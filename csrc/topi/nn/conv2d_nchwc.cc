@@ -606,8 +606,10 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
     const int64_t pixels = wl.out_height * wl.out_width;
     plan.row_length = std::min<int64_t>(pixels, 4 * plan.tile_width);
     plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
-    plan.row_length = (pixels + plan.rows - 1) / plan.rows;  // balanced runs (7x7: 17 + 17 + 15, not 24 + 24 + 1)
-    plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+    if (pixels - (plan.rows - 1) * plan.row_length < plan.tile_width) {  // a last run narrower than a tile: balance
+      plan.row_length = (pixels + plan.rows - 1) / plan.rows;            // (7x7: 17 + 17 + 15, not 24 + 24 + 1)
+      plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
+    }
     // More, shorter runs while the items do not balance over the threads (MobileNetV2's 960 -> 160 at 7x7: 5 block
     // groups of one run each left one of two threads idle for a fifth of the conv), down to one tile's width.
     for (int64_t rows = plan.rows + 1; planes * plan.rows % threads != 0 && planes * plan.rows < 8 * threads &&
