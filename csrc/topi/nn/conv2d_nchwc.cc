@@ -597,10 +597,11 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   // A row of OW columns in ceil(OW / T) balanced tiles fills on average OW / ceil(OW / T) of T columns: below 70%
   // (7 columns of 6: 3.5), the 8-lane paths tile the flattened plane instead (the AVX-512 path has two-row tiles).
   // On AVX2, 3x3 convs to a 7x7 output ran 1.07-1.2x faster at one thread, 1.08x at two; 14 columns of 6 (78%)
-  // ran 0.95-1.08x, and 1x1 convs (stride 2, 7x7) 0.89x: neither gathers.
+  // ran 0.95-1.08x, 1x1 convs (stride 2, 7x7) 0.89x, and tiles of 12 columns (one block) 0.94-0.96x (the columns'
+  // offsets no longer fit the general registers): none of those gathers.
   const int64_t row_tiles = (wl.out_width + plan.tile_width - 1) / plan.tile_width;
   const bool one_tap = wl.kernel_d * wl.kernel_h * wl.kernel_w == 1;
-  plan.gather_pixels = !plan.flat_pixels && !one_tap && lanes == 8 && wl.out_height > 1 &&
+  plan.gather_pixels = !plan.flat_pixels && !one_tap && lanes == 8 && plan.tile_width <= 8 && wl.out_height > 1 &&
                        100 * wl.out_width < 70 * row_tiles * plan.tile_width;
   if (plan.flat_pixels || plan.gather_pixels) {
     const int64_t pixels = wl.out_height * wl.out_width;

@@ -95,9 +95,9 @@ struct Conv2DPlan {
   int64_t tile_width = 1;           // T: the widest tile (output columns)
   int64_t tile_rows = 1;            // output rows one register tile covers (2 for narrow maps: 7x7)
   bool flat_pixels = false;         // 1x1, stride 1, no padding: rows are runs of the flattened plane
-  // Narrow maps on the 8-lane paths (7 or 14 columns: tiles of 4 + 3 or 5 + 5 + 4 columns of 6): rows are runs of
-  // the flattened plane too, each tile T consecutive pixels of it, however many output rows they span, each with the
-  // address of its own input window.
+  // Narrow maps on the 8-lane paths with tiles of at most 8 columns (7 columns: tiles of 4 + 3 of 6): rows are runs
+  // of the flattened plane too, each tile T consecutive pixels of it, however many output rows they span, each with
+  // the address of its own input window.
   bool gather_pixels = false;
   int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
   int64_t row_length = 0;           // OW, or the run length when flat_pixels or gather_pixels
