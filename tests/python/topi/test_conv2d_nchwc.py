@@ -140,6 +140,10 @@ CASES = {
     "gather_3x3_s2_dil2_asym_batch2": (2, 16, 14, 14, 48, 3, 3, [2, 2], [2, 1, 2, 2], [2, 2], 1, 8, 8, "silu"),
     "gather_groups2": (1, 32, 7, 7, 32, 3, 3, [1, 1], [1, 1], [1, 1], 2, 8, 8, "clip"),
     "gather_oc16_one_block": (1, 16, 9, 9, 16, 3, 3, [1, 1], [0], [1, 1], 1, 8, 16, "bias"),
+    # small maps whose 3x3 weights overflow L1, on the 8-lane paths: passes over the input channels adding to the
+    # partial sums in out (gathered runs, a plane cut in two parts; an interpreted epilogue after the last pass)
+    "cb_passes_gather_ic8_7_batch2": (2, 128, 7, 7, 64, 3, 3, [1, 1], [1, 1], [1, 1], 1, 8, 8, "bias_residual_relu"),
+    "cb_passes_s2_ic8_14": (1, 128, 28, 28, 128, 3, 3, [2, 2], [1, 1], [1, 1], 1, 8, 8, "silu"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
     # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
     "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
