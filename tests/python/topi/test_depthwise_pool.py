@@ -106,6 +106,11 @@ DW_CASES = [
     (16, (5, 40), 3, (1, 1), [1], (1, 1)),              # tiles of 14, 13, 13: left edge, none, right edge
     (16, (13, 13), 3, (2, 2), [1], (1, 1)),             # stride 2, one tile with both edges
     (32, (6, 7), 3, (1, 1), [2], (1, 1)),               # pad 2: two outside columns each side, found at run time
+    # block 8, 3 taps: AVX2's whole-row tiles (at most 12 columns)
+    (8, (5, 30), 3, (1, 1), [1], (1, 1)),               # tiles of 10: left edge, none, right edge
+    (24, (7, 7), 3, (1, 1), [1], (1, 1)),               # one tile with both edges
+    (40, (14, 14), 3, (2, 2), [0, 0, 1, 1], (1, 1)),    # stride 2, only the right edge outside
+    (8, (6, 7), 3, (1, 1), [2], (1, 1)),                # pad 2: found at run time
 ]
 
 
