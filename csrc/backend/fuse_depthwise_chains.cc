@@ -131,9 +131,7 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
   runtime::Function band_policy = runtime::Registry::Get("topi.nn.depthwise_chain_band");
   runtime::Function split_policy = runtime::Registry::Get("topi.nn.depthwise_chain_split");
   runtime::Function factory = runtime::Registry::Get(kChain);
-  runtime::Function isa = runtime::Registry::Get("topi.cpu_isa");
-  if (!band_policy.defined() || !split_policy.defined() || !factory.defined() || !isa.defined()) return;
-  const bool avx2 = std::string(isa().cast<String>()) == "avx2";
+  if (!band_policy.defined() || !split_policy.defined() || !factory.defined()) return;
   // Readers of each node's outputs (graph outputs count as readers that are no node: -1).
   std::vector<int64_t> uses(nodes.size(), 0), reader(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -147,11 +145,9 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
   for (size_t i = 0; i < nodes.size(); ++i) {
     const GNode& dw = nodes[i];
     std::vector<int64_t> data, weight, out;
-    // The banded path's blocks: 16 channels through the chain (8 or 16 on AVX2), 8 or 16 out of a project.
-    if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out) ||
-        !(data[4] == 16 || (data[4] == 8 && avx2))) {
-      continue;
-    }
+    // Blocked tensors (the channel blocks the banded path takes: its policy's answer below), 8 or 16 channels out
+    // of a project.
+    if (dw.func_name != kDepthwise || !BlockedShapes(nodes, dw, &data, &weight, &out)) continue;
     const int64_t producer = dw.inputs[0].node;
     const bool expand = uses[producer] == 1 && IsExpand(nodes, nodes[producer]) && !removed[producer] &&
                         PerChannelEpilogue(nodes, nodes[producer]);
@@ -164,8 +160,8 @@ void FuseDepthwiseChains(std::vector<GNode>* nodes_ptr, std::vector<int64_t>* ar
     const auto dilation = Ints(dw.kernel_attrs, "dilation", {1});
     if (!strides || !dilation || strides->empty() || dilation->empty()) continue;
     const int64_t reach = (weight[2] - 1) * dilation->front();
-    const int64_t band = band_policy(data[1] * data[4], data[2], data[3], out[2], out[3], reach, strides->front(),
-                                     expand, project)
+    const int64_t band = band_policy(data[1] * data[4], data[4], data[2], data[3], out[2], out[3], reach,
+                                     strides->front(), expand, project)
                              .cast<int64_t>();
     if (band <= 0) {
       // Banding does not pay (the intermediates fit L2): the channel-split chain of a 1x1 expand and the depthwise,

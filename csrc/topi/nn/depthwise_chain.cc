@@ -281,15 +281,15 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_nchwc").set_body_typed([](Map<S
 
 // The lowering's policy (csrc/backend/fuse_depthwise_chains.cc): output rows per band, 0 for "keep the stages apart".
 TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_band")
-    .set_body_typed([](int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,
-                       int64_t stride_h, bool expand, bool project) {
-      for (int64_t v : {channels, in_h, in_w, out_h, out_w, reach}) {
+    .set_body_typed([](int64_t channels, int64_t block, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                       int64_t reach, int64_t stride_h, bool expand, bool project) {
+      for (int64_t v : {channels, block, in_h, in_w, out_h, out_w, reach}) {
         TVMLITE_CHECK_KIND(v >= 0 && v <= (int64_t(1) << 40), ValueError)
             << "topi.nn.depthwise_chain_band: dims must be in [0, 2^40], got " << v;
       }
       TVMLITE_CHECK_KIND(stride_h >= 1 && stride_h <= (int64_t(1) << 40), ValueError)
           << "topi.nn.depthwise_chain_band: stride_h must be in [1, 2^40], got " << stride_h;
-      return DepthwiseChainBand(channels, in_h, in_w, out_h, out_w, reach, stride_h, expand, project);
+      return DepthwiseChainBand(channels, block, in_h, in_w, out_h, out_w, reach, stride_h, expand, project);
     });
 
 // The lowering's policy for stages "expand,depthwise" that banding leaves apart: expand channel blocks per work item

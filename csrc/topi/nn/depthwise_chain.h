@@ -63,11 +63,13 @@ struct ChainShape {
 // The paths' policies, which the lowering asks too (csrc/backend/fuse_depthwise_chains.cc).
 
 /*!
- * \brief Output rows per band, or 0 when banding does not pay (no vector ISA, or intermediates that fit L2).
- * reach: the input rows a depthwise output row spans minus one, (KH - 1) * dilation_h.
+ * \brief Output rows per band, or 0 when the banded path does not take the chain: channel blocks of `block` it has no
+ * rows for (AVX-512 takes 16, its vectors; AVX2 8 or 16, one or two ymm a pixel; no other ISA any), or banding does
+ * not pay (intermediates that fit L2). reach: the input rows a depthwise output row spans minus one,
+ * (KH - 1) * dilation_h.
  */
-int64_t DepthwiseChainBand(int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,
-                           int64_t stride_h, bool expand, bool project);
+int64_t DepthwiseChainBand(int64_t channels, int64_t block, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                           int64_t reach, int64_t stride_h, bool expand, bool project);
 
 /*!
  * \brief Expand channel blocks (of 16) per group of the channel-split path (stages "expand,depthwise", the expand a

@@ -44,9 +44,11 @@ constexpr int64_t kMinSavedBytes = int64_t(1) << 20;
 
 }  // namespace
 
-int64_t DepthwiseChainBand(int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t reach,
-                           int64_t stride_h, bool expand, bool project) {
-  if (CpuIsa() == Isa::kScalar || channels <= 0 || out_h <= 0) return 0;
+int64_t DepthwiseChainBand(int64_t channels, int64_t block, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                           int64_t reach, int64_t stride_h, bool expand, bool project) {
+  const Isa isa = CpuIsa();
+  if (!((isa == Isa::kAVX512 && block == 16) || (isa == Isa::kAVX2 && (block == 8 || block == 16)))) return 0;
+  if (channels <= 0 || out_h <= 0) return 0;
   using Wide = __int128;  // products of dims a caller chooses: no overflow
   const Wide saved = (Wide(expand ? in_h * Wide(in_w) : 0) + (project ? out_h * Wide(out_w) : 0)) * channels * 4;
   if (saved < kMinSavedBytes) return 0;
@@ -226,13 +228,10 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
 bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) {
   const relay::Window<2>& win = cfg.window;
   const int64_t reach = (s.KH - 1) * win.dilation[0];
-  const int64_t band = DepthwiseChainBand(s.EB * s.ec, s.H, s.W, s.OH, s.OW, reach, win.stride[0], cfg.has[kExpand],
-                                          cfg.has[kProject]);
+  const int64_t band = DepthwiseChainBand(s.EB * s.ec, s.ec, s.H, s.W, s.OH, s.OW, reach, win.stride[0],
+                                          cfg.has[kExpand], cfg.has[kProject]);
+  if (band == 0) return false;
   const Isa isa = CpuIsa();
-  // AVX-512 takes 16-channel blocks through the chain (its rows' vectors), AVX2 8 or 16 (two ymm per pixel).
-  if (band == 0 || !((isa == Isa::kAVX512 && s.ec == 16) || (isa == Isa::kAVX2 && (s.ec == 8 || s.ec == 16)))) {
-    return false;
-  }
   Banded b{};
   b.expand_path = PickConv2DFastPath(s.ec, isa);
   b.dw_row = PickDepthwiseRow(isa, s.ec);

@@ -50,7 +50,7 @@ int64_t DepthwiseChainSplit(int64_t in_channels, int64_t channels, int64_t h, in
     return 0;
   }
   // Banding's test for an expand without project reads only the expanded tensor's size.
-  if (DepthwiseChainBand(channels, h, w, h, w, 0, 1, true, false) > 0) return 0;
+  if (DepthwiseChainBand(channels, 16, h, w, h, w, 0, 1, true, false) > 0) return 0;
   using Wide = __int128;
   const Wide block_bytes = (Wide(h) * w + in_channels) * 16 * 4;  // one block's plane and its expand weights
   for (int64_t blocks : {2, 1}) {

@@ -205,7 +205,8 @@ SPLIT_CASES = [
 
 
 def banded_block(ec):
-    """Whether the banded path takes ec-channel blocks through the chain on the ISA in use."""
+    """Whether the banded path should take ec-channel blocks through the chain on the ISA in use (AVX-512: 16, its
+    vectors; AVX2: 8 or 16): the expectation the policy's answer is checked against."""
     isa = _get("topi.cpu_isa")()
     return (isa == "avx512" and ec == 16) or (isa == "avx2" and ec in (8, 16))
 
@@ -214,9 +215,9 @@ def chain_path(chain):
     """The path the chain kernel takes, by the policies it shares with the lowering: "banded", "split" (stages
     expand and depthwise, a 1x1 expand) or "stages" (the stage kernels whole)."""
     stages = tuple(chain.stages)
-    if _get("topi.nn.depthwise_chain_band")(chain.e, *chain.dw_in, *chain.out_shape[2:],
+    if _get("topi.nn.depthwise_chain_band")(chain.e, chain.block("depthwise"), *chain.dw_in, *chain.out_shape[2:],
                                             (chain.k - 1) * chain.dilation, chain.stride, "expand" in stages,
-                                            "project" in stages) > 0 and banded_block(chain.block("depthwise")):
+                                            "project" in stages) > 0:
         return "banded"
     pointwise = (chain.ek, chain.estride, tuple(chain.epad)) == (1, 1, (0, 0, 0, 0))
     if stages == ED and pointwise and _get("topi.nn.depthwise_chain_split")(chain.x.shape[1], chain.e,
@@ -333,17 +334,21 @@ def test_band_policy(isa):
     band = _get("topi.nn.depthwise_chain_band")
     # MobileNetV2's 56x56 block: 1.8 MB intermediates, bands of a few rows on AVX-512 and AVX2; small maps are left
     # whole
-    got = band(144, 56, 56, 56, 56, 2, 1, True, True)
-    if _get("topi.cpu_isa")() != "scalar":
-        assert 1 <= got < 56
-        assert band(1 << 30, 1 << 20, 1 << 20, 1 << 20, 1 << 20, 2, 1, True, True) == 1  # huge: one row, no overflow
-    else:
-        assert got == 0
-    assert band(64, 14, 14, 14, 14, 2, 1, True, True) == 0
+    for block in (4, 8, 16, 32):
+        got = band(144 if block != 32 else 160, block, 56, 56, 56, 56, 2, 1, True, True)
+        if banded_block(block):
+            assert 1 <= got < 56
+            # huge: one row, no overflow
+            assert band(1 << 30, block, 1 << 20, 1 << 20, 1 << 20, 1 << 20, 2, 1, True, True) == 1
+        else:
+            assert got == 0  # blocks the banded path has no rows for
+        assert band(64, block, 14, 14, 14, 14, 2, 1, True, True) == 0
     with pytest.raises(ValueError, match="depthwise_chain_band"):
-        band(-1, 56, 56, 56, 56, 2, 1, True, True)
+        band(-1, 16, 56, 56, 56, 56, 2, 1, True, True)
+    with pytest.raises(ValueError, match="depthwise_chain_band"):
+        band(144, -8, 56, 56, 56, 56, 2, 1, True, True)
     with pytest.raises(ValueError, match="stride_h"):
-        band(16, 56, 56, 56, 56, 2, 0, True, True)
+        band(16, 16, 56, 56, 56, 56, 2, 0, True, True)
 
 
 @pytest.mark.parametrize("attrs, match", [
