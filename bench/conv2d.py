@@ -11,7 +11,8 @@ Columns, for each thread count:
                 Winograd (--no-winograd: always the direct conv)
     GF/s, %pk   2 * MACs of the direct conv / latency (for Winograd rows an effective rate, above the machine's
                 peak when the saved multiplies outweigh the transforms), and that against --peak GFLOP/s per thread
-                (160: AVX-512 fp32 at ~2.5 GHz)
+                (default by the kernel path: 160 for AVX-512, fp32 on two FMA units at ~2.5 GHz; 100 for AVX2, what
+                a register-only FMA loop reaches on the 2-core Zen 3 these AVX2 figures come from; 12 for scalar)
     ort         median latency of an onnxruntime session holding that one Conv (NCHW, weight an initializer,
                 graph optimizations on, intra_op_num_threads = the thread count)
     ort/tvm     the ratio: above 1 means tvmlite is faster
@@ -340,7 +341,8 @@ def main():
     # phase moved a layer's median by up to 15% (onnxruntime's 320->1280 1x1 at 7x7: 0.373-0.440 ms in three runs).
     ap.add_argument("--rounds", type=int, default=7,
                     help="turns each runtime's worker takes per thread count; the samples are split among them")
-    ap.add_argument("--peak", type=float, default=160.0, help="peak GFLOP/s of one thread")
+    ap.add_argument("--peak", type=float, default=None,
+                    help="peak GFLOP/s of one thread (default by the kernel path: avx512 160, avx2 100, scalar 12)")
     ap.add_argument("--target-ms", type=float, default=1.0,
                     help="length of one sample (short: a preemption by another process spoils one sample, not all)")
     ap.add_argument("--stat", choices=["median", "min"], default="median", help="how samples become one figure")
@@ -359,6 +361,8 @@ def main():
     if args.isa:
         tvmlite.get_global_func("topi.set_cpu_isa")(args.isa)
     isa = tvmlite.get_global_func("topi.cpu_isa")()
+    if args.peak is None:
+        args.peak = {"avx512": 160.0, "avx2": 100.0}.get(isa, 12.0)
     runtimes = ["tvm"] + (["ort"] if ort is not None else []) + (["torch", "mkldnn"] if HAS_TORCH else [])
     others = runtimes[1:]
     opts = {"isa": args.isa, "bias_relu": args.bias_relu, "winograd": not args.no_winograd,
