@@ -110,6 +110,8 @@ void BlockedCopy(const char* in_raw, char* out_raw, int64_t pairs, int64_t c, in
         BlockedTile<T, 8>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       } else if (sizeof(T) == 4 && c == 4) {
         BlockedTile<T, 4>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
+      } else if (sizeof(T) == 4 && c == 3) {  // a stem's input (AlterOpLayout's NCHW3c)
+        BlockedTile<T, 3>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       } else {
         BlockedTile<T, 0>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
       }

@@ -91,11 +91,11 @@ def test_resnet_like(run_relay, rng):
     new = check(run_relay, rng, resnet_like(rng, x), [x])
     assert not calls(new, "nn.conv2d")
     assert blocks(new, "nn.contrib_conv2d_NCHWc") == [
-        ("NCHW1c", "OIHW1i8o", "NCHW8c"),      # stem: 3 channels -> block 1
+        ("NCHW3c", "OIHW3i8o", "NCHW8c"),      # stem: 3 channels -> one block of 3
         ("NCHW8c", "OIHW8i8o", "NCHW8c"),      # 24 channels -> block 8
         ("NCHW8c", "OIHW8i16o", "NCHW16c"),    # 64 channels -> block 16
     ]
-    assert activation_transforms(new) == [("NCHW", "NCHW1c"), ("NCHW16c", "NCHW")]
+    assert activation_transforms(new) == [("NCHW", "NCHW3c"), ("NCHW16c", "NCHW")]
     assert [c.attrs.layout for c in calls(new, "nn.max_pool2d")] == ["NCHW8c"]
     assert [c.attrs.layout for c in calls(new, "nn.global_avg_pool")] == ["NCHW16c"]
 

@@ -441,7 +441,8 @@ def test_tuple_anchor_read_only_as_field_0(rng):
 
 
 def test_layout_transform_adding_a_block_of_one_is_a_view(rng):
-    """NCHW -> NCHW1c (the stem conv's input) moves no data: a __nop view; NCHW -> NCHW4c is a kernel."""
+    """NCHW -> NCHW1c (a conv's input of 1 or 19 channels) moves no data: a __nop view; NCHW -> NCHW4c is a
+    kernel."""
     x = relay.var("x", shape=(1, 3, 5, 5))
     lib = check(relay.Function([x], relay.layout_transform(x, "NCHW", "NCHW1c")), {"x": f32(rng, 1, 3, 5, 5)})
     assert kernels(lib) == ["__nop"]

@@ -48,10 +48,10 @@ def test_ncdhwc_fast_paths(rng, shape, block, threads):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint8", "int64", "bool", "int16"])
 def test_dtypes(rng, dtype):
-    """Every element size, the fast paths (c = 8: vector width for 4-byte elements, c = 3: the generic inner loop)
-    and the general map."""
+    """Every element size, the fast paths (c = 8: vector width for 4-byte elements; c = 3: a stem's block, fixed for
+    4-byte elements; c = 6: the generic inner loop) and the general map."""
     x = (rng.standard_normal((2, 24, 5, 3)) * 50).astype(dtype)
-    for src, dst in [("NCHW", "NCHW8c"), ("NCHW", "NCHW3c"), ("NCHW", "NHWC"), ("NCHW", "NC4cHW")]:
+    for src, dst in [("NCHW", "NCHW8c"), ("NCHW", "NCHW3c"), ("NCHW", "NCHW6c"), ("NCHW", "NHWC"), ("NCHW", "NC4cHW")]:
         y = apply(src, dst, x)
         np.testing.assert_array_equal(y, transform_array(x, src, dst))
         np.testing.assert_array_equal(apply(dst, src, y), x)
