@@ -8,7 +8,7 @@ from ..ir.transform import Pass, PassContext, Sequential
 from . import _ffi_api
 from .backend import const_eval  # noqa: F401 - registers relay.backend.eval_const, which FoldConstant calls
 
-__all__ = ["InferType", "Pass", "Sequential", "PassContext", "SimplifyInference", "FoldConstant",
+__all__ = ["InferType", "Pass", "Sequential", "PassContext", "SimplifyInference", "SimplifyExpr", "FoldConstant",
            "FoldScaleAxis", "DeadCodeElimination", "FuseOps", "BindParams", "bind_params_by_name",
            "DynamicToStatic", "Legalize", "AlterOpLayout"]
 
@@ -26,6 +26,12 @@ def SimplifyInference():  # noqa: N802
     """Inference batch_norm -> ``x * scale + shift`` (scale and shift along the channel axis), inference
     dropout -> its input."""
     return Pass("SimplifyInference", _cxx("SimplifyInference"), opt_level=0)
+
+
+def SimplifyExpr():  # noqa: N802 - TVM's name
+    """Arithmetic that spells out an op rewritten into it: GELU in its Erf form (``x * 0.5 * (1 + erf(x /
+    sqrt(2)))``, any nesting and operand order) -> ``nn.gelu(x)``."""
+    return Pass("SimplifyExpr", _cxx("SimplifyExpr"), opt_level=0)
 
 
 def FoldConstant():  # noqa: N802

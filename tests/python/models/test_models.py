@@ -4,6 +4,8 @@ one, and tvmlite runs the small variants as onnxruntime does (the oracle here; n
 The "cpu" cases need the native target (tvmlite.build(target="cpu")); the "debug" cases run the ops' numpy
 references.
 """
+import json
+
 import numpy as np
 import onnx
 import pytest
@@ -72,6 +74,17 @@ def test_small_variant_matches_onnxruntime(case, target):
     for g, e in zip(got, expected):
         assert g.shape == e.shape and g.dtype == e.dtype
         np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL)
+
+
+def test_transformer_gelu_runs_as_one_gelu_after_its_dense():
+    """The Erf-form GELU (Div, Erf, Add, Mul, Mul) is rewritten into nn.gelu (SimplifyExpr) and fused into the FFN's
+    first dense: no erf kernel or epilogue op is left in the compiled graph."""
+    model = models.transformer_encoder(layers=2, seq=16, hidden=64, heads=4, ffn=128)
+    mod, params = tvmlite.frontend.from_onnx(model)
+    graph = json.loads(tvmlite.build(mod, target="cpu", params=params).get_graph_json())
+    names = [n["name"] for n in graph["nodes"] if n["op"] == "tvm_op"]
+    assert sum("dense_pack_add_nn_gelu" in n for n in names) == 2
+    assert not any("erf" in n for n in names)
 
 
 # torchvision's parameter counts (weights and BatchNorm gamma/beta; running statistics are not parameters)

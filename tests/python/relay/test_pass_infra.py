@@ -101,13 +101,13 @@ def test_nested_sequential_and_real_passes_by_level():
 
 def test_pass_levels_and_names_are_tvms():
     t = relay.transform
-    levels = {p.name: p.opt_level for p in [t.SimplifyInference(), t.FoldConstant(), t.FoldScaleAxis(),
-                                            t.DeadCodeElimination(), t.FuseOps(), t.InferType()]}
-    assert levels == {"SimplifyInference": 0, "FoldConstant": 2, "FoldScaleAxis": 3, "DeadCodeElimination": 1,
-                      "FuseOps": 0, "InferType": 0}
+    levels = {p.name: p.opt_level for p in [t.SimplifyInference(), t.SimplifyExpr(), t.FoldConstant(),
+                                            t.FoldScaleAxis(), t.DeadCodeElimination(), t.FuseOps(), t.InferType()]}
+    assert levels == {"SimplifyInference": 0, "SimplifyExpr": 0, "FoldConstant": 2, "FoldScaleAxis": 3,
+                      "DeadCodeElimination": 1, "FuseOps": 0, "InferType": 0}
 
 
-@pytest.mark.parametrize("make", ["InferType", "SimplifyInference", "FoldConstant", "FoldScaleAxis",
+@pytest.mark.parametrize("make", ["InferType", "SimplifyInference", "SimplifyExpr", "FoldConstant", "FoldScaleAxis",
                                   "DeadCodeElimination", "FuseOps"])
 def test_passes_reject_non_modules(make):
     pass_ = getattr(relay.transform, make)()

@@ -41,6 +41,7 @@ def optimize(mod):
         transform.InferType(),
         transform.SimplifyInference(),
         transform.FoldConstant(),
+        transform.SimplifyExpr(),
         transform.DynamicToStatic(),
         transform.Legalize(),
         transform.FoldConstant(),

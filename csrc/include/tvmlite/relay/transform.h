@@ -25,6 +25,8 @@ ir::Expr InferTypeExpr(const ir::Expr& expr);
 ir::Function BindParams(const ir::Function& func, const runtime::Map<runtime::String, runtime::NDArray>& params);
 /*! \brief nn.batch_norm (inference) -> data * scale + shift; inference dropout -> its input. */
 ir::IRModule SimplifyInference(const ir::IRModule& mod);
+/*! \brief Arithmetic spelling out an op rewritten into it: Erf-form GELU -> nn.gelu (simplify_expr.cc). */
+ir::IRModule SimplifyExpr(const ir::IRModule& mod);
 /*! \brief Calls whose inputs are all constants evaluated once (through "relay.backend.eval_const"). */
 ir::IRModule FoldConstant(const ir::IRModule& mod);
 /*! \brief A constant per-channel multiply after conv2d / dense (optionally through a bias add) folded into the
