@@ -5,7 +5,8 @@
  * Per row of the normalised axis (the reference's algorithm, tvmlite/relay/op/nn/_norm.py):
  *   m = max(x) (0 when not finite: a row of -inf gives NaN, as numpy), s = sum(exp(x - m)),
  *   softmax y = exp(x - m) / s,  log_softmax y = (x - m) - log(s).
- * The row max and the exp pass are the ISA's row primitives (tvmlite/topi/nn/softmax.h); the rest is plain code.
+ * The row max, the exp pass and the division are the ISA's row primitives (tvmlite/topi/nn/softmax.h); the rest
+ * is plain code.
  * The axis is viewed as (outer, L, inner). With inner = 1 (the last axis, or flatten) rows are contiguous and run
  * in parallel, each followed by the epilogue. With inner > 1 a task transposes a block of 16 columns (L x 16) into
  * thread-local scratch, runs the rows there and writes them back; the epilogue then runs over the output.
@@ -64,16 +65,21 @@ float ExpShiftSumPortable(const float* x, float* y, int64_t n, float shift) {
   return s;
 }
 
+void DivideRowPortable(float* y, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) y[i] /= s;
+}
+
 struct RowFns {
   float (*max)(const float*, int64_t);
   float (*exp_sum)(const float*, float*, int64_t, float);
+  void (*divide)(float*, int64_t, float);
 };
 
 RowFns PickRowFns() {
   switch (CpuIsa()) {
-    case Isa::kAVX512: return {RowMaxAVX512, ExpShiftSumAVX512};
-    case Isa::kAVX2: return {RowMaxAVX2, ExpShiftSumAVX2};
-    default: return {RowMaxPortable, ExpShiftSumPortable};
+    case Isa::kAVX512: return {RowMaxAVX512, ExpShiftSumAVX512, DivideRowAVX512};
+    case Isa::kAVX2: return {RowMaxAVX2, ExpShiftSumAVX2, DivideRowAVX2};
+    default: return {RowMaxPortable, ExpShiftSumPortable, DivideRowPortable};
   }
 }
 
@@ -84,8 +90,7 @@ void Row(const RowFns& f, const float* x, float* y, int64_t n, bool log) {
     const float ls = std::log(f.exp_sum(x, nullptr, n, m));
     for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - ls;
   } else {
-    const float s = f.exp_sum(x, y, n, m);
-    for (int64_t i = 0; i < n; ++i) y[i] /= s;
+    f.divide(y, n, f.exp_sum(x, y, n, m));
   }
 }
 

@@ -60,6 +60,13 @@ float ExpShiftSumAVX2(const float* x, float* y, int64_t n, float shift) {
   return HSum8(acc);
 }
 
+void DivideRowAVX2(float* y, int64_t n, float s) {
+  const __m256 d = _mm256_set1_ps(s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_div_ps(_mm256_loadu_ps(y + i), d));
+  for (; i < n; ++i) y[i] /= s;
+}
+
 }  // namespace softmax
 }  // namespace topi
 }  // namespace tvmlite

@@ -49,6 +49,14 @@ float ExpShiftSumAVX512(const float* x, float* y, int64_t n, float shift) {
   return HSum(acc);
 }
 
+void DivideRowAVX512(float* y, int64_t n, float s) {
+  const __m512 d = _mm512_set1_ps(s);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 k = TailMask(n - i);
+    _mm512_mask_storeu_ps(y + i, k, _mm512_div_ps(_mm512_maskz_loadu_ps(k, y + i), d));
+  }
+}
+
 }  // namespace softmax
 }  // namespace topi
 }  // namespace tvmlite

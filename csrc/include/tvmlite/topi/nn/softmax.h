@@ -5,6 +5,7 @@
  *
  *   float m = RowMax(x, n);                      // NaN if any x is NaN
  *   float s = ExpShiftSum(x, y, n, m);           // y[i] = exp(x[i] - m), returns the sum of y
+ *   DivideRow(y, n, s);                          // y[i] /= s
  *
  * exp is Cephes' expf: n = round(x / ln 2), r = x - n ln 2 in two parts (Cody-Waite), a degree-6 polynomial of r,
  * scaled by 2^n; below -87.3 (the smallest normal result) it is 0, above 88.7 inf, NaN stays NaN. Max error about
@@ -24,6 +25,9 @@ float RowMaxAVX2(const float* x, int64_t n);
 /*! \brief y = exp(x - shift) elementwise; returns sum(y). y may alias x; y null: only the sum. */
 float ExpShiftSumAVX512(const float* x, float* y, int64_t n, float shift);
 float ExpShiftSumAVX2(const float* x, float* y, int64_t n, float shift);
+/*! \brief y[i] /= s: the IEEE quotient, as a scalar loop gives it, a vector at a time. */
+void DivideRowAVX512(float* y, int64_t n, float s);
+void DivideRowAVX2(float* y, int64_t n, float s);
 
 /*! \brief Cephes expf constants, shared by every variant. */
 constexpr float kExpHi = 88.3762626647949f;
