@@ -8,6 +8,7 @@ Fixtures:
   rng          a numpy Generator seeded per test (reproducible data).
   run_relay    run_relay(func_or_mod, inputs: dict or list, params=None) -> list of numpy outputs, through
                tvmlite.build(target="debug") and GraphModule, as a user would.
+  op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them.
 """
 import numpy as np
 import pytest
@@ -38,3 +39,23 @@ def _run_relay(func_or_mod, inputs, params=None):
 @pytest.fixture
 def run_relay():
     return _run_relay
+
+
+def _op_names(mod):
+    from tvmlite import ir, relay
+
+    names = []
+
+    class Collect(relay.ExprVisitor):
+        def visit_call(self, call):
+            if isinstance(call.op, ir.Op):
+                names.append(call.op.name)
+            super().visit_call(call)
+
+    Collect().visit(mod["main"])
+    return names
+
+
+@pytest.fixture
+def op_names():
+    return _op_names
