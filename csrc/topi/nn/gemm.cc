@@ -12,9 +12,9 @@
  * 4 x 64 for the matmul family, gemm.h TileShape; AVX2: 6 x 16). The (column tile, row tile) pairs,
  * column tile first and each weighing its panels, are cut into one contiguous part of equal weight per thread, so
  * a thread's row tiles share their B panels and wide and narrow tiles are balanced across threads. Inside a part,
- * per column tile, K runs in blocks of kKBlock (the B block of a 48-column tile, 147 KB, stays in L2 across the part's
- * row tiles; longer blocks measured faster than L1-sized ones of 128, whose every call reloads and restores the C
- * tile); each (K block, row tile) pair is one micro-kernel call. A column tile whose width is not a whole number of
+ * per column tile, K runs in blocks (AVX-512 and portable: 768, the B block of a 48-column tile, 147 KB, staying in L2
+ * across the part's row tiles; longer blocks measured faster than L1-sized ones of 128, whose every call reloads and
+ * restores the C tile; AVX2: 4096, see Pick); each (K block, row tile) pair is one micro-kernel call. A column tile whose width is not a whole number of
  * vectors (the tail of N) computes into a stack tile and copies the valid columns out. Operands that are not packed
  * (dense's weight, matmul's B) are packed per call into thread-local scratch; dense with M < 4 skips packing and
  * runs dot products over the weight rows (one pass over W, the matrix-vector case of batch-1 inference).
@@ -50,7 +50,6 @@ int DensePackBlock(int64_t n) {
 namespace gemm {
 namespace {
 
-constexpr int64_t kKBlock = 768;
 constexpr int kMaxRows = 8;
 constexpr int kMaxCols = 64;
 // The least work (flops) worth a thread: about 10 us of one core; a thread's wake-up and the join cost a few us.
@@ -91,19 +90,22 @@ struct Config {
   int64_t cols;     // a multiple of nb
   int64_t vec;      // the micro-kernel's column granule
   bool fused_tail;  // the micro-kernel applies Tile::tail
+  int64_t k_block;  // K runs in blocks of this many steps
 };
 
 Config Pick(int64_t nb, TileShape shape) {
   Isa isa = CpuIsa();
   if (isa == Isa::kAVX512 && (nb == 16 || nb == 32) && shape == TileShape::kRows4) {
-    return {GemmTileAVX512, 4, 64, 16, true};
+    return {GemmTileAVX512, 4, 64, 16, true, 768};
   }
   if (isa == Isa::kAVX512 && nb % 16 == 0 && nb <= 48) {
-    return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16, true};
+    return {GemmTileAVX512, 8, std::max<int64_t>(1, 48 / nb) * nb, 16, true, 768};
   }
-  if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8, false};
+  // AVX2's tile reads a 16-column B panel (64 bytes a step): on a Zen 3, K blocks of 1536-4096 ran dense
+  // 128 x 3072 x 768 and 512 x 1024 x 1024 2-4% faster than blocks of 768, and one block of 8192 1-2% slower.
+  if (isa != Isa::kScalar && nb % 8 == 0 && nb <= 16) return {GemmTileAVX2, 6, 16, 8, true, 4096};
   auto tile = nb == 16 ? TilePortable<16> : nb == 8 ? TilePortable<8> : TilePortable<0>;
-  return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb, false};
+  return {tile, 4, std::max<int64_t>(1, 32 / nb) * nb, nb, false, 768};
 }
 
 /*! \brief This thread's scratch slot of at least n floats, kept across calls, 64-byte aligned (scratch.h). */
@@ -214,8 +216,10 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
   // An epilogue not fused into the tile runs on each finished tile row while it is in cache, unless the column tiles
   // are narrow (AVX2's 16 columns): there the interpreter's setup per call outweighed its 16 values, and it runs
   // after the GEMM over whole rows instead (on a Zen 3, the transformer encoder of bench/models.py 1.23x faster at
-  // one thread, 1.13x at two; its dense + GELU had taken twice its GEMM's time).
-  const bool epi_after = !epi.empty() && per_tile * nb < 32;
+  // one thread, 1.13x at two; its dense + GELU had taken twice its GEMM's time). A tail fused into the tiles leaves
+  // only the partial tiles (the tail of N) to the interpreter, each as it is stored.
+  const bool fused = tail != nullptr && cfg.fused_tail;
+  const bool epi_after = !epi.empty() && !fused && per_tile * nb < 32;
 
   auto run = [&](int64_t jt, int64_t rt0, int64_t rt1, float* buf) {
     const int64_t p0 = jt * panels / col_tiles, p1 = (jt + 1) * panels / col_tiles;
@@ -223,14 +227,14 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
     const int64_t width = std::min(p1 * nb, n) - col0;
     const int64_t width_v = (width + cfg.vec - 1) / cfg.vec * cfg.vec;
     const bool partial = width_v != width;
-    for (int64_t kb = 0; kb < k; kb += kKBlock) {
-      const int64_t kc = std::min(kKBlock, k - kb);
+    for (int64_t kb = 0; kb < k; kb += cfg.k_block) {
+      const int64_t kc = std::min(cfg.k_block, k - kb);
       const bool last = kb + kc == k;
       for (int64_t rt = rt0; rt < rt1; ++rt) {
         const int64_t r0 = rt * cfg.rows;
         const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
         float* dst = c + r0 * ldc + col0;
-        const bool fuse = last && !partial && tail != nullptr && cfg.fused_tail;
+        const bool fuse = last && !partial && fused;
         Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * ldb, panel, nb, ldb, kc,
                partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
                fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
@@ -322,7 +326,9 @@ const FusedTail* MatchGemmTail(const Epilogue& program, const KernelArgs& args, 
                                FusedTail* tail) {
   std::vector<int64_t> channel(out_shape.size(), 1);
   channel.back() = out_shape.back();
-  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail, /*allow_scale=*/true) ? tail : nullptr;
+  return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail, /*allow_scale=*/true, /*allow_gelu=*/true)
+             ? tail
+             : nullptr;
 }
 
 std::string ShapeStr(const std::vector<int64_t>& s) {

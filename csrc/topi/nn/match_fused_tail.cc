@@ -11,7 +11,7 @@ namespace topi {
 
 bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
                     const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape,
-                    FusedTail* tail, bool allow_scale) {
+                    FusedTail* tail, bool allow_scale, bool allow_gelu) {
   const size_t rank = out_shape.size();
   if (program.empty() || channel_shape.size() != rank) return false;
   auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
@@ -57,6 +57,9 @@ bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>
       tail->act = ins.op == EpiOp::kRelu ? FusedTail::kRelu : FusedTail::kClip;
       tail->lo = ins.alpha;
       tail->hi = ins.beta;
+      activated = true;
+    } else if (allow_gelu && ins.op == EpiOp::kGelu && is_reg(ins.a, cur)) {
+      tail->act = FusedTail::kGelu;
       activated = true;
     } else {
       return false;

@@ -22,12 +22,13 @@ namespace topi {
  * the register the previous one wrote (r0 first; the lowering names intermediates r1..r7) and the last writing r0:
  * at most two adds of a float32 input that is per-channel (channel_shape, right-aligned: inputs of fewer dims
  * broadcast) or of the output's shape, then at most one relu or clip. With allow_scale (kernels whose tail applies
- * FusedTail::scale_op), the chain may open with "mul cur imm" (either order) or "div cur imm". False for anything
- * else (the interpreter runs it).
+ * FusedTail::scale_op), the chain may open with "mul cur imm" (either order) or "div cur imm"; with allow_gelu
+ * (kernels that apply FusedTail::kGelu), the activation may be "gelu cur". False for anything else (the interpreter
+ * runs it).
  */
 bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
                     const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape,
-                    FusedTail* tail, bool allow_scale = false);
+                    FusedTail* tail, bool allow_scale = false, bool allow_gelu = false);
 
 /*! \brief The per-channel shape of a conv output: (1, C, 1, 1) for NCHW, (1, C/c, 1, 1, c) for NCHW{c}c. */
 std::vector<int64_t> ConvChannelShape(const std::vector<int64_t>& out_shape);

@@ -1,6 +1,8 @@
 """The GEMM family (csrc/topi/nn/gemm.cc): topi.nn.dense, dense_pack, matmul and batch_matmul against numpy in
 float64, on every ISA path and with 1 and 2 threads; epilogues land on the right elements; bad input raises errors
 that name the kernel; nn.contrib_dense_pack type-checks and its reference is nn.dense on the unpacked weight."""
+import math
+
 import numpy as np
 import pytest
 
@@ -218,8 +220,14 @@ def test_dense_bias_gelu_residual_epilogue(isa, threads, rng, kernel, m, k, n):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-# (program, numpy of (product, per-column bias, full residual)); the first nine run in the AVX-512 tile's registers
-# on full tiles (the lowering names intermediates r1..), the rest through the interpreter. N = 100 adds a partial tile.
+def _gelu(x):
+    x = x.astype(np.float64)
+    return (0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))).astype(np.float32)
+
+
+# (program, numpy of (product, per-column bias, full residual)); the first twelve run in the AVX-512 and AVX2 tiles'
+# registers on full tiles (the lowering names intermediates r1..), the rest through the interpreter. N = 100 adds a
+# partial tile.
 TAIL_FORMS = [
     ("add r0 r0 in0", lambda y, b, r: y + b),
     ("add r1 r0 in0; add r0 in1 r1", lambda y, b, r: r + (y + b)),
@@ -230,10 +238,14 @@ TAIL_FORMS = [
     ("div r1 r0 -3; add r0 r1 in1", lambda y, b, r: y / np.float32(-3) + r),   # a divide
     ("mul r1 0.3 r0; add r1 r1 in0; relu r0 r1", lambda y, b, r: np.maximum(np.float32(0.3) * y + b, 0)),
     ("mul r0 r0 0.125; add r0 r0 in0; add r0 r0 in1", lambda y, b, r: y * np.float32(0.125) + b + r),
+    ("add r1 r0 in0; gelu r0 r1", lambda y, b, r: _gelu(y + b)),               # a transformer FFN's
+    ("gelu r0 r0", lambda y, b, r: _gelu(y)),
+    ("mul r0 r0 0.5; add r0 r0 in1; gelu r0 r0", lambda y, b, r: _gelu(y * np.float32(0.5) + r)),
     ("add r1 r0 in0; mul r0 r1 2", lambda y, b, r: (y + b) * 2),                # a scale after an add
     ("mul r0 r0 in0", lambda y, b, r: y * b),                                    # a scale by an input
     ("add r1 r0 in0; relu r1 r1", lambda y, b, r: y),
     ("add r0 r0 in0; mul r0 r0 in1", lambda y, b, r: (y + b) * r),
+    ("gelu r1 r0; add r0 r1 in0", lambda y, b, r: _gelu(y) + b),                # an add after the activation
 ]
 
 
@@ -258,6 +270,24 @@ def test_dense_epilogue_in_registers_and_interpreted_agree(isa, rng, kernel, for
         got = _run(kernel, {"epilogue": program}, x, weight, *extra, out_shape=(m, n))
         assert np.isnan(got[2]).all()
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("form", TAIL_FORMS, ids=lambda f: f[0].replace(" ", "_"))
+@pytest.mark.parametrize("m,k,n", [(19, 40, 96), (9, 900, 100)])
+def test_dense_tail_in_registers_is_the_interpreters_bit_for_bit(isa, rng, form, m, k, n):
+    """The epilogue applied in the tile's registers (full tiles; K = 900 over two K blocks on AVX-512) gives exactly
+    the interpreter's float32 values on the kernel's own product (topi.elemwise on the plain GEMM's output)."""
+    program = form[0]
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = (rng.standard_normal((n, k)) / np.sqrt(k)).astype(np.float32)
+    extra = [rng.standard_normal(n).astype(np.float32), rng.standard_normal((m, n)).astype(np.float32)]
+    extra = extra[:2] if "in1" in program else extra[:1] if "in0" in program else []
+    weight = _pack(w, _get("topi.nn.dense_pack_block")(n) or 4)
+    plain = _run("topi.nn.dense_pack", {}, x, weight, out_shape=(m, n))
+    got = _run("topi.nn.dense_pack", {"epilogue": program}, x, weight, *extra, out_shape=(m, n))
+    shifted = program.replace("in1", "in2").replace("in0", "in1")
+    want = _epilogue_ref("copy r0 in0; " + shifted, plain, *extra, shape=(m, n))
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("sa,sb", [((4, 33, 40), (40, 24)), ((4, 33, 40), (4, 40, 24)), ((40,), (3, 40, 24))])

@@ -10,6 +10,8 @@
 #include <immintrin.h>
 #include <tvmlite/topi/nn/conv2d.h>
 
+#include "../fused_tail_ymm.h"
+
 namespace tvmlite {
 namespace topi {
 

@@ -18,6 +18,7 @@
 #include <tvmlite/topi/nn/gemm.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "fused_tail.h"
 
@@ -25,6 +26,16 @@ namespace tvmlite {
 namespace topi {
 namespace gemm {
 namespace {
+
+#include "vec.inc"
+#include "../vec_math.inc"
+
+/*! \brief GELU over a stored tile, in place (a fused tail's activation): one loop for every tile shape. */
+void GeluTile(float* c, int64_t ldc, int rows, int cols) {
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; j += 16) Store(c + r * ldc + j, GeluV(Load(c + r * ldc + j)));
+  }
+}
 
 float HSum(__m512 v) {
   __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
@@ -34,18 +45,18 @@ float HSum(__m512 v) {
   return _mm_cvtss_f32(s);
 }
 
-template <int R, int V>
+template <int R, int NV>
 void Micro(const Tile& t) {
-  // Every loop over R and V fully unrolled: otherwise GCC keeps acc on the stack around the K loop (16-24 zmm stores
+  // Every loop over R and NV fully unrolled: otherwise GCC keeps acc on the stack around the K loop (16-24 zmm stores
   // and loads per call, a tenth of a call at K = 64)
-  __m512 acc[R][V];
-  const float* bp[V];
+  __m512 acc[R][NV];
+  const float* bp[NV];
   if (t.nb == 16) {  // no division (3 idiv per call at K = 64 cost ~2%)
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) bp[v] = t.b + v * t.panel;
+    for (int v = 0; v < NV; ++v) bp[v] = t.b + v * t.panel;
   } else {
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
+    for (int v = 0; v < NV; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
   }
   const float* ap[R];
 #pragma GCC unroll 8
@@ -54,42 +65,43 @@ void Micro(const Tile& t) {
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_loadu_ps(t.c + r * t.ldc + v * 16);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_loadu_ps(t.c + r * t.ldc + v * 16);
     }
   } else {
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
     }
   }
   const int64_t ldb = t.ldb;
   for (int64_t k = 0; k < t.k; ++k) {
-    __m512 b[V];
+    __m512 b[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * ldb);
+    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * ldb);
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       __m512 a = _mm512_set1_ps(ap[r][k]);
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
     }
   }
   if (t.tail != nullptr) {
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) {
+    for (int v = 0; v < NV; ++v) {
       const TailRegs tail = LoadTail(*t.tail, t.col + v * 16);  // columns [col + 16 v, col + 16 v + 16)
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
       }
     }
+    if (t.tail->act == FusedTail::kGelu) GeluTile(t.c, t.ldc, R, NV * 16);
     return;
   }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);
+    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);
   }
 }
 

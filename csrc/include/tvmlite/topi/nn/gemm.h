@@ -12,12 +12,13 @@
  * (one zmm for nb = 16, one ymm for nb = 8). Columns past N in the last panel are zero (PackB pads them).
  *
  * The driver (GemmPacked) cuts C into register tiles (AVX-512: up to 8 rows x 48 columns, 24 zmm accumulators, or
- * 4 x 64 for the matmul family, see TileShape; 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced widths) and K into blocks of 768; each (K
- * block, tile) is one call of the ISA's micro-kernel (GemmTile*), which keeps the tile's accumulators in registers
- * over the K block. Threads get contiguous runs of tiles of equal work, column tile first (batch-1 transformers have
- * M = 1), then rows. The epilogue runs on each tile's rows right after
- * its last K block, while they are in cache; bias / residual adds then relu / clip (a FusedTail) run in the AVX-512
- * tile's registers as it is stored.
+ * 4 x 64 for the matmul family, see TileShape; 6 x 16 on AVX2: 12 ymm; 4 x 32 portable; a row's tiles of balanced
+ * widths) and K into blocks (768; 4096 on AVX2); each (K block, tile) is one call of the ISA's micro-kernel
+ * (GemmTile*), which keeps the tile's accumulators in registers over the K block. Threads get contiguous runs of
+ * tiles of equal work, column tile first (batch-1 transformers have M = 1), then rows. Bias / residual adds, a
+ * leading scale and relu / clip / GELU (a FusedTail) run in the AVX-512 and AVX2 tiles' registers as they are
+ * stored; another epilogue runs through the interpreter on each tile's rows right after its last K block, while
+ * they are in cache (after the whole GEMM on AVX2, whose 16-column tiles are too narrow for it).
  */
 #ifndef TVMLITE_TOPI_NN_GEMM_H_
 #define TVMLITE_TOPI_NN_GEMM_H_
