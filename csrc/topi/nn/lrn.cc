@@ -25,6 +25,7 @@
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/isa.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -147,8 +148,9 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
     const int64_t tile = std::min(inner, direct ? kTile : std::max<int64_t>(8, std::min(kTile, 8192 / padded)));
     const int64_t tiles = (inner + tile - 1) / tile;
     runtime::ParallelFor(outer * tiles, [&](int64_t t0, int64_t t1) {
-      std::vector<float> scratch(static_cast<size_t>((direct ? 3 + channels : 2 * padded + 3) * tile));
-      float* total = scratch.data();
+      // The thread's buffer, kept across calls (scratch.h): every float is written before it is read.
+      static thread_local std::vector<float> scratch;
+      float* total = AlignedScratch(&scratch, (direct ? 3 + channels : 2 * padded + 3) * tile);
       float* tmp = total + tile;         // Scale's 2 * tile
       float* pre = tmp + 2 * tile;       // direct: [C][tile] squares; van Herk: [padded][tile] prefix sums
       float* suf = pre + padded * tile;  // van Herk: suffix sums (within segments)

@@ -31,6 +31,7 @@
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/isa.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/scratch.h>
 #include <tvmlite/topi/nn/pool.h>
 
 #include <algorithm>
@@ -270,7 +271,9 @@ void RunPool(const PoolConfig& cfg, const KernelArgs& args) {
   const int64_t rows = d.N * d.CB * g.OH;
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * g.KH * g.KW));
   runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    std::vector<float> scale(isa_row && cfg.type == PoolType::kAvg ? g.OW : 0);
+    // avg's 1 / count per output column of the row (the thread's buffer, kept across calls: scratch.h)
+    static thread_local std::vector<float> scale_buf;
+    float* scale = isa_row && cfg.type == PoolType::kAvg ? AlignedScratch(&scale_buf, g.OW) : nullptr;
     // The epilogue runs on runs of rows of at least 1024 values (a 7-wide NCHW row alone is too short).
     int64_t pending = begin;
     for (int64_t row = begin; row < end; ++row) {
@@ -280,7 +283,7 @@ void RunPool(const PoolConfig& cfg, const KernelArgs& args) {
       if (isa_row) {
         const int64_t ih0 = oh * g.sh - g.pt;
         const TapRange taps = Taps(ih0, g.KH, g.dh, 0, g.H);
-        if (!scale.empty()) {
+        if (scale != nullptr) {
           const int64_t row_pad_count = Taps(ih0, g.KH, g.dh, -g.pt, g.H + g.pb).count();
           for (int64_t ow = 0; ow < g.OW; ++ow) {
             const int64_t n = g.include_pad ? row_pad_count * col_pad_count[ow] : taps.count() * cols[ow].count();
@@ -288,7 +291,7 @@ void RunPool(const PoolConfig& cfg, const KernelArgs& args) {
           }
         }
         PoolRowArgs a{plane, out_row, g.W, g.OW, d.c, g.sw, g.dw, g.pl, g.dh, ih0, taps.lo_k, taps.hi_k,
-                      col_lo.data(), col_hi.data(), scale.empty() ? nullptr : scale.data()};
+                      col_lo.data(), col_hi.data(), scale};
         isa_row(a);
       } else {
         row_fn(g, cols, col_pad_count, plane, out_row, oh);
