@@ -302,6 +302,9 @@ int64_t MinChunk(int64_t macs_per_item) {
   return std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, macs_per_item));
 }
 
+/*! \brief A 1x1 (1x1x1) kernel: PickConv2DFastPath's pointwise. */
+bool IsPointwise(const Conv2DWorkload& wl) { return wl.kernel_d == 1 && wl.kernel_h == 1 && wl.kernel_w == 1; }
+
 /*! \brief Whether the conv pads H or W (depth padding is never copied: the paths skip its taps). */
 bool HasPadding(const Conv2DWorkload& wl) {
   return wl.pad_top != 0 || wl.pad_left != 0 || wl.pad_bottom != 0 || wl.pad_right != 0;
@@ -470,7 +473,7 @@ bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const 
     if (ic == 1 && group_in % b == 0) ic = b;
   }
   const int64_t oc = group_out % 16 == 0 ? 16 : group_out % 8 == 0 ? 8 : 0;
-  const Conv2DFastPath path = PickConv2DFastPath(oc, isa);
+  const Conv2DFastPath path = PickConv2DFastPath(oc, isa, IsPointwise(wl));
   if (path.fn == nullptr || ic < 1) return false;
   Conv2DWorkload blocked = wl;
   blocked.in_block = ic;
@@ -524,7 +527,7 @@ void Run(const ConvParams<S>& p, const Epilogue& program, const KernelArgs& args
   const bool pad_ok = PaddedSize(wl) >= 0;
   const bool plain = data.ndim() == S + 2 && weight.ndim() == S + 2 && out.ndim() == S + 2;
   if (pad_ok && plain && isa != Isa::kScalar && RunPlain(wl, io, isa, bound)) return;
-  const Conv2DFastPath path = pad_ok ? PickConv2DFastPath(wl.out_block, isa) : Conv2DFastPath();
+  const Conv2DFastPath path = pad_ok ? PickConv2DFastPath(wl.out_block, isa, IsPointwise(wl)) : Conv2DFastPath();
   if (path.fn == nullptr) {
     const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
     const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_depth * wl.out_height;
@@ -549,14 +552,14 @@ Function MakeConv(Map<String, Any> attrs_in) {
 
 }  // namespace
 
-Conv2DFastPath PickConv2DFastPath(int64_t out_block, Isa isa) {
+Conv2DFastPath PickConv2DFastPath(int64_t out_block, Isa isa, bool pointwise) {
   Conv2DFastPath f;
   if (isa == Isa::kAVX512 && out_block == 16) {
     f.fn = &Conv2DNCHWcAVX512, f.lanes = 16, f.regs = 32, f.max_tile_rows = 2, f.borders = true;
   } else if (isa == Isa::kAVX512 && out_block == 8) {
     f.fn = &Conv2DNCHWcAVX512Ymm, f.lanes = 8, f.regs = 32;
   } else if (isa != Isa::kScalar && (out_block == 8 || out_block == 16)) {
-    f.fn = &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
+    f.fn = pointwise ? &Conv2DNCHWcAVX2Pointwise : &Conv2DNCHWcAVX2, f.lanes = 8, f.regs = 16;
   }
   return f;
 }

@@ -233,7 +233,7 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   if (band == 0) return false;
   const Isa isa = CpuIsa();
   Banded b{};
-  b.expand_path = PickConv2DFastPath(s.ec, isa);
+  b.expand_path = PickConv2DFastPath(s.ec, isa, /*pointwise=*/true);
   b.dw_row = PickDepthwiseRow(isa, s.ec);
   b.cfg = &cfg;
   b.s = s;
@@ -295,7 +295,7 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   }
   BoundEpilogue project_bound;
   if (cfg.has[kProject]) {
-    b.project_path = PickConv2DFastPath(s.oc, isa);
+    b.project_path = PickConv2DFastPath(s.oc, isa, /*pointwise=*/true);
     if (b.project_path.fn == nullptr) return false;
     const std::vector<int64_t> out_shape = a.out.Shape();
     project_bound = cfg.epilogue[kProject].Bind(out_shape, a.epi_inputs[kProject], kName);

@@ -144,6 +144,10 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
  * blocks per tile (of 8 channels). */
 void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
                      int64_t end);
+/*! \brief The AVX2 path compiled for 1x1 kernels (x86/avx2/conv2d_nchwc_1x1.cc: the same tiles, scheduled for register
+ * pressure); any workload the AVX2 path takes. */
+void Conv2DNCHWcAVX2Pointwise(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io,
+                              int64_t begin, int64_t end);
 /*!
  * \brief AVX-512VL path for out_block 8 (or 16 as two ymm halves): the AVX2 path's ymm tiles with 32 registers
  * (plan for 8 lanes, 32 registers, tile_rows 1), up to 3 output blocks per tile; any in_block; no padding.
@@ -160,8 +164,11 @@ struct Conv2DFastPath {
   bool borders = false;  // reads a padded workload's input in place (PlanConv2D's borders)
 };
 
-/*! \brief The vector path for output blocks of out_block channels under isa (fn null when there is none). */
-Conv2DFastPath PickConv2DFastPath(int64_t out_block, Isa isa);
+/*!
+ * \brief The vector path for output blocks of out_block channels under isa (fn null when there is none); pointwise:
+ * the conv's kernel is 1x1 (1x1x1), which AVX2 runs from its build for 1x1 kernels.
+ */
+Conv2DFastPath PickConv2DFastPath(int64_t out_block, Isa isa, bool pointwise);
 
 }  // namespace topi
 }  // namespace tvmlite
