@@ -14,10 +14,11 @@
  * a thread's row tiles share their B panels and wide and narrow tiles are balanced across threads. Inside a part,
  * per column tile, K runs in blocks (AVX-512 and portable: 768, the B block of a 48-column tile, 147 KB, staying in L2
  * across the part's row tiles; longer blocks measured faster than L1-sized ones of 128, whose every call reloads and
- * restores the C tile; AVX2: 4096, see Pick); each (K block, row tile) pair is one micro-kernel call. A column tile whose width is not a whole number of
- * vectors (the tail of N) computes into a stack tile and copies the valid columns out. Operands that are not packed
- * (dense's weight, matmul's B) are packed per call into thread-local scratch; dense with M < 4 skips packing and
- * runs dot products over the weight rows (one pass over W, the matrix-vector case of batch-1 inference).
+ * restores the C tile; AVX2: 4096, see Pick); each (K block, row tile) pair is one micro-kernel call. A column tile
+ * whose width is not a whole number of vectors (the tail of N) computes into a stack tile and copies the valid columns
+ * out. Operands that are not packed (dense's weight, matmul's B) are packed per call into thread-local scratch; dense
+ * with M < 4 skips packing and runs dot products over the weight rows (one pass over W, the matrix-vector case of
+ * batch-1 inference).
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
