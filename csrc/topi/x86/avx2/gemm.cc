@@ -21,16 +21,6 @@ namespace {
 #include "vec.inc"
 #include "../vec_math.inc"
 
-/*!
- * \brief GELU over a stored tile, in place (a fused tail's activation): one loop for every tile shape, where GeluV
- * unrolled into each would copy its ~40 instructions 12 times into each of the 12 tiles.
- */
-void GeluTile(float* c, int64_t ldc, int rows, int cols) {
-  for (int r = 0; r < rows; ++r) {
-    for (int j = 0; j < cols; j += 8) Store(c + r * ldc + j, GeluV(Load(c + r * ldc + j)));
-  }
-}
-
 template <int R, int NV>
 void Micro(const Tile& t) {
   // Loops over R and NV fully unrolled and no division for panels of 8, as in the AVX-512 tile (see there)
@@ -80,7 +70,7 @@ void Micro(const Tile& t) {
         _mm256_storeu_ps(t.c + r * t.ldc + v * 8, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 8));
       }
     }
-    if (t.tail->act == FusedTail::kGelu) GeluTile(t.c, t.ldc, R, NV * 8);
+    if (t.tail->act == FusedTail::kGelu) GeluRows(t.c, t.ldc, R, NV * 8);
     return;
   }
 #pragma GCC unroll 6

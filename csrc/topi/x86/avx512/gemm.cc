@@ -30,13 +30,6 @@ namespace {
 #include "vec.inc"
 #include "../vec_math.inc"
 
-/*! \brief GELU over a stored tile, in place (a fused tail's activation): one loop for every tile shape. */
-void GeluTile(float* c, int64_t ldc, int rows, int cols) {
-  for (int r = 0; r < rows; ++r) {
-    for (int j = 0; j < cols; j += 16) Store(c + r * ldc + j, GeluV(Load(c + r * ldc + j)));
-  }
-}
-
 float HSum(__m512 v) {
   __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
@@ -95,7 +88,7 @@ void Micro(const Tile& t) {
         _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
       }
     }
-    if (t.tail->act == FusedTail::kGelu) GeluTile(t.c, t.ldc, R, NV * 16);
+    if (t.tail->act == FusedTail::kGelu) GeluRows(t.c, t.ldc, R, NV * 16);
     return;
   }
 #pragma GCC unroll 8
