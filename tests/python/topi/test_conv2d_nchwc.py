@@ -144,6 +144,11 @@ CASES = {
     # partial sums in out (gathered runs, a plane cut in two parts; an interpreted epilogue after the last pass)
     "cb_passes_gather_ic8_7_batch2": (2, 128, 7, 7, 64, 3, 3, [1, 1], [1, 1], [1, 1], 1, 8, 8, "bias_residual_relu"),
     "cb_passes_s2_ic8_14": (1, 128, 28, 28, 128, 3, 3, [2, 2], [1, 1], [1, 1], 1, 8, 8, "silu"),
+    # narrow maps with >= 256 output channels a group on the 8-lane paths: a 1x1 conv over the input's im2col
+    "im2col_3x3_s2_7": (1, 64, 14, 14, 256, 3, 3, [2, 2], [1, 1], [1, 1], 1, 8, 8, "bias_residual_relu"),
+    "im2col_dil_asym_groups2_batch2": (2, 32, 9, 13, 512, 3, 2, [1, 2], [2, 1, 0, 2], [2, 3], 2, 8, 8, "silu"),
+    "im2col_5x5_oc16_4": (1, 48, 4, 4, 256, 5, 5, [1, 1], [2, 2], [1, 1], 1, 16, 16, "bias_relu"),
+    "im2col_interpreted_epilogue_7": (1, 16, 7, 7, 256, 3, 3, [1, 1], [1, 1], [1, 1], 1, 8, 8, "silu"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
     # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
     "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
