@@ -27,6 +27,11 @@ struct TailRegs {
   int scale_op;
   __m256 scale;
   bool simple;   // no full-shape add, and no clip with lo > hi
+  // Exactly one full-shape add (a residual) and no clip with lo > hi: also branch-free, as (v + pre) + full + post,
+  // pre / post the per-channel add before / after it or -0. The general path's tests per vector took ResNet-50's
+  // residual 1x1 convs 10-20% over the plain conv on AVX2.
+  const float* one_full;
+  __m256 pre, post;
   int kind[2];
   const float* full[2];
   __m256 channel[2];
@@ -51,7 +56,12 @@ __attribute__((always_inline)) inline TailRegs LoadTail(const FusedTail& t, int6
   const float inf = __builtin_inff();
   r.lo = _mm256_set1_ps(t.act == FusedTail::kClip ? t.lo : t.act == FusedTail::kRelu ? 0.0f : -inf);
   r.hi = _mm256_set1_ps(t.act == FusedTail::kClip ? t.hi : inf);
-  if (t.act == FusedTail::kClip && !(t.lo <= t.hi)) r.simple = false;
+  const bool min_max = t.act != FusedTail::kClip || t.lo <= t.hi;
+  const bool full0 = t.add_kind[0] == FusedTail::kFull, full1 = t.add_kind[1] == FusedTail::kFull;
+  r.one_full = min_max && full0 != full1 ? t.add[full0 ? 0 : 1] : nullptr;
+  r.pre = full1 ? r.channel[0] : _mm256_set1_ps(-0.0f);
+  r.post = full0 ? r.channel[1] : _mm256_set1_ps(-0.0f);
+  if (!min_max) r.simple = false;
   return r;
 }
 
@@ -70,6 +80,10 @@ __attribute__((always_inline)) inline __m256 ApplyTail(const TailRegs& r, __m256
   }
   if (r.simple) {
     v = _mm256_add_ps(_mm256_add_ps(v, r.channel[0]), r.channel[1]);
+    return _mm256_min_ps(r.hi, _mm256_max_ps(r.lo, v));
+  }
+  if (r.one_full != nullptr) {
+    v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(v, r.pre), _mm256_loadu_ps(r.one_full + full_off)), r.post);
     return _mm256_min_ps(r.hi, _mm256_max_ps(r.lo, v));
   }
   for (int k = 0; k < 2; ++k) {

@@ -284,6 +284,8 @@ def test_concurrent_callers_get_their_own_padded_input(rng):
     "add r0 in1 r0",
     "clip r0 r0 0 6",
     "add r0 r0 in0; clip r0 r0 6 -1",            # lo > hi: compare and blend, not max then min
+    "add r0 r0 in1; clip r0 r0 6 -1",            # a residual with lo > hi: the general form
+    "add r0 r0 in1; add r0 in1 r0; relu r0 r0",  # two residual adds: the general form
     "add r0 r0 in0",                             # the ymm tiles' branch-free form: no activation
     "add r0 r0 in0; add r0 r0 in0; relu r0 r0",  # two per-channel adds
     "add r1 r0 in0; add r2 in1 r1; relu r0 r2",  # the lowering's register naming
