@@ -27,10 +27,11 @@ struct TailRegs {
   int scale_op;
   __m256 scale;
   bool simple;   // no full-shape add, and no clip with lo > hi
-  // Exactly one full-shape add (a residual) and no clip with lo > hi: also branch-free, as (v + pre) + full + post,
-  // pre / post the per-channel add before / after it or -0. The general path's tests per vector took ResNet-50's
-  // residual 1x1 convs 10-20% over the plain conv on AVX2.
+  // Exactly one full-shape add (a residual) and no clip with lo > hi: no tests per add, as (v + pre) + full or
+  // (v + full) + post (one branch, the same for every vector of the call), pre / post the per-channel add before /
+  // after it or -0. The general path's tests took ResNet-50's residual 1x1 convs 10-20% over the plain conv on AVX2.
   const float* one_full;
+  bool full_second;  // the full add is add 1: (v + pre) + full; else (v + full) + post
   __m256 pre, post;
   int kind[2];
   const float* full[2];
@@ -59,6 +60,7 @@ __attribute__((always_inline)) inline TailRegs LoadTail(const FusedTail& t, int6
   const bool min_max = t.act != FusedTail::kClip || t.lo <= t.hi;
   const bool full0 = t.add_kind[0] == FusedTail::kFull, full1 = t.add_kind[1] == FusedTail::kFull;
   r.one_full = min_max && full0 != full1 ? t.add[full0 ? 0 : 1] : nullptr;
+  r.full_second = full1;
   r.pre = full1 ? r.channel[0] : _mm256_set1_ps(-0.0f);
   r.post = full0 ? r.channel[1] : _mm256_set1_ps(-0.0f);
   if (!min_max) r.simple = false;
@@ -83,7 +85,8 @@ __attribute__((always_inline)) inline __m256 ApplyTail(const TailRegs& r, __m256
     return _mm256_min_ps(r.hi, _mm256_max_ps(r.lo, v));
   }
   if (r.one_full != nullptr) {
-    v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(v, r.pre), _mm256_loadu_ps(r.one_full + full_off)), r.post);
+    const __m256 full = _mm256_loadu_ps(r.one_full + full_off);
+    v = r.full_second ? _mm256_add_ps(_mm256_add_ps(v, r.pre), full) : _mm256_add_ps(_mm256_add_ps(v, full), r.post);
     return _mm256_min_ps(r.hi, _mm256_max_ps(r.lo, v));
   }
   for (int k = 0; k < 2; ++k) {
