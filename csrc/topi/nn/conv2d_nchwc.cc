@@ -432,7 +432,7 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
  * copied float feeds 256 or more multiply-adds. The 1x1 conv runs the pointwise build's tiles, its broadcasts at
  * fixed offsets, over all the input channels at once (no passes over partial sums), for a copy of KH * KW times the
  * output plane per input channel. On AVX2, alternating in one process: 3x3 convs to 7x7 with 384-512 output channels
- * (ResNet's stride 2, Inception's stride 1) 1.03-1.06x faster at one thread, 1.19-1.24x at two, ResNet-18 and
+ * (ResNet's stride 2, Inception's stride 1) 1.02-1.06x faster at one thread, 1.1-1.24x at two, ResNet-18 and
  * Inception v1 0-3%; with 128 output channels or fewer 0.7-0.95x.
  */
 bool Im2ColPays(const Conv2DWorkload& wl, const Conv2DPlan& plan) {
