@@ -354,7 +354,8 @@ struct TypeTraits<Optional<T>> {
     TypeTraits<T>::MoveToAny(*v, out);
   }
   static std::optional<Optional<T>> TryCast(const TVMLiteAny* v) {
-    if (v->type_index == kTVMLiteNone) return Optional<T>();
+    // Built in place: moving an empty Optional<T> in copied its unset payload (GCC 12's -Wmaybe-uninitialized).
+    if (v->type_index == kTVMLiteNone) return std::optional<Optional<T>>(std::in_place);
     std::optional<T> inner = TypeTraits<T>::TryCast(v);
     if (!inner.has_value()) return std::nullopt;
     return Optional<T>(std::move(*inner));
