@@ -24,10 +24,10 @@
  * store; any other program runs through the interpreter on each finished output row.
  * For a conv that pads H or W, the AVX-512 path reads the input in place and gets zero-padded copies of only the
  * input columns its border columns reach (the edge strips); the AVX2 and ymm paths get a zero-padded copy of the
- * whole input and an unpadded workload. A narrow map (7x7) with many output channels on the 8-lane paths runs instead
- * as a 1x1 conv over an im2col of its input, padded or not (Im2ColPays). The copy's rows, then the work items, are
- * claimed in batches from shared counters by the threads of one launch, so a pool thread the OS runs late does not
- * stall the call; convs under ~1M multiply-adds stay on the calling thread.
+ * whole input and an unpadded workload. A narrow map (7x7) with many output channels on the 8-lane paths, and a
+ * strided 1x1 conv there, run instead as a 1x1 conv over an im2col of the input, padded or not (Im2ColPays). The
+ * copy's rows, then the work items, are claimed in batches from shared counters by the threads of one launch, so a
+ * pool thread the OS runs late does not stall the call; convs under ~1M multiply-adds stay on the calling thread.
  * Depthwise convolution (one input channel per group) is topi.nn.depthwise_conv2d_nchwc's job; here it runs only
  * when the blocks make it an ordinary grouped conv (ic == 1 and oc dividing the channel multiplier).
  */
@@ -427,17 +427,24 @@ int64_t PaddedSize(const Conv2DWorkload& wl) {
 }
 
 /*!
- * \brief Whether a conv runs as a 1x1 conv over its im2col (conv2d_im2col.h) rather than as planned: a 2-D conv the
- * 8-lane paths would run in gathered tiles (narrow maps: 7x7), with at least 256 output channels a group, so each
- * copied float feeds 256 or more multiply-adds. The 1x1 conv runs the pointwise build's tiles, its broadcasts at
- * fixed offsets, over all the input channels at once (no passes over partial sums), for a copy of KH * KW times the
- * output plane per input channel. On AVX2, alternating in one process: 3x3 convs to 7x7 with 384-512 output channels
- * (ResNet's stride 2, Inception's stride 1) 1.02-1.06x faster at one thread, 1.1-1.24x at two, ResNet-18 and
- * Inception v1 0-3%; with 128 output channels or fewer 0.7-0.95x.
+ * \brief Whether a conv runs as a 1x1 conv over its im2col (conv2d_im2col.h) rather than as planned, on the 8-lane
+ * paths. The 1x1 conv runs the pointwise build's tiles, its broadcasts at fixed offsets, over all the input channels
+ * at once (no passes over partial sums), over the flattened plane; the copy is KH * KW times the output plane per
+ * input channel. On AVX2, alternating in one process:
+ *  - a conv they would run in gathered tiles (narrow maps: 7x7) with at least 256 output channels a group, so each
+ *    copied float feeds 256 or more multiply-adds: 3x3 convs to 7x7 with 384-512 output channels (ResNet's stride 2,
+ *    Inception's stride 1) 1.02-1.06x faster at one thread, 1.1-1.24x at two, ResNet-18 and Inception v1 0-3%; with
+ *    128 output channels or fewer 0.7-0.95x;
+ *  - a strided (or padded) 1x1 conv over 8-channel blocks with at least 128 output channels a group: the copy is its
+ *    strided subsample, and the 1x1 over it runs flat runs of 6-column tiles instead of rows whose broadcasts skip
+ *    every other pixel (7 columns: 4 + 3): ResNet's stride-2 shortcut convs 1.03-1.22x at one thread, 1.0-1.19x at two
+ *    (1024 -> 2048 at 14x14: 76 -> 93 GFLOP/s), ResNet-50 1.3%.
  */
-bool Im2ColPays(const Conv2DWorkload& wl, const Conv2DPlan& plan) {
-  return plan.gather_pixels && wl.in_depth == 1 && wl.kernel_d == 1 && wl.out_channels / wl.groups >= 256 &&
-         Im2ColCopy::Size(wl) <= (int64_t(1) << 24);
+bool Im2ColPays(const Conv2DWorkload& wl, const Conv2DPlan& plan, int lanes) {
+  if (lanes != 8 || wl.in_depth != 1 || wl.kernel_d != 1 || Im2ColCopy::Size(wl) > (int64_t(1) << 24)) return false;
+  const int64_t group_out = wl.out_channels / wl.groups;
+  if (plan.gather_pixels) return group_out >= 256;
+  return IsPointwise(wl) && !plan.flat_pixels && wl.in_block == 8 && group_out >= 128;
 }
 
 /*! \brief The conv as a 1x1 conv over its im2col, the copy made on the pool by the threads that compute. */
@@ -466,7 +473,7 @@ void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const Conv2DFastPath
     io.tail = tail;
     io.epilogue = nullptr;
   }
-  if (Im2ColPays(wl, plan)) return RunIm2Col(wl, io, threads);
+  if (Im2ColPays(wl, plan, path.lanes)) return RunIm2Col(wl, io, threads);
   // The calling thread's buffer, grown as needed and kept: the executor calls the same convs every run.
   static thread_local std::vector<float> padded;
   if (plan.pad_in_kernel) {  // the input read in place, the border columns (if any) from the edge strips

@@ -149,6 +149,10 @@ CASES = {
     "im2col_dil_asym_groups2_batch2": (2, 32, 9, 13, 512, 3, 2, [1, 2], [2, 1, 0, 2], [2, 3], 2, 8, 8, "silu"),
     "im2col_5x5_oc16_4": (1, 48, 4, 4, 256, 5, 5, [1, 1], [2, 2], [1, 1], 1, 16, 16, "bias_relu"),
     "im2col_interpreted_epilogue_7": (1, 16, 7, 7, 256, 3, 3, [1, 1], [1, 1], [1, 1], 1, 8, 8, "silu"),
+    # strided (or padded) 1x1 convs with >= 128 output channels a group over 8-channel blocks: their subsample
+    "im2col_1x1_s2_14": (1, 32, 14, 14, 128, 1, 1, [2, 2], [0, 0], [1, 1], 1, 8, 8, "bias_residual_relu"),
+    "im2col_1x1_strides23_pad_groups2_batch2": (2, 16, 9, 11, 256, 1, 1, [2, 3], [1, 0, 2, 1], [1, 1], 2, 8, 8, "silu"),
+    "im2col_1x1_s2_oc16_13": (1, 24, 13, 13, 128, 1, 1, [2, 2], [0], [1, 1], 1, 8, 16, "bias_relu"),
     "plain_nchw": (2, 5, 7, 9, 7, 3, 3, [1, 2], [1, 1], [1, 1], 1, 1, 1, "bias"),
     # plain NCHW / OIHW tensors whose channels allow blocks: packed, run blocked, unpacked
     "plain_nchw_packed_3x3": (2, 32, 9, 11, 48, 3, 3, [1, 2], [1, 0, 2, 1], [1, 1], 1, 1, 1, "bias_residual_relu"),
