@@ -652,8 +652,9 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
     const int64_t tiles_per_run = plan.flat_pixels && lanes == 8 ? 16 : 4;
     plan.row_length = std::min<int64_t>(pixels, tiles_per_run * plan.tile_width);
     plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
-    if (pixels - (plan.rows - 1) * plan.row_length < plan.tile_width) {  // a last run narrower than a tile: balance
-      plan.row_length = (pixels + plan.rows - 1) / plan.rows;            // (7x7: 17 + 17 + 15, not 24 + 24 + 1)
+    // A last run narrower than a tile: balance (a gathered 7x7: 17 + 17 + 15, not 24 + 24 + 1).
+    if (pixels - (plan.rows - 1) * plan.row_length < plan.tile_width) {
+      plan.row_length = (pixels + plan.rows - 1) / plan.rows;
       plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
     }
     // More, shorter runs while the items do not balance over the threads (MobileNetV2's 960 -> 160 at 7x7: 5 block
