@@ -4,6 +4,7 @@
  * NK -> NK{n}n, ...), for any dtype (elements are moved by their size).
  *
  *   f = topi.layout_transform({"src_layout": "NCHW", "dst_layout": "NCHW16c"});  f(data, out)
+ *   f = topi.layout_transform({..., "epilogue": "mul r0 in0 r0"});  f(data, scale, out)   (a float32 tail after it)
  *
  * Paths, picked per call from the layouts (fixed at the factory) and the element size:
  *  - NCHW -> NCHW{c}c and back (NCDHW <-> NCDHW{c}c likewise, D*H*W pixels): per (n, channel block) a
@@ -22,8 +23,10 @@
 #include <tvmlite/relay/layout.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/threading.h>
+#include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -269,6 +272,53 @@ int64_t Pixels(const std::vector<int64_t>& shape, int spatial) {
   return p;
 }
 
+/*! \brief The copy itself: data (in src) to out (in dst, of shape dst_shape), by the plan's path. */
+void Transform(const Layout& src, const Layout& dst, const Plan& plan, const TensorArg& data, const TensorArg& out,
+               const std::vector<int64_t>& dst_shape) {
+  DLDataType dt = data.dtype();
+  size_t elem = static_cast<size_t>(dt.bits / 8) * dt.lanes;
+  const char* in = RawData(data);
+  char* o = RawData(out);
+  if (plan.kind == Plan::kReblock) {
+    int64_t a = plan.src_block, b = plan.dst_block;
+    return Reblock(in, o, data.dim(0), data.dim(1) * a, Pixels(data.shape(), plan.spatial), a, b, elem);
+  }
+  if (plan.kind != Plan::kGeneral) {
+    bool to_blocked = plan.kind == Plan::kPack;
+    int64_t c = to_blocked ? plan.dst_block : plan.src_block;
+    const std::vector<int64_t>& blocked = to_blocked ? dst_shape : data.shape();
+    int64_t pairs = blocked[0] * blocked[1], hw = Pixels(blocked, plan.spatial);
+    if (c == 1 || hw == 1) return ParallelCopy(in, o, data.size() * static_cast<int64_t>(elem));
+    switch (elem) {
+      case 1: return BlockedCopy<uint8_t>(in, o, pairs, c, hw, to_blocked);
+      case 2: return BlockedCopy<uint16_t>(in, o, pairs, c, hw, to_blocked);
+      case 4: return BlockedCopy<uint32_t>(in, o, pairs, c, hw, to_blocked);
+      case 8: return BlockedCopy<uint64_t>(in, o, pairs, c, hw, to_blocked);
+      default: break;
+    }
+  }
+  LayoutIndexMap map(src, dst, data.shape());
+  switch (elem) {
+    case 1: return MappedCopy<uint8_t>(in, o, map);
+    case 2: return MappedCopy<uint16_t>(in, o, map);
+    case 4: return MappedCopy<uint32_t>(in, o, map);
+    case 8: return MappedCopy<uint64_t>(in, o, map);
+    default: return MappedCopyBytes(in, o, map, elem);
+  }
+}
+
+/*!
+ * \brief A fused tail (an elementwise op after the transform, e.g. a squeeze-excite's multiply in the target
+ * layout) over the n outputs at y, after the copy, in parallel blocks.
+ */
+void ApplyOver(const BoundEpilogue& epi, float* y, int64_t n) {
+  constexpr int64_t kBlock = 4096;
+  runtime::ParallelFor((n + kBlock - 1) / kBlock, [&](int64_t b0, int64_t b1) {
+    int64_t begin = b0 * kBlock, end = std::min(n, b1 * kBlock);
+    epi.Apply(y, begin, end - begin);
+  });
+}
+
 }  // namespace
 
 TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, Any> attrs_in) {
@@ -284,9 +334,11 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     throw runtime::Error(err.kind(), kName + ": " + err.message());
   }
   Plan plan = MakePlan(*src, *dst);
-  return MakeKernel(kName, 2, [src = *src, dst = *dst, plan](const KernelArgs& args) {
-    TVMLITE_CHECK_KIND(args.size() == 2, TypeError)
-        << args.kernel() << ": expected 2 tensor arguments (data, out), got " << args.size();
+  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  return MakeKernel(kName, 2 + epi.num_inputs(), [src = *src, dst = *dst, plan, epi](const KernelArgs& args) {
+    TVMLITE_CHECK_KIND(args.size() == 2 + epi.num_inputs(), TypeError)
+        << args.kernel() << ": expected " << 2 + epi.num_inputs() << " tensor arguments (data, "
+        << epi.num_inputs() << " epilogue inputs, out), got " << args.size();
     TensorArg data = args.Input(0, "data");
     TensorArg out = args.Output();
     DLDataType dt = data.dtype();
@@ -295,7 +347,6 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
         << args.kernel() << ": out must have data's dtype";
     TVMLITE_CHECK_KIND(dt.bits % 8 == 0 && dt.bits > 0, TypeError)
         << args.kernel() << ": elements of " << int(dt.bits) << " bits are not supported (whole bytes only)";
-    size_t elem = static_cast<size_t>(dt.bits / 8) * dt.lanes;
     if (data.ndim() != static_cast<int>(src.ndim())) {
       data.Fail("must have rank " + std::to_string(src.ndim()) + " (layout " + src.name() + ")");
     }
@@ -306,35 +357,12 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
       throw runtime::Error(err.kind(), args.kernel() + ": " + err.message());
     }
     out.CheckShape(dst_shape);
+    // Checked and bound before the copy: a bad epilogue input fails before out is written.
+    float* y = epi.empty() ? nullptr : out.Data<float>();  // the epilogue computes in float32
+    BoundEpilogue bound = epi.empty() ? BoundEpilogue() : epi.Bind(dst_shape, args.Rest(1), args.kernel());
     if (data.size() == 0) return;  // before any table: an empty tensor may have huge dims
-    const char* in = RawData(data);
-    char* o = RawData(out);
-    if (plan.kind == Plan::kReblock) {
-      int64_t a = plan.src_block, b = plan.dst_block;
-      return Reblock(in, o, data.dim(0), data.dim(1) * a, Pixels(data.shape(), plan.spatial), a, b, elem);
-    }
-    if (plan.kind != Plan::kGeneral) {
-      bool to_blocked = plan.kind == Plan::kPack;
-      int64_t c = to_blocked ? plan.dst_block : plan.src_block;
-      const std::vector<int64_t>& blocked = to_blocked ? dst_shape : data.shape();
-      int64_t pairs = blocked[0] * blocked[1], hw = Pixels(blocked, plan.spatial);
-      if (c == 1 || hw == 1) return ParallelCopy(in, o, data.size() * static_cast<int64_t>(elem));
-      switch (elem) {
-        case 1: return BlockedCopy<uint8_t>(in, o, pairs, c, hw, to_blocked);
-        case 2: return BlockedCopy<uint16_t>(in, o, pairs, c, hw, to_blocked);
-        case 4: return BlockedCopy<uint32_t>(in, o, pairs, c, hw, to_blocked);
-        case 8: return BlockedCopy<uint64_t>(in, o, pairs, c, hw, to_blocked);
-        default: break;
-      }
-    }
-    LayoutIndexMap map(src, dst, data.shape());
-    switch (elem) {
-      case 1: return MappedCopy<uint8_t>(in, o, map);
-      case 2: return MappedCopy<uint16_t>(in, o, map);
-      case 4: return MappedCopy<uint32_t>(in, o, map);
-      case 8: return MappedCopy<uint64_t>(in, o, map);
-      default: return MappedCopyBytes(in, o, map, elem);
-    }
+    Transform(src, dst, plan, data, out, dst_shape);
+    if (y != nullptr) ApplyOver(bound, y, out.size());
   });
 });
 

@@ -451,6 +451,20 @@ def test_layout_transform_adding_a_block_of_one_is_a_view(rng):
     assert kernels(lib) == ["topi.layout_transform"]
 
 
+def test_layout_transform_with_an_epilogue(rng):
+    """A broadcast the blocked layout does not take (a (1, C, 1, W) map) runs in NCHW: the transform back from the
+    conv's blocks and the multiply after it are one fused node, the transform kernel applying the multiply as its
+    epilogue."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    w = relay.const(f32(rng, 16, 8, 3, 3))
+    y = relay.multiply(relay.nn.conv2d(x, w, padding=1), relay.const(f32(rng, 1, 16, 1, 6)))
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], relay.nn.relu(y)), {"x": f32(rng, 1, 8, 6, 6)}, rtol=1e-4, atol=1e-5)
+    fused = [n for n in tvm_nodes(lib) if "multiply" in n["name"]]
+    assert [n["attrs"]["func_name"] for n in fused] == ["topi.layout_transform"]
+    assert fused[0]["attrs"]["kernel_attrs"]["epilogue"].startswith("mul")
+
+
 def test_epilogue_wider_than_its_anchor_is_not_one_kernel(rng):
     """x - mean(x): the subtraction's output is wider than mean's, so the epilogue cannot run in place on it."""
     x = relay.var("x", shape=(3, 2, 8))

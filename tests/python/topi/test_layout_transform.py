@@ -108,6 +108,44 @@ def test_empty(rng):
                            tvmlite.nd.empty((0, 1, 1, 2 ** 40), "float32"))
 
 
+@pytest.mark.parametrize("src, dst, shape", [
+    ("NCHW8c", "NCHW", (1, 3, 7, 9, 8)),        # the unpack fast path
+    ("NCHW", "NCHW16c", (2, 32, 5, 3)),         # the pack fast path
+    ("NCHW16c", "NCHW8c", (1, 2, 4, 4, 16)),    # re-blocking
+    ("NCHW", "NHWC", (1, 24, 3, 70)),           # the general map
+    ("NCHW8c", "NCHW", (1, 4, 1, 1, 8)),        # one pixel: a plain copy
+])
+def test_epilogue(rng, src, dst, shape, threads):
+    """A fused float32 tail (a squeeze-excite's multiply after the transform back to NCHW): the copy, then the
+    program over the output, its inputs broadcast against the output's shape."""
+    x = rng.standard_normal(shape).astype("float32")
+    want = transform_array(x, src, dst)
+    scale = rng.standard_normal((1,) * (want.ndim - 1) + (want.shape[-1],)).astype("float32")
+    bias = rng.standard_normal(want.shape).astype("float32")
+    f = _FACTORY({"src_layout": src, "dst_layout": dst, "epilogue": "mul r0 in0 r0; add r0 r0 in1; relu r0 r0"})
+    out = tvmlite.nd.empty(want.shape, "float32")
+    f(tvmlite.nd.array(x), tvmlite.nd.array(scale), tvmlite.nd.array(bias), out)
+    np.testing.assert_allclose(out.numpy(), np.maximum(want * scale + bias, 0), rtol=1e-6, atol=1e-6)
+
+
+def test_epilogue_errors(rng):
+    f = _FACTORY({"src_layout": "NCHW8c", "dst_layout": "NCHW", "epilogue": "mul r0 in0 r0"})
+    x = tvmlite.nd.array(rng.standard_normal((1, 2, 3, 3, 8)).astype("float32"))
+    scale = tvmlite.nd.array(np.ones((1, 16, 1, 1), "float32"))
+    out = tvmlite.nd.empty((1, 16, 3, 3), "float32")
+    with pytest.raises(TypeError, match="topi.layout_transform: expected at least 3 tensor arguments"):
+        f(x, out)
+    with pytest.raises(TypeError, match="topi.layout_transform: expected 3 tensor arguments"):
+        f(x, scale, scale, out)
+    with pytest.raises(ValueError, match="topi.layout_transform"):  # does not broadcast to out
+        f(x, tvmlite.nd.array(np.ones((1, 8, 1, 1), "float32")), out)
+    g = _FACTORY({"src_layout": "NCHW8c", "dst_layout": "NCHW", "epilogue": "mul r0 in0 r0"})
+    with pytest.raises(TypeError, match="topi.layout_transform"):  # the epilogue computes in float32
+        g(tvmlite.nd.array(np.ones((1, 2, 3, 3, 8), "int32")), scale, tvmlite.nd.empty((1, 16, 3, 3), "int32"))
+    with pytest.raises(ValueError, match="topi.layout_transform"):
+        _FACTORY({"src_layout": "NCHW8c", "dst_layout": "NCHW", "epilogue": "frobnicate r0"})
+
+
 def test_registered_for_the_op():
     from tvmlite.relay import op
 
