@@ -30,9 +30,10 @@
  *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c)) ((C/c, 1, 1,
  *                                              1, c) for 5-D)
  *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
- *       the result's shape and every other operand is blocked alike, a scalar, a tensor of the result's shape
- *       (packed), or per-channel (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c); for 5-D
- *       tensors (C, 1, 1, 1) / (1, C, 1, 1, 1) likewise)
+ *       the result's shape and every other operand is blocked alike (all channels, other dims the result's or
+ *       1: a squeeze-excite's (N, C, 1, 1) scale), a scalar, a tensor of the result's shape (packed), per-channel
+ *       (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c); for 5-D tensors (C, 1, 1, 1) /
+ *       (1, C, 1, 1, 1) likewise), or without channels ((N, 1, H, W), (H, W): a trailing 1 added)
  *   nn.dense(x, W const) when nn.contrib_dense_pack is registered -> nn.contrib_dense_pack(x,
  *       layout_transform(W, "NK", "NK{n}n")); x of any rank >= 2 (dense on its last axis)
  *   nn.matmul(x, B const 2-D) (ONNX MatMul, Gemm), likewise, B being "KN" (or "NK" with transpose_b); when no
@@ -633,21 +634,38 @@ bool HasAxisSemantics(const std::string& name) {
   return kNames.count(name) || name.compare(0, 4, "dyn.") == 0;
 }
 
+/*!
+ * \brief Whether an operand of shape s, broadcast against a rank-`rank` NCHW-family result, has no channel dim of its
+ * own (absent or 1: a spatial map (N, 1, H, W), or (H, W)): with a trailing 1 it broadcasts against the blocked
+ * result, each value over a pixel's whole block.
+ */
+bool ChannelFree(const std::vector<int64_t>& s, size_t rank) {
+  return s.size() < rank - 1 || s[s.size() - (rank - 1)] == 1;
+}
+
 bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* out) {
   Op op = runtime::Downcast<Op>(call->op);
   if (pattern_.get(op, kOpaque) > kBroadcast || HasAxisSemantics(op->name)) return false;
   std::optional<std::vector<int64_t>> shape = StaticShape(old);
   if (!shape || !BlockableRank(shape->size())) return false;
   const size_t rank = shape->size();
+  const int64_t c = (*shape)[1];
+  // Blocked operands share one block and have all the channels; one has the result's shape, the others may
+  // broadcast over the other dims (a squeeze-excite's (N, C, 1, 1) scale): blocked, they broadcast alike.
   int64_t block = 0;
+  bool full = false;
   for (const Expr& arg : call->args) {
     int64_t b = ValueOf(arg).block;
     if (b == 0) continue;
-    if ((block != 0 && b != block) || StaticShape(arg) != shape) return false;
+    std::optional<std::vector<int64_t>> s = StaticShape(arg);
+    if ((block != 0 && b != block) || !s || s->size() != rank || (*s)[1] != c) return false;
+    for (size_t d = 0; d < rank; ++d) {
+      if ((*s)[d] != (*shape)[d] && (*s)[d] != 1) return false;
+    }
+    full = full || *s == *shape;
     block = b;
   }
-  if (block == 0) return false;
-  const int64_t c = (*shape)[1];
+  if (block == 0 || !full) return false;
   std::vector<Expr> args;
   for (const Expr& arg : call->args) {
     const auto* absent = arg->checked_type_.as<TupleTypeNode>();
@@ -673,6 +691,8 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
       args.push_back(PackPerChannel(Plain(arg), rank, false, block));
     } else if (*s == channel_n) {
       args.push_back(PackPerChannel(Plain(arg), rank, true, block));
+    } else if (ChannelFree(*s, rank)) {
+      args.push_back(MakeExpandDims(Plain(arg), static_cast<int64_t>(s->size()), 1));
     } else {
       return false;
     }

@@ -257,11 +257,39 @@ def test_unhandled_broadcast_goes_through_nchw(run_relay, rng):
     x = relay.var("x", shape=(1, 8, 6, 6))
     y = conv(rng, x, 8, 16)
     y = relay.nn.prelu(y, const(rng, 16, 1, 1))                          # per channel: stays blocked
-    y = relay.multiply(y, const(rng, 1, 1, 6, 6))                        # a spatial map: not per channel
+    y = relay.multiply(y, const(rng, 1, 16, 1, 6))                       # channels and columns: not in blocks
     new = check(run_relay, rng, y, [x])
     assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
     assert calls(new, "multiply")[0].args[0].op.name == "layout_transform"
     assert calls(new, "nn.prelu")[0].args[0].op.name == "nn.contrib_conv2d_NCHWc"
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 6, 6), (6, 6), (1, 6, 6), (6,)])
+def test_channel_free_broadcast_stays_blocked(run_relay, rng, shape):
+    """A spatial map (CBAM's attention, a mask) broadcasts over the channels: with a trailing 1 it broadcasts over
+    each pixel's block, so the multiply stays blocked."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    y = relay.multiply(conv(rng, x, 8, 16), const(rng, *shape))
+    new = check(run_relay, rng, relay.nn.relu(y), [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+    (expand,) = calls(new, "expand_dims")
+    assert expand.attrs.axis == len(shape) and expand.attrs.num_newaxis == 1
+
+
+def test_squeeze_excite_scale_stays_blocked(run_relay, rng):
+    """MobileNetV3 / EfficientNet's squeeze-excite: x * sigmoid(conv(relu(conv(mean(x))))): the (1, C, 1, 1) scale
+    is blocked like x, so the multiply runs on the blocks with no transform back to NCHW."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    y = relay.nn.relu(conv(rng, x, 8, 32))
+    s = relay.nn.global_avg_pool2d(y)
+    s = relay.sigmoid(conv(rng, relay.nn.relu(conv(rng, s, 32, 8, k=1)), 8, 32, k=1))
+    z = conv(rng, relay.multiply(y, s), 32, 16)
+    for scaled in (z, relay.multiply(s, y)):                               # either operand order
+        new = check(run_relay, rng, scaled, [x])
+        assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+    (mul,) = calls(new, "multiply")
+    assert [a.op.name for a in mul.args] == ["sigmoid", "nn.relu"]
+    assert mul.args[0].args[0].op.name == "nn.contrib_conv2d_NCHWc"
 
 
 def test_unconverted_convs(run_relay, rng):
