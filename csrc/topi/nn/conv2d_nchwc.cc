@@ -498,54 +498,68 @@ void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const Conv2DFastPath
 }
 
 /*!
- * \brief Plain NCHW / OIHW tensors (blocks of 1; NCDHW / OIDHW likewise) on a fast path: pack the data and the
- * weights into blocks (ic: the group's channels when at most 16, else the largest of 16, 8, 4, 2 dividing them; oc:
- * 16 or 8), run blocked into a scratch output, unpack it, then run the epilogue on the plain output. Three passes
- * over the tensors against O * KH * KW / groups multiply-adds per input value. False when no output block fits
- * (the portable path runs).
+ * \brief Blocks no fast path takes, on a fast path: plain NCHW / OIHW tensors (blocks of 1; NCDHW / OIDHW likewise),
+ * and blocks of 2 or 4 (AlterOpLayout's for channels no 8 divides: ShuffleNet's 58 / 116 / 232). Re-block the data
+ * and the weights (ic: the group's channels when at most 16, else the largest of 16, 8, 4, 2 dividing them; oc: 16
+ * or 8, and for one group whose channels neither divides, 8 over the channels padded with zero weights), run
+ * blocked into a scratch output, copy its real channels out in the output's blocks, then run the epilogue on the
+ * output. Three passes over the tensors against O * KH * KW / groups multiply-adds per input value. False when no
+ * output block fits (the portable path runs).
  */
-bool RunPlain(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const BoundEpilogue& bound) {
+bool RunRepacked(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, const BoundEpilogue& bound) {
   const int64_t group_in = wl.in_channels / wl.groups, group_out = wl.out_channels / wl.groups;
   int64_t ic = group_in <= 16 ? group_in : 1;
   for (int64_t b : {16, 8, 4, 2}) {
     if (ic == 1 && group_in % b == 0) ic = b;
   }
-  const int64_t oc = group_out % 16 == 0 ? 16 : group_out % 8 == 0 ? 8 : 0;
+  const bool pad_out = group_out % 8 != 0 && wl.groups == 1;
+  const int64_t oc = group_out % 16 == 0 ? 16 : group_out % 8 == 0 || pad_out ? 8 : 0;
   const Conv2DFastPath path = PickConv2DFastPath(oc, isa, IsPointwise(wl));
   if (path.fn == nullptr || ic < 1) return false;
+  const int64_t N = wl.batch, C = wl.in_channels, O = wl.out_channels, padded_o = (O + oc - 1) / oc * oc;
   Conv2DWorkload blocked = wl;
   blocked.in_block = ic;
   blocked.out_block = oc;
-  const int64_t N = wl.batch, C = wl.in_channels, O = wl.out_channels;
+  blocked.out_channels = padded_o;
   const int64_t plane = wl.in_depth * wl.in_height * wl.in_width;
   const int64_t taps = wl.kernel_d * wl.kernel_h * wl.kernel_w;
   const int64_t out_plane = wl.out_depth * wl.out_height * wl.out_width;
   static thread_local std::vector<float> data_buf, weight_buf, out_buf;  // 64-byte aligned (scratch.h)
-  float* data = AlignedScratch(&data_buf, N * C * plane);
-  float* weight = AlignedScratch(&weight_buf, O * group_in * taps);
-  float* out = AlignedScratch(&out_buf, N * O * out_plane);
-  for (int64_t n = 0; n < N; ++n) {  // (N, C, H, W) -> (N, C/ic, H, W, ic); (D, H, W) as one plane
-    for (int64_t c = 0; c < C; ++c) {
-      const float* src = io.data + (n * C + c) * plane;
-      float* dst = data + (n * C + c - c % ic) * plane + c % ic;
-      for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i];
+  const int64_t in_b = wl.in_block, w_ob = wl.out_block, out_b = wl.out_block;
+  float* data = ic == in_b ? nullptr : AlignedScratch(&data_buf, N * C * plane);  // null: the input as it is
+  float* weight = AlignedScratch(&weight_buf, padded_o * group_in * taps);
+  float* out = AlignedScratch(&out_buf, N * padded_o * out_plane);
+  // Element (n, c, i) of an (N, channels / b, pixels, b) tensor (b = 1: NCHW) is at blocked_at(n, c, i, ...).
+  auto blocked_at = [](int64_t n, int64_t c, int64_t i, int64_t channels, int64_t b, int64_t pixels) {
+    return ((n * channels + c - c % b) * pixels + i * b) + c % b;
+  };
+  if (data != nullptr) runtime::ParallelFor(N * C, [&](int64_t begin, int64_t end) {  // blocks of in_b -> of ic
+    for (int64_t nc = begin; nc < end; ++nc) {
+      const int64_t n = nc / C, c = nc % C;
+      const float* src = io.data + blocked_at(n, c, 0, C, in_b, plane);
+      float* dst = data + blocked_at(n, c, 0, C, ic, plane);
+      for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i * in_b];
     }
-  }
-  for (int64_t o = 0; o < O; ++o) {  // (O, C/g, KH, KW) -> (O/oc, C/g/ic, KH, KW, ic, oc)
+  }, /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)));
+  // weight: (O/w_ob, C/g/in_b, taps, in_b, w_ob) -> (padded_o/oc, C/g/ic, taps, ic, oc), zeros past O
+  if (padded_o != O) std::fill(weight, weight + padded_o * group_in * taps, 0.0f);
+  for (int64_t o = 0; o < O; ++o) {
     for (int64_t ci = 0; ci < group_in; ++ci) {
-      const float* src = io.weight + (o * group_in + ci) * taps;
+      const float* src = io.weight + ((o / w_ob * (group_in / in_b) + ci / in_b) * taps * in_b + ci % in_b) * w_ob +
+                         o % w_ob;
       float* dst = weight + ((o / oc * (group_in / ic) + ci / ic) * taps * ic + ci % ic) * oc + o % oc;
-      for (int64_t k = 0; k < taps; ++k) dst[k * ic * oc] = src[k];
+      for (int64_t k = 0; k < taps; ++k) dst[k * ic * oc] = src[k * in_b * w_ob];
     }
   }
-  RunFast(blocked, Conv2DTensors{data, weight, out, nullptr, nullptr}, path, nullptr);
-  for (int64_t n = 0; n < N; ++n) {  // (N, O/oc, OH, OW, oc) -> (N, O, OH, OW)
-    for (int64_t o = 0; o < O; ++o) {
-      const float* src = out + (n * O + o - o % oc) * out_plane + o % oc;
-      float* dst = io.out + (n * O + o) * out_plane;
-      for (int64_t i = 0; i < out_plane; ++i) dst[i] = src[i * oc];
+  RunFast(blocked, Conv2DTensors{data ? data : io.data, weight, out, nullptr, nullptr}, path, nullptr);
+  runtime::ParallelFor(N * O, [&](int64_t begin, int64_t end) {  // out: blocks of oc (padded) -> blocks of out_b
+    for (int64_t no = begin; no < end; ++no) {
+      const int64_t n = no / O, o = no % O;
+      const float* src = out + blocked_at(n, o, 0, padded_o, oc, out_plane);
+      float* dst = io.out + blocked_at(n, o, 0, O, out_b, out_plane);
+      for (int64_t i = 0; i < out_plane; ++i) dst[i * out_b] = src[i * oc];
     }
-  }
+  }, /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(out_plane, 1)));
   if (!bound.empty()) {
     runtime::ParallelFor(
         N * O * out_plane, [&](int64_t b, int64_t e) { bound.Apply(io.out, b, e - b); }, /*min_chunk=*/16384);
@@ -564,8 +578,8 @@ void Run(const ConvParams<S>& p, const Epilogue& program, const KernelArgs& args
   const Isa isa = CpuIsa();
   const bool pad_ok = PaddedSize(wl) >= 0;
   const bool plain = data.ndim() == S + 2 && weight.ndim() == S + 2 && out.ndim() == S + 2;
-  if (pad_ok && plain && isa != Isa::kScalar && RunPlain(wl, io, isa, bound)) return;
   const Conv2DFastPath path = pad_ok ? PickConv2DFastPath(wl.out_block, isa, IsPointwise(wl)) : Conv2DFastPath();
+  if (pad_ok && (plain || path.fn == nullptr) && isa != Isa::kScalar && RunRepacked(wl, io, isa, bound)) return;
   if (path.fn == nullptr) {
     const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
     const int64_t items = wl.batch * (wl.out_channels / wl.out_block) * wl.out_depth * wl.out_height;

@@ -159,6 +159,13 @@ CASES = {
     "plain_nchw_packed_stem": (1, 3, 17, 17, 16, 7, 7, [2, 2], [3, 3], [1, 1], 1, 1, 1, "bias_relu"),
     "plain_nchw_packed_groups_oc8": (1, 16, 7, 7, 16, 3, 3, [1, 1], [1, 1], [1, 1], 2, 1, 1, "residual"),
     "plain_nchw_packed_1x1_big": (1, 64, 28, 28, 64, 1, 1, [1, 1], [0], [1, 1], 1, 1, 1, "silu"),
+    "plain_nchw_padded_out_5x5": (1, 6, 11, 11, 20, 5, 5, [1, 1], [2, 2], [1, 1], 1, 1, 1, "clip"),
+    # blocks of 2 / 4 (channels no 8 divides: ShuffleNet's 58 / 116): re-blocked, output channels padded to 8s
+    "small_blocks_1x1_ic2_oc2_c58": (1, 58, 14, 14, 58, 1, 1, [1, 1], [0], [1, 1], 1, 2, 2, "bias_relu"),
+    "small_blocks_3x3_s2_ic4_oc4_c116": (2, 116, 9, 9, 116, 3, 3, [2, 2], [1, 1], [1, 1], 1, 4, 4,
+                                         "bias_residual_relu"),
+    "small_blocks_1x1_ic4_oc2_o30": (1, 20, 7, 7, 30, 1, 1, [1, 1], [0], [1, 1], 1, 4, 2, "silu"),
+    "small_blocks_oc4_o24_unpadded": (1, 16, 6, 6, 24, 3, 3, [1, 1], [1, 1], [1, 1], 1, 16, 4, "residual"),
 }
 
 EPILOGUES = {
