@@ -231,11 +231,28 @@ def test_concatenate_packs_an_nchw_input(run_relay, rng):
 def test_grouped_conv(run_relay, rng):
     x = relay.var("x", shape=(1, 32, 6, 6))
     y = conv(rng, x, 32, 64, groups=2)                                   # 16 in / 32 out per group: blocked
-    y = conv(rng, y, 64, 24, groups=4)                                   # 16 in / 6 out per group: oc 8 straddles
+    y = conv(rng, y, 64, 24, groups=4)                                   # 16 in / 6 out per group: merged
+    y = conv(rng, y, 24, 12, groups=4)                                   # 6 in / 3 out: no merge of <= 4 fits
     new = check(run_relay, rng, y, [x])
-    assert [c.attrs.groups for c in calls(new, "nn.contrib_conv2d_NCHWc")] == [2]
+    assert [c.attrs.groups for c in calls(new, "nn.contrib_conv2d_NCHWc")] == [2, 1]
+    assert [c.attrs.data_layout for c in calls(new, "nn.contrib_conv2d_NCHWc")] == ["NCHW16c", "NCHW8c"]
     assert len(calls(new, "nn.conv2d")) == 1
-    assert activation_transforms(new) == [("NCHW", "NCHW16c"), ("NCHW16c", "NCHW")]
+    assert activation_transforms(new) == [("NCHW", "NCHW16c"), ("NCHW16c", "NCHW8c"), ("NCHW8c", "NCHW")]
+
+
+@pytest.mark.parametrize("group_in, group_out, groups, merged", [(4, 4, 16, 8), (4, 4, 32, 16), (2, 2, 8, 2),
+                                                                 (8, 4, 6, 3), (12, 12, 4, 2)])
+def test_narrow_groups_merge_into_blocks(run_relay, rng, group_in, group_out, groups, merged):
+    """ResNeXt / RegNet convs of 4 channels a group (and 2, 12): k groups as one of whole 8-channel blocks, the
+    weight block-diagonal over them (zeros across groups), so the blocked kernels run them; same values."""
+    c, o = group_in * groups, group_out * groups
+    x = relay.var("x", shape=(1, c, 7, 7))
+    y = relay.nn.relu(conv(rng, relay.nn.relu(x), c, o, groups=groups))
+    new = check(run_relay, rng, y, [x])
+    (blocked,) = calls(new, "nn.contrib_conv2d_NCHWc")
+    assert blocked.attrs.groups == merged
+    assert blocked.attrs.kernel_layout == "OIHW8i8o" and blocked.attrs.data_layout == "NCHW8c"
+    assert not calls(new, "nn.conv2d")
 
 
 def test_bias_add_and_broadcast_operands(run_relay, rng):
