@@ -20,6 +20,12 @@
  *   nn.bias_add(squeeze(y, 2), b, 1)   -> squeeze(nn.bias_add(y, b, 1), 2)
  *   expand_dims(squeeze(y, 2), 2)      -> y
  *
+ * and split, which has no kernel (it ran its numpy reference: ViTs' q / k / v, MixNet's and Res2Net's channel
+ * groups), becomes one strided_slice per piece, each a copy by the strided_slice kernel that fuses with the
+ * elementwise ops after it:
+ *
+ *   split(x, sections or indices, axis)  -> Tuple(strided_slice(x, [b_i], [e_i], [1], axes=[axis]), ...)
+ *
  * where b' is b with a unit axis inserted before its last one (rank >= 2: (C, 1) -> (C, 1, 1), (N, C, W) ->
  * (N, C, 1, W)), so it broadcasts against the 4-D tensor exactly as b did against the 3-D one; scalars and 1-D
  * operands (which align with the last axis, W) are kept; another squeeze(z, 2) operand becomes z. A chain conv1d ->
@@ -38,6 +44,8 @@
 #include <tvmlite/relay/attrs/transform.h>
 #include <tvmlite/runtime/registry.h>
 
+#include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "../op/nn/window.h"
@@ -107,6 +115,8 @@ class Legalizer : public ExprMutator {
         out = Conv1DTranspose(call, args);
       } else if (op->name == "expand_dims") {
         out = CancelSqueeze(call, args);
+      } else if (op->name == "split") {
+        out = Split(call, args);
       } else {
         out = SinkSqueeze(original, call, runtime::Downcast<Op>(call->op), args);
       }
@@ -160,6 +170,40 @@ class Legalizer : public ExprMutator {
     attrs->out_dtype = a->out_dtype;
     return SqueezeH(MakeCall("nn.conv2d_transpose",
                              {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)}, Attrs(attrs)));
+  }
+
+  /*!
+   * \brief split(x) with a static dim along its axis -> Tuple(strided_slice(x, [b_i], [e_i], axes=[axis]), ...),
+   * piece i being numpy's [point i-1, point i) (the type relation's pieces, empty ones included).
+   */
+  static Expr Split(const CallNode* call, const std::vector<Expr>& args) {
+    const auto* a = call->attrs.as<SplitAttrs>();
+    const TensorTypeNode* t = TensorTypeOf(call->args[0]);
+    if (a == nullptr || t == nullptr || t->ndim() == 0) return Expr();
+    const int64_t ndim = static_cast<int64_t>(t->ndim()), axis = a->axis < 0 ? a->axis + ndim : a->axis;
+    if (axis < 0 || axis >= ndim) return Expr();
+    std::optional<int64_t> n = t->shape[axis].as<int64_t>();
+    if (!n) return Expr();
+    std::vector<int64_t> points;  // piece i: [points[i], points[i + 1])
+    if (a->sections > 0 || a->indices.empty()) {
+      const int64_t sections = a->sections > 0 ? a->sections : 1;
+      if (*n % sections != 0) return Expr();
+      for (int64_t i = 0; i <= sections; ++i) points.push_back(*n / sections * i);
+    } else {
+      points.push_back(0);
+      for (int64_t p : a->indices) points.push_back(std::min(std::max<int64_t>(p, 0), *n));
+      points.push_back(*n);
+    }
+    Array<Expr> pieces;
+    for (size_t i = 0; i + 1 < points.size(); ++i) {
+      auto attrs = make_object<StridedSliceAttrs>();
+      attrs->begin = Array<int64_t>{points[i]};
+      attrs->end = Array<int64_t>{std::max(points[i], points[i + 1])};
+      attrs->strides = Array<int64_t>{1};
+      attrs->axes = Array<int64_t>{axis};
+      pieces.push_back(MakeCall("strided_slice", {args[0]}, Attrs(attrs)));
+    }
+    return Tuple(pieces);
   }
 
   /*! \brief expand_dims(squeeze(y, 2), 2) -> y. */

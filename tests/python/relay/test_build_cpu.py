@@ -160,6 +160,25 @@ def test_tuple_and_multiple_outputs(rng):
     assert kernels(lib)[1:] == ["topi.elemwise", "topi.elemwise"]
 
 
+@pytest.mark.parametrize("shape, split, axis", [
+    ((4, 6), 2, 0),                        # equal sections
+    ((2, 3, 8), [1, 4], -1),               # at indices
+    ((2, 3, 8), [5, 3], 2),                # out of order: an empty piece, numpy's
+    ((5, 4), [2, 9], 0),                   # a point past the end: clamped, an empty last piece
+])
+def test_split_runs_as_strided_slices(rng, shape, split, axis):
+    """split has no kernel: Legalize (opt_level >= 1) makes one strided_slice per piece, each fused with what
+    follows it."""
+    x = relay.var("x", shape=shape)
+    parts = relay.split(x, split, axis=axis)
+    n = split if isinstance(split, int) else len(split) + 1
+    outs = [relay.nn.relu(parts[i]) if i % 2 else parts[i] for i in range(n)]
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], relay.Tuple(outs)), {"x": f32(rng, *shape)})
+    assert "relay.backend.reference" not in kernels(lib)
+    assert kernels(lib).count("topi.strided_slice") == n
+
+
 def test_sequence_valued_op(rng):
     x = relay.var("x", shape=(6, 2))
     seq = relay.op.control.split_to_sequence(x, axis=0)
