@@ -122,6 +122,9 @@ void RegisterRules() {
       {"floor", "floor"}, {"ceil", "ceil"}, {"round", "round"}, {"reciprocal", "reciprocal"}, {"sign", "sign"},
       {"nn.softplus", "softplus"}, {"nn.mish", "mish"}, {"nn.hard_swish", "hard_swish"}, {"copy", "copy"}};
   for (const auto& u : kUnary) Unary(u[0], u[1]);
+  // Registers hold values over the group's output shape, which the target shape broadcasts to: a copy (an input
+  // is bound broadcasting against that shape).
+  Unary("broadcast_to", "copy");
   static const char* kBinary[][2] = {{"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"}, {"divide", "div"},
                                      {"maximum", "max"}, {"minimum", "min"}, {"power", "pow"},
                                      {"nn.prelu", "prelu"}};

@@ -516,9 +516,32 @@ class GraphBuilder {
     return strip(a->src_layout) == strip(a->dst_layout);
   }
 
-  std::optional<std::vector<Entry>> TryView(const Group& g) {
+  /*! \brief Ops that only reshape: their output is their first input's bytes. */
+  static bool IsViewOp(const std::string& name) {
     static const std::set<std::string> kViews = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
                                                  "reshape_like"};
+    return kViews.count(name) != 0;
+  }
+
+  /*!
+   * \brief When c (not the group's root) is a reshape-like op or broadcast_to of a group input (one entry, float32,
+   * static), that input as the epilogue reads c's value: a view of it of c's type (a reshape), or the input itself
+   * (broadcast_to: numpy broadcasting against the output does the rest). LayerScale's reshape(gamma) * x, a squeezed
+   * attention scale. nullopt otherwise.
+   */
+  std::optional<PendingView> LeafView(const Group& g, const CallNode* c) {
+    const auto* op = c->op.as<OpNode>();
+    if (op == nullptr || c == g.root.get() || c->args.empty()) return std::nullopt;
+    const bool broadcast = op->name == "broadcast_to";
+    if (!broadcast && !IsViewOp(op->name)) return std::nullopt;
+    auto li = g.leaf_index.find(c->args[0].get());
+    if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1) return std::nullopt;
+    const Type& in_type = c->args[0]->checked_type();
+    if (!IsStaticF32(in_type) || !IsStaticF32(c->checked_type_)) return std::nullopt;
+    return PendingView{g.leaf_entries[li->second][0], broadcast ? in_type : c->checked_type_};
+  }
+
+  std::optional<std::vector<Entry>> TryView(const Group& g) {
     Expr e = g.root;
     Type out_type = e->checked_type();
     if (!StaticShape(out_type)) return std::nullopt;
@@ -527,7 +550,7 @@ class GraphBuilder {
       if (c == nullptr) return std::nullopt;
       const auto* op = c->op.as<OpNode>();
       if (op == nullptr || c->args.empty()) return std::nullopt;
-      if (!kViews.count(op->name) && !(op->name == "layout_transform" && SameMemoryOrder(c))) return std::nullopt;
+      if (!IsViewOp(op->name) && !(op->name == "layout_transform" && SameMemoryOrder(c))) return std::nullopt;
       if (!StaticShape(c->checked_type())) return std::nullopt;
       e = c->args[0];
     }
@@ -587,7 +610,7 @@ class GraphBuilder {
     const CallNode* anchor = nullptr;
     for (const Call& call : *calls) {
       const CallNode* c = call.get();
-      if (epilogue_ok(c)) continue;
+      if (epilogue_ok(c) || LeafView(g, c)) continue;
       if (anchor != nullptr) return std::nullopt;  // two anchors
       anchor = c;
     }
@@ -776,6 +799,17 @@ class GraphBuilder {
     for (const Call& call : calls) {
       const CallNode* c = call.get();
       if (c == anchor) continue;
+      if (std::optional<PendingView> view = LeafView(g, c)) {  // an input read through a view
+        if (!BroadcastsTo(c->checked_type_, out_shape) || !BroadcastsTo(view->type, out_shape)) return std::nullopt;
+        src[c] = "in" + std::to_string(next_input++);
+        if (view->type.same_as(c->args[0]->checked_type())) {
+          epi_inputs->push_back(view->source);
+        } else {
+          views->push_back(*view);
+          epi_inputs->push_back(Entry{-1, static_cast<int64_t>(views->size()) - 1});
+        }
+        continue;
+      }
       std::vector<std::string> srcs;
       for (const Expr& a : c->args) {
         if (c->op.same_as(bias_add_op_) && a.same_as(c->args[1])) {

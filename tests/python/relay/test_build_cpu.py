@@ -179,6 +179,31 @@ def test_split_runs_as_strided_slices(rng, shape, split, axis):
     assert kernels(lib).count("topi.strided_slice") == n
 
 
+@pytest.mark.parametrize("view", ["reshape", "squeeze", "expand_dims"])
+def test_views_of_group_inputs_feed_the_epilogue(rng, view):
+    """LeViT's and PoolFormer's reshape(x) * scale + bias: a group whose first op reshapes a group input runs as
+    one elementwise kernel reading that input through a view, not as a reference node."""
+    make = {"reshape": lambda v: relay.reshape(v, (1, 16, 5, 5)), "squeeze": lambda v: relay.squeeze(v, axis=[0]),
+            "expand_dims": lambda v: relay.expand_dims(v, 0)}[view]
+    shape = {"reshape": (16, 25), "squeeze": (1, 1, 16, 5, 5), "expand_dims": (16, 5, 5)}[view]
+    x = relay.var("x", shape=shape)
+    scale, bias = relay.const(f32(rng, 16, 1, 1)), relay.const(f32(rng, 1, 16, 5, 5))
+    y = relay.nn.relu(relay.add(relay.multiply(make(x), scale), bias))
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], y), {"x": f32(rng, *shape)})
+    assert kernels(lib) == ["__nop", "topi.elemwise"]
+    assert tvm_nodes(lib)[1]["name"].startswith(f"tvmlite_fused_{view}_multiply_add")
+
+
+def test_broadcast_to_is_a_copy(rng):
+    x = relay.var("x", shape=(1, 16, 5, 5))
+    b = relay.var("b", shape=(16, 1, 1))
+    y = relay.divide(relay.nn.relu(x), relay.broadcast_to(b, (1, 16, 5, 5)))
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x, b], y), {"x": f32(rng, 1, 16, 5, 5), "b": np.abs(f32(rng, 16, 1, 1)) + 1})
+    assert kernels(lib) == ["topi.elemwise", "topi.elemwise"]
+
+
 def test_sequence_valued_op(rng):
     x = relay.var("x", shape=(6, 2))
     seq = relay.op.control.split_to_sequence(x, axis=0)
