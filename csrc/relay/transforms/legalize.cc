@@ -26,6 +26,9 @@
  *
  *   split(x, sections or indices, axis)  -> Tuple(strided_slice(x, [b_i], [e_i], [1], axes=[axis]), ...)
  *
+ * and the norms (ReduceL2 / ReduceL1 / ReduceSumSquare; F.normalize's L2 norm) become the native sum of a native
+ * elementwise map: l2_norm(x) -> sqrt(sum(x * x)), sum_square(x) -> sum(x * x), l1_norm(x) -> sum(abs(x)).
+ *
  * where b' is b with a unit axis inserted before its last one (rank >= 2: (C, 1) -> (C, 1, 1), (N, C, W) ->
  * (N, C, 1, W)), so it broadcasts against the 4-D tensor exactly as b did against the 3-D one; scalars and 1-D
  * operands (which align with the last axis, W) are kept; another squeeze(z, 2) operand becomes z. A chain conv1d ->
@@ -117,6 +120,8 @@ class Legalizer : public ExprMutator {
         out = CancelSqueeze(call, args);
       } else if (op->name == "split") {
         out = Split(call, args);
+      } else if (op->name == "l2_norm" || op->name == "l1_norm" || op->name == "sum_square") {
+        out = NormToSum(call, op->name, args);
       } else {
         out = SinkSqueeze(original, call, runtime::Downcast<Op>(call->op), args);
       }
@@ -204,6 +209,14 @@ class Legalizer : public ExprMutator {
       pieces.push_back(MakeCall("strided_slice", {args[0]}, Attrs(attrs)));
     }
     return Tuple(pieces);
+  }
+
+  /*! \brief l2_norm(x) -> sqrt(sum(x * x)), sum_square(x) -> sum(x * x), l1_norm(x) -> sum(abs(x)) (same attrs). */
+  static Expr NormToSum(const CallNode* call, const std::string& name, const std::vector<Expr>& args) {
+    const Expr& x = args[0];
+    Expr mapped = name == "l1_norm" ? MakeCall("abs", {x}) : MakeCall("multiply", {x, x});
+    Expr sum = MakeCall("sum", {mapped}, call->attrs);
+    return name == "l2_norm" ? MakeCall("sqrt", {sum}) : sum;
   }
 
   /*! \brief expand_dims(squeeze(y, 2), 2) -> y. */

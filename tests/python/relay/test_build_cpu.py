@@ -204,6 +204,17 @@ def test_broadcast_to_is_a_copy(rng):
     assert kernels(lib) == ["topi.elemwise", "topi.elemwise"]
 
 
+@pytest.mark.parametrize("name", ["l2_norm", "l1_norm", "sum_square"])
+@pytest.mark.parametrize("axis, keepdims, exclude", [([1], True, False), (None, False, False), ([0, 2], False, True)])
+def test_norms_run_as_native_sums(rng, name, axis, keepdims, exclude):
+    """ReduceL2 / ReduceL1 / ReduceSumSquare (F.normalize's norm): Legalize makes them a native map and sum."""
+    x = relay.var("x", shape=(2, 6, 5))
+    y = getattr(relay, name)(x, axis=axis, keepdims=keepdims, exclude=exclude)
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], y), {"x": f32(rng, 2, 6, 5)}, rtol=1e-5, atol=1e-5)
+    assert "relay.backend.reference" not in kernels(lib) and "topi.sum" in kernels(lib)
+
+
 def test_sequence_valued_op(rng):
     x = relay.var("x", shape=(6, 2))
     seq = relay.op.control.split_to_sequence(x, axis=0)
