@@ -26,6 +26,11 @@
  *
  *   split(x, sections or indices, axis)  -> Tuple(strided_slice(x, [b_i], [e_i], [1], axes=[axis]), ...)
  *
+ * and a depthwise conv with a channel multiplier (no kernel of its own: it ran the portable path) becomes a plain
+ * depthwise conv over the input's channels repeated:
+ *
+ *   nn.conv2d(x, w, groups=C) with O = m * C  -> nn.conv2d(take(x, [0, .., 0, 1, .., 1, ...], axis=1), w, groups=O)
+ *
  * and the norms (ReduceL2 / ReduceL1 / ReduceSumSquare; F.normalize's L2 norm) become the native sum of a native
  * elementwise map: l2_norm(x) -> sqrt(sum(x * x)), sum_square(x) -> sum(x * x), l1_norm(x) -> sum(abs(x)).
  *
@@ -114,6 +119,8 @@ class Legalizer : public ExprMutator {
       Expr out;
       if (op->name == "nn.conv1d") {
         out = Conv1D(call, args);
+      } else if (op->name == "nn.conv2d") {
+        out = DepthwiseMultiplier(call, args);
       } else if (op->name == "nn.conv1d_transpose") {
         out = Conv1DTranspose(call, args);
       } else if (op->name == "expand_dims") {
@@ -217,6 +224,41 @@ class Legalizer : public ExprMutator {
     Expr mapped = name == "l1_norm" ? MakeCall("abs", {x}) : MakeCall("multiply", {x, x});
     Expr sum = MakeCall("sum", {mapped}, call->attrs);
     return name == "l2_norm" ? MakeCall("sqrt", {sum}) : sum;
+  }
+
+  /*!
+   * \brief A depthwise conv with channel multiplier m > 1 (groups == C, O == m * C: FastViT's, MobileViT's) ->
+   * the same conv with groups == O over take(x, [0 x m, 1 x m, ...], axis=1): output channel o reads input channel
+   * o / m either way, and as a plain depthwise conv (multiplier 1) it runs the depthwise kernels.
+   */
+  static Expr DepthwiseMultiplier(const CallNode* call, const std::vector<Expr>& args) {
+    const auto* a = call->attrs.as<Conv2DAttrs>();
+    const TensorTypeNode* x = TensorTypeOf(call->args[0]);
+    const TensorTypeNode* w = TensorTypeOf(call->args[1]);
+    if (a == nullptr || x == nullptr || w == nullptr || x->ndim() != 4 || w->ndim() != 4 ||
+        a->data_layout != "NCHW" || a->kernel_layout != "OIHW" || a->groups <= 1) {
+      return Expr();
+    }
+    std::optional<int64_t> c = x->shape[1].as<int64_t>(), o = w->shape[0].as<int64_t>();
+    if (!c || !o || a->groups != *c || *o <= *c || *o % *c != 0) return Expr();
+    const int64_t m = *o / *c;
+    runtime::NDArray index = runtime::NDArray::Empty({*o}, DataType::Int(64));
+    int64_t* idx = static_cast<int64_t*>(index->tensor.data);
+    for (int64_t i = 0; i < *o; ++i) idx[i] = i / m;
+    auto take = make_object<TakeAttrs>();
+    take->axis = 1;
+    auto conv = make_object<Conv2DAttrs>();
+    conv->strides = a->strides;
+    conv->padding = a->padding;
+    conv->dilation = a->dilation;
+    conv->groups = *o;
+    conv->channels = a->channels;
+    conv->kernel_size = a->kernel_size;
+    conv->data_layout = a->data_layout;
+    conv->kernel_layout = a->kernel_layout;
+    conv->out_layout = a->out_layout;
+    conv->out_dtype = a->out_dtype;
+    return MakeCall("nn.conv2d", {MakeCall("take", {args[0], Constant(index)}, Attrs(take)), args[1]}, Attrs(conv));
   }
 
   /*! \brief expand_dims(squeeze(y, 2), 2) -> y. */

@@ -215,6 +215,20 @@ def test_norms_run_as_native_sums(rng, name, axis, keepdims, exclude):
     assert "relay.backend.reference" not in kernels(lib) and "topi.sum" in kernels(lib)
 
 
+@pytest.mark.parametrize("c, m, k, stride", [(16, 2, 7, 2), (8, 3, 3, 1), (24, 4, 5, 1)])
+def test_depthwise_channel_multiplier_runs_the_depthwise_kernel(rng, c, m, k, stride):
+    """groups == C with O = m * C (FastViT): Legalize repeats the input channels (take) so the depthwise kernel runs
+    it as a plain depthwise conv, bias and activation fused."""
+    x = relay.var("x", shape=(1, c, 12, 12))
+    w = relay.const(f32(rng, c * m, 1, k, k))
+    y = relay.nn.conv2d(x, w, strides=stride, padding=k // 2, groups=c)
+    y = relay.nn.relu(relay.nn.bias_add(y, relay.const(f32(rng, c * m))))
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], y), {"x": f32(rng, 1, c, 12, 12)}, rtol=1e-4, atol=1e-5)
+    assert "topi.take" in kernels(lib) and "topi.nn.depthwise_conv2d_nchwc" in kernels(lib)
+    assert "topi.nn.conv2d_nchwc" not in kernels(lib)
+
+
 def test_sequence_valued_op(rng):
     x = relay.var("x", shape=(6, 2))
     seq = relay.op.control.split_to_sequence(x, axis=0)
