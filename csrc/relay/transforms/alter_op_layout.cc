@@ -27,6 +27,11 @@
  *   concatenate on the channel axis (4-D, 5-D) c = the smallest block of its blocked inputs, when it divides
  *                                              every input's channels; the other inputs re-blocked to c (NCHW
  *                                              ones packed) -> concatenate on axis 1, blocked c
+ *   strided_slice of a blocked value, its channels whole blocks (stride 1, bounds multiples of the block) or
+ *       not sliced                         -> the same slice of the blocks, axis 1 in block units (GhostNet's
+ *                                              out[:, :oup] after its concat)
+ *   mean / sum / max / min over spatial axes only, keepdims (x.mean((2, 3), keepdim=True): a squeeze-excite's
+ *       pool as timm exports it)            blocked in -> the same reduction of the blocks, blocked out
  *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c)) ((C/c, 1, 1,
  *                                              1, c) for 5-D)
  *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
@@ -55,6 +60,7 @@
  */
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/relay/attrs/nn.h>
+#include <tvmlite/relay/attrs/reduce.h>
 #include <tvmlite/relay/attrs/transform.h>
 #include <tvmlite/relay/layout.h>
 #include <tvmlite/relay/transform.h>
@@ -201,6 +207,8 @@ class LayoutRewriter {
   bool Pool2D(const CallNode* call, Value* out);
   bool GlobalPool(const CallNode* call, Value* out);
   bool Concatenate(const CallNode* call, Value* out);
+  bool StridedSlice(const CallNode* call, Value* out);
+  bool SpatialReduce(const CallNode* call, Value* out);
   bool BiasAdd(const CallNode* call, Value* out);
   bool Dense(const CallNode* call, Value* out);
   bool Matmul(const CallNode* call, Value* out);
@@ -308,6 +316,11 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
       {"nn.global_avg_pool", &LayoutRewriter::GlobalPool},
       {"nn.global_max_pool", &LayoutRewriter::GlobalPool},
       {"concatenate", &LayoutRewriter::Concatenate},
+      {"strided_slice", &LayoutRewriter::StridedSlice},
+      {"mean", &LayoutRewriter::SpatialReduce},
+      {"sum", &LayoutRewriter::SpatialReduce},
+      {"max", &LayoutRewriter::SpatialReduce},
+      {"min", &LayoutRewriter::SpatialReduce},
       {"nn.bias_add", &LayoutRewriter::BiasAdd},
       {"nn.dense", &LayoutRewriter::Dense},
       {"nn.matmul", &LayoutRewriter::Matmul},
@@ -593,6 +606,68 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
   return true;
 }
 
+bool LayoutRewriter::StridedSlice(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<StridedSliceAttrs>();
+  const Value& in = ValueOf(call->args[0]);
+  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]), os = StaticShape(call);
+  if (a == nullptr || in.block == 0 || !s || !os || !BlockableRank(s->size()) || a->slice_mode != "end") return false;
+  const int64_t rank = static_cast<int64_t>(s->size()), block = in.block, c = (*s)[1];
+  const size_t n = a->begin.size();
+  if (a->end.size() != n || (a->axes.has_value() && a->axes->size() != n) ||
+      !(a->strides.empty() || a->strides.size() == n || a->strides.size() == 1)) {
+    return false;
+  }
+  std::vector<int64_t> begin, end, strides, axes;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t axis = a->axes.has_value() ? (*a->axes)[i] : static_cast<int64_t>(i);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return false;
+    int64_t b = a->begin[i], e = a->end[i];
+    const int64_t step = a->strides.empty() ? 1 : a->strides[a->strides.size() == 1 ? 0 : i];
+    if (axis == 1) {  // whole blocks of channels, in block units: numpy's clamping, then divisibility
+      if (step != 1) return false;
+      b = std::min(std::max<int64_t>(b < 0 ? b + c : b, 0), c);
+      e = std::max(std::min(std::max<int64_t>(e < 0 ? e + c : e, 0), c), b);
+      if (b % block != 0 || e % block != 0 || e - b != (*os)[1]) return false;
+      b /= block;
+      e /= block;
+    }
+    begin.push_back(b);
+    end.push_back(e);
+    strides.push_back(step);
+    axes.push_back(axis);  // non-negative: the blocked tensor has one more axis at the end
+  }
+  auto attrs = make_object<StridedSliceAttrs>();
+  attrs->begin = Array<int64_t>(begin);
+  attrs->end = Array<int64_t>(end);
+  attrs->strides = Array<int64_t>(strides);
+  attrs->axes = Array<int64_t>(axes);
+  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), block};
+  return true;
+}
+
+bool LayoutRewriter::SpatialReduce(const CallNode* call, Value* out) {
+  const auto* a = call->attrs.as<ReduceAttrs>();
+  const Value& in = ValueOf(call->args[0]);
+  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]);
+  if (a == nullptr || in.block == 0 || !s || !BlockableRank(s->size()) || !a->keepdims || a->exclude ||
+      !a->axis.has_value() || a->axis->empty()) {
+    return false;
+  }
+  const int64_t rank = static_cast<int64_t>(s->size());
+  std::vector<int64_t> axes;
+  for (int64_t axis : *a->axis) {
+    if (axis < 0) axis += rank;
+    if (axis < 2 || axis >= rank) return false;  // N and C are not reduced
+    axes.push_back(axis);  // non-negative: the blocked tensor has one more axis at the end
+  }
+  auto attrs = make_object<ReduceAttrs>();
+  attrs->axis = Array<int64_t>(axes);
+  attrs->keepdims = true;
+  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block};
+  return true;
+}
+
 bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<BiasAddAttrs>();
   const Value& in = ValueOf(call->args[0]);
@@ -692,20 +767,21 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   if (!shape || !BlockableRank(shape->size())) return false;
   const size_t rank = shape->size();
   const int64_t c = (*shape)[1];
-  // Blocked operands share one block and have all the channels; one has the result's shape, the others may
-  // broadcast over the other dims (a squeeze-excite's (N, C, 1, 1) scale): blocked, they broadcast alike.
+  // Blocked operands have all the channels; one has the result's shape, the others may broadcast over the other
+  // dims (a squeeze-excite's (N, C, 1, 1) scale): blocked, they broadcast alike. The largest of their blocks
+  // (which divides C) is the result's; operands in a smaller one are re-blocked to it.
   int64_t block = 0;
   bool full = false;
   for (const Expr& arg : call->args) {
     int64_t b = ValueOf(arg).block;
     if (b == 0) continue;
     std::optional<std::vector<int64_t>> s = StaticShape(arg);
-    if ((block != 0 && b != block) || !s || s->size() != rank || (*s)[1] != c) return false;
+    if (!s || s->size() != rank || (*s)[1] != c) return false;
     for (size_t d = 0; d < rank; ++d) {
       if ((*s)[d] != (*shape)[d] && (*s)[d] != 1) return false;
     }
     full = full || *s == *shape;
-    block = b;
+    block = std::max(block, b);
   }
   if (block == 0 || !full) return false;
   std::vector<Expr> args;
@@ -723,8 +799,8 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
     std::vector<int64_t> channel(rank - 1, 1), channel_n(rank, 1);
     channel[0] = c;
     channel_n[1] = c;
-    if (ValueOf(arg).block == block) {
-      args.push_back(ValueOf(arg).expr);
+    if (ValueOf(arg).block != 0) {
+      args.push_back(Blocked(arg, block));
     } else if (scalar) {
       args.push_back(Plain(arg));
     } else if (*s == *shape) {

@@ -309,6 +309,50 @@ def test_squeeze_excite_scale_stays_blocked(run_relay, rng):
     assert mul.args[0].args[0].op.name == "nn.contrib_conv2d_NCHWc"
 
 
+@pytest.mark.parametrize("begin, end, axes, blocked", [
+    ([0], [16], [1], True),                 # GhostNet's out[:, :oup]: whole blocks
+    ([8], [2 ** 62], [1], True),            # to the end, clamped
+    ([-16], [-8], [-3], True),              # negative bounds and axis
+    ([0, 1], [24, 5], [1, 3], True),        # channels and columns
+    ([1, 0], [4, 24], [2, 1], True),        # rows and all channels
+    ([0], [12], [1], False),                # a partial block: through NCHW
+])
+def test_strided_slice_of_whole_blocks_stays_blocked(run_relay, rng, begin, end, axes, blocked):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    y = relay.strided_slice(conv(rng, x, 8, 24), begin, end, axes=axes)
+    new = check(run_relay, rng, relay.nn.relu(y), [x], max_block=8)
+    expect = [("NCHW", "NCHW8c"), ("NCHW8c", "NCHW")]
+    assert activation_transforms(new) == expect
+    (sl,) = calls(new, "strided_slice")
+    assert (sl.args[0].op.name == "nn.contrib_conv2d_NCHWc") == blocked
+
+
+@pytest.mark.parametrize("op", ["mean", "sum", "max", "min"])
+def test_spatial_reduction_with_keepdims_stays_blocked(run_relay, rng, op):
+    """timm's squeeze-excite pools with x.mean((2, 3), keepdim=True): a reduction over H and W of the blocks."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    y = relay.nn.relu(conv(rng, x, 8, 16))
+    s = getattr(relay, op)(y, axis=[2, -1], keepdims=True)
+    new = check(run_relay, rng, relay.multiply(y, relay.sigmoid(conv(rng, s, 16, 16, k=1))), [x])
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+    (r,) = calls(new, op)
+    assert list(r.attrs.axis) == [2, 3] and r.args[0].op.name == "nn.relu"
+    new = check(run_relay, rng, getattr(relay, op)(y, axis=[1, 2], keepdims=True), [x])  # channels: NCHW
+    assert calls(new, op)[0].args[0].op.name == "layout_transform"
+
+
+def test_elementwise_operands_in_different_blocks_take_the_largest(run_relay, rng):
+    """GhostNet: a concat of two 12-channel halves (blocks of 4) added to a 24-channel conv (blocks of 8): the concat
+    is re-blocked to 8 and the add stays blocked, not sent through NCHW; likewise for a broadcast (N, C, 1, 1)."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    halves = relay.concatenate([conv(rng, x, 8, 12), conv(rng, x, 8, 12)], axis=1)    # 24 channels, blocks of 4
+    y = relay.add(halves, conv(rng, x, 8, 24))                                         # blocks of 4 and 8
+    y = relay.multiply(y, relay.mean(halves, axis=[2, 3], keepdims=True))              # 8 and 4
+    new = check(run_relay, rng, relay.nn.relu(y), [x], max_block=8)
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW4c", "NCHW8c"), ("NCHW4c", "NCHW8c"),
+                                          ("NCHW8c", "NCHW")]
+
+
 def test_unconverted_convs(run_relay, rng):
     x = relay.var("x", shape=(1, 8, 6, 6), dtype="float64")
     w = relay.const(rng.standard_normal((8, 8, 3, 3)))
