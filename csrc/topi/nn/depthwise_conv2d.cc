@@ -74,32 +74,51 @@ void DepthwiseRowPortable(const DepthwiseRow& r) {
 }
 
 /*!
- * \brief Plain NCHW (c = 1): the output row is the accumulator and each tap sweeps the columns it is valid for
- * (a loop along W, vectorised at stride 1), instead of a window per pixel.
+ * \brief Plain NCHW (C = 1) and blocks of 2 or 4 (channels no 8 divides: ShuffleNet's 116, MixNet's): the output
+ * row is the accumulator and each tap sweeps the columns it is valid for. At stride 1 a tap's columns are one
+ * contiguous run of C-lane pixels in both rows, swept in vectors of 8 floats against the tap's C weights repeated
+ * 8 / C times; at other strides pixel by pixel.
  */
-void DepthwiseRowPlain(const DepthwiseRow& r) {
-  if (!r.accumulate) std::fill(r.out, r.out + r.OW, r.bias ? r.bias[0] : 0.0f);
+template <int C>
+void DepthwiseRowSweep(const DepthwiseRow& r) {
+  static_assert(8 % C == 0, "blocks of 1, 2, 4, 8");
+  if (!r.accumulate) {
+    for (int64_t ow = 0; ow < r.OW; ++ow) {
+      for (int l = 0; l < C; ++l) r.out[ow * C + l] = r.bias ? r.bias[l] : 0.0f;
+    }
+  }
   for (int64_t kh = 0; kh < r.KH; ++kh) {
     const int64_t ih = r.ih0 + kh * r.dil_h;
     if (ih < 0 || ih >= r.H) continue;
-    const float* in_row = r.in + ih * r.W;
+    const float* in_row = r.in + ih * r.W * C;
     for (int64_t kw = 0; kw < r.KW; ++kw) {
-      const float wv = r.weight[kh * r.KW + kw];
-      const int64_t off = kw * r.dil_w - r.pad_left;  // column ow reads in_row[ow * stride_w + off]
+      const float* wv = r.weight + (kh * r.KW + kw) * C;
+      const int64_t off = kw * r.dil_w - r.pad_left;  // column ow reads input column ow * stride_w + off
       const int64_t lo = off >= 0 ? 0 : (-off + r.stride_w - 1) / r.stride_w;
       const int64_t hi = r.W - 1 - off < 0 ? 0 : std::min(r.OW, (r.W - 1 - off) / r.stride_w + 1);
+      if (hi <= lo) continue;
       if (r.stride_w == 1) {
-        const float* src = in_row + off + lo;  // column lo + i reads src[i]
-        float* dst = r.out + lo;
-        for (int64_t i = 0; i < hi - lo; ++i) dst[i] += wv * src[i];
+        float w8[8];
+        for (int j = 0; j < 8; ++j) w8[j] = wv[j % C];
+        const float* src = in_row + (off + lo) * C;  // float i of the run reads src[i]
+        float* dst = r.out + lo * C;
+        const int64_t n = (hi - lo) * C;
+        int64_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+          for (int j = 0; j < 8; ++j) dst[i + j] += w8[j] * src[i + j];
+        }
+        for (; i < n; ++i) dst[i] += wv[i % C] * src[i];
       } else {
-        for (int64_t ow = lo; ow < hi; ++ow) r.out[ow] += wv * in_row[ow * r.stride_w + off];
+        for (int64_t ow = lo; ow < hi; ++ow) {
+          const float* x = in_row + (ow * r.stride_w + off) * C;
+          for (int l = 0; l < C; ++l) r.out[ow * C + l] += wv[l] * x[l];
+        }
       }
     }
   }
-  for (int64_t ow = 0; ow < r.OW; ++ow) {
-    const float v = r.out[ow];
-    r.out[ow] = v < r.lo ? r.lo : (v > r.hi ? r.hi : v);
+  for (int64_t i = 0; i < r.OW * C; ++i) {  // the fused clamp; NaN stays NaN, as in the interpreter
+    const float v = r.out[i];
+    r.out[i] = v < r.lo ? r.lo : (v > r.hi ? r.hi : v);
   }
 }
 
@@ -168,7 +187,10 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
 DepthwiseRowFn PickDepthwiseRow(Isa isa, int64_t c) {
   if (isa == Isa::kAVX512 && c % 16 == 0) return DepthwiseRowAVX512;
   if (isa >= Isa::kAVX2 && c % 8 == 0) return DepthwiseRowAVX2;
-  return c == 1 ? DepthwiseRowPlain : DepthwiseRowPortable;
+  if (c == 1) return DepthwiseRowSweep<1>;
+  if (c == 2) return DepthwiseRowSweep<2>;
+  if (c == 4) return DepthwiseRowSweep<4>;
+  return DepthwiseRowPortable;
 }
 
 DepthwiseRow DepthwiseRowShape(int64_t H, int64_t W, int64_t c, int64_t OW, int64_t KH, int64_t KW, int64_t stride_w,

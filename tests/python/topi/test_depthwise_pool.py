@@ -111,6 +111,11 @@ DW_CASES = [
     (24, (7, 7), 3, (1, 1), [1], (1, 1)),               # one tile with both edges
     (40, (14, 14), 3, (2, 2), [0, 0, 1, 1], (1, 1)),    # stride 2, only the right edge outside
     (8, (6, 7), 3, (1, 1), [2], (1, 1)),                # pad 2: found at run time
+    # blocks of 2 and 4 (channels no 8 divides): each tap swept over its columns, in vectors at stride 1
+    (58, (14, 15), 3, (1, 1), [1], (1, 1)),             # block 2
+    (116, (7, 9), 5, (2, 2), [2, 1, 2, 3], (1, 1)),     # block 4, stride 2
+    (36, (9, 11), 3, (1, 1), [2], (2, 2)),              # block 4, dilated
+    (6, (5, 21), 9, (1, 1), [4], (1, 1)),               # block 2, MixNet's 9x9
 ]
 
 
@@ -120,7 +125,7 @@ def test_depthwise_blocked(rng, isa, threads, case):
     check_depthwise(rng, *case, block=block_size(channels))
 
 
-@pytest.mark.parametrize("case,block", [(c, b) for c in DW_CASES[:4] for b in (0, 4, 8, 16) if not b or c[0] % b == 0],
+@pytest.mark.parametrize("case,block", [(c, b) for c in DW_CASES[:4] for b in (0, 2, 4, 8, 16) if not b or c[0] % b == 0],
                          ids=lambda v: f"C{v[0]}_k{v[2]}_s{v[3][0]}" if isinstance(v, tuple) else f"block{v}")
 def test_depthwise_every_block(rng, isa, case, block):
     """Blocks other than the tensor's natural one (and plain NCHW, block 0) that divide the channels take the
@@ -129,7 +134,7 @@ def test_depthwise_every_block(rng, isa, case, block):
     check_depthwise(rng, *case, block=block, layout=True)
 
 
-@pytest.mark.parametrize("block", [0, 8, 16])
+@pytest.mark.parametrize("block", [0, 2, 4, 8, 16])
 def test_depthwise_bias_relu6_epilogue(rng, isa, threads, block):
     check_depthwise(rng, 32, (12, 13), 3, (2, 2), [1], (1, 1), block, epilogue=True)
     check_depthwise(rng, 32, (12, 13), 3, (1, 1), [1], (1, 1), block, epilogue=True)
