@@ -7,3 +7,4 @@ from .serialization import (structural_equal, structural_hash, assert_structural
 from . import ndarray
 from .graph_module import GraphModule
 from .module import load_module
+from .threading import set_num_threads, num_threads, set_flush_denormals, flush_denormals

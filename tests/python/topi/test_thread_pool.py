@@ -45,6 +45,25 @@ def test_set_bad_value(bad):
     assert num_threads() == max_concurrency()
 
 
+def test_python_api():
+    """tvmlite.runtime.set_num_threads / num_threads / set_flush_denormals, as the README spells them."""
+    tvmlite.runtime.set_num_threads(3)
+    assert tvmlite.runtime.num_threads() == 3 == num_threads()
+    tvmlite.runtime.set_num_threads(0)
+    assert tvmlite.runtime.num_threads() == max_concurrency()
+    for bad, error in [("2", TypeError), (True, TypeError), (2.0, TypeError), (-1, ValueError)]:
+        with pytest.raises(error, match="set_num_threads"):
+            tvmlite.runtime.set_num_threads(bad)
+    assert tvmlite.runtime.flush_denormals() is False
+    try:
+        tvmlite.runtime.set_flush_denormals(True)
+        assert tvmlite.runtime.flush_denormals() is True
+    finally:
+        tvmlite.runtime.set_flush_denormals(False)
+    with pytest.raises(TypeError, match="set_flush_denormals: on must be a bool"):
+        tvmlite.runtime.set_flush_denormals(1)
+
+
 def _child(code, env_threads, **env_vars):
     env = dict(os.environ, PYTHONPATH=ROOT, **env_vars)
     env.pop("TVMLITE_NUM_THREADS", None)
