@@ -107,6 +107,35 @@ def test_if_branches_of_different_shapes_and_outer_values():
     np.testing.assert_array_equal(y, -b)
 
 
+@pytest.mark.parametrize("width", [4, 3])
+def test_if_on_a_static_shape_converts_only_the_branch_taken(width):
+    """torch exports branch on static shapes (SAM2's position-embedding interpolation): Size(x) > 9 is known at
+    import, so only the branch taken is converted, inline, and main has no If. The other branch reshapes to a shape
+    of a length known only at run time, which the IR cannot type: converting it would fail."""
+    def branch(name, ok):
+        if ok:
+            nodes, out = [helper.make_node("Neg", ["x"], [f"{name}_out"])], f"{name}_out"
+        else:
+            nodes = [helper.make_node("NonZero", ["x"], [f"{name}_nz"]),
+                     helper.make_node("Reshape", [f"{name}_nz", "flat"], [f"{name}_dims"]),
+                     helper.make_node("Reshape", ["x", f"{name}_dims"], [f"{name}_out"])]
+            out = f"{name}_out"
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+
+    big = width * 3 > 9
+    nodes = [helper.make_node("Size", ["x"], ["n"]),
+             helper.make_node("Greater", ["n", "nine"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=branch("then", big), else_branch=branch("else", not big))]
+    inits = [onnx.numpy_helper.from_array(np.array(9, "int64"), "nine"),
+             onnx.numpy_helper.from_array(np.array([-1], "int64"), "flat")]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, width])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], 13, inits)
+    x = np.arange(3 * width, dtype="float32").reshape(3, width)
+    mod, (y,) = run(model, {"x": x})
+    np.testing.assert_array_equal(y, -x)
+    assert " if" not in str(mod["main"]) and "if(" not in str(mod["main"])
+
+
 def test_scan_opset8_batched_and_opset9_reverse():
     body = helper.make_graph(
         [helper.make_node("Add", ["s_in", "x_in"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["y"])],

@@ -69,8 +69,13 @@ def test_reshape_constant_shape_is_static_with_symbolic_batch():
     assert dims(typed(convert(model)[0])) == ("batch", 12)
     a = np.ones((5, 3, 4), "float32")
     assert run(model, a).shape == (5, 12)
-    # Not frozen: the shape is a run-time input, so the type has "?" dims of the right rank.
-    assert dims(typed(convert(model, freeze=False)[0])) == ("?", "?")
+    # Not frozen, an integer initializer is still a constant (ONNX: only one also listed as a graph input may be
+    # replaced); listed as an input, the shape is a run-time input, so the type has "?" dims of the right rank.
+    mod, params = convert(model, freeze=False)
+    assert dims(typed(mod)) == ("batch", 12) and "s" not in params
+    model.graph.input.append(helper.make_tensor_value_info("s", TensorProto.INT64, [2]))
+    mod, params = convert(model, freeze=False)
+    assert dims(typed(mod)) == ("?", "?") and list(params) == ["s"]
 
 
 def test_reshape_allowzero_v14():

@@ -247,7 +247,13 @@ def test_transformer_encoder_cpu_build_is_static():
     from tvmlite import models
     from tvmlite.relay.backend import cpu_pipeline
 
+    from onnx import TensorProto, helper
+
     model = models.transformer_encoder(layers=1, seq=8, hidden=32, heads=2, ffn=64)
+    # Integer initializers are constants unless listed as graph inputs (then a user may replace them): listed.
+    for init in model.graph.initializer:
+        if init.data_type == TensorProto.INT64:
+            model.graph.input.append(helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
     mod, params = tvmlite.frontend.from_onnx(model)
     assert "dyn.reshape" in _ops(mod)
     optimized = cpu_pipeline.optimize(cpu_pipeline.bind_params(transform.InferType()(mod), params))
@@ -261,7 +267,8 @@ def test_transformer_encoder_cpu_build_is_static():
 
 def test_onnx_shape_ops_with_initializer_inputs_build_static(rng):
     """Slice, Pad, Expand, Tile, Unsqueeze, Squeeze, ReduceSum, TopK, CumSum and ConstantOfShape, whose shape
-    inputs are initializers (params, not frozen): all static after build, and equal to onnxruntime."""
+    inputs are initializers listed as graph inputs (params, not frozen): all static after build, and equal to
+    onnxruntime."""
     onnx = pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     from onnx import TensorProto, helper, numpy_helper
@@ -289,8 +296,10 @@ def test_onnx_shape_ops_with_initializer_inputs_build_static(rng):
         helper.make_node("Squeeze", ["z1", "sq"], ["z2"]),                                      # (2, 3)
         helper.make_node("Add", ["c", "z2"], ["y"]),                                            # (2, 2, 3)
     ]
+    # listed as graph inputs too, so that they are params (integer initializers that are not are constants)
     graph = helper.make_graph(
-        nodes, "shape_ops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3, 5])],
+        nodes, "shape_ops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3, 5])] +
+        [helper.make_tensor_value_info(k, TensorProto.INT64, list(v.shape)) for k, v in inits.items()],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2, 3]),
          helper.make_tensor_value_info("ti", TensorProto.INT64, [2, 2, 3])],
         initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])

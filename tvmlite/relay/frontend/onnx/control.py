@@ -18,11 +18,20 @@ _MAX_WIDENING_ROUNDS = 8
 class If(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        then_fn = ctx.convert_subgraph(attr["then_branch"])
-        else_fn = ctx.convert_subgraph(attr["else_branch"])
         n_then, n_else = len(attr["then_branch"].output), len(attr["else_branch"].output)
         if n_then != n_else:
             raise ValueError(f"the branches have {n_then} and {n_else} outputs")
+        cond = ctx.try_constant(inputs[0])
+        if cond is not None and cond.size == 1:
+            # Known at import (exporters branch on static shapes: torch's interpolate and padding logic): only the
+            # branch taken is converted, inline (a branch takes no inputs; its body refers to outer values).
+            taken = ctx.convert_subgraph(attr["then_branch" if bool(cond.reshape(-1)[0]) else "else_branch"],
+                                         as_tuple=n_then != 1)
+            if n_then == 1:
+                return taken.body
+            return [_getitem(taken.body, i) for i in range(n_then)]
+        then_fn = ctx.convert_subgraph(attr["then_branch"])
+        else_fn = ctx.convert_subgraph(attr["else_branch"])
         call = _op.if_(inputs[0], then_fn, else_fn)
         if n_then == 1:
             return call

@@ -295,6 +295,7 @@ class GraphImporter(ConverterContext):
         self.check_supported(graph)
         symbols = {}
         inputs = []
+        overridable = {vi.name for vi in graph.input}  # an initializer also listed as an input is a default value
         for init in graph.initializer:
             try:
                 array = onnx.numpy_helper.to_array(init)
@@ -303,7 +304,9 @@ class GraphImporter(ConverterContext):
             if array.dtype == object:
                 raise OpNotImplemented(f"initializer '{init.name}': string tensors are not supported (the IR has no "
                                        f"string dtype)")
-            if self.freeze_params:
+            # Integer and bool initializers that are not inputs are constants (ONNX's rule; they are shapes, axes,
+            # indices, not weights), so the shape arithmetic and If conditions that read them fold at import.
+            if self.freeze_params or (array.dtype.kind in "iub" and init.name not in overridable):
                 symbols[init.name] = self.infer_type(_expr.const(array))
             else:
                 self.params[init.name] = array
@@ -521,7 +524,8 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=Fals
     opset : int, optional
         Override the model's default-domain opset.
     freeze_params : bool
-        Initializers become Constants (folded into the graph) instead of params.
+        Initializers become Constants (folded into the graph) instead of params. Integer and bool initializers
+        that are not also graph inputs (shapes, axes, indices: ONNX makes them constants) are Constants either way.
 
     Returns
     -------
