@@ -1,11 +1,13 @@
 /*!
  * \file attrs.cc
- * \brief Attrs: the base type, DictAttrs, and MakeAttrs (fill an attrs object's fields in declaration order).
+ * \brief Attrs: the base type, DictAttrs, MakeAttrs (fill an attrs object's fields in declaration order) and
+ * WithAttrFields (a copy with some fields changed).
  */
 #include <tvmlite/ir/attrs.h>
 #include <tvmlite/runtime/reflection.h>
 #include <tvmlite/runtime/registry.h>
 
+#include <cstring>
 #include <vector>
 
 #include "../runtime/type_registry.h"
@@ -47,6 +49,28 @@ Attrs MakeAttrs(int32_t type_index, const Any* values, size_t num_values, const 
     }
   }
   return Attrs(std::move(obj));
+}
+
+Attrs WithAttrFields(const Attrs& attrs, const std::map<std::string, Any>& changes, const std::string& context) {
+  const int32_t type_index = attrs->type_index();
+  std::vector<Any> values;
+  size_t changed = 0;
+  for (const TVMLiteFieldInfo* field : AllFields(type_index)) {
+    auto it = changes.find(std::string(field->name.data, field->name.size));
+    if (it != changes.end()) {
+      values.push_back(it->second);
+      ++changed;
+      continue;
+    }
+    TVMLiteAny out;
+    std::memset(&out, 0, sizeof(out));  // None
+    void* addr = reinterpret_cast<char*>(const_cast<AttrsNode*>(attrs.get())) + field->offset;
+    if (field->getter(addr, &out) != 0) throw runtime::Error::MoveFromRaised();
+    values.push_back(Any::MoveFromRaw(out));
+  }
+  TVMLITE_CHECK_KIND(changed == changes.size(), ValueError)
+      << context << ": " << attrs->GetTypeKey() << " lacks a field it was asked to change";
+  return MakeAttrs(type_index, values.data(), values.size(), context);
 }
 
 TVMLITE_STATIC_INIT_BLOCK({

@@ -69,7 +69,6 @@
 #include <tvmlite/topi/isa.h>
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -156,25 +155,7 @@ Expr PackPerChannel(const Expr& c, size_t rank, bool leading_one, int64_t block)
  * attrs struct lives elsewhere (nn.contrib_dense_pack), so this file assumes its field names, not their order.
  */
 Attrs MakeAttrsByName(const Op& op, const std::map<std::string, Any>& values) {
-  const TVMLiteTypeInfo* info = TVMLiteGetTypeInfo(op->attrs_type_index);
-  TVMLITE_ICHECK(info != nullptr) << op->name << " has no attrs type";
-  Attrs defaults = MakeAttrs(op->attrs_type_index, nullptr, 0, op->name);
-  std::vector<Any> args;
-  for (int32_t i = 0; i < info->num_fields; ++i) {
-    const TVMLiteFieldInfo& field = info->fields[i];
-    std::string name(field.name.data, field.name.size);
-    auto it = values.find(name);
-    if (it != values.end()) {
-      args.push_back(it->second);
-      continue;
-    }
-    TVMLiteAny out;
-    std::memset(&out, 0, sizeof(out));  // None
-    void* addr = reinterpret_cast<char*>(const_cast<AttrsNode*>(defaults.get())) + field.offset;
-    if (field.getter(addr, &out) != 0) throw runtime::Error::MoveFromRaised();
-    args.push_back(Any::MoveFromRaw(out));
-  }
-  return MakeAttrs(op->attrs_type_index, args.data(), args.size(), op->name);
+  return WithAttrFields(MakeAttrs(op->attrs_type_index, nullptr, 0, op->name), values, op->name);
 }
 
 /*! \brief A node's rewritten expression and its layout: block 0 is the original layout, c > 0 NCHW{c}c. */

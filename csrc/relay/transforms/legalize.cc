@@ -247,18 +247,8 @@ class Legalizer : public ExprMutator {
     for (int64_t i = 0; i < *o; ++i) idx[i] = i / m;
     auto take = make_object<TakeAttrs>();
     take->axis = 1;
-    auto conv = make_object<Conv2DAttrs>();
-    conv->strides = a->strides;
-    conv->padding = a->padding;
-    conv->dilation = a->dilation;
-    conv->groups = *o;
-    conv->channels = a->channels;
-    conv->kernel_size = a->kernel_size;
-    conv->data_layout = a->data_layout;
-    conv->kernel_layout = a->kernel_layout;
-    conv->out_layout = a->out_layout;
-    conv->out_dtype = a->out_dtype;
-    return MakeCall("nn.conv2d", {MakeCall("take", {args[0], Constant(index)}, Attrs(take)), args[1]}, Attrs(conv));
+    Attrs conv = WithAttrFields(call->attrs, {{"groups", Any(*o)}}, "Legalize");
+    return MakeCall("nn.conv2d", {MakeCall("take", {args[0], Constant(index)}, Attrs(take)), args[1]}, conv);
   }
 
   /*! \brief expand_dims(squeeze(y, 2), 2) -> y. */

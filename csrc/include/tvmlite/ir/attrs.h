@@ -19,6 +19,9 @@
 #include <tvmlite/ir/type.h>
 #include <tvmlite/runtime/map.h>
 
+#include <map>
+#include <string>
+
 namespace tvmlite {
 namespace ir {
 
@@ -65,6 +68,12 @@ class DictAttrsNode : public AttrsNode {
  * (inherited first); fields past the end keep their defaults. TypeError names the field whose value does not fit.
  */
 Attrs MakeAttrs(int32_t type_index, const Any* values, size_t num_values, const std::string& context);
+
+/*!
+ * \brief A copy of attrs with the fields named in changes set to their values (checked as MakeAttrs checks them):
+ * WithAttrFields(call->attrs, {{"groups", Any(int64_t(8))}}, "Legalize"). ValueError when a name is no field.
+ */
+Attrs WithAttrFields(const Attrs& attrs, const std::map<std::string, Any>& changes, const std::string& context);
 
 }  // namespace ir
 }  // namespace tvmlite
