@@ -18,7 +18,7 @@
  * whose width is not a whole number of vectors (the tail of N) computes into a stack tile and copies the valid columns
  * out. Operands that are not packed (dense's weight, matmul's B) are packed per call into thread-local scratch; dense
  * with M < 4 skips packing and runs dot products over the weight rows (one pass over W, the matrix-vector case of
- * batch-1 inference).
+ * batch-1 inference), and dense with N narrower than a panel and K <= 64 runs N short dot products a row.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -149,6 +149,27 @@ void DotRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, fl
       for (int64_t i = 0; i < m; ++i) epi.Apply(y - y_flat, y_flat + i * n + j0, j1 - j0);
     }
   }, min_chunk);
+}
+
+/*!
+ * \brief y (M, N) = x (M, K) w (N, K)^T for N narrower than a panel and a short K (CaiT's talking-heads
+ * projections mix 4 heads: M = 38416, N = K = 4): N short dot products a row, parallel over rows, the epilogue on
+ * each part. The GEMM's tiles would compute a whole panel of columns per row and copy N of them out (6x slower).
+ */
+void SkinnyRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, const BoundEpilogue& epi) {
+  runtime::ParallelFor(m, [&](int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; ++i) {
+      const float* xi = x + i * k;
+      float* yi = y + i * n;
+      for (int64_t j = 0; j < n; ++j) {
+        const float* wj = w + j * k;
+        float s = 0;
+        for (int64_t q = 0; q < k; ++q) s += xi[q] * wj[q];
+        yi[j] = s;
+      }
+    }
+    if (!epi.empty()) epi.Apply(y, r0 * n, (r1 - r0) * n);
+  }, std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, 2 * n * k)));
 }
 
 }  // namespace
@@ -428,6 +449,10 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
       return;
     }
     const int64_t nb = gemm::NativeBlock();
+    if (n < nb && k <= 64) {
+      gemm::SkinnyRows(x, m, w, n, k, y, bound);
+      return;
+    }
     float* packed = gemm::Scratch(0, PackedSize(k, n, nb));
     PackB(w, 1, k, k, n, nb, packed);
     FusedTail tail;

@@ -51,6 +51,17 @@ def test_dense_matches_numpy(isa, threads, rng, m, k, n):
     _close(got, x.astype(np.float64) @ w.T.astype(np.float64), k)
 
 
+@pytest.mark.parametrize("m,k,n", [(38416, 4, 4), (37, 64, 7), (9, 3, 1), (100, 65, 4)])
+def test_dense_narrow_and_short(isa, threads, rng, m, k, n):
+    """N narrower than a panel and K <= 64 (CaiT's talking heads, 4 x 4 over 38416 rows): N dot products a row,
+    the epilogue on each part; K = 65 takes the GEMM."""
+    x = rng.standard_normal((1, m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    got = _run("topi.nn.dense", {"epilogue": "add r0 r0 in0; relu r0 r0"}, x, w, bias, out_shape=(1, m, n))
+    _close(got, np.maximum(x.astype(np.float64) @ w.T.astype(np.float64) + bias, 0), k)
+
+
 @pytest.mark.parametrize("m,k,n", SHAPES)
 def test_dense_pack_matches_numpy(isa, threads, rng, m, k, n):
     x = rng.standard_normal((m, k)).astype(np.float32)
