@@ -125,7 +125,8 @@ def test_depthwise_blocked(rng, isa, threads, case):
     check_depthwise(rng, *case, block=block_size(channels))
 
 
-@pytest.mark.parametrize("case,block", [(c, b) for c in DW_CASES[:4] for b in (0, 2, 4, 8, 16) if not b or c[0] % b == 0],
+@pytest.mark.parametrize("case,block", [(c, b) for c in DW_CASES[:4] for b in (0, 2, 4, 8, 16)
+                                        if not b or c[0] % b == 0],
                          ids=lambda v: f"C{v[0]}_k{v[2]}_s{v[3][0]}" if isinstance(v, tuple) else f"block{v}")
 def test_depthwise_every_block(rng, isa, case, block):
     """Blocks other than the tensor's natural one (and plain NCHW, block 0) that divide the channels take the
