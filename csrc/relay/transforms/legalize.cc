@@ -31,6 +31,10 @@
  *
  *   nn.conv2d(x, w, groups=C) with O = m * C  -> nn.conv2d(take(x, [0, .., 0, 1, .., 1, ...], axis=1), w, groups=O)
  *
+ * and a tile that repeats only dims of size 1 becomes a broadcast (an elementwise copy):
+ *
+ *   tile(x, reps), x's dim 1 wherever reps > 1  -> broadcast_to(x, shape(x) * reps)
+ *
  * and the norms (ReduceL2 / ReduceL1 / ReduceSumSquare; F.normalize's L2 norm) become the native sum of a native
  * elementwise map: l2_norm(x) -> sqrt(sum(x * x)), sum_square(x) -> sum(x * x), l1_norm(x) -> sum(abs(x)).
  *
@@ -127,6 +131,8 @@ class Legalizer : public ExprMutator {
         out = CancelSqueeze(call, args);
       } else if (op->name == "split") {
         out = Split(call, args);
+      } else if (op->name == "tile") {
+        out = TileOfOnes(call, args);
       } else if (op->name == "l2_norm" || op->name == "l1_norm" || op->name == "sum_square") {
         out = NormToSum(call, op->name, args);
       } else {
@@ -216,6 +222,33 @@ class Legalizer : public ExprMutator {
       pieces.push_back(MakeCall("strided_slice", {args[0]}, Attrs(attrs)));
     }
     return Tuple(pieces);
+  }
+
+  /*!
+   * \brief tile(x, reps) repeating only dims of size 1 (GCViT's global query, unsqueezed then tiled) ->
+   * broadcast_to(x, the tiled shape), which runs as a copy; numpy's rule for reps and rank of different lengths
+   * (the shorter one padded with leading 1s).
+   */
+  static Expr TileOfOnes(const CallNode* call, const std::vector<Expr>& args) {
+    const auto* a = call->attrs.as<TileAttrs>();
+    const TensorTypeNode* t = TensorTypeOf(call->args[0]);
+    if (a == nullptr || t == nullptr) return Expr();
+    const size_t rank = std::max(t->ndim(), a->reps.size());
+    std::vector<int64_t> shape(rank, 1), reps(rank, 1);
+    for (size_t i = 0; i < t->ndim(); ++i) {
+      std::optional<int64_t> d = t->shape[i].as<int64_t>();
+      if (!d) return Expr();
+      shape[rank - t->ndim() + i] = *d;
+    }
+    for (size_t i = 0; i < a->reps.size(); ++i) reps[rank - a->reps.size() + i] = a->reps[i];
+    std::vector<int64_t> out(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      if (reps[i] < 0 || (reps[i] != 1 && shape[i] != 1)) return Expr();
+      out[i] = shape[i] * reps[i];
+    }
+    auto attrs = make_object<BroadcastToAttrs>();
+    attrs->shape = Array<int64_t>(out);
+    return MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
   }
 
   /*! \brief l2_norm(x) -> sqrt(sum(x * x)), sum_square(x) -> sum(x * x), l1_norm(x) -> sum(abs(x)) (same attrs). */

@@ -229,6 +229,19 @@ def test_depthwise_channel_multiplier_runs_the_depthwise_kernel(rng, c, m, k, st
     assert "topi.nn.conv2d_nchwc" not in kernels(lib)
 
 
+@pytest.mark.parametrize("shape, reps, native", [
+    ((1, 1, 4, 5), (1, 64, 1, 1), True),      # GCViT: an unsqueezed dim tiled
+    ((3, 1, 5), (2, 1, 3, 1), True),          # reps longer than the rank: leading 1s, a broadcast
+    ((1, 5), (4,), False),                    # repeats a dim of 5: no broadcast, its reference
+    ((2, 3), (1, 1), True),                   # all ones: a copy
+])
+def test_tile_of_size_one_dims_is_a_broadcast(rng, shape, reps, native):
+    x = relay.var("x", shape=shape)
+    with tvmlite.transform.PassContext(opt_level=3):
+        lib = check(relay.Function([x], relay.nn.relu(relay.tile(x, reps))), {"x": f32(rng, *shape)})
+    assert ("relay.backend.reference" not in kernels(lib)) == native
+
+
 def test_sequence_valued_op(rng):
     x = relay.var("x", shape=(6, 2))
     seq = relay.op.control.split_to_sequence(x, axis=0)
