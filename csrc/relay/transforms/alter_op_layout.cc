@@ -70,6 +70,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -158,11 +159,41 @@ Attrs MakeAttrsByName(const Op& op, const std::map<std::string, Any>& values) {
   return WithAttrFields(MakeAttrs(op->attrs_type_index, nullptr, 0, op->name), values, op->name);
 }
 
-/*! \brief A node's rewritten expression and its layout: block 0 is the original layout, c > 0 NCHW{c}c. */
+/*!
+ * \brief A node's rewritten expression and its layout: block 0 is the original layout, c > 0 NCHW{c}c; padded > 0:
+ * the blocked tensor has `padded` channels, the node's own ones followed by finite filler (docs/compiler.md).
+ */
 struct Value {
   Expr expr;
   int64_t block = 0;
+  int64_t padded = 0;
 };
+
+/*! \brief n rounded up to a multiple of m. */
+int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+/*! \brief data (of rank `rank`) padded with zeros after the end of the given axes: (axis, how many). */
+Expr PadWithZeros(const Expr& data, size_t rank, const std::vector<std::pair<size_t, int64_t>>& axis_extra) {
+  static const Op op = Op::Get("nn.pad");
+  auto attrs = make_object<PadAttrs>();
+  std::vector<int64_t> widths(2 * rank, 0);
+  for (const auto& [axis, extra] : axis_extra) widths[2 * axis + 1] = extra;
+  attrs->pad_width = Array<int64_t>(widths);
+  runtime::NDArray zero = runtime::NDArray::Empty({}, DataType::Float(32));
+  *static_cast<float*>(zero->tensor.data) = 0.0f;
+  return Call(op, {data, Constant(zero)}, Attrs(std::move(attrs)));
+}
+
+/*! \brief The first n entries of axis 1: channels, or the channel blocks of a blocked tensor. */
+Expr LeadingChannels(const Expr& data, int64_t n) {
+  static const Op op = Op::Get("strided_slice");
+  auto attrs = make_object<StridedSliceAttrs>();
+  attrs->begin = Array<int64_t>{0};
+  attrs->end = Array<int64_t>{n};
+  attrs->strides = Array<int64_t>{1};
+  attrs->axes = Array<int64_t>{1};
+  return Call(op, {data}, Attrs(std::move(attrs)));
+}
 
 class LayoutRewriter;
 /*! \brief A rule: the call's rewrite into *out, or false when it does not apply (the call then keeps NCHW). */
@@ -184,7 +215,8 @@ class LayoutRewriter {
   bool Conv3D(const CallNode* call, Value* out);
   template <int N>
   bool ConvTranspose(const CallNode* call, Value* out);
-  bool Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out);
+  bool Winograd(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_padded, int64_t out_padded,
+                int64_t ic, int64_t oc, Value* out);
   bool Pool2D(const CallNode* call, Value* out);
   bool GlobalPool(const CallNode* call, Value* out);
   bool Concatenate(const CallNode* call, Value* out);
@@ -233,19 +265,38 @@ class LayoutRewriter {
     if (it != plain_.end()) return it->second;
     const size_t rank = RankOf(old.get());
     Expr e = MakeLayoutTransform(v.expr, FormLayout(rank, v.block), FormLayout(rank, 0));
+    if (v.padded > 0) e = LeadingChannels(e, (*StaticShape(old))[1]);
     plain_[old.get()] = e;
     return e;
   }
 
-  /*! \brief old (a 4-D NCHW or 5-D NCDHW tensor) blocked by `block`: as it is, or through one shared transform. */
-  Expr Blocked(const Expr& old, int64_t block) {
+  /*!
+   * \brief old (a 4-D NCHW or 5-D NCDHW tensor) blocked by `block`, its channels padded with zeros to `padded` (0:
+   * not padded): as it is, or through one shared transform (a padded value elsewhere goes by its plain form).
+   */
+  Expr Blocked(const Expr& old, int64_t block, int64_t padded = 0) {
     const Value& v = ValueOf(old);
-    if (v.block == block) return v.expr;
-    auto key = std::make_pair(old.get(), block);
+    if (v.block == block && v.padded == padded) return v.expr;
+    auto key = std::make_tuple(old.get(), block, padded);
     auto it = blocked_.find(key);
     if (it != blocked_.end()) return it->second;
     const size_t rank = RankOf(old.get());
-    Expr e = MakeLayoutTransform(v.expr, FormLayout(rank, v.block), FormLayout(rank, block));
+    const int64_t c = (*StaticShape(old))[1];
+    Expr src = v.expr;
+    int64_t src_block = v.block;
+    if (v.padded > 0 && padded == 0 && c % block == 0) {  // the real channels' blocks, without NCHW in between
+      Expr e = LeadingChannels(block == v.block ? v.expr : MakeLayoutTransform(v.expr, FormLayout(rank, v.block),
+                                                                               FormLayout(rank, block)),
+                               c / block);
+      blocked_[key] = e;
+      return e;
+    }
+    if (v.padded > 0 || padded > 0) {
+      src = Plain(old);
+      src_block = 0;
+      if (padded > 0) src = PadWithZeros(src, rank, {{1, padded - c}});
+    }
+    Expr e = MakeLayoutTransform(src, FormLayout(rank, src_block), FormLayout(rank, block));
     blocked_[key] = e;
     return e;
   }
@@ -283,7 +334,7 @@ class LayoutRewriter {
   OpAttrMap<TOpPattern> pattern_;
   std::unordered_map<const Object*, Value> values_;
   std::unordered_map<const Object*, Expr> plain_;
-  std::map<std::pair<const Object*, int64_t>, Expr> blocked_;
+  std::map<std::tuple<const Object*, int64_t, int64_t>, Expr> blocked_;
 };
 
 const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
@@ -311,18 +362,18 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
 
 /*!
  * \brief a's conv attrs for the blocked op: data in NCHW{in_block}c (NCDHW{in_block}c for S = 3), the weight in
- * kernel_layout, out NCHW{out_block}c.
+ * kernel_layout, out NCHW{out_block}c; groups and channels when given (> 0) replace a's.
  */
 template <int S>
 Attrs BlockedConvAttrs(const ConvAttrs<S>* a, int64_t in_block, const std::string& kernel_layout, int64_t out_block,
-                       int64_t groups = 0) {
+                       int64_t groups = 0, int64_t channels = 0) {
   const std::string plain = ChannelFirstLayout(S);
   auto attrs = make_object<ConvAttrs<S>>();
   attrs->strides = a->strides;
   attrs->padding = a->padding;
   attrs->dilation = a->dilation;
   attrs->groups = groups > 0 ? groups : a->groups;
-  attrs->channels = a->channels;
+  attrs->channels = channels > 0 ? Optional<int64_t>(channels) : a->channels;
   attrs->kernel_size = a->kernel_size;
   attrs->data_layout = BlockedChannelFirst(plain, in_block);
   attrs->kernel_layout = kernel_layout;
@@ -376,16 +427,29 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   if (!ds || !ws || ds->size() != 4 || ws->size() != 4) return false;
   int64_t c = (*ds)[1], o = (*ws)[0], groups = a->groups;
   if (c == 0 || o == 0 || groups < 1) return false;
-  int64_t producer = ValueOf(data).block;
+  const Value& in = ValueOf(data);
+  const int64_t producer = in.block;
+  // Channels no block of 8 divides (ReXNet's 38, ShuffleNet's 116) are padded to whole blocks of pad_block (docs/
+  // compiler.md, "Padded channels"); a narrower block would take the kernels' slow paths.
+  const int64_t pad_block = std::min<int64_t>(8, max_block_);
+  auto pads = [pad_block](int64_t n) { return n > pad_block && n % pad_block != 0; };
   bool depthwise = groups > 1 && groups == c && o == c;
-  Value result;
   if (depthwise) {
-    int64_t block = producer > 0 && c % producer == 0 ? producer : BlockSize(c, max_block_);
+    int64_t block = producer > 0 && c % producer == 0 ? producer : BlockSize(c, max_block_), padded = in.padded;
+    if (padded > 0) {
+      block = producer;
+    } else if (block < pad_block && pads(c)) {
+      block = pad_block;
+      padded = RoundUp(c, pad_block);
+    }
+    Expr w = Plain(weight);
+    if (padded > 0) w = PadWithZeros(w, 4, {{0, padded - c}});
     std::string kernel_layout = "OIHW1i" + std::to_string(block) + "o";
     static const Op op = Op::Get("nn.contrib_depthwise_conv2d_NCHWc");
-    *out = {Call(op, {Blocked(data, block), MakeLayoutTransform(Plain(weight), "OIHW", kernel_layout)},
-                 BlockedConvAttrs<2>(a, block, kernel_layout, block)),
-            block};
+    const int64_t channels = padded > 0 ? padded : c;
+    *out = {Call(op, {Blocked(data, block, padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
+                 BlockedConvAttrs<2>(a, block, kernel_layout, block, channels, padded > 0 ? padded : 0)),
+            block, padded};
     return true;
   }
   if (c % groups != 0 || o % groups != 0) return false;
@@ -394,21 +458,40 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   // MobileNetV2's 3x3 one 1.3x, against 0.05 ms for the one transform into the block.
   if (groups == 1 && producer <= 0 && c < max_block_ && BlockSize(c, max_block_) < c) ic = c;
   int64_t oc = BlockSize(o, max_block_);
-  if (Winograd(call, a, ic, oc, out)) return true;
+  int64_t in_padded = 0, out_padded = 0;  // the blocked conv's channels when padded
+  if (groups == 1) {
+    if (in.padded > 0) {
+      ic = producer;
+      in_padded = in.padded;
+    } else if (producer <= 0 && ic < pad_block && pads(c)) {  // NCHW in: padded on the way into the blocks
+      ic = pad_block;
+      in_padded = RoundUp(c, pad_block);
+    }
+    if (oc < pad_block && pads(o)) {
+      oc = pad_block;
+      out_padded = RoundUp(o, pad_block);
+    }
+  }
+  Expr w = Plain(weight);
+  if (in_padded > 0 || out_padded > 0) {
+    w = PadWithZeros(w, 4, {{0, out_padded > 0 ? out_padded - o : 0}, {1, in_padded > 0 ? in_padded - c : 0}});
+  }
+  if (Winograd(call, a, w, in_padded, out_padded, ic, oc, out)) return true;
   int64_t merge = 1;
-  if ((c / groups) % ic != 0 || (o / groups) % oc != 0) {
+  const int64_t in_channels = in_padded > 0 ? in_padded : c, out_channels = out_padded > 0 ? out_padded : o;
+  if ((in_channels / groups) % ic != 0 || (out_channels / groups) % oc != 0) {
     // Groups narrower than the blocks (ResNeXt's and RegNet's 4 channels): k of them as one group of whole blocks.
     const int64_t block = std::min<int64_t>(8, max_block_);
     merge = GroupsToMerge(c / groups, o / groups, groups, block);
     if (merge == 0) return false;
     ic = oc = block;
+    w = MergeGroups(w, *ws, groups, merge);
   }
   std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
   static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
-  Expr w = merge == 1 ? Plain(weight) : MergeGroups(Plain(weight), *ws, groups, merge);
-  *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(w, "OIHW", kernel_layout)},
-               BlockedConvAttrs<2>(a, ic, kernel_layout, oc, groups / merge)),
-          oc};
+  *out = {Call(op, {Blocked(data, ic, in_padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
+               BlockedConvAttrs<2>(a, ic, kernel_layout, oc, groups / merge, out_padded)),
+          oc, out_padded};
   return true;
 }
 
@@ -479,9 +562,11 @@ bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
 /*!
  * \brief A 3x3, stride-1 or -2, dilation-1, ungrouped conv as nn.contrib_conv2d_winograd_without_weight_transform on
  * layout_transform(nn.contrib_conv2d_winograd_weight_transform(w), "HWOI", "HWOI{oc}o") (folded at build), when
- * topi.nn.conv2d_winograd_tile gives a tile size for its channels, output plane and stride. False: the direct conv.
+ * topi.nn.conv2d_winograd_tile gives a tile size for its channels, output plane and stride. weight: the OIHW weight,
+ * padded to in_padded / out_padded channels when those are > 0. False: the direct conv.
  */
-bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, int64_t ic, int64_t oc, Value* out) {
+bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_padded,
+                              int64_t out_padded, int64_t ic, int64_t oc, Value* out) {
   static const runtime::Function tile_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tile");
   std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]), ys = StaticShape(call);
   if (!tile_of.defined() || a->groups != 1 || !ws || !ys || (*ws)[2] != 3 || (*ws)[3] != 3) return false;
@@ -496,25 +581,26 @@ bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, int64_
   for (size_t i = 0; i < a->padding.size(); ++i) {
     if (a->padding[i] > 2) return false;  // the kernel refuses padding far beyond the input; "same" 3x3 pads 1
   }
-  const int64_t tile = tile_of((*ws)[1], (*ws)[0], (*ys)[2], (*ys)[3], stride).cast<int64_t>();
+  const int64_t in_channels = in_padded > 0 ? in_padded : (*ws)[1], channels = out_padded > 0 ? out_padded : (*ws)[0];
+  const int64_t tile = tile_of(in_channels, channels, (*ys)[2], (*ys)[3], stride).cast<int64_t>();
   if (tile <= 0) return false;
   static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
   static const Op conv = Op::Get("nn.contrib_conv2d_winograd_without_weight_transform");
   const std::string kernel_layout = "HWOI" + std::to_string(oc) + "o";
-  Expr u = Call(transform, {Plain(call->args[1])},
+  Expr u = Call(transform, {weight},
                 MakeAttrsByName(transform, {{"tile_size", Any(tile)}, {"stride", Any(stride)}}));
   std::map<std::string, Any> fields{{"tile_size", Any(tile)},
                                     {"strides", Any(Array<int64_t>{stride, stride})},
                                     {"padding", Any(a->padding)},
-                                    {"channels", Any((*ws)[0])},
+                                    {"channels", Any(channels)},
                                     {"kernel_size", Any(Array<int64_t>{3, 3})},
                                     {"data_layout", Any(runtime::String(BlockedNCHW(ic)))},
                                     {"kernel_layout", Any(runtime::String(kernel_layout))},
                                     {"out_layout", Any(runtime::String(BlockedNCHW(oc)))}};
   if (a->out_dtype.has_value()) fields["out_dtype"] = Any(*a->out_dtype);
-  *out = {Call(conv, {Blocked(call->args[0], ic), MakeLayoutTransform(u, "HWOI", kernel_layout)},
+  *out = {Call(conv, {Blocked(call->args[0], ic, in_padded), MakeLayoutTransform(u, "HWOI", kernel_layout)},
                MakeAttrsByName(conv, fields)),
-          oc};
+          oc, out_padded};
   return true;
 }
 
@@ -543,7 +629,7 @@ bool LayoutRewriter::Pool2D(const CallNode* call, Value* out) {
   Attrs attrs = is_max ? BlockedPoolAttrs<PoolKind::kMax>(call->attrs, block)
                        : BlockedPoolAttrs<PoolKind::kAvg>(call->attrs, block);
   if (!attrs.defined()) return false;
-  *out = {Call(call->op, {ValueOf(call->args[0]).expr}, attrs), block};
+  *out = {Call(call->op, {ValueOf(call->args[0]).expr}, attrs), block, ValueOf(call->args[0]).padded};
   return true;
 }
 
@@ -557,7 +643,7 @@ bool LayoutRewriter::GlobalPool(const CallNode* call, Value* out) {
   auto attrs = make_object<GlobalPoolAttrs>();
   attrs->layout = BlockedNCHW(in.block);
   attrs->p = a->p;
-  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block};
+  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block, in.padded};
   return true;
 }
 
@@ -575,10 +661,16 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
     if (b != 0 && (block == 0 || b < block)) block = b;
   }
   if (block == 0) return false;
-  std::vector<Expr> fields;
+  // Inputs whose channels that block does not divide (GhostNet's padded halves of 12 in blocks of 8): a smaller
+  // block that divides them all, down to 4.
   for (const Expr& f : tuple->fields) {
     std::optional<std::vector<int64_t>> s = StaticShape(f);
-    if (!s || s->size() != rank || (*s)[1] % block != 0) return false;
+    if (!s || s->size() != rank) return false;
+    while (block > 4 && (*s)[1] % block != 0) block /= 2;
+  }
+  std::vector<Expr> fields;
+  for (const Expr& f : tuple->fields) {
+    if ((*StaticShape(f))[1] % block != 0) return false;
     fields.push_back(Blocked(f, block));
   }
   auto attrs = make_object<ConcatenateAttrs>();
@@ -591,7 +683,10 @@ bool LayoutRewriter::StridedSlice(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<StridedSliceAttrs>();
   const Value& in = ValueOf(call->args[0]);
   std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]), os = StaticShape(call);
-  if (a == nullptr || in.block == 0 || !s || !os || !BlockableRank(s->size()) || a->slice_mode != "end") return false;
+  if (a == nullptr || in.block == 0 || in.padded > 0 || !s || !os || !BlockableRank(s->size()) ||
+      a->slice_mode != "end") {
+    return false;
+  }
   const int64_t rank = static_cast<int64_t>(s->size()), block = in.block, c = (*s)[1];
   const size_t n = a->begin.size();
   if (a->end.size() != n || (a->axes.has_value() && a->axes->size() != n) ||
@@ -645,7 +740,7 @@ bool LayoutRewriter::SpatialReduce(const CallNode* call, Value* out) {
   auto attrs = make_object<ReduceAttrs>();
   attrs->axis = Array<int64_t>(axes);
   attrs->keepdims = true;
-  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block};
+  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block, in.padded};
   return true;
 }
 
@@ -662,10 +757,12 @@ bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
   // 5-D tensor (C, 1, 1, 1) -> (C / c, 1, 1, 1, c).
   static const Op add = Op::Get("add");
   const bool five = s->size() == 5;
-  Expr bias = MakeExpandDims(Plain(call->args[1]), 1, five ? 3 : 2);
+  Expr bias = Plain(call->args[1]);
+  if (in.padded > 0) bias = PadWithZeros(bias, 1, {{0, in.padded - (*s)[1]}});
+  bias = MakeExpandDims(bias, 1, five ? 3 : 2);
   const std::string plain = five ? "CDHW" : "CHW";
   bias = MakeLayoutTransform(bias, plain, plain + std::to_string(in.block) + "c");
-  *out = {Call(add, {in.expr, bias}), in.block};
+  *out = {Call(add, {in.expr, bias}), in.block, in.padded};
   return true;
 }
 
@@ -733,6 +830,29 @@ bool HasAxisSemantics(const std::string& name) {
 }
 
 /*!
+ * \brief Whether call keeps a padded operand's filler finite (docs/compiler.md, "Padded channels"): the next conv
+ * multiplies it by zero weights, which a NaN or an infinity would survive. The filler starts as the padded convs'
+ * zeros and meets only zeros (padded constants), scalars and channel-free maps, so these ops keep it small; a
+ * divide only by a nonzero scalar constant.
+ */
+bool KeepsFillerFinite(const CallNode* call) {
+  static const std::unordered_set<std::string> kNames = {
+      "add", "subtract", "multiply", "maximum", "minimum", "negative", "abs", "sign", "copy", "floor", "ceil", "round",
+      "sigmoid", "tanh", "erf", "exp", "sin", "cos", "clip", "nn.relu", "nn.prelu", "nn.leaky_relu", "nn.elu",
+      "nn.celu", "nn.selu", "nn.hard_sigmoid", "nn.hard_swish", "nn.thresholded_relu", "nn.shrink", "nn.swish",
+      "nn.gelu", "nn.softplus", "nn.softsign", "nn.mish"};
+  const std::string& name = call->op.as<OpNode>()->name;
+  if (kNames.count(name)) return true;
+  if (name != "divide" || call->args.size() != 2) return false;
+  const auto* k = call->args[1].as<ConstantNode>();
+  if (k == nullptr || k->data->tensor.dtype.code != kDLFloat || k->data->tensor.dtype.bits != 32) return false;
+  const std::vector<int64_t> shape = k->data.Shape();
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n == 1 && static_cast<const float*>(k->data->tensor.data)[0] != 0.0f;
+}
+
+/*!
  * \brief Whether an operand of shape s, broadcast against a rank-`rank` NCHW-family result, has no channel dim of its
  * own (absent or 1: a spatial map (N, 1, H, W), or (H, W)): with a trailing 1 it broadcasts against the blocked
  * result, each value over a pixel's whole block.
@@ -750,21 +870,31 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   const int64_t c = (*shape)[1];
   // Blocked operands have all the channels; one has the result's shape, the others may broadcast over the other
   // dims (a squeeze-excite's (N, C, 1, 1) scale): blocked, they broadcast alike. The largest of their blocks
-  // (which divides C) is the result's; operands in a smaller one are re-blocked to it.
-  int64_t block = 0;
+  // (which divides C) is the result's; operands in a smaller one are re-blocked to it. Padded operands must agree
+  // on block and channels, which the result then has (the others are padded alike).
+  int64_t block = 0, padded = 0, padded_block = 0;
   bool full = false;
   for (const Expr& arg : call->args) {
-    int64_t b = ValueOf(arg).block;
-    if (b == 0) continue;
+    const Value& v = ValueOf(arg);
+    if (v.block == 0) continue;
     std::optional<std::vector<int64_t>> s = StaticShape(arg);
     if (!s || s->size() != rank || (*s)[1] != c) return false;
     for (size_t d = 0; d < rank; ++d) {
       if ((*s)[d] != (*shape)[d] && (*s)[d] != 1) return false;
     }
     full = full || *s == *shape;
-    block = std::max(block, b);
+    block = std::max(block, v.block);
+    if (v.padded > 0) {
+      if (padded > 0 && (v.padded != padded || v.block != padded_block)) return false;
+      padded = v.padded;
+      padded_block = v.block;
+    }
   }
   if (block == 0 || !full) return false;
+  if (padded > 0) {
+    if (!KeepsFillerFinite(call)) return false;
+    block = padded_block;
+  }
   std::vector<Expr> args;
   for (const Expr& arg : call->args) {
     const auto* absent = arg->checked_type_.as<TupleTypeNode>();
@@ -781,22 +911,23 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
     channel[0] = c;
     channel_n[1] = c;
     if (ValueOf(arg).block != 0) {
-      args.push_back(Blocked(arg, block));
+      args.push_back(Blocked(arg, block, padded));
     } else if (scalar) {
       args.push_back(Plain(arg));
     } else if (*s == *shape) {
-      args.push_back(Blocked(arg, block));
-    } else if (*s == channel) {
-      args.push_back(PackPerChannel(Plain(arg), rank, false, block));
-    } else if (*s == channel_n) {
-      args.push_back(PackPerChannel(Plain(arg), rank, true, block));
+      args.push_back(Blocked(arg, block, padded));
+    } else if (*s == channel || *s == channel_n) {
+      const bool leading_one = *s == channel_n;
+      Expr e = Plain(arg);
+      if (padded > 0) e = PadWithZeros(e, s->size(), {{leading_one ? 1 : 0, padded - c}});
+      args.push_back(PackPerChannel(e, rank, leading_one, block));
     } else if (ChannelFree(*s, rank)) {
       args.push_back(MakeExpandDims(Plain(arg), static_cast<int64_t>(s->size()), 1));
     } else {
       return false;
     }
   }
-  *out = {Call(call->op, Array<Expr>(args), call->attrs), block};
+  *out = {Call(call->op, Array<Expr>(args), call->attrs), block, padded};
   return true;
 }
 

@@ -213,7 +213,9 @@ def test_concatenate_of_indivisible_channels_goes_through_nchw(run_relay, rng):
     y = conv(rng, relay.concatenate([conv(rng, x, 8, 16), v], axis=1), 19, 16)   # 3 channels: no block of 16
     new = check(run_relay, rng, y, [x, v])
     assert sorted(activation_transforms(new)) == sorted([("NCHW", "NCHW8c"), ("NCHW16c", "NCHW"),
-                                                         ("NCHW", "NCHW1c"), ("NCHW16c", "NCHW")])
+                                                         ("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")])
+    (pad,) = [c for c in calls(new, "nn.pad") if not _constant_subgraph(c.args[0])]   # 19 channels padded to 24
+    assert pad.args[0].op.name == "concatenate" and list(pad.attrs.pad_width)[3] == 5
 
 
 def test_concatenate_packs_an_nchw_input(run_relay, rng):
@@ -342,15 +344,65 @@ def test_spatial_reduction_with_keepdims_stays_blocked(run_relay, rng, op):
 
 
 def test_elementwise_operands_in_different_blocks_take_the_largest(run_relay, rng):
-    """GhostNet: a concat of two 12-channel halves (blocks of 4) added to a 24-channel conv (blocks of 8): the concat
-    is re-blocked to 8 and the add stays blocked, not sent through NCHW; likewise for a broadcast (N, C, 1, 1)."""
+    """GhostNet: a concat of two 12-channel halves (padded to 16 in blocks of 8, concatenated as the blocks of 4 of
+    their real channels) added to a 24-channel conv (blocks of 8): the concat is re-blocked to 8 and the add stays
+    blocked, not sent through NCHW; likewise for a broadcast (N, C, 1, 1)."""
     x = relay.var("x", shape=(1, 8, 6, 6))
     halves = relay.concatenate([conv(rng, x, 8, 12), conv(rng, x, 8, 12)], axis=1)    # 24 channels, blocks of 4
     y = relay.add(halves, conv(rng, x, 8, 24))                                         # blocks of 4 and 8
     y = relay.multiply(y, relay.mean(halves, axis=[2, 3], keepdims=True))              # 8 and 4
     new = check(run_relay, rng, relay.nn.relu(y), [x], max_block=8)
-    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW4c", "NCHW8c"), ("NCHW4c", "NCHW8c"),
-                                          ("NCHW8c", "NCHW")]
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW8c", "NCHW4c"), ("NCHW8c", "NCHW4c"),
+                                          ("NCHW4c", "NCHW8c"), ("NCHW4c", "NCHW8c"), ("NCHW8c", "NCHW")]
+
+
+def test_padded_channels(run_relay, rng):
+    """ReXNet / ShuffleNet channel counts no block of 8 divides (27, 12): padded to whole blocks (32, 16) by zero
+    weights, so every conv, the depthwise, the squeeze-excite and the pool run on NCHW8c; one slice at the exit."""
+    x = relay.var("x", shape=(1, 8, 9, 9))
+    y = relay.nn.relu(conv(rng, x, 8, 27))
+    y = relay.add(relay.nn.relu(conv(rng, y, 27, 27, groups=27)), const(rng, 27, 1, 1))      # depthwise, bias
+    s = relay.mean(y, axis=[2, 3], keepdims=True)
+    s = relay.sigmoid(conv(rng, relay.nn.relu(conv(rng, s, 27, 12, k=1)), 12, 27, k=1))     # squeeze-excite
+    y = relay.nn.max_pool2d(relay.multiply(y, s), pool_size=2, strides=2)
+    y = relay.nn.bias_add(conv(rng, y, 27, 38), const(rng, 38))
+    new = check(run_relay, rng, relay.multiply(y, relay.sigmoid(y)), [x])                     # SiLU
+    assert not calls(new, "nn.conv2d")
+    assert [b[1] for b in blocks(new, "nn.contrib_conv2d_NCHWc")] == ["OIHW8i8o"] * 4
+    assert [c.attrs.channels for c in calls(new, "nn.contrib_conv2d_NCHWc")] == [32, 16, 32, 40]
+    assert [c.attrs.data_layout for c in calls(new, "nn.contrib_depthwise_conv2d_NCHWc")] == ["NCHW8c"]
+    assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW8c", "NCHW")]
+    (exit_slice,) = calls(new, "strided_slice")
+    assert list(exit_slice.attrs.end) == [38] and exit_slice.args[0].op.name == "layout_transform"
+
+
+def test_padded_channels_leave_through_nchw(run_relay, rng):
+    """Where padded channels cannot stay (a grouped conv, a slice of a partial block, a concat, an op that could
+    turn the zero filler into NaN or inf, which the next conv's zero weights would not cancel), the value goes back
+    to its own channels, in NCHW or in smaller blocks that divide them; the results stay the debug executor's."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    r = relay.var("r", shape=(1, 12, 6, 6))
+    y = conv(rng, x, 8, 12)                                                  # 12 -> 16
+    y = relay.add(y, r)                                                      # an NCHW input: padded to 16 too
+    unsafe = relay.divide(y, const(rng, 12, 1, 1))                           # 0 / 0 in the filler: via NCHW
+    safe = relay.divide(y, relay.const(np.float32(3.0)))                     # a nonzero scalar: stays
+    g = conv(rng, relay.add(unsafe, safe), 12, 24, groups=3)                 # grouped: via NCHW
+    cat = relay.concatenate([y, relay.log(relay.sigmoid(y))], axis=1)       # log: via NCHW; concat of 24
+    out = relay.Tuple([g, conv(rng, cat, 24, 16), relay.strided_slice(y, [0], [5], axes=[1])])
+    new = check(run_relay, rng, out, [x, r], max_block=8)
+    pads = [c.args[0] for c in calls(new, "nn.pad") if not _constant_subgraph(c.args[0])]
+    assert sorted(getattr(p, "name_hint", None) or p.op.name for p in pads) == ["divide", "r"]   # into NCHW8c
+    (div_unsafe,) = [c for c in calls(new, "divide") if c.args[1].data.numpy().size == 12]
+    assert div_unsafe.args[0].op.name == "strided_slice"                     # the plain 12 channels
+    (div_safe,) = [c for c in calls(new, "divide") if c.args[1].data.numpy().size == 1]
+    assert div_safe.args[0].op.name == "add"                                 # padded
+    assert calls(new, "log")[0].args[0].op.name == "strided_slice"
+    # The grouped conv (4 channels a group) and the concat read the real channels' blocks of 4: a re-blocking and
+    # a slice of whole blocks, no NCHW in between.
+    (grouped,) = [c for c in calls(new, "nn.contrib_conv2d_NCHWc") if c.attrs.groups == 3]
+    assert grouped.attrs.data_layout == "NCHW4c" and grouped.args[0].op.name == "strided_slice"
+    (cat,) = calls(new, "concatenate")
+    assert [f.op.name for f in cat.args[0].fields] == ["strided_slice", "layout_transform"]
 
 
 def test_unconverted_convs(run_relay, rng):
