@@ -24,9 +24,9 @@
  *       NCHW / NCDHW data, the weight packed per group for its GEMM: layout_transform(w, "IOHW", "IOHW{k}i"),
  *       k = C / groups, kernel_layout "IOHW{k}i" (so the kernel no longer transposes it on every call)
  *   max / avg pool2d, global avg / max pool   blocked in -> the same op with layout NCHW{c}c, blocked out
- *   concatenate on the channel axis (4-D, 5-D) c = the smallest block of its blocked inputs, when it divides
- *                                              every input's channels; the other inputs re-blocked to c (NCHW
- *                                              ones packed) -> concatenate on axis 1, blocked c
+ *   concatenate on the channel axis (4-D, 5-D) c = the smallest block of its blocked inputs, halved (down to 4)
+ *                                              until it divides every input's channels; the other inputs
+ *                                              re-blocked to c (NCHW ones packed) -> concatenate on axis 1, blocked c
  *   strided_slice of a blocked value, its channels whole blocks (stride 1, bounds multiples of the block) or
  *       not sliced                         -> the same slice of the blocks, axis 1 in block units (GhostNet's
  *                                              out[:, :oup] after its concat)
@@ -57,6 +57,12 @@
  * than max_block that no larger block divides (a stem's 3) reads them as one block; the kernels accept any block (their
  * fastest paths want the ISA's width as the output block, which BlockSize gives whenever the channels allow). Tests
  * pin max_block (the pass's argument) so the IR does not depend on the machine.
+ *
+ * Padded channels (docs/compiler.md, "Channels no 8 divides"). A conv (groups = 1) with more than 8 output channels
+ * that 8 does not divide writes them rounded up to 8 in NCHW8c, from zero weights (Value::padded); consumers that
+ * can take the filler (convs: zero input weights; pools, spatial reductions, bias_add, elementwise ops that keep it
+ * finite: KeepsFillerFinite) keep the padding, others get the real channels: as blocks of a block dividing them
+ * (a re-blocking and a slice of whole blocks), or in NCHW (one slice after the transform back).
  */
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/relay/attrs/nn.h>
