@@ -4,7 +4,8 @@ ran numpy references, or ran the portable kernels. Each case also pins that no n
 
 MobileNetV3 / EfficientNet squeeze-excite (ReduceMean or GlobalAveragePool, HardSigmoid or Sigmoid, Mul), ResNeXt
 and RegNet grouped convs of 4 channels a group, FastViT's depthwise conv with a channel multiplier, ShuffleNetV2's
-odd channel counts and channel shuffle, GhostNet's concat then channel slice, ViT's q / k / v split, LeViT's and
+odd channel counts and channel shuffle, GhostNet's concat then channel slice, ReXNet's channel counts no 8 divides
+(padded to whole blocks) with SiLU, squeeze-excite and a residual over its first channels, ViT's q / k / v split, LeViT's and
 PoolFormer's layer scale (Reshape then Mul), XCiT's L2 normalisation (ReduceL2, Clip, Expand, Div).
 """
 import json
@@ -79,6 +80,33 @@ def ghost_module():
     return b.make_model([("x", (1, 16, 9, 9))], [(y, None)], "ghost", check=False)
 
 
+def rexnet_block():
+    """ReXNet: 27 -> 38 channels (padded to 32 / 40 in blocks of 8), SiLU, a depthwise conv, a squeeze-excite to 12
+    channels, ReLU6, a divide that would turn the padding into NaN, and the residual added to the first 27 channels
+    (Slice, Add, Concat)."""
+    b = Builder(seed=8)
+    x = b.conv_bn("x", 8, 27, 3)
+    y = b.conv_bn(x, 27, 162, 1, act=None)
+    y = b.node("Mul", [y, b.node("Sigmoid", [y], "sig")], "silu")
+    y = b.conv_bn(y, 162, 162, 3, groups=162, act=None)
+    pooled = b.node("ReduceMean", [y], "mean", axes=[2, 3], keepdims=1)
+    s = b.node("Sigmoid", [b.conv(b.relu(b.conv(pooled, 162, 12, 1, bias=True)), 12, 162, 1, bias=True)], "sig")
+    y = b.relu6(b.node("Mul", [y, s], "se"))
+    y = b.conv_bn(y, 162, 38, 1, act=None)
+
+    def channels(t, start, end):
+        return b.node("Slice", [t, b.const("starts", np.array([start], "int64")),
+                                b.const("ends", np.array([end], "int64")), b.const("axes", np.array([1], "int64"))])
+
+    head = b.node("Add", [channels(y, 0, 27), x], "res")
+    y = b.node("Concat", [head, channels(y, 27, 38)], "cat", axis=1)
+    y = b.conv_bn(y, 38, 50, 3, stride=2, act=None)
+    r = b.relu(y)                           # r / (r + eps): 0 / 0 in padded channels, so it runs on NCHW
+    y = b.node("Div", [r, b.node("Add", [r, b.weight("eps", (1, 50, 1, 1), positive=True)])], "div")
+    y = b.conv_bn(y, 50, 16, 1)
+    return b.make_model([("x", (1, 8, 14, 14))], [(y, None)], "rexnet", check=False)
+
+
 def attention_split():
     """A ViT block's q / k / v from one Linear, split three ways, and its layer-scaled residual."""
     b = Builder(seed=6)
@@ -118,6 +146,7 @@ CASES = {
     "depthwise_multiplier": depthwise_multiplier,
     "shuffle_block": shuffle_block,
     "ghost_module": ghost_module,
+    "rexnet_block": rexnet_block,
     "attention_split": attention_split,
     "l2_normalize": l2_normalize,
 }
