@@ -266,6 +266,11 @@ void BoundEpilogue::ApplyTo(float* dst, int64_t begin, int64_t n) const {
   alignas(64) float gather_buf[kMaxSplats][kTile];
   alignas(64) float spare[2][kTile];
   const float* splat_src[kMaxSplats] = {};  // the input value each buffer holds now (immediates: filled once)
+  // A gathered input whose rows are all alike (stride 0 across them: a blocked per-channel scale, (1, C/c, 1, 1, c))
+  // holds the same values in every tile of one outer index: refilled only when its first value's address (which
+  // gives the start column) changes or a longer tile comes (a copy per row piece, 32 a tile, took ~4x the arithmetic).
+  const float* gather_src[kMaxSplats] = {};
+  int64_t gather_len[kMaxSplats] = {};
   const int nd = static_cast<int>(shape_.size());
   const int64_t row = shape_[nd - 1];
   // A tile stays within one row, or (multi_row_) within one block of the last two dims.
@@ -288,9 +293,14 @@ void BoundEpilogue::ApplyTo(float* dst, int64_t begin, int64_t n) const {
       in_ptr[k] = operands_[k].data + off + (multi_row_ ? r * s[nd - 2] : 0) + col * s[nd - 1];
       const int g = gather_slot_[k];
       if (g < 0) continue;
-      // This tile's values of input k, row piece by row piece (stride 1: copied; 0: one value repeated).
       float* buf = gather_buf[g];
       const float* src = in_ptr[k];
+      in_ptr[k] = buf;
+      const bool rows_alike = s[nd - 2] == 0;
+      if (rows_alike && gather_src[g] == src && gather_len[g] >= len) continue;
+      gather_src[g] = rows_alike ? src : nullptr;
+      gather_len[g] = len;
+      // This tile's values of input k, row piece by row piece (stride 1: copied; 0: one value repeated).
       for (int64_t i = 0, c = col; i < len; c = 0) {
         const int64_t m = std::min(row - c, len - i);
         if (s[nd - 1] == 1) {
@@ -303,7 +313,6 @@ void BoundEpilogue::ApplyTo(float* dst, int64_t begin, int64_t n) const {
         i += m;
         src += s[nd - 2] - c * s[nd - 1];
       }
-      in_ptr[k] = buf;
     }
     for (size_t slot = 0; slot < splats_.size(); ++slot) {
       const EpiSrc& s = splats_[slot];

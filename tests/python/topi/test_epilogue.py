@@ -256,6 +256,7 @@ def test_program_many_immediates_and_broadcasts(isa, rng):
     ((2, 3, 7, 5, 16), (1, 3, 1, 1, 16)),   # blocked bias: 16-value rows, tiles across rows
     ((2, 3, 7, 5, 16), (2, 3, 7, 5, 1)),    # one value per pixel, repeated over the block
     ((2, 3, 7, 5, 16), (3, 7, 1, 16)),
+    ((2, 3, 100, 5), (1, 3, 1, 5)),         # rows alike, 5 not dividing a tile: tiles start at other columns
 ], ids=str)
 def test_apply_on_ranges(chunk, shape, in_shape, isa, rng):
     """Apply on [begin, begin + n) for any begin: tiles that start and end mid-row."""
@@ -277,6 +278,22 @@ def test_blocked_many_broadcast_inputs(count, isa, rng):
     prog = "copy r0 in0; " + "; ".join(f"mul r1 in{k + 1} {k + 1}; add r0 r0 r1" for k in range(count))
     want = x.astype("float64") + sum((k + 1) * b.astype("float64") for k, b in enumerate(bs))
     _close(elemwise(prog, x, *bs), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("chunk", [18, 33, 97, 256, 768, 10000])
+@pytest.mark.parametrize("out_shape,scale_shape", [((3, 100, 8), (1, 1, 8)), ((2, 4, 70, 16), (1, 4, 1, 16))],
+                         ids=str)
+def test_rows_alike_reused_across_tiles(chunk, out_shape, scale_shape, isa, rng):
+    """A blocked per-channel scale (every row alike) is gathered once per outer index and reused by the next tiles;
+    a longer tile after a short one at the same column (an Apply ending or an outer index ending mid-tile; the
+    per-image shift keeps the outer dims apart) refills it (chunks of 18, 33, 97 read stale values otherwise)."""
+    x = rng.standard_normal(out_shape).astype("float32")
+    scale = rng.standard_normal(scale_shape).astype("float32")
+    shift = rng.standard_normal((out_shape[0],) + (1,) * (len(out_shape) - 1)).astype("float32")
+    out = tvmlite.nd.array(x)
+    _func("testing.epilogue_apply_ranges")("mul r0 r0 in0; add r0 r0 in1", chunk, tvmlite.nd.array(scale),
+                                           tvmlite.nd.array(shift), out)
+    _close(out.numpy(), x.astype("float64") * scale + shift)
 
 
 def test_big_parallel(isa, threads, rng):
