@@ -9,7 +9,8 @@
  * a tile are splatted once per tile (immediates once per Apply) into buffers shared by the instructions reading
  * them (Bind assigns them). Rows shorter than kMultiRowBelow (NCHW16c with a per-channel bias: 16 values) would
  * make tiles too short to amortise that: there a tile spans rows, and inputs that are not contiguous across rows
- * (the bias) are gathered into a buffer per tile.
+ * (the bias) are gathered into a buffer per tile; one whose rows are all alike (a blocked per-channel scale) keeps
+ * its buffer for the following tiles of the same outer index.
  */
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/shape.h>
