@@ -188,8 +188,8 @@ def main():
               f"{sum(r <= 1 for r in ratios)}; above 1.5: {sum(r > 1.5 for r in ratios)}")
     print(f"failed: {len(failed)} {failed}; differ by more than 1e-3: {len(differ)} {differ}")
     if noisy:
-        print(f"differ by more than 1e-3 where onnxruntime's own output moves by 1e-3 or more when the input moves by a "
-              f"relative 1e-6 (rounding amplified, not counted): {noisy}")
+        print(f"differ by more than 1e-3 where onnxruntime's own output moves by 1e-3 or more when the input moves "
+              f"by a relative 1e-6 (rounding amplified, not counted): {noisy}")
     return 1 if failed or differ else 0
 
 

@@ -5,8 +5,8 @@ ran numpy references, or ran the portable kernels. Each case also pins that no n
 MobileNetV3 / EfficientNet squeeze-excite (ReduceMean or GlobalAveragePool, HardSigmoid or Sigmoid, Mul), ResNeXt
 and RegNet grouped convs of 4 channels a group, FastViT's depthwise conv with a channel multiplier, ShuffleNetV2's
 odd channel counts and channel shuffle, GhostNet's concat then channel slice, ReXNet's channel counts no 8 divides
-(padded to whole blocks) with SiLU, squeeze-excite and a residual over its first channels, ViT's q / k / v split, LeViT's and
-PoolFormer's layer scale (Reshape then Mul), XCiT's L2 normalisation (ReduceL2, Clip, Expand, Div).
+(padded to whole blocks) with SiLU, squeeze-excite and a residual over its first channels, ViT's q / k / v split,
+LeViT's and PoolFormer's layer scale (Reshape then Mul), XCiT's L2 normalisation (ReduceL2, Clip, Expand, Div).
 """
 import json
 
