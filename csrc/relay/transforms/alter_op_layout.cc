@@ -30,6 +30,8 @@
  *   strided_slice of a blocked value, its channels whole blocks (stride 1, bounds multiples of the block) or
  *       not sliced                         -> the same slice of the blocks, axis 1 in block units (GhostNet's
  *                                              out[:, :oup] after its concat)
+ *   nn.pad of the spatial dims only (N and C not padded; a constant pad value finite when channels are padded)
+ *                                          blocked in -> the same pad of the blocks, blocked out
  *   mean / sum / max / min over spatial axes only, keepdims (x.mean((2, 3), keepdim=True): a squeeze-excite's
  *       pool as timm exports it)            blocked in -> the same reduction of the blocks, blocked out
  *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c)) ((C/c, 1, 1,
@@ -75,6 +77,7 @@
 #include <tvmlite/topi/isa.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -175,6 +178,16 @@ struct Value {
   int64_t padded = 0;
 };
 
+/*! \brief The value of a float32 constant of one element, or nullopt. */
+std::optional<float> ScalarConstant(const Expr& e) {
+  const auto* k = e.as<ConstantNode>();
+  if (k == nullptr || k->data->tensor.dtype.code != kDLFloat || k->data->tensor.dtype.bits != 32) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : k->data.Shape()) n *= d;
+  if (n != 1) return std::nullopt;
+  return static_cast<const float*>(k->data->tensor.data)[0];
+}
+
 /*! \brief n rounded up to a multiple of m. */
 int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
@@ -228,6 +241,7 @@ class LayoutRewriter {
   bool Concatenate(const CallNode* call, Value* out);
   bool StridedSlice(const CallNode* call, Value* out);
   bool SpatialReduce(const CallNode* call, Value* out);
+  bool Pad(const CallNode* call, Value* out);
   bool BiasAdd(const CallNode* call, Value* out);
   bool Dense(const CallNode* call, Value* out);
   bool Matmul(const CallNode* call, Value* out);
@@ -359,6 +373,7 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
       {"sum", &LayoutRewriter::SpatialReduce},
       {"max", &LayoutRewriter::SpatialReduce},
       {"min", &LayoutRewriter::SpatialReduce},
+      {"nn.pad", &LayoutRewriter::Pad},
       {"nn.bias_add", &LayoutRewriter::BiasAdd},
       {"nn.dense", &LayoutRewriter::Dense},
       {"nn.matmul", &LayoutRewriter::Matmul},
@@ -750,6 +765,34 @@ bool LayoutRewriter::SpatialReduce(const CallNode* call, Value* out) {
   return true;
 }
 
+bool LayoutRewriter::Pad(const CallNode* call, Value* out) {
+  // A pad of the spatial dims only (TensorFlow's "same" padding, exported as an explicit Pad before a conv or pool)
+  // pads the blocks: the same widths and a (0, 0) for the block axis.
+  const auto* a = call->attrs.as<PadAttrs>();
+  const Value& in = ValueOf(call->args[0]);
+  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]);
+  if (a == nullptr || in.block == 0 || call->args.size() != 2 || !s || !BlockableRank(s->size()) ||
+      a->pad_width.size() != 2 * s->size()) {
+    return false;
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    if (a->pad_width[i] != 0) return false;  // N and C
+  }
+  if (in.padded > 0 && a->pad_mode == "constant") {  // the filler's border: a finite value keeps it finite
+    std::optional<float> value = ScalarConstant(call->args[1]);
+    if (!value || !std::isfinite(*value)) return false;
+  }
+  std::vector<int64_t> widths;
+  for (size_t i = 0; i < a->pad_width.size(); ++i) widths.push_back(a->pad_width[i]);
+  widths.push_back(0);
+  widths.push_back(0);
+  auto attrs = make_object<PadAttrs>();
+  attrs->pad_width = Array<int64_t>(widths);
+  attrs->pad_mode = a->pad_mode;
+  *out = {Call(call->op, {in.expr, Plain(call->args[1])}, Attrs(std::move(attrs))), in.block, in.padded};
+  return true;
+}
+
 bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<BiasAddAttrs>();
   const Value& in = ValueOf(call->args[0]);
@@ -850,12 +893,8 @@ bool KeepsFillerFinite(const CallNode* call) {
   const std::string& name = call->op.as<OpNode>()->name;
   if (kNames.count(name)) return true;
   if (name != "divide" || call->args.size() != 2) return false;
-  const auto* k = call->args[1].as<ConstantNode>();
-  if (k == nullptr || k->data->tensor.dtype.code != kDLFloat || k->data->tensor.dtype.bits != 32) return false;
-  const std::vector<int64_t> shape = k->data.Shape();
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n == 1 && static_cast<const float*>(k->data->tensor.data)[0] != 0.0f;
+  std::optional<float> divisor = ScalarConstant(call->args[1]);
+  return divisor && *divisor != 0.0f;
 }
 
 /*!

@@ -405,6 +405,39 @@ def test_padded_channels_leave_through_nchw(run_relay, rng):
     assert [f.op.name for f in cat.args[0].fields] == ["strided_slice", "layout_transform"]
 
 
+@pytest.mark.parametrize("pad_width, mode, blocked", [
+    (((0, 0), (0, 0), (0, 1), (0, 1)), "constant", True),     # TensorFlow's "same" padding before a stride-2 conv
+    (((0, 0), (0, 0), (2, 1), (1, -1)), "constant", True),    # a negative width crops
+    (((0, 0), (0, 0), (1, 1), (1, 1)), "reflect", True),
+    (((0, 0), (0, 0), (1, 1), (1, 1)), "edge", True),
+    (((0, 0), (1, 0), (1, 1), (1, 1)), "constant", False),    # channels padded: NCHW
+])
+def test_spatial_pad_stays_blocked(run_relay, rng, pad_width, mode, blocked):
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    y = relay.nn.pad(relay.nn.relu(conv(rng, x, 8, 16)), pad_width, pad_value=relay.const(np.float32(0.5)),
+                     pad_mode=mode)
+    c = 17 if not blocked else 16
+    new = check(run_relay, rng, conv(rng, y, c, 16, padding=0, strides=2), [x])
+    (pad,) = [p for p in calls(new, "nn.pad") if any(list(p.attrs.pad_width)[4:])]  # not a channel padding
+    assert (pad.args[0].op.name == "nn.relu") == blocked
+    if blocked:
+        assert activation_transforms(new) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+        assert list(pad.attrs.pad_width) == [w for pair in pad_width for w in pair] + [0, 0]
+
+
+@pytest.mark.parametrize("pad_value, blocked", [(0.0, True), (-np.inf, False)])
+def test_spatial_pad_of_padded_channels(run_relay, rng, pad_value, blocked):
+    """A pad of padded channels (12 -> 16) stays blocked with a finite pad value; -inf (a max pool's padding) would
+    put -inf in the filler, which the next conv's zero weights turn into NaN: through NCHW."""
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    y = relay.nn.pad(conv(rng, x, 8, 12), ((0, 0), (0, 0), (1, 1), (1, 1)),
+                     pad_value=relay.const(np.float32(pad_value)))
+    y = conv(rng, relay.nn.max_pool2d(y, pool_size=3, strides=1), 12, 16)
+    new = check(run_relay, rng, y, [x], max_block=8)
+    (pad,) = [p for p in calls(new, "nn.pad") if any(list(p.attrs.pad_width)[4:])]  # not a channel padding
+    assert (pad.args[0].op.name == "nn.contrib_conv2d_NCHWc") == blocked
+
+
 def test_unconverted_convs(run_relay, rng):
     x = relay.var("x", shape=(1, 8, 6, 6), dtype="float64")
     w = relay.const(rng.standard_normal((8, 8, 3, 3)))
