@@ -89,17 +89,33 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_
     out.CheckShape(shape);
     BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
     if (out.size() == 0) return;
+    // Trailing axes with no padding join the axis before them (a blocked layout's channel block: rows of 16 values
+    // became rows of W * 16), so the interior of each row is one copy of the whole run.
+    int nd_rows = nd;
+    while (nd_rows >= 2 && widths[2 * (nd_rows - 1)] == 0 && widths[2 * (nd_rows - 1) + 1] == 0) {
+      const int d = nd_rows - 2;
+      const int64_t m = shape[d + 1];
+      std::vector<int64_t> merged(shape[d] * m);
+      for (int64_t o = 0; o < shape[d]; ++o) {
+        for (int64_t k = 0; k < m; ++k) merged[o * m + k] = map[d][o] < 0 ? -1 : map[d][o] * m + k;
+      }
+      map[d] = std::move(merged);
+      shape[d] *= m;
+      lo[d] *= m;
+      hi[d] *= m;
+      --nd_rows;
+    }
     const char* x = injective::Bytes(data);
     const char* v = injective::Bytes(value);
     char* y = injective::Bytes(out);
-    const int64_t inner = nd ? shape[nd - 1] : 1;
-    const std::vector<int64_t>* last = nd ? &map[nd - 1] : nullptr;
+    const int64_t inner = nd ? shape[nd_rows - 1] : 1;
+    const std::vector<int64_t>* last = nd ? &map[nd_rows - 1] : nullptr;
     injective::ForRows(out.size() / inner, inner, esize, out, bound, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         char* dst = y + r * inner * esize;
         int64_t rest = r, off = 0;
         bool inside = true;
-        for (int d = nd - 2; d >= 0; --d) {
+        for (int d = nd_rows - 2; d >= 0; --d) {
           int64_t j = map[d][rest % shape[d]];
           rest /= shape[d];
           inside = inside && j >= 0;
@@ -111,9 +127,9 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_
         }
         const char* src = x + off * esize;
         for (int64_t o = 0; o < inner; ++o) {
-          if (inside && o == lo[nd - 1] && hi[nd - 1] > o) {  // the interior: one copy
-            std::memcpy(dst + o * esize, src + (*last)[o] * esize, (hi[nd - 1] - o) * esize);
-            o = hi[nd - 1] - 1;
+          if (inside && o == lo[nd_rows - 1] && hi[nd_rows - 1] > o) {  // the interior: one copy
+            std::memcpy(dst + o * esize, src + (*last)[o] * esize, (hi[nd_rows - 1] - o) * esize);
+            o = hi[nd_rows - 1] - 1;
             continue;
           }
           int64_t j = (*last)[o];

@@ -286,6 +286,9 @@ def test_strided_slice_errors():
     ((3, 8), [-1, 2, 2, -3]),                     # negative: crop
     ((1, 6), [2, 2, 1, 1]),
     ((130, 129), [3, 4, 5, 6]),
+    ((2, 3, 5, 7, 4), [0, 0, 0, 0, 1, 2, 2, 1, 0, 0]),   # a blocked layout's spatial pad: the block joins W
+    ((3, 5, 6), [1, 0, -1, 2, 0, 0]),               # crop then pad, the last axis joining
+    ((4, 3, 2), [0, 1, 0, 0, 0, 0]),                # two trailing axes join the first
 ])
 def test_pad(shape, widths, mode, dtype, threads, rng):
     x = _data(rng, shape, dtype)
