@@ -83,6 +83,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "pass_util.h"
+
 namespace tvmlite {
 namespace relay {
 
@@ -177,16 +179,6 @@ struct Value {
   int64_t block = 0;
   int64_t padded = 0;
 };
-
-/*! \brief The value of a float32 constant of one element, or nullopt. */
-std::optional<float> ScalarConstant(const Expr& e) {
-  const auto* k = e.as<ConstantNode>();
-  if (k == nullptr || k->data->tensor.dtype.code != kDLFloat || k->data->tensor.dtype.bits != 32) return std::nullopt;
-  int64_t n = 1;
-  for (int64_t d : k->data.Shape()) n *= d;
-  if (n != 1) return std::nullopt;
-  return static_cast<const float*>(k->data->tensor.data)[0];
-}
 
 /*! \brief n rounded up to a multiple of m. */
 int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
@@ -467,9 +459,8 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
     if (padded > 0) w = PadWithZeros(w, 4, {{0, padded - c}});
     std::string kernel_layout = "OIHW1i" + std::to_string(block) + "o";
     static const Op op = Op::Get("nn.contrib_depthwise_conv2d_NCHWc");
-    const int64_t channels = padded > 0 ? padded : c;
     *out = {Call(op, {Blocked(data, block, padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
-                 BlockedConvAttrs<2>(a, block, kernel_layout, block, channels, padded > 0 ? padded : 0)),
+                 BlockedConvAttrs<2>(a, block, kernel_layout, block, padded, padded)),
             block, padded};
     return true;
   }

@@ -14,6 +14,7 @@
 #include <tvmlite/ir/module.h>
 #include <tvmlite/relay/transform.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -33,6 +34,14 @@ inline const CallNode* AsOpCall(const Expr& expr, const std::string& op_name) {
   if (call == nullptr) return nullptr;
   const auto* op = call->op.as<OpNode>();
   return op != nullptr && op->name == op_name ? call : nullptr;
+}
+
+/*! \brief The value of a float32 constant of one element, or nullopt. */
+inline std::optional<float> ScalarConstant(const Expr& e) {
+  const auto* c = e.as<ConstantNode>();
+  if (c == nullptr || DataType(c->data->tensor.dtype) != DataType::Float(32)) return std::nullopt;
+  if (!c->data.IsContiguous() || c->data.NBytes() != sizeof(float)) return std::nullopt;
+  return *reinterpret_cast<const float*>(static_cast<const char*>(c->data->tensor.data) + c->data->tensor.byte_offset);
 }
 
 /*! \brief The tensor type InferType gave expr, or nullptr (untyped, or not a tensor). */

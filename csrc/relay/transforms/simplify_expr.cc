@@ -29,12 +29,8 @@ namespace {
 
 /*! \brief Whether e is a float32 constant of one element within 1e-6 (relative) of value. */
 bool IsScalar(const Expr& e, double value) {
-  const auto* c = e.as<ConstantNode>();
-  if (c == nullptr || DataType(c->data->tensor.dtype) != DataType::Float(32)) return false;
-  if (!c->data.IsContiguous() || c->data.NBytes() != sizeof(float)) return false;
-  const float v = *reinterpret_cast<const float*>(static_cast<const char*>(c->data->tensor.data) +
-                                                  c->data->tensor.byte_offset);
-  return std::fabs(v - value) <= 1e-6 * std::fabs(value);
+  std::optional<float> v = ScalarConstant(e);
+  return v && std::fabs(*v - value) <= 1e-6 * std::fabs(value);
 }
 
 /*! \brief The operands of a call of op_name with two arguments, or false. */
