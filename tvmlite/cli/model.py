@@ -11,7 +11,7 @@ def load_onnx(path):
     if not os.path.isfile(path):
         raise CliError(f"no such file: {path}")
     try:
-        return onnx.load(path)
+        return onnx.load(path, load_external_data=False)  # from_onnx reads external data, confined to the folder
     except Exception as err:  # noqa: BLE001 - protobuf's DecodeError and friends
         raise CliError(f"{path} is not an ONNX model ({type(err).__name__}: {err})") from None
 
@@ -73,7 +73,8 @@ def compile_model(path, shapes, values, opt_level, progress, target="cpu"):
         model = load_onnx(path)
     resolved, dtypes = resolve_shapes(model, shapes, values)
     with progress.step("import (from_onnx)"):
-        mod, params = tvmlite.frontend.from_onnx(model, shape=resolved)
+        mod, params = tvmlite.frontend.from_onnx(model, shape=resolved,
+                                                 base_dir=os.path.dirname(os.path.abspath(path)))
         mod = tvmlite.relay.transform.InferType()(mod)
     with progress.step(f"build (target {target}, opt level {opt_level})"):
         with pass_context(opt_level):

@@ -257,8 +257,11 @@ def test_quantize_opset10_rejects_per_axis_scale_and_v13_accepts_it():
              helper.make_tensor("zp", TensorProto.UINT8, [2], [0, 128])]
     io = ([helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
           [helper.make_tensor_value_info("y", TensorProto.UINT8, [2, 2])])
+    with pytest.raises(AttributeError, match=r"QuantizeLinear \(opset 10\) has no attribute 'axis'"):
+        tvmlite.frontend.from_onnx(make_model(nodes, *io, 10, inits))  # as onnxruntime: axis came in opset 13
+    no_axis = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])]
     with pytest.raises(ValueError, match="QuantizeLinear-10 takes a scalar scale"):
-        tvmlite.frontend.from_onnx(make_model(nodes, *io, 10, inits))
+        tvmlite.frontend.from_onnx(make_model(no_axis, *io, 10, inits))
     _, (y,) = run(make_model(nodes, *io, 13, inits), {"x": np.array([[1.4, -3.0], [2.25, 100.0]], "float32")})
     np.testing.assert_array_equal(y, [[1, 0], [132, 255]])
 

@@ -57,7 +57,9 @@ def make_model(nodes, inputs, outputs, initializers=(), opset=17, extra_opsets=(
     return helper.make_model(graph, opset_imports=imports)
 
 
-def vi(name, shape, elem=F):
+def vi(name, shape, elem=None):
+    """A value_info; without a shape and an element type it declares neither (any tensor)."""
+    elem = elem if elem is not None else (F if shape is not None else TensorProto.UNDEFINED)
     return helper.make_tensor_value_info(name, elem, shape)
 
 

@@ -191,15 +191,15 @@ def test_maxpool_opset8_indices_storage_order():
 def test_pool_attributes_by_opset():
     x = tensor("x", [1, 1, 5, 5])
     node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
-    with pytest.raises(OpAttributeInvalid, match="'ceil_mode' does not exist in MaxPool of opset 8"):
+    with pytest.raises(OpAttributeInvalid, match=r"MaxPool \(opset 8\) has no attribute 'ceil_mode'"):
         from_onnx(make_model(node, [x], [tensor("y", None)], 8))
     assert [int(d) for d in out_type(make_model(node, [x], [tensor("y", None)], 10)).shape] == [1, 1, 3, 3]
     node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])
-    with pytest.raises(OpAttributeInvalid, match="'dilations' does not exist in AveragePool of opset 18"):
+    with pytest.raises(OpAttributeInvalid, match=r"AveragePool \(opset 18\) has no attribute 'dilations'"):
         from_onnx(make_model(node, [x], [tensor("y", None)], 18))
     assert [int(d) for d in out_type(make_model(node, [x], [tensor("y", None)], 19)).shape] == [1, 1, 3, 3]
     node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], count_include_pad=1)
-    with pytest.raises(OpAttributeInvalid, match="'count_include_pad' does not exist in AveragePool of opset 6"):
+    with pytest.raises(OpAttributeInvalid, match=r"AveragePool \(opset 6\) has no attribute 'count_include_pad'"):
         from_onnx(make_model(node, [x], [tensor("y", None)], 6))
     node = helper.make_node("AveragePool", ["x"], ["y"])
     with pytest.raises(OpAttributeInvalid, match="'kernel_shape' is required"):
@@ -251,7 +251,7 @@ def test_gemm_opsets():
     (out,) = run(make_model(node, inputs, [tensor("y", None)], 7), {"a": a, "b": b, "c": c})
     np.testing.assert_allclose(out, a.T @ b.T + c, rtol=1e-5)
     node = helper.make_node("Gemm", ["a", "b"], ["y"], transA=1, transB=1)
-    with pytest.raises(ValueError, match="Gemm of opset 9 requires input C"):
+    with pytest.raises(ValueError, match=r"Gemm \(opset 9\) takes 3 inputs, got 2$"):
         from_onnx(make_model(node, inputs[:2], [tensor("y", None)], 9))
     (out,) = run(make_model(node, inputs[:2], [tensor("y", None)], 11), {"a": a, "b": b})
     np.testing.assert_allclose(out, a.T @ b.T, rtol=1e-5)

@@ -3,7 +3,8 @@
 Steps, each of which fails with one clear error before the next begins:
 
 1. read the model (a ModelProto, a path, or serialized bytes); a file that is not an ONNX model is a ValueError
-   naming it;
+   naming it. Tensors whose data is in external files read it only from inside the model's folder (``base_dir``;
+   a model from bytes or a ModelProto has none unless the caller names one: tensor_data.py);
 2. check the model's structure: an opset_import for the default domain (and for every domain a node uses),
    every node input produced by an earlier node, an initializer or a graph input, no name produced twice, every
    graph output produced. The error names the node;
@@ -33,6 +34,8 @@ from ... import expr as _expr
 from ...backend.dtypes import from_numpy_dtype
 from .common import ConverterContext, get_convert_map, registered_ops
 from .fold import ConstantFolder
+from .tensor_data import read_tensor
+from .validate import attribute_kind, check_declared_type, check_nodes, kind_name
 
 __all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT"]
 
@@ -112,8 +115,9 @@ def _with_node(err, label):
 class GraphImporter(ConverterContext):
     """Converts one model; also the ConverterContext its converters get."""
 
-    def __init__(self, model, shape=None, dtype="float32", opset=None, freeze_params=False):
+    def __init__(self, model, shape=None, dtype="float32", opset=None, freeze_params=False, base_dir=None):
         self.model = model
+        self.base_dir = base_dir  # where external tensor data may be read from (None: nowhere)
         self.user_shapes = dict(shape or {})
         self.default_dtype = dtype
         self.freeze_params = freeze_params
@@ -156,6 +160,10 @@ class GraphImporter(ConverterContext):
         view = value.view()
         view.flags.writeable = False
         return view
+
+    def read_tensor(self, tensor, what):
+        """A TensorProto's value (numpy); external data only from inside base_dir (tensor_data.py)."""
+        return read_tensor(tensor, self.base_dir, what)
 
     def new_var(self, name, type_annotation):
         return _expr.Var(name, type_annotation)
@@ -285,7 +293,6 @@ class GraphImporter(ConverterContext):
 
     # -- import -------------------------------------------------------------------------------------------------
     def convert(self):
-        onnx = _onnx()
         graph = self.model.graph
         unknown = set(self.user_shapes) - {vi.name for vi in graph.input}
         if unknown:
@@ -293,14 +300,12 @@ class GraphImporter(ConverterContext):
                               f"{', '.join(vi.name for vi in graph.input)})")
         self.check_structure(graph)
         self.check_supported(graph)
+        check_nodes(graph, self.opsets, _norm_domain, _Label)
         symbols = {}
         inputs = []
         overridable = {vi.name for vi in graph.input}  # an initializer also listed as an input is a default value
         for init in graph.initializer:
-            try:
-                array = onnx.numpy_helper.to_array(init)
-            except Exception as err:  # noqa: BLE001 - a malformed TensorProto
-                raise ValueError_(f"initializer '{init.name}' cannot be read: {err}") from None
+            array = self.read_tensor(init, f"initializer '{init.name}'")
             if array.dtype == object:
                 raise OpNotImplemented(f"initializer '{init.name}': string tensors are not supported (the IR has no "
                                        f"string dtype)")
@@ -321,10 +326,20 @@ class GraphImporter(ConverterContext):
             inputs.append(v)
         params_vars = [v for v in self._param_vars]
         self.convert_nodes(graph.node, symbols)
+        self.check_declared_types(graph, symbols)
         outputs = [symbols[out.name] for out in graph.output]
         body = outputs[0] if len(outputs) == 1 else _expr.Tuple(outputs)
         func = _expr.Function(inputs + params_vars, body)
         return IRModule.from_expr(func), dict(self.params)
+
+    def check_declared_types(self, graph, symbols):
+        """A graph output or value_info whose declared element type is not the computed one is a TypeError (as
+        onnxruntime refuses it), not a model that returns another dtype than it says."""
+        for what, infos in (("graph output", graph.output), ("value_info", graph.value_info)):
+            for vi in infos:
+                value = symbols.get(vi.name)
+                if value is not None:
+                    check_declared_type(vi, value.checked_type, what, tensor_dtype)
 
     def convert_nodes(self, nodes, symbols):
         """Convert nodes in order, reading inputs from and writing outputs to the symbol table (a mapping)."""
@@ -349,9 +364,11 @@ class GraphImporter(ConverterContext):
         while inputs and inputs[-1] is None:
             inputs.pop()
         attr = {}
-        for a in node.attribute:
-            kind = _check_attribute_type(onnx, node, a, self.opsets[domain], label)
-            attr[a.name] = _attribute_value(onnx, a, label, kind)
+        for a in node.attribute:  # kinds, names and flags are checked (validate.py)
+            if a.ref_attr_name:
+                raise OpNotImplemented(f"{label}: attribute '{a.name}' refers to a function attribute "
+                                       f"('{a.ref_attr_name}'); only model graphs are converted")
+            attr[a.name] = _attribute_value(onnx, a, label, attribute_kind(a), self.read_tensor)
         inputs_constant = all(i is None or isinstance(i, _expr.Constant) for i in inputs)
         outer_node, self.node = self.node, node
         outer_scope, self.scope = self.scope, symbols  # the names a subgraph of this node may use
@@ -399,60 +416,8 @@ class GraphImporter(ConverterContext):
         return self.infer_type(const)
 
 
-_SCHEMA_ATTR_TYPES = {}  # (domain, op_type, opset) -> {attr name: AttributeProto type} or None
-
-
-def _schema_attribute_types(onnx, domain, op_type, opset):
-    key = (domain, op_type, opset)
-    types = _SCHEMA_ATTR_TYPES.get(key, False)
-    if types is False:
-        try:
-            schema = onnx.defs.get_schema(op_type, opset, domain)
-            types = {name: int(a.type) for name, a in schema.attributes.items()}
-        except Exception:  # noqa: BLE001 - a domain onnx does not know: no check
-            types = None
-        _SCHEMA_ATTR_TYPES[key] = types
-    return types
-
-
-def _check_attribute_type(onnx, node, a, opset, label):
-    """An attribute whose kind differs from the op schema's is OpAttributeInvalid naming the node."""
-    A = onnx.AttributeProto
-    kind = a.type
-    if kind == A.UNDEFINED:
-        kind = _guess_kind(a)
-        if kind is None:
-            raise OpAttributeInvalid(f"{label}: attribute '{a.name}' has no value")
-    if a.ref_attr_name:
-        raise OpNotImplemented(f"{label}: attribute '{a.name}' refers to a function attribute "
-                               f"('{a.ref_attr_name}'); only model graphs are converted")
-    types = _schema_attribute_types(onnx, node.domain, node.op_type, opset)
-    want = types.get(a.name) if types else None
-    if want is not None and want != kind:
-        raise OpAttributeInvalid(f"{label}: attribute '{a.name}' must be {_kind_name(A, want)}, got "
-                                 f"{_kind_name(A, kind)}")
-    return kind
-
-
-def _kind_name(A, kind):
-    return A.AttributeType.Name(kind) if kind in A.AttributeType.values() else str(kind)
-
-
-def _guess_kind(a):
-    """The kind of an attribute written without its type field (old exporters): the one field that is set."""
-    A = type(a)
-    for kind, field in ((A.FLOAT, "f"), (A.INT, "i"), (A.STRING, "s"), (A.TENSOR, "t"), (A.GRAPH, "g")):
-        if a.HasField(field):
-            return kind
-    for kind, field in ((A.FLOATS, "floats"), (A.INTS, "ints"), (A.STRINGS, "strings"), (A.TENSORS, "tensors"),
-                        (A.GRAPHS, "graphs")):
-        if len(getattr(a, field)):
-            return kind
-    return None
-
-
-def _attribute_value(onnx, a, label="node", kind=None):
-    kind = a.type if kind is None else kind
+def _attribute_value(onnx, a, label, kind, read_tensor):
+    """The Python value of attribute a (whose kind is checked); tensors through read_tensor(tensor, what)."""
     A = onnx.AttributeProto
     try:
         if kind == A.FLOAT:
@@ -462,7 +427,7 @@ def _attribute_value(onnx, a, label="node", kind=None):
         if kind == A.STRING:
             return a.s.decode("utf-8", "surrogateescape")
         if kind == A.TENSOR:
-            return onnx.numpy_helper.to_array(a.t)
+            return read_tensor(a.t, f"{label}: attribute '{a.name}'")
         if kind == A.GRAPH:
             return a.g
         if kind == A.FLOATS:
@@ -472,28 +437,31 @@ def _attribute_value(onnx, a, label="node", kind=None):
         if kind == A.STRINGS:
             return [s.decode("utf-8", "surrogateescape") for s in a.strings]
         if kind == A.TENSORS:
-            return [onnx.numpy_helper.to_array(t) for t in a.tensors]
+            return [read_tensor(t, f"{label}: attribute '{a.name}'") for t in a.tensors]
         if kind == A.GRAPHS:
             return list(a.graphs)
         if kind == A.TYPE_PROTO:
             return a.tp
         if kind == A.SPARSE_TENSOR:
             return a.sparse_tensor
+    except ValueError_:
+        raise  # read_tensor's, naming the node and attribute
     except Exception as err:  # noqa: BLE001 - a malformed tensor attribute
         raise OpAttributeInvalid(f"{label}: attribute '{a.name}' cannot be read: {err}") from None
-    raise OpNotImplemented(f"{label}: attribute '{a.name}' of kind {_kind_name(A, kind)} is not supported")
+    raise OpNotImplemented(f"{label}: attribute '{a.name}' of kind {kind_name(kind)} is not supported")
 
 
 def load_model(model):
-    """A ModelProto from a ModelProto, a path or serialized bytes; ValueError/FileNotFoundError when it is not."""
+    """(ModelProto, its folder or None) from a ModelProto, a path or serialized bytes; ValueError /
+    FileNotFoundError when it is not. External tensor data is left where it is (read_tensor reads it, confined)."""
     onnx = _onnx()
     from google.protobuf.message import DecodeError
 
     if isinstance(model, onnx.ModelProto):
-        return model
+        return model, None
     if isinstance(model, (bytes, bytearray, memoryview)):
         try:
-            return onnx.load_model_from_string(bytes(model))
+            return onnx.load_model_from_string(bytes(model)), None
         except (DecodeError, RuntimeError, ValueError) as err:
             raise ValueError_(f"from_onnx: the bytes are not a serialized ONNX model ({err})") from None
     if isinstance(model, str) or hasattr(model, "__fspath__"):
@@ -501,16 +469,16 @@ def load_model(model):
         if not os.path.isfile(path):
             raise FileNotFoundError(f"from_onnx: no such file: '{path}'")
         try:
-            loaded = onnx.load(path)
+            loaded = onnx.load(path, load_external_data=False)
         except (DecodeError, RuntimeError, ValueError, OSError) as err:
             raise ValueError_(f"from_onnx: '{path}' is not an ONNX model ({err})") from None
         if not loaded.HasField("graph") and not loaded.opset_import:
             raise ValueError_(f"from_onnx: '{path}' is not an ONNX model (no graph and no opset_import)")
-        return loaded
+        return loaded, os.path.dirname(os.path.abspath(path))
     raise TypeError_(f"from_onnx: model must be an onnx.ModelProto, a path or bytes, got {type(model).__name__}")
 
 
-def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=False):
+def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=False, base_dir=None):
     """Convert an ONNX model to (IRModule, params).
 
     Parameters
@@ -526,6 +494,10 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=Fals
     freeze_params : bool
         Initializers become Constants (folded into the graph) instead of params. Integer and bool initializers
         that are not also graph inputs (shapes, axes, indices: ONNX makes them constants) are Constants either way.
+    base_dir : str or os.PathLike, optional
+        The folder tensors stored as external data are read from, and may not leave (no absolute path, '..' or
+        symlink out of it). Defaults to the model's folder for a path; a model given as bytes or a ModelProto has
+        none, so its external data is refused unless base_dir is given.
 
     Returns
     -------
@@ -534,7 +506,13 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=Fals
         inputs that are not initializers become typed Vars; outputs keep the graph's order (a tuple when there
         are several).
     """
-    model = load_model(model)
+    model, folder = load_model(model)
+    if base_dir is not None:
+        if not isinstance(base_dir, str) and not hasattr(base_dir, "__fspath__"):
+            raise TypeError_(f"from_onnx: base_dir must be a path, got {type(base_dir).__name__}")
+        folder = os.fspath(base_dir)
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"from_onnx: base_dir is not a folder: '{folder}'")
     if not model.HasField("graph"):
         raise ValueError_("from_onnx: the model has no graph")
-    return GraphImporter(model, shape, dtype, opset, freeze_params).convert()
+    return GraphImporter(model, shape, dtype, opset, freeze_params, folder).convert()

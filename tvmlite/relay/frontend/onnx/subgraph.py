@@ -17,8 +17,6 @@ def convert_subgraph(ctx, graph, input_types=None, as_tuple=False):
     """The Function of an onnx.GraphProto converted inside ctx's current scope (see the module docstring).
 
     input_types: one IR type per graph input (None entries, or input_types None: the graph's declared type)."""
-    import onnx
-
     outer_scope = getattr(ctx, "scope", None) or {}
     scope = collections.ChainMap({}, outer_scope)
     input_types = list(input_types) if input_types is not None else [None] * len(graph.input)
@@ -30,7 +28,7 @@ def convert_subgraph(ctx, graph, input_types=None, as_tuple=False):
         scope[vi.name] = v
         params.append(v)
     for init in graph.initializer:
-        array = onnx.numpy_helper.to_array(init)
+        array = ctx.read_tensor(init, f"subgraph '{graph.name}': initializer '{init.name}'")
         scope[init.name] = _expr.const(array, dtype=array.dtype.name if array.dtype.kind != "O" else None)
     saved_node = ctx.node
     try:
@@ -39,6 +37,7 @@ def convert_subgraph(ctx, graph, input_types=None, as_tuple=False):
     finally:
         ctx.node = saved_node
         ctx.scope = outer_scope
+    ctx.check_declared_types(graph, scope)
     outputs = []
     for out in graph.output:
         if out.name not in scope:
