@@ -1,10 +1,12 @@
 """Errors across the FFI: kinds map to classes, Python exceptions survive C++ frames whole."""
+import pickle
 import traceback
 
+import numpy as np
 import pytest
 
 import tvmlite
-from tvmlite.error import TVMLiteError, get_error_class, register_error
+from tvmlite.error import OpAttributeInvalid, TVMLiteError, get_error_class, register_error, with_context
 
 apply = tvmlite.get_global_func("testing.apply")
 call_n = tvmlite.get_global_func("testing.call_n")
@@ -269,3 +271,87 @@ def test_errors_do_not_leak_between_calls():
 def test_callback_returning_unsupported_type_is_type_error():
     with pytest.raises(TypeError, match="callback return value"):
         apply(lambda: object())
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# with_context: a message gains context, the class stays
+# ----------------------------------------------------------------------------------------------------------------
+
+def _array_memory_error():
+    """numpy's allocation failure, as np.empty raises it (its __init__ takes (shape, dtype), not a message)."""
+    from numpy._core._exceptions import _ArrayMemoryError
+
+    return _ArrayMemoryError((1 << 60,), np.dtype("float32"))
+
+
+def test_with_context_rebuilds_a_one_message_class_and_chains_the_original():
+    err = ValueError("bad value")
+    new = with_context(err, "node 'a' (Add)")
+    assert type(new) is ValueError and new.args == ("node 'a' (Add): bad value",)
+    assert new.__cause__ is err and err.args == ("bad value",)
+    op_err = OpAttributeInvalid("attribute 'axis' is 5")
+    assert type(with_context(op_err, "node 'a' (ArgMax)")) is OpAttributeInvalid
+
+
+def test_with_context_keeps_a_class_that_takes_no_single_message():
+    err = _array_memory_error()
+    new = with_context(err, "node 'big' (Tile)")
+    assert isinstance(new, MemoryError) and isinstance(new, type(err)) and isinstance(new, TVMLiteError)
+    assert str(new) == "node 'big' (Tile): Unable to allocate 4.00 EiB for an array with shape " \
+                       "(1152921504606846976,) and data type float32"
+    assert (new.shape, new.dtype, new.args) == (err.shape, err.dtype, err.args)
+    assert new.__cause__ is err and not str(err).startswith("node")  # the original is left as it was
+    assert type(with_context(_array_memory_error(), "other")) is type(new)  # one class per original class
+
+
+@pytest.mark.parametrize("err,text", [
+    (np.exceptions.AxisError(5, 2), "ctx: axis 5 is out of bounds for array of dimension 2"),
+    (KeyError("k"), "ctx: k"),  # unquoted, as the importer always showed a key
+    (MemoryError(), "ctx: MemoryError"),  # as Python raises it: no message at all
+    (IndexError(), "ctx: IndexError"),
+    (StopIteration(3), "ctx: 3"),
+])
+def test_with_context_classes_that_do_not_rebuild_from_one_message(err, text):
+    new = with_context(err, "ctx")
+    assert str(new) == text and isinstance(new, type(err)) and new.args == err.args
+    if isinstance(err, np.exceptions.AxisError):
+        assert (new.axis, new.ndim) == (5, 2)
+
+
+def test_with_context_nests_and_does_not_repeat_itself():
+    inner = with_context(_array_memory_error(), "exp")
+    outer = with_context(inner, "loop")
+    assert str(outer).startswith("loop: exp: Unable to allocate") and isinstance(outer, MemoryError)
+    assert type(outer) is type(inner) and outer.__cause__ is inner
+    assert with_context(outer, "loop") is outer
+    assert with_context(ValueError("node 'a' (Add): x"), "node 'a' (Add)").args == ("node 'a' (Add): x",)
+
+
+def test_with_context_copies_notes_and_attributes():
+    err = KeyError("k")
+    err.add_note("raised at here.cc:1")
+    err.ops = ["Gizmo"]
+    new = with_context(err, "ctx")
+    assert new.__notes__ == ["raised at here.cc:1"] and new.ops == ["Gizmo"]
+    assert new.__notes__ is not err.__notes__
+
+
+def test_with_context_pickles():
+    new = with_context(with_context(_array_memory_error(), "exp"), "loop")
+    back = pickle.loads(pickle.dumps(new))
+    assert type(back) is type(new) and str(back) == str(new) and back.shape == new.shape
+
+
+def test_with_context_falls_back_to_a_note_when_no_copy_says_the_same():
+    err = OSError(2, "No such file", "f.txt")  # a copy made from its args loses the file name: keep err itself
+    assert with_context(err, "ctx") is err
+    assert err.__notes__ == ["ctx"] and err.filename == "f.txt"
+
+
+def test_with_context_leaves_non_errors_alone_and_checks_its_arguments():
+    stop = KeyboardInterrupt()
+    assert with_context(stop, "ctx") is stop and not hasattr(stop, "__notes__")
+    with pytest.raises(TypeError, match="^with_context: err must be an exception, got str$"):
+        with_context("boom", "ctx")
+    with pytest.raises(TypeError, match="^with_context: context must be a str, got int$"):
+        with_context(ValueError("x"), 3)

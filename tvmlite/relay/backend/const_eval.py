@@ -14,6 +14,7 @@ AlterOpLayout's layout_transforms, took 0.33 s of its 0.8 s build through numpy'
 import numpy as np
 
 from ..._ffi.registry import register_func
+from ...error import with_context
 from ..expr import Constant, Tuple
 from ..op.op import get_reference
 
@@ -80,5 +81,5 @@ def eval_const(call):
     try:
         result = ref(call.attrs, *args)
     except Exception as err:
-        raise type(err)(f"FoldConstant: evaluating {name}: {err}") from err
+        raise with_context(err, f"FoldConstant: evaluating {name}")
     return _to_nd(_check(result, call.checked_type, name))

@@ -20,7 +20,7 @@ import collections
 
 import numpy as np
 
-from ...error import InternalError, OpNotImplemented
+from ...error import InternalError, OpNotImplemented, with_context
 from ...ir.op import Op
 from ...ir.type import OptionalType, SequenceType, TensorType, TupleType
 from .. import transform
@@ -148,7 +148,7 @@ class _Interpreter:
         except (InternalError, OpNotImplemented):
             raise
         except Exception as err:
-            raise type(err)(f"{name}: {err}") from err
+            raise with_context(err, name)  # the class stays: a reference's MemoryError is still one
         return _check(result, call.checked_type, name)
 
 

@@ -12,7 +12,7 @@ from .... import error as _error
 from ... import expr as _expr
 from ... import op as _op
 from .common import OnnxOpConverter, register_converter, unsupported
-from .importer import tensor_dtype
+from .importer import node_label, tensor_dtype
 
 
 # ------------------------------------------------------------------------------------------------- helpers
@@ -48,8 +48,9 @@ def _outputs(ctx):
 
 
 class _Converter(OnnxOpConverter):
-    """Base of this family's converters: an OpError (which the importer passes through unprefixed) names the
-    node: "Pad node 'pad_1': mode 'wrap' ..."."""
+    """Base of this family's converters: results over constants are folded here (see _fold), and any failure,
+    the folding's references included, is labelled with the node as the importer labels it ("node 'pad_1'
+    (Pad): mode 'wrap' ..."), keeping its class: a reference's MemoryError stays one."""
 
     @classmethod
     def get_converter(cls, opset):
@@ -58,13 +59,11 @@ class _Converter(OnnxOpConverter):
         def convert(inputs, attr, ctx):
             try:
                 result = impl(inputs, attr, ctx)
-            except _error.OpError as err:
-                node = ctx.node
-                label = f"{node.op_type} node '{node.name}'" if node.name else f"{node.op_type} node"
-                raise type(err)(f"{label}: {err}") from err
-            given = [i for i in inputs if i is not None]
-            if given and all(isinstance(i, _expr.Constant) for i in given):
-                result = [_fold(r) for r in result] if isinstance(result, list) else _fold(result)
+                given = [i for i in inputs if i is not None]
+                if given and all(isinstance(i, _expr.Constant) for i in given):
+                    result = [_fold(r) for r in result] if isinstance(result, list) else _fold(result)
+            except Exception as err:  # noqa: BLE001 - labelled, never changed in kind
+                raise _error.with_context(err, node_label(ctx.node))
             return result
 
         convert.__name__ = convert.__qualname__ = impl.__name__
