@@ -9,7 +9,13 @@ Fixtures:
   run_relay    run_relay(func_or_mod, inputs: dict or list, params=None) -> list of numpy outputs, through
                tvmlite.build(target="debug") and GraphModule, as a user would.
   op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them.
+
+In CI (CI=true, as .ci/run runs) a test or module skipped because an import failed (pytest.importorskip of an oracle
+such as onnxruntime) fails instead: the test extra installs every oracle, so such a skip is a broken install that
+would silently drop the comparisons.
 """
+import os
+
 import numpy as np
 import pytest
 
@@ -59,3 +65,28 @@ def _op_names(mod):
 @pytest.fixture
 def op_names():
     return _op_names
+
+
+_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _fail_missing_import(report):
+    """In CI, turn a skip for a failed import into a failure naming it."""
+    if not (_CI and report.skipped and isinstance(report.longrepr, tuple)):
+        return
+    reason = str(report.longrepr[2])
+    if "could not import" in reason:
+        report.outcome = "failed"
+        report.longrepr = f"{reason} (CI=true: the test extra must install every oracle; pip install -e '.[test]')"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_missing_import(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _fail_missing_import(outcome.get_result())
