@@ -32,22 +32,34 @@ Constants: an input computable at import time usually arrives as a relay Constan
 each node's result when all its inputs are Constants, and an integer result that depends only on its inputs'
 static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (fold.py). ``ctx.try_constant(expr)``
 also folds on request (any size), and returns None when the value is known only at run time. Params
-(initializers, unless ``freeze_params``) are run-time inputs the user may replace: only their types are known. Ops with random results must not be folded:
-mark them ``Op.get(name).set_attr("TNonDeterministic", True)`` (names with "random", "multinomial" or
-"bernoulli" are recognised without it).
+(initializers, unless ``freeze_params``) are run-time inputs the user may replace: only their types are known. Ops
+with random results must not be folded: mark them ``Op.get(name).set_attr("TNonDeterministic", True)`` (names
+with "random", "multinomial" or "bernoulli" are recognised without it).
 
 Errors: a converter raises OpAttributeInvalid / OpAttributeRequired / ValueError / TypeError with a message; the
 importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures. It also
 checks each attribute's kind against the op schema before calling the converter (a FLOAT where the schema says
 INT is OpAttributeInvalid). OpNotImplemented from ``unsupported(...)`` marks an attribute value or input kind that
 is valid ONNX but not converted yet.
+
+Attribute values are checked here, once per kind, so a hostile value is an OpAttributeInvalid naming the attribute
+and never an IndexError, KeyError or numpy AxisError from deep inside a converter:
+
+    axis_attr(attr, "axis", 1, data)              an axis of data (negatives count from the end), as given
+    normalize_axis(axis, rank, "axis")            the same check on a value at hand, as an index in [0, rank)
+    normalize_axes(axes, rank, "axes")            a list of them, no repeats
+    check_perm(perm, rank, "perm")                a permutation of the rank's axes
+    choice_attr(attr, "mode", "constant", modes)  one of a fixed set of strings
+    dtype_attr(attr, "to")                        an ONNX TensorProto data type, as the IR dtype string
+    input_at(inputs, i)                           optional input i, None when the node leaves it out
 """
 import threading
 
 from ....error import OpAttributeInvalid, OpAttributeRequired, OpNotImplemented
 
 __all__ = ["OnnxOpConverter", "register_converter", "get_convert_map", "registered_ops", "AttrCvt", "Renamer",
-           "unsupported", "ConverterContext"]
+           "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr", "normalize_axes",
+           "check_perm", "choice_attr", "dtype_attr", "input_at"]
 
 _REGISTRY = {}  # (domain, op_type) -> converter class
 _MAP_CACHE = {}  # (domain, opset) -> {op_type: bound converter}
@@ -126,6 +138,93 @@ def _load_families():
 def unsupported(what):
     """Raise OpNotImplemented for a valid but unconverted case ("Resize: mode 'cubic' with antialias")."""
     raise OpNotImplemented(what)
+
+
+def rank_of(expr):
+    """The rank of a typed tensor expression (or of a type), None when it is not known (a tensor of any rank, a
+    sequence)."""
+    from ....ir.type import TensorType, Type
+
+    ty = expr if isinstance(expr, Type) else getattr(expr, "checked_type", None) if expr is not None else None
+    return len(ty.shape) if isinstance(ty, TensorType) else None
+
+
+def normalize_axis(axis, rank, name="axis", end=False):
+    """axis as an index in [0, rank) (negatives count from the end; a scalar's axis may be 0 or -1); with end, an
+    insertion point in [0, rank] (Flatten, Unsqueeze). OpAttributeInvalid naming the attribute otherwise."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise OpAttributeInvalid(f"attribute '{name}' must be an integer, got {axis!r}")
+    n = max(rank + 1 if end else rank, 1)
+    if not -n <= axis < n:
+        raise OpAttributeInvalid(f"attribute '{name}' is {axis}: out of range for an input of rank {rank} "
+                                 f"(valid: {-n} to {n - 1})")
+    return axis + n if axis < 0 else axis
+
+
+def axis_attr(attr, name, default, data, end=False):
+    """Attribute ``name`` (default when absent) checked as an axis of data; returned as given (negatives stay), so
+    the IR keeps the model's value. Unchecked when data's rank is not known."""
+    axis = attr.get(name, default)
+    rank = rank_of(data)
+    if axis is not None and rank is not None:
+        normalize_axis(axis, rank, name, end)
+    return axis
+
+
+def normalize_axes(axes, rank, name="axes", unique=True):
+    """Each axis normalised (see normalize_axis); a repeated axis is OpAttributeInvalid when unique."""
+    out = [normalize_axis(a, rank, name) for a in axes]
+    if unique and len(set(out)) != len(out):
+        raise OpAttributeInvalid(f"attribute '{name}' {list(axes)} repeats an axis")
+    return out
+
+
+def check_perm(perm, rank, name="perm"):
+    """perm normalised, when it is a permutation of an input of rank rank's axes; OpAttributeInvalid otherwise."""
+    if len(perm) != rank:
+        raise OpAttributeInvalid(f"attribute '{name}' {list(perm)} has {len(perm)} entries for an input of rank "
+                                 f"{rank}")
+    out = [normalize_axis(a, rank, name) for a in perm]
+    if sorted(out) != list(range(rank)):
+        raise OpAttributeInvalid(f"attribute '{name}' {list(perm)} is not a permutation of the axes 0 to {rank - 1}")
+    return out
+
+
+def choice_attr(attr, name, default, allowed):
+    """Attribute ``name`` (default when absent), which must be one of allowed."""
+    value = attr.get(name, default)
+    if value not in allowed:
+        raise OpAttributeInvalid(f"attribute {name}={value!r} is not one of {', '.join(map(str, allowed))}")
+    return value
+
+
+def dtype_attr(attr, name, default=None, kinds=None):
+    """The IR dtype (``"float32"``) that attribute ``name`` names as an ONNX TensorProto data type (default when
+    absent; a None default stays None). kinds restricts numpy kinds ("f": a float type)."""
+    from .importer import tensor_dtype
+
+    code = attr.get(name, default)
+    if code is None:
+        return None
+    if isinstance(code, bool) or not isinstance(code, int) or code <= 0:
+        raise OpAttributeInvalid(f"attribute '{name}' is {code!r}: not an ONNX tensor data type")
+    try:
+        dtype = tensor_dtype(code)
+    except ValueError:
+        raise OpAttributeInvalid(f"attribute '{name}' is {code}: not an ONNX tensor data type") from None
+    if kinds is not None:
+        from ...backend.dtypes import to_numpy_dtype
+        import numpy as np
+
+        if dtype == "string" or np.dtype(to_numpy_dtype(dtype)).kind not in kinds:
+            want = {"f": "a float type"}.get(kinds, f"a type of kind {kinds!r}")
+            raise OpAttributeInvalid(f"attribute '{name}' is {dtype}, must be {want}")
+    return dtype
+
+
+def input_at(inputs, i):
+    """Input i, or None when the node leaves it out (an optional input past the ones given)."""
+    return inputs[i] if i < len(inputs) else None
 
 
 class AttrCvt:

@@ -6,10 +6,13 @@ returns for it (JoinTypes: differing dims become ?, differing ranks a DynTensorT
 nothing changes (a join only loses information, so this stops after a few rounds).
 """
 from .... import runtime as _runtime
+from ....error import OpAttributeInvalid, get_error_class
 from ....ir.type import TensorType
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, register_converter, unsupported
+from .common import OnnxOpConverter, choice_attr, normalize_axis, register_converter, unsupported
+
+ValueError_ = get_error_class("ValueError")  # tvmlite.error.ValueError: a TVMLiteError and a ValueError
 
 _MAX_WIDENING_ROUNDS = 8
 
@@ -54,10 +57,11 @@ class Loop(OnnxOpConverter):
         inputs = list(inputs) + [None] * max(0, 2 - len(inputs))
         max_trip_count, cond, v_initial = inputs[0], inputs[1], inputs[2:]
         if any(v is None for v in v_initial):
-            raise ValueError("loop-carried initial values cannot be omitted")
+            raise ValueError_("loop-carried initial values cannot be omitted")
         n = len(v_initial)
         if len(body.input) != n + 2:
-            raise ValueError(f"the body takes {len(body.input)} inputs for {n} loop-carried values (+2)")
+            raise ValueError_(f"the body takes {len(body.input)} inputs, the node gives {n} loop-carried values "
+                              f"(the body takes 2 + their count)")
         head = [TensorType((), "int64"), TensorType((), "bool")]
         carried = [v.checked_type for v in v_initial]
         for _ in range(_MAX_WIDENING_ROUNDS):
@@ -81,13 +85,14 @@ class Scan(OnnxOpConverter):
     @classmethod
     def _impl_v8(cls, inputs, attr, ctx):
         body = attr["body"]
-        m = attr["num_scan_inputs"]
         if inputs and inputs[0] is not None:
             unsupported("Scan-8 with sequence_lens")
         rest = list(inputs[1:])
+        m = _num_scan_inputs(attr, len(rest))
         n = len(rest) - m
         states, xs = rest[:n], rest[n:]
-        directions = attr.get("directions", [])
+        directions = _per_scan_value(attr, "directions", m, (0, 1))
+        _check_body_inputs(body, n, m)
         state_types = [_drop_dims(s.checked_type, [0]) for s in states]
         elem_types = [_drop_dims(x.checked_type, [0, 1]) for x in xs]
         fn = ctx.convert_subgraph(body, state_types + elem_types, as_tuple=True)
@@ -97,25 +102,56 @@ class Scan(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         body = attr["body"]
-        m = attr["num_scan_inputs"]
+        m = _num_scan_inputs(attr, len(inputs))
         n = len(inputs) - m
         states, xs = list(inputs[:n]), list(inputs[n:])
-        in_axes = attr.get("scan_input_axes", [])
+        _check_body_inputs(body, n, m)
+        in_axes = _per_scan_value(attr, "scan_input_axes", m)
         elem_types = []
         for j, x in enumerate(xs):
-            rank = len(x.checked_type.shape)
-            axis = in_axes[j] if in_axes else 0
-            elem_types.append(_drop_dims(x.checked_type, [axis + rank if axis < 0 else axis]))
+            ty = _tensor_type(x.checked_type)
+            axis = normalize_axis(in_axes[j], len(ty.shape), "scan_input_axes") if in_axes else 0
+            elem_types.append(_drop_dims(ty, [axis]))
+        k = len(body.output) - n  # scan outputs
         fn = ctx.convert_subgraph(body, [s.checked_type for s in states] + elem_types, as_tuple=True)
         call = _op.scan(states, xs, fn, scan_input_axes=in_axes,
-                        scan_input_directions=attr.get("scan_input_directions", []),
-                        scan_output_axes=attr.get("scan_output_axes", []),
-                        scan_output_directions=attr.get("scan_output_directions", []))
+                        scan_input_directions=_per_scan_value(attr, "scan_input_directions", m, (0, 1)),
+                        scan_output_axes=_per_scan_value(attr, "scan_output_axes", k),
+                        scan_output_directions=_per_scan_value(attr, "scan_output_directions", k, (0, 1)))
         return [_getitem(call, i) for i in range(len(body.output))]
 
 
-def _drop_dims(ty, axes):
+def _num_scan_inputs(attr, count):
+    """num_scan_inputs, which must leave no more than the node's inputs (count, sequence_lens aside)."""
+    m = attr["num_scan_inputs"]
+    if not 1 <= m <= count:
+        raise OpAttributeInvalid(f"attribute 'num_scan_inputs' is {m}, must be 1 to the {count} inputs given")
+    return m
+
+
+def _check_body_inputs(body, n, m):
+    if len(body.input) != n + m:
+        raise ValueError_(f"the body takes {len(body.input)} inputs, the node gives {n} states and {m} scan inputs")
+
+
+def _per_scan_value(attr, name, count, allowed=None):
+    """An optional list attribute with one entry per scan input (or output): [] when absent."""
+    values = list(attr.get(name, []))
+    if values and len(values) != count:
+        raise OpAttributeInvalid(f"attribute '{name}' has {len(values)} entries for {count} scan values")
+    if allowed is not None:
+        for v in values:
+            choice_attr({name: v}, name, None, allowed)
+    return values
+
+
+def _tensor_type(ty):
     if not isinstance(ty, TensorType):
         raise TypeError(f"scan inputs and states must be tensors, got {ty}")
+    return ty
+
+
+def _drop_dims(ty, axes):
+    ty = _tensor_type(ty)
     dims = [d for i, d in enumerate(ty.shape) if i not in axes]
     return TensorType(dims, ty.dtype)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...op import image as _image
 from ...op.image._image import static_output_size
-from .common import OnnxOpConverter, register_converter, unsupported
+from .common import OnnxOpConverter, choice_attr, normalize_axes, rank_of, register_converter, unsupported
 from ....error import OpAttributeInvalid
 
 
@@ -30,24 +30,19 @@ def _static_output(ctx, data, roi, scales, sizes, axes, policy, ctm):
         raise OpAttributeInvalid(str(err)) from None
 
 
-def _check_choice(attr, name, default, allowed):
-    value = attr.get(name, default)
-    if value not in allowed:
-        raise OpAttributeInvalid(f"attribute {name}={value!r} is not one of {', '.join(allowed)}")
-    return value
-
-
 _CTMS = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
          "tf_half_pixel_for_nn")
 
 
 def _resize(attr, ctx, data, roi, scales, sizes, ctms, new_attrs):
-    mode = _check_choice(attr, "mode", "nearest", ("nearest", "linear", "cubic"))
-    ctm = _check_choice(attr, "coordinate_transformation_mode", "half_pixel", ctms)
-    nearest_mode = _check_choice(attr, "nearest_mode", "round_prefer_floor",
+    mode = choice_attr(attr, "mode", "nearest", ("nearest", "linear", "cubic"))
+    ctm = choice_attr(attr, "coordinate_transformation_mode", "half_pixel", ctms)
+    nearest_mode = choice_attr(attr, "nearest_mode", "round_prefer_floor",
                                  ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"))
     axes = list(attr.get("axes", ())) if new_attrs else []
-    policy = _check_choice(attr, "keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller")) \
+    if axes and rank_of(data) is not None:
+        normalize_axes(axes, rank_of(data))
+    policy = choice_attr(attr, "keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller")) \
         if new_attrs else "stretch"
     antialias = bool(attr.get("antialias", 0)) if new_attrs else False
     if scales is not None and sizes is not None:
@@ -85,7 +80,7 @@ def _as_float32(ctx, expr):
 
 def _upsample(ctx, data, scales, attr):
     """Upsample and Resize-10: asymmetric coordinates, nearest rounds down (numpy.repeat for integer scales)."""
-    mode = _check_choice(attr, "mode", "nearest", ("nearest", "linear", "bilinear", "trilinear"))
+    mode = choice_attr(attr, "mode", "nearest", ("nearest", "linear", "bilinear", "trilinear"))
     mode = "linear" if mode in ("bilinear", "trilinear") else mode
     output_size = _static_output(ctx, data, None, scales, None, [], "stretch", "asymmetric")
     return _image.resize(data, None, scales, None, mode=mode, coordinate_transformation_mode="asymmetric",
@@ -143,17 +138,17 @@ class Upsample(OnnxOpConverter):
 class GridSample(OnnxOpConverter):
     @classmethod
     def _impl_v16(cls, inputs, attr, ctx):
-        mode = _check_choice(attr, "mode", "bilinear", ("bilinear", "nearest", "bicubic"))
+        mode = choice_attr(attr, "mode", "bilinear", ("bilinear", "nearest", "bicubic"))
         return cls._convert(inputs, attr, {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode))
 
     @classmethod
     def _impl_v20(cls, inputs, attr, ctx):
-        mode = _check_choice(attr, "mode", "linear", ("linear", "nearest", "cubic"))
+        mode = choice_attr(attr, "mode", "linear", ("linear", "nearest", "cubic"))
         return cls._convert(inputs, attr, mode)
 
     @classmethod
     def _convert(cls, inputs, attr, mode):
-        padding = _check_choice(attr, "padding_mode", "zeros", ("zeros", "border", "reflection"))
+        padding = choice_attr(attr, "padding_mode", "zeros", ("zeros", "border", "reflection"))
         rank = len(inputs[0].checked_type.shape)
         if mode == "cubic" and rank != 4:
             raise OpAttributeInvalid(f"GridSample: mode 'cubic' needs a 4-D input, got rank {rank}")
@@ -175,5 +170,5 @@ class AffineGrid(OnnxOpConverter):
 class ImageDecoder(OnnxOpConverter):
     @classmethod
     def _impl_v20(cls, inputs, attr, ctx):
-        fmt = _check_choice(attr, "pixel_format", "RGB", ("RGB", "BGR", "Grayscale"))
+        fmt = choice_attr(attr, "pixel_format", "RGB", ("RGB", "BGR", "Grayscale"))
         return _image.decode(inputs[0], pixel_format=fmt)

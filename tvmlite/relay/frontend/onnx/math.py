@@ -22,8 +22,8 @@ from ....error import OpAttributeInvalid, OpAttributeRequired
 from ... import op as _op
 from ...backend.dtypes import to_numpy_dtype
 from ...expr import TupleGetItem, const
-from .common import OnnxOpConverter, register_converter, unsupported
-from .importer import tensor_dtype
+from .common import (OnnxOpConverter, axis_attr, choice_attr, dtype_attr, normalize_axes, rank_of, register_converter,
+                     unsupported)
 
 
 def _constant_ints(expr, ctx, what):
@@ -47,6 +47,8 @@ def _reduce(relay_name, axes_input_from):
 
     def with_attr(cls, inputs, attr, ctx):
         axes = attr.get("axes")
+        if axes and rank_of(inputs[0]) is not None:
+            normalize_axes(axes, rank_of(inputs[0]))
         return builder(inputs[0], axis=list(axes) if axes else None, keepdims=bool(attr.get("keepdims", 1)))
 
     def with_input(cls, inputs, attr, ctx):
@@ -78,10 +80,10 @@ for _onnx_name, _relay_name, _from in [("ReduceSum", "sum", 13), ("ReduceMean", 
 
 def _arg_reduce(builder):
     def v1(cls, inputs, attr, ctx):
-        return builder(inputs[0], axis=[attr.get("axis", 0)], keepdims=bool(attr.get("keepdims", 1)))
+        return builder(inputs[0], axis=[axis_attr(attr, "axis", 0, inputs[0])], keepdims=bool(attr.get("keepdims", 1)))
 
     def v12(cls, inputs, attr, ctx):
-        return builder(inputs[0], axis=[attr.get("axis", 0)], keepdims=bool(attr.get("keepdims", 1)),
+        return builder(inputs[0], axis=[axis_attr(attr, "axis", 0, inputs[0])], keepdims=bool(attr.get("keepdims", 1)),
                        select_last_index=bool(attr.get("select_last_index", 0)))
 
     return {"_impl_v1": classmethod(v1), "_impl_v12": classmethod(v12)}
@@ -121,7 +123,7 @@ class TopK(OnnxOpConverter):
     def _impl_v1(cls, inputs, attr, ctx):
         if "k" not in attr:
             raise OpAttributeRequired("attribute 'k' is required")
-        return cls._topk(inputs[0], attr["k"], attr.get("axis", -1), True)
+        return cls._topk(inputs[0], attr["k"], axis_attr(attr, "axis", -1, inputs[0]), True)
 
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
@@ -138,14 +140,15 @@ class TopK(OnnxOpConverter):
         k = _constant_ints(inputs[1], ctx, "k")
         if k is not None and len(k) != 1:
             raise OpAttributeInvalid(f"k must hold one value, got {k}")
-        return cls._topk(inputs[0], k[0] if k is not None else inputs[1], attr.get("axis", -1), largest)
+        return cls._topk(inputs[0], k[0] if k is not None else inputs[1], axis_attr(attr, "axis", -1, inputs[0]),
+                         largest)
 
 
 @register_converter("Unique")
 class Unique(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        call = _op.unique(inputs[0], sorted=bool(attr.get("sorted", 1)), axis=attr.get("axis"))
+        call = _op.unique(inputs[0], sorted=bool(attr.get("sorted", 1)), axis=axis_attr(attr, "axis", None, inputs[0]))
         return [TupleGetItem(call, i) for i in range(4)]
 
 
@@ -253,12 +256,14 @@ def _target_dtype(to, allow_name):
         if to.upper() not in onnx.TensorProto.DataType.keys():
             raise OpAttributeInvalid(f"'to' names no TensorProto data type: {to!r}")
         to = onnx.TensorProto.DataType.Value(to.upper())
-    if to not in onnx.TensorProto.DataType.values() or to == onnx.TensorProto.UNDEFINED:
-        raise OpAttributeInvalid(f"'to' is not a TensorProto data type: {to}")
-    name = tensor_dtype(to)
+    name = dtype_attr({"to": to}, "to")
     if name == "string":
         unsupported("casts to or from string tensors are not supported")
     return name
+
+
+def _round_mode(attr):
+    return choice_attr(attr, "round_mode", "up", ("up", "down", "nearest"))
 
 
 def _check_source(x):
@@ -290,7 +295,7 @@ class Cast(OnnxOpConverter):
     @classmethod
     def _impl_v24(cls, inputs, attr, ctx):
         return cls._cast(inputs, attr, False, saturate=bool(attr.get("saturate", 1)),
-                         round_mode=attr.get("round_mode", "up"))
+                         round_mode=_round_mode(attr))
 
 
 @register_converter("CastLike")
@@ -308,7 +313,7 @@ class CastLike(OnnxOpConverter):
         _check_source(inputs[0])
         _check_source(inputs[1])
         return _op.cast_like(inputs[0], inputs[1], saturate=bool(attr.get("saturate", 1)),
-                             round_mode=attr.get("round_mode", "up"))
+                             round_mode=_round_mode(attr))
 
 
 @register_converter("BitCast")

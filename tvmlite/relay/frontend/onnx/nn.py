@@ -44,13 +44,31 @@ def _check_auto_pad(attr):
     return auto_pad
 
 
+# The least value of each per-spatial-dim attribute (a stride or dilation of 0 would divide by zero).
+_SPATIAL_MINIMUM = {"kernel_shape": 1, "strides": 1, "dilations": 1, "output_padding": 0}
+
+
 def _spatial_attr(attr, name, rank, default):
+    """One value per spatial dim (an empty list takes the default), each at least _SPATIAL_MINIMUM[name]."""
     value = list(attr.get(name, [default] * rank))
     if not value:
         value = [default] * rank
     if len(value) != rank:
         raise OpAttributeInvalid(f"attribute '{name}' has {len(value)} values for {rank} spatial dims")
+    least = _SPATIAL_MINIMUM.get(name)
+    if least is not None and any(v < least for v in value):
+        raise OpAttributeInvalid(f"attribute '{name}' {value} has a value below {least}")
     return value
+
+
+def _kernel(attr, weight, rank, what):
+    """kernel_shape, or the weight's spatial dims when the node leaves it out (which must then be static)."""
+    if "kernel_shape" in attr:
+        return _spatial_attr(attr, "kernel_shape", rank, 1)
+    kernel = _shape(weight)[2:]
+    if not all(isinstance(k, int) for k in kernel):
+        unsupported(f"{what} with a symbolic kernel shape and no kernel_shape attribute")
+    return kernel
 
 
 def _pads(attr, rank):
@@ -129,9 +147,7 @@ class Conv(OnnxOpConverter):
         rank = _rank_of(data, "Conv")
         if len(_shape(weight)) != rank + 2:
             raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
-        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
-        if not all(isinstance(k, int) for k in kernel):
-            unsupported("Conv with a symbolic kernel shape and no kernel_shape attribute")
+        kernel = _kernel(attr, weight, rank, "Conv")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
         pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "Conv")
@@ -156,9 +172,7 @@ class ConvTranspose(OnnxOpConverter):
         rank = _rank_of(data, "ConvTranspose")
         if len(_shape(weight)) != rank + 2:
             raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
-        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
-        if not all(isinstance(k, int) for k in kernel):
-            unsupported("ConvTranspose with a symbolic kernel shape and no kernel_shape attribute")
+        kernel = _kernel(attr, weight, rank, "ConvTranspose")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
         out_pad = _spatial_attr(attr, "output_padding", rank, 0)
@@ -384,7 +398,7 @@ class ConvInteger(OnnxOpConverter):
         rank = _rank_of(data, "ConvInteger")
         if len(_shape(weight)) != rank + 2:
             raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
-        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        kernel = _kernel(attr, weight, rank, "ConvInteger")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
         pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "ConvInteger")
@@ -449,7 +463,7 @@ class DeformConv(OnnxOpConverter):
         bias = inputs[3] if len(inputs) > 3 else None
         mask = inputs[4] if len(inputs) > 4 else None
         rank = _rank_of(data, "DeformConv", ranks=(2,))
-        kernel = list(attr.get("kernel_shape", _shape(weight)[2:]))
+        kernel = _kernel(attr, weight, rank, "DeformConv")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
         common = dict(strides=strides, padding=_pads(attr, rank), dilation=dilations,

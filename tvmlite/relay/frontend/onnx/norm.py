@@ -16,15 +16,9 @@ import numpy as np
 from ....error import OpAttributeInvalid, OpAttributeRequired
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, register_converter, unsupported
+from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axes, rank_of, register_converter, unsupported
 
 _nn = _op.nn
-
-
-def _onnx_dtype_name(code):
-    import onnx
-
-    return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(int(code))).name
 
 
 def _dtype(expr):
@@ -55,7 +49,7 @@ def _node(ctx):
 
 
 def _stash(attr):
-    return _onnx_dtype_name(attr.get("stash_type", 1))
+    return dtype_attr(attr, "stash_type", 1, kinds="f")
 
 
 def _versions(*versions):
@@ -94,7 +88,7 @@ class BatchNormalization(_versions(1, 6, 7, 9, 14, 15)):
 class LayerNormalization(_versions(17)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        out = _nn.layer_norm(inputs[0], inputs[1], _input(inputs, 2), axis=attr.get("axis", -1),
+        out = _nn.layer_norm(inputs[0], inputs[1], _input(inputs, 2), axis=axis_attr(attr, "axis", -1, inputs[0]),
                              epsilon=attr.get("epsilon", 1e-5), stash_type=_stash(attr), return_stats=True)
         return [out[0], out[1], out[2]]
 
@@ -103,8 +97,8 @@ class LayerNormalization(_versions(17)):
 class RMSNormalization(_versions(23)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.rms_norm(inputs[0], inputs[1], axis=attr.get("axis", -1), epsilon=attr.get("epsilon", 1e-5),
-                            stash_type=_stash(attr))
+        return _nn.rms_norm(inputs[0], inputs[1], axis=axis_attr(attr, "axis", -1, inputs[0]),
+                            epsilon=attr.get("epsilon", 1e-5), stash_type=_stash(attr))
 
 
 @register_converter("InstanceNormalization")
@@ -126,8 +120,10 @@ class GroupNormalization(_versions(18, 21)):
             channels = _shape(data)[1] if len(_shape(data)) > 1 else None
             if channels != groups:
                 values = [_constant_value(p, ctx) for p in (scale, bias)]
-                if not isinstance(channels, int) or groups <= 0 or channels % groups or any(v is None for v in values):
-                    unsupported(f"{_node(ctx)} (opset 18): per-group scale/bias that are not constant, or unknown channels")
+                if not isinstance(channels, int) or groups <= 0 or channels % groups or \
+                        any(v is None for v in values):
+                    unsupported(f"{_node(ctx)} (opset 18): per-group scale/bias that are not constant, or unknown "
+                                f"channels")
                 scale, bias = (_expr.const(np.repeat(v, channels // groups)) for v in values)
         return _nn.group_norm(data, scale, bias, groups, epsilon=attr.get("epsilon", 1e-5),
                               stash_type=_stash(attr) if version >= 21 else "float32")
@@ -147,14 +143,17 @@ class LRN(_versions(1, 13)):
 class LpNormalization(_versions(1, 22)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.lp_normalize(inputs[0], axis=attr.get("axis", -1), p=attr.get("p", 2))
+        return _nn.lp_normalize(inputs[0], axis=axis_attr(attr, "axis", -1, inputs[0]), p=attr.get("p", 2))
 
 
 @register_converter("MeanVarianceNormalization")
 class MeanVarianceNormalization(_versions(9, 13)):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.mean_variance_normalization(inputs[0], axes=attr.get("axes", [0, 2, 3]))
+        axes = attr.get("axes", [0, 2, 3])
+        if rank_of(inputs[0]) is not None:
+            normalize_axes(axes, rank_of(inputs[0]))
+        return _nn.mean_variance_normalization(inputs[0], axes=axes)
 
 
 def _softmax_like(builder):
@@ -162,12 +161,12 @@ def _softmax_like(builder):
         @classmethod
         def _convert(cls, inputs, attr, ctx, version):
             if version >= 13:
-                return builder(inputs[0], axis=attr.get("axis", -1))
+                return builder(inputs[0], axis=axis_attr(attr, "axis", -1, inputs[0]))
             rank = len(_shape(inputs[0]))
             axis = attr.get("axis", 1)
             if axis == rank or (rank == 0 and axis in (0, -1)):  # the 2-D view is (n, 1): one element per row
                 unsupported(f"{_node(ctx)}: axis {axis} equal to the rank {rank}")
-            return builder(inputs[0], axis=axis, flatten=True)
+            return builder(inputs[0], axis=axis_attr(attr, "axis", 1, inputs[0]), flatten=True)
 
     return Converter
 
@@ -267,7 +266,6 @@ class Attention(_versions(23, 24, 25)):
         for name in ("q_num_heads", "kv_num_heads"):
             if three_d and name not in attr:
                 raise OpAttributeRequired(f"{_node(ctx)}: attribute '{name}' is required for 3-D inputs")
-        precision = attr.get("softmax_precision")
         windows = (attr.get("left_window_size", -1), attr.get("right_window_size", -1)) if version >= 25 else (-1, -1)
         out = _nn.attention(
             q, inputs[1], inputs[2], attn_mask=_input(inputs, 3), past_key=_input(inputs, 4),
@@ -275,7 +273,7 @@ class Attention(_versions(23, 24, 25)):
             q_num_heads=attr.get("q_num_heads", 0) if three_d else 0,
             kv_num_heads=attr.get("kv_num_heads", 0) if three_d else 0, is_causal=bool(attr.get("is_causal", 0)),
             scale=attr.get("scale"), softcap=attr.get("softcap", 0.0),
-            softmax_precision=_onnx_dtype_name(precision) if precision is not None else "",
+            softmax_precision=dtype_attr(attr, "softmax_precision", kinds="f") or "",
             qk_matmul_output_mode=attr.get("qk_matmul_output_mode", 0), left_window_size=windows[0],
             right_window_size=windows[1])
         return [out[0], out[1], out[2], out[3]]

@@ -1,13 +1,21 @@
 """Quantization: QuantizeLinear, DequantizeLinear (per tensor, per axis, blocked; every opset's types),
 DynamicQuantizeLinear, QLinearMatMul, QLinearConv."""
+from ....error import OpAttributeInvalid
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, register_converter, unsupported
-from .importer import tensor_dtype
+from .common import OnnxOpConverter, axis_attr, dtype_attr, register_converter, unsupported
+from .nn import _group, _kernel, _spatial_attr, _window_pads
 
 
 def _dtype_of(expr):
     return str(expr.checked_type.dtype)
+
+
+def _axis(attr, x, scale):
+    """The axis of a per-axis or blocked scale (checked against x's rank); a scalar scale ignores it."""
+    if len(scale.checked_type.shape) == 0:
+        return attr.get("axis", 1)
+    return axis_attr(attr, "axis", 1, x)
 
 
 @register_converter("QuantizeLinear")
@@ -32,17 +40,19 @@ class QuantizeLinear(OnnxOpConverter):
     def _convert(cls, inputs, attr, per_axis):
         x, scale = inputs[0], inputs[1]
         zp = inputs[2] if len(inputs) > 2 else None
-        if "output_dtype" in attr and attr["output_dtype"]:
-            out = tensor_dtype(attr["output_dtype"])
+        if attr.get("output_dtype"):
+            out = dtype_attr(attr, "output_dtype")
             if zp is not None and _dtype_of(zp) != out:
-                raise ValueError(f"output_dtype {out} differs from the zero point's dtype {_dtype_of(zp)}")
+                raise OpAttributeInvalid(f"attribute 'output_dtype' is {out}, the zero point's dtype is "
+                                         f"{_dtype_of(zp)}")
         else:
             out = _dtype_of(zp) if zp is not None else "uint8"
         if not per_axis and len(scale.checked_type.shape) > 0:
             raise ValueError("QuantizeLinear-10 takes a scalar scale")
-        if attr.get("precision") and tensor_dtype(attr["precision"]) != _dtype_of(x):
-            unsupported(f"QuantizeLinear: precision {tensor_dtype(attr['precision'])} for a {_dtype_of(x)} input")
-        return _op.qnn.quantize(x, scale, zp, axis=attr.get("axis", 1), block_size=attr.get("block_size", 0),
+        precision = dtype_attr(attr, "precision") if attr.get("precision") else None
+        if precision is not None and precision != _dtype_of(x):
+            unsupported(f"QuantizeLinear: precision {precision} for a {_dtype_of(x)} input")
+        return _op.qnn.quantize(x, scale, zp, axis=_axis(attr, x, scale), block_size=attr.get("block_size", 0),
                                 out_dtype=out, saturate=bool(attr.get("saturate", 1)))
 
 
@@ -72,8 +82,8 @@ class DequantizeLinear(OnnxOpConverter):
     def _convert(cls, inputs, attr):
         x, scale = inputs[0], inputs[1]
         zp = inputs[2] if len(inputs) > 2 else None
-        out = tensor_dtype(attr["output_dtype"]) if attr.get("output_dtype") else _dtype_of(scale)
-        return _op.qnn.dequantize(x, scale, zp, axis=attr.get("axis", 1), block_size=attr.get("block_size", 0),
+        out = dtype_attr(attr, "output_dtype") if attr.get("output_dtype") else _dtype_of(scale)
+        return _op.qnn.dequantize(x, scale, zp, axis=_axis(attr, x, scale), block_size=attr.get("block_size", 0),
                                   out_dtype=out)
 
 
@@ -104,31 +114,12 @@ class QLinearConv(OnnxOpConverter):
         nsp = len(xs) - 2
         if nsp < 1:
             raise ValueError(f"QLinearConv: x must be at least 3-D, got shape {tuple(xs)}")
-        kernel = list(attr.get("kernel_shape", ws[2:]))
-        strides = list(attr.get("strides", [1] * nsp))
-        dilations = list(attr.get("dilations", [1] * nsp))
-        pads = _pads(attr, xs[2:], kernel, strides, dilations, nsp)
+        if len(ws) != nsp + 2:
+            raise ValueError(f"QLinearConv: w of shape {tuple(ws)} does not match x of shape {tuple(xs)}")
+        kernel = _kernel(attr, w, nsp, "QLinearConv")
+        strides = _spatial_attr(attr, "strides", nsp, 1)
+        dilations = _spatial_attr(attr, "dilations", nsp, 1)
+        pads = _window_pads(x, attr, kernel, strides, dilations, 11, "QLinearConv")  # SAME pads dilate (as 11+)
         return _op.qnn.qlinear_conv(inputs[0], inputs[1], inputs[2], inputs[3], inputs[4], inputs[5], inputs[6],
                                     inputs[7], inputs[8], strides=strides, padding=pads, dilation=dilations,
-                                    groups=attr.get("group", 1))
-
-
-def _pads(attr, spatial, kernel, strides, dilations, nsp):
-    """ONNX auto_pad -> explicit pads (begin..., end...)."""
-    auto_pad = attr.get("auto_pad", "NOTSET")
-    if auto_pad in ("NOTSET", ""):
-        return list(attr.get("pads", [0] * 2 * nsp))
-    if auto_pad == "VALID":
-        return [0] * 2 * nsp
-    if auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
-        raise ValueError(f"unknown auto_pad '{auto_pad}'")
-    begin, end = [], []
-    for i in range(nsp):
-        if not isinstance(spatial[i], int) or not isinstance(kernel[i], int):
-            raise ValueError("auto_pad SAME needs static spatial dims")
-        out = -(-spatial[i] // strides[i])
-        total = max(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - spatial[i])
-        small, large = total // 2, total - total // 2
-        begin.append(small if auto_pad == "SAME_UPPER" else large)
-        end.append(large if auto_pad == "SAME_UPPER" else small)
-    return begin + end
+                                    groups=_group(attr))

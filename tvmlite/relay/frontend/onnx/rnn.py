@@ -1,4 +1,5 @@
 """Recurrent layers: RNN, GRU and LSTM -> relay.nn.rnn (one op, mode attr; ONNX semantics and layouts)."""
+from ....error import get_error_class
 from ... import expr as _expr
 from ... import op as _op
 from .common import OnnxOpConverter, register_converter, unsupported
@@ -22,7 +23,8 @@ def _convert(mode, inputs, attr, ctx, layout):
         hidden = shape[-1]
     direction = attr.get("direction", "forward")
     if direction not in ("forward", "reverse", "bidirectional"):
-        raise ValueError(f"{mode}: direction must be forward, reverse or bidirectional, got '{direction}'")
+        raise get_error_class("ValueError")(f"{mode}: direction must be forward, reverse or bidirectional, got "
+                                            f"'{direction}'")
     initial_c = inputs[6] if mode == "LSTM" else None
     peepholes = inputs[7] if mode == "LSTM" else None
     activations = list(attr.get("activations", ()))

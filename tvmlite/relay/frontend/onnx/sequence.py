@@ -2,11 +2,11 @@
 SequenceMap (a subgraph per element), Optional, OptionalHasElement, OptionalGetElement."""
 import numpy as np
 
-from ....error import OpAttributeRequired
+from ....error import OpAttributeRequired, get_error_class
+from ....ir.type import SequenceType
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, register_converter
-from .importer import tensor_dtype
+from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter
 
 
 @register_converter("SequenceConstruct")
@@ -20,7 +20,7 @@ class SequenceConstruct(OnnxOpConverter):
 class SequenceEmpty(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_empty(tensor_dtype(attr["dtype"]) if "dtype" in attr else "float32")
+        return _op.sequence_empty(dtype_attr(attr, "dtype", 1))
 
 
 @register_converter("SequenceInsert")
@@ -57,7 +57,7 @@ class SplitToSequence(OnnxOpConverter):
     def _impl_v11(cls, inputs, attr, ctx):
         split = inputs[1] if len(inputs) > 1 else None
         keepdims = bool(attr.get("keepdims", 1)) if split is None else True
-        return _op.split_to_sequence(inputs[0], split, axis=attr.get("axis", 0), keepdims=keepdims)
+        return _op.split_to_sequence(inputs[0], split, axis=axis_attr(attr, "axis", 0, inputs[0]), keepdims=keepdims)
 
 
 @register_converter("ConcatFromSequence")
@@ -66,20 +66,26 @@ class ConcatFromSequence(OnnxOpConverter):
     def _impl_v11(cls, inputs, attr, ctx):
         if "axis" not in attr:
             raise OpAttributeRequired("attribute 'axis' is required")
-        return _op.concat_from_sequence(inputs[0], attr["axis"], bool(attr.get("new_axis", 0)))
+        new_axis = bool(attr.get("new_axis", 0))
+        ty = inputs[0].checked_type
+        rank = rank_of(ty.elem_type) if isinstance(ty, SequenceType) else None
+        if rank is not None:  # an axis of the elements, or with new_axis of the result (one more)
+            normalize_axis(attr["axis"], rank, "axis", end=new_axis)
+        return _op.concat_from_sequence(inputs[0], attr["axis"], new_axis)
 
 
 @register_converter("SequenceMap")
 class SequenceMap(OnnxOpConverter):
     @classmethod
     def _impl_v17(cls, inputs, attr, ctx):
-        from ....ir.type import SequenceType
-
         types = []
         for x in inputs:
             t = x.checked_type
             types.append(t.elem_type if isinstance(t, SequenceType) else t)
         body = attr["body"]
+        if len(body.input) != len(inputs):
+            raise get_error_class("ValueError")(f"the body takes {len(body.input)} inputs, the node gives "
+                                                f"{len(inputs)}")
         fn = ctx.convert_subgraph(body, types, as_tuple=True)
         call = _op.sequence_map(inputs, fn)
         return [_expr.TupleGetItem(call, i) for i in range(len(body.output))]

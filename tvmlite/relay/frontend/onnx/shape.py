@@ -11,8 +11,9 @@ import numpy as np
 from .... import error as _error
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, register_converter, unsupported
-from .importer import node_label, tensor_dtype
+from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dtype_attr, normalize_axes,
+                     normalize_axis, rank_of, register_converter, unsupported)
+from .importer import node_label
 
 
 # ------------------------------------------------------------------------------------------------- helpers
@@ -35,12 +36,6 @@ def _const_ints(ctx, expr):
 
 def _i64(values):
     return _expr.const(np.asarray(values, dtype=np.int64).reshape(-1))
-
-
-def _norm_axis(axis, rank, what):
-    if not -rank <= axis < max(rank, 1):
-        raise _error.OpAttributeInvalid(f"{what}: axis {axis} is out of range for rank {rank}")
-    return axis + rank if axis < 0 else axis
 
 
 def _outputs(ctx):
@@ -129,20 +124,24 @@ class Reshape(_Converter):
 class Transpose(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        return _op.transpose(inputs[0], attr.get("perm"))
+        perm = attr.get("perm")
+        rank = rank_of(inputs[0])
+        if perm is not None and rank is not None:
+            check_perm(perm, rank)
+        return _op.transpose(inputs[0], perm)
 
 
 @register_converter("Concat")
 class Concat(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        return _op.concatenate([i for i in inputs if i is not None], attr.get("axis", 1))
+        return _op.concatenate([i for i in inputs if i is not None], axis_attr(attr, "axis", 1, inputs[0]))
 
     @classmethod
     def _impl_v4(cls, inputs, attr, ctx):
         if "axis" not in attr:
             raise _error.OpAttributeRequired("attribute 'axis' is required")
-        return _op.concatenate([i for i in inputs if i is not None], attr["axis"])
+        return _op.concatenate([i for i in inputs if i is not None], axis_attr(attr, "axis", None, inputs[0]))
 
 
 def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
@@ -150,7 +149,7 @@ def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
     (num_outputs: ONNX 18's ceil-sized chunks)."""
     n_out = _outputs(ctx)
     shape = _shape(data)
-    axis = _norm_axis(axis, len(shape), "Split")
+    axis = normalize_axis(axis, len(shape), "axis")
     dim = shape[axis]
     if sizes is None and sizes_expr is None:
         if num_outputs is not None and isinstance(dim, int) and dim % n_out:
@@ -250,14 +249,14 @@ class Slice(_Converter):
 class Gather(_Converter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        return _op.take(inputs[0], inputs[1], axis=attr.get("axis", 0))
+        return _op.take(inputs[0], inputs[1], axis=axis_attr(attr, "axis", 0, inputs[0]))
 
 
 @register_converter("GatherElements")
 class GatherElements(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        return _op.gather_elements(inputs[0], inputs[1], attr.get("axis", 0))
+        return _op.gather_elements(inputs[0], inputs[1], axis_attr(attr, "axis", 0, inputs[0]))
 
 
 @register_converter("GatherND")
@@ -285,16 +284,17 @@ def _reduction(attr, allowed):
 class ScatterElements(_Converter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0), reduction=_reduction(attr, ["none"]))
+        return _op.scatter_elements(*inputs[:3], axis=axis_attr(attr, "axis", 0, inputs[0]),
+                                    reduction=_reduction(attr, ["none"]))
 
     @classmethod
     def _impl_v16(cls, inputs, attr, ctx):
-        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0),
+        return _op.scatter_elements(*inputs[:3], axis=axis_attr(attr, "axis", 0, inputs[0]),
                                     reduction=_reduction(attr, ["none", "add", "mul"]))
 
     @classmethod
     def _impl_v18(cls, inputs, attr, ctx):
-        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0),
+        return _op.scatter_elements(*inputs[:3], axis=axis_attr(attr, "axis", 0, inputs[0]),
                                     reduction=_reduction(attr, list(_REDUCTIONS)))
 
 
@@ -304,7 +304,7 @@ class Scatter(_Converter):
 
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
-        return _op.scatter_elements(*inputs[:3], axis=attr.get("axis", 0))
+        return _op.scatter_elements(*inputs[:3], axis=axis_attr(attr, "axis", 0, inputs[0]))
 
 
 @register_converter("ScatterND")
@@ -341,7 +341,7 @@ class Tile(_Converter):
             unsupported("Tile (opset < 6): run-time 'tiles' or 'axis'")
         rank = len(_shape(inputs[0]))
         reps = [1] * rank
-        reps[_norm_axis(axis[0], rank, "Tile")] = tiles[0]
+        reps[normalize_axis(axis[0], rank, "axis")] = tiles[0]
         return _op.tile(inputs[0], reps)
 
     @classmethod
@@ -368,7 +368,7 @@ def _pad(ctx, data, pads, pads_expr, value, mode, axes, axes_expr, modes):
     elif len(_shape(value)) != 0:
         value = _op.reshape(value, [])
     if pads is not None and axes_expr is None:
-        axes = list(range(rank)) if axes is None else [_norm_axis(a, rank, "Pad") for a in axes]
+        axes = list(range(rank)) if axes is None else normalize_axes(axes, rank)
         if len(pads) != 2 * len(axes):
             raise ValueError(f"Pad: {len(pads)} pads for {len(axes)} axes (expected 2 per axis)")
         widths = [(0, 0)] * rank
@@ -444,15 +444,15 @@ class Squeeze(_Converter):
     def _squeeze(cls, data, axes):
         if axes is None:
             axes = [i for i, d in enumerate(_shape(data)) if isinstance(d, int) and d == 1]
+        else:
+            normalize_axes(axes, len(_shape(data)))
         return _op.squeeze(data, axes)
 
 
 def _unsqueeze(data, axes):
     rank = len(_shape(data)) + len(axes)
-    norm = sorted(_norm_axis(a, rank, "Unsqueeze") for a in axes)
-    if len(set(norm)) != len(norm):
-        raise _error.OpAttributeInvalid(f"Unsqueeze: repeated axes {axes}")
     out = data
+    norm = sorted(normalize_axes(axes, rank))
     for a in norm:
         out = _op.expand_dims(out, a)
     return out
@@ -478,10 +478,7 @@ class Flatten(_Converter):
     def _impl_v1(cls, inputs, attr, ctx):
         shape = _shape(inputs[0])
         rank = len(shape)
-        axis = attr.get("axis", 1)
-        if not -rank <= axis <= rank:
-            raise _error.OpAttributeInvalid(f"Flatten: axis {axis} is out of range for rank {rank}")
-        axis = axis + rank if axis < 0 else axis
+        axis = normalize_axis(attr.get("axis", 1), rank, "axis", end=True)
         left, right = shape[:axis], shape[axis:]
         if axis == 0:
             return _op.reshape(inputs[0], [1, -1])
@@ -511,7 +508,7 @@ class DepthToSpace(_Converter):
 
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode=attr.get("mode", "DCR"))
+        return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode=choice_attr(attr, "mode", "DCR", _MODES))
 
 
 @register_converter("SpaceToDepth")
@@ -522,12 +519,17 @@ class SpaceToDepth(_Converter):
 
     @classmethod
     def _impl_v28(cls, inputs, attr, ctx):
-        return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode=attr.get("mode", "DCR"))
+        return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode=choice_attr(attr, "mode", "DCR", _MODES))
+
+
+_MODES = ("DCR", "CRD")
 
 
 def _blocksize(attr):
     if "blocksize" not in attr:
         raise _error.OpAttributeRequired("attribute 'blocksize' is required")
+    if attr["blocksize"] < 1:
+        raise _error.OpAttributeInvalid(f"attribute 'blocksize' is {attr['blocksize']}, must be at least 1")
     return attr["blocksize"]
 
 
@@ -616,8 +618,7 @@ class Trilu(_Converter):
 class EyeLike(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
-        dtype = tensor_dtype(attr["dtype"]) if attr.get("dtype") else None
-        return _op.eye_like(inputs[0], attr.get("k", 0), dtype)
+        return _op.eye_like(inputs[0], attr.get("k", 0), dtype_attr(attr, "dtype"))
 
 
 @register_converter("OneHot")
@@ -625,12 +626,13 @@ class OneHot(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         indices, depth, values = inputs[:3]
+        axis = axis_attr(attr, "axis", -1, indices, end=True)  # an axis of the result, one rank more
         off = _op.take(values, _expr.const(np.int64(0)), axis=0)
         on = _op.take(values, _expr.const(np.int64(1)), axis=0)
         d = ctx.try_constant(depth)
         if d is not None:
-            return _op.one_hot(indices, on, off, int(np.asarray(d).reshape(-1)[0]), axis=attr.get("axis", -1))
-        return _op.one_hot(indices, on, off, depth, axis=attr.get("axis", -1))
+            return _op.one_hot(indices, on, off, int(np.asarray(d).reshape(-1)[0]), axis=axis)
+        return _op.one_hot(indices, on, off, depth, axis=axis)
 
 
 @register_converter("Where")
@@ -649,7 +651,7 @@ class Compress(_Converter):
         if axis is None:
             data, axis = _op.reshape(data, [-1]), 0
         else:
-            axis = _norm_axis(axis, len(_shape(data)), "Compress")
+            axis = normalize_axis(axis, len(_shape(data)), "axis")
         picked = _op.reshape(_op.argwhere(cond), [-1])
         return _op.take(data, picked, axis=axis)
 
@@ -658,8 +660,11 @@ class Compress(_Converter):
 class ReverseSequence(_Converter):
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
-        return _op.reverse_sequence(inputs[0], inputs[1], seq_axis=attr.get("time_axis", 0),
-                                    batch_axis=attr.get("batch_axis", 1))
+        time_axis = choice_attr(attr, "time_axis", 0, (0, 1))  # ONNX: the axes are 0 and 1, in either order
+        batch_axis = choice_attr(attr, "batch_axis", 1, (0, 1))
+        if time_axis == batch_axis:
+            raise _error.OpAttributeInvalid(f"attributes 'time_axis' and 'batch_axis' are both {time_axis}")
+        return _op.reverse_sequence(inputs[0], inputs[1], seq_axis=time_axis, batch_axis=batch_axis)
 
 
 @register_converter("NonZero")
@@ -676,7 +681,7 @@ class CenterCropPad(_Converter):
         data, target_e = inputs[0], inputs[1]
         shape = _shape(data)
         rank = len(shape)
-        axes = [_norm_axis(a, rank, "CenterCropPad") for a in attr.get("axes", range(rank))]
+        axes = normalize_axes(attr.get("axes", range(rank)), rank)
         target = _const_ints(ctx, target_e)
         if target is not None and all(isinstance(shape[a], int) for a in axes):
             if len(target) != len(axes):

@@ -2,8 +2,7 @@
 MelWeightMatrix (17). Scalar inputs that are constants become static sizes (a statically typed result)."""
 from ...op import signal as _signal
 from ....error import OpAttributeInvalid
-from .common import OnnxOpConverter, register_converter
-from .importer import tensor_dtype
+from .common import OnnxOpConverter, axis_attr, dtype_attr, register_converter
 
 
 def _const_int(ctx, expr):
@@ -36,7 +35,7 @@ def _dft(inputs, attr, ctx, axis):
 class DFT(OnnxOpConverter):
     @classmethod
     def _impl_v17(cls, inputs, attr, ctx):
-        return _dft(inputs, attr, ctx, int(attr.get("axis", 1)))
+        return _dft(inputs, attr, ctx, axis_attr(attr, "axis", 1, inputs[0]))
 
     @classmethod
     def _impl_v20(cls, inputs, attr, ctx):
@@ -68,7 +67,7 @@ def _window(kind):
             size = _const_int(ctx, inputs[0])
             return _signal.window(inputs[0] if size is None else size, kind=kind,
                                   periodic=_flag(attr, "periodic", 1),
-                                  dtype=tensor_dtype(attr.get("output_datatype", 1)))
+                                  dtype=dtype_attr(attr, "output_datatype", 1))
 
     return Converter
 
@@ -84,4 +83,4 @@ class MelWeightMatrix(OnnxOpConverter):
         bins, length = _const_int(ctx, inputs[0]), _const_int(ctx, inputs[1])
         return _signal.mel_weight_matrix(inputs[0] if bins is None else bins, inputs[1] if length is None else length,
                                          inputs[2], inputs[3], inputs[4],
-                                         dtype=tensor_dtype(attr.get("output_datatype", 1)))
+                                         dtype=dtype_attr(attr, "output_datatype", 1))

@@ -1,7 +1,7 @@
 """String tensors: StringConcat, StringSplit, StringNormalizer, RegexFullMatch (Equal on strings is elemwise's)."""
 from ...op import text as _text
 from ...expr import TupleGetItem
-from .common import OnnxOpConverter, register_converter
+from .common import OnnxOpConverter, choice_attr, register_converter
 
 
 @register_converter("StringConcat")
@@ -23,7 +23,8 @@ class StringSplit(OnnxOpConverter):
 class StringNormalizer(OnnxOpConverter):
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
-        return _text.string_normalizer(inputs[0], attr.get("case_change_action", "NONE"),
+        return _text.string_normalizer(inputs[0], choice_attr(attr, "case_change_action", "NONE",
+                                                              ("LOWER", "UPPER", "NONE")),
                                        bool(attr.get("is_case_sensitive", 0)), attr.get("locale", ""),
                                        attr.get("stopwords", []))
 

@@ -1,7 +1,7 @@
 """Text-feature ops: TfIdfVectorizer (opset 9) over integer tokens."""
 from ...op import text as _text
 from ....error import OpAttributeInvalid
-from .common import OnnxOpConverter, register_converter, unsupported
+from .common import OnnxOpConverter, choice_attr, register_converter, unsupported
 
 
 @register_converter("TfIdfVectorizer")
@@ -19,6 +19,7 @@ class TfIdfVectorizer(OnnxOpConverter):
             if name not in attr:
                 raise OpAttributeInvalid(f"TfIdfVectorizer: attribute '{name}' is required")
         return _text.tfidf_vectorizer(inputs[0], attr["ngram_counts"], attr["ngram_indexes"], attr["pool_int64s"],
-                                      mode=attr["mode"], min_gram_length=attr["min_gram_length"],
+                                      mode=choice_attr(attr, "mode", None, ("TF", "IDF", "TFIDF")),
+                                      min_gram_length=attr["min_gram_length"],
                                       max_gram_length=attr["max_gram_length"],
                                       max_skip_count=attr["max_skip_count"], weights=attr.get("weights", ()))

@@ -1,15 +1,17 @@
 """ai.onnx.preview.training: the optimizer steps Adagrad, Adam and Momentum (one op each, over n tensors)."""
+from ....error import get_error_class
 from ...expr import TupleGetItem
 from ...op import training as _training
-from .common import OnnxOpConverter, register_converter
+from .common import OnnxOpConverter, choice_attr, register_converter
 
 _DOMAIN = "ai.onnx.preview.training"
 
 
 def _split(inputs, k):
     tensors = inputs[2:]
-    if len(tensors) % k:
-        raise ValueError(f"expected R, T and {k} tensors per optimized tensor, got {len(inputs)} inputs")
+    if len(inputs) < 2 or not tensors or len(tensors) % k:
+        raise get_error_class("ValueError")(f"takes R, T and {k} tensors per optimized tensor (2 + {k} * n inputs), "
+                                            f"got {len(inputs)} inputs")
     n = len(tensors) // k
     return [tensors[i * n:(i + 1) * n] for i in range(k)], n
 
@@ -50,7 +52,7 @@ class Momentum(OnnxOpConverter):
                 raise OpAttributeRequired(f"attribute '{name}' is required")
         (xs, gs, vs), n = _split(inputs, 3)
         call = _training.momentum(inputs[0], inputs[1], xs, gs, vs, attr["norm_coefficient"], attr["alpha"],
-                                  attr["beta"], attr["mode"])
+                                  attr["beta"], choice_attr(attr, "mode", None, ("standard", "nesterov")))
         return _outputs(call, 2 * n)
 
 

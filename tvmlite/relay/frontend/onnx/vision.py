@@ -3,8 +3,7 @@ import numpy as np
 
 from ...expr import const
 from ...op import vision as _vision
-from ....error import OpAttributeInvalid
-from .common import OnnxOpConverter, register_converter
+from .common import OnnxOpConverter, choice_attr, register_converter
 
 
 @register_converter("RoiAlign")
@@ -20,12 +19,9 @@ class RoiAlign(OnnxOpConverter):
 
     @classmethod
     def _convert(cls, inputs, attr, ctm):
-        mode = attr.get("mode", "avg")
-        if mode not in ("avg", "max"):
-            raise OpAttributeInvalid(f"attribute mode={mode!r} is not one of avg, max")
-        if ctm not in ("half_pixel", "output_half_pixel"):
-            raise OpAttributeInvalid(f"attribute coordinate_transformation_mode={ctm!r} is not one of half_pixel, "
-                                     f"output_half_pixel")
+        mode = choice_attr(attr, "mode", "avg", ("avg", "max"))
+        choice_attr({"coordinate_transformation_mode": ctm}, "coordinate_transformation_mode", None,
+                    ("half_pixel", "output_half_pixel"))
         return _vision.roi_align(inputs[0], inputs[1], inputs[2], output_height=attr.get("output_height", 1),
                                  output_width=attr.get("output_width", 1),
                                  sampling_ratio=attr.get("sampling_ratio", 0),
