@@ -13,7 +13,7 @@ from ... import expr as _expr
 from ... import op as _op
 from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dtype_attr, normalize_axes,
                      normalize_axis, rank_of, register_converter, unsupported)
-from .importer import node_label
+from .importer import FOLD_LIMIT, node_label
 
 
 # ------------------------------------------------------------------------------------------------- helpers
@@ -56,7 +56,7 @@ class _Converter(OnnxOpConverter):
                 result = impl(inputs, attr, ctx)
                 given = [i for i in inputs if i is not None]
                 if given and all(isinstance(i, _expr.Constant) for i in given):
-                    result = [_fold(r) for r in result] if isinstance(result, list) else _fold(result)
+                    result = [_fold(r, ctx) for r in result] if isinstance(result, list) else _fold(result, ctx)
             except Exception as err:  # noqa: BLE001 - labelled, never changed in kind
                 raise _error.with_context(err, node_label(ctx.node))
             return result
@@ -87,10 +87,22 @@ def _evaluate(expr):
     raise _NotConstant()
 
 
-def _fold(expr):
+def _small(shape):
+    """Whether a result of this shape may be made at import: static and at most FOLD_LIMIT elements (a hostile
+    model's Expand or Tile of a constant must not allocate gigabytes while it is read)."""
+    return _is_static(shape) and int(np.prod(shape, dtype=np.float64)) <= FOLD_LIMIT
+
+
+def _fold(expr, ctx):
     """Shape computations on constants (Shape -> Gather -> Concat -> Reshape on a static input) become
-    constants, so what consumes them gets the static op and static types."""
+    constants, so what consumes them gets the static op and static types; results over FOLD_LIMIT elements stay
+    expressions."""
     if expr is None or isinstance(expr, _expr.Constant):
+        return expr
+    from ....ir.type import TensorType
+
+    ty = ctx.infer_type(expr).checked_type
+    if not isinstance(ty, TensorType) or not _small(list(ty.shape)):
         return expr
     try:
         value = np.asarray(_evaluate(expr))
@@ -585,6 +597,8 @@ class ConstantOfShape(_Converter):
         if shape is not None:
             if any(d < 0 for d in shape):
                 raise ValueError(f"ConstantOfShape: negative dim in {shape}")
+            if not _small(shape):
+                return _op.full(fill, shape)
             return _expr.const(np.full(shape, value.reshape(()), dtype=value.dtype))
         return _op.full(fill, inputs[0])
 
@@ -602,6 +616,8 @@ class Range(_Converter):
                 n = max(-(-(int(limit) - int(start)) // int(delta)), 0)
             else:
                 n = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
+            if n > FOLD_LIMIT:
+                return _op.arange(*inputs[:3])
             return _expr.const((start + np.arange(n) * delta).astype(start.dtype))
         return _op.arange(*inputs[:3])
 
