@@ -108,6 +108,15 @@ def test_converter_errors_name_node_and_attribute(m, cls, message):
     assert str(err) == "node 'n0' (" + m.graph.node[0].op_type + "): " + message
 
 
+def test_an_input_read_as_axes_is_named_as_an_input():
+    m = model("Unsqueeze", [("x", F, [2])], [("y", F, None)], 13)
+    m.graph.node[0].input.append("axes")
+    m.graph.initializer.append(onnx.numpy_helper.from_array(np.array([1, -2], "int64"), "axes"))
+    err = convert_error(m)
+    assert isinstance(err, OpAttributeInvalid)
+    assert str(err) == "node 'n0' (Unsqueeze): input 'axes' [1, -2] repeats an axis"
+
+
 def test_scan_axes_per_scan_input():
     body = helper.make_graph(
         [helper.make_node("Add", ["s", "e"], ["s2"]), helper.make_node("Identity", ["s2"], ["o"])], "body",

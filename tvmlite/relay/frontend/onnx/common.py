@@ -47,6 +47,7 @@ and never an IndexError, KeyError or numpy AxisError from deep inside a converte
 
     axis_attr(attr, "axis", 1, data)              an axis of data (negatives count from the end), as given
     normalize_axis(axis, rank, "axis")            the same check on a value at hand, as an index in [0, rank)
+                                                  (name an input's value "input 'axes'": it is named as given)
     normalize_axes(axes, rank, "axes")            a list of them, no repeats
     check_perm(perm, rank, "perm")                a permutation of the rank's axes
     choice_attr(attr, "mode", "constant", modes)  one of a fixed set of strings
@@ -149,14 +150,19 @@ def rank_of(expr):
     return len(ty.shape) if isinstance(ty, TensorType) else None
 
 
+def _what(name):
+    """How messages name a value: ``attribute 'axis'``, or name itself when it says what it is ("input 'axes'")."""
+    return name if " " in name else f"attribute '{name}'"
+
+
 def normalize_axis(axis, rank, name="axis", end=False):
     """axis as an index in [0, rank) (negatives count from the end; a scalar's axis may be 0 or -1); with end, an
-    insertion point in [0, rank] (Flatten, Unsqueeze). OpAttributeInvalid naming the attribute otherwise."""
+    insertion point in [0, rank] (Flatten). OpAttributeInvalid naming the attribute (see _what) otherwise."""
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise OpAttributeInvalid(f"attribute '{name}' must be an integer, got {axis!r}")
+        raise OpAttributeInvalid(f"{_what(name)} must be an integer, got {axis!r}")
     n = max(rank + 1 if end else rank, 1)
     if not -n <= axis < n:
-        raise OpAttributeInvalid(f"attribute '{name}' is {axis}: out of range for an input of rank {rank} "
+        raise OpAttributeInvalid(f"{_what(name)} is {axis}: out of range for an input of rank {rank} "
                                  f"(valid: {-n} to {n - 1})")
     return axis + n if axis < 0 else axis
 
@@ -175,7 +181,7 @@ def normalize_axes(axes, rank, name="axes", unique=True):
     """Each axis normalised (see normalize_axis); a repeated axis is OpAttributeInvalid when unique."""
     out = [normalize_axis(a, rank, name) for a in axes]
     if unique and len(set(out)) != len(out):
-        raise OpAttributeInvalid(f"attribute '{name}' {list(axes)} repeats an axis")
+        raise OpAttributeInvalid(f"{_what(name)} {list(axes)} repeats an axis")
     return out
 
 

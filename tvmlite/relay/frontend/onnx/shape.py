@@ -353,7 +353,7 @@ class Tile(_Converter):
             unsupported("Tile (opset < 6): run-time 'tiles' or 'axis'")
         rank = len(_shape(inputs[0]))
         reps = [1] * rank
-        reps[normalize_axis(axis[0], rank, "axis")] = tiles[0]
+        reps[normalize_axis(axis[0], rank, "input 'axis'")] = tiles[0]
         return _op.tile(inputs[0], reps)
 
     @classmethod
@@ -380,7 +380,7 @@ def _pad(ctx, data, pads, pads_expr, value, mode, axes, axes_expr, modes):
     elif len(_shape(value)) != 0:
         value = _op.reshape(value, [])
     if pads is not None and axes_expr is None:
-        axes = list(range(rank)) if axes is None else normalize_axes(axes, rank)
+        axes = list(range(rank)) if axes is None else normalize_axes(axes, rank, "input 'axes'")
         if len(pads) != 2 * len(axes):
             raise ValueError(f"Pad: {len(pads)} pads for {len(axes)} axes (expected 2 per axis)")
         widths = [(0, 0)] * rank
@@ -461,10 +461,10 @@ class Squeeze(_Converter):
         return _op.squeeze(data, axes)
 
 
-def _unsqueeze(data, axes):
+def _unsqueeze(data, axes, what="axes"):
     rank = len(_shape(data)) + len(axes)
     out = data
-    norm = sorted(normalize_axes(axes, rank))
+    norm = sorted(normalize_axes(axes, rank, what))
     for a in norm:
         out = _op.expand_dims(out, a)
     return out
@@ -481,7 +481,7 @@ class Unsqueeze(_Converter):
     @classmethod
     def _impl_v13(cls, inputs, attr, ctx):
         axes = _const_ints(ctx, inputs[1])
-        return _op.expand_dims(inputs[0], inputs[1]) if axes is None else _unsqueeze(inputs[0], axes)
+        return _op.expand_dims(inputs[0], inputs[1]) if axes is None else _unsqueeze(inputs[0], axes, "input 'axes'")
 
 
 @register_converter("Flatten")
