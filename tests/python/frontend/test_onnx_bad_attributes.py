@@ -37,7 +37,7 @@ X3 = [("x", F, [2, 3, 4])]
 
 # -- the shared checks, one per kind --------------------------------------------------------------------------
 @pytest.mark.parametrize("axis,rank,end,expected", [(-1, 3, False, 2), (2, 3, False, 2), (3, 3, True, 3),
-                                                   (-4, 3, True, 0), (0, 0, False, 0), (-1, 0, False, 0)])
+                                                   (-3, 3, True, 0), (0, 0, False, 0), (-1, 0, False, 0)])
 def test_normalize_axis(axis, rank, end, expected):
     assert common.normalize_axis(axis, rank, "axis", end) == expected
 
@@ -45,7 +45,8 @@ def test_normalize_axis(axis, rank, end, expected):
 @pytest.mark.parametrize("axis,rank,end,message", [
     (3, 3, False, "attribute 'axis' is 3: out of range for an input of rank 3 (valid: -3 to 2)"),
     (-4, 3, False, "attribute 'axis' is -4: out of range for an input of rank 3 (valid: -3 to 2)"),
-    (1 << 62, 3, True, "attribute 'axis' is 4611686018427387904: out of range for an input of rank 3 (valid: -4 to 3)"),
+    (1 << 62, 3, True, "attribute 'axis' is 4611686018427387904: out of range for an input of rank 3 (valid: -3 to 3)"),
+    (-4, 3, True, "attribute 'axis' is -4: out of range for an input of rank 3 (valid: -3 to 3)"),
     (1, 0, False, "attribute 'axis' is 1: out of range for an input of rank 0 (valid: -1 to 0)"),
     ("1", 3, False, "attribute 'axis' must be an integer, got '1'"),
 ])
@@ -106,6 +107,21 @@ def test_converter_errors_name_node_and_attribute(m, cls, message):
     err = convert_error(m)
     assert isinstance(err, cls) and isinstance(err, TVMLiteError)
     assert str(err) == "node 'n0' (" + m.graph.node[0].op_type + "): " + message
+
+
+@pytest.mark.parametrize("op,inputs,attrs,shape", [
+    ("Flatten", X3, dict(axis=-1), (6, 4)),  # a split point: [-rank, rank], negatives + rank
+    ("Flatten", X3, dict(axis=3), (24, 1)),
+    ("OneHot", [("i", TensorProto.INT64, [3]), ("d", TensorProto.INT64, [1]), ("v", F, [2])], dict(axis=-2),
+     (5, 3)),  # an axis of the result, one rank more than the indices
+])
+def test_checked_axes_keep_their_meaning(op, inputs, attrs, shape):
+    m = model(op, inputs, [("y", F, None)], 13, **attrs)
+    if op == "OneHot":  # depth a constant (an initializer that is not a graph input)
+        del m.graph.input[1]
+        m.graph.initializer.append(onnx.numpy_helper.from_array(np.array([5], "int64"), "d"))
+    mod, _ = tvmlite.frontend.from_onnx(m)
+    assert tuple(int(d) for d in mod["main"].body.checked_type.shape) == shape
 
 
 def test_an_input_read_as_axes_is_named_as_an_input():

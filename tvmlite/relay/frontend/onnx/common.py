@@ -156,24 +156,27 @@ def _what(name):
 
 
 def normalize_axis(axis, rank, name="axis", end=False):
-    """axis as an index in [0, rank) (negatives count from the end; a scalar's axis may be 0 or -1); with end, an
-    insertion point in [0, rank] (Flatten). OpAttributeInvalid naming the attribute (see _what) otherwise."""
+    """axis as an index in [0, rank) (negatives count from the end; a scalar's axis may be 0 or -1); with end, a
+    split point in [0, rank] (Flatten: [-rank, rank], negatives + rank). An axis of a result one rank larger
+    (OneHot, Unsqueeze) is normalize_axis(axis, rank + 1). OpAttributeInvalid naming it (see _what) otherwise."""
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise OpAttributeInvalid(f"{_what(name)} must be an integer, got {axis!r}")
-    n = max(rank + 1 if end else rank, 1)
-    if not -n <= axis < n:
+    n = rank if end else max(rank, 1)
+    lo, hi = -n, (rank if end else n - 1)
+    if not lo <= axis <= hi:
         raise OpAttributeInvalid(f"{_what(name)} is {axis}: out of range for an input of rank {rank} "
-                                 f"(valid: {-n} to {n - 1})")
+                                 f"(valid: {lo} to {hi})")
     return axis + n if axis < 0 else axis
 
 
-def axis_attr(attr, name, default, data, end=False):
-    """Attribute ``name`` (default when absent) checked as an axis of data; returned as given (negatives stay), so
-    the IR keeps the model's value. Unchecked when data's rank is not known."""
+def axis_attr(attr, name, default, data, extra=0):
+    """Attribute ``name`` (default when absent) checked as an axis of data (with extra, of a result extra ranks
+    larger: OneHot's); returned as given (negatives stay), so the IR keeps the model's value. Unchecked when
+    data's rank is not known."""
     axis = attr.get(name, default)
     rank = rank_of(data)
     if axis is not None and rank is not None:
-        normalize_axis(axis, rank, name, end)
+        normalize_axis(axis, rank + extra, name)
     return axis
 
 

@@ -69,8 +69,8 @@ class ConcatFromSequence(OnnxOpConverter):
         new_axis = bool(attr.get("new_axis", 0))
         ty = inputs[0].checked_type
         rank = rank_of(ty.elem_type) if isinstance(ty, SequenceType) else None
-        if rank is not None:  # an axis of the elements, or with new_axis of the result (one more)
-            normalize_axis(attr["axis"], rank, "axis", end=new_axis)
+        if rank is not None:  # an axis of the elements, or with new_axis of the result (one rank more)
+            normalize_axis(attr["axis"], rank + new_axis, "axis")
         return _op.concat_from_sequence(inputs[0], attr["axis"], new_axis)
 
 

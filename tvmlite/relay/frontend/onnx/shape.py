@@ -642,7 +642,7 @@ class OneHot(_Converter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         indices, depth, values = inputs[:3]
-        axis = axis_attr(attr, "axis", -1, indices, end=True)  # an axis of the result, one rank more
+        axis = axis_attr(attr, "axis", -1, indices, extra=1)  # an axis of the result, one rank more
         off = _op.take(values, _expr.const(np.int64(0)), axis=0)
         on = _op.take(values, _expr.const(np.int64(1)), axis=0)
         d = ctx.try_constant(depth)
