@@ -24,7 +24,8 @@ namespace {
 
 struct Entry {
   std::string name;
-  Function func;  // undefined: the name was removed
+  Function func;                // undefined: the name was removed
+  bool kernel_factory = false;  // set only by Registry::set_kernel_factory (C++), never by a re-registration
 };
 
 struct Table {
@@ -43,18 +44,18 @@ class GlobalTable {
     return inst;
   }
 
-  Function Find(const std::string& name) const {
+  Function Find(const std::string& name, bool kernel_factory_only = false) const {
     ReaderScope reading(this);
     const Table* t = current_.load(std::memory_order_seq_cst);
     for (size_t i = StringHash(name) & t->mask;; i = (i + 1) & t->mask) {
       const Entry* e = t->slots[i].load(std::memory_order_seq_cst);
       if (e == nullptr) return Function();
-      if (e->name == name) return e->func;
+      if (e->name == name) return !kernel_factory_only || e->kernel_factory ? e->func : Function();
     }
   }
 
   /*! \brief Publish func under name (undefined func removes). Returns whether a live entry was there. */
-  bool Put(const std::string& name, Function func, bool can_override) {
+  bool Put(const std::string& name, Function func, bool can_override, bool kernel_factory = false) {
     std::vector<std::unique_ptr<Entry>> to_free;  // destroyed after the lock: a Python deleter may re-enter
     bool live = false;
     {
@@ -70,7 +71,7 @@ class GlobalTable {
       TVMLITE_CHECK_KIND(!live || can_override || !func.defined(), ValueError)
           << "Global function '" << name << "' is already registered; pass override=True to replace it";
       if (old == nullptr && !func.defined()) return false;
-      Entry* e = new Entry{name, std::move(func)};
+      Entry* e = new Entry{name, std::move(func), kernel_factory};
       // seq_cst store then seq_cst load of readers_: a reader that we do not count started after the store
       // and can only find the new entry.
       t->slots[i].store(e, std::memory_order_seq_cst);
@@ -149,7 +150,15 @@ void Registry::Set(const std::string& name, Function f, bool can_override) {
   GlobalTable::Get()->Put(name, std::move(f), can_override);
 }
 
+Registry& Registry::set_kernel_factory() {
+  // Republish the same function with the mark: a reader finds the entry before or after, with the same function.
+  GlobalTable::Get()->Put(name_, func_, true, true);
+  return *this;
+}
+
 Function Registry::Get(const std::string& name) { return GlobalTable::Get()->Find(name); }
+
+Function Registry::GetKernelFactory(const std::string& name) { return GlobalTable::Get()->Find(name, true); }
 
 bool Registry::Remove(const std::string& name) { return GlobalTable::Get()->Put(name, Function(), true); }
 

@@ -27,7 +27,7 @@ TVMLITE_REGISTER_GLOBAL("topi.elemwise").set_body_typed([](Map<String, Any> attr
     runtime::ParallelFor(out.size(), [&](int64_t begin, int64_t end) { bound.Apply(y, begin, end - begin); },
                          /*min_chunk=*/16384);
   });
-});
+}).set_kernel_factory();
 
 /*! \brief The canonical text of a program (Parse then ToString): what a program round-trips to. */
 TVMLITE_REGISTER_GLOBAL("topi.epilogue_canonical").set_body_typed([](String text) {

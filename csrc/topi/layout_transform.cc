@@ -364,7 +364,7 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     Transform(src, dst, plan, data, out, dst_shape);
     if (y != nullptr) ApplyOver(bound, y, out.size());
   });
-});
+}).set_kernel_factory();
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -199,16 +199,16 @@ Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer 
 
 TVMLITE_REGISTER_GLOBAL("topi.sum").set_body_typed([](Map<String, Any> a) {
   return MakeReduce("topi.sum", a, Reducer::kSum);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.mean").set_body_typed([](Map<String, Any> a) {
   return MakeReduce("topi.mean", a, Reducer::kMean);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.max").set_body_typed([](Map<String, Any> a) {
   return MakeReduce("topi.max", a, Reducer::kMax);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.min").set_body_typed([](Map<String, Any> a) {
   return MakeReduce("topi.min", a, Reducer::kMin);
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("sum").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.sum"));
 TVMLITE_REGISTER_OP("mean").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.mean"));

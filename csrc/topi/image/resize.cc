@@ -328,7 +328,7 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any
       << kKernel << ": only 4-D (NCHW) data is supported, output_size has " << output_size.size() << " dims";
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 5, [cfg](const KernelArgs& args) { Run(cfg, args); });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("image.resize")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.image.resize2d"));

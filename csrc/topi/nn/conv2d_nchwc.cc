@@ -725,10 +725,10 @@ Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
   return MakeConv<2>(attrs_in);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d").set_body_typed([](Map<String, Any> attrs_in) {
   return MakeConv<3>(attrs_in);
-});
+}).set_kernel_factory();
 
 // The lowering's kernel for the blocked conv (AlterOpLayout's output) and for plain NCHW convs (blocks of 1).
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")

@@ -526,10 +526,10 @@ Function MakeConvTranspose(Map<String, Any> attrs_in) {
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
   return MakeConvTranspose<2>(attrs_in);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
   return MakeConvTranspose<3>(attrs_in);
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.conv2d_transpose")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_transpose"));

@@ -237,7 +237,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<S
   CheckFloat32OutDtype(attrs);
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t tile_size, int64_t stride) {
   TVMLITE_CHECK_KIND(tile_size == 2 || tile_size == 4, ValueError)

@@ -277,7 +277,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_nchwc").set_body_typed([](Map<S
   int min_args = 3;  // data, the depthwise weight, out
   for (int st = 0; st < 3; ++st) min_args += cfg.has[st] ? (st != kDepthwise) + cfg.epilogue[st].num_inputs() : 0;
   return MakeKernel(kName, min_args, [cfg](const KernelArgs& args) { Run(cfg, args); });
-});
+}).set_kernel_factory();
 
 // The lowering's policy (csrc/backend/fuse_depthwise_chains.cc): output rows per band, 0 for "keep the stages apart".
 TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_band")

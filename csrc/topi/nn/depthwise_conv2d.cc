@@ -223,7 +223,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<
     return a.Has("data_layout") ? LayoutBlock(a, "data_layout") : int64_t{-1};
   });
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.depthwise_conv2d_nchwc"));

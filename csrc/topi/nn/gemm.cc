@@ -416,7 +416,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     FusedTail tail;
     GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.dense";
@@ -458,7 +458,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
     FusedTail tail;
     GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
-});
+}).set_kernel_factory();
 
 /*!
  * \brief A batched product as numpy.matmul sees it: out_batch (broadcast), per batch a (M, K) with element (i, q)
@@ -616,11 +616,11 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.matmul").set_body_typed([](Map<String, Any> attrs) {
   return MakeMatmulKernel("topi.nn.matmul", attrs, false);
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.batch_matmul").set_body_typed([](Map<String, Any> attrs) {
   return MakeMatmulKernel("topi.nn.batch_matmul", attrs, true);
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_block").set_body_typed([](int64_t n) {
   TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;  // 0: keep nn.dense

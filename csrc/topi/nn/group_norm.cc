@@ -235,7 +235,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.group_norm").set_body_typed([](Map<String, Any>
   // The reference adds epsilon in the stash type: float32 unless float64.
   return MakeNormKernel(kName, groups, stash64 ? epsilon : static_cast<float>(epsilon), stash64,
                         Epilogue::Parse(attrs.GetString("epilogue", ""), kName));
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.instance_norm";
@@ -243,7 +243,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, A
   const double epsilon = Epsilon(attrs);
   return MakeNormKernel(kName, 0, static_cast<float>(epsilon), false,
                         Epilogue::Parse(attrs.GetString("epilogue", ""), kName));
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.group_norm")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.group_norm"));

@@ -152,7 +152,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
       }
     }, std::max<int64_t>(1, 8192 / d));
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.layer_norm")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.layer_norm"));

@@ -210,7 +210,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
       }
     }, std::max<int64_t>(1, 16384 / (channels * tile)));
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.lrn").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.lrn"));
 

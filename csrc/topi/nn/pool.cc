@@ -443,22 +443,22 @@ const PoolType kAvgType = PoolType::kAvg;
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.pool2d").set_body_typed([](Map<String, Any> attrs) {
   return MakePool("topi.nn.pool2d", attrs, nullptr);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.max_pool2d").set_body_typed([](Map<String, Any> attrs) {
   return MakePool("topi.nn.max_pool2d", attrs, &kMaxType);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.avg_pool2d").set_body_typed([](Map<String, Any> attrs) {
   return MakePool("topi.nn.avg_pool2d", attrs, &kAvgType);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.global_pool2d").set_body_typed([](Map<String, Any> attrs) {
   return MakeGlobalPool("topi.nn.global_pool2d", attrs, nullptr);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.global_max_pool2d").set_body_typed([](Map<String, Any> attrs) {
   return MakeGlobalPool("topi.nn.global_max_pool2d", attrs, &kMaxType);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.global_avg_pool2d").set_body_typed([](Map<String, Any> attrs) {
   return MakeGlobalPool("topi.nn.global_avg_pool2d", attrs, &kAvgType);
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.max_pool2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.max_pool2d"));
 TVMLITE_REGISTER_OP("nn.avg_pool2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.avg_pool2d"));

@@ -146,10 +146,10 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.softmax").set_body_typed([](Map<String, Any> attrs) {
   return MakeSoftmax("topi.nn.softmax", attrs, false);
-});
+}).set_kernel_factory();
 TVMLITE_REGISTER_GLOBAL("topi.nn.log_softmax").set_body_typed([](Map<String, Any> attrs) {
   return MakeSoftmax("topi.nn.log_softmax", attrs, true);
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.softmax").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.softmax"));
 TVMLITE_REGISTER_OP("nn.log_softmax")

@@ -72,7 +72,7 @@ TVMLITE_REGISTER_GLOBAL("topi.concatenate").set_body_typed([](Map<String, Any> a
       }
     });
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("concatenate").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.concatenate"));
 

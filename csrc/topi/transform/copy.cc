@@ -43,7 +43,7 @@ TVMLITE_REGISTER_GLOBAL("topi.copy").set_body_typed([](Map<String, Any> attrs_in
       if (x != y) std::memcpy(y + b * esize, x + b * esize, (e - b) * esize);
     });
   });
-});
+}).set_kernel_factory();
 
 // ------------------------------------------------------------------------------------------------------- cast
 
@@ -145,7 +145,7 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
     injective::ForFlat(out.size(), injective::ElemBytes(out, kName), out, bound,
                        [&](int64_t b, int64_t e) { fn(x, y, b, e); });
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("copy").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.copy"));
 TVMLITE_REGISTER_OP("cast").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cast"));

@@ -92,7 +92,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
       }
     });
   });
-});
+}).set_kernel_factory();
 
 /*
  * topi.gather_nd (relay gather_nd, ONNX GatherND): indices (..., k) address the k dims of data after its batch_dims
@@ -155,7 +155,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
       }
     });
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("gather").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather"));
 TVMLITE_REGISTER_OP("gather_nd").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather_nd"));

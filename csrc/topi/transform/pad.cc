@@ -138,7 +138,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_
       }
     });
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("nn.pad").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.pad"));
 

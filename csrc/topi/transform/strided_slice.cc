@@ -103,7 +103,7 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
     if (out.size() == 0) return;
     injective::StridedCopy(out, injective::Bytes(data) + offset, shape, step_bytes, esize, bound);
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("strided_slice")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.strided_slice"));

@@ -84,7 +84,7 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
       }
     });
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("take").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.take"));
 

@@ -107,7 +107,7 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
       }
     }, /*min_chunk=*/std::max<int64_t>(1, 65536 / (kBlock * cols * esize)));
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("transpose").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.transpose"));
 

@@ -87,7 +87,7 @@ TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_i
       }
     });
   });
-});
+}).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("where").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.where"));
 

@@ -3,8 +3,13 @@
  * \brief The global function registry and TVMLITE_REGISTER_GLOBAL.
  *
  *   TVMLITE_REGISTER_GLOBAL("testing.add").set_body_typed([](int64_t a, int64_t b) { return a + b; });
+ *   TVMLITE_REGISTER_GLOBAL("topi.sum").set_body_typed([](Map<String, Any> attrs) { ... }).set_kernel_factory();
  *
  * Lookups take no lock: the table is published through an atomic pointer and entries are never freed.
+ *
+ * Kernel factories (attrs -> a bound kernel) are marked as such where C++ registers them: the graph executor calls
+ * only those by the name a graph file gives (GetKernelFactory), so a file cannot call any other registered function.
+ * The mark belongs to the registration: registering the name again (from Python, with override) drops it.
  */
 #ifndef TVMLITE_RUNTIME_REGISTRY_H_
 #define TVMLITE_RUNTIME_REGISTRY_H_
@@ -23,6 +28,8 @@ class Registry {
   static Registry& Register(const std::string& name, bool can_override = false);
   /*! \brief The function registered under name, or an undefined Function. Lock-free. */
   static Function Get(const std::string& name);
+  /*! \brief The function registered under name if its registration marked it a kernel factory, else undefined. */
+  static Function GetKernelFactory(const std::string& name);
   /*! \brief Remove name; returns whether it was there. */
   static bool Remove(const std::string& name);
   static std::vector<std::string> ListNames();
@@ -39,6 +46,8 @@ class Registry {
   Registry& set_body_typed(TCallable f) { return set_body(Function::FromTyped(std::move(f), name_)); }
   /*! \brief Mark the body long-running: bindings release their interpreter lock around calls. */
   Registry& set_long_running();
+  /*! \brief Mark the body a kernel factory (see GetKernelFactory); call after set_body*. */
+  Registry& set_kernel_factory();
 
  private:
   explicit Registry(std::string name, bool can_override) : name_(std::move(name)), can_override_(can_override) {}
