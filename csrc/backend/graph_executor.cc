@@ -2,19 +2,36 @@
  * \file graph_executor.cc
  * \brief The graph executor: runs the graph LowerToGraph made, one bound kernel call per node.
  *
- *   ex = graph_executor.create(graph, params, device)   // graph: the parsed graph JSON (a Map)
+ *   graph_executor.check(graph, params, py_factories)     // validate only: what load_module runs on a file
+ *   ex = graph_executor.create(graph, params, device, py_factories)   // graph: the parsed graph JSON (a Map)
  *   graph_executor.set_input(ex, "x", array); graph_executor.run(ex); y = graph_executor.get_output(ex, 0)
  *
  * At creation: storages of the memory plan are allocated (NDArray: 64-byte aligned), each planned entry is a view
  * of its storage with its own shape and dtype, static inputs get their own buffers, params are the NDArrays of the
  * params map (shared read-only by every executor made from one factory), and each node's factory is resolved by
- * func_name in the global registry once and called with its kernel_attrs: the bound kernel. "__nop" nodes (views)
- * alias their input's memory; made once at creation when the input's buffer is fixed, else at run time.
+ * func_name once and called with its kernel_attrs: the bound kernel. "__nop" nodes (views) alias their input's
+ * memory; made once at creation when the input's buffer is fixed, else at run time.
+ *
+ * A graph is input (load_module reads it from a file): every malformed part is a ValueError, never a crash. A
+ * node's func_name may name only a kernel factory: one C++ registered with set_kernel_factory()
+ * (Registry::GetKernelFactory), or one of py_factories (name -> Function, or None: the Python kernel factories
+ * that runtime.executor_factory.register_kernel_factory recorded, relay.backend.reference among them) that is
+ * still the function registered under its name. No other registered function is ever called. Params must be
+ * entries the graph names, with the graph's dtype and shape.
  *
  * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node instead
  * returns its outputs (an Array, one value per output entry: NDArrays of any shape, sequences, None), which are
- * stored in the entries. run() is long-running (Python releases the GIL); executors share nothing mutable, so
- * concurrent run() calls on different executors are safe. profile() runs once timing each node.
+ * stored in the entries. profile() runs once timing each node.
+ *
+ * Threads. Separate executors share nothing mutable (params are read only): they run in parallel, no lock in
+ * common. One executor may be shared by threads: set_input, run, profile, get_input and get_output take the
+ * executor's mutex, so each call sees and leaves a consistent executor (one call at a time; a sequence of calls
+ * from one thread is not atomic: another thread's set_input may come between your set_input and run). get_output
+ * and get_input return a copy of a tensor the executor rewrites in place (a snapshot no later call changes). All
+ * five are long-running (bindings release the GIL before they lock), and nothing waits for the mutex while
+ * holding the GIL: a reference node (Python) takes the GIL while run holds the mutex, so a caller that held the
+ * GIL while waiting would deadlock. A run stays interruptible as before: Ctrl-C raises in the next reference node
+ * (a Python callback), else when run returns; a run waiting for the mutex waits for the call holding it.
  */
 #include <tvmlite/runtime/array.h>
 #include <tvmlite/runtime/data_type.h>
@@ -24,6 +41,7 @@
 #include <tvmlite/runtime/shape.h>
 
 #include <chrono>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -52,16 +70,19 @@ NDArray ViewOf(const NDArray& base, const std::vector<int64_t>& shape, DLDataTyp
   return NDArray::FromExternal(t, owner, [](void* p) { delete static_cast<NDArray*>(p); }, 0);
 }
 
-int64_t NumBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n * DataType(dtype).bytes();  // as NDArray lays it out: whole bytes per element
-}
-
 std::string ShapeStr(const std::vector<int64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+int64_t NumBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
+  int64_t n = DataType(dtype).bytes();  // as NDArray lays it out: whole bytes per element
+  for (int64_t d : shape) {
+    TVMLITE_CHECK_KIND(d >= 0 && !__builtin_mul_overflow(n, d, &n), ValueError)
+        << "graph executor: an entry of shape " << ShapeStr(shape) << " does not fit in memory";
+  }
+  return n;
 }
 
 template <typename T>
@@ -95,6 +116,24 @@ Array<Any> AttrList(const Map<String, Any>& attrs, const char* key, size_t n) {
   return *list;
 }
 
+/*! \brief The factory func_name names: a C++ kernel factory, or one of py_factories still registered under it. */
+Function ResolveFactory(const std::string& func_name, const std::string& node, const Map<String, Any>* py_factories,
+                        bool is_reference) {
+  if (Function f = runtime::Registry::GetKernelFactory(func_name); f.defined()) return f;
+  Function registered = runtime::Registry::Get(func_name);
+  if (py_factories != nullptr) {
+    if (const Any* p = py_factories->get()->Find(Any(String(func_name)))) {
+      std::optional<Function> f = p->as<Function>();
+      if (f && registered.same_as(*f)) return *f;
+    }
+  }
+  TVMLITE_CHECK_KIND(registered.defined(), ValueError)
+      << "graph executor: no kernel factory '" << func_name << "' is registered (node " << node
+      << (is_reference ? "; import tvmlite.relay.backend.reference_kernel" : "") << ")";
+  TVMLITE_THROW(ValueError) << "graph executor: node " << node << " names '" << func_name
+                            << "', a registered function that is not a kernel factory";
+}
+
 }  // namespace
 
 class GraphExecutorObj : public Object {
@@ -103,27 +142,30 @@ class GraphExecutorObj : public Object {
   struct Node {
     Kind kind;
     std::string name, func_name;
-    Function fn;
+    Function factory, fn;                  // fn: the bound kernel (not made by a check)
+    Map<String, Any> kernel_attrs;
     std::vector<int64_t> inputs, outputs;  // entry ids
     bool view_fixed = false;               // kNop: made at creation
   };
 
+  // Fixed at Init (read without the lock).
   std::vector<Node> nodes;
-  std::vector<Any> values;  // per entry
   std::vector<std::vector<int64_t>> shapes;
   std::vector<DLDataType> dtypes;
   std::vector<bool> is_static, is_object;
+  std::vector<bool> in_place;        // per entry: an NDArray the executor rewrites (get_output copies it)
   std::vector<NDArray> storages;
   std::vector<int64_t> heads;
   std::vector<int64_t> input_nodes;  // node ids of the inputs, in order
   std::unordered_map<std::string, int64_t> input_index;
-  bool has_run = false;
 
   static constexpr const char* _type_key = "runtime.GraphExecutor";
   TVMLITE_DYNAMIC_TYPE_INDEX;
   TVMLITE_DECLARE_FINAL_OBJECT_INFO(GraphExecutorObj, Object);
 
-  void Init(const Map<String, Any>& graph, const Map<String, Any>& params) {
+  /*! \brief Parse and check the graph; unless check_only, also allocate its memory and bind its kernels. */
+  void Init(const Map<String, Any>& graph, const Map<String, Any>& params, const Map<String, Any>* py_factories,
+            bool check_only) {
     Array<Any> jnodes = Get<Array<Any>>(graph, "nodes");
     std::vector<int64_t> row_ptr = IntList(Get<Array<Any>>(graph, "node_row_ptr"), "node_row_ptr");
     TVMLITE_CHECK_KIND(row_ptr.size() == jnodes.size() + 1 && row_ptr[0] == 0, ValueError)
@@ -137,7 +179,8 @@ class GraphExecutorObj : public Object {
     Array<Any> jdtype = AttrList(attrs, "dltype", num_entries);
     std::vector<int64_t> sids = IntList(AttrList(attrs, "storage_id", num_entries), "storage_id");
     std::vector<int64_t> stat = IntList(AttrList(attrs, "static", num_entries), "static");
-    values.assign(num_entries, Any());
+    values_.assign(num_entries, Any());
+    in_place.assign(num_entries, false);
     for (size_t e = 0; e < num_entries; ++e) {
       shapes.push_back(IntList(jshape[e], "shape"));
       std::optional<String> dt = jdtype[e].as<String>();
@@ -147,11 +190,7 @@ class GraphExecutorObj : public Object {
       is_object.push_back(obj);
       dtypes.push_back(obj ? DLDataType{kDLOpaqueHandle, 0, 0} : DLDataType(DataType(std::string(*dt))));
       is_static.push_back(stat[e] != 0 && !obj);
-      if (is_static.back()) {
-        for (int64_t d : shapes.back()) {
-          TVMLITE_CHECK_KIND(d >= 0, ValueError) << "graph executor: a static entry has dim " << d;
-        }
-      }
+      if (is_static.back()) NumBytes(shapes.back(), dtypes.back());  // dims >= 0, size without overflow
     }
     // Storages: as large as the largest entry placed in each.
     std::vector<int64_t> storage_bytes;
@@ -162,8 +201,13 @@ class GraphExecutorObj : public Object {
       if (static_cast<size_t>(sids[e]) >= storage_bytes.size()) storage_bytes.resize(sids[e] + 1, 0);
       storage_bytes[sids[e]] = std::max(storage_bytes[sids[e]], NumBytes(shapes[e], dtypes[e]));
     }
-    for (int64_t b : storage_bytes) storages.push_back(NDArray::Empty({std::max<int64_t>(b, 1)}, DataType::UInt(8)));
+    if (!check_only) {
+      for (int64_t b : storage_bytes) {
+        storages.push_back(NDArray::Empty({std::max<int64_t>(b, 1)}, DataType::UInt(8)));
+      }
+    }
 
+    std::unordered_set<std::string> param_nodes;
     for (size_t i = 0; i < jnodes.size(); ++i) {
       std::optional<Map<String, Any>> jn = jnodes[i].as<Map<String, Any>>();
       TVMLITE_CHECK_KIND(jn.has_value(), ValueError) << "graph executor: node " << i << " is not an object";
@@ -186,12 +230,17 @@ class GraphExecutorObj : public Object {
         const Any* p = params.get()->Find(Any(String(n.name)));
         if (p != nullptr) {
           n.kind = kParam;
-          values[e] = *p;
+          CheckParam(n.name, e, *p);
+          param_nodes.insert(n.name);
+          values_[e] = *p;
         } else {
           n.kind = kInput;
           input_index[n.name] = static_cast<int64_t>(input_nodes.size());
           input_nodes.push_back(static_cast<int64_t>(i));
-          if (is_static[e]) values[e] = NDArray::Empty(shapes[e], dtypes[e]);
+          if (is_static[e]) {
+            in_place[e] = true;  // set_input copies into it
+            if (!check_only) values_[e] = NDArray::Empty(shapes[e], dtypes[e]);
+          }
         }
       } else {
         TVMLITE_CHECK_KIND(op == "tvm_op", ValueError) << "graph executor: unknown node op '" << op << "'";
@@ -201,30 +250,37 @@ class GraphExecutorObj : public Object {
           n.kind = kNop;
           TVMLITE_CHECK_KIND(n.inputs.size() == 1 && n.outputs.size() == 1 && is_static[n.outputs[0]], ValueError)
               << "graph executor: view " << n.name << " must have one input and one static output";
+          in_place[n.outputs[0]] = true;
         } else {
-          n.kind = n.func_name == "relay.backend.reference" ? kReference : kKernel;
-          Function factory = runtime::Registry::Get(n.func_name);
-          TVMLITE_CHECK_KIND(factory.defined(), ValueError)
-              << "graph executor: no kernel factory '" << n.func_name << "' is registered (node " << n.name
-              << (n.kind == kReference ? "; import tvmlite.relay.backend.reference_kernel" : "") << ")";
-          n.fn = factory(Get<Map<String, Any>>(nattrs, "kernel_attrs")).cast<Function>();
-          if (n.kind == kKernel) {
+          n.kind = n.func_name == kReferenceFactory ? kReference : kKernel;
+          n.factory = ResolveFactory(n.func_name, n.name, py_factories, n.kind == kReference);
+          n.kernel_attrs = Get<Map<String, Any>>(nattrs, "kernel_attrs");
+          if (n.kind == kReference) {
+            const Any* func = n.kernel_attrs.get()->Find(Any(String("func")));
+            TVMLITE_CHECK_KIND(func != nullptr && func->as<String>().has_value(), ValueError)
+                << "graph executor: reference node " << n.name << " has no 'func' (the saved function) string";
+          } else {
             for (int64_t e : n.outputs) {
               TVMLITE_CHECK_KIND(sids[e] >= 0, ValueError)
                   << "graph executor: kernel node " << n.name << " has an output without storage";
-              values[e] = ViewOf(storages[sids[e]], shapes[e], dtypes[e]);
+              in_place[e] = true;
+              if (!check_only) values_[e] = ViewOf(storages[sids[e]], shapes[e], dtypes[e]);
             }
           }
         }
       }
-      if (n.kind == kNop) {
-        const Any& in = values[n.inputs[0]];
+      if (n.kind == kNop && !check_only) {
+        const Any& in = values_[n.inputs[0]];
         if (std::optional<NDArray> a = in.as<NDArray>(); a && is_static[n.inputs[0]]) {
-          values[n.outputs[0]] = MakeView(n, *a);
+          values_[n.outputs[0]] = MakeView(n, *a);
           n.view_fixed = true;
         }
       }
       nodes.push_back(std::move(n));
+    }
+    for (const auto& kv : params) {
+      TVMLITE_CHECK_KIND(param_nodes.count(std::string(kv.first)), ValueError)
+          << "graph executor: param '" << std::string(kv.first) << "' is no input of the graph";
     }
     for (const Any& h : Get<Array<Any>>(graph, "heads")) {
       std::vector<int64_t> ref = IntList(h, "a head");
@@ -234,6 +290,25 @@ class GraphExecutorObj : public Object {
           << "graph executor: a head names no entry";
       heads.push_back(row_ptr[ref[0]] + ref[1]);
     }
+    if (check_only) return;
+    // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
+    for (Node& n : nodes) {
+      if (n.factory.defined()) n.fn = n.factory(n.kernel_attrs).cast<Function>();
+    }
+  }
+
+  /*! \brief A param must be what the graph's entry says: its dtype and (static) shape. */
+  void CheckParam(const std::string& name, int64_t e, const Any& value) const {
+    if (is_object[e]) return;
+    std::optional<NDArray> a = value.as<NDArray>();
+    TVMLITE_CHECK_KIND(a.has_value(), ValueError) << "graph executor: param '" << name << "' is not a tensor";
+    DataType want(dtypes[e]), got(a->dtype());
+    TVMLITE_CHECK_KIND(want == got, ValueError) << "graph executor: param '" << name << "' is " << got.str()
+                                                << ", the graph's entry is " << want.str();
+    bool same = a->Shape().size() == shapes[e].size();
+    for (size_t d = 0; same && d < shapes[e].size(); ++d) same = shapes[e][d] < 0 || shapes[e][d] == a->Shape()[d];
+    TVMLITE_CHECK_KIND(same, ValueError) << "graph executor: param '" << name << "' has shape "
+                                         << ShapeStr(a->Shape()) << ", the graph's entry " << ShapeStr(shapes[e]);
   }
 
   NDArray MakeView(const Node& n, const NDArray& in) const {
@@ -244,56 +319,19 @@ class GraphExecutorObj : public Object {
     return ViewOf(in, shapes[out], dtypes[out]);
   }
 
-  void RunNode(const Node& n, std::vector<AnyView>* args) {
-    switch (n.kind) {
-      case kInput: case kParam: return;
-      case kNop:
-        if (!n.view_fixed) {
-          std::optional<NDArray> a = values[n.inputs[0]].as<NDArray>();
-          TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": the input of a view is not a tensor";
-          values[n.outputs[0]] = MakeView(n, *a);
-        }
-        return;
-      case kKernel: {
-        args->clear();
-        for (int64_t e : n.inputs) args->push_back(AnyView(values[e]));
-        for (int64_t e : n.outputs) args->push_back(AnyView(values[e]));
-        Any rv;
-        n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
-        return;
-      }
-      case kReference: {
-        args->clear();
-        for (int64_t e : n.inputs) args->push_back(AnyView(values[e]));
-        Any rv;
-        n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
-        std::optional<Array<Any>> outs = rv.as<Array<Any>>();
-        TVMLITE_CHECK_KIND(outs && outs->size() == n.outputs.size(), ValueError)
-            << n.name << ": the reference kernel must return a list of " << n.outputs.size() << " values";
-        for (size_t k = 0; k < n.outputs.size(); ++k) values[n.outputs[k]] = (*outs)[k];
-        return;
-      }
-    }
-  }
-
-  void CheckInputsSet() const {
-    std::string missing;
-    for (int64_t id : input_nodes) {
-      int64_t e = nodes[id].outputs[0];
-      if (!input_set_.count(e)) missing += (missing.empty() ? "" : ", ") + nodes[id].name;
-    }
-    TVMLITE_CHECK_KIND(missing.empty(), ValueError) << "run: inputs not set: " << missing;
-  }
-
   void Run() {
+    std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
+    has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
     std::vector<AnyView> args;
     for (const Node& n : nodes) RunNode(n, &args);
-    has_run = true;
+    has_run_ = true;
   }
 
   Array<Any> Profile() {
+    std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
+    has_run_ = false;
     std::vector<AnyView> args;
     std::vector<Any> records;
     for (const Node& n : nodes) {
@@ -305,12 +343,12 @@ class GraphExecutorObj : public Object {
       r.Set(String("name"), String(n.name));
       r.Set(String("func_name"), String(n.func_name));
       std::vector<int64_t> shape;
-      if (std::optional<NDArray> a = values[n.outputs.empty() ? 0 : n.outputs[0]].as<NDArray>()) shape = a->Shape();
+      if (std::optional<NDArray> a = values_[n.outputs.empty() ? 0 : n.outputs[0]].as<NDArray>()) shape = a->Shape();
       r.Set(String("shape"), Array<int64_t>(shape));
       r.Set(String("time_ms"), std::chrono::duration<double, std::milli>(t1 - t0).count());
       records.push_back(r);
     }
-    has_run = true;
+    has_run_ = true;
     return Array<Any>(records);
   }
 
@@ -336,7 +374,8 @@ class GraphExecutorObj : public Object {
     int64_t e = InputEntry(key);
     const std::string& name = EntryName(e);
     if (is_object[e]) {
-      values[e] = value;
+      std::lock_guard<std::mutex> lock(mu_);
+      values_[e] = value;
       input_set_.insert(e);
       return;
     }
@@ -353,21 +392,24 @@ class GraphExecutorObj : public Object {
       TVMLITE_CHECK_KIND(a->Shape() == shapes[e], ValueError) << "set_input: input '" << name << "' has shape "
                                                               << ShapeStr(shapes[e]) << ", got shape "
                                                               << ShapeStr(a->Shape());
-      values[e].cast<NDArray>().CopyFrom(*a);
-    } else {
-      const auto& want_shape = shapes[e];
-      TVMLITE_CHECK_KIND(want_shape.empty() || a->Shape().size() == want_shape.size(), ValueError)
-          << "set_input: input '" << name << "' has rank " << want_shape.size() << ", got shape "
-          << ShapeStr(a->Shape());
-      for (size_t d = 0; d < want_shape.size(); ++d) {
-        TVMLITE_CHECK_KIND(want_shape[d] < 0 || want_shape[d] == a->Shape()[d], ValueError)
-            << "set_input: input '" << name << "' has shape " << ShapeStr(want_shape) << " (-1: any), got shape "
-            << ShapeStr(a->Shape());
-      }
-      NDArray copy = NDArray::Empty(a->Shape(), a->dtype());
-      copy.CopyFrom(*a);
-      values[e] = copy;
+      std::lock_guard<std::mutex> lock(mu_);
+      values_[e].cast<NDArray>().CopyFrom(*a);
+      input_set_.insert(e);
+      return;
     }
+    const auto& want_shape = shapes[e];
+    TVMLITE_CHECK_KIND(want_shape.empty() || a->Shape().size() == want_shape.size(), ValueError)
+        << "set_input: input '" << name << "' has rank " << want_shape.size() << ", got shape "
+        << ShapeStr(a->Shape());
+    for (size_t d = 0; d < want_shape.size(); ++d) {
+      TVMLITE_CHECK_KIND(want_shape[d] < 0 || want_shape[d] == a->Shape()[d], ValueError)
+          << "set_input: input '" << name << "' has shape " << ShapeStr(want_shape) << " (-1: any), got shape "
+          << ShapeStr(a->Shape());
+    }
+    NDArray copy = NDArray::Empty(a->Shape(), a->dtype());  // copied before the lock: a new array each time
+    copy.CopyFrom(*a);
+    std::lock_guard<std::mutex> lock(mu_);
+    values_[e] = copy;
     input_set_.insert(e);
   }
 
@@ -379,15 +421,82 @@ class GraphExecutorObj : public Object {
     return unknown;
   }
 
-  Any GetOutput(int64_t i) const {
-    TVMLITE_CHECK_KIND(has_run, ValueError) << "get_output: run() has not been called";
+  Any GetOutput(int64_t i) {
     TVMLITE_CHECK_KIND(i >= 0 && i < static_cast<int64_t>(heads.size()), IndexError)
         << "get_output: index " << i << " out of range for " << heads.size() << " outputs";
-    return values[heads[i]];
+    std::lock_guard<std::mutex> lock(mu_);
+    TVMLITE_CHECK_KIND(has_run_, ValueError)
+        << "get_output: run() has not been called (or the last run failed)";
+    return Snapshot(heads[i]);
+  }
+
+  Any GetInput(const Any& key) {
+    int64_t e = InputEntry(key);
+    std::lock_guard<std::mutex> lock(mu_);
+    return Snapshot(e);
   }
 
  private:
+  static constexpr const char* kReferenceFactory = "relay.backend.reference";
+
+  /*! \brief Entry e's value, copied when the executor rewrites it in place (call with the lock held). */
+  Any Snapshot(int64_t e) const {
+    if (in_place[e]) {
+      if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
+        NDArray copy = NDArray::Empty(a->Shape(), a->dtype());
+        copy.CopyFrom(*a);
+        return copy;
+      }
+    }
+    return values_[e];
+  }
+
+  void RunNode(const Node& n, std::vector<AnyView>* args) {
+    switch (n.kind) {
+      case kInput: case kParam: return;
+      case kNop:
+        if (!n.view_fixed) {
+          std::optional<NDArray> a = values_[n.inputs[0]].as<NDArray>();
+          TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": the input of a view is not a tensor";
+          values_[n.outputs[0]] = MakeView(n, *a);
+        }
+        return;
+      case kKernel: {
+        args->clear();
+        for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
+        for (int64_t e : n.outputs) args->push_back(AnyView(values_[e]));
+        Any rv;
+        n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
+        return;
+      }
+      case kReference: {
+        args->clear();
+        for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
+        Any rv;
+        n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
+        std::optional<Array<Any>> outs = rv.as<Array<Any>>();
+        TVMLITE_CHECK_KIND(outs && outs->size() == n.outputs.size(), ValueError)
+            << n.name << ": the reference kernel must return a list of " << n.outputs.size() << " values";
+        for (size_t k = 0; k < n.outputs.size(); ++k) values_[n.outputs[k]] = (*outs)[k];
+        return;
+      }
+    }
+  }
+
+  void CheckInputsSet() const {
+    std::string missing;
+    for (int64_t id : input_nodes) {
+      int64_t e = nodes[id].outputs[0];
+      if (!input_set_.count(e)) missing += (missing.empty() ? "" : ", ") + nodes[id].name;
+    }
+    TVMLITE_CHECK_KIND(missing.empty(), ValueError) << "run: inputs not set: " << missing;
+  }
+
+  // Changed by calls: guarded by mu_.
+  std::mutex mu_;
+  std::vector<Any> values_;  // per entry
   std::unordered_set<int64_t> input_set_;
+  bool has_run_ = false;
 };
 
 TVMLITE_REGISTER_OBJECT_TYPE(GraphExecutorObj);
@@ -400,31 +509,39 @@ GraphExecutorObj* Self(const ObjectRef& ex) {
   return p;
 }
 
+const Map<String, Any>* OrNull(const runtime::Optional<Map<String, Any>>& m) { return m ? &*m : nullptr; }
+
+TVMLITE_REGISTER_GLOBAL("graph_executor.check")
+    .set_body_typed([](Map<String, Any> graph, Map<String, Any> params,
+                       runtime::Optional<Map<String, Any>> py_factories) {
+      runtime::make_object<GraphExecutorObj>()->Init(graph, params, OrNull(py_factories), true);
+    });
 TVMLITE_REGISTER_GLOBAL("graph_executor.create")
-    .set_body_typed([](Map<String, Any> graph, Map<String, Any> params, DLDevice device) {
+    .set_body_typed([](Map<String, Any> graph, Map<String, Any> params, DLDevice device,
+                       runtime::Optional<Map<String, Any>> py_factories) {
       TVMLITE_CHECK_KIND(device.device_type == kDLCPU, ValueError)
           << "graph executor: only cpu devices are supported, got device type " << device.device_type;
       auto n = runtime::make_object<GraphExecutorObj>();
-      n->Init(graph, params);
+      n->Init(graph, params, OrNull(py_factories), false);
       return ObjectRef(n);
     });
-TVMLITE_REGISTER_GLOBAL("graph_executor.set_input").set_body_typed([](ObjectRef ex, Any key, Any value) {
-  Self(ex)->SetInput(key, value);
-});
+// Every call that takes the executor's mutex is long-running: the GIL is released before it locks (see above).
+TVMLITE_REGISTER_GLOBAL("graph_executor.set_input")
+    .set_body_typed([](ObjectRef ex, Any key, Any value) { Self(ex)->SetInput(key, value); })
+    .set_long_running();
 TVMLITE_REGISTER_GLOBAL("graph_executor.run").set_body_typed([](ObjectRef ex) { Self(ex)->Run(); }).set_long_running();
 TVMLITE_REGISTER_GLOBAL("graph_executor.profile")
     .set_body_typed([](ObjectRef ex) { return Self(ex)->Profile(); })
     .set_long_running();
-TVMLITE_REGISTER_GLOBAL("graph_executor.get_output").set_body_typed([](ObjectRef ex, int64_t i) {
-  return Self(ex)->GetOutput(i);
-});
+TVMLITE_REGISTER_GLOBAL("graph_executor.get_output")
+    .set_body_typed([](ObjectRef ex, int64_t i) { return Self(ex)->GetOutput(i); })
+    .set_long_running();
 TVMLITE_REGISTER_GLOBAL("graph_executor.get_num_outputs").set_body_typed([](ObjectRef ex) {
   return static_cast<int64_t>(Self(ex)->heads.size());
 });
-TVMLITE_REGISTER_GLOBAL("graph_executor.get_input").set_body_typed([](ObjectRef ex, Any key) {
-  GraphExecutorObj* self = Self(ex);
-  return self->values[self->InputEntry(key)];
-});
+TVMLITE_REGISTER_GLOBAL("graph_executor.get_input")
+    .set_body_typed([](ObjectRef ex, Any key) { return Self(ex)->GetInput(key); })
+    .set_long_running();
 TVMLITE_REGISTER_GLOBAL("graph_executor.get_input_names").set_body_typed([](ObjectRef ex) {
   GraphExecutorObj* self = Self(ex);
   std::vector<String> names;

@@ -5,8 +5,13 @@
     lib.get_graph_json(); lib.get_params(); lib.export_library("model.tvmlite")
 
 The factory holds the graph JSON (csrc/backend/graph_codegen.cc) and the params. Every executor it makes shares the
-params (read only) and owns its storage, so executors run concurrently from several threads. The executor itself
-is C++ (csrc/backend/graph_executor.cc); GraphExecutor below is its thin Python face.
+params (read only) and owns its storage, so executors run concurrently from several threads, each at full speed. One
+executor shared by threads is safe too: each call locks it (see GraphExecutor). The executor itself is C++
+(csrc/backend/graph_executor.cc); GraphExecutor below is its thin Python face.
+
+A graph is input (load_module reads it from a file): it is checked whole when the factory is made, and its nodes may
+name only kernel factories, the C++ ones and the Python ones registered with ``register_kernel_factory`` (the
+reference kernel, relay.backend.reference, is one), never any other registered function.
 """
 import json
 
@@ -16,7 +21,8 @@ from .._ffi import core
 from .container import convert
 from .ndarray import NDArray, array, cpu
 
-__all__ = ["ExecutorFactoryModule", "GraphExecutor", "to_executor_value", "from_executor_value"]
+__all__ = ["ExecutorFactoryModule", "GraphExecutor", "register_kernel_factory", "to_executor_value",
+           "from_executor_value"]
 
 
 def _api(name):
@@ -27,7 +33,7 @@ class _Api:
     """The graph_executor.* globals, bound once."""
 
     def __init__(self):
-        for name in ("create", "set_input", "run", "profile", "get_output", "get_num_outputs", "get_input",
+        for name in ("check", "create", "set_input", "run", "profile", "get_output", "get_num_outputs", "get_input",
                      "get_input_names"):
             setattr(self, name, _api(name))
 
@@ -40,6 +46,34 @@ def _get_api():
     if _API is None:
         _API = _Api()
     return _API
+
+
+#: name -> Function: the kernel factories registered from Python (a graph may name them while they stay registered)
+_PY_FACTORIES = {}
+_PY_FACTORIES_MAP = None  # _PY_FACTORIES as the Map the executor takes, made when first needed
+
+
+def register_kernel_factory(name, factory, override=False):
+    """Register a Python kernel factory: ``factory(attrs)`` returns the bound kernel, called with a node's inputs
+    then its outputs (as the C++ ones, e.g. topi.nn.dense). Registered as the global function ``name`` too (the
+    build asks it whether it takes a group); graph nodes may name it as long as it stays registered under ``name``
+    (register_func(name, ..., override=True) ends that)."""
+    global _PY_FACTORIES_MAP
+    if not isinstance(name, str):
+        raise TypeError(f"register_kernel_factory: name must be a str, got {type(name).__name__}")
+    if not callable(factory):
+        raise TypeError(f"register_kernel_factory: factory must be callable, got {type(factory).__name__}")
+    func = convert(factory)
+    core.register_global_func(name, func, override)
+    _PY_FACTORIES[name] = func
+    _PY_FACTORIES_MAP = None
+
+
+def _py_factories():
+    global _PY_FACTORIES_MAP
+    if _PY_FACTORIES_MAP is None:
+        _PY_FACTORIES_MAP = convert(dict(_PY_FACTORIES))
+    return _PY_FACTORIES_MAP
 
 
 _BOX_KEY = "__tvmlite_pyvalue__"
@@ -94,7 +128,12 @@ _input_value = to_executor_value
 
 
 class GraphExecutor:
-    """One executor: ``set_input``, ``run``, ``get_output`` (the executor module GraphModule wraps)."""
+    """One executor: ``set_input``, ``run``, ``get_output`` (the executor module GraphModule wraps).
+
+    Threads may share one: each call holds the executor's lock (releasing the GIL first), so every call sees a
+    consistent executor, but a sequence of calls is not atomic (another thread's set_input may come between yours
+    and your run). Give each thread its own executor (``lib["default"](dev)``, cheap: params are shared) to run
+    in parallel."""
 
     def __init__(self, handle):
         self._handle = handle
@@ -109,7 +148,7 @@ class GraphExecutor:
         self._api.run(self._handle)
 
     def get_output(self, index):
-        """Output ``index``: the executor's own array (overwritten by the next run, as TVM's)."""
+        """Output ``index`` as of the last completed run: a copy no later run or set_input changes."""
         return from_executor_value(self._api.get_output(self._handle, index))
 
     def get_num_outputs(self):
@@ -136,6 +175,13 @@ def _func_name(node):
     return attrs.get("func_name") if isinstance(attrs, dict) else None
 
 
+def _int_attr(attrs, key):
+    value = attrs.get(key, 0)
+    if type(value) is not int:
+        raise ValueError(f"ExecutorFactoryModule: the graph's attrs.{key} must be an int, got {value!r:.40}")
+    return value
+
+
 class ExecutorFactoryModule:
     """A built model: the graph JSON and the params; ``self["default"](device)`` makes a GraphExecutor."""
 
@@ -145,22 +191,28 @@ class ExecutorFactoryModule:
         self._graph_json = graph_json
         try:
             graph = json.loads(graph_json)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # (RecursionError: nested beyond Python's limit)
             raise ValueError(f"ExecutorFactoryModule: the graph JSON is malformed: {err}") from None
         if not isinstance(graph, dict):
             raise ValueError("ExecutorFactoryModule: the graph JSON must be an object")
-        if any(_func_name(node) == _REFERENCE for node in graph.get("nodes", ()) if isinstance(node, dict)):
+        nodes = graph.get("nodes")
+        if isinstance(nodes, list) and any(_func_name(n) == _REFERENCE for n in nodes if isinstance(n, dict)):
             # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
             # so loading an all-native model stays quick
             from ..relay.backend import reference_kernel  # noqa: F401
-        self._graph = convert(graph)
+        try:
+            self._graph = convert(graph)
+        except (TypeError, OverflowError, RecursionError) as err:  # e.g. an int beyond 64 bits
+            raise ValueError(f"ExecutorFactoryModule: the graph JSON holds a value tvmlite cannot hold: {err}") \
+                from None
         self._params = {str(k): v if isinstance(v, NDArray) else to_executor_value(v)
                         for k, v in dict(params or {}).items()}
         self._params_map = convert(self._params)
-        attrs = graph.get("attrs", {})
+        _get_api().check(self._graph, self._params_map, _py_factories())  # every malformed part: a ValueError
+        attrs = graph["attrs"]
         #: the memory plan's figures: bytes of the shared storages vs. the sum of all intermediates
-        self.planned_bytes = int(attrs.get("planned_bytes", 0))
-        self.intermediate_bytes = int(attrs.get("intermediate_bytes", 0))
+        self.planned_bytes = _int_attr(attrs, "planned_bytes")
+        self.intermediate_bytes = _int_attr(attrs, "intermediate_bytes")
 
     def __getitem__(self, key):
         if key != "default":
@@ -168,7 +220,7 @@ class ExecutorFactoryModule:
         return self._create
 
     def _create(self, device=None):
-        return GraphExecutor(_get_api().create(self._graph, self._params_map, device or cpu(0)))
+        return GraphExecutor(_get_api().create(self._graph, self._params_map, device or cpu(0), _py_factories()))
 
     def get_graph_json(self):
         return self._graph_json

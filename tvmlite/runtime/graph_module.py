@@ -8,7 +8,8 @@
 
 The wrapped module provides ``set_input(name, value)``, ``run()``, ``get_output(i)``, ``get_num_outputs()``,
 ``get_input(name)`` and ``get_input_names()``; the debug executor (tvmlite.relay.backend.debug_executor) is one,
-the compiled graph executor of the next layer another.
+the compiled graph executor of the next layer another. GraphModule adds no state: threads may share one as far as
+its module allows (the compiled executor locks each call: runtime/executor_factory.py's GraphExecutor).
 """
 
 __all__ = ["GraphModule", "format_profile"]

@@ -13,9 +13,12 @@ load_module reads the whole file with one readinto into a 64-byte aligned buffer
 viewing its bytes there (aligned, as the kernels' vector loads like): no copy beyond the read, so a ResNet-50 with
 its Winograd filters (159 MB) loads in a fraction of its build time. Version 1 files (no padding) still load, by
 copy. save_module writes a temporary file and renames it over path, so a reader never sees half a file.
-Anything else (wrong magic or version, truncation, sizes that disagree with the dims, bad dtypes, JSON that does
-not parse) is a ValueError naming the file.
+Anything else (wrong magic or version, truncation, sizes that disagree with the dims, dtypes no NDArray holds, JSON
+that does not parse or is not a graph, params the graph does not name or with another dtype or shape than its entry,
+nodes naming a function that is not a kernel factory) is a ValueError naming the file. The graph is checked by the
+executor's own check (graph_executor.check), the one create runs.
 """
+import math
 import os
 import struct
 
@@ -73,6 +76,21 @@ def _write(path, graph_json, params):
         f.write(END)
 
 
+def _param_dtype(name):
+    """The numpy dtype of a param dtype name an NDArray holds as written (None for any other name): numpy's plain
+    bool/int/uint/float in native byte order up to 64 bits (numpy's own name for it) or an ml_dtypes one."""
+    from .ndarray import ML_DTYPE_NAMES, numpy_dtype
+
+    try:
+        dtype = numpy_dtype(name)
+    except (TypeError, ValueError, ImportError):  # ImportError: an ml_dtypes name without ml_dtypes
+        return None
+    if name in ML_DTYPE_NAMES:
+        return dtype
+    ok = dtype.kind in "biuf" and dtype.isnative and dtype.itemsize <= 8 and dtype.name == name
+    return dtype if ok else None  # float128, ">f4", "V4", "U1", "object", "f4" (numpy's alias) are refused
+
+
 class _Reader:
     def __init__(self, data, path):
         self.data, self.pos, self.path = data, 0, path
@@ -116,7 +134,7 @@ def load_module(path):
     import numpy as np
 
     from .executor_factory import ExecutorFactoryModule
-    from .ndarray import array, from_dlpack, numpy_dtype
+    from .ndarray import array, from_dlpack
 
     path = os.fspath(path)
     try:
@@ -140,11 +158,12 @@ def load_module(path):
     params = {}
     for _ in range(count):
         name = r.text("param name")
+        if name in params:
+            r.fail(f"param {name!r} appears twice")
         dtype_name = r.text("param dtype")
-        try:
-            dtype = numpy_dtype(dtype_name)
-        except Exception:  # noqa: BLE001 - any failure means a bad name
-            r.fail(f"param {name!r} has an unknown dtype {dtype_name!r}")
+        dtype = _param_dtype(dtype_name)
+        if dtype is None:
+            r.fail(f"param {name!r} has an unsupported dtype {dtype_name!r}")
         (ndim,) = r.unpack("<I", "param rank")
         if ndim > 64:
             r.fail(f"param {name!r} has rank {ndim}")
@@ -152,7 +171,7 @@ def load_module(path):
         if any(d < 0 for d in shape):
             r.fail(f"param {name!r} has a negative dim")
         (nbytes,) = r.unpack("<Q", "param size")
-        if nbytes != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+        if nbytes != math.prod(shape) * dtype.itemsize:  # Python ints: huge dims cannot wrap to a small product
             r.fail(f"param {name!r}: {nbytes} bytes do not hold {shape} of {dtype_name}")
         if version >= 2:
             pad = r.take(_pad(r.pos), f"param {name!r} padding")

@@ -114,9 +114,8 @@ def test_corrupt_files_are_value_errors(tmp_path, exported):
     (n,) = struct.unpack("<Q", data[20:28])
     graph = data[28:28 + n]
     broken = data[:28] + graph.replace(b'"nodes"', b'"nodez"', 1) + data[28 + n:]
-    lib = load_module(_write(tmp_path / "f", broken))  # valid JSON, not a graph: fails when an executor is made
-    with pytest.raises(ValueError, match="no 'nodes'"):
-        lib["default"](tvmlite.cpu(0))
+    with pytest.raises(ValueError, match="f is not a valid tvmlite module: graph executor: the graph has no 'nodes'"):
+        load_module(_write(tmp_path / "f", broken))  # valid JSON, not a graph: checked at load
     not_json = data[:28] + b"{" + graph[1:].replace(b":", b";", 1) + data[28 + n:]
     with pytest.raises(ValueError, match="malformed"):
         load_module(_write(tmp_path / "g", not_json))
@@ -125,11 +124,14 @@ def test_corrupt_files_are_value_errors(tmp_path, exported):
 def test_scalar_params_keep_rank_zero(tmp_path):
     from tvmlite.runtime.module import save_module
 
-    x = relay.var("x", shape=(3,))
-    lib = tvmlite.build(relay.Function([x], relay.exp(x)), target="cpu")
-    save_module(tmp_path / "s", lib.get_graph_json(), {"k": tvmlite.nd.array(np.array(3, "int64"))})
-    back = load_module(tmp_path / "s").get_params()["k"]
-    assert back.shape == () and int(back.numpy()) == 3
+    x, k = relay.var("x", shape=(3,)), relay.var("k", shape=(), dtype="int64")
+    lib = tvmlite.build(relay.Function([x, k], relay.add(x, relay.cast(k, "float32"))), target="cpu")
+    save_module(tmp_path / "s", lib.get_graph_json(), {"k": tvmlite.nd.array(np.array(3, "int64"))})  # k: a param
+    back = load_module(tmp_path / "s")
+    assert back.get_params()["k"].shape == () and int(back.get_params()["k"].numpy()) == 3
+    gm = GraphModule(back["default"](tvmlite.cpu(0)))
+    gm.run(x=np.zeros(3, "float32"))
+    np.testing.assert_array_equal(gm.get_output(0).numpy(), np.full(3, 3, "float32"))
 
 
 def _v1_bytes(graph_json, params):

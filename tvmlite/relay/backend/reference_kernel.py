@@ -7,13 +7,13 @@ every run. Its inputs arrive flattened (a tuple-typed parameter takes one execut
 outputs as a flat list, new arrays (never views of its inputs) or non-tensor values (sequences, None), which the
 executor stores: these nodes may have dynamic shapes.
 
-Registered at import; ``tvmlite.runtime.load_module`` and the cpu build import this module.
+Registered at import as a kernel factory (runtime.executor_factory.register_kernel_factory: a graph may name it);
+``tvmlite.runtime.load_module`` and the cpu build import this module.
 """
 import numpy as np
 
-from ..._ffi.registry import register_func
 from ...ir.type import TupleType
-from ...runtime.executor_factory import from_executor_value, to_executor_value
+from ...runtime.executor_factory import from_executor_value, register_kernel_factory, to_executor_value
 from ...runtime.ndarray import ML_DTYPE_NAMES
 from ...runtime.serialization import load_json
 from .. import transform
@@ -73,7 +73,10 @@ def _to_ffi(value):
 
 def make_reference_kernel(attrs):
     """The factory: attrs["func"] (save_json text of a Function) -> the bound kernel."""
-    func = load_json(str(attrs["func"]))
+    text = attrs.get("func") if hasattr(attrs, "get") else None
+    if not isinstance(text, str):
+        raise ValueError(f"relay.backend.reference: attrs must hold 'func' (a saved Function), got {text!r:.40}")
+    func = load_json(text)
     if not isinstance(func, Function):
         raise ValueError(f"relay.backend.reference: 'func' must hold a Function, got {type(func).__name__}")
     from ...ir.module import IRModule
@@ -102,4 +105,4 @@ def make_reference_kernel(attrs):
     return run
 
 
-register_func("relay.backend.reference", make_reference_kernel, override=True)
+register_kernel_factory("relay.backend.reference", make_reference_kernel, override=True)
