@@ -51,6 +51,18 @@ class Scribble(OnnxOpConverter):
         return inputs[0]
 
 
+@register_converter("Raising", domain=TEST_DOMAIN)
+class Raising(OnnxOpConverter):
+    """Raises what its 'kind' attribute says: errors whose class does not rebuild from one message."""
+
+    @classmethod
+    def _impl_v1(cls, inputs, attr, ctx):
+        from numpy._core._exceptions import _ArrayMemoryError
+
+        raise {0: np.exceptions.AxisError(5, 2), 1: _ArrayMemoryError((1 << 60,), np.dtype("float32")),
+               2: KeyError("k")}[attr["kind"]]
+
+
 def make_model(nodes, inputs, outputs, initializers=(), opset=17, extra_opsets=()):
     graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
     imports = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
@@ -187,7 +199,8 @@ def test_converter_failure_names_node_op_and_original_message():
     with pytest.raises(TypeError, match=r"^node 'b0' \(Boom\): 'float' object cannot be interpreted as an integer$") \
             as info:
         tvmlite.frontend.from_onnx(model)
-    assert info.value.__cause__ is None and info.value.__suppress_context__  # no deep chained traceback
+    cause = info.value.__cause__  # the converter's own error, with its traceback
+    assert type(cause) is TypeError and str(cause) == "'float' object cannot be interpreted as an integer"
 
 
 def test_rank_mismatch_is_prefixed_with_the_node():
@@ -456,3 +469,19 @@ def test_convert_map_is_cached_per_domain_and_opset_and_picks_versions():
     assert common.get_convert_map(10)["Conv"] == conv._impl_v1
     with pytest.raises(tvmlite.error.OpNotImplemented, match="opset 0 is older than every implemented version"):
         conv.get_converter(0)
+
+
+@pytest.mark.parametrize("kind,cls,message", [
+    (0, np.exceptions.AxisError, "axis 5 is out of bounds for array of dimension 2"),
+    (1, MemoryError, "Unable to allocate 4.00 EiB for an array with shape (1152921504606846976,) and data type "
+                     "float32"),
+    (2, KeyError, "k"),
+])
+def test_converter_error_keeps_its_class(kind, cls, message):
+    """A converter's error comes out as its own class (a MemoryError stays one) with the node in front."""
+    node = helper.make_node("Raising", ["x"], ["y"], name="r0", domain=TEST_DOMAIN, kind=kind)
+    model = make_model([node], [vi("x", [2])], [vi("y", None)], extra_opsets=[(TEST_DOMAIN, 1)])
+    with pytest.raises(cls) as info:
+        tvmlite.frontend.from_onnx(model)
+    assert isinstance(info.value, tvmlite.TVMLiteError)
+    assert str(info.value) == f"node 'r0' (Raising): {message}"

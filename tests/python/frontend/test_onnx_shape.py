@@ -215,7 +215,8 @@ def test_bad_attributes_name_the_node():
         convert(model)
     node = helper.make_node("Transpose", ["x"], ["y"], perm=[0, 0], name="tp")
     model = make_model(node, [("x", F, [2, 3])], [("y", F, None)], 13)
-    with pytest.raises(ValueError, match="tp.*repeated"):
+    with pytest.raises(OpAttributeInvalid, match=r"^node 'tp' \(Transpose\): attribute 'perm' \[0, 0\] is not a "
+                                         r"permutation of the axes 0 to 1$"):
         convert(model)
 
 

@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from ....error import OpAttributeInvalid, OpError, OpNotImplemented, get_error_class
+from ....error import OpAttributeInvalid, OpNotImplemented, get_error_class, with_context
 from ....ir.module import IRModule
 from ....ir.type import OptionalType, SequenceType, SizeVar, TensorType
 from ... import expr as _expr
@@ -92,24 +92,8 @@ def _norm_domain(domain):
 
 
 def _with_node(err, label):
-    """err's class with ``label: `` in front of its message (the same class when it takes one message)."""
-    label = str(label)
-    msg = str(err.args[0]) if isinstance(err, KeyError) and len(err.args) == 1 else str(err)
-    if msg.startswith(label):
-        return err
-    text = f"{label}: {msg}"
-    if isinstance(err, (OpError, TypeError, ValueError, IndexError, AttributeError, NotImplementedError)):
-        try:
-            new = type(err)(text)
-            if str(new) == text:
-                return new
-        except Exception:  # noqa: BLE001 - a class that does not take one message
-            pass
-    if isinstance(err, TypeError):
-        return TypeError_(text)
-    if isinstance(err, NotImplementedError):
-        return OpNotImplemented(text)
-    return ValueError_(text)  # KeyError, ZeroDivisionError, ...: a malformed node, as far as the user can tell
+    """err with ``label: `` in front of its message, keeping its class (tvmlite.error.with_context)."""
+    return with_context(err, str(label))
 
 
 class GraphImporter(ConverterContext):
@@ -377,7 +361,7 @@ class GraphImporter(ConverterContext):
             outs = list(result) if isinstance(result, (list, tuple)) else [result]
             outs = [self.infer_type(o) if o is not None else None for o in outs]
         except Exception as err:  # noqa: BLE001 - every failure is reported against the node
-            raise _with_node(err, label) from None
+            raise _with_node(err, label)  # chained to err: its traceback is the converter's
         finally:
             self.node, self.scope = outer_node, outer_scope
         names = list(node.output)
