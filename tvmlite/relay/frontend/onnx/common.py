@@ -316,3 +316,7 @@ class ConverterContext:
 
     def new_var(self, name, type_annotation):  # pragma: no cover - interface
         raise NotImplementedError
+
+    def read_tensor(self, tensor, what):  # pragma: no cover - interface
+        """A TensorProto's value as numpy; external data only from the model's folder (tensor_data.py)."""
+        raise NotImplementedError
