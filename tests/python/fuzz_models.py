@@ -787,10 +787,23 @@ def export_bases():
         helper.make_node("Mul", ["cs", "cs"], ["y"]),
     ], "reference", [v], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
                           helper.make_tensor_value_info("idx", TensorProto.INT64, None)], [k, ax])
+    # run-time indices into native kernels (take), a dense layer, a softmax, a concat
+    d = helper.make_tensor_value_info("d", TensorProto.FLOAT, [5, 8])
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, [3])
+    wd = helper.make_tensor("wd", TensorProto.FLOAT, [8, 6], r.standard_normal(48).astype("float32"))
+    indexed = helper.make_graph([
+        helper.make_node("Gather", ["d", "i"], ["g"], axis=0),
+        helper.make_node("MatMul", ["g", "wd"], ["m"]),
+        helper.make_node("Softmax", ["m"], ["s"], axis=-1),
+        helper.make_node("Concat", ["s", "s"], ["c"], axis=0),
+        helper.make_node("ReduceSum", ["c"], ["y"], keepdims=0),
+    ], "indexed", [d, i], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [wd])
     bases = {}
     with tempfile.TemporaryDirectory(prefix="tvmlite-fuzzm-") as tmp:
         for name, graph, feeds in (("native", native, {"x": r.standard_normal((1, 3, 8, 8)).astype("float32")}),
-                                   ("reference", reference, {"v": r.standard_normal((4, 6)).astype("float32")})):
+                                   ("reference", reference, {"v": r.standard_normal((4, 6)).astype("float32")}),
+                                   ("indexed", indexed, {"d": r.standard_normal((5, 8)).astype("float32"),
+                                                         "i": np.array([4, 0, 2], "int64")})):
             model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
             mod, params = tvmlite.frontend.from_onnx(model)
             lib = tvmlite.build(mod, target="cpu", params=params)
@@ -817,11 +830,31 @@ def _walk_json(rng, root, want=None):
     return rng.choice(spots) if spots else None
 
 
+def _mutate_text(rng, text):
+    """A layout or epilogue string a little off: a number, a register or operand, an op, a token dropped or added."""
+    tokens = re.split(r"(\W+)", text)
+    words = [k for k, t in enumerate(tokens) if t and re.match(r"\w", t)]
+    how = rng.randrange(4)
+    if how == 0 and words:
+        k = rng.choice(words)
+        tokens[k] = re.sub(r"\d+", lambda m: str(rng.choice([0, 1, 2, 3, 4, 7, 8, 16, 99, 2**31])), tokens[k]) \
+            if re.search(r"\d", tokens[k]) else rng.choice(["add", "mul", "div", "relu", "clip", "bogus", "NCHW",
+                                                             "NHWC", "NCHW8c", "OIHW"])
+    elif how == 1 and words:
+        del tokens[rng.choice(words)]
+    elif how == 2:
+        tokens.append(rng.choice(["; relu r0 r0", "; add r0 r0 in5", "; mul r9 r0 in0", "c", "8c", ";"]))
+    else:
+        return rng.choice(["", "NCHW", "NCHW16c", "NHWC", "relu r0 in0", "add r0 in0 in1", "x" * 300])
+    return "".join(tokens)
+
+
 def tamper_export(rng, data):
     """The tampered file bytes and what was done."""
     graph_text, params = parse_module(data)
     graph = json.loads(graph_text)
     how = rng.choice(["func_name", "func_name", "drop_key", "wrong_type", "number", "dltype", "kernel_attrs",
+                      "kernel_number", "kernel_number", "kernel_text", "kernel_text", "shape", "shape", "storage",
                       "ref_func", "param_dtype", "param_shape", "param_count", "param_name", "header", "raw"])
     raw_graph = None
     version = 2
@@ -861,6 +894,32 @@ def tamper_export(rng, data):
         else:
             node["attrs"]["kernel_attrs"] = _hostile_json_value(rng)
         what = f"{node['name']} kernel_attrs tampered"
+    elif how == "kernel_number" and kernels:  # well-typed but inconsistent: strides, pads, sizes, groups
+        node = rng.choice(kernels)
+        spot = _walk_json(rng, node["attrs"].get("kernel_attrs", {}), int)
+        if spot:
+            v = spot[0][spot[1]]
+            spot[0][spot[1]] = rng.choice([v + 1, v - 1, 2 * v, 0, -1, 1, 64, 2**31 - 1])
+            what = f"{node['name']} kernel_attrs {spot[1]!r}: {v} -> {spot[0][spot[1]]}"
+    elif how == "kernel_text" and kernels:  # layouts and epilogue programs
+        node = rng.choice(kernels)
+        spot = _walk_json(rng, node["attrs"].get("kernel_attrs", {}), str)
+        if spot and not spot[1] == "func":
+            v = spot[0][spot[1]]
+            spot[0][spot[1]] = _mutate_text(rng, v)
+            what = f"{node['name']} kernel_attrs {spot[1]!r}: {v!r} -> {spot[0][spot[1]]!r}"
+    elif how == "shape":  # an entry's shape a little off, well-typed
+        spot = _walk_json(rng, graph.get("attrs", {}).get("shape", []), int)
+        if spot:
+            v = spot[0][spot[1]]
+            spot[0][spot[1]] = rng.choice([v + 1, v - 1, 2 * v, 0, 1])
+            what = f"an entry's dim {v} -> {spot[0][spot[1]]}"
+    elif how == "storage":  # an entry moved to another storage (aliases, sizes that differ)
+        ids = graph.get("attrs", {}).get("storage_id", [])
+        if isinstance(ids, list) and len(ids) > 1:
+            k = rng.randrange(len(ids))
+            old_id, ids[k] = ids[k], rng.choice(ids)
+            what = f"entry {k} storage {old_id} -> {ids[k]}"
     elif how == "ref_func":
         refs = [n for n in kernels if isinstance(n["attrs"].get("kernel_attrs", {}).get("func"), str)]
         if refs:
@@ -935,7 +994,7 @@ def make_case(seed, index, workdir):
     gen = rng.choices([g for g, _ in GENERATORS], [w for _, w in GENERATORS])[0]
     case = {"seed": seed, "index": index, "gen": gen, "workdir": workdir, "inputs": {}, "what": []}
     if gen == "export":
-        name = rng.choice(["native", "reference"])
+        name = rng.choice(sorted(export_bases()))
         data, feeds = export_bases()[name]
         case["origin"] = "export:" + name
         case["inputs"] = {k: v.copy() for k, v in feeds.items()}
@@ -1605,9 +1664,9 @@ def format_finding(f, detail=False):
 def dedup_key(f):
     """Findings alike: same kind, class, place in tvmlite, op, and message once paths, quoted names, shapes and
     numbers are blanked."""
-    op = re.search(r"\(([A-Z][A-Za-z0-9]*)\)", f["message"])
+    op = re.search(r"\(([A-Z][A-Za-z0-9]*)\)|^([a-z][\w]*(?:\.[\w]+)+):", f["message"])
     msg = re.sub(r"/\S+|'[^']*'|\"[^\"]*\"|\([^()]*\)|\[[^\[\]]*\]|\d+", "#", f["message"])
-    return (f["kind"], f["exc"], f["where"], op.group(1) if op else "", msg[:70])
+    return (f["kind"], f["exc"], f["where"], op.group(1) or op.group(2) if op else "", msg[:70])
 
 
 def format_report(report, detail=True):
@@ -1654,6 +1713,7 @@ def main(argv=None):
     p.add_argument("--ort-fraction", type=float, default=None,
                    help="share of cases checked against onnxruntime (default 0.25, 1 in a soak and with --case)")
     p.add_argument("--mem-gb", type=float, default=4, help="RLIMIT_AS of each worker (0: none)")
+    p.add_argument("--json", metavar="PATH", help="also write the report (findings included) to PATH")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--result-fd", type=int, help=argparse.SUPPRESS)
     p.add_argument("--selftest", choices=["crash", "slow", "hang", "open", "raw"], help=argparse.SUPPRESS)
@@ -1694,6 +1754,9 @@ def main(argv=None):
         return 1 if nfind else 0
     report = drive(args.seed, args.cases, args.first, args.seconds, args.jobs, args.ort_fraction, args.mem_gb)
     print(format_report(report))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
     if args.save:
         for f in report["findings"]:
             if f["case"] is not None:
