@@ -18,6 +18,7 @@ import json
 import numpy as np
 
 from .._ffi import core
+from .._ffi.error import get_error_class
 from .container import convert
 from .ndarray import NDArray, array, cpu
 
@@ -77,6 +78,7 @@ def _py_factories():
 
 
 _BOX_KEY = "__tvmlite_pyvalue__"
+_ValueError = get_error_class("ValueError")  # tvmlite's (a TVMLiteError), as the executor's own checks raise
 
 
 def _contiguous(value):
@@ -94,7 +96,7 @@ def to_executor_value(value):
     if isinstance(value, (list, tuple)):
         return [to_executor_value(v) for v in value]
     arr = _contiguous(value)
-    if arr.dtype.kind in "biufc" and arr.dtype.isnative:
+    if arr.dtype.kind in "biuf" and arr.dtype.isnative:  # what NDArray holds (complex is boxed below)
         return array(arr)
     from .ndarray import ML_DTYPE_NAMES
 
@@ -178,7 +180,7 @@ def _func_name(node):
 def _int_attr(attrs, key):
     value = attrs.get(key, 0)
     if type(value) is not int:
-        raise ValueError(f"ExecutorFactoryModule: the graph's attrs.{key} must be an int, got {value!r:.40}")
+        raise _ValueError(f"ExecutorFactoryModule: the graph's attrs.{key} must be an int, got {value!r:.40}")
     return value
 
 
@@ -192,9 +194,9 @@ class ExecutorFactoryModule:
         try:
             graph = json.loads(graph_json)
         except (ValueError, RecursionError) as err:  # (RecursionError: nested beyond Python's limit)
-            raise ValueError(f"ExecutorFactoryModule: the graph JSON is malformed: {err}") from None
+            raise _ValueError(f"ExecutorFactoryModule: the graph JSON is malformed: {err}") from None
         if not isinstance(graph, dict):
-            raise ValueError("ExecutorFactoryModule: the graph JSON must be an object")
+            raise _ValueError("ExecutorFactoryModule: the graph JSON must be an object")
         nodes = graph.get("nodes")
         if isinstance(nodes, list) and any(_func_name(n) == _REFERENCE for n in nodes if isinstance(n, dict)):
             # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
@@ -203,7 +205,7 @@ class ExecutorFactoryModule:
         try:
             self._graph = convert(graph)
         except (TypeError, OverflowError, RecursionError) as err:  # e.g. an int beyond 64 bits
-            raise ValueError(f"ExecutorFactoryModule: the graph JSON holds a value tvmlite cannot hold: {err}") \
+            raise _ValueError(f"ExecutorFactoryModule: the graph JSON holds a value tvmlite cannot hold: {err}") \
                 from None
         self._params = {str(k): v if isinstance(v, NDArray) else to_executor_value(v)
                         for k, v in dict(params or {}).items()}

@@ -91,12 +91,19 @@ def _param_dtype(name):
     return dtype if ok else None  # float128, ">f4", "V4", "U1", "object", "f4" (numpy's alias) are refused
 
 
+def _value_error(text):
+    """tvmlite's ValueError (a TVMLiteError, caught by ``except ValueError``), as the C++ checks raise."""
+    from .._ffi.error import get_error_class
+
+    return get_error_class("ValueError")(text)
+
+
 class _Reader:
     def __init__(self, data, path):
         self.data, self.pos, self.path = data, 0, path
 
     def fail(self, what):
-        raise ValueError(f"load_module: {self.path} is not a valid tvmlite module: {what}")
+        raise _value_error(f"load_module: {self.path} is not a valid tvmlite module: {what}")
 
     def take(self, n, what):
         if n < 0 or self.pos + n > len(self.data):
@@ -140,7 +147,7 @@ def load_module(path):
     try:
         buf = _read_aligned(path)
     except OSError as err:
-        raise ValueError(f"load_module: cannot read {path}: {err.strerror or err}") from None
+        raise _value_error(f"load_module: cannot read {path}: {err.strerror or err}") from None
     data = memoryview(buf)
     r = _Reader(data, path)
     if bytes(data[:len(MAGIC)]) != MAGIC:

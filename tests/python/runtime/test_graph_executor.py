@@ -155,6 +155,9 @@ def test_bad_inputs(lib):
         gm.set_input("x", [np.zeros(3, "float32")])
     with pytest.raises(IndexError, match="input index 5 out of range"):
         gm.set_input(5, np.zeros((2, 3), "float32"))
+    with pytest.raises(TypeError, match="input 'x' is a tensor, got runtime.Map") as info:
+        gm.set_input("x", np.zeros((2, 3), "complex64"))  # no NDArray holds it: boxed, then refused
+    assert isinstance(info.value, tvmlite.TVMLiteError)
     gm.set_input(x=np.zeros((2, 3), "float32"), y=np.zeros(3, "float32"))
     gm.run()
     with pytest.raises(IndexError, match="index 2 out of range for 2 outputs"):
