@@ -3,19 +3,22 @@ executors, and export_library / load_module.
 
 Four generators, each case drawn from (seed, case index) alone, so any case replays on its own:
 
-* ``node``: an onnx node test (onnx/backend/test/data/node/*/model.onnx with its test_data_set_0 inputs), mutated:
-  attribute values out of range, of the wrong kind, unknown or missing; shapes and dtypes of value_infos;
-  initializers with wrong byte counts or external data pointing elsewhere (``../x``, ``/etc/passwd``, a canary file
-  in the child's cwd, a symlink out of it); renamed edges, cycles, duplicate outputs; deep nests of If subgraphs;
-  opsets, op types, arities; wrong run-time inputs (shapes, dtypes, NaN, empty, missing);
+* ``node``: an onnx node test (onnx.backend.test.case.node, as onnx_node_runner.py reads them, with data set 0's
+  inputs; the pip wheel has no data/node directory), mutated: attribute values out of range, of the wrong kind,
+  unknown or missing; shapes and dtypes of value_infos; initializers with wrong byte counts, hostile values, or
+  external data pointing elsewhere (``../x``, ``/etc/passwd``, a canary file in the child's cwd, a symlink out of
+  it); renamed edges, cycles, duplicate outputs; If subgraphs nested hundreds deep; opsets, op types, arities;
+  wrong run-time inputs (shapes, dtypes, NaN, extremes, empty, missing);
 * ``cnn``: a small network of tvmlite.models (seeded builders) with the same mutations;
 * ``bytes``: a serialized model (node test or CNN, maybe mutated) truncated, bit-flipped, spliced with another;
-* ``export``: a small model built for the cpu target (one all native, one with reference nodes), exported, and the
-  file tampered: param dtype names, shapes, counts, names; the graph JSON (func_name set to another global such as
-  ``testing.echo`` or a Python canary, keys dropped, values of the wrong type, hostile numbers); header and bytes.
+* ``export``: a small model built for the cpu target (all native; with reference nodes; with run-time indices),
+  exported, and the file tampered: param dtype names, shapes, counts, names; the graph JSON (func_name set to another
+  global such as ``testing.echo`` or a Python canary, keys dropped, values of the wrong type, hostile numbers, and
+  well-typed lies: kernel attrs, epilogue programs, layouts, entry shapes, storage ids); header and bytes.
 
-A model case goes through from_onnx (bytes, and the ModelProto) -> build(target="cpu") and build(target="debug")
--> run with the case's inputs; an export case through load_module -> run.
+A model case goes through from_onnx (bytes, and the ModelProto; a model with external data also from a file in the
+case's folder) -> build(target="cpu") and build(target="debug") -> run with the case's inputs; an export case
+through load_module -> run.
 
 Outcome contract of a case: results or errors that are ``tvmlite.TVMLiteError`` (or MemoryError, or
 FileNotFoundError for a path that does not exist). Findings (``KINDS``): a child killed by a signal, a hang that
@@ -1423,22 +1426,38 @@ def worker_main(args):
     def send(obj):
         out.write(json.dumps(obj) + "\n")
 
+    running = False
+
+    def on_sigint(signum, frame):  # Ctrl-C ends the running case; between cases it is ignored
+        if running:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
     send({"ready": os.getpid()})
     try:
         for line in sys.stdin:
             seed, index = map(int, line.split())
             try:
+                running = True
                 res = run_one(seed, index, base, ort_sampled(seed, index, args.ort_fraction),
                               emit=lambda stage: send({"stage": stage}), selftest=args.selftest)
             except KeyboardInterrupt:
-                send({"index": index, "interrupted": True})
-                return
+                res = {"interrupted": True}
+            finally:
+                running = False
             res["index"] = index
             send(res)
-    except KeyboardInterrupt:  # SIGINT between cases (a case that ended just as the parent gave up on it)
-        return
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def interrupt_probe(seed, index, fraction=0.05):
+    """Seconds after which the parent sends this case SIGINT on purpose (Ctrl-C in the middle of the work: in native
+    kernels, the build, an import), or None for most cases."""
+    rng = random.Random(f"interrupt:{seed}:{index}")
+    if rng.random() >= fraction:
+        return None
+    return round(rng.uniform(0.001, 0.03) if rng.random() < 0.7 else rng.uniform(0.03, 0.5), 3)  # most cases are short
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1467,11 +1486,13 @@ class Worker:
         self.buf = b""
         self.ready = False
         self.seed = self.index = None
-        self.started = self.sigint_at = None
+        self.started = self.sigint_at = self.probe = None
+        self.interrupted = None  # the last case a Ctrl-C probe interrupted in this worker
         self.stage = None
 
-    def assign(self, seed, index):
+    def assign(self, seed, index, probe=None):
         self.seed, self.index, self.started, self.sigint_at, self.stage = seed, index, time.monotonic(), None, "sent"
+        self.probe = probe  # seconds: SIGINT on purpose (interrupt_probe)
         self.proc.stdin.write(f"{seed} {index}\n".encode())
         self.proc.stdin.flush()
 
@@ -1518,7 +1539,7 @@ def _finding(seed, index, res, f):
 
 
 def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb=4, echo=print, selftest=None,
-          timeout=None, grace=None):
+          timeout=None, grace=None, probes=True):
     """Run cases first..first+ncases-1 of seed (an int or a list of them) in workers; with seconds, then of the next
     seeds until the time is up. Returns the report: counts, outcomes, slow cases and findings (see format_finding)."""
     timeout = timeout or case_timeout()
@@ -1526,6 +1547,7 @@ def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb
     opts = {"mem_gb": mem_gb, "ort_fraction": ort_fraction, "selftest": selftest}
     report = {"seeds": [], "cases": 0, "gens": collections.Counter(), "ran": collections.Counter(),
               "outcomes": collections.Counter(), "examples": {}, "slow": [], "findings": [], "restarts": 0,
+              "probes": collections.Counter(),
               "selftest": selftest}
     start = time.monotonic()
     node_tests()  # collected once here, so that workers load them from the cache file
@@ -1547,12 +1569,17 @@ def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb
 
     def record(w, res):
         report["cases"] += 1
-        report["gens"][res.get("gen", "?")] += 1
+        if not res.get("interrupted"):
+            report["gens"][res.get("gen", "?")] += 1
         report["ran"][res.get("gen", "?")] += bool(res.get("ran"))
         for stage, outcome, message in res.get("outcomes", ()):
             report["outcomes"][outcome] += 1
             report["examples"].setdefault(outcome, f"{stage}: {message} ({replay_line(w.seed, w.index)})")
         for f in res.get("findings", ()):
+            if w.interrupted and f["kind"] in ("crash", "hang Ctrl-C cannot end", "worker died"):
+                # it may come from the interrupted case's state: the replay of this case alone may not show it
+                f = dict(f, message=f"{f['message']} (after a Ctrl-C probe interrupted case {w.interrupted} in "
+                                    f"this worker)")
             finding = _finding(w.seed, w.index, res, f)
             report["findings"].append(finding)
             echo(format_finding(finding))
@@ -1574,9 +1601,12 @@ def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb
                 if exhausted or not w.ready or w.index is not None:
                     continue
                 try:
-                    w.assign(*next(todo))
+                    s, k = next(todo)
                 except StopIteration:
                     exhausted = True
+                    continue
+                w.assign(s, k, interrupt_probe(s, k) if probes and not selftest else None)
+                report["probes"]["planned"] += w.probe is not None
             if exhausted and all(w.index is None for w in workers.values()):
                 break
             ready, _, _ = select.select(list(workers), [], [], 0.2)
@@ -1588,6 +1618,11 @@ def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb
                         w.ready = True
                     elif "stage" in m:
                         w.stage = m["stage"]
+                    elif w.probe is not None and w.sigint_at is not None:  # interrupted on purpose
+                        report["probes"][bool(m.get("interrupted"))] += 1
+                        if m.get("interrupted"):
+                            w.interrupted = f"seed={w.seed} case={w.index}"
+                        record(w, m)
                     elif m.get("interrupted") or ("index" in m and w.sigint_at is not None):
                         report["slow"].append({"seed": w.seed, "case": w.index, "stage": w.stage})
                         echo(f"slow case (ended after SIGINT in '{w.stage}'): {replay_line(w.seed, w.index)}")
@@ -1609,7 +1644,12 @@ def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb
             for w in list(workers.values()):
                 if w.index is None:
                     continue
-                if w.sigint_at is None and now - w.started > timeout:
+                if w.sigint_at is None and (now - w.started > timeout or
+                                            (w.probe is not None and now - w.started > w.probe)):
+                    if now - w.started <= timeout:
+                        w.stage = f"{w.stage} (Ctrl-C probe at {w.probe}s)"
+                    else:
+                        w.probe = None  # a slow case
                     w.sigint_at = now
                     w.proc.send_signal(signal.SIGINT)
                 elif w.sigint_at is not None and now - w.sigint_at > grace:
@@ -1619,10 +1659,11 @@ def drive(seed, ncases, first=0, seconds=None, jobs=2, ort_fraction=0.25, mem_gb
                         w.proc.wait(5)
                     except subprocess.TimeoutExpired:
                         pass
+                    when = f"at {w.probe}s, a probe" if w.probe is not None else f"at the {timeout:.0f}s timeout"
                     record(w, {"gen": "?", "origin": "?", "what": [], "findings": [{
                         "kind": "hang Ctrl-C cannot end", "stage": stage,
-                        "message": f"still in stage '{stage}' {grace:.0f}s after SIGINT (sent at the {timeout:.0f}s "
-                                   f"timeout)", "detail": w.tail()}]})
+                        "message": f"still in stage '{stage}' {grace:.0f}s after SIGINT (sent {when})",
+                        "detail": w.tail()}]})
                     report["restarts"] += 1
                     retire(w)
     finally:
@@ -1679,7 +1720,8 @@ def format_report(report, detail=True):
     if rare:
         lines.append("rare outcomes (and internal errors), first case:")
         lines += [f"  {report['outcomes'][k]}x {k}: {report['examples'][k]}" for k in rare]
-    lines.append(f"slow cases ended by SIGINT: {len(report['slow'])}; worker restarts: {report['restarts']}")
+    lines.append(f"slow cases ended by SIGINT: {len(report['slow'])}; Ctrl-C probes: {report['probes']['planned']}, "
+                 f"{report['probes'][True]} interrupted a case; worker restarts: {report['restarts']}")
     groups = collections.OrderedDict()
     for f in report["findings"]:
         groups.setdefault(dedup_key(f), []).append(f)
@@ -1741,9 +1783,24 @@ def main(argv=None):
             for k in indices:
                 if args.save:
                     save_case(make_case(args.seed, k, os.path.join(base, "s")), args.save)
-                res = run_one(args.seed, k, base, ort_sampled(args.seed, k, args.ort_fraction),
-                              verbose=args.case is not None,
-                              emit=(lambda s: print("stage:", s, flush=True)) if args.case is not None else None)
+                probe = interrupt_probe(args.seed, k)
+                timer = None
+                if probe is not None:  # as the parent would: SIGINT that far into the case
+                    import threading
+
+                    print(f"case {k}: Ctrl-C probe at {probe}s")
+                    timer = threading.Timer(probe, os.kill, (os.getpid(), signal.SIGINT))
+                    timer.start()
+                try:
+                    res = run_one(args.seed, k, base, ort_sampled(args.seed, k, args.ort_fraction),
+                                  verbose=args.case is not None,
+                                  emit=(lambda s: print("stage:", s, flush=True)) if args.case is not None else None)
+                except KeyboardInterrupt:
+                    print(f"case {k}: interrupted")
+                    continue
+                finally:
+                    if timer is not None:
+                        timer.cancel()
                 print(f"case {k}: {res['gen']} {res['origin']}: {'; '.join(res['what'])}")
                 print("  " + ", ".join(f"{s}: {o}" for s, o, _ in res["outcomes"]))
                 for f in res["findings"]:

@@ -44,7 +44,7 @@ def test_fuzz_models_budget():
     print(text)  # shown with -s, and in the failure below
     assert not report["findings"], f"the model fuzzer found {len(report['findings'])} problems:\n{text}"
     assert seconds is not None or report["cases"] + len(report["slow"]) == len(seeds) * cases, text
-    assert set(report["gens"]) == {g for g, _ in fuzz_models.GENERATORS}, text
+    assert {g for g, _ in fuzz_models.GENERATORS} <= set(report["gens"]), text
 
 
 # The harness itself: each stand-in case behaves like one kind of finding (fuzz_models.selftest_case).
