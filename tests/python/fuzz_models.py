@@ -1284,7 +1284,13 @@ class CaseRun:
         if "Unable to parse proto" in checker:  # deeper than protobuf parses: a limit of the oracle, not invalid
             return
         self.emit("oracle: onnxruntime session")
-        import onnxruntime as ort
+        try:
+            import onnxruntime as ort
+        except ImportError as err:
+            self.findings.append({"kind": "harness error", "stage": "oracle", "exc": "ImportError",
+                                  "message": f"the oracle needs onnxruntime (the test extra installs it): {err}",
+                                  "where": ""})
+            return
 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = opts.inter_op_num_threads = 1
