@@ -587,6 +587,29 @@ def m_inputs(rng, model, case):
     return f"input {name!r} changed ({how})"
 
 
+def m_dynamic(rng, model, case):
+    """A graph input's dim made symbolic and fed at another size (0, 1, odd, larger): run-time shapes through the
+    executors' per-shape plans and the kernels' edge sizes."""
+    import numpy as np
+
+    inputs = case["inputs"]
+    cands = [vi for vi in model.graph.input if vi.name in inputs and isinstance(inputs[vi.name], np.ndarray)
+             and vi.type.HasField("tensor_type") and len(vi.type.tensor_type.shape.dim) == inputs[vi.name].ndim > 0]
+    if not cands:
+        return None
+    vi = rng.choice(cands)
+    arr = inputs[vi.name]
+    axis = rng.randrange(arr.ndim)
+    size = rng.choice([0, 1, 2, 3, 7, 33, arr.shape[axis] + 1])
+    vi.type.tensor_type.shape.dim[axis].dim_param = rng.choice(["fz_n", "fz_m", "N"])
+    reps = -(-size // arr.shape[axis]) if arr.shape[axis] else 0
+    if reps:
+        arr = np.concatenate([arr] * reps, axis=axis)
+    inputs[vi.name] = np.ascontiguousarray(np.take(arr, np.arange(size), axis=axis)) if reps or size == 0 else \
+        np.zeros(arr.shape[:axis] + (size,) + arr.shape[axis + 1:], arr.dtype)
+    return f"input {vi.name!r} dim {axis} symbolic, fed {size}"
+
+
 def m_opset(rng, model, case):
     how = rng.randrange(4)
     if how == 0 and model.opset_import:
@@ -655,11 +678,12 @@ def m_graph_io(rng, model, case):
 
 MODEL_MUTATIONS = [(m_attr_value, 5), (m_attr_kind, 2), (m_attr_unknown, 2), (m_attr_drop, 2), (m_shape, 3),
                    (m_dtype, 2), (m_initializer, 2), (m_init_values, 2), (m_external, 2), (m_edges, 3),
-                   (m_if_nest, 1), (m_inputs, 4), (m_opset, 1), (m_op_type, 1), (m_arity, 2), (m_graph_io, 1)]
+                   (m_if_nest, 1), (m_inputs, 4), (m_dynamic, 3), (m_opset, 1), (m_op_type, 1), (m_arity, 2),
+                   (m_graph_io, 1)]
 
 
 # Mild ones keep a model valid more often, so that cases reach the build and the kernels
-MILD_MUTATIONS = [(m_attr_value, 3), (m_init_values, 3), (m_inputs, 3)]
+MILD_MUTATIONS = [(m_attr_value, 3), (m_init_values, 3), (m_inputs, 3), (m_dynamic, 3)]
 
 
 def mutate_model(rng, model, case, count, mild=False):
