@@ -1124,8 +1124,13 @@ class Watch:
         if not self.recording or event not in ("open", "os.open", "io.open", "np.fromfile"):
             return
         path = args[0] if args else None
-        if isinstance(path, int) or path is None:
+        if path is None:
             return
+        if isinstance(path, int):  # open(fd) of a file opened natively (onnx opens external data in C++)
+            try:
+                path = os.readlink(f"/proc/self/fd/{path}")
+            except OSError:
+                return
         try:
             path = os.fsdecode(path)
             full = os.path.abspath(path)
@@ -1406,10 +1411,20 @@ def selftest_case(kind):
         with open(CANARY, "rb") as f:
             return f.read(1)
 
+    def external():  # what from_onnx did before issue 30's item 1: external data read relative to the cwd
+        import onnx
+
+        t = onnx.helper.make_tensor("w", onnx.TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])
+        t.data_location = onnx.TensorProto.EXTERNAL
+        t.ClearField("float_data")
+        e = t.external_data.add()
+        e.key, e.value = "location", CANARY
+        return onnx.numpy_helper.to_array(t)  # onnx opens the file natively and reads it through open(fd)
+
     def raw():
         return {}["missing"]
 
-    return {"crash": crash, "slow": slow, "hang": hang, "open": open_canary, "raw": raw}[kind]
+    return {"crash": crash, "slow": slow, "hang": hang, "open": open_canary, "external": external, "raw": raw}[kind]
 
 
 def run_one(seed, index, base, ort_check, emit=None, verbose=False, selftest=None):
@@ -1788,7 +1803,7 @@ def main(argv=None):
     p.add_argument("--json", metavar="PATH", help="also write the report (findings included) to PATH")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--result-fd", type=int, help=argparse.SUPPRESS)
-    p.add_argument("--selftest", choices=["crash", "slow", "hang", "open", "raw"], help=argparse.SUPPRESS)
+    p.add_argument("--selftest", choices=["crash", "slow", "hang", "open", "external", "raw"], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.ort_fraction is None:
         args.ort_fraction = 1.0 if args.seconds is not None or args.case is not None else 0.25

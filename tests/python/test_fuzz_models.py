@@ -83,6 +83,13 @@ def test_open_near_the_case_is_a_finding():
     assert (f["kind"], f["message"]) == ("file opened outside the allowed directory", "opened canary.bin")
 
 
+def test_external_data_read_near_the_case_is_a_finding():
+    """onnx opens external data natively and reads it through open(fd): the hook resolves the fd's path."""
+    opened = [f for f in _selftest("external")["findings"] if f["kind"] == "file opened outside the allowed directory"]
+    assert len(opened) == 1 and opened[0]["message"].startswith("opened /"), opened
+    assert opened[0]["message"].endswith("/case7/cwd/canary.bin"), opened
+
+
 def test_raw_exception_is_a_finding():
     (f,) = _selftest("raw")["findings"]
     assert (f["kind"], f["exc"], f["message"]) == ("raw exception", "KeyError", "'missing'")
