@@ -7,9 +7,9 @@ as invalid while tvmlite runs it fails the test with the seed, the case and its 
 
 Seeds: every run fuzzes a fixed seed (the same cases each run: a failure there is a regression anyone can rerun) and a
 fresh one derived from the time (new cases each run, printed with every finding and in the summary).
-TVMLITE_FUZZ_SEED=S makes both parts use S (a fully repeatable run); TVMLITE_FUZZ_SECONDS=N soaks for N seconds over
-successive seeds, every case checked against onnxruntime; TVMLITE_SANITIZE_RUN=1 (tests/sanitize.sh) runs fewer cases
-and no memory cap (AddressSanitizer reserves terabytes of address space).
+TVMLITE_FUZZ_SEED=S runs all the cases on S alone (a fully repeatable run); TVMLITE_FUZZ_SECONDS=N soaks for N seconds
+over successive seeds, every case checked against onnxruntime; TVMLITE_SANITIZE_RUN=1 (tests/sanitize.sh) runs fewer
+cases and no memory cap (AddressSanitizer reserves terabytes of address space).
 """
 import os
 import time
