@@ -8,3 +8,13 @@ from . import ndarray
 from .graph_module import GraphModule
 from .module import load_module
 from .threading import set_num_threads, num_threads, set_flush_denormals, flush_denormals
+
+
+def __getattr__(name):
+    # register_kernel_factory lives with the executor factory, which imports numpy: loaded when first asked for,
+    # so that `import tvmlite` stays numpy-free.
+    if name == "register_kernel_factory":
+        from .executor_factory import register_kernel_factory
+
+        return register_kernel_factory
+    raise AttributeError(f"module 'tvmlite.runtime' has no attribute {name!r}")

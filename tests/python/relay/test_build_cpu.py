@@ -8,7 +8,7 @@ import pytest
 import tvmlite
 from tvmlite import relay
 from tvmlite.ir import register_op_attr
-from tvmlite.runtime import GraphModule
+from tvmlite.runtime import GraphModule, register_kernel_factory
 
 
 @pytest.fixture(autouse=True)
@@ -320,7 +320,7 @@ def _test_softsign_factory(attrs):
 
 @pytest.fixture(scope="module")
 def softsign_kernel():
-    tvmlite.register_func("topi.test_softsign", _test_softsign_factory, override=True)
+    register_kernel_factory("topi.test_softsign", _test_softsign_factory, override=True)
     # Level 1: a real kernel registered for nn.softsign (level 10) wins; the results are the same.
     register_op_attr("nn.softsign", "FTVMLiteKernel", "topi.test_softsign", level=1)
     yield "topi.test_softsign"
@@ -469,7 +469,7 @@ def _test_concat_factory(attrs):
 
 
 def test_tuple_inputs_of_an_anchor_are_flattened(rng):
-    tvmlite.register_func("topi.test_concat", _test_concat_factory, override=True)
+    register_kernel_factory("topi.test_concat", _test_concat_factory, override=True)
     register_op_attr("concatenate", "FTVMLiteKernel", "topi.test_concat", level=1)
     x, y = relay.var("x", shape=(2, 3)), relay.var("y", shape=(4, 3))
     out = relay.concatenate([x, relay.exp(y)], axis=0)  # main-level tuple -> the node's inputs
@@ -622,7 +622,7 @@ def test_bias_add_view_is_not_made_when_the_kernel_refuses(rng, softsign_kernel)
         try:
             lib = check(func, {"x": f32(rng, 2, 3, 4), "b": f32(rng, 3)})
         finally:
-            tvmlite.register_func(softsign_kernel, _test_softsign_factory, override=True)
+            register_kernel_factory(softsign_kernel, _test_softsign_factory, override=True)
         assert kernels(lib) == ["relay.backend.reference"]
         lib = check(func, {"x": f32(rng, 2, 3, 4), "b": f32(rng, 3)})  # accepted: the view, then the kernel
         assert kernels(lib) == ["__nop", softsign_kernel]
