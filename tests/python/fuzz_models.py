@@ -1116,7 +1116,8 @@ class Watch:
         import tvmlite
 
         prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(tvmlite.__file__)),
-                    os.path.dirname(onnx.__file__), os.path.dirname(numpy.__file__), "/proc", "/sys", "/dev"}
+                    os.path.dirname(onnx.__file__), os.path.dirname(numpy.__file__), os.path.dirname(HERE), "/proc",
+                    "/sys", "/dev"}
         self.safe_prefixes = sorted(os.path.realpath(p) for p in prefixes)
         sys.addaudithook(self._hook)
 
