@@ -86,12 +86,16 @@ def _state(err):
 
 
 def _rebuilt(err, text):
-    """type(err)(text) when it is err with the new message and nothing lost, else None."""
+    """type(err)(text) when it is err with the new message and nothing lost, else None. A builtin class becomes
+    tvmlite's kind of it (a ValueError -> tvmlite.error.ValueError, a TVMLiteError that still is a ValueError)."""
     if len(err.args) != 1 or not isinstance(err.args[0], str) or _CONTEXT in err.__dict__:
         return None
+    cls = type(err)
+    if cls.__module__ == "builtins":
+        cls = get_error_class(cls.__name__)
     try:
-        new = type(err)(text)
-        same = type(new) is type(err) and new.args == (text,) and str(new) == text and _state(new) == _state(err)
+        new = cls(text)
+        same = type(new) is cls and new.args == (text,) and str(new) == text and _state(new) == _state(err)
     except Exception:  # noqa: BLE001 - a class that does not take one message
         return None
     if not same:
