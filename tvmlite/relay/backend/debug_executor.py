@@ -20,13 +20,17 @@ import collections
 
 import numpy as np
 
-from ...error import InternalError, OpNotImplemented, with_context
+from ...error import InternalError, OpNotImplemented, get_error_class, with_context
 from ...ir.op import Op
 from ...ir.type import OptionalType, SequenceType, TensorType, TupleType
 from .. import transform
 from ..expr import Call, Constant, Function, Tuple, TupleGetItem, Var
 from ..op.op import get_reference
 from .dtypes import to_numpy_dtype
+
+# The executor's errors are tvmlite's kinds (TVMLiteErrors that are also the builtin), as the compiled one raises.
+KeyError_, ValueError_, TypeError_, IndexError_ = map(get_error_class, ("KeyError", "ValueError", "TypeError",
+                                                                          "IndexError"))
 
 __all__ = ["DebugExecutorFactory", "DebugExecutor"]
 
@@ -105,7 +109,7 @@ class _Interpreter:
 
     def call_function(self, func, args, outer_env):
         if len(args) != len(func.params):
-            raise TypeError(f"function takes {len(func.params)} arguments, got {len(args)}")
+            raise TypeError_(f"function takes {len(func.params)} arguments, got {len(args)}")
         env = collections.ChainMap({}, outer_env)
         for p, a in zip(func.params, args):
             env[p] = a
@@ -117,7 +121,7 @@ class _Interpreter:
             if key in env:
                 continue
             if isinstance(node, Var):
-                raise ValueError(f"input %{node.name_hint} is not set")
+                raise ValueError_(f"input %{node.name_hint} is not set")
             env[key] = self.evaluate_node(node, env)
         return env[body]
 
@@ -139,7 +143,7 @@ class _Interpreter:
             return env[node.tuple_value][node.index]
         if isinstance(node, Function):
             return _Closure(self, node, env)
-        raise TypeError(f"the debug executor cannot evaluate a {type(node).__name__}")
+        raise TypeError_(f"the debug executor cannot evaluate a {type(node).__name__}")
 
     def call_op(self, call, args):
         name = call.op.name
@@ -236,7 +240,7 @@ class DebugExecutor:
     def set_input(self, name, value):
         var = self._inputs.get(name)
         if var is None:
-            raise KeyError(f"set_input: the model has no input '{name}' (inputs: {', '.join(self._inputs)})")
+            raise KeyError_(f"set_input: the model has no input '{name}' (inputs: {', '.join(self._inputs)})")
         ty = var.type_annotation
         if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
             value = value.numpy()
@@ -245,7 +249,7 @@ class DebugExecutor:
 
     def get_input(self, name):
         if name not in self._inputs:
-            raise KeyError(f"get_input: the model has no input '{name}'")
+            raise KeyError_(f"get_input: the model has no input '{name}'")
         return self._values.get(name)
 
     def get_input_names(self):
@@ -254,7 +258,7 @@ class DebugExecutor:
     def run(self):
         missing = [n for n in self._inputs if n not in self._values]
         if missing:
-            raise ValueError("run: inputs not set: " + ", ".join(missing))
+            raise ValueError_("run: inputs not set: " + ", ".join(missing))
         env = {self._inputs[n]: v for n, v in self._values.items()}
         result = self._interp.evaluate(self._main.body, self._interp.plan(self._main), env)
         body_type = self._main.body.checked_type
@@ -266,9 +270,9 @@ class DebugExecutor:
 
     def get_output(self, index):
         if self._outputs is None:
-            raise ValueError("get_output: run() has not been called")
+            raise ValueError_("get_output: run() has not been called")
         if not 0 <= index < len(self._outputs):
-            raise IndexError(f"get_output: index {index} out of range for {len(self._outputs)} outputs")
+            raise IndexError_(f"get_output: index {index} out of range for {len(self._outputs)} outputs")
         return _to_ndarray(self._outputs[index])
 
 
@@ -279,25 +283,25 @@ def _input_value(value, ty, name):
         value = value.numpy()
     if isinstance(ty, SequenceType):
         if not isinstance(value, (list, tuple)):
-            raise TypeError(f"set_input: input '{name}' is {ty}, got {type(value).__name__} (expected a list)")
+            raise TypeError_(f"set_input: input '{name}' is {ty}, got {type(value).__name__} (expected a list)")
         return [_input_value(v, ty.elem_type, name) for v in value]
     if isinstance(ty, OptionalType):
         return None if value is None else _input_value(value, ty.elem_type, name)
     if value is None or isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
-        raise TypeError(f"set_input: input '{name}' is {ty}, got {type(value).__name__}")
+        raise TypeError_(f"set_input: input '{name}' is {ty}, got {type(value).__name__}")
     if isinstance(ty, TensorType):
         want = to_numpy_dtype(ty.dtype)
         value = np.asarray(value)
         if value.dtype != want:
-            raise TypeError(f"set_input: input '{name}' is {ty}, got dtype {value.dtype}")
+            raise TypeError_(f"set_input: input '{name}' is {ty}, got dtype {value.dtype}")
         if value.ndim != len(ty.shape) or any(isinstance(d, int) and d != n for d, n in zip(ty.shape, value.shape)):
-            raise ValueError(f"set_input: input '{name}' is {ty}, got shape {value.shape}")
+            raise ValueError_(f"set_input: input '{name}' is {ty}, got shape {value.shape}")
         return value
     dyn_dtype = _dyn_tensor_dtype(ty)
     if dyn_dtype is not None:
         value = np.asarray(value)
         if value.dtype != to_numpy_dtype(dyn_dtype):
-            raise TypeError(f"set_input: input '{name}' is a tensor of {dyn_dtype}, got dtype {value.dtype}")
+            raise TypeError_(f"set_input: input '{name}' is a tensor of {dyn_dtype}, got dtype {value.dtype}")
     return value
 
 
@@ -322,11 +326,11 @@ class DebugExecutorFactory:
         names = {p.name_hint for p in main.params}
         unknown = [n for n in self.params if n not in names]
         if unknown:
-            raise KeyError("build: params name no input of main: " + ", ".join(unknown))
+            raise KeyError_("build: params name no input of main: " + ", ".join(unknown))
 
     def __getitem__(self, key):
         if key != "default":
-            raise KeyError(f"the library has no function '{key}' (it has: default)")
+            raise KeyError_(f"the library has no function '{key}' (it has: default)")
         return self._create
 
     def _create(self, device=None):
