@@ -20,8 +20,8 @@ pytest.importorskip("onnx")  # the cases are onnx models (conftest.py makes a sk
 
 import fuzz_models  # noqa: E402
 
-CASES = 4000  # in all (half per seed when there are two): 60-80 s of wall time on a 2-core machine
-SANITIZE_CASES = 300
+CASES = 10000  # in all (half per seed when there are two): 60-120 s of wall time on a 2-core machine
+SANITIZE_CASES = 1000
 
 
 def _plan():
