@@ -17,8 +17,8 @@ F, I64 = TensorProto.FLOAT, TensorProto.INT64
 HUGE = 1 << 60
 
 
-def convert(nodes, initializers):
-    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("y", 0, None)],
+def convert(nodes, initializers, elem=F):
+    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("y", elem, None)],
                               initializer=[numpy_helper.from_array(np.asarray(v), k) for k, v in initializers.items()])
     mod, _ = tvmlite.frontend.from_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
     return mod["main"].body
@@ -38,7 +38,7 @@ def test_constant_of_shape(n, folded):
 @pytest.mark.parametrize("n,folded", [(8, True), (HUGE, False)])
 def test_range(n, folded):
     body = convert([helper.make_node("Range", ["a", "b", "c"], ["y"])],
-                   {"a": np.array(0, "int64"), "b": np.array(n, "int64"), "c": np.array(1, "int64")})
+                   {"a": np.array(0, "int64"), "b": np.array(n, "int64"), "c": np.array(1, "int64")}, I64)
     assert isinstance(body, _expr.Constant) is folded
     if folded:
         assert body.data.numpy().tolist() == list(range(n))

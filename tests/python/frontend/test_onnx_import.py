@@ -69,9 +69,7 @@ def make_model(nodes, inputs, outputs, initializers=(), opset=17, extra_opsets=(
     return helper.make_model(graph, opset_imports=imports)
 
 
-def vi(name, shape, elem=None):
-    """A value_info; without a shape and an element type it declares neither (any tensor)."""
-    elem = elem if elem is not None else (F if shape is not None else TensorProto.UNDEFINED)
+def vi(name, shape, elem=F):
     return helper.make_tensor_value_info(name, elem, shape)
 
 
@@ -273,7 +271,8 @@ def test_constant_chains_fold_at_import():
     c2 = helper.make_node("Constant", [], ["c2"], value_ints=[10, 20, 30])
     nodes = [c1, c2, helper.make_node("Add", ["c1", "c2"], ["s"]), helper.make_node("Mul", ["s", "s"], ["sq"]),
              helper.make_node("Probe", ["sq"], ["p"], domain=TEST_DOMAIN), helper.make_node("Add", ["x", "p"], ["y"])]
-    model = make_model(nodes, [vi("x", [3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[(TEST_DOMAIN, 1)])
+    model = make_model(nodes, [vi("x", [3], TensorProto.INT64)], [vi("y", None, TensorProto.INT64)],
+                       extra_opsets=[(TEST_DOMAIN, 1)])
     Probe.seen.clear()
     mod, _ = tvmlite.frontend.from_onnx(model)
     assert np.array_equal(Probe.seen[0], [121, 484, 1089])
@@ -302,7 +301,7 @@ def test_shape_of_static_tensor_is_a_constant():
         pytest.skip("the Shape converter comes with the shape family")
     nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Shape", ["r"], ["s"]),
              helper.make_node("Probe", ["s"], ["p"], domain=TEST_DOMAIN)]
-    model = make_model(nodes, [vi("x", [2, 5, 7])], [vi("p", None)], extra_opsets=[(TEST_DOMAIN, 1)])
+    model = make_model(nodes, [vi("x", [2, 5, 7])], [vi("p", None, TensorProto.INT64)], extra_opsets=[(TEST_DOMAIN, 1)])
     Probe.seen.clear()
     mod, _ = tvmlite.frontend.from_onnx(model)
     assert np.array_equal(Probe.seen[0], [2, 5, 7])
@@ -336,7 +335,8 @@ def test_folder_evaluates_only_constant_leaves():
     ({"value": numpy_helper.from_array(np.array([[1, 2]], "int32"))}, np.array([[1, 2]], "int32")),
 ])
 def test_constant_values(attrs, expected):
-    model = make_model([helper.make_node("Constant", [], ["y"], **attrs)], [], [vi("y", None)])
+    elem = helper.np_dtype_to_tensor_dtype(expected.dtype)
+    model = make_model([helper.make_node("Constant", [], ["y"], **attrs)], [], [vi("y", None, elem)])
     mod, _ = tvmlite.frontend.from_onnx(model)
     (out,) = run(mod, {})
     assert out.dtype == expected.dtype and out.shape == expected.shape and np.array_equal(out, expected)
@@ -420,7 +420,8 @@ def test_results_that_read_input_data_are_not_folded():
     nodes = [helper.make_node("Equal", ["x", "x"], ["e"]), helper.make_node("IsNaN", ["x"], ["n"]),
              helper.make_node("Add", ["i", "i"], ["s"])]
     model = make_model(nodes, [vi("x", [3]), vi("i", [2], TensorProto.INT64)],
-                       [vi("e", None), vi("n", None), vi("s", None)])
+                       [vi("e", None, TensorProto.BOOL), vi("n", None, TensorProto.BOOL),
+                        vi("s", None, TensorProto.INT64)])
     mod, _ = tvmlite.frontend.from_onnx(model)
     text = str(mod)
     assert "equal(%x, %x)" in text and "isnan(%x)" in text and "add(%i, %i)" in text

@@ -86,6 +86,11 @@ SCHEMA_CASES = {
     "value_info dtype": (_model([helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Relu", ["h"], ["y"])],
                                 [_x()], [_y()], value_info=[_y("h", TensorProto.INT64)]),
                          TypeError, r"^value_info 'h' is declared int64, but the graph computes float32$"),
+    "input without element type": (_model([helper.make_node("Relu", ["x"], ["y"])], [_x(elem=0)], [_y()]), ValueError,
+                                   r"^graph input 'x' declares no element type, which ONNX requires \(onnxruntime "
+                                   r"refuses such a model\); pass dtype= to from_onnx to assume one$"),
+    "output without element type": (_model([helper.make_node("Relu", ["x"], ["y"])], [_x()], [_y(elem=0)]),
+                                    ValueError, r"^graph output 'y' declares no element type, which ONNX requires"),
 }
 
 FLAG_CASES = {
@@ -123,12 +128,12 @@ def test_flags_out_of_range_are_refused(case):
 
 def test_valid_models_still_import():
     """The checks pass what the spec allows: optional inputs left empty, flags 0 and 1, variadic inputs, outputs
-    declared with the computed type or none."""
+    declared with the computed type and any shape."""
     clip = helper.make_node("Clip", ["x", "", "hi"], ["c"], name="clip")
     red = helper.make_node("ReduceSum", ["c"], ["s"], name="sum", keepdims=0)
     mx = helper.make_node("Max", ["x", "x", "x"], ["m"], name="max")
     hi = helper.make_tensor_value_info("hi", F, [])
-    model = _model([clip, red, mx], [_x(), hi], [_y("s", shape=[]), _y("m", elem=0)])
+    model = _model([clip, red, mx], [_x(), hi], [_y("s", shape=[]), _y("m")])
     mod, _ = tvmlite.frontend.from_onnx(model)
     lib = tvmlite.build(mod, target="debug")
     gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
@@ -137,3 +142,9 @@ def test_valid_models_still_import():
     gm.run()
     np.testing.assert_array_equal(gm.get_output(0).numpy(), np.minimum(x, 2).sum())
     np.testing.assert_array_equal(gm.get_output(1).numpy(), x)
+
+
+def test_dtype_names_the_type_of_untyped_inputs():
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [_x(elem=0)], [_y(elem=TensorProto.DOUBLE)])
+    mod, _ = tvmlite.frontend.from_onnx(model, dtype="float64")
+    assert str(mod["main"].params[0].type_annotation.dtype) == "float64"

@@ -99,7 +99,7 @@ def _with_node(err, label):
 class GraphImporter(ConverterContext):
     """Converts one model; also the ConverterContext its converters get."""
 
-    def __init__(self, model, shape=None, dtype="float32", opset=None, freeze_params=False, base_dir=None):
+    def __init__(self, model, shape=None, dtype=None, opset=None, freeze_params=False, base_dir=None):
         self.model = model
         self.base_dir = base_dir  # where external tensor data may be read from (None: nowhere)
         self.user_shapes = dict(shape or {})
@@ -251,6 +251,9 @@ class GraphImporter(ConverterContext):
         if kind != "tensor_type":
             raise OpNotImplemented(f"graph input '{name}': values of kind {kind} are not supported")
         dtype = tensor_dtype(t.tensor_type.elem_type) if t.tensor_type.elem_type else self.default_dtype
+        if dtype is None:
+            raise ValueError_(f"graph input '{name}' declares no element type, which ONNX requires (onnxruntime "
+                              f"refuses such a model); pass dtype= to from_onnx to assume one")
         if name in self.user_shapes:
             dims = []
             for d in self.user_shapes[name]:
@@ -283,6 +286,12 @@ class GraphImporter(ConverterContext):
             raise ValueError_(f"from_onnx: shape names no graph input: {', '.join(sorted(unknown))} (inputs: "
                               f"{', '.join(vi.name for vi in graph.input)})")
         self.check_structure(graph)
+        for out in graph.output:
+            t = out.type
+            if not t.HasField("tensor_type") and not t.WhichOneof("value") or \
+                    t.HasField("tensor_type") and not t.tensor_type.elem_type:
+                raise ValueError_(f"graph output '{out.name}' declares no element type, which ONNX requires "
+                                  f"(onnxruntime refuses such a model)")
         self.check_supported(graph)
         check_nodes(graph, self.opsets, _norm_domain, _Label)
         symbols = {}
@@ -462,7 +471,7 @@ def load_model(model):
     raise TypeError_(f"from_onnx: model must be an onnx.ModelProto, a path or bytes, got {type(model).__name__}")
 
 
-def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=False, base_dir=None):
+def from_onnx(model, shape=None, dtype=None, opset=None, freeze_params=False, base_dir=None):
     """Convert an ONNX model to (IRModule, params).
 
     Parameters
@@ -471,8 +480,9 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=Fals
         The model, a path to a .onnx file, or a serialized model.
     shape : dict of str to tuple, optional
         Input shapes by input name; they override the model's (a str or None dim is symbolic).
-    dtype : str
-        The dtype of inputs whose element type the model leaves unset.
+    dtype : str, optional
+        The dtype to assume for graph inputs whose element type the model leaves unset (ONNX requires one, and
+        onnxruntime refuses such a model). None: such an input is a ValueError.
     opset : int, optional
         Override the model's default-domain opset.
     freeze_params : bool
