@@ -93,6 +93,8 @@ def _rebuilt(err, text):
     cls = type(err)
     if cls.__module__ == "builtins":
         cls = get_error_class(cls.__name__)
+    elif not issubclass(cls, TVMLiteError):
+        return None  # another library's class (numpy's LinAlgError): the contextual copy makes it a TVMLiteError
     try:
         new = cls(text)
         same = type(new) is cls and new.args == (text,) and str(new) == text and _state(new) == _state(err)

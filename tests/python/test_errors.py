@@ -357,3 +357,11 @@ def test_with_context_leaves_non_errors_alone_and_checks_its_arguments():
         with_context("boom", "ctx")
     with pytest.raises(TypeError, match="^with_context: context must be a str, got int$"):
         with_context(ValueError("x"), 3)
+
+
+def test_with_context_makes_another_librarys_error_a_tvmlite_error():
+    """numpy's LinAlgError (from a reference op) keeps its class and becomes a TVMLiteError too."""
+    err = np.linalg.LinAlgError("Singular matrix")
+    new = with_context(err, "node 'd' (Det)")
+    assert isinstance(new, np.linalg.LinAlgError) and isinstance(new, TVMLiteError)
+    assert str(new) == "node 'd' (Det): Singular matrix" and new.__cause__ is err
