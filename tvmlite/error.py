@@ -33,7 +33,8 @@ def with_context(err, context):
     context and the class is kept, so ``except MemoryError`` / ``except np.exceptions.AxisError`` in user code
     still catches what a numpy reference raised. The first case that applies:
 
-    * ``str(err)`` already starts with the context: err itself (a nested caller labelled it already);
+    * ``str(err)`` already starts with the context (a nested caller, or the error itself, named it): err when it
+      is a TVMLiteError, else the same message as below, without a second context;
     * the class rebuilds exactly from one message (``type(err)(text)`` has the same class, ``args == (text,)``,
       ``str() == text`` and the same attributes: ValueError, tvmlite's own errors, ...): that new instance;
     * otherwise (``_ArrayMemoryError(shape, dtype)``, ``AxisError(axis, ndim)``, KeyError's quoted message, an
@@ -53,14 +54,18 @@ def with_context(err, context):
     if not isinstance(err, Exception):
         return err
     msg = _message(err)
-    if msg == context or msg.startswith(context + ": "):
+    labelled = msg == context or msg.startswith(context + ": ")  # a reference that names its op itself
+    if labelled and isinstance(err, TVMLiteError):
         return err
-    text = f"{context}: {msg}"
+    text = msg if labelled else f"{context}: {msg}"
     new = _rebuilt(err, text)
     if new is None:
-        inner = err.__dict__.get(_CONTEXT)
-        new = _contextual_copy(err, context if inner is None else f"{context}: {inner}", text)
+        parts = [p for p in (None if labelled else context, err.__dict__.get(_CONTEXT)) if p]
+        new = _contextual_copy(err, ": ".join(parts) or None, text)
     if new is None:
+        if labelled:
+            return err
+
         err.add_note(context)
         return err
     new.__cause__ = err

@@ -365,3 +365,12 @@ def test_with_context_makes_another_librarys_error_a_tvmlite_error():
     new = with_context(err, "node 'd' (Det)")
     assert isinstance(new, np.linalg.LinAlgError) and isinstance(new, TVMLiteError)
     assert str(new) == "node 'd' (Det): Singular matrix" and new.__cause__ is err
+
+
+def test_with_context_of_an_error_that_names_its_op_already():
+    """A reference that labels its own message ("gather: ...") is not labelled twice, and still becomes
+    tvmlite's kind of its builtin class."""
+    new = with_context(IndexError("gather: index 3 is out of range"), "gather")
+    assert type(new) is get_error_class("IndexError") and str(new) == "gather: index 3 is out of range"
+    op_err = OpAttributeInvalid("gather: bad axis")
+    assert with_context(op_err, "gather") is op_err
