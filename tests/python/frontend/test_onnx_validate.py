@@ -52,6 +52,26 @@ def _twice():
     return _model([node], [_x()], [_y()])
 
 
+def _softmax_with(edit):
+    """A Softmax whose 'axis' attribute is edited at the protobuf level (what helper.make_node never writes)."""
+    node = helper.make_node("Softmax", ["x"], ["y"], name="n", axis=1)
+    edit(node.attribute[0])
+    return _model([node], [_x()], [_y()])
+
+
+def _untyped(a):
+    a.type = a.UNDEFINED
+
+
+def _two_values(a):
+    a.f = 1.0
+
+
+def _mismatched(a):
+    a.ClearField("i")
+    a.f = 1.0
+
+
 def _empty_required_input():
     node = helper.make_node("Conv", ["", "w"], ["y"], name="n")
     return _model([node], [_x((1, 1, 3, 3), "w")], [_y()])
@@ -69,6 +89,15 @@ SCHEMA_CASES = {
                                 r"^node 'inner' \(Relu\): Relu \(opset 17\) has no attribute 'bogus'"),
     "attribute given twice": (_twice(), OpAttributeInvalid,
                               r"^node 'n' \(ReduceSum\): attribute 'keepdims' is given twice$"),
+    "attribute without type": (_softmax_with(_untyped), OpAttributeInvalid,
+                               r"^node 'n' \(Softmax\): attribute 'axis' declares no type \(required from IR "
+                               r"version 2\)$"),
+    "attribute with two values": (_softmax_with(_two_values), OpAttributeInvalid,
+                                  r"^node 'n' \(Softmax\): attribute 'axis' holds values of several kinds "
+                                  r"\(FLOAT, INT\)$"),
+    "attribute type and value disagree": (_softmax_with(_mismatched), OpAttributeInvalid,
+                                          r"^node 'n' \(Softmax\): attribute 'axis' is declared INT but holds a "
+                                          r"FLOAT value$"),
     "wrong kind": (_unary("Softmax", axis=1.5), OpAttributeInvalid,
                    r"^node 'n' \(Softmax\): attribute 'axis' must be INT, got FLOAT$"),
     "required attribute missing": (_unary("Cast"), OpAttributeRequired,

@@ -293,7 +293,7 @@ class GraphImporter(ConverterContext):
                 raise ValueError_(f"graph output '{out.name}' declares no element type, which ONNX requires "
                                   f"(onnxruntime refuses such a model)")
         self.check_supported(graph)
-        check_nodes(graph, self.opsets, _norm_domain, _Label)
+        check_nodes(graph, self.opsets, _norm_domain, _Label, self.model.ir_version)
         symbols = {}
         inputs = []
         overridable = {vi.name for vi in graph.input}  # an initializer also listed as an input is a default value

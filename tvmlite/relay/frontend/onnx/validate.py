@@ -68,19 +68,43 @@ def schema_of(domain, op_type, opset):
     return found
 
 
-def attribute_kind(a):
-    """a's AttributeProto type; old exporters leave it unset, and then the one value field set tells (None: none)."""
+_SINGLE_FIELDS = (("f", "FLOAT"), ("i", "INT"), ("s", "STRING"), ("t", "TENSOR"), ("g", "GRAPH"),
+                  ("sparse_tensor", "SPARSE_TENSOR"), ("tp", "TYPE_PROTO"))
+_LIST_FIELDS = (("floats", "FLOATS"), ("ints", "INTS"), ("strings", "STRINGS"), ("tensors", "TENSORS"),
+                ("graphs", "GRAPHS"), ("sparse_tensors", "SPARSE_TENSORS"), ("type_protos", "TYPE_PROTOS"))
+
+
+def _fields_set(a):
+    """The kinds whose value field a sets (an empty list sets none)."""
     A = type(a)
-    if a.type != A.UNDEFINED:
+    kinds = [getattr(A, k) for f, k in _SINGLE_FIELDS if a.HasField(f)]
+    return kinds + [getattr(A, k) for f, k in _LIST_FIELDS if len(getattr(a, f))]
+
+
+def attribute_kind(a):
+    """a's AttributeProto type; old exporters (IR version 1) leave it unset, and then the one value field set tells
+    (None: none)."""
+    if a.type != type(a).UNDEFINED:
         return a.type
-    for kind, field in ((A.FLOAT, "f"), (A.INT, "i"), (A.STRING, "s"), (A.TENSOR, "t"), (A.GRAPH, "g")):
-        if a.HasField(field):
-            return kind
-    for kind, field in ((A.FLOATS, "floats"), (A.INTS, "ints"), (A.STRINGS, "strings"), (A.TENSORS, "tensors"),
-                        (A.GRAPHS, "graphs")):
-        if len(getattr(a, field)):
-            return kind
-    return None
+    kinds = _fields_set(a)
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def _check_fields(a, label, ir_version):
+    """As onnx's checker: one value field at most, of the declared type; the type is declared from IR version 2."""
+    A = type(a)
+    kinds = _fields_set(a)
+    if len(kinds) > 1:
+        raise OpAttributeInvalid(f"{label}: attribute '{a.name}' holds values of several kinds "
+                                 f"({', '.join(kind_name(k) for k in kinds)})")
+    if a.type == A.UNDEFINED:
+        if ir_version >= 2:
+            raise OpAttributeInvalid(f"{label}: attribute '{a.name}' declares no type (required from IR version 2)")
+    elif kinds and kinds[0] != a.type:
+        raise OpAttributeInvalid(f"{label}: attribute '{a.name}' is declared {kind_name(a.type)} but holds a "
+                                 f"{kind_name(kinds[0])} value")
+    elif not kinds and a.type not in {getattr(A, k) for _, k in _LIST_FIELDS}:
+        raise OpAttributeInvalid(f"{label}: attribute '{a.name}' has no value")
 
 
 def kind_name(kind):
@@ -94,7 +118,7 @@ def _count(low, high, what):
     return f"{low} {what}" if low == high else f"{low} to {high} {what}"
 
 
-def check_node(node, schema, label):
+def check_node(node, schema, label, ir_version):
     """Raise OpAttributeInvalid / OpAttributeRequired / ValueError when node breaks schema (see module doc)."""
     seen = set()
     for a in node.attribute:
@@ -103,6 +127,7 @@ def check_node(node, schema, label):
         seen.add(a.name)
         if a.ref_attr_name:
             continue  # a function's attribute reference: the importer refuses it with its own message
+        _check_fields(a, label, ir_version)
         kind = attribute_kind(a)
         if kind is None:
             raise OpAttributeInvalid(f"{label}: attribute '{a.name}' has no value")
@@ -135,7 +160,7 @@ def check_node(node, schema, label):
             raise ValueError_(f"{label}: input {i} of {schema.name} is required, but its name is empty")
 
 
-def check_nodes(graph, opsets, norm_domain, label_of):
+def check_nodes(graph, opsets, norm_domain, label_of, ir_version):
     """check_node for every node of graph and of its subgraphs (If/Loop/Scan bodies) at the model's opsets."""
     A = _onnx().AttributeProto
     stack = [graph]
@@ -144,7 +169,7 @@ def check_nodes(graph, opsets, norm_domain, label_of):
         for node in g.node:
             domain = norm_domain(node.domain)
             schema = schema_of(domain, node.op_type, opsets[domain]) if domain in opsets else None
-            check_node(node, schema, label_of(node))
+            check_node(node, schema, label_of(node), ir_version)
             for a in node.attribute:
                 if a.type == A.GRAPH:
                     stack.append(a.g)
