@@ -180,7 +180,7 @@ def test_flatten_symbolic_and_shape_v15():
 def test_tile_v1_and_depth_to_space_v1():
     node = helper.make_node("Tile", ["x", "t", "a"], ["y"])
     model = make_model(node, [("x", F, [2, 3])], [("y", F, None)], 1,
-                       [("t", np.array(3, "int64")), ("a", np.array(1, "int64"))])
+                       [("t", np.array(3, "float32")), ("a", np.array(1, "float32"))])  # Tile-1 types them T
     a = np.arange(6, dtype="float32").reshape(2, 3)
     np.testing.assert_array_equal(run(model, a), np.tile(a, (1, 3)))
     node = helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2)

@@ -98,6 +98,11 @@ SCHEMA_CASES = {
     "attribute type and value disagree": (_softmax_with(_mismatched), OpAttributeInvalid,
                                           r"^node 'n' \(Softmax\): attribute 'axis' is declared INT but holds a "
                                           r"FLOAT value$"),
+    "input type outside the constraint": (_model([helper.make_node("Sqrt", ["x"], ["y"], name="n")],
+                                                 [_x(elem=TensorProto.INT32)], [_y(elem=TensorProto.INT32)]),
+                                          TypeError, r"^node 'n' \(Sqrt\): input 0 \('x'\) of Sqrt \(opset 17\) is "
+                                                     r"tensor\(int32\), which it does not take \(tensor\(bfloat16\), "
+                                                     r"tensor\(double\), tensor\(float\), tensor\(float16\)\)$"),
     "wrong kind": (_unary("Softmax", axis=1.5), OpAttributeInvalid,
                    r"^node 'n' \(Softmax\): attribute 'axis' must be INT, got FLOAT$"),
     "required attribute missing": (_unary("Cast"), OpAttributeRequired,

@@ -35,7 +35,7 @@ from ...backend.dtypes import from_numpy_dtype
 from .common import ConverterContext, get_convert_map, registered_ops
 from .fold import ConstantFolder
 from .tensor_data import read_tensor
-from .validate import attribute_kind, check_declared_type, check_nodes, kind_name
+from .validate import attribute_kind, check_declared_type, check_input_types, check_nodes, kind_name, schema_of
 
 __all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT"]
 
@@ -356,6 +356,9 @@ class GraphImporter(ConverterContext):
                 inputs.append(symbols[name])
         while inputs and inputs[-1] is None:
             inputs.pop()
+        schema = schema_of(domain, node.op_type, self.opsets[domain])
+        if schema is not None:
+            check_input_types(node, schema, inputs, label)
         attr = {}
         for a in node.attribute:  # kinds, names and flags are checked (validate.py)
             if a.ref_attr_name:

@@ -2,8 +2,9 @@
 
 onnxruntime refuses a model (at session creation) when a node breaks its op's schema at the model's opset: an
 attribute the op does not have, a required attribute missing, an attribute of another kind, fewer or more inputs or
-outputs than the op takes, an empty name for a required input; and when a declared type (a graph output's, a
-value_info's) disagrees with the type the graph computes. tvmlite refuses the same models at import, with one error
+outputs than the op takes, an empty name for a required input, an input whose element type the op's type
+constraint does not allow (checked as each node is converted, when its inputs' types are known); and when a declared
+type (a graph output's, a value_info's) disagrees with the type the graph computes. tvmlite refuses the same models at import, with one error
 naming the node and the attribute or input, rather than running something the model's author did not write.
 
 On top of the schema, flag attributes (``keepdims``, ``sorted``, ...: FLAG_ATTRIBUTES) must be 0 or 1. The spec
@@ -17,7 +18,8 @@ import collections
 
 from ....error import OpAttributeInvalid, OpAttributeRequired, get_error_class
 
-__all__ = ["check_nodes", "attribute_kind", "check_declared_type", "FLAG_ATTRIBUTES"]
+__all__ = ["check_nodes", "check_input_types", "attribute_kind", "check_declared_type", "schema_of",
+           "FLAG_ATTRIBUTES"]
 
 ValueError_ = get_error_class("ValueError")
 TypeError_ = get_error_class("TypeError")
@@ -35,7 +37,8 @@ FLAG_ATTRIBUTES = frozenset({
 
 _MAX_INT = 2147483647  # a schema's max_input / max_output for a variadic op
 
-Schema = collections.namedtuple("Schema", "name kinds required inputs min_inputs max_inputs min_outputs max_outputs")
+Schema = collections.namedtuple("Schema", "name kinds required inputs min_inputs max_inputs min_outputs max_outputs "
+                                          "input_types variadic")
 _SCHEMAS = {}  # (domain, op_type, opset) -> Schema or None (no schema: not checked here)
 
 
@@ -56,12 +59,15 @@ def schema_of(domain, op_type, opset):
         except Exception:  # noqa: BLE001 - a domain or op onnx does not know: its converter checks
             s = None
         if s is not None:
-            single = onnx.defs.OpSchema.FormalParameterOption.Single
+            option = onnx.defs.OpSchema.FormalParameterOption
+            constraints = {c.type_param_str: frozenset(c.allowed_type_strs) for c in s.type_constraints}
             found = Schema(f"{op_type} (opset {opset})",
                            {n: int(a.type) for n, a in s.attributes.items()},
                            frozenset(n for n, a in s.attributes.items() if a.required),
-                           tuple(p.option == single for p in s.inputs),
-                           s.min_input, s.max_input, s.min_output, s.max_output)
+                           tuple(p.option == option.Single for p in s.inputs),
+                           s.min_input, s.max_input, s.min_output, s.max_output,
+                           tuple(constraints.get(p.type_str, frozenset([p.type_str])) for p in s.inputs),
+                           bool(s.inputs) and s.inputs[-1].option == option.Variadic)
         else:
             found = None
         _SCHEMAS[key] = found
@@ -158,6 +164,43 @@ def check_node(node, schema, label, ir_version):
     for i, name in enumerate(node.input):
         if not name and i < len(schema.inputs) and schema.inputs[i]:
             raise ValueError_(f"{label}: input {i} of {schema.name} is required, but its name is empty")
+
+
+_ONNX_NAMES = {}  # IR dtype -> onnx's name of it ("float32" -> "float"), None when onnx has none
+
+
+def _onnx_name(dtype):
+    name = _ONNX_NAMES.get(dtype, False)
+    if name is False:
+        import numpy as np
+
+        onnx = _onnx()
+        try:
+            name = onnx.TensorProto.DataType.Name(onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))).lower()
+        except Exception:  # noqa: BLE001 - a dtype onnx does not name: not checked
+            name = None
+        _ONNX_NAMES[dtype] = name
+    return name
+
+
+def check_input_types(node, schema, inputs, label):
+    """A TypeError when a tensor input's element type is not one its op's type constraint allows (onnxruntime
+    refuses such a model; a numpy reference would compute something, e.g. Sqrt of int32)."""
+    from ....ir.type import DynTensorType, TensorType
+
+    n = len(schema.input_types)
+    for i, value in enumerate(inputs):
+        if value is None or (i >= n and not schema.variadic):
+            continue
+        ty = value.checked_type
+        if not isinstance(ty, (TensorType, DynTensorType)):
+            continue  # sequences, optionals: their converters check
+        name = _onnx_name(str(ty.dtype))
+        allowed = schema.input_types[min(i, n - 1)]
+        if name is not None and f"tensor({name})" not in allowed and any(a.startswith("tensor(") for a in allowed):
+            takes = sorted(a for a in allowed if a.startswith("tensor("))
+            raise TypeError_(f"{label}: input {i} ('{node.input[i]}') of {schema.name} is tensor({name}), which it "
+                             f"does not take ({', '.join(takes[:8])}{', ...' if len(takes) > 8 else ''})")
 
 
 def check_nodes(graph, opsets, norm_domain, label_of, ir_version):
