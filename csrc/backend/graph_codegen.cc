@@ -198,9 +198,13 @@ int64_t TensorBytes(const Type& t) {
   const auto* tt = t.as<TensorTypeNode>();
   auto shape = StaticShape(t);
   if (!shape) return 0;
-  int64_t n = 1;
-  for (int64_t d : *shape) n *= d;
-  return n * tt->dtype.bytes();  // as NDArray lays it out: whole bytes per element (int4 too)
+  int64_t n = tt->dtype.bytes();  // as NDArray lays it out: whole bytes per element (int4 too)
+  for (int64_t d : *shape) {
+    // A model may declare dims whose product overflows: an error, never undefined behaviour.
+    TVMLITE_CHECK_KIND(d >= 0 && !__builtin_mul_overflow(n, d, &n), ValueError)
+        << "build: a tensor of " << shape->size() << " dims with a dim of " << d << " does not fit in memory";
+  }
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -626,3 +626,12 @@ def test_bias_add_view_is_not_made_when_the_kernel_refuses(rng, softsign_kernel)
         assert kernels(lib) == ["relay.backend.reference"]
         lib = check(func, {"x": f32(rng, 2, 3, 4), "b": f32(rng, 3)})  # accepted: the view, then the kernel
         assert kernels(lib) == ["__nop", softsign_kernel]
+
+
+def test_a_tensor_too_large_to_address_is_a_clear_error():
+    """Dims whose byte count overflows int64 (a hostile model's declaration) are a ValueError at build, not
+    undefined behaviour in the memory plan (UBSan found the overflow)."""
+    x = relay.var("x", shape=(1 << 62,), dtype="float64")
+    with pytest.raises(ValueError, match=r"^build: a tensor of 1 dims with a dim of 4611686018427387904 does not "
+                                         r"fit in memory"):
+        tvmlite.build(tvmlite.ir.IRModule.from_expr(relay.Function([x], relay.exp(x))), target="cpu")
