@@ -103,6 +103,9 @@ SCHEMA_CASES = {
                                           TypeError, r"^node 'n' \(Sqrt\): input 0 \('x'\) of Sqrt \(opset 17\) is "
                                                      r"tensor\(int32\), which it does not take \(tensor\(bfloat16\), "
                                                      r"tensor\(double\), tensor\(float\), tensor\(float16\)\)$"),
+    "opset out of range": (_model([helper.make_node("Relu", ["x"], ["y"])], [_x()], [_y()], opset=1 << 40),
+                           ValueError, r"^the model imports opset 1099511627776 of ai.onnx, which ONNX defines from 1 "
+                                       r"to \d+$"),
     "wrong kind": (_unary("Softmax", axis=1.5), OpAttributeInvalid,
                    r"^node 'n' \(Softmax\): attribute 'axis' must be INT, got FLOAT$"),
     "required attribute missing": (_unary("Cast"), OpAttributeRequired,

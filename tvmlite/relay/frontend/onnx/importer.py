@@ -35,7 +35,8 @@ from ...backend.dtypes import from_numpy_dtype
 from .common import ConverterContext, get_convert_map, registered_ops
 from .fold import ConstantFolder
 from .tensor_data import read_tensor
-from .validate import attribute_kind, check_declared_type, check_input_types, check_nodes, kind_name, schema_of
+from .validate import (attribute_kind, check_declared_type, check_input_types, check_nodes, check_opsets, kind_name,
+                       schema_of)
 
 __all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT"]
 
@@ -285,6 +286,7 @@ class GraphImporter(ConverterContext):
         if unknown:
             raise ValueError_(f"from_onnx: shape names no graph input: {', '.join(sorted(unknown))} (inputs: "
                               f"{', '.join(vi.name for vi in graph.input)})")
+        check_opsets(self.opsets)
         self.check_structure(graph)
         for out in graph.output:
             t = out.type

@@ -18,7 +18,7 @@ import collections
 
 from ....error import OpAttributeInvalid, OpAttributeRequired, get_error_class
 
-__all__ = ["check_nodes", "check_input_types", "attribute_kind", "check_declared_type", "schema_of",
+__all__ = ["check_opsets", "check_nodes", "check_input_types", "attribute_kind", "check_declared_type", "schema_of",
            "FLAG_ATTRIBUTES"]
 
 ValueError_ = get_error_class("ValueError")
@@ -201,6 +201,16 @@ def check_input_types(node, schema, inputs, label):
             takes = sorted(a for a in allowed if a.startswith("tensor("))
             raise TypeError_(f"{label}: input {i} ('{node.input[i]}') of {schema.name} is tensor({name}), which it "
                              f"does not take ({', '.join(takes[:8])}{', ...' if len(takes) > 8 else ''})")
+
+
+def check_opsets(opsets):
+    """A ValueError when the model imports a version of an ONNX domain that ONNX does not define (opset 0, or
+    1099511627776): onnx's checker and onnxruntime refuse it, and every schema lookup would answer for another."""
+    for domain, (low, high) in _onnx().defs.C.schema_version_map().items():
+        version = opsets.get(domain)
+        if version is not None and not low <= version <= high:
+            raise ValueError_(f"the model imports opset {version} of {domain or 'ai.onnx'}, which ONNX defines "
+                              f"from {low} to {high}")
 
 
 def check_nodes(graph, opsets, norm_domain, label_of, ir_version):
