@@ -37,8 +37,11 @@ FLAG_ATTRIBUTES = frozenset({
 
 _MAX_INT = 2147483647  # a schema's max_input / max_output for a variadic op
 
-Schema = collections.namedtuple("Schema", "name kinds required inputs min_inputs max_inputs min_outputs max_outputs "
-                                          "input_types variadic")
+# kinds: attribute name -> AttributeProto type; required: attribute names; required_inputs: per formal input, whether
+# it is Single (may not be left empty); input_types: per formal input, the type strings it takes; variadic: whether
+# the last formal input repeats
+Schema = collections.namedtuple("Schema", "name kinds required required_inputs min_inputs max_inputs min_outputs "
+                                          "max_outputs input_types variadic")
 _SCHEMAS = {}  # (domain, op_type, opset) -> Schema or None (no schema: not checked here)
 
 
@@ -162,7 +165,7 @@ def check_node(node, schema, label, ir_version):
         raise ValueError_(f"{label}: {schema.name} has "
                           f"{_count(schema.min_outputs, schema.max_outputs, 'outputs')}, got {n_out}")
     for i, name in enumerate(node.input):
-        if not name and i < len(schema.inputs) and schema.inputs[i]:
+        if not name and i < len(schema.required_inputs) and schema.required_inputs[i]:
             raise ValueError_(f"{label}: input {i} of {schema.name} is required, but its name is empty")
 
 
