@@ -160,3 +160,17 @@ def test_cli_reads_external_data_next_to_the_model(secret_cwd, tmp_path):
     gm.set_input("x", np.ones(4, "float32"))
     gm.run()
     np.testing.assert_array_equal(gm.get_output(0).numpy(), np.arange(4, dtype="float32") + 1)
+
+
+def test_values_in_two_fields_are_refused():
+    """A tensor with raw_data and typed data too (onnx's checker and onnxruntime refuse it): which one holds the
+    values would be a guess."""
+    model = _add_model("w.bin")
+    w = model.graph.initializer[0]
+    w.data_location = TensorProto.DEFAULT
+    del w.external_data[:]
+    w.raw_data = np.zeros(4, "float32").tobytes()
+    w.float_data.extend([1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(ValueError, match=r"^initializer 'w': its values are in more than one field \(float_data, "
+                                         r"raw_data\)$"):
+        tvmlite.frontend.from_onnx(model)

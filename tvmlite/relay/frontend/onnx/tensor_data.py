@@ -20,6 +20,9 @@ __all__ = ["read_tensor", "uses_external_data"]
 ValueError_ = get_error_class("ValueError")
 
 
+_VALUE_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+
+
 def uses_external_data(tensor):
     return tensor.HasField("data_location") and tensor.data_location == tensor.EXTERNAL
 
@@ -58,6 +61,11 @@ def read_tensor(tensor, base_dir, what):
     what names the tensor in errors (``initializer 'w'``, ``node 'c' (Constant): attribute 'value'``)."""
     from onnx import numpy_helper
 
+    fields = [f for f in _VALUE_FIELDS if len(getattr(tensor, f))] + ["raw_data"] * tensor.HasField("raw_data")
+    if uses_external_data(tensor):
+        fields.append("external data")
+    if len(fields) > 1:  # as onnx's checker: which one holds the values would be a guess (onnxruntime refuses it)
+        raise ValueError_(f"{what}: its values are in more than one field ({', '.join(fields)})")
     if uses_external_data(tensor):
         location = _location(tensor)
         if base_dir is None:
