@@ -1533,6 +1533,11 @@ class Worker:
         self.log = os.path.join(logdir, f"worker{wid}.log")
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(tvmlite.__file__)))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]))
+        if opts.get("selftest") == "crash":
+            # The harness's crash on purpose must die by its signal: under tests/sanitize.sh, ASan's SEGV handler
+            # would catch it, write a report (which fails the sanitized run) and exit instead.
+            for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+                env[var] = ":".join(filter(None, [env.get(var, ""), "handle_segv=0"]))
         rfd, wfd = os.pipe()
         cmd = [sys.executable, "-X", "faulthandler", HERE, "--worker", "--result-fd", str(wfd),
                "--mem-gb", str(opts["mem_gb"]), "--ort-fraction", str(opts["ort_fraction"])]
