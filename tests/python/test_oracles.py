@@ -27,7 +27,7 @@ def test_missing_oracle_fails_in_ci(tmp_path, ci):
     skip = 'pytest.importorskip("tvmlite_no_such_oracle")'
     (tmp_path / "test_module_oracle.py").write_text(f"import pytest\n{skip}\n\n\ndef test_a():\n    pass\n")
     (tmp_path / "test_test_oracle.py").write_text(f"import pytest\n\n\ndef test_b():\n    {skip}\n")
-    env = dict(os.environ, CI=ci, PYTHONPATH=str(ROOT / "tests" / "python"))
+    env = dict(os.environ, CI=ci, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "python")]))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
                            "--continue-on-collection-errors", "."],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
