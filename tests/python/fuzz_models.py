@@ -1445,33 +1445,42 @@ def selftest_case(kind):
 
 def run_one(seed, index, base, ort_check, emit=None, verbose=False, selftest=None):
     """Make case (seed, index) under base and run it; the case's findings and outcomes (a JSON-able dict)."""
-    workdir = os.path.join(base, f"case{index}")
-    cwd = prepare_workdir(workdir)
     old = os.getcwd()
-    os.chdir(cwd)
     try:
-        if selftest:
-            run = CaseRun({"workdir": workdir, "inputs": {}}, emit)
-            WATCH.allowed = set()
-            WATCH.roots = [workdir]
-            run.stage("selftest " + selftest, selftest_case(selftest))
-            return {"gen": "selftest", "origin": selftest, "what": [], "outcomes": run.outcomes,
-                    "findings": run.findings}
-        (emit or (lambda s: None))("generate")
-        try:
-            case = make_case(seed, index, workdir)
-        except Exception as exc:  # noqa: BLE001 - the harness could not make its case (a base model did not build)
-            return {"gen": "?", "origin": "?", "what": [], "outcomes": [("generate", type(exc).__name__, "")],
-                    "findings": [{"kind": "harness error", "stage": "generate", "exc": type(exc).__qualname__,
-                                  "message": _first_line(exc), "where": _where(exc)}]}
-        WATCH.roots = [workdir]
-        run = CaseRun(case, emit, ort_check=ort_check, verbose=verbose).run()
-        ran = any(stage.startswith("run ") and outcome == "ok" for stage, outcome, _ in run.outcomes)
-        return {"gen": case["gen"], "origin": case["origin"], "what": case["what"], "outcomes": run.outcomes,
-                "findings": run.findings, "ran": ran}
+        return run_case(seed, index, base, ort_check, emit, verbose, selftest)
     finally:
-        os.chdir(old)
-        shutil.rmtree(workdir, ignore_errors=True)
+        end_case(old, base, index)
+
+
+def end_case(old_cwd, base, index):
+    """The harness's cleanup after a case: back to old_cwd, the case's folder removed."""
+    os.chdir(old_cwd)
+    shutil.rmtree(os.path.join(base, f"case{index}"), ignore_errors=True)
+
+
+def run_case(seed, index, base, ort_check, emit=None, verbose=False, selftest=None):
+    """run_one without its cleanup (end_case): the part a Ctrl-C may interrupt."""
+    workdir = os.path.join(base, f"case{index}")
+    os.chdir(prepare_workdir(workdir))
+    if selftest:
+        run = CaseRun({"workdir": workdir, "inputs": {}}, emit)
+        WATCH.allowed = set()
+        WATCH.roots = [workdir]
+        run.stage("selftest " + selftest, selftest_case(selftest))
+        return {"gen": "selftest", "origin": selftest, "what": [], "outcomes": run.outcomes,
+                "findings": run.findings}
+    (emit or (lambda s: None))("generate")
+    try:
+        case = make_case(seed, index, workdir)
+    except Exception as exc:  # noqa: BLE001 - the harness could not make its case (a base model did not build)
+        return {"gen": "?", "origin": "?", "what": [], "outcomes": [("generate", type(exc).__name__, "")],
+                "findings": [{"kind": "harness error", "stage": "generate", "exc": type(exc).__qualname__,
+                              "message": _first_line(exc), "where": _where(exc)}]}
+    WATCH.roots = [workdir]
+    run = CaseRun(case, emit, ort_check=ort_check, verbose=verbose).run()
+    ran = any(stage.startswith("run ") and outcome == "ok" for stage, outcome, _ in run.outcomes)
+    return {"gen": case["gen"], "origin": case["origin"], "what": case["what"], "outcomes": run.outcomes,
+            "findings": run.findings, "ran": ran}
 
 
 def ort_sampled(seed, index, fraction):
@@ -1489,23 +1498,30 @@ def worker_main(args):
 
     running = False
 
-    def on_sigint(signum, frame):  # Ctrl-C ends the running case; between cases it is ignored
+    def on_sigint(signum, frame):
+        # Ctrl-C ends the running case, once; between cases and in the harness's cleanup it is ignored (a
+        # KeyboardInterrupt inside shutil.rmtree left it with a closed fd: OSError, the worker died).
+        nonlocal running
         if running:
+            running = False
             raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
     send({"ready": os.getpid()})
+    home = os.getcwd()
     try:
         for line in sys.stdin:
             seed, index = map(int, line.split())
             try:
-                running = True
-                res = run_one(seed, index, base, ort_sampled(seed, index, args.ort_fraction),
-                              emit=lambda stage: send({"stage": stage}), selftest=args.selftest)
-            except KeyboardInterrupt:
+                try:
+                    running = True
+                    res = run_case(seed, index, base, ort_sampled(seed, index, args.ort_fraction),
+                                   emit=lambda stage: send({"stage": stage}), selftest=args.selftest)
+                finally:
+                    running = False
+            except KeyboardInterrupt:  # raised at most once a case, inside the try above
                 res = {"interrupted": True}
-            finally:
-                running = False
+            end_case(home, base, index)
             res["index"] = index
             send(res)
     finally:
