@@ -46,6 +46,7 @@
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
 #include <tvmlite/relay/transform.h>
+#include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/serialization.h>
 #include <tvmlite/runtime/structural.h>
@@ -62,6 +63,7 @@
 #include "./fuse_depthwise_chains.h"
 #include "./graph_nodes.h"
 #include "./memory_plan.h"
+#include "./shape_func.h"
 
 namespace tvmlite {
 namespace backend {
@@ -178,20 +180,49 @@ std::optional<std::vector<int64_t>> StaticShape(const Type& t) {
   return tt->static_shape();
 }
 
-bool IsStaticF32(const Type& t) {
+/*! \brief A float32 tensor type (dims static or symbolic). */
+bool IsF32(const Type& t) {
   const auto* tt = t.as<TensorTypeNode>();
-  return tt != nullptr && tt->dtype == runtime::DataType::Float(32) && tt->static_shape().has_value();
+  return tt != nullptr && tt->dtype == runtime::DataType::Float(32);
 }
 
-/*! \brief Whether a tensor of type t broadcasts (numpy rules) to shape out: what an epilogue input must do. */
-bool BroadcastsTo(const Type& t, const std::vector<int64_t>& out) {
-  auto shape = StaticShape(t);
-  if (!shape || shape->size() > out.size()) return false;
-  size_t off = out.size() - shape->size();
-  for (size_t i = 0; i < shape->size(); ++i) {
-    if ((*shape)[i] != 1 && (*shape)[i] != out[off + i]) return false;
+/*! \brief Tensor types of the same rank whose dims are the same (equal ints or the same SizeVar). */
+bool SameDims(const Type& a, const Type& b) {
+  const auto* x = a.as<TensorTypeNode>();
+  const auto* y = b.as<TensorTypeNode>();
+  if (x == nullptr || y == nullptr || x->ndim() != y->ndim()) return false;
+  for (size_t i = 0; i < x->ndim(); ++i) {
+    if (!relay::DimEqual(x->shape[i], y->shape[i])) return false;
   }
   return true;
+}
+
+/*!
+ * \brief Whether a tensor of type t broadcasts (numpy rules) to shape out at every value of out's symbolic dims:
+ * what an epilogue input must do. Each dim of t is 1 or the same as out's (an equal int or the same SizeVar).
+ */
+bool BroadcastsTo(const Type& t, const Array<Any>& out) {
+  const auto* tt = t.as<TensorTypeNode>();
+  if (tt == nullptr || tt->ndim() > out.size()) return false;
+  size_t off = out.size() - tt->ndim();
+  for (size_t i = 0; i < tt->ndim(); ++i) {
+    if (!relay::DimIs(tt->shape[i], 1) && !relay::DimEqual(tt->shape[i], out[off + i])) return false;
+  }
+  return true;
+}
+
+/*! \brief t with every symbolic dim set to value (a consistent stand-in shape for a build-time trial). */
+Type WithDims(const Type& t, int64_t value) {
+  if (const auto* tt = t.as<TupleTypeNode>()) {
+    std::vector<Type> fields;
+    for (const Type& f : tt->fields) fields.push_back(WithDims(f, value));
+    return TupleType(Array<Type>(fields));
+  }
+  const auto* tt = t.as<TensorTypeNode>();
+  if (tt == nullptr || tt->static_shape()) return t;
+  std::vector<Any> dims;
+  for (size_t i = 0; i < tt->ndim(); ++i) dims.push_back(tt->static_dim(i) ? tt->shape[i] : Any(value));
+  return TensorType(Array<Any>(dims), tt->dtype);
 }
 
 int64_t TensorBytes(const Type& t) {
@@ -541,21 +572,21 @@ class GraphBuilder {
     auto li = g.leaf_index.find(c->args[0].get());
     if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1) return std::nullopt;
     const Type& in_type = c->args[0]->checked_type();
-    if (!IsStaticF32(in_type) || !IsStaticF32(c->checked_type_)) return std::nullopt;
+    if (!IsF32(in_type) || !IsF32(c->checked_type_)) return std::nullopt;
+    // A reshape of a symbolic input (its shape known at run time only) is not a view the lowering can make.
+    if (!broadcast && (!StaticShape(in_type) || !StaticShape(c->checked_type_))) return std::nullopt;
     return PendingView{g.leaf_entries[li->second][0], broadcast ? in_type : c->checked_type_};
   }
 
   std::optional<std::vector<Entry>> TryView(const Group& g) {
     Expr e = g.root;
     Type out_type = e->checked_type();
-    if (!StaticShape(out_type)) return std::nullopt;
     while (!g.leaf_index.count(e.get())) {
       const auto* c = e.as<CallNode>();
       if (c == nullptr) return std::nullopt;
       const auto* op = c->op.as<OpNode>();
       if (op == nullptr || c->args.empty()) return std::nullopt;
       if (!IsViewOp(op->name) && !(op->name == "layout_transform" && SameMemoryOrder(c))) return std::nullopt;
-      if (!StaticShape(c->checked_type())) return std::nullopt;
       e = c->args[0];
     }
     auto it = g.leaf_index.find(e.get());
@@ -563,9 +594,11 @@ class GraphBuilder {
     const Type& in_type = e->checked_type();
     const auto* a = in_type.as<TensorTypeNode>();
     const auto* b = out_type.as<TensorTypeNode>();
-    if (!a || !b || !StaticShape(in_type) || a->dtype != b->dtype || TensorBytes(in_type) != TensorBytes(out_type)) {
-      return std::nullopt;
-    }
+    if (!a || !b || a->dtype != b->dtype) return std::nullopt;
+    // Static: the sizes must agree now; symbolic: the executor computes the output shape per run (the chain's type
+    // relations) and checks the sizes agree then.
+    const bool dynamic = !StaticShape(in_type) || !StaticShape(out_type);
+    if (!dynamic && TensorBytes(in_type) != TensorBytes(out_type)) return std::nullopt;
     // Only dtypes an NDArray holds as whole bytes (sub-byte and string tensors are carried boxed).
     if (a->dtype.is_string() || a->dtype.bits() % 8 != 0 || a->dtype.lanes() != 1) return std::nullopt;
     const auto& entries = g.leaf_entries[it->second];
@@ -576,8 +609,15 @@ class GraphBuilder {
     n.func_name = kNop;
     n.inputs = entries;
     n.out_types = {out_type};
+    if (dynamic) SetShapeFunc(g, g.root, &n);
     int64_t id = AddNode(std::move(n));
     return std::vector<Entry>{{id, 0}};
+  }
+
+  /*! \brief Give n (whose output is value) the group's shape function and the leaves' entries. */
+  void SetShapeFunc(const Group& g, const Expr& value, GNode* n) {
+    n->shape_func = MakeShapeFunc(g.leaves, value);
+    n->shape_args = g.leaf_entries;
   }
 
   // -- native kernels ------------------------------------------------------------------------------------------
@@ -591,23 +631,25 @@ class GraphBuilder {
     if (tuple_out && first_field_only && !tuple_out->fields.empty() && FlatCount(tuple_out->fields[0]) == 1) {
       out_type = tuple_out->fields[0];
     }
-    if (!StaticShape(out_type)) return std::nullopt;
+    if (!out_type.as<TensorTypeNode>()) return std::nullopt;
+    const bool dynamic = !StaticShape(out_type);
     auto calls = GroupCalls(g);
     if (!calls || calls->empty()) return std::nullopt;
-    // Every leaf the group reads must be static tensors (a tuple of them only as an anchor's argument).
+    // Every leaf the group reads must be tensors (a tuple of them only as an anchor's argument); their dims may be
+    // symbolic: kernels take their shapes per call.
     for (size_t i = 0; i < g.leaves.size(); ++i) {
       std::vector<Type> types;
       FlattenType(g.leaves[i]->checked_type(), &types);
       for (const Type& t : types) {
-        if (!StaticShape(t)) return std::nullopt;
+        if (!t.as<TensorTypeNode>()) return std::nullopt;
       }
     }
     auto epilogue_ok = [&](const CallNode* c) {
       Op op = Downcast<Op>(c->op);
-      if (!epilogue_rules.count(op) || !IsStaticF32(c->checked_type_)) return false;
+      if (!epilogue_rules.count(op) || !IsF32(c->checked_type_)) return false;
       for (const Expr& a : c->args) {
         if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) continue;
-        if (!IsStaticF32(a->checked_type())) return false;
+        if (!IsF32(a->checked_type())) return false;
       }
       return true;
     };
@@ -630,7 +672,7 @@ class GraphBuilder {
       Type anchor_type = anchor->checked_type_;
       if (tuple_out && anchor == g.root.get()) anchor_type = out_type;
       // The epilogue runs in place on the anchor's output: a group that broadcasts it wider is not one kernel.
-      if (StaticShape(anchor_type) != StaticShape(out_type)) return std::nullopt;
+      if (!SameDims(anchor_type, out_type)) return std::nullopt;
       // The anchor reads group inputs and constants only.
       for (const Expr& a : anchor->args) {
         const auto* t = a.as<TupleNode>();
@@ -651,8 +693,8 @@ class GraphBuilder {
         });
         if (!ok) return std::nullopt;
       }
-      for (const Type& t : input_types) all_f32 = all_f32 && IsStaticF32(t);
-      all_f32 = all_f32 && IsStaticF32(anchor_type);
+      for (const Type& t : input_types) all_f32 = all_f32 && IsF32(t);
+      all_f32 = all_f32 && IsF32(anchor_type);
     }
     // The epilogue program.
     std::vector<Entry> epi_inputs;
@@ -660,16 +702,18 @@ class GraphBuilder {
     auto program = BuildProgram(g, *calls, anchor, out_type, &epi_inputs, &views);
     if (!program) return std::nullopt;
     if (anchor == nullptr && program->empty()) return std::nullopt;
-    if (!program->empty() && !IsStaticF32(out_type)) return std::nullopt;
+    if (!program->empty() && !IsF32(out_type)) return std::nullopt;
     attrs.Set(String("epilogue"), String(*program));
     inputs.insert(inputs.end(), epi_inputs.begin(), epi_inputs.end());
     // Ask the factory now: one that refuses these attrs means the reference.
     runtime::Function factory = Registry::Get(kernel);
     if (!factory.defined()) return std::nullopt;
     runtime::Function bound;
+    GNode n;
+    if (dynamic) SetShapeFunc(g, tuple_out ? Expr(TupleGetItem(g.root, 0)) : g.root, &n);
     try {
       bound = factory(attrs).cast<runtime::Function>();
-      if (!all_f32) TrialRun(bound, inputs, views, out_type);
+      if (!all_f32) TrialRun(bound, inputs, views, out_type, n);
     } catch (const runtime::Error&) {
       return std::nullopt;
     }
@@ -685,7 +729,6 @@ class GraphBuilder {
       view.out_types = {v.type};
       e = {AddNode(std::move(view)), 0};
     }
-    GNode n;
     n.is_op = true;
     n.name = g.name;
     n.func_name = kernel;
@@ -716,9 +759,11 @@ class GraphBuilder {
    * whose node is -1 is pending[index], whose node is not made yet.
    */
   void TrialRun(const runtime::Function& bound, const std::vector<Entry>& inputs,
-                const std::vector<PendingView>& pending, const Type& out_type) {
+                const std::vector<PendingView>& pending, const Type& out_type, const GNode& node) {
     std::vector<NDArray> arrays;
-    auto make = [&](const Type& t) {
+    auto make = [&](const Type& symbolic) {
+      // Symbolic dims are tried as 1 everywhere: the output's shape then comes from the shape function.
+      Type t = WithDims(symbolic, 1);
       const auto* tt = t.as<TensorTypeNode>();
       NDArray a = NDArray::Empty(*tt->static_shape(), tt->dtype);
       if (a.NBytes()) std::memset(static_cast<char*>(a->tensor.data) + a->tensor.byte_offset, 0, a.NBytes());
@@ -738,7 +783,13 @@ class GraphBuilder {
         make(n.out_types[e.index]);
       }
     }
-    make(out_type);
+    if (node.shape_func.defined()) {
+      std::vector<Type> leaf_types;
+      for (const Var& v : node.shape_func->params) leaf_types.push_back(WithDims(*v->type_annotation, 1));
+      make(EvalShapeFunc(node.shape_func, leaf_types));
+    } else {
+      make(out_type);
+    }
     std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
     runtime::Any rv;
     bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
@@ -781,7 +832,7 @@ class GraphBuilder {
                                           const Type& out_type, std::vector<Entry>* epi_inputs,
                                           std::vector<PendingView>* views) {
     const auto& epilogue_rules = epilogue_rules_;
-    const std::vector<int64_t> out_shape = *StaticShape(out_type);  // the caller checked it is static
+    const Array<Any> out_shape = out_type.as<TensorTypeNode>()->shape;  // the caller checked it is a tensor
     std::unordered_map<const Object*, int> uses;
     for (const Call& c : calls) {
       for (const Expr& a : c->args) uses[a.get()]++;
@@ -970,6 +1021,7 @@ class GraphBuilder {
         PlanEntry& pe = plan_in.entries[row_ptr[i] + k];
         pe.bytes = TensorBytes(n.out_types[k]);
         pe.planned = n.native;
+        pe.dynamic = n.native && !StaticShape(n.out_types[k]);
         if (n.func_name == kNop) pe.alias_of = eid(n.inputs[0]);
       }
       if (n.is_op) {
@@ -1009,7 +1061,22 @@ class GraphBuilder {
           j += ":";
           TVMLITE_ICHECK(WriteJSONValue(kv.second, &j)) << "LowerToGraph: a kernel attr is not JSON";
         }
-        j += "}}";
+        j += "}";
+        if (n.shape_func.defined()) {
+          j += ",\"shape_func\":";
+          WriteJSONString(runtime::SaveJSON(Any(n.shape_func)), &j);
+          j += ",\"shape_args\":[";
+          for (size_t a = 0; a < n.shape_args.size(); ++a) {
+            j += a ? ",[" : "[";
+            for (size_t k = 0; k < n.shape_args[a].size(); ++k) {
+              j += (k ? ",[" : "[") + std::to_string(n.shape_args[a][k].node) + "," +
+                   std::to_string(n.shape_args[a][k].index) + ",0]";
+            }
+            j += "]";
+          }
+          j += "]";
+        }
+        j += "}";
       }
       j += "}";
     }

@@ -19,6 +19,14 @@
  * still the function registered under its name. No other registered function is ever called. Params must be
  * entries the graph names, with the graph's dtype and shape.
  *
+ * Symbolic shapes. A node whose outputs have symbolic dims (-1 in the graph; a native kernel or a view) carries
+ * "shape_func" (its group as a function of its leaves, saved IR: shape_func.h) and "shape_args" (each leaf's
+ * entries). Before the node runs, the executor types that function with the leaves' concrete shapes: the output
+ * shapes, cached per node by the leaves' shapes (the last shape is checked first: a server repeating one shape
+ * pays a compare). A kernel's dynamic outputs live in storages the memory plan shares among dynamic entries by
+ * liveness; a storage grows (never shrinks) when an entry placed in it needs more, so after the largest shape has
+ * run once a run allocates nothing. The kernels take their shapes per call.
+ *
  * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node instead
  * returns its outputs (an Array, one value per output entry: NDArrays of any shape, sequences, None), which are
  * stored in the entries. profile() runs once timing each node.
@@ -38,12 +46,16 @@
 #include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/ndarray.h>
 #include <tvmlite/runtime/registry.h>
+#include <tvmlite/runtime/serialization.h>
 #include <tvmlite/runtime/shape.h>
 
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "./shape_func.h"
 
 namespace tvmlite {
 namespace backend {
@@ -146,6 +158,14 @@ class GraphExecutorObj : public Object {
     Map<String, Any> kernel_attrs;
     std::vector<int64_t> inputs, outputs;  // entry ids
     bool view_fixed = false;               // kNop: made at creation
+    ir::Function shape_func;               // outputs of symbolic shape: their shapes per run (see above)
+    std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
+  };
+  /*! \brief A node's output shapes per leaf-shape signature (the last one first). */
+  struct ShapeCache {
+    std::vector<int64_t> last_key;
+    const std::vector<std::vector<int64_t>>* last = nullptr;
+    std::map<std::vector<int64_t>, std::vector<std::vector<int64_t>>> all;
   };
 
   // Fixed at Init (read without the lock).
@@ -154,7 +174,9 @@ class GraphExecutorObj : public Object {
   std::vector<DLDataType> dtypes;
   std::vector<bool> is_static, is_object;
   std::vector<bool> in_place;        // per entry: an NDArray the executor rewrites (get_output copies it)
-  std::vector<NDArray> storages;
+  std::vector<NDArray> storages;     // a dynamic one is (re)allocated by Run, under the lock
+  std::vector<bool> storage_dynamic;
+  std::vector<int64_t> storage_of_;  // per entry: its storage id (-1: none)
   std::vector<int64_t> heads;
   std::vector<int64_t> input_nodes;  // node ids of the inputs, in order
   std::unordered_map<std::string, int64_t> input_index;
@@ -178,6 +200,7 @@ class GraphExecutorObj : public Object {
     Array<Any> jshape = AttrList(attrs, "shape", num_entries);
     Array<Any> jdtype = AttrList(attrs, "dltype", num_entries);
     std::vector<int64_t> sids = IntList(AttrList(attrs, "storage_id", num_entries), "storage_id");
+    storage_of_ = sids;
     std::vector<int64_t> stat = IntList(AttrList(attrs, "static", num_entries), "static");
     values_.assign(num_entries, Any());
     in_place.assign(num_entries, false);
@@ -192,19 +215,30 @@ class GraphExecutorObj : public Object {
       is_static.push_back(stat[e] != 0 && !obj);
       if (is_static.back()) NumBytes(shapes.back(), dtypes.back());  // dims >= 0, size without overflow
     }
-    // Storages: as large as the largest entry placed in each.
+    // Storages: as large as the largest static entry placed in each; one holding dynamic entries (symbolic
+    // shapes: a tensor, not an object) holds only such and is sized at run time.
     std::vector<int64_t> storage_bytes;
+    std::vector<int> storage_kind;  // 0: unused, 1: static, 2: dynamic
     for (size_t e = 0; e < num_entries; ++e) {
       if (sids[e] < 0) continue;
-      TVMLITE_CHECK_KIND(is_static[e] && sids[e] < static_cast<int64_t>(num_entries) * 2 + 1, ValueError)
+      TVMLITE_CHECK_KIND(!is_object[e] && sids[e] < static_cast<int64_t>(num_entries) * 2 + 1, ValueError)
           << "graph executor: storage_id " << sids[e] << " of entry " << e << " is invalid";
-      if (static_cast<size_t>(sids[e]) >= storage_bytes.size()) storage_bytes.resize(sids[e] + 1, 0);
-      storage_bytes[sids[e]] = std::max(storage_bytes[sids[e]], NumBytes(shapes[e], dtypes[e]));
-    }
-    if (!check_only) {
-      for (int64_t b : storage_bytes) {
-        storages.push_back(NDArray::Empty({std::max<int64_t>(b, 1)}, DataType::UInt(8)));
+      if (static_cast<size_t>(sids[e]) >= storage_bytes.size()) {
+        storage_bytes.resize(sids[e] + 1, 0);
+        storage_kind.resize(sids[e] + 1, 0);
       }
+      const int kind = is_static[e] ? 1 : 2;
+      TVMLITE_CHECK_KIND(storage_kind[sids[e]] == 0 || storage_kind[sids[e]] == kind, ValueError)
+          << "graph executor: storage " << sids[e] << " holds entries of static and of symbolic shape";
+      storage_kind[sids[e]] = kind;
+      if (is_static[e]) storage_bytes[sids[e]] = std::max(storage_bytes[sids[e]], NumBytes(shapes[e], dtypes[e]));
+    }
+    for (size_t sid = 0; sid < storage_bytes.size(); ++sid) {
+      storage_dynamic.push_back(storage_kind[sid] == 2);
+      if (check_only) continue;
+      storages.push_back(storage_kind[sid] == 2 ? NDArray()
+                                                : NDArray::Empty({std::max<int64_t>(storage_bytes[sid], 1)},
+                                                                 DataType::UInt(8)));
     }
 
     std::unordered_set<std::string> param_nodes;
@@ -246,10 +280,14 @@ class GraphExecutorObj : public Object {
         TVMLITE_CHECK_KIND(op == "tvm_op", ValueError) << "graph executor: unknown node op '" << op << "'";
         Map<String, Any> nattrs = Get<Map<String, Any>>(*jn, "attrs");
         n.func_name = std::string(Get<String>(nattrs, "func_name"));
+        ParseShapeFunc(nattrs, row_ptr, i, &n);
         if (n.func_name == "__nop") {
           n.kind = kNop;
-          TVMLITE_CHECK_KIND(n.inputs.size() == 1 && n.outputs.size() == 1 && is_static[n.outputs[0]], ValueError)
-              << "graph executor: view " << n.name << " must have one input and one static output";
+          TVMLITE_CHECK_KIND(n.inputs.size() == 1 && n.outputs.size() == 1 && !is_object[n.outputs[0]] &&
+                                 (is_static[n.outputs[0]] || n.shape_func.defined()),
+                             ValueError)
+              << "graph executor: view " << n.name << " must have one input and one tensor output, static or with a "
+              << "shape_func";
           in_place[n.outputs[0]] = true;
         } else {
           n.kind = n.func_name == kReferenceFactory ? kReference : kKernel;
@@ -263,16 +301,18 @@ class GraphExecutorObj : public Object {
             for (int64_t e : n.outputs) {
               TVMLITE_CHECK_KIND(sids[e] >= 0, ValueError)
                   << "graph executor: kernel node " << n.name << " has an output without storage";
+              TVMLITE_CHECK_KIND(is_static[e] || n.shape_func.defined(), ValueError)
+                  << "graph executor: kernel node " << n.name << " has an output of symbolic shape and no shape_func";
               in_place[e] = true;
-              if (!check_only) values_[e] = ViewOf(storages[sids[e]], shapes[e], dtypes[e]);
+              if (!check_only && is_static[e]) values_[e] = ViewOf(storages[sids[e]], shapes[e], dtypes[e]);
             }
           }
         }
       }
-      if (n.kind == kNop && !check_only) {
+      if (n.kind == kNop && !check_only && is_static[n.outputs[0]]) {
         const Any& in = values_[n.inputs[0]];
         if (std::optional<NDArray> a = in.as<NDArray>(); a && is_static[n.inputs[0]]) {
-          values_[n.outputs[0]] = MakeView(n, *a);
+          values_[n.outputs[0]] = MakeView(n, *a, shapes[n.outputs[0]]);
           n.view_fixed = true;
         }
       }
@@ -290,6 +330,7 @@ class GraphExecutorObj : public Object {
           << "graph executor: a head names no entry";
       heads.push_back(row_ptr[ref[0]] + ref[1]);
     }
+    shape_cache_.resize(nodes.size());
     if (check_only) return;
     // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
     for (Node& n : nodes) {
@@ -311,12 +352,123 @@ class GraphExecutorObj : public Object {
                                          << ShapeStr(a->Shape()) << ", the graph's entry " << ShapeStr(shapes[e]);
   }
 
-  NDArray MakeView(const Node& n, const NDArray& in) const {
+  NDArray MakeView(const Node& n, const NDArray& in, const std::vector<int64_t>& shape) const {
     int64_t out = n.outputs[0];
-    TVMLITE_CHECK_KIND(in.IsContiguous() && in.NBytes() == static_cast<size_t>(NumBytes(shapes[out], dtypes[out])),
+    TVMLITE_CHECK_KIND(in.IsContiguous() && in.NBytes() == static_cast<size_t>(NumBytes(shape, dtypes[out])),
                        ValueError)
-        << n.name << ": cannot view " << ShapeStr(in.Shape()) << " as " << ShapeStr(shapes[out]);
-    return ViewOf(in, shapes[out], dtypes[out]);
+        << n.name << ": cannot view " << ShapeStr(in.Shape()) << " as " << ShapeStr(shape);
+    return ViewOf(in, shape, dtypes[out]);
+  }
+
+  /*! \brief Read a node's "shape_func" and "shape_args" (both or neither); every arg an entry computed before it. */
+  static void ParseShapeFunc(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i,
+                             Node* n) {
+    const Any* f = nattrs.get()->Find(Any(String("shape_func")));
+    const Any* a = nattrs.get()->Find(Any(String("shape_args")));
+    if (f == nullptr && a == nullptr) return;
+    TVMLITE_CHECK_KIND(f != nullptr && a != nullptr && f->as<String>().has_value(), ValueError)
+        << "graph executor: node " << n->name << " needs both shape_func (a string) and shape_args";
+    std::optional<ir::Function> func;
+    try {
+      func = runtime::LoadJSON(std::string(f->cast<String>())).as<ir::Function>();
+    } catch (const runtime::Error& err) {
+      TVMLITE_THROW(ValueError) << "graph executor: node " << n->name << "'s shape_func: " << err.message();
+    }
+    TVMLITE_CHECK_KIND(func.has_value(), ValueError) << "graph executor: node " << n->name
+                                                     << "'s shape_func is not a function";
+    std::optional<Array<Any>> args = a->as<Array<Any>>();
+    TVMLITE_CHECK_KIND(args && args->size() == (*func)->params.size(), ValueError)
+        << "graph executor: node " << n->name << "'s shape_args must list one entry list per shape_func param";
+    for (size_t k = 0; k < args->size(); ++k) {
+      std::optional<Array<Any>> refs = (*args)[k].as<Array<Any>>();
+      TVMLITE_CHECK_KIND(refs.has_value(), ValueError) << "graph executor: node " << n->name
+                                                       << "'s shape_args are malformed";
+      std::vector<int64_t> entries;
+      for (const Any& r : *refs) {
+        std::vector<int64_t> ref = IntList(r, "a shape arg");
+        TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
+                               ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
+                           ValueError)
+            << "graph executor: node " << n->name << "'s shape_args read an entry that is not computed before it";
+        entries.push_back(row_ptr[ref[0]] + ref[1]);
+      }
+      const ir::Var& p = (*func)->params[k];
+      TVMLITE_CHECK_KIND(p->type_annotation.has_value(), ValueError)
+          << "graph executor: node " << n->name << "'s shape_func has an untyped param";
+      n->shape_args.push_back(std::move(entries));
+    }
+    n->shape_func = *func;
+  }
+
+  /*! \brief A param type like declared with the concrete shapes of arrays (consumed from *pos, in order). */
+  static ir::Type ConcreteType(const ir::Type& declared, const std::vector<NDArray>& arrays, size_t* pos) {
+    if (const auto* tt = declared.as<ir::TupleTypeNode>()) {
+      std::vector<ir::Type> fields;
+      for (const ir::Type& f : tt->fields) fields.push_back(ConcreteType(f, arrays, pos));
+      return ir::TupleType(Array<ir::Type>(fields));
+    }
+    TVMLITE_CHECK_KIND(*pos < arrays.size(), ValueError) << "shape function: fewer entries than its params take";
+    const NDArray& a = arrays[(*pos)++];
+    return ir::TensorType(a.Shape(), a.dtype());
+  }
+
+  /*! \brief The output shapes of node id (which has a shape_func) for its leaves' current values. */
+  const std::vector<std::vector<int64_t>>& OutShapes(size_t id, const Node& n) {
+    ShapeCache& cache = shape_cache_[id];
+    key_.clear();
+    for (const auto& entries : n.shape_args) {
+      for (int64_t e : entries) {
+        std::optional<NDArray> a = values_[e].as<NDArray>();
+        TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": an input of its shape function is not a tensor";
+        const DLTensor& t = (*a)->tensor;
+        key_.push_back(t.ndim);
+        key_.insert(key_.end(), t.shape, t.shape + t.ndim);
+      }
+    }
+    if (cache.last != nullptr && cache.last_key == key_) return *cache.last;
+    auto it = cache.all.find(key_);
+    if (it == cache.all.end()) {
+      std::vector<ir::Type> args;
+      for (size_t k = 0; k < n.shape_args.size(); ++k) {
+        std::vector<NDArray> arrays;
+        for (int64_t e : n.shape_args[k]) arrays.push_back(values_[e].cast<NDArray>());
+        size_t pos = 0;
+        args.push_back(ConcreteType(*n.shape_func->params[k]->type_annotation, arrays, &pos));
+        TVMLITE_CHECK_KIND(pos == arrays.size(), ValueError) << n.name << ": its shape_args do not match its params";
+      }
+      std::vector<std::vector<int64_t>> out = ConcreteShapes(EvalShapeFunc(n.shape_func, args));
+      TVMLITE_CHECK_KIND(out.size() == n.outputs.size(), ValueError)
+          << n.name << ": its shape function gives " << out.size() << " shapes for " << n.outputs.size()
+          << " outputs";
+      for (size_t k = 0; k < out.size(); ++k) {
+        const auto& declared = shapes[n.outputs[k]];
+        bool fits = declared.empty() || declared.size() == out[k].size();
+        for (size_t d = 0; fits && d < declared.size(); ++d) fits = declared[d] < 0 || declared[d] == out[k][d];
+        TVMLITE_CHECK_KIND(fits, ValueError) << n.name << ": output " << k << " would have shape "
+                                             << ShapeStr(out[k]) << ", the graph says " << ShapeStr(declared);
+        NumBytes(out[k], dtypes[n.outputs[k]]);  // fits in memory
+      }
+      if (cache.all.size() >= kMaxShapesPerNode) cache.all.clear();  // a bound on what odd callers can grow
+      it = cache.all.emplace(key_, std::move(out)).first;
+    }
+    cache.last_key = key_;
+    cache.last = &it->second;
+    return it->second;
+  }
+
+  /*! \brief Entry e (a kernel's output in dynamic storage sid) as a tensor of this shape: the storage grown when
+   * needed, the view kept when it already is one. */
+  void BindDynamicOutput(int64_t e, int64_t sid, const std::vector<int64_t>& shape) {
+    const int64_t bytes = NumBytes(shape, dtypes[e]);
+    NDArray& storage = storages[sid];
+    if (!storage.defined() || static_cast<int64_t>(storage.NBytes()) < bytes) {
+      const int64_t old = storage.defined() ? static_cast<int64_t>(storage.NBytes()) : 0;
+      storage = NDArray::Empty({std::max<int64_t>(std::max<int64_t>(bytes, old + old / 4), 1)}, DataType::UInt(8));
+    }
+    if (std::optional<NDArray> v = values_[e].as<NDArray>()) {
+      if ((*v)->tensor.data == storage->tensor.data && v->Shape() == shape) return;
+    }
+    values_[e] = ViewOf(storage, shape, dtypes[e]);
   }
 
   void Run() {
@@ -324,7 +476,7 @@ class GraphExecutorObj : public Object {
     CheckInputsSet();
     has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
     std::vector<AnyView> args;
-    for (const Node& n : nodes) RunNode(n, &args);
+    for (size_t i = 0; i < nodes.size(); ++i) RunNode(i, &args);
     has_run_ = true;
   }
 
@@ -334,9 +486,10 @@ class GraphExecutorObj : public Object {
     has_run_ = false;
     std::vector<AnyView> args;
     std::vector<Any> records;
-    for (const Node& n : nodes) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
       auto t0 = std::chrono::steady_clock::now();
-      RunNode(n, &args);
+      RunNode(i, &args);
       auto t1 = std::chrono::steady_clock::now();
       if (n.kind == kInput || n.kind == kParam) continue;
       Map<String, Any> r;
@@ -451,17 +604,26 @@ class GraphExecutorObj : public Object {
     return values_[e];
   }
 
-  void RunNode(const Node& n, std::vector<AnyView>* args) {
+  void RunNode(size_t id, std::vector<AnyView>* args) {
+    const Node& n = nodes[id];
     switch (n.kind) {
       case kInput: case kParam: return;
       case kNop:
         if (!n.view_fixed) {
           std::optional<NDArray> a = values_[n.inputs[0]].as<NDArray>();
           TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": the input of a view is not a tensor";
-          values_[n.outputs[0]] = MakeView(n, *a);
+          values_[n.outputs[0]] = MakeView(n, *a, n.shape_func.defined() ? OutShapes(id, n)[0]
+                                                                         : shapes[n.outputs[0]]);
         }
         return;
       case kKernel: {
+        if (n.shape_func.defined()) {
+          const auto& out_shapes = OutShapes(id, n);
+          for (size_t k = 0; k < n.outputs.size(); ++k) {
+            const int64_t e = n.outputs[k];
+            if (!is_static[e]) BindDynamicOutput(e, storage_of_[e], out_shapes[k]);
+          }
+        }
         args->clear();
         for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
         for (int64_t e : n.outputs) args->push_back(AnyView(values_[e]));
@@ -492,8 +654,12 @@ class GraphExecutorObj : public Object {
     TVMLITE_CHECK_KIND(missing.empty(), ValueError) << "run: inputs not set: " << missing;
   }
 
+  static constexpr size_t kMaxShapesPerNode = 1024;
+
   // Changed by calls: guarded by mu_.
   std::mutex mu_;
+  std::vector<ShapeCache> shape_cache_;  // per node
+  std::vector<int64_t> key_;             // scratch: a node's leaf-shape signature
   std::vector<Any> values_;  // per entry
   std::unordered_set<int64_t> input_set_;
   bool has_run_ = false;

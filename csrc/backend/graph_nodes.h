@@ -6,6 +6,7 @@
 #ifndef TVMLITE_BACKEND_GRAPH_NODES_H_
 #define TVMLITE_BACKEND_GRAPH_NODES_H_
 
+#include <tvmlite/ir/expr.h>
 #include <tvmlite/ir/type.h>
 #include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/string.h>
@@ -31,6 +32,10 @@ struct GNode {
   std::vector<Entry> inputs;
   std::vector<ir::Type> out_types;
   bool native = false;  // a topi kernel: its outputs are planned
+  // An output of symbolic shape (a native node or a view): the group as a shape function of its leaves
+  // (shape_func.h) and each leaf's entries; the executor computes the output shapes per input shape.
+  ir::Function shape_func;
+  std::vector<std::vector<Entry>> shape_args;
 };
 
 }  // namespace backend

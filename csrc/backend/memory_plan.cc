@@ -50,7 +50,7 @@ MemoryPlan PlanMemory(const PlanInput& in) {
 
   MemoryPlan plan;
   plan.storage_id.assign(num_entries, -1);
-  std::vector<int64_t> free_list;  // storage ids
+  std::vector<int64_t> free_list, free_dynamic;  // storage ids
   // Entries whose storage is released after node n.
   std::vector<std::vector<int64_t>> release(in.nodes.size());
   for (int64_t e = 0; e < num_entries; ++e) {
@@ -59,6 +59,17 @@ MemoryPlan PlanMemory(const PlanInput& in) {
   for (size_t n = 0; n < in.nodes.size(); ++n) {
     for (int64_t e : in.nodes[n].outputs) {
       if (root[e] != e || !in.entries[e].planned || plan.storage_id[e] >= 0) continue;
+      if (in.entries[e].dynamic) {
+        if (free_dynamic.empty()) {
+          plan.storage_id[e] = static_cast<int64_t>(plan.storage_bytes.size());
+          plan.storage_bytes.push_back(0);
+          plan.storage_dynamic.push_back(true);
+        } else {
+          plan.storage_id[e] = free_dynamic.back();
+          free_dynamic.pop_back();
+        }
+        continue;
+      }
       const int64_t bytes = std::max<int64_t>(in.entries[e].bytes, 1);
       plan.intermediate_bytes += in.entries[e].bytes;
       // Best fit: the smallest free storage in [bytes, bytes * kMatchRange]; else the largest smaller one, grown.
@@ -82,11 +93,13 @@ MemoryPlan PlanMemory(const PlanInput& in) {
       } else {
         sid = static_cast<int64_t>(plan.storage_bytes.size());
         plan.storage_bytes.push_back(bytes);
+        plan.storage_dynamic.push_back(false);
       }
       plan.storage_id[e] = sid;
     }
     for (int64_t e : release[n]) {
-      if (plan.storage_id[e] >= 0) free_list.push_back(plan.storage_id[e]);
+      const int64_t sid = plan.storage_id[e];
+      if (sid >= 0) (plan.storage_dynamic[sid] ? free_dynamic : free_list).push_back(sid);
     }
   }
   for (int64_t e = 0; e < num_entries; ++e) {

@@ -17,6 +17,10 @@
  * Invariants the unit test checks by simulation: two entries live at the same time never share a storage, and each
  * storage is at least as large as every entry placed in it. Unplanned entries (inputs, params, values a reference
  * node returns) get storage id -1.
+ *
+ * Entries of symbolic shape (dynamic) have no size at build: they share storages among themselves by liveness alone
+ * (the most recently freed first), never with static entries, and their storages are planned at 0 bytes: the
+ * executor grows one when an entry placed in it needs more at run time (no tenant is live then, by liveness).
  */
 #ifndef TVMLITE_BACKEND_MEMORY_PLAN_H_
 #define TVMLITE_BACKEND_MEMORY_PLAN_H_
@@ -31,6 +35,7 @@ struct PlanEntry {
   int64_t bytes = 0;
   int64_t alias_of = -1;  // a view: the entry whose storage it shares (-1: none)
   bool planned = false;   // true: a native node's output that needs a storage (ignored for views)
+  bool dynamic = false;   // a symbolic shape: bytes unknown until run time
 };
 
 struct PlanNode {
@@ -46,7 +51,8 @@ struct PlanInput {
 
 struct MemoryPlan {
   std::vector<int64_t> storage_id;     // per entry; a view has its base's; -1: not in the pool
-  std::vector<int64_t> storage_bytes;  // per storage
+  std::vector<int64_t> storage_bytes;  // per storage (0 for a dynamic one)
+  std::vector<bool> storage_dynamic;   // per storage: holds dynamic entries (sized at run time)
   int64_t planned_bytes = 0;           // sum of storage_bytes
   int64_t intermediate_bytes = 0;      // sum of the planned entries' bytes (what no sharing would take)
 };
