@@ -2,8 +2,8 @@
  * \file pool.cc
  * \brief Windowed and global 2-D pooling: topi.nn.max_pool2d, topi.nn.avg_pool2d (relay's nn.max_pool2d and
  * nn.avg_pool2d), topi.nn.global_avg_pool2d and topi.nn.global_max_pool2d (nn.global_avg_pool /
- * nn.global_max_pool on 2-D spatial data), and topi.nn.pool2d / topi.nn.global_pool2d taking `pool_type`
- * ("max" | "avg") for callers that pick the kind at run time. All share one implementation.
+ * nn.global_max_pool; unblocked, any number of spatial dims), and topi.nn.pool2d / topi.nn.global_pool2d taking
+ * `pool_type` ("max" | "avg") for callers that pick the kind at run time. All share one implementation.
  *
  *   f = topi.nn.avg_pool2d({"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1], "layout": "NCHW16c",
  *                          "ceil_mode": 1, "count_include_pad": 0})
@@ -421,9 +421,19 @@ Function MakeGlobalPool(const std::string& kernel, Map<String, Any> attrs_in, co
   return MakeKernel(kernel, epilogue.num_inputs() + 2, [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data");
     TensorArg out = args.Output();
-    PoolData d = CheckData(data, block, layout);
+    PoolData d;
+    std::vector<int64_t> shape;
+    if (block == 0 && data.ndim() >= 3 && data.ndim() != 4) {
+      // NC and one or three spatial dims (GlobalAveragePool on (N, C, L): a sequence model's mean over time;
+      // (N, C, D, H, W)): the plane is every dim after C, as for NCHW.
+      d = PoolData{data.Data<float>(), data.dim(0), data.dim(1), 1, 1, 1};
+      shape = {d.N, d.CB};
+      for (int i = 2; i < data.ndim(); ++i) d.H *= data.dim(i), shape.push_back(1);
+    } else {
+      d = CheckData(data, block, layout);
+      shape = OutShape(d, block, 1, 1);
+    }
     float* y = out.Data<float>();
-    std::vector<int64_t> shape = OutShape(d, block, 1, 1);
     out.CheckShape(shape);
     if (d.H * d.W == 0 && d.N * d.CB * d.c > 0) data.Fail("has an empty spatial extent: nothing to pool");
     BoundEpilogue bound = epilogue.Bind(shape, args.Rest(1), kernel);

@@ -361,6 +361,22 @@ def test_global_pool(rng, threads, kind, shape):
             np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("shape", [(2, 12, 37), (1, 8, 3, 4, 5), (2, 3, 0)], ids=str)
+def test_global_pool_other_ranks(rng, threads, kind, shape):
+    """Unblocked global pooling over one or three spatial dims (GlobalAveragePool on (N, C, L), as Swin's and
+    wav2vec2's heads export it): the plane is every dim after C, like the op's reference."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    if 0 in shape:
+        with pytest.raises(tvmlite.TVMLiteError, match="empty spatial extent"):
+            run(f"topi.nn.global_{kind}_pool2d", {}, x, out_shape=shape[:2] + (1,))
+        return
+    ref = get_reference(f"nn.global_{kind}_pool")(SimpleNamespace(layout="", p=2.0), x)
+    assert ref.shape == shape[:2] + (1,) * (len(shape) - 2)
+    got = run(f"topi.nn.global_{kind}_pool2d", {}, x, out_shape=ref.shape)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("block", [0, 16])
 def test_global_pool_epilogue(rng, threads, block):
     x = rng.standard_normal((2, 32, 7, 7)).astype(np.float32)
