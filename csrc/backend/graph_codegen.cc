@@ -186,27 +186,38 @@ bool IsF32(const Type& t) {
   return tt != nullptr && tt->dtype == runtime::DataType::Float(32);
 }
 
-/*! \brief Tensor types of the same rank whose dims are the same (equal ints or the same SizeVar). */
+/*!
+ * \brief Whether an anchor of type a writes the whole group output of type b in place: the same rank and, per dim,
+ * the same dim (equal ints, the same SizeVar), or b's symbolic where a's is not 1, or both symbolic. Symbolic dims
+ * are taken to agree as the type relations take them (BroadcastShapes: "checked at run time"): the kernel checks
+ * its output's shape per call, so a run where they do not is an error, never a wrong result. A static 1 against a
+ * symbolic dim is refused: that is the broadcast-wider case (x - mean(x)).
+ */
 bool SameDims(const Type& a, const Type& b) {
   const auto* x = a.as<TensorTypeNode>();
   const auto* y = b.as<TensorTypeNode>();
   if (x == nullptr || y == nullptr || x->ndim() != y->ndim()) return false;
   for (size_t i = 0; i < x->ndim(); ++i) {
-    if (!relay::DimEqual(x->shape[i], y->shape[i])) return false;
+    const bool sx = !x->static_dim(i), sy = !y->static_dim(i);
+    if (relay::DimEqual(x->shape[i], y->shape[i]) || (sx && sy) || (sy && !relay::DimIs(x->shape[i], 1))) continue;
+    return false;
   }
   return true;
 }
 
 /*!
- * \brief Whether a tensor of type t broadcasts (numpy rules) to shape out at every value of out's symbolic dims:
- * what an epilogue input must do. Each dim of t is 1 or the same as out's (an equal int or the same SizeVar).
+ * \brief Whether a tensor of type t may broadcast (numpy rules) to shape out: what an epilogue input must do. Static
+ * dims must be 1 or equal; a symbolic one is taken to agree (the epilogue's binding checks every call).
  */
 bool BroadcastsTo(const Type& t, const Array<Any>& out) {
   const auto* tt = t.as<TensorTypeNode>();
   if (tt == nullptr || tt->ndim() > out.size()) return false;
   size_t off = out.size() - tt->ndim();
   for (size_t i = 0; i < tt->ndim(); ++i) {
-    if (!relay::DimIs(tt->shape[i], 1) && !relay::DimEqual(tt->shape[i], out[off + i])) return false;
+    const Any& d = tt->shape[i];
+    const Any& o = out[off + i];
+    if (relay::DimIs(d, 1) || relay::DimEqual(d, o)) continue;
+    if (d.type_index() == kTVMLiteInt && o.type_index() == kTVMLiteInt) return false;
   }
   return true;
 }
@@ -456,6 +467,7 @@ class GraphBuilder {
     g.name = GroupName(g);
     Type out_type = g.root->checked_type();
     if (auto r = TryView(g)) return *r;
+    reason_.clear();
     if (auto r = TryNative(g, first_field_only_.count(call.get()) != 0)) return *r;
     return LowerReference(g, call, out_type);
   }
@@ -631,17 +643,17 @@ class GraphBuilder {
     if (tuple_out && first_field_only && !tuple_out->fields.empty() && FlatCount(tuple_out->fields[0]) == 1) {
       out_type = tuple_out->fields[0];
     }
-    if (!out_type.as<TensorTypeNode>()) return std::nullopt;
+    if (!out_type.as<TensorTypeNode>()) return Refuse("its value is not one tensor");
     const bool dynamic = !StaticShape(out_type);
     auto calls = GroupCalls(g);
-    if (!calls || calls->empty()) return std::nullopt;
+    if (!calls || calls->empty()) return Refuse("it holds control flow or a value other than op calls");
     // Every leaf the group reads must be tensors (a tuple of them only as an anchor's argument); their dims may be
     // symbolic: kernels take their shapes per call.
     for (size_t i = 0; i < g.leaves.size(); ++i) {
       std::vector<Type> types;
       FlattenType(g.leaves[i]->checked_type(), &types);
       for (const Type& t : types) {
-        if (!t.as<TensorTypeNode>()) return std::nullopt;
+        if (!t.as<TensorTypeNode>()) return Refuse("an input is not a tensor (" + TypeToString(t) + ")");
       }
     }
     auto epilogue_ok = [&](const CallNode* c) {
@@ -657,7 +669,10 @@ class GraphBuilder {
     for (const Call& call : *calls) {
       const CallNode* c = call.get();
       if (epilogue_ok(c) || LeafView(g, c)) continue;
-      if (anchor != nullptr) return std::nullopt;  // two anchors
+      if (anchor != nullptr) {
+        return Refuse("two ops need kernels of their own (" + Downcast<Op>(anchor->op)->name + ", " +
+                      Downcast<Op>(c->op)->name + ")");
+      }
       anchor = c;
     }
     std::string kernel = "topi.elemwise";
@@ -667,21 +682,24 @@ class GraphBuilder {
     bool all_f32 = true;
     if (anchor != nullptr) {
       Op op = Downcast<Op>(anchor->op);
-      if (!kernels.count(op)) return std::nullopt;
+      if (!kernels.count(op)) return Refuse("op " + op->name + " has no native kernel");
       kernel = std::string(kernels[op]);
       Type anchor_type = anchor->checked_type_;
       if (tuple_out && anchor == g.root.get()) anchor_type = out_type;
       // The epilogue runs in place on the anchor's output: a group that broadcasts it wider is not one kernel.
-      if (!SameDims(anchor_type, out_type)) return std::nullopt;
+      if (!SameDims(anchor_type, out_type)) {
+        return Refuse("its epilogue broadcasts " + op->name + "'s " + TypeToString(anchor_type) + " to " +
+                      TypeToString(out_type));
+      }
       // The anchor reads group inputs and constants only.
       for (const Expr& a : anchor->args) {
         const auto* t = a.as<TupleNode>();
         if (t != nullptr && !g.leaf_index.count(a.get())) {
           for (const Expr& f : t->fields) {
-            if (!AnchorInput(g, f, &inputs, &input_types)) return std::nullopt;
+            if (!AnchorInput(g, f, &inputs, &input_types)) return Refuse(op->name + " reads a value of its group");
           }
         } else if (!AnchorInput(g, a, &inputs, &input_types)) {
-          return std::nullopt;
+          return Refuse(op->name + " reads a value computed inside its group");
         }
       }
       if (anchor->attrs.defined()) {
@@ -691,7 +709,7 @@ class GraphBuilder {
           if (!v) ok = false;
           else if (!v->is_none()) attrs.Set(String(std::string(fi.name.data, fi.name.size)), *v);
         });
-        if (!ok) return std::nullopt;
+        if (!ok) return Refuse(op->name + " has an attribute a kernel cannot take");
       }
       for (const Type& t : input_types) all_f32 = all_f32 && IsF32(t);
       all_f32 = all_f32 && IsF32(anchor_type);
@@ -700,22 +718,22 @@ class GraphBuilder {
     std::vector<Entry> epi_inputs;
     std::vector<PendingView> views;
     auto program = BuildProgram(g, *calls, anchor, out_type, &epi_inputs, &views);
-    if (!program) return std::nullopt;
-    if (anchor == nullptr && program->empty()) return std::nullopt;
-    if (!program->empty() && !IsF32(out_type)) return std::nullopt;
+    if (!program) return std::nullopt;  // BuildProgram said why
+    if (anchor == nullptr && program->empty()) return Refuse("nothing to compute");
+    if (!program->empty() && !IsF32(out_type)) return Refuse("an epilogue on a non-float32 value");
     attrs.Set(String("epilogue"), String(*program));
     inputs.insert(inputs.end(), epi_inputs.begin(), epi_inputs.end());
     // Ask the factory now: one that refuses these attrs means the reference.
     runtime::Function factory = Registry::Get(kernel);
-    if (!factory.defined()) return std::nullopt;
+    if (!factory.defined()) return Refuse("kernel " + kernel + " is not registered");
     runtime::Function bound;
     GNode n;
     if (dynamic) SetShapeFunc(g, tuple_out ? Expr(TupleGetItem(g.root, 0)) : g.root, &n);
     try {
       bound = factory(attrs).cast<runtime::Function>();
       if (!all_f32) TrialRun(bound, inputs, views, out_type, n);
-    } catch (const runtime::Error&) {
-      return std::nullopt;
+    } catch (const runtime::Error& err) {
+      return Refuse(kernel + " refused: " + err.message().substr(0, err.message().find('\n')));
     }
     // The kernel takes the group: its inputs read through views get their "__nop" nodes now.
     for (Entry& e : inputs) {
@@ -738,6 +756,12 @@ class GraphBuilder {
     n.native = true;
     int64_t id = AddNode(std::move(n));
     return std::vector<Entry>{{id, 0}};
+  }
+
+  /*! \brief No native kernel for the group, and why (the reference node made next carries it). */
+  std::nullopt_t Refuse(std::string why) {
+    reason_ = std::move(why);
+    return std::nullopt;
   }
 
   bool AnchorInput(const Group& g, const Expr& a, std::vector<Entry>* inputs, std::vector<Type>* types) {
@@ -855,7 +879,9 @@ class GraphBuilder {
       const CallNode* c = call.get();
       if (c == anchor) continue;
       if (std::optional<PendingView> view = LeafView(g, c)) {  // an input read through a view
-        if (!BroadcastsTo(c->checked_type_, out_shape) || !BroadcastsTo(view->type, out_shape)) return std::nullopt;
+        if (!BroadcastsTo(c->checked_type_, out_shape) || !BroadcastsTo(view->type, out_shape)) {
+          return Refuse("an input read through a view does not broadcast to the output");
+        }
         src[c] = "in" + std::to_string(next_input++);
         if (view->type.same_as(c->args[0]->checked_type())) {
           epi_inputs->push_back(view->source);
@@ -869,7 +895,7 @@ class GraphBuilder {
       for (const Expr& a : c->args) {
         if (c->op.same_as(bias_add_op_) && a.same_as(c->args[1])) {
           std::optional<Entry> bias = BroadcastsTo(BiasType(c), out_shape) ? BiasInput(g, c, views) : std::nullopt;
-          if (!bias) return std::nullopt;
+          if (!bias) return Refuse("nn.bias_add's bias is neither a constant nor a group input");
           srcs.push_back("in" + std::to_string(next_input++));
           epi_inputs->push_back(*bias);
           continue;
@@ -887,7 +913,9 @@ class GraphBuilder {
             else std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
             src[a.get()] = buf;
           } else {
-            if (!BroadcastsTo(a->checked_type(), out_shape)) return std::nullopt;
+            if (!BroadcastsTo(a->checked_type(), out_shape)) {
+              return Refuse("a constant " + TypeToString(a->checked_type()) + " does not broadcast to the output");
+            }
             src[a.get()] = "in" + std::to_string(next_input++);
             epi_inputs->push_back({AddParam(k->data, a->checked_type()), 0});
           }
@@ -897,7 +925,8 @@ class GraphBuilder {
         auto li = g.leaf_index.find(a.get());
         if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1 ||
             !BroadcastsTo(a->checked_type(), out_shape)) {
-          return std::nullopt;
+          return Refuse("an input of " + Downcast<Op>(c->op)->name + " (" + TypeToString(a->checked_type()) +
+                        ") does not broadcast to the output " + TypeToString(out_type));
         }
         src[a.get()] = "in" + std::to_string(next_input++);
         epi_inputs->push_back(g.leaf_entries[li->second][0]);
@@ -910,7 +939,7 @@ class GraphBuilder {
       }
       bool is_root = c == g.root.get();
       int dst = is_root ? 0 : alloc();
-      if (dst < 0) return std::nullopt;
+      if (dst < 0) return Refuse("the epilogue needs more than 8 registers");
       runtime::Function rule = epilogue_rules[Downcast<Op>(c->op)];
       auto ask = [&](int d) {
         std::vector<Any> args{Any(call), Any(String("r" + std::to_string(d)))};
@@ -924,9 +953,11 @@ class GraphBuilder {
       if (ins.empty()) {
         // Multi-instruction rules need a destination apart from their sources: a fresh one (then copied).
         int scratch = alloc();
-        if (scratch < 0) return std::nullopt;
+        if (scratch < 0) return Refuse("the epilogue needs more than 8 registers");
         ins = ask(scratch);
-        if (ins.empty()) return std::nullopt;
+        if (ins.empty()) {
+          return Refuse("op " + Downcast<Op>(c->op)->name + " has no epilogue instruction for these arguments");
+        }
         if (is_root) {
           ins += "; copy r0 r" + std::to_string(scratch);
           reg_free[scratch] = true;
@@ -980,6 +1011,7 @@ class GraphBuilder {
     n.name = g.name;
     n.func_name = kReference;
     n.kernel_attrs.Set(String("func"), String(runtime::SaveJSON(Any(func))));
+    n.reason = reason_.empty() ? "no native lowering" : reason_;
     for (const auto& le : g.leaf_entries) n.inputs.insert(n.inputs.end(), le.begin(), le.end());
     FlattenType(out_type, &n.out_types);
     int64_t id = AddNode(std::move(n));
@@ -1062,6 +1094,10 @@ class GraphBuilder {
           TVMLITE_ICHECK(WriteJSONValue(kv.second, &j)) << "LowerToGraph: a kernel attr is not JSON";
         }
         j += "}";
+        if (!n.reason.empty()) {
+          j += ",\"reason\":";
+          WriteJSONString(n.reason, &j);
+        }
         if (n.shape_func.defined()) {
           j += ",\"shape_func\":";
           WriteJSONString(runtime::SaveJSON(Any(n.shape_func)), &j);
@@ -1138,6 +1174,7 @@ class GraphBuilder {
   std::unordered_map<const Object*, std::vector<Entry>> memo_;
   std::unordered_map<const Object*, int64_t> param_of_;
   std::unordered_map<std::string, int> name_counter_;
+  std::string reason_;  // why the last group tried is not native
   std::vector<GNode> nodes_;
   std::vector<int64_t> arg_nodes_;
   std::unordered_set<int64_t> input_nodes_;

@@ -32,6 +32,7 @@ struct GNode {
   std::vector<Entry> inputs;
   std::vector<ir::Type> out_types;
   bool native = false;  // a topi kernel: its outputs are planned
+  std::string reason;   // a reference node: why no native kernel runs the group
   // An output of symbolic shape (a native node or a view): the group as a shape function of its leaves
   // (shape_func.h) and each leaf's entries; the executor computes the output shapes per input shape.
   ir::Function shape_func;
