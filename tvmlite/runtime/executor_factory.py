@@ -227,6 +227,13 @@ class ExecutorFactoryModule:
     def get_graph_json(self):
         return self._graph_json
 
+    def fallbacks(self):
+        """The graph nodes that run on the numpy reference rather than a native kernel, in execution order: dicts
+        with name and reason (why no kernel took the node). Empty when the whole model is native."""
+        from .fallbacks import fallbacks
+
+        return fallbacks(json.loads(self._graph_json))
+
     def get_params(self):
         """The params by name (p0, p1, ...: the module's constants)."""
         return dict(self._params)

@@ -77,16 +77,23 @@ class GraphModule:
 
 def format_profile(records):
     """The profile table of records (see GraphModule.profile)."""
+    from .fallbacks import REFERENCE
+
     total = sum(r["time_ms"] for r in records) or 1e-12
     rows = [("node", "kernel", "shape", "time ms", "%")]
     for r in sorted(records, key=lambda r: -r["time_ms"]):
-        rows.append((r["name"], r["func_name"], str(tuple(r["shape"])), f"{r['time_ms']:.3f}",
+        kernel = r["func_name"] + (" (numpy fallback)" if r["func_name"] == REFERENCE else "")
+        rows.append((r["name"], kernel, str(tuple(r["shape"])), f"{r['time_ms']:.3f}",
                      f"{100 * r['time_ms'] / total:.1f}"))
+    fallback_ms = sum(r["time_ms"] for r in records if r["func_name"] == REFERENCE)
     rows.append(("total", f"{len(records)} nodes", "", f"{sum(r['time_ms'] for r in records):.3f}", "100.0"))
+    if fallback_ms:
+        rows.append(("on the numpy reference", f"{sum(r['func_name'] == REFERENCE for r in records)} nodes", "",
+                     f"{fallback_ms:.3f}", f"{100 * fallback_ms / total:.1f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = []
     for k, row in enumerate(rows):
         lines.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
-        if k == 0 or k == len(rows) - 2:
+        if k == 0 or k == len(rows) - 2 - bool(fallback_ms):
             lines.append("-" * len(lines[-1]))
     return "\n".join(lines)

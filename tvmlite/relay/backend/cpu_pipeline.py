@@ -5,9 +5,12 @@
 ``optimize(mod) -> mod`` is the pass pipeline of docs/compiler.md; ``lower(mod)`` is csrc/backend/graph_codegen.cc
 (relay.backend.LowerToGraph).
 """
+import json
+
 import numpy as np
 
 from ...runtime.executor_factory import to_executor_value
+from ...runtime.fallbacks import warn_fallbacks
 from ...runtime.ndarray import NDArray
 from .. import _ffi_api, transform
 
@@ -71,11 +74,14 @@ def lower(mod):
 
 
 def build(mod, params=None):
-    """The ExecutorFactoryModule of mod for the cpu target."""
+    """The ExecutorFactoryModule of mod for the cpu target; a FallbackWarning when some of its nodes run on the numpy
+    reference (``lib.fallbacks()`` lists them with the reason)."""
     from ...runtime.executor_factory import ExecutorFactoryModule
 
     mod = transform.InferType()(mod)
     mod = bind_params(mod, params)
     mod = optimize(mod)
     graph_json, lowered_params = lower(mod)
-    return ExecutorFactoryModule(graph_json, lowered_params)
+    lib = ExecutorFactoryModule(graph_json, lowered_params)
+    warn_fallbacks(json.loads(graph_json))
+    return lib

@@ -1,0 +1,167 @@
+"""One build, every shape: native kernels on symbolic dims (csrc/backend/graph_executor.cc, "Symbolic shapes"; the
+shape functions of csrc/backend/shape_func.h), the reasons reference nodes carry (lib.fallbacks(), FallbackWarning,
+the profile's marks), and graphs whose shape functions are malformed."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import relay
+from tvmlite.frontend import from_onnx
+from tvmlite.models import cnn
+from tvmlite.runtime import GraphModule
+from tvmlite.runtime.executor_factory import ExecutorFactoryModule
+from tvmlite.runtime.fallbacks import FallbackWarning
+
+REFERENCE = "relay.backend.reference"
+
+
+def _kernels(lib):
+    return [n["attrs"]["func_name"] for n in json.loads(lib.get_graph_json())["nodes"] if n["op"] != "null"]
+
+
+def _run(gm, **inputs):
+    for k, v in inputs.items():
+        gm.set_input(k, v)
+    gm.run()
+    return [gm.get_output(i).numpy() for i in range(gm.get_num_outputs())]
+
+
+@pytest.fixture(scope="module")
+def resnet():
+    """A small ResNet-18 with a symbolic batch, built once; its static twin built per batch by _static."""
+    mod, params = from_onnx(cnn.resnet(18, batch="N", image_size=32, width=0.25))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)  # an all-native build warns nothing
+        return tvmlite.build(mod, target="cpu", params=params)
+
+
+def _static(batch):
+    mod, params = from_onnx(cnn.resnet(18, batch=batch, image_size=32, width=0.25))
+    return tvmlite.build(mod, target="cpu", params=params)
+
+
+def test_symbolic_batch_runs_every_node_natively(resnet):
+    kernels = _kernels(resnet)
+    assert REFERENCE not in kernels and len(kernels) > 20
+    assert resnet.fallbacks() == []
+    graph = json.loads(resnet.get_graph_json())
+    dynamic = [n for n in graph["nodes"] if n["op"] != "null" and "shape_func" in n["attrs"]]
+    assert len(dynamic) == len(kernels)  # every node's output has the batch dim
+
+
+def test_one_build_serves_every_batch_as_the_static_build(resnet):
+    gm = GraphModule(resnet["default"]())
+    rng = np.random.default_rng(0)
+    # New shapes, a repeat, smaller after larger (storages grown once stay; views are re-made per shape).
+    for batch in (2, 1, 3, 2, 1):
+        x = rng.standard_normal((batch, 3, 32, 32)).astype("float32")
+        (got,) = _run(gm, input=x)
+        st = GraphModule(_static(batch)["default"]())
+        (want,) = _run(st, input=x)
+        assert got.shape == (batch, 1000)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_shape_no_relation_accepts_is_a_clear_error_and_the_executor_goes_on(resnet):
+    """Batch 0: Flatten's reshape (0, -1) cannot infer its -1 (numpy's rule; onnxruntime gives (0, 128)): the shape
+    function says so, naming the op, and the next run works."""
+    gm = GraphModule(resnet["default"]())
+    with pytest.raises(tvmlite.TVMLiteError, match=r"reshape: cannot infer the -1 dim of \(0, -1\)"):
+        _run(gm, input=np.zeros((0, 3, 32, 32), "float32"))
+    (got,) = _run(gm, input=np.ones((2, 3, 32, 32), "float32"))
+    assert got.shape == (2, 1000) and np.isfinite(got).all()
+
+
+def _symbolic_pair():
+    """tanh(x + y) over a symbolic batch n: both inputs must agree at run time."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Tanh", ["s"], ["out"])], "pair",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["n", 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    mod, params = from_onnx(model)
+    return tvmlite.build(mod, target="cpu", params=params)
+
+
+def test_inputs_disagreeing_on_a_symbolic_dim_are_a_clear_error():
+    lib = _symbolic_pair()
+    assert REFERENCE not in _kernels(lib)
+    gm = GraphModule(lib["default"]())
+    a, b = np.ones((2, 4), "float32"), np.ones((3, 4), "float32")
+    with pytest.raises(tvmlite.TVMLiteError, match=r"\(2, 4\).*\(3, 4\)|\(3, 4\).*\(2, 4\)|broadcast"):
+        _run(gm, x=a, y=b)
+    (got,) = _run(gm, x=a, y=a)  # the executor still works
+    np.testing.assert_allclose(got, np.tanh(a + a), rtol=1e-6)
+
+
+def test_reference_nodes_say_why_and_the_build_warns_once():
+    x = relay.var("x", shape=(16, 24))
+    nz = relay.transpose(relay.argwhere(relay.greater(x, relay.const(np.float32(0)))))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lib = tvmlite.build(relay.Function([x], relay.Tuple([nz, relay.tanh(x)])), target="cpu")
+    mine = [w for w in caught if issubclass(w.category, FallbackWarning)]
+    assert len(mine) == 1
+    assert "2 of 4 graph nodes run on the numpy reference" in str(mine[0].message)
+    assert lib.fallbacks() == [{"name": "tvmlite_greater_0", "reason": "op greater has no native kernel"},
+                               {"name": "tvmlite_argwhere_0", "reason": "op argwhere has no native kernel"}]
+    # The transpose of argwhere's value-dependent shape runs natively, on its shape at each run.
+    assert "topi.transpose" in _kernels(lib)
+    gm = GraphModule(lib["default"]())
+    gm.set_input("x", np.linspace(-1, 1, 16 * 24, dtype="float32").reshape(16, 24))
+    records = gm.profile(file=False)
+    table = tvmlite.runtime.graph_module.format_profile(records)
+    assert table.count("(numpy fallback)") == 2
+    assert "on the numpy reference  2 nodes" in table
+
+
+# -- malformed shape functions: the graph is input (load_module) ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pair_graph():
+    lib = _symbolic_pair()
+    return json.loads(lib.get_graph_json()), lib.get_params()
+
+
+def _tampered(pair_graph, change):
+    graph, params = pair_graph
+    graph = json.loads(json.dumps(graph))
+    node = next(n for n in graph["nodes"] if n["op"] != "null" and "shape_func" in n["attrs"])
+    change(node["attrs"])
+    return json.dumps(graph), params
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda a: a.update(shape_func="{not json"), "shape_func"),
+    (lambda a: a.update(shape_func=json.dumps({"root": 1, "nodes": [{"type_key": "relay.Op"}]})), "shape_func"),
+    (lambda a: a.update(shape_func=5), "shape_func"),
+    (lambda a: a.pop("shape_args"), "both shape_func"),
+    (lambda a: a.update(shape_args=[[[99, 0, 0]]]), "shape_args"),
+    (lambda a: a.update(shape_args=[]), "one entry list per shape_func param"),
+    (lambda a: a.update(shape_args=[[[0, 0, 0]], "x"]), "shape_args are malformed"),
+    (lambda a: (a.pop("shape_func"), a.pop("shape_args")), "symbolic shape and no shape_func"),
+], ids=["text", "not-a-function", "not-a-string", "no-args", "later-entry", "count", "malformed", "none"])
+def test_malformed_shape_functions_are_value_errors(pair_graph, change, message):
+    text, params = _tampered(pair_graph, change)
+    with pytest.raises(tvmlite.TVMLiteError, match=message) as info:
+        ExecutorFactoryModule(text, params)
+    assert isinstance(info.value, ValueError)
+
+
+def test_a_shape_function_of_another_node_fails_at_run_time_not_silently(pair_graph):
+    """A shape function that computes a shape other than the kernel's: the kernel's own check stops the run."""
+    graph, params = pair_graph
+    n = tvmlite.ir.SizeVar("n")
+    func = relay.Function([relay.var("s0", shape=(n, 4)), relay.var("s1", shape=(n, 4))],
+                          relay.var("a", shape=(2, 5)))
+    text, params = _tampered(pair_graph, lambda a: a.update(shape_func=tvmlite.runtime.save_json(func)))
+    gm = GraphModule(ExecutorFactoryModule(text, params)["default"]())
+    x = np.ones((2, 4), "float32")
+    with pytest.raises(tvmlite.TVMLiteError):
+        _run(gm, x=x, y=x)
