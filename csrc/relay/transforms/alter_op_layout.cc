@@ -60,6 +60,13 @@
  * fastest paths want the ISA's width as the output block, which BlockSize gives whenever the channels allow). Tests
  * pin max_block (the pass's argument) so the IR does not depend on the machine.
  *
+ * Symbolic dims (SizeVars: `N`, a conv's `?` height). A rule reads the values of the dims it decides on only: the
+ * channels of activations (blocks, padding, slices of whole blocks), every dim of weights and biases, and the
+ * output plane of a 3x3 conv for the Winograd choice (symbolic: the direct conv, right for every size). Batch and
+ * spatial dims may be symbolic; the ops built carry them through as the same SizeVar. An elementwise op compares
+ * its operands' non-channel dims without reading them: equal, 1, or symbolic on either side (the type relation
+ * admitted the broadcast, which NCHW{c}c does on those axes exactly as NCHW does).
+ *
  * Padded channels (docs/compiler.md, "Channels no 8 divides"). A conv (groups = 1) with more than 8 output channels
  * that 8 does not divide writes them rounded up to 8 in NCHW8c, from zero weights (Value::padded); consumers that
  * can take the filler (convs: zero input weights; pools, spatial reductions, bias_add, elementwise ops that keep it
@@ -112,7 +119,10 @@ bool BlockableRank(size_t rank) { return rank == 4 || rank == 5; }
 /*! \brief The layout of a tensor of this rank with this block (0: plain): NCHW{c}c, NCDHW{c}c. */
 std::string FormLayout(size_t rank, int64_t block) { return BlockedChannelFirst(rank == 5 ? "NCDHW" : "NCHW", block); }
 
-/*! \brief The static shape of a node's tensor type, or nullopt (not a tensor, or a symbolic dim). */
+/*!
+ * \brief The static shape of a node's tensor type, or nullopt (not a tensor, or a symbolic dim): for the operands
+ * whose every dim a rule reads (weights, biases).
+ */
 std::optional<std::vector<int64_t>> StaticShape(const ir::RelayExprNode* e) {
   const auto* t = e->checked_type_.as<TensorTypeNode>();
   if (t == nullptr) return std::nullopt;
@@ -126,6 +136,64 @@ std::optional<std::vector<int64_t>> StaticShape(const ir::RelayExprNode* e) {
 }
 
 std::optional<std::vector<int64_t>> StaticShape(const Expr& e) { return StaticShape(e.get()); }
+
+/*!
+ * \brief Dim i of a node's tensor type when it is static; nullopt when it is symbolic (a SizeVar), beyond the rank,
+ * or the node is no tensor. Activations are read through it, and only the dims a rule decides on (channels; the
+ * output plane of the Winograd choice): a symbolic batch or spatial dim does not stop a rewrite that does not use
+ * its value, and the ops built carry it through (layout_transform, the blocked convs, pools and slices keep the
+ * same SizeVar).
+ */
+std::optional<int64_t> StaticDim(const ir::RelayExprNode* e, size_t i) {
+  const auto* t = e->checked_type_.as<TensorTypeNode>();
+  if (t == nullptr || i >= t->ndim()) return std::nullopt;
+  return t->shape[i].as<int64_t>();
+}
+
+std::optional<int64_t> StaticDim(const Expr& e, size_t i) { return StaticDim(e.get(), i); }
+
+/*! \brief The shape of a node's tensor type (ints and SizeVars), or nullopt when it is not a tensor. */
+std::optional<Array<Any>> ShapeOf(const Expr& e) {
+  const auto* t = e->checked_type_.as<TensorTypeNode>();
+  if (t == nullptr) return std::nullopt;
+  return t->shape;
+}
+
+/*!
+ * \brief Whether two dims of an elementwise op's operand and result, at an axis NCHW{c}c keeps (N, D, H, W: not the
+ * channels), are the same, or one is symbolic. The type relation admitted the broadcast, and those axes broadcast
+ * in the blocked layout exactly as in NCHW, so the blocked op is right whatever values they take at run time (the
+ * fresh `?` heights of two convs' outputs meeting in a residual add). Static dims must be equal.
+ */
+bool AxisMayMatch(const Any& a, const Any& b) {
+  return DimEqual(a, b) || a.type_index() != kTVMLiteInt || b.type_index() != kTVMLiteInt;
+}
+
+/*! \brief Whether s is shape (of rank >= 2, channels static) up to symbolic dims: the channels equal, every other
+ * dim AxisMayMatch. For static shapes: s == shape. */
+bool MayBeShape(const Array<Any>& s, const Array<Any>& shape) {
+  if (s.size() != shape.size() || !DimEqual(s[1], shape[1])) return false;
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (d != 1 && !AxisMayMatch(s[d], shape[d])) return false;
+  }
+  return true;
+}
+
+/*! \brief Whether s has `rank` dims, all 1 except dim `axis`, which is c: a per-channel operand. */
+bool PerChannelShape(const Array<Any>& s, size_t rank, size_t axis, int64_t c) {
+  if (s.size() != rank) return false;
+  for (size_t d = 0; d < rank; ++d) {
+    if (!DimIs(s[d], d == axis ? c : 1)) return false;
+  }
+  return true;
+}
+
+/*! \brief The channels of a value that is, or is being, padded: static, as only a static count is ever padded. */
+int64_t PaddedChannels(const Expr& e) {
+  std::optional<int64_t> c = StaticDim(e, 1);
+  TVMLITE_ICHECK(c.has_value()) << "AlterOpLayout: a value with symbolic channels was padded";
+  return *c;
+}
 
 bool IsFloat32(const Expr& e) {
   const auto* t = e->checked_type_.as<TensorTypeNode>();
@@ -277,7 +345,7 @@ class LayoutRewriter {
     if (it != plain_.end()) return it->second;
     const size_t rank = RankOf(old.get());
     Expr e = MakeLayoutTransform(v.expr, FormLayout(rank, v.block), FormLayout(rank, 0));
-    if (v.padded > 0) e = LeadingChannels(e, (*StaticShape(old))[1]);
+    if (v.padded > 0) e = LeadingChannels(e, PaddedChannels(old));
     plain_[old.get()] = e;
     return e;
   }
@@ -293,7 +361,7 @@ class LayoutRewriter {
     auto it = blocked_.find(key);
     if (it != blocked_.end()) return it->second;
     const size_t rank = RankOf(old.get());
-    const int64_t c = (*StaticShape(old))[1];
+    const int64_t c = v.padded > 0 || padded > 0 ? PaddedChannels(old) : 0;  // read only when padding
     Expr src = v.expr;
     int64_t src_block = v.block;
     if (v.padded > 0 && padded == 0 && c % block == 0) {  // the real channels' blocks, without NCHW in between
@@ -436,9 +504,11 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
       (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(data) || !IsFloat32(weight)) {
     return false;
   }
-  std::optional<std::vector<int64_t>> ds = StaticShape(data), ws = StaticShape(weight);
-  if (!ds || !ws || ds->size() != 4 || ws->size() != 4) return false;
-  int64_t c = (*ds)[1], o = (*ws)[0], groups = a->groups;
+  // The blocks and the kernel are chosen from the channels and the weight: N, H and W may be symbolic.
+  std::optional<int64_t> channels = StaticDim(data, 1);
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight);
+  if (RankOf(data.get()) != 4 || !channels || !ws || ws->size() != 4) return false;
+  int64_t c = *channels, o = (*ws)[0], groups = a->groups;
   if (c == 0 || o == 0 || groups < 1) return false;
   const Value& in = ValueOf(data);
   const int64_t producer = in.block;
@@ -516,9 +586,10 @@ bool LayoutRewriter::Conv3D(const CallNode* call, Value* out) {
       (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(data) || !IsFloat32(weight)) {
     return false;
   }
-  std::optional<std::vector<int64_t>> ds = StaticShape(data), ws = StaticShape(weight);
-  if (!ds || !ws || ds->size() != 5 || ws->size() != 5) return false;
-  int64_t c = (*ds)[1], o = (*ws)[0], groups = a->groups;
+  std::optional<int64_t> channels = StaticDim(data, 1);  // N, D, H and W may be symbolic
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight);
+  if (RankOf(data.get()) != 5 || !channels || !ws || ws->size() != 5) return false;
+  int64_t c = *channels, o = (*ws)[0], groups = a->groups;
   if (c == 0 || o == 0 || groups < 1) return false;
   int64_t producer = ValueOf(data).block;
   if (groups > 1 && groups == c && o == c) {  // depthwise
@@ -580,8 +651,11 @@ bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
 bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_padded,
                               int64_t out_padded, int64_t ic, int64_t oc, Value* out) {
   static const runtime::Function tile_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tile");
-  std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]), ys = StaticShape(call);
-  if (!tile_of.defined() || a->groups != 1 || !ws || !ys || (*ws)[2] != 3 || (*ws)[3] != 3) return false;
+  // The tile depends on the output plane (Winograd pays only above some size): a symbolic H or W takes the direct
+  // conv, which is right for every size; a symbolic batch does not enter the choice.
+  std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]);
+  std::optional<int64_t> oh = StaticDim(call, 2), ow = StaticDim(call, 3);
+  if (!tile_of.defined() || a->groups != 1 || !ws || !oh || !ow || (*ws)[2] != 3 || (*ws)[3] != 3) return false;
   auto all_equal = [](const Array<int64_t>& v, int64_t value) {
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i] != value) return false;
@@ -594,7 +668,7 @@ bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const 
     if (a->padding[i] > 2) return false;  // the kernel refuses padding far beyond the input; "same" 3x3 pads 1
   }
   const int64_t in_channels = in_padded > 0 ? in_padded : (*ws)[1], channels = out_padded > 0 ? out_padded : (*ws)[0];
-  const int64_t tile = tile_of(in_channels, channels, (*ys)[2], (*ys)[3], stride).cast<int64_t>();
+  const int64_t tile = tile_of(in_channels, channels, *oh, *ow, stride).cast<int64_t>();
   if (tile <= 0) return false;
   static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
   static const Op conv = Op::Get("nn.contrib_conv2d_winograd_without_weight_transform");
@@ -676,13 +750,13 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
   // Inputs whose channels that block does not divide (GhostNet's padded halves of 12 in blocks of 8): a smaller
   // block that divides them all, down to 4.
   for (const Expr& f : tuple->fields) {
-    std::optional<std::vector<int64_t>> s = StaticShape(f);
-    if (!s || s->size() != rank) return false;
-    while (block > 4 && (*s)[1] % block != 0) block /= 2;
+    std::optional<int64_t> c = StaticDim(f, 1);
+    if (RankOf(f.get()) != rank || !c) return false;
+    while (block > 4 && *c % block != 0) block /= 2;
   }
   std::vector<Expr> fields;
   for (const Expr& f : tuple->fields) {
-    if ((*StaticShape(f))[1] % block != 0) return false;
+    if (*StaticDim(f, 1) % block != 0) return false;
     fields.push_back(Blocked(f, block));
   }
   auto attrs = make_object<ConcatenateAttrs>();
@@ -694,12 +768,14 @@ bool LayoutRewriter::Concatenate(const CallNode* call, Value* out) {
 bool LayoutRewriter::StridedSlice(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<StridedSliceAttrs>();
   const Value& in = ValueOf(call->args[0]);
-  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]), os = StaticShape(call);
-  if (a == nullptr || in.block == 0 || in.padded > 0 || !s || !os || !BlockableRank(s->size()) ||
+  // The channels are read (whole blocks); the other axes are sliced as they are, symbolic or not.
+  std::optional<int64_t> channels = StaticDim(call->args[0], 1), out_channels = StaticDim(call, 1);
+  const size_t in_rank = RankOf(call->args[0].get());
+  if (a == nullptr || in.block == 0 || in.padded > 0 || !channels || !BlockableRank(in_rank) ||
       a->slice_mode != "end") {
     return false;
   }
-  const int64_t rank = static_cast<int64_t>(s->size()), block = in.block, c = (*s)[1];
+  const int64_t rank = static_cast<int64_t>(in_rank), block = in.block, c = *channels;
   const size_t n = a->begin.size();
   if (a->end.size() != n || (a->axes.has_value() && a->axes->size() != n) ||
       !(a->strides.empty() || a->strides.size() == n || a->strides.size() == 1)) {
@@ -716,7 +792,7 @@ bool LayoutRewriter::StridedSlice(const CallNode* call, Value* out) {
       if (step != 1) return false;
       b = std::min(std::max<int64_t>(b < 0 ? b + c : b, 0), c);
       e = std::max(std::min(std::max<int64_t>(e < 0 ? e + c : e, 0), c), b);
-      if (b % block != 0 || e % block != 0 || e - b != (*os)[1]) return false;
+      if (b % block != 0 || e % block != 0 || !out_channels || e - b != *out_channels) return false;
       b /= block;
       e /= block;
     }
@@ -737,12 +813,12 @@ bool LayoutRewriter::StridedSlice(const CallNode* call, Value* out) {
 bool LayoutRewriter::SpatialReduce(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<ReduceAttrs>();
   const Value& in = ValueOf(call->args[0]);
-  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]);
-  if (a == nullptr || in.block == 0 || !s || !BlockableRank(s->size()) || !a->keepdims || a->exclude ||
+  const size_t in_rank = RankOf(call->args[0].get());  // the spatial dims' values are not read
+  if (a == nullptr || in.block == 0 || !BlockableRank(in_rank) || !a->keepdims || a->exclude ||
       !a->axis.has_value() || a->axis->empty()) {
     return false;
   }
-  const int64_t rank = static_cast<int64_t>(s->size());
+  const int64_t rank = static_cast<int64_t>(in_rank);
   std::vector<int64_t> axes;
   for (int64_t axis : *a->axis) {
     if (axis < 0) axis += rank;
@@ -761,9 +837,9 @@ bool LayoutRewriter::Pad(const CallNode* call, Value* out) {
   // pads the blocks: the same widths and a (0, 0) for the block axis.
   const auto* a = call->attrs.as<PadAttrs>();
   const Value& in = ValueOf(call->args[0]);
-  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]);
-  if (a == nullptr || in.block == 0 || call->args.size() != 2 || !s || !BlockableRank(s->size()) ||
-      a->pad_width.size() != 2 * s->size()) {
+  const size_t rank = RankOf(call->args[0].get());  // the dims' values are not read
+  if (a == nullptr || in.block == 0 || call->args.size() != 2 || !BlockableRank(rank) ||
+      a->pad_width.size() != 2 * rank) {
     return false;
   }
   for (size_t i = 0; i < 4; ++i) {
@@ -787,18 +863,19 @@ bool LayoutRewriter::Pad(const CallNode* call, Value* out) {
 bool LayoutRewriter::BiasAdd(const CallNode* call, Value* out) {
   const auto* a = call->attrs.as<BiasAddAttrs>();
   const Value& in = ValueOf(call->args[0]);
-  std::optional<std::vector<int64_t>> s = StaticShape(call->args[0]), bs = StaticShape(call->args[1]);
-  if (a == nullptr || in.block == 0 || !s || !BlockableRank(s->size()) ||
-      !(a->axis == 1 || a->axis == 1 - static_cast<int64_t>(s->size())) || !bs || bs->size() != 1 ||
-      (*bs)[0] != (*s)[1]) {
+  const size_t rank = RankOf(call->args[0].get());
+  std::optional<int64_t> c = StaticDim(call->args[0], 1);
+  std::optional<std::vector<int64_t>> bs = StaticShape(call->args[1]);
+  if (a == nullptr || in.block == 0 || !c || !BlockableRank(rank) ||
+      !(a->axis == 1 || a->axis == 1 - static_cast<int64_t>(rank)) || !bs || bs->size() != 1 || (*bs)[0] != *c) {
     return false;
   }
   // bias (C,) -> (C, 1, 1) -> (C / c, 1, 1, c): broadcasts against (N, C / c, H, W, c) channel by channel; for a
   // 5-D tensor (C, 1, 1, 1) -> (C / c, 1, 1, 1, c).
   static const Op add = Op::Get("add");
-  const bool five = s->size() == 5;
+  const bool five = rank == 5;
   Expr bias = Plain(call->args[1]);
-  if (in.padded > 0) bias = PadWithZeros(bias, 1, {{0, in.padded - (*s)[1]}});
+  if (in.padded > 0) bias = PadWithZeros(bias, 1, {{0, in.padded - *c}});
   bias = MakeExpandDims(bias, 1, five ? 3 : 2);
   const std::string plain = five ? "CDHW" : "CHW";
   bias = MakeLayoutTransform(bias, plain, plain + std::to_string(in.block) + "c");
@@ -822,8 +899,8 @@ bool LayoutRewriter::Matmul(const CallNode* call, Value* out) {
   // No panel width suits N (1000 classes on AVX-512): nn.dense, whose kernel reads W (N, K) row by row for a few
   // rows of x instead of packing B on every call as nn.matmul must.
   const Expr& weight = call->args[1];
-  std::optional<std::vector<int64_t>> ws = StaticShape(weight), xs = StaticShape(call->args[0]);
-  if (!weight.as<ConstantNode>() || !ws || ws->size() != 2 || !xs || xs->size() < 2 || !IsFloat32(weight) ||
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight);
+  if (!weight.as<ConstantNode>() || !ws || ws->size() != 2 || RankOf(call->args[0].get()) < 2 || !IsFloat32(weight) ||
       !IsFloat32(call->args[0])) {
     return false;
   }
@@ -839,9 +916,10 @@ bool LayoutRewriter::PackWeight(const CallNode* call, const std::string& weight_
                                 Value* out) {
   static const Op pack = Op::Find("nn.contrib_dense_pack");
   const Expr& weight = call->args[1];
-  std::optional<std::vector<int64_t>> ws = StaticShape(weight), xs = StaticShape(call->args[0]);
+  // x's dims other than K (batch, sequence) may be symbolic: the packing reads the weight's only.
+  std::optional<std::vector<int64_t>> ws = StaticShape(weight);
   if (!pack.defined() || pack->attrs_type_index < 0 || !weight.as<ConstantNode>() || !ws || ws->size() != 2 ||
-      !xs || xs->size() < 2 || !IsFloat32(weight) || !IsFloat32(call->args[0])) {
+      RankOf(call->args[0].get()) < 2 || !IsFloat32(weight) || !IsFloat32(call->args[0])) {
     return false;
   }
   int64_t n = weight_layout == "NK" ? (*ws)[0] : (*ws)[1];
@@ -893,17 +971,19 @@ bool KeepsFillerFinite(const CallNode* call) {
  * own (absent or 1: a spatial map (N, 1, H, W), or (H, W)): with a trailing 1 it broadcasts against the blocked
  * result, each value over a pixel's whole block.
  */
-bool ChannelFree(const std::vector<int64_t>& s, size_t rank) {
-  return s.size() < rank - 1 || s[s.size() - (rank - 1)] == 1;
+bool ChannelFree(const Array<Any>& s, size_t rank) {
+  return s.size() < rank - 1 || DimIs(s[s.size() - (rank - 1)], 1);
 }
 
 bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* out) {
   Op op = runtime::Downcast<Op>(call->op);
   if (pattern_.get(op, kOpaque) > kBroadcast || HasAxisSemantics(op->name)) return false;
-  std::optional<std::vector<int64_t>> shape = StaticShape(old);
-  if (!shape || !BlockableRank(shape->size())) return false;
+  // The channels choose the block; the other dims are compared (AxisMayMatch), never read: they may be symbolic.
+  std::optional<Array<Any>> shape = ShapeOf(old);
+  std::optional<int64_t> channels = StaticDim(old, 1);
+  if (!shape || !BlockableRank(shape->size()) || !channels) return false;
   const size_t rank = shape->size();
-  const int64_t c = (*shape)[1];
+  const int64_t c = *channels;
   // Blocked operands have all the channels; one has the result's shape, the others may broadcast over the other
   // dims (a squeeze-excite's (N, C, 1, 1) scale): blocked, they broadcast alike. The largest of their blocks
   // (which divides C) is the result's; operands in a smaller one are re-blocked to it. Padded operands must agree
@@ -913,12 +993,12 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   for (const Expr& arg : call->args) {
     const Value& v = ValueOf(arg);
     if (v.block == 0) continue;
-    std::optional<std::vector<int64_t>> s = StaticShape(arg);
-    if (!s || s->size() != rank || (*s)[1] != c) return false;
+    std::optional<Array<Any>> s = ShapeOf(arg);
+    if (!s || s->size() != rank || !DimIs((*s)[1], c)) return false;
     for (size_t d = 0; d < rank; ++d) {
-      if ((*s)[d] != (*shape)[d] && (*s)[d] != 1) return false;
+      if (!AxisMayMatch((*s)[d], (*shape)[d]) && !DimIs((*s)[d], 1)) return false;
     }
-    full = full || *s == *shape;
+    full = full || MayBeShape(*s, *shape);
     block = std::max(block, v.block);
     if (v.padded > 0) {
       if (padded > 0 && (v.padded != padded || v.block != padded_block)) return false;
@@ -938,22 +1018,20 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
       args.push_back(ValueOf(arg).expr);
       continue;
     }
-    std::optional<std::vector<int64_t>> s = StaticShape(arg);
+    std::optional<Array<Any>> s = ShapeOf(arg);
     if (!s) return false;
     bool scalar = s->size() <= rank;
-    for (int64_t d : *s) scalar = scalar && d == 1;
+    for (const Any& d : *s) scalar = scalar && DimIs(d, 1);
     // Per-channel shapes of this rank: (C, 1, ...) with rank - 2 ones, and (1, C, 1, ...).
-    std::vector<int64_t> channel(rank - 1, 1), channel_n(rank, 1);
-    channel[0] = c;
-    channel_n[1] = c;
+    const bool channel = PerChannelShape(*s, rank - 1, 0, c), channel_n = PerChannelShape(*s, rank, 1, c);
     if (ValueOf(arg).block != 0) {
       args.push_back(Blocked(arg, block, padded));
     } else if (scalar) {
       args.push_back(Plain(arg));
-    } else if (*s == *shape) {
+    } else if (MayBeShape(*s, *shape)) {
       args.push_back(Blocked(arg, block, padded));
-    } else if (*s == channel || *s == channel_n) {
-      const bool leading_one = *s == channel_n;
+    } else if (channel || channel_n) {
+      const bool leading_one = channel_n;
       Expr e = Plain(arg);
       if (padded > 0) e = PadWithZeros(e, s->size(), {{leading_one ? 1 : 0, padded - c}});
       args.push_back(PackPerChannel(e, rank, leading_one, block));

@@ -37,6 +37,7 @@
  *      nodes. Then the module is typed again.
  * fuse_opt_level 0 turns fusion off: the module comes back as it is (typed); the lowering takes bare op calls.
  */
+#include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
 
 #include <algorithm>
@@ -244,11 +245,13 @@ class Fuser {
     return t != nullptr && t->dtype == DataType::Float(32);
   }
 
+  /*! \brief Whether two tensor types have the same shape: dim by dim equal ints or the same SizeVar (a conv's
+   * (N, 64, 56, 56) and its bias add's), so a symbolic batch fuses as a static one. Two fresh "?" dims may differ
+   * at run time: not the same. */
   static bool SameShape(const TensorTypeNode* a, const TensorTypeNode* b) {
     if (a == nullptr || b == nullptr || a->shape.size() != b->shape.size()) return false;
     for (size_t i = 0; i < a->shape.size(); ++i) {
-      std::optional<int64_t> x = a->shape[i].as<int64_t>(), y = b->shape[i].as<int64_t>();
-      if (!x || !y || *x != *y) return false;
+      if (!DimEqual(a->shape[i], b->shape[i])) return false;
     }
     return true;
   }

@@ -9,13 +9,14 @@
  *
  * Matched, float32 only, on the typed graph: a product of the three factors x, 0.5 and (1 + erf(x / sqrt 2)) in any
  * nesting and operand order (two multiplies), where the erf's argument is x / c with c = sqrt 2 or x * c with
- * c = 1 / sqrt 2, the constants being one-element tensors (within 1e-6, relative), the product's shape x's and the
- * x inside the erf the same node as the factor. Anything else is left as it is; intermediate values other nodes
- * also use keep being computed for them.
+ * c = 1 / sqrt 2, the constants being one-element tensors (within 1e-6, relative), the product's shape x's (dims
+ * equal ints or the same SizeVar: a symbolic batch or sequence matches itself) and the x inside the erf the same
+ * node as the factor. Anything else is left as it is; intermediate values other nodes also use keep being computed
+ * for them.
  */
 #include <tvmlite/relay/attrs/norm.h>
+#include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
-#include <tvmlite/runtime/structural.h>
 
 #include <cmath>
 #include <vector>
@@ -61,6 +62,18 @@ bool IsOnePlusErf(const Expr& s, Expr* x) {
   return call != nullptr && call->args.size() == 1 && IsHalfSqrt2Scaled(call->args[0], x);
 }
 
+/*!
+ * \brief Whether two shapes are the same: dim by dim equal ints or the same SizeVar (DimEqual). Not StructuralEqual,
+ * which takes any two fresh `?` dims for equal: the product must provably not broadcast x wider.
+ */
+bool SameShape(const Array<Any>& a, const Array<Any>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!DimEqual(a[i], b[i])) return false;
+  }
+  return true;
+}
+
 /*! \brief The x of a GELU product, or an undefined Expr. */
 Expr GeluInput(const Expr& product) {
   Expr a, b;
@@ -93,7 +106,7 @@ class ExprSimplifier : public ExprMutator {
     if (out_t != nullptr && out_t->dtype == DataType::Float(32) && AsOpCall(original, "multiply")) {
       Expr x = GeluInput(original);
       const TensorTypeNode* x_t = x.defined() ? TensorTypeOf(x) : nullptr;
-      if (x_t != nullptr && runtime::StructuralEqual(Any(x_t->shape), Any(out_t->shape))) {
+      if (x_t != nullptr && SameShape(x_t->shape, out_t->shape)) {
         auto attrs = make_object<GeluAttrs>();
         attrs->approximate = "none";
         return MakeCall("nn.gelu", {memo_.at(x.get())}, Attrs(attrs));
