@@ -78,6 +78,7 @@ namespace {
 
 const char* kReference = "relay.backend.reference";
 const char* kNop = "__nop";
+const char* kSelect = "__select";
 
 // ---------------------------------------------------------------------------------------------------------------
 // JSON text
@@ -275,7 +276,7 @@ class GraphBuilder {
       : main_(mod->Lookup("main")), depthwise_chains_(depthwise_chains) {}
 
   Map<String, Any> Run() {
-    FindFirstFieldOnly();
+    FindFirstFieldOnly(main_->body);
     for (const Var& p : main_->params) main_params_.insert(p.get());
     for (const Var& p : main_->params) Lower(p);  // inputs first, in main's order (unused ones too)
     std::vector<Entry> heads = Lower(main_->body);
@@ -309,17 +310,17 @@ class GraphBuilder {
    * \brief The tuple-valued calls of main read only as TupleGetItem(call, 0) (nn.layer_norm's mean and inv_std
    * unused): a kernel computing field 0 alone can run them.
    */
-  void FindFirstFieldOnly() {
+  void FindFirstFieldOnly(const Expr& body) {
     std::unordered_map<const Object*, bool> only_first;  // tuple-typed call -> every use so far is field 0
     std::unordered_set<const Object*> seen;
-    std::vector<Expr> stack{main_->body};
+    std::vector<Expr> stack{body};
     auto use = [&](const Expr& child, bool as_field0) {
       if (child.as<CallNode>() && child->checked_type_.as<TupleTypeNode>()) {
         auto it = only_first.emplace(child.get(), true).first;
         it->second = it->second && as_field0;
       }
     };
-    use(main_->body, false);
+    use(body, false);
     while (!stack.empty()) {
       Expr e = stack.back();
       stack.pop_back();
@@ -410,6 +411,7 @@ class GraphBuilder {
   }
 
   int64_t AddNode(GNode n, bool is_input = false) {
+    if (n.is_op) n.guard = guard_;  // inside an If's branch: runs only when the branch is taken
     nodes_.push_back(std::move(n));
     int64_t id = static_cast<int64_t>(nodes_.size()) - 1;
     if (!nodes_.back().is_op) arg_nodes_.push_back(id);
@@ -431,6 +433,7 @@ class GraphBuilder {
 
   // -- groups --------------------------------------------------------------------------------------------------
   std::vector<Entry> LowerCall(const Call& call, const CallNode* c) {
+    if (c->op.same_as(if_call_op_)) return LowerIf(call, c);
     Group g;
     if (IsPrimitive(c->op)) {
       Function f = Downcast<Function>(c->op);
@@ -470,6 +473,53 @@ class GraphBuilder {
     reason_.clear();
     if (auto r = TryNative(g, first_field_only_.count(call.get()) != 0)) return *r;
     return LowerReference(g, call, out_type);
+  }
+
+  /*!
+   * \brief if_call(cond, (args...), then, else) (relay/backend/control_flow.py): each branch's body lowered with its
+   * params bound to the args' entries and its nodes guarded by cond (the executor skips the branch not taken),
+   * then a "__select" node whose outputs are the taken branch's. A branch's values live only in that branch: what
+   * it lowers is forgotten after it (main lowers again what it needs itself).
+   */
+  std::vector<Entry> LowerIf(const Call& call, const CallNode* c) {
+    std::vector<Entry> cond = EntriesOf(c->args[0]);
+    const auto* args = c->args[1].as<TupleNode>();
+    const auto* then_fn = c->args[2].as<FunctionNode>();
+    const auto* else_fn = c->args[3].as<FunctionNode>();
+    TVMLITE_CHECK_KIND(cond.size() == 1 && args && then_fn && else_fn, ValueError)
+        << "LowerToGraph: if_call takes a condition tensor, a tuple of args and two functions";
+    std::vector<std::vector<Entry>> arg_entries;
+    for (const Expr& a : args->fields) arg_entries.push_back(EntriesOf(a));
+    auto branch = [&](const FunctionNode* fn, bool when) {
+      TVMLITE_CHECK_KIND(fn->params.size() == arg_entries.size(), ValueError)
+          << "LowerToGraph: an if_call branch takes " << fn->params.size() << " params for " << arg_entries.size()
+          << " args";
+      auto saved = memo_;
+      guard_.push_back({cond[0], when});
+      for (size_t i = 0; i < arg_entries.size(); ++i) memo_[fn->params[i].get()] = arg_entries[i];
+      FindFirstFieldOnly(fn->body);
+      std::vector<Entry> out = Lower(fn->body);
+      guard_.pop_back();
+      memo_ = std::move(saved);
+      branch_outputs_.insert(branch_outputs_.end(), out.begin(), out.end());
+      return out;
+    };
+    std::vector<Entry> then_out = branch(then_fn, true), else_out = branch(else_fn, false);
+    GNode n;
+    n.is_op = true;
+    n.name = "tvmlite_if_" + std::to_string(name_counter_["if"]++);
+    n.func_name = kSelect;
+    FlattenType(call->checked_type(), &n.out_types);
+    TVMLITE_CHECK_KIND(then_out.size() == n.out_types.size() && else_out.size() == n.out_types.size(), ValueError)
+        << "LowerToGraph: an if_call's branches give " << then_out.size() << " and " << else_out.size()
+        << " values for " << n.out_types.size() << " outputs";
+    n.inputs = cond;
+    n.inputs.insert(n.inputs.end(), then_out.begin(), then_out.end());
+    n.inputs.insert(n.inputs.end(), else_out.begin(), else_out.end());
+    int64_t id = AddNode(std::move(n));
+    std::vector<Entry> out;
+    for (size_t i = 0; i < nodes_[id].out_types.size(); ++i) out.push_back({id, static_cast<int64_t>(i)});
+    return out;
   }
 
   static void AddLeaf(Group* g, const Expr& leaf, const std::vector<Entry>& entries) {
@@ -713,6 +763,7 @@ class GraphBuilder {
       }
       for (const Type& t : input_types) all_f32 = all_f32 && IsF32(t);
       all_f32 = all_f32 && IsF32(anchor_type);
+      if (returns_outputs_.get(op, false)) return ReturningNode(g, *calls, anchor, kernel, attrs, inputs);
     }
     // The epilogue program.
     std::vector<Entry> epi_inputs;
@@ -756,6 +807,80 @@ class GraphBuilder {
     n.native = true;
     int64_t id = AddNode(std::move(n));
     return std::vector<Entry>{{id, 0}};
+  }
+
+  /*!
+   * \brief A node whose kernel makes and returns its outputs (their shape depends on input values: dyn.reshape,
+   * arange; MakeReturningKernel): the anchor alone, tried once on stand-in inputs (ones; params as they are).
+   */
+  std::optional<std::vector<Entry>> ReturningNode(const Group& g, const std::vector<Call>& calls,
+                                                  const CallNode* anchor, const std::string& kernel,
+                                                  const Map<String, Any>& attrs, const std::vector<Entry>& inputs) {
+    Op op = Downcast<Op>(anchor->op);
+    if (calls.size() != 1) return Refuse(op->name + " makes its own output: it takes no epilogue");
+    runtime::Function factory = Registry::Get(kernel);
+    if (!factory.defined()) return Refuse("kernel " + kernel + " is not registered");
+    try {
+      runtime::Function bound = factory(attrs).cast<runtime::Function>();
+      std::vector<NDArray> arrays;
+      for (const Entry& e : inputs) {
+        const GNode& src = nodes_[e.node];
+        const Any* value = src.is_op ? nullptr : params_.get()->Find(Any(String(src.name)));
+        if (value != nullptr) {
+          arrays.push_back(value->cast<NDArray>());
+          continue;
+        }
+        const Type stand_in = WithDims(src.out_types[e.index], 1);
+        const auto* tt = stand_in.as<TensorTypeNode>();
+        if (tt == nullptr || !tt->static_shape()) return Refuse(op->name + " reads a value that is not a tensor");
+        NDArray a = NDArray::Empty(*tt->static_shape(), tt->dtype);
+        FillOnes(a);
+        arrays.push_back(a);
+      }
+      std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
+      runtime::Any rv;
+      try {
+        bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+      } catch (const runtime::Error& err) {
+        // Stand-in values need not make sense together (a newshape of ones): only a kernel that refuses the
+        // dtypes (a TypeError) sends the node to the reference.
+        if (std::string(err.kind()) != "TypeError") rv = Any();
+        else throw;
+      }
+    } catch (const runtime::Error& err) {
+      return Refuse(kernel + " refused: " + err.message().substr(0, err.message().find('\n')));
+    }
+    GNode n;
+    n.is_op = true;
+    n.name = g.name;
+    n.func_name = kernel;
+    n.kernel_attrs = attrs;
+    n.inputs = inputs;
+    FlattenType(g.root->checked_type(), &n.out_types);
+    n.returns = true;
+    n.returns_view = returns_view_.get(op, false);
+    int64_t id = AddNode(std::move(n));
+    std::vector<Entry> out;
+    for (size_t i = 0; i < nodes_[id].out_types.size(); ++i) out.push_back({id, static_cast<int64_t>(i)});
+    return out;
+  }
+
+  /*! \brief Every element of a (numeric) a set to 1. */
+  static void FillOnes(NDArray& a) {
+    const DLDataType dt = a->tensor.dtype;
+    char* p = static_cast<char*>(a->tensor.data) + a->tensor.byte_offset;
+    const int64_t n = a.NumElements(), esize = runtime::DataType(dt).bytes();
+    for (int64_t i = 0; i < n; ++i) {
+      char* q = p + i * esize;
+      if (dt.code == kDLFloat && dt.bits == 32) *reinterpret_cast<float*>(q) = 1.0f;
+      else if (dt.code == kDLFloat && dt.bits == 64) *reinterpret_cast<double*>(q) = 1.0;
+      else if ((dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool) && esize <= 8) {
+        std::memset(q, 0, esize);
+        *q = 1;  // little-endian: the low byte
+      } else {
+        std::memset(q, 0, esize);
+      }
+    }
   }
 
   /*! \brief No native kernel for the group, and why (the reference node made next carries it). */
@@ -1054,7 +1179,7 @@ class GraphBuilder {
         pe.bytes = TensorBytes(n.out_types[k]);
         pe.planned = n.native;
         pe.dynamic = n.native && !StaticShape(n.out_types[k]);
-        if (n.func_name == kNop) pe.alias_of = eid(n.inputs[0]);
+        if (n.func_name == kNop || n.returns_view) pe.alias_of = eid(n.inputs[0]);
       }
       if (n.is_op) {
         PlanNode pn;
@@ -1064,6 +1189,7 @@ class GraphBuilder {
       }
     }
     for (const Entry& e : heads) plan_in.outputs.push_back(eid(e));
+    for (const Entry& e : branch_outputs_) plan_in.outputs.push_back(eid(e));  // a select's outputs alias them
     MemoryPlan plan = PlanMemory(plan_in);
 
     std::string j = "{\"nodes\":[";
@@ -1097,6 +1223,15 @@ class GraphBuilder {
         if (!n.reason.empty()) {
           j += ",\"reason\":";
           WriteJSONString(n.reason, &j);
+        }
+        if (n.returns) j += n.returns_view ? ",\"returns\":\"view\"" : ",\"returns\":\"outputs\"";
+        if (!n.guard.empty()) {
+          j += ",\"guard\":[";
+          for (size_t k = 0; k < n.guard.size(); ++k) {
+            j += (k ? ",[" : "[") + std::to_string(n.guard[k].first.node) + "," +
+                 std::to_string(n.guard[k].first.index) + "," + (n.guard[k].second ? "1" : "0") + "]";
+          }
+          j += "]";
         }
         if (n.shape_func.defined()) {
           j += ",\"shape_func\":";
@@ -1150,7 +1285,8 @@ class GraphBuilder {
         if (const auto* tt = t.as<TensorTypeNode>()) WriteJSONString(tt->dtype.str(), &dltype);
         else if (const auto* dt = t.as<DynTensorTypeNode>()) WriteJSONString(dt->dtype.str(), &dltype);
         else dltype += "\"object\"";
-        storage += sep + std::to_string(plan.storage_id[e]);
+        // A returned view shares its input's storage in the plan (liveness), but the kernel makes the view.
+        storage += sep + std::to_string(n.returns ? -1 : plan.storage_id[e]);
         is_static += sep + std::string(StaticShape(t) ? "1" : "0");
         ++e;
       }
@@ -1169,12 +1305,17 @@ class GraphBuilder {
   // Snapshots taken per lowering: attributes registered later (a test's kernel) are seen by the next build.
   OpAttrMap<runtime::Function> epilogue_rules_{"FTVMLiteEpilogue"};
   OpAttrMap<String> kernels_{"FTVMLiteKernel"};
+  OpAttrMap<bool> returns_outputs_{"TVMLiteReturnsOutputs"};
+  OpAttrMap<bool> returns_view_{"TVMLiteReturnsView"};
   const Op bias_add_op_ = Op::Get("nn.bias_add");
   std::unordered_set<const Object*> main_params_;
   std::unordered_map<const Object*, std::vector<Entry>> memo_;
   std::unordered_map<const Object*, int64_t> param_of_;
   std::unordered_map<std::string, int> name_counter_;
   std::string reason_;  // why the last group tried is not native
+  const Op if_call_op_ = Op::Get("if_call");
+  std::vector<std::pair<Entry, bool>> guard_;  // the conditions of the branches being lowered
+  std::vector<Entry> branch_outputs_;          // kept alive until the select nodes have read them
   std::vector<GNode> nodes_;
   std::vector<int64_t> arg_nodes_;
   std::unordered_set<int64_t> input_nodes_;

@@ -19,6 +19,11 @@
  * still the function registered under its name. No other registered function is ever called. Params must be
  * entries the graph names, with the graph's dtype and shape.
  *
+ * If. Nodes of an If's branches carry a "guard" ([[node, index, 0|1], ...]: bool scalars and the value each must
+ * hold); a node whose guard fails is skipped (profile() lists only the nodes that ran). A "__select" node after the
+ * branches reads (cond, then-values..., else-values...) and its outputs become the taken branch's values: the
+ * lowering keeps those alive (the memory plan pins them).
+ *
  * Symbolic shapes. A node whose outputs have symbolic dims (-1 in the graph; a native kernel or a view) carries
  * "shape_func" (its group as a function of its leaves, saved IR: shape_func.h) and "shape_args" (each leaf's
  * entries). Before the node runs, the executor types that function with the leaves' concrete shapes: the output
@@ -27,8 +32,9 @@
  * liveness; a storage grows (never shrinks) when an entry placed in it needs more, so after the largest shape has
  * run once a run allocates nothing. The kernels take their shapes per call.
  *
- * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node instead
- * returns its outputs (an Array, one value per output entry: NDArrays of any shape, sequences, None), which are
+ * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node, and a kernel
+ * node marked "returns" (its output shape depends on input values: dyn.reshape, arange), instead returns its
+ * outputs (an Array, one value per output entry: NDArrays of any shape, sequences, None), which are
  * stored in the entries. profile() runs once timing each node.
  *
  * Threads. Separate executors share nothing mutable (params are read only): they run in parallel, no lock in
@@ -150,7 +156,7 @@ Function ResolveFactory(const std::string& func_name, const std::string& node, c
 
 class GraphExecutorObj : public Object {
  public:
-  enum Kind { kInput, kParam, kKernel, kReference, kNop };
+  enum Kind { kInput, kParam, kKernel, kReference, kNop, kReturns, kSelect };
   struct Node {
     Kind kind;
     std::string name, func_name;
@@ -159,6 +165,7 @@ class GraphExecutorObj : public Object {
     std::vector<int64_t> inputs, outputs;  // entry ids
     bool view_fixed = false;               // kNop: made at creation
     ir::Function shape_func;               // outputs of symbolic shape: their shapes per run (see above)
+    std::vector<std::pair<int64_t, bool>> guard;  // runs only when each entry (a bool scalar) holds the value
     std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
   };
   /*! \brief A node's output shapes per leaf-shape signature (the last one first). */
@@ -281,7 +288,17 @@ class GraphExecutorObj : public Object {
         Map<String, Any> nattrs = Get<Map<String, Any>>(*jn, "attrs");
         n.func_name = std::string(Get<String>(nattrs, "func_name"));
         ParseShapeFunc(nattrs, row_ptr, i, &n);
-        if (n.func_name == "__nop") {
+        ParseGuard(nattrs, row_ptr, i, &n);
+        if (n.func_name == "__select") {
+          n.kind = kSelect;
+          TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
+              << "graph executor: select " << n.name << " must read a condition and two values per output";
+          for (int64_t e : n.outputs) {
+            TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
+                                                        << "'s outputs are its inputs': they have no storage";
+            in_place[e] = true;
+          }
+        } else if (n.func_name == "__nop") {
           n.kind = kNop;
           TVMLITE_CHECK_KIND(n.inputs.size() == 1 && n.outputs.size() == 1 && !is_object[n.outputs[0]] &&
                                  (is_static[n.outputs[0]] || n.shape_func.defined()),
@@ -291,9 +308,21 @@ class GraphExecutorObj : public Object {
           in_place[n.outputs[0]] = true;
         } else {
           n.kind = n.func_name == kReferenceFactory ? kReference : kKernel;
+          if (const Any* r = nattrs.get()->Find(Any(String("returns")))) {
+            std::optional<String> how = r->as<String>();
+            TVMLITE_CHECK_KIND(n.kind == kKernel && how && (*how == "outputs" || *how == "view"), ValueError)
+                << "graph executor: node " << n.name << "'s 'returns' must be \"outputs\" or \"view\" on a kernel";
+            n.kind = kReturns;
+          }
           n.factory = ResolveFactory(n.func_name, n.name, py_factories, n.kind == kReference);
           n.kernel_attrs = Get<Map<String, Any>>(nattrs, "kernel_attrs");
-          if (n.kind == kReference) {
+          if (n.kind == kReturns) {
+            for (int64_t e : n.outputs) {
+              TVMLITE_CHECK_KIND(sids[e] < 0, ValueError)
+                  << "graph executor: node " << n.name << " returns its outputs: they have no storage";
+              in_place[e] = true;  // may be a view of memory the executor rewrites: get_output copies
+            }
+          } else if (n.kind == kReference) {
             const Any* func = n.kernel_attrs.get()->Find(Any(String("func")));
             TVMLITE_CHECK_KIND(func != nullptr && func->as<String>().has_value(), ValueError)
                 << "graph executor: reference node " << n.name << " has no 'func' (the saved function) string";
@@ -400,6 +429,37 @@ class GraphExecutorObj : public Object {
     n->shape_func = *func;
   }
 
+  /*! \brief Read a node's "guard": [[node, index, 0 or 1], ...], each an entry computed before it. */
+  static void ParseGuard(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i, Node* n) {
+    const Any* g = nattrs.get()->Find(Any(String("guard")));
+    if (g == nullptr) return;
+    std::optional<Array<Any>> list = g->as<Array<Any>>();
+    TVMLITE_CHECK_KIND(list.has_value(), ValueError) << "graph executor: node " << n->name << "'s guard is malformed";
+    for (const Any& item : *list) {
+      std::vector<int64_t> ref = IntList(item, "a guard");
+      TVMLITE_CHECK_KIND(ref.size() == 3 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
+                             ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]] && (ref[2] == 0 || ref[2] == 1),
+                         ValueError)
+          << "graph executor: node " << n->name << "'s guard must name entries computed before it, each with 0 or 1";
+      n->guard.push_back({row_ptr[ref[0]] + ref[1], ref[2] == 1});
+    }
+  }
+
+  /*! \brief The truth of a condition entry: a tensor of one bool or integer element. */
+  bool Truth(int64_t e, const Node& n) const {
+    std::optional<NDArray> a = values_[e].as<NDArray>();
+    TVMLITE_CHECK_KIND(a && a->NumElements() == 1, ValueError)
+        << n.name << ": the condition must be a tensor of one element";
+    const DLTensor& t = (*a)->tensor;
+    const char* p = static_cast<const char*>(t.data) + t.byte_offset;
+    TVMLITE_CHECK_KIND(t.dtype.code == kDLBool || t.dtype.code == kDLInt || t.dtype.code == kDLUInt, TypeError)
+        << n.name << ": the condition must be bool or an integer";
+    for (int b = 0; b < (t.dtype.bits + 7) / 8; ++b) {
+      if (p[b] != 0) return true;
+    }
+    return false;
+  }
+
   /*! \brief A param type like declared with the concrete shapes of arrays (consumed from *pos, in order). */
   static ir::Type ConcreteType(const ir::Type& declared, const std::vector<NDArray>& arrays, size_t* pos) {
     if (const auto* tt = declared.as<ir::TupleTypeNode>()) {
@@ -480,6 +540,14 @@ class GraphExecutorObj : public Object {
     has_run_ = true;
   }
 
+  /*! \brief Whether node n runs this time: every guard holds (nodes outside If branches have none). */
+  bool Taken(const Node& n) const {
+    for (const auto& [e, want] : n.guard) {
+      if (Truth(e, n) != want) return false;
+    }
+    return true;
+  }
+
   Array<Any> Profile() {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
@@ -489,9 +557,9 @@ class GraphExecutorObj : public Object {
     for (size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
       auto t0 = std::chrono::steady_clock::now();
-      RunNode(i, &args);
+      const bool ran = RunNode(i, &args);
       auto t1 = std::chrono::steady_clock::now();
-      if (n.kind == kInput || n.kind == kParam) continue;
+      if (n.kind == kInput || n.kind == kParam || !ran) continue;
       Map<String, Any> r;
       r.Set(String("name"), String(n.name));
       r.Set(String("func_name"), String(n.func_name));
@@ -604,10 +672,18 @@ class GraphExecutorObj : public Object {
     return values_[e];
   }
 
-  void RunNode(size_t id, std::vector<AnyView>* args) {
+  /*! \brief Run node id unless a guard says its If branch is not taken; whether it ran. */
+  bool RunNode(size_t id, std::vector<AnyView>* args) {
     const Node& n = nodes[id];
+    if (!n.guard.empty() && !Taken(n)) return false;
     switch (n.kind) {
-      case kInput: case kParam: return;
+      case kInput: case kParam: return true;
+      case kSelect: {
+        const size_t k = n.outputs.size();
+        const size_t from = Truth(n.inputs[0], n) ? 1 : 1 + k;
+        for (size_t i = 0; i < k; ++i) values_[n.outputs[i]] = values_[n.inputs[from + i]];
+        return true;
+      }
       case kNop:
         if (!n.view_fixed) {
           std::optional<NDArray> a = values_[n.inputs[0]].as<NDArray>();
@@ -615,7 +691,7 @@ class GraphExecutorObj : public Object {
           values_[n.outputs[0]] = MakeView(n, *a, n.shape_func.defined() ? OutShapes(id, n)[0]
                                                                          : shapes[n.outputs[0]]);
         }
-        return;
+        return true;
       case kKernel: {
         if (n.shape_func.defined()) {
           const auto& out_shapes = OutShapes(id, n);
@@ -629,9 +705,9 @@ class GraphExecutorObj : public Object {
         for (int64_t e : n.outputs) args->push_back(AnyView(values_[e]));
         Any rv;
         n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
-        return;
+        return true;
       }
-      case kReference: {
+      case kReference: case kReturns: {
         args->clear();
         for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
         Any rv;
@@ -640,9 +716,10 @@ class GraphExecutorObj : public Object {
         TVMLITE_CHECK_KIND(outs && outs->size() == n.outputs.size(), ValueError)
             << n.name << ": the reference kernel must return a list of " << n.outputs.size() << " values";
         for (size_t k = 0; k < n.outputs.size(); ++k) values_[n.outputs[k]] = (*outs)[k];
-        return;
+        return true;
       }
     }
+    return true;
   }
 
   void CheckInputsSet() const {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tvmlite {
@@ -33,6 +34,10 @@ struct GNode {
   std::vector<ir::Type> out_types;
   bool native = false;  // a topi kernel: its outputs are planned
   std::string reason;   // a reference node: why no native kernel runs the group
+  bool returns = false;       // its kernel returns its outputs (MakeReturningKernel): they are not planned
+  bool returns_view = false;  // ... a view of its first input's memory (dyn.reshape)
+  // Inside If branches: runs only when each entry (a bool scalar) holds the value (graph_executor.cc, "If").
+  std::vector<std::pair<Entry, bool>> guard;
   // An output of symbolic shape (a native node or a view): the group as a shape function of its leaves
   // (shape_func.h) and each leaf's entries; the executor computes the output shapes per input shape.
   ir::Function shape_func;

@@ -11,6 +11,20 @@ namespace tvmlite {
 namespace topi {
 namespace injective {
 
+std::vector<int64_t> IntValues(const TensorArg& t, const std::string& kernel) {
+  TVMLITE_CHECK_KIND(t.ndim() <= 1, ValueError) << kernel << ": a shape or bounds input must be 0-d or 1-d, got rank "
+                                                << t.ndim();
+  const DLDataType dt = t.dtype();
+  TVMLITE_CHECK_KIND(dt.code == kDLInt && (dt.bits == 64 || dt.bits == 32) && dt.lanes == 1, TypeError)
+      << kernel << ": a shape or bounds input must be int32 or int64";
+  std::vector<int64_t> out(t.size());
+  const char* p = Bytes(t);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = dt.bits == 64 ? reinterpret_cast<const int64_t*>(p)[i] : reinterpret_cast<const int32_t*>(p)[i];
+  }
+  return out;
+}
+
 int ElemBytes(const TensorArg& t, const std::string& kernel) {
   DLDataType d = t.dtype();
   int bits = d.bits * d.lanes;

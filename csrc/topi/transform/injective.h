@@ -30,6 +30,8 @@ namespace injective {
 
 /*! \brief Bytes per element of t: 1, 2, 4 or 8 (TypeError naming the kernel for other dtypes). */
 int ElemBytes(const TensorArg& t, const std::string& kernel);
+/*! \brief A 0-d or 1-d int32/int64 tensor's values (a shape, bounds): ValueError / TypeError naming the kernel. */
+std::vector<int64_t> IntValues(const TensorArg& t, const std::string& kernel);
 /*! \brief t's data as bytes (no dtype check). */
 inline char* Bytes(const TensorArg& t) {
   const DLTensor& d = t.array()->tensor;

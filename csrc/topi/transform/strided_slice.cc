@@ -9,6 +9,10 @@
  * end is a length (-1: to the end), the step 1, and a negative begin counts from the end (as the reference). Each
  * sliced axis becomes (start, step, length) as Python's slice.indices does; the output's shape must be the
  * lengths; the copy walks data with strides step * stride (negative for reversed slices).
+ *
+ * topi.dyn.strided_slice (relay dyn.strided_slice) takes the bounds as int tensors, read per call:
+ *   outs = run(data, begin, end, strides, axes)    // returns [out]: its shape depends on those values
+ * It allocates its output (a node whose outputs it returns, graph_executor.cc).
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -42,6 +46,58 @@ void SliceIndices(int64_t n, int64_t begin, int64_t end, int64_t step, int64_t* 
   *len = static_cast<int64_t>(l);
 }
 
+/*! \brief A slice of data: the output's shape, the first element's byte offset and each dim's step in bytes. */
+struct SlicePlan {
+  std::vector<int64_t> shape, step_bytes;
+  int64_t offset = 0;
+};
+
+/*!
+ * \brief The plan of slicing data on axes (normalised, distinct) with begin/end/strides (strides empty: 1, one
+ * value: every axis); size_mode: end is a length (-1: to the end) and the step 1.
+ */
+SlicePlan PlanSlice(const std::string& kName, const TensorArg& data, int esize, const std::vector<int64_t>& axes,
+                    const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                    const std::vector<int64_t>& strides, bool size_mode) {
+  const int nd = data.ndim();
+  SlicePlan plan;
+  plan.shape = data.shape();
+  std::vector<int64_t> in_stride(nd);
+  for (int64_t d = nd - 1, s = esize; d >= 0; --d) in_stride[d] = s, s *= plan.shape[d];
+  plan.step_bytes = in_stride;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t d = axes[i], dim = plan.shape[d];
+    int64_t step = size_mode || strides.empty() ? 1 : strides[strides.size() == 1 ? 0 : i];
+    TVMLITE_CHECK_KIND(step != 0, ValueError) << kName << ": step 0 for sliced axis " << i;
+    int64_t b = begin[i], e = end[i];
+    if (size_mode) {
+      TVMLITE_CHECK_KIND(e >= -1, ValueError) << kName << ": size " << e << " on axis " << d;
+      if (b < 0) b = std::max<int64_t>(b + dim, 0);
+      e = e == -1 || b > std::numeric_limits<int64_t>::max() - e ? std::numeric_limits<int64_t>::max() : b + e;
+    }
+    int64_t start, len;
+    SliceIndices(dim, b, e, step, &start, &len);
+    plan.shape[d] = len;
+    if (len > 0) plan.offset += start * in_stride[d];
+    plan.step_bytes[d] = step * in_stride[d];
+  }
+  return plan;
+}
+
+/*! \brief Each of n axes normalised against rank nd, none twice. */
+std::vector<int64_t> SliceAxes(const std::string& kName, size_t n, int nd, const std::vector<int64_t>* given) {
+  std::vector<int64_t> axes(n);
+  std::vector<bool> seen(nd, false);
+  for (size_t i = 0; i < n; ++i) {
+    TVMLITE_CHECK_KIND(given != nullptr || static_cast<int>(i) < nd, ValueError)
+        << kName << ": " << n << " bounds for data of rank " << nd;
+    axes[i] = given != nullptr ? injective::NormalizeAxis((*given)[i], nd, kName) : static_cast<int64_t>(i);
+    TVMLITE_CHECK_KIND(!seen[axes[i]], ValueError) << kName << ": axis " << axes[i] << " is sliced twice";
+    seen[axes[i]] = true;
+  }
+  return axes;
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.strided_slice";
   KernelAttrs attrs(kName, attrs_in);
@@ -68,45 +124,49 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
   return MakeKernel(kName, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
-    const int nd = data.ndim();
-    std::vector<int64_t> axes(n);
-    std::vector<bool> seen(nd, false);
-    for (size_t i = 0; i < n; ++i) {
-      TVMLITE_CHECK_KIND(has_axes || static_cast<int>(i) < nd, ValueError)
-          << kName << ": " << n << " bounds for data of rank " << nd;
-      axes[i] = has_axes ? injective::NormalizeAxis(axes_attr[i], nd, kName) : static_cast<int64_t>(i);
-      TVMLITE_CHECK_KIND(!seen[axes[i]], ValueError) << kName << ": axis " << axes[i] << " is sliced twice";
-      seen[axes[i]] = true;
-    }
+    std::vector<int64_t> axes = SliceAxes(kName, n, data.ndim(), has_axes ? &axes_attr : nullptr);
     const int esize = injective::ElemBytes(out, kName);
-    std::vector<int64_t> shape = data.shape(), step_bytes(nd), in_stride(nd);
-    for (int64_t d = nd - 1, s = esize; d >= 0; --d) in_stride[d] = s, s *= shape[d];
-    step_bytes = in_stride;
-    int64_t offset = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t d = axes[i], dim = shape[d];
-      int64_t step = size_mode || strides.empty() ? 1 : strides[strides.size() == 1 ? 0 : i];
-      int64_t b = begin[i], e = end[i];
-      if (size_mode) {
-        TVMLITE_CHECK_KIND(e >= -1, ValueError) << kName << ": size " << e << " on axis " << d;
-        if (b < 0) b = std::max<int64_t>(b + dim, 0);
-        e = e == -1 || b > std::numeric_limits<int64_t>::max() - e ? std::numeric_limits<int64_t>::max() : b + e;
-      }
-      int64_t start, len;
-      SliceIndices(dim, b, e, step, &start, &len);
-      shape[d] = len;
-      if (len > 0) offset += start * in_stride[d];
-      step_bytes[d] = step * in_stride[d];
-    }
-    out.CheckShape(shape);
+    SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, strides, size_mode);
+    out.CheckShape(plan.shape);
     BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 1);
     if (out.size() == 0) return;
-    injective::StridedCopy(out, injective::Bytes(data) + offset, shape, step_bytes, esize, bound);
+    injective::StridedCopy(out, injective::Bytes(data) + plan.offset, plan.shape, plan.step_bytes, esize, bound);
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.dyn.strided_slice";
+  KernelAttrs attrs(kName, attrs_in);
+  TVMLITE_CHECK_KIND(attrs.GetString("slice_mode", "end") == "end", ValueError)
+      << kName << ": only slice_mode 'end' is supported";
+  return MakeReturningKernel(kName, 5, [](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data");
+    std::vector<int64_t> begin = injective::IntValues(args.Input(1, "begin"), kName);
+    std::vector<int64_t> end = injective::IntValues(args.Input(2, "end"), kName);
+    std::vector<int64_t> strides = injective::IntValues(args.Input(3, "strides"), kName);
+    std::vector<int64_t> given = injective::IntValues(args.Input(4, "axes"), kName);
+    const size_t n = begin.size();
+    TVMLITE_CHECK_KIND(end.size() == n && strides.size() == n && given.size() == n, ValueError)
+        << kName << ": begin, end, strides and axes must have one entry per sliced axis, got " << n << ", "
+        << end.size() << ", " << strides.size() << ", " << given.size();
+    std::vector<int64_t> axes = SliceAxes(kName, n, data.ndim(), &given);
+    const int esize = injective::ElemBytes(data, kName);
+    SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, strides, false);
+    NDArray out = NDArray::Empty(plan.shape, data.dtype());
+    TensorArg out_arg(out, &kName, "out");
+    if (out_arg.size() > 0) {
+      injective::StridedCopy(out_arg, injective::Bytes(data) + plan.offset, plan.shape, plan.step_bytes, esize,
+                             BoundEpilogue());
+    }
+    return out;
   });
 }).set_kernel_factory();
 
 TVMLITE_REGISTER_OP("strided_slice")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.strided_slice"));
+TVMLITE_REGISTER_OP("dyn.strided_slice")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.strided_slice"))
+    .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace
 }  // namespace topi

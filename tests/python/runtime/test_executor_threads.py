@@ -20,7 +20,7 @@ ROUNDS = 100  # per thread
 @functools.lru_cache(maxsize=None)
 def _model():
     """A reference node (argwhere: its output shape depends on the values), a native node on its symbolic shape
-    (transpose) and a static native one (topi.elemwise), and inputs with different numbers of positive elements, so
+    (transpose) and static native ones (topi.greater, topi.elemwise), and inputs with different numbers of positive elements, so
     that the outputs of different runs have different shapes."""
     x = relay.var("x", shape=(16, 24))
     nz = relay.transpose(relay.argwhere(relay.greater(x, relay.const(np.float32(0)))))
@@ -89,7 +89,7 @@ def _on_path(monkeypatch):
 def test_model_has_reference_and_native_nodes():
     lib, _, _ = _model()
     kernels = {n["attrs"]["func_name"] for n in json.loads(lib.get_graph_json())["nodes"] if n["op"] != "null"}
-    assert kernels == {"relay.backend.reference", "topi.transpose", "topi.elemwise"}
+    assert kernels == {"topi.greater", "relay.backend.reference", "topi.transpose", "topi.elemwise"}
 
 
 def test_shared_executor_set_input_run_get_output(monkeypatch):

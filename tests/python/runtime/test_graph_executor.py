@@ -188,9 +188,11 @@ def test_profile_table(lib, rng):
     assert all(r["time_ms"] >= 0 and r["shape"] == (2, 3) for r in records)
     table = out.getvalue().splitlines()
     assert table[0].split() == ["node", "kernel", "shape", "time", "ms", "%"]
-    assert table[-1].split()[:3] == ["total", "4", "nodes"]
+    assert table[-2].split()[:3] == ["total", "4", "nodes"]
+    assert table[-1].split()[:6] == ["on", "the", "numpy", "reference", "1", "nodes"]
     assert sum(1 for line in table if "tvmlite_" in line) == 4
-    times = [float(line.split()[-2]) for line in table[2:-2]]
+    assert sum(1 for line in table if "(numpy fallback)" in line) == 1
+    times = [float(line.split()[-2]) for line in table[2:-3]]
     assert times == sorted(times, reverse=True)  # slowest first
     debug = GraphModule(tvmlite.build(_model(), target="debug")["default"](tvmlite.cpu(0)))
     with pytest.raises(TypeError, match="cannot profile"):

@@ -123,6 +123,23 @@ Function MakeKernel(std::string name, int min_args, F body) {
 }
 
 /*!
+ * \brief A bound kernel whose output shape depends on its inputs' values (dyn.reshape, arange, ...): called with
+ * its num_inputs inputs only, body(args) returns the output it made, which the kernel returns as [out] (the protocol
+ * of nodes that return their outputs: graph_executor.cc). Ops with such kernels carry the op attribute
+ * "TVMLiteReturnsOutputs" = true, so the lowering makes them nodes of that kind.
+ */
+template <typename F>
+Function MakeReturningKernel(std::string name, int num_inputs, F body) {
+  Function f([name = std::move(name), num_inputs, body = std::move(body)](runtime::PackedArgs args, Any* rv) {
+    TVMLITE_CHECK_KIND(args.size() == num_inputs, TypeError)
+        << name << ": expected " << num_inputs << " tensor arguments (its inputs), got " << args.size();
+    *rv = Array<Any>{Any(body(KernelArgs(&name, args)))};
+  });
+  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
+  return f;
+}
+
+/*!
  * \brief axis (negative counts from the end) of a tensor of rank ndim, in [0, ndim); ValueError naming the kernel
  * for a scalar (ndim 0) or an axis out of range. The axis-wise kernels (softmax, layer norm, LRN) share it.
  */

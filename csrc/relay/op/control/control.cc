@@ -4,6 +4,7 @@
  *
  * Each relation reads its subgraph's FuncType (arguments already typed by InferType, bodies included):
  *   if(cond, then: fn() -> T1, else: fn() -> T2)                         -> JoinTypes(T1, T2)
+ *   if_call(cond, (a...), then: fn(a...) -> T1, else: fn(a...) -> T2)      -> JoinTypes(T1, T2)
  *   loop(M, cond, (v...), body: fn(i, cond, v...) -> (cond, v'..., s...)) -> (v''..., Tensor[(?, s.shape...)]...)
  *     where M and cond may be omitted (empty tuples) and v'' are the body's parameter types, which must hold both
  *     the initial values and what the body returns (the frontend widens them to that fixpoint with JoinTypes).
@@ -141,6 +142,25 @@ Type IfRel(const Array<Type>& args, const Attrs&) {
   const FuncTypeNode* else_fn = FuncArg(args, 2, "else_branch");
   TVMLITE_CHECK_KIND(then_fn->arg_types.empty() && else_fn->arg_types.empty(), TypeError)
       << "branches take no parameters, got " << TypeToString(args[1]) << " and " << TypeToString(args[2]);
+  try {
+    return JoinTypes(then_fn->ret_type, else_fn->ret_type);
+  } catch (const runtime::Error& err) {
+    throw runtime::Error(err.kind(), "the branches' results disagree: " + err.message());
+  }
+}
+
+Type IfCallRel(const Array<Type>& args, const Attrs&) {
+  CheckNumArgs(args, 4);
+  CheckScalarOrAbsent(args[0], "the condition", true);
+  TVMLITE_CHECK_KIND(!IsAbsent(args[0]), TypeError) << "the condition is required";
+  const TupleTypeNode* given = TupleArg(args, 1, "args");
+  const FuncTypeNode* then_fn = FuncArg(args, 2, "then_branch");
+  const FuncTypeNode* else_fn = FuncArg(args, 3, "else_branch");
+  TVMLITE_CHECK_KIND(then_fn->arg_types.size() == given->fields.size() &&
+                         else_fn->arg_types.size() == given->fields.size(),
+                     TypeError)
+      << "both branches must take the " << given->fields.size() << " args, they take " << then_fn->arg_types.size()
+      << " and " << else_fn->arg_types.size();
   try {
     return JoinTypes(then_fn->ret_type, else_fn->ret_type);
   } catch (const runtime::Error& err) {
@@ -309,6 +329,17 @@ TVMLITE_REGISTER_OP("if")
     .add_argument("then_branch", "Function", "fn() -> T.")
     .add_argument("else_branch", "Function", "fn() -> T.")
     .add_type_rel("If", IfRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("if_call")
+    .describe("then_branch(*args) when cond is true, else else_branch(*args): an If whose branches take the outer "
+              "values they read as parameters (the cpu build's form, so each branch optimises as a graph).")
+    .set_num_inputs(4)
+    .add_argument("cond", "Tensor", "A bool scalar.")
+    .add_argument("args", "Tuple", "The values the branches read.")
+    .add_argument("then_branch", "Function", "fn(args...) -> T.")
+    .add_argument("else_branch", "Function", "fn(args...) -> T.")
+    .add_type_rel("IfCall", IfCallRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("loop")

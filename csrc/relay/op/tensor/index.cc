@@ -318,7 +318,7 @@ TVMLITE_REGISTER_OP("dyn.strided_slice")
     .add_argument("strides", "Tensor", "Step of each sliced axis.")
     .add_argument("axes", "Tensor", "The sliced axes.")
     .add_type_rel("DynStridedSlice", DynStridedSliceRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
 
 TVMLITE_REGISTER_OP("take")
     .describe("Select slices of data along axis by indices (ONNX Gather).")

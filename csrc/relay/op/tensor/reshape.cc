@@ -329,7 +329,7 @@ TVMLITE_REGISTER_OP("dyn.reshape")
     .add_argument("newshape", "Tensor", "The target shape (1-D, static length).")
     .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("DynReshape", DynReshapeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
 
 TVMLITE_REGISTER_OP("transpose")
     .describe("Permute the axes (reverse them when axes is empty).")
@@ -408,7 +408,7 @@ TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .add_type_rel("DynBroadcastTo", DynBroadcastToRel)
-    .set_attr<TOpPattern>("TOpPattern", kBroadcast);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
 
 TVMLITE_REGISTER_OP("tile")
     .describe("Repeat the input reps[i] times along axis i (numpy.tile).")

@@ -378,7 +378,7 @@ TVMLITE_REGISTER_OP("dyn.full")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .set_attrs_type<FullAttrs>()
     .add_type_rel("DynFull", FullRel<true>)
-    .set_attr<TOpPattern>("TOpPattern", kElemWise);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
 
 TVMLITE_REGISTER_OP("arange")
     .describe("start, start + step, ... below stop (above it for a negative step); ONNX Range.")

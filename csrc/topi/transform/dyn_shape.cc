@@ -1,0 +1,264 @@
+/*!
+ * \file dyn_shape.cc
+ * \brief The shape arithmetic exporters put in graphs, natively: topi.shape_of, and the kernels whose output shape
+ * depends on their inputs' values (they make and return their output: kernel.h, MakeReturningKernel):
+ *
+ *   topi.shape_of({"dtype": "int64"})            run(data, out)                  out = data's shape
+ *   topi.dyn.reshape({"allowzero": 0})           [view] = run(data, newshape)    a view: no copy (ONNX 0/-1 rules)
+ *   topi.dyn.broadcast_to({})                    [out] = run(data, shape)        numpy broadcasting, both ways
+ *   topi.dyn.full({"dtype": "float32"})          [out] = run(value, shape)       value converted to dtype
+ *   topi.arange({"dtype": "int64"})              [out] = run(start, stop, step)  ONNX Range
+ *
+ * A shape input is a 0-d or 1-d int32/int64 tensor. These run per call on small tensors (a shape, a mask, position
+ * ids): what matters is that they cost microseconds, not a trip through Python. dyn.reshape's view shares data's
+ * memory: the lowering declares its output an alias of its input, so the memory plan keeps that storage.
+ */
+#include <tvmlite/ir/op.h>
+#include <tvmlite/runtime/data_type.h>
+#include <tvmlite/runtime/registry.h>
+
+#include <cmath>
+#include <limits>
+
+#include "injective.h"
+
+namespace tvmlite {
+namespace topi {
+namespace {
+
+using runtime::DataType;
+
+/*! \brief The dtype attr ("" or absent: fallback). */
+DLDataType DTypeAttr(const KernelAttrs& attrs, DLDataType fallback) {
+  std::string s = attrs.GetString("dtype", "");
+  return s.empty() || s == "void" ? fallback : DLDataType(DataType(s));
+}
+
+/*! \brief Every dim of a requested shape is >= 0 and their product fits in memory. */
+void CheckShape(const std::vector<int64_t>& shape, const std::string& kernel) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    TVMLITE_CHECK_KIND(d >= 0, ValueError) << kernel << ": negative dim " << d << " in the requested shape";
+    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(n, d, &n) && n <= (int64_t{1} << 40), ValueError)
+        << kernel << ": the requested shape is too large";
+  }
+}
+
+/*! \brief A scalar of a numeric dtype as double and as int64 (exact for integers). */
+struct Scalar {
+  double f = 0;
+  int64_t i = 0;
+  bool is_int = false;
+};
+
+Scalar ReadScalar(const TensorArg& t, const std::string& kernel, const char* what) {
+  TVMLITE_CHECK_KIND(t.size() == 1, ValueError) << kernel << ": " << what << " must hold one value, got " << t.size();
+  const DLDataType dt = t.dtype();
+  const char* p = injective::Bytes(t);
+  Scalar s;
+  s.is_int = dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool;
+  if (dt.code == kDLFloat && dt.bits == 32) s.f = *reinterpret_cast<const float*>(p);
+  else if (dt.code == kDLFloat && dt.bits == 64) s.f = *reinterpret_cast<const double*>(p);
+  else if (dt.code == kDLInt && dt.bits == 64) s.i = *reinterpret_cast<const int64_t*>(p);
+  else if (dt.code == kDLInt && dt.bits == 32) s.i = *reinterpret_cast<const int32_t*>(p);
+  else if (dt.code == kDLInt && dt.bits == 16) s.i = *reinterpret_cast<const int16_t*>(p);
+  else if (dt.code == kDLInt && dt.bits == 8) s.i = *reinterpret_cast<const int8_t*>(p);
+  else if ((dt.code == kDLUInt || dt.code == kDLBool) && dt.bits == 8) s.i = *reinterpret_cast<const uint8_t*>(p);
+  else TVMLITE_THROW(TypeError) << kernel << ": " << what << " of dtype " << DataType(dt).str() << " is not supported";
+  if (s.is_int) s.f = static_cast<double>(s.i);
+  return s;
+}
+
+/*! \brief Write s to p as dtype (numpy's cast: float -> int truncates); TypeError for other dtypes. */
+void WriteScalar(const Scalar& s, DLDataType dt, char* p, const std::string& kernel) {
+  const int64_t i = s.is_int ? s.i : static_cast<int64_t>(s.f);
+  if (dt.code == kDLFloat && dt.bits == 32) *reinterpret_cast<float*>(p) = static_cast<float>(s.f);
+  else if (dt.code == kDLFloat && dt.bits == 64) *reinterpret_cast<double*>(p) = s.f;
+  else if (dt.code == kDLInt && dt.bits == 64) *reinterpret_cast<int64_t*>(p) = i;
+  else if (dt.code == kDLInt && dt.bits == 32) *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(i);
+  else if (dt.code == kDLInt && dt.bits == 16) *reinterpret_cast<int16_t*>(p) = static_cast<int16_t>(i);
+  else if (dt.code == kDLInt && dt.bits == 8) *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(i);
+  else if (dt.code == kDLUInt && dt.bits == 8) *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(i);
+  else if (dt.code == kDLBool && dt.bits == 8) *reinterpret_cast<uint8_t*>(p) = s.is_int ? i != 0 : s.f != 0;
+  else TVMLITE_THROW(TypeError) << kernel << ": output dtype " << DataType(dt).str() << " is not supported";
+}
+
+/*! \brief A view of base's memory with another shape (base must be contiguous and hold as many bytes). */
+NDArray ViewAs(const NDArray& base, const std::vector<int64_t>& shape) {
+  DLTensor t = base->tensor;
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.shape = const_cast<int64_t*>(shape.data());
+  t.strides = nullptr;
+  auto* owner = new NDArray(base);
+  return NDArray::FromExternal(t, owner, [](void* p) { delete static_cast<NDArray*>(p); }, 0);
+}
+
+/*! \brief ONNX Reshape's target of data's shape: 0 copies data's dim (unless allowzero), one -1 is inferred. */
+std::vector<int64_t> ResolveReshape(const std::vector<int64_t>& in, std::vector<int64_t> out, bool allowzero,
+                                    const std::string& kernel) {
+  int64_t total = 1, known = 1, infer = -1;
+  for (int64_t d : in) total *= d;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 0 && !allowzero) {
+      TVMLITE_CHECK_KIND(i < in.size(), ValueError)
+          << kernel << ": newshape[" << i << "] is 0 (copy) but the input has rank " << in.size();
+      out[i] = in[i];
+    }
+    if (out[i] == -1) {
+      TVMLITE_CHECK_KIND(infer < 0, ValueError) << kernel << ": newshape has more than one -1";
+      infer = static_cast<int64_t>(i);
+      continue;
+    }
+    TVMLITE_CHECK_KIND(out[i] >= 0, ValueError) << kernel << ": newshape[" << i << "] is " << out[i];
+    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(known, out[i], &known), ValueError) << kernel << ": too large";
+  }
+  if (infer >= 0) {
+    TVMLITE_CHECK_KIND(known != 0 && total % known == 0, ValueError)
+        << kernel << ": cannot reshape " << runtime::ShapeTuple(in) << " into " << runtime::ShapeTuple(out);
+    out[infer] = total / known;
+    known = total;
+  }
+  TVMLITE_CHECK_KIND(known == total, ValueError) << kernel << ": cannot reshape " << runtime::ShapeTuple(in)
+                                                 << " (size " << total << ") into " << runtime::ShapeTuple(out);
+  return out;
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.shape_of").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.shape_of";
+  KernelAttrs attrs(kName, attrs_in);
+  const DLDataType dtype = DTypeAttr(attrs, DLDataType(DataType::Int(64)));
+  TVMLITE_CHECK_KIND(dtype.code == kDLInt && (dtype.bits == 64 || dtype.bits == 32), TypeError)
+      << kName << ": dtype must be int32 or int64";
+  return MakeKernel(kName, 2, [dtype](const KernelArgs& args) {
+    NDArray data = args.Input(0, "data").array();  // any dtype: only its shape is read
+    TensorArg out = args.Output();
+    out.CheckShape({static_cast<int64_t>(data->tensor.ndim)});
+    TVMLITE_CHECK_KIND(out.dtype().code == dtype.code && out.dtype().bits == dtype.bits, TypeError)
+        << kName << ": out must be " << DataType(dtype).str();
+    for (int i = 0; i < data->tensor.ndim; ++i) {
+      if (dtype.bits == 64) out.Data<int64_t>()[i] = data->tensor.shape[i];
+      else out.Data<int32_t>()[i] = static_cast<int32_t>(data->tensor.shape[i]);
+    }
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.dyn.reshape").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.dyn.reshape";
+  KernelAttrs attrs(kName, attrs_in);
+  const bool allowzero = attrs.GetInt("allowzero", 0) != 0;
+  return MakeReturningKernel(kName, 2, [allowzero](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data");
+    std::vector<int64_t> shape =
+        ResolveReshape(data.shape(), injective::IntValues(args.Input(1, "newshape"), kName), allowzero, kName);
+    return ViewAs(data.array(), shape);
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.dyn.broadcast_to").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.dyn.broadcast_to";
+  KernelAttrs attrs(kName, attrs_in);
+  return MakeReturningKernel(kName, 2, [](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data");
+    std::vector<int64_t> want = injective::IntValues(args.Input(1, "shape"), kName);
+    // numpy.broadcast_shapes(data.shape, want): both ways, aligned to the right.
+    const int nd = std::max<int>(data.ndim(), static_cast<int>(want.size()));
+    std::vector<int64_t> shape(nd), src_strides(nd, 0);
+    const int esize = injective::ElemBytes(data, kName);
+    std::vector<int64_t> in = data.shape(), in_stride(in.size());
+    for (int64_t d = static_cast<int64_t>(in.size()) - 1, s = esize; d >= 0; --d) in_stride[d] = s, s *= in[d];
+    for (int i = 0; i < nd; ++i) {
+      const int di = i - (nd - data.ndim()), wi = i - (nd - static_cast<int>(want.size()));
+      const int64_t a = di >= 0 ? in[di] : 1, b = wi >= 0 ? want[wi] : 1;
+      TVMLITE_CHECK_KIND(a == b || a == 1 || b == 1, ValueError)
+          << kName << ": " << runtime::ShapeTuple(in) << " does not broadcast to " << runtime::ShapeTuple(want);
+      shape[i] = a == 1 ? b : a;
+      if (di >= 0 && a != 1) src_strides[i] = in_stride[di];
+    }
+    CheckShape(shape, kName);
+    NDArray out = NDArray::Empty(shape, data.dtype());
+    TensorArg out_arg(out, &kName, "out");
+    if (out_arg.size() > 0) {
+      injective::StridedCopy(out_arg, injective::Bytes(data), shape, src_strides, esize, BoundEpilogue());
+    }
+    return out;
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.dyn.full";
+  KernelAttrs attrs(kName, attrs_in);
+  const std::string dtype_text = attrs.GetString("dtype", "");
+  return MakeReturningKernel(kName, 2, [dtype_text](const KernelArgs& args) {
+    TensorArg value = args.Input(0, "fill_value");
+    const DLDataType dtype =
+        dtype_text.empty() || dtype_text == "void" ? value.dtype() : DLDataType(DataType(dtype_text));
+    std::vector<int64_t> shape = injective::IntValues(args.Input(1, "shape"), kName);
+    CheckShape(shape, kName);
+    NDArray out = NDArray::Empty(shape, dtype);
+    const int64_t esize = DataType(dtype).bytes();
+    char one[16];
+    TVMLITE_CHECK_KIND(esize <= 16, TypeError) << kName << ": dtype " << DataType(dtype).str() << " is not supported";
+    WriteScalar(ReadScalar(value, kName, "fill_value"), dtype, one, kName);
+    char* p = static_cast<char*>(out->tensor.data) + out->tensor.byte_offset;
+    const int64_t n = out.NumElements();
+    for (int64_t i = 0; i < n; ++i) std::memcpy(p + i * esize, one, esize);
+    return out;
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.arange").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.arange";
+  KernelAttrs attrs(kName, attrs_in);
+  const std::string dtype_text = attrs.GetString("dtype", "");
+  return MakeReturningKernel(kName, 3, [dtype_text](const KernelArgs& args) {
+    TensorArg start_t = args.Input(0, "start");
+    const DLDataType dtype =
+        dtype_text.empty() || dtype_text == "void" ? start_t.dtype() : DLDataType(DataType(dtype_text));
+    Scalar start = ReadScalar(start_t, kName, "start");
+    Scalar stop = ReadScalar(args.Input(1, "stop"), kName, "stop");
+    Scalar step = ReadScalar(args.Input(2, "step"), kName, "step");
+    TVMLITE_CHECK_KIND(step.f != 0, ValueError) << kName << ": step is 0";
+    int64_t n;
+    if (start.is_int && stop.is_int && step.is_int) {
+      const __int128 span = static_cast<__int128>(stop.i) - start.i;
+      const __int128 len = step.i > 0 ? (span + step.i - 1) / step.i : (span + step.i + 1) / step.i;
+      n = static_cast<int64_t>(std::max<__int128>(len, 0));
+    } else {
+      const double len = std::ceil((stop.f - start.f) / step.f);
+      TVMLITE_CHECK_KIND(std::isfinite(len), ValueError) << kName << ": the length is not finite";
+      n = static_cast<int64_t>(std::max(len, 0.0));
+    }
+    CheckShape({n}, kName);
+    NDArray out = NDArray::Empty({n}, dtype);
+    char* p = static_cast<char*>(out->tensor.data) + out->tensor.byte_offset;
+    const int64_t esize = DataType(dtype).bytes();
+    for (int64_t k = 0; k < n; ++k) {
+      Scalar v;
+      v.is_int = start.is_int && step.is_int;
+      v.i = start.i + k * step.i;
+      v.f = v.is_int ? static_cast<double>(v.i) : start.f + static_cast<double>(k) * step.f;
+      WriteScalar(v, dtype, p + k * esize, kName);
+    }
+    return out;
+  });
+}).set_kernel_factory();
+
+}  // namespace
+
+TVMLITE_REGISTER_OP("shape_of").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.shape_of"));
+TVMLITE_REGISTER_OP("dyn.reshape")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.reshape"))
+    .set_attr<bool>("TVMLiteReturnsOutputs", true)
+    .set_attr<bool>("TVMLiteReturnsView", true);
+TVMLITE_REGISTER_OP("dyn.broadcast_to")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.broadcast_to"))
+    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP("dyn.full")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.full"))
+    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP("arange")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.arange"))
+    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+
+}  // namespace topi
+}  // namespace tvmlite
