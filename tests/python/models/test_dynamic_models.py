@@ -154,22 +154,10 @@ def _references_xfail(ops):
                              reason=f"issue 31: on the numpy reference today: {ops}")
 
 
-# what the dynamic builds run on the reference today (reference nodes / all kernel nodes; lib.fallbacks()' reasons);
-# the ResNet is fully native
-_REFERENCES_TODAY = {
-    "bert": "29/118 nodes, the shape arithmetic: shape_of (18), dyn.reshape (8), dyn.strided_slice, dyn.broadcast_to, "
-            "arange ('op ... has no native kernel')",
-    "gpt2_with_past": "38/141 nodes, the shape arithmetic: shape_of (22), dyn.reshape (8), dyn.strided_slice (4), "
-                      "int64 subtract (2) and add, arange ('op ... has no native kernel')",
-    "gpt2_merged": "5/6 nodes: one 'if' node per output, each holding the whole If with both decoders ('it holds "
-                   "control flow or a value other than op calls', 'its value is not one tensor')",
-    "vit": "28/114 nodes, the shape arithmetic: shape_of (18), dyn.reshape (9), dyn.broadcast_to ('op ... has no "
-           "native kernel')",
-    "swin": "62/258 nodes, the shape arithmetic: shape_of (33), dyn.reshape (25), int64 divide (4) ('op ... has no "
-            "native kernel')",
-    "wav2vec2": "2/23 nodes: shape_of, dyn.reshape (GroupNorm's Reshape back to the conv's Shape; 'op ... has no "
-                "native kernel')",
-}
+# what the dynamic builds still run on the reference (reference nodes / all kernel nodes; lib.fallbacks()' reasons):
+# name -> text. Every model here is fully native now (shape arithmetic natively, the merged decoder's If as guarded
+# branches); an entry marks a regression being worked on.
+_REFERENCES_TODAY = {}
 
 
 def _nodes(name):

@@ -1,5 +1,6 @@
 """tvmlite.build(target="cpu"): every graph the debug target runs gives the same outputs, through native kernels
 (topi.elemwise, anchors with epilogues), views and reference nodes (csrc/backend/graph_codegen.cc)."""
+import itertools
 import json
 
 import numpy as np
@@ -142,11 +143,21 @@ def test_no_native_kernel_is_a_reference_node(rng):
     assert kernels(lib) == ["topi.elemwise", "relay.backend.reference"]
 
 
-def test_other_dtypes_take_the_reference(rng):
+def test_integer_arithmetic_runs_its_own_kernel(rng):
+    """int32 add has no epilogue instruction: the binary kernel (topi/binary.cc) runs it, not the reference."""
     x, y = relay.var("x", shape=(3, 4), dtype="int32"), relay.var("y", shape=(3, 4), dtype="int32")
     lib = check(relay.Function([x, y], relay.add(x, y)),
                 {"x": rng.integers(-9, 9, (3, 4), dtype="int32"), "y": rng.integers(-9, 9, (3, 4), dtype="int32")})
+    assert kernels(lib) == ["topi.add"]
+
+
+def test_dtypes_no_kernel_takes_run_the_reference(rng):
+    """int8 add: the binary kernel refuses it at the build's trial run, the node runs on the reference with why."""
+    x, y = relay.var("x", shape=(3, 4), dtype="int8"), relay.var("y", shape=(3, 4), dtype="int8")
+    lib = check(relay.Function([x, y], relay.add(x, y)),
+                {"x": rng.integers(-9, 9, (3, 4), dtype="int8"), "y": rng.integers(-9, 9, (3, 4), dtype="int8")})
     assert kernels(lib) == ["relay.backend.reference"]
+    assert lib.fallbacks()[0]["reason"].startswith("topi.add refused: topi.add: dtype int8 is not supported")
 
 
 def test_tuple_and_multiple_outputs(rng):
@@ -402,7 +413,30 @@ def test_control_flow_captures_outer_values(rng):
     func = relay.Function([x, c], relay.sigmoid(y))
     for cond in (True, False):
         lib = check(func, {"x": f32(rng, 3, 4), "c": np.array(cond)})
-    assert "relay.backend.reference" in kernels(lib)
+    # Native: the branches' nodes guarded by c (relu, read only by the then-branch, is the branch's), then the
+    # select, then sigmoid in main.
+    nodes = tvm_nodes(lib)
+    assert kernels(lib)[-2:] == ["__select", "topi.elemwise"] and "relay.backend.reference" not in kernels(lib)
+    guards = [[g[2] for g in n["attrs"].get("guard", [])] for n in nodes]
+    assert guards[-2:] == [[], []] and guards[-3] == [0] and all(g == [1] for g in guards[:-3])
+
+
+def test_control_flow_reads_main_values_once_and_nests(rng):
+    """A value main also uses is computed once, unguarded, and read by the branch; an If inside a branch guards its
+    nodes by both conditions; every combination runs as the debug executor."""
+    x = relay.var("x", shape=(3, 4))
+    c, d = relay.var("c", shape=(), dtype="bool"), relay.var("d", shape=(), dtype="bool")
+    h = relay.nn.relu(x)
+    inner = relay.op.control.if_(d, relay.Function([], relay.multiply(h, h)), relay.Function([], relay.tanh(x)))
+    y = relay.op.control.if_(c, relay.Function([], relay.add(inner, x)), relay.Function([], relay.exp(x)))
+    func = relay.Function([x, c, d], relay.add(relay.sigmoid(y), h))
+    for cond, cond2 in itertools.product((True, False), repeat=2):
+        lib = check(func, {"x": f32(rng, 3, 4), "c": np.array(cond), "d": np.array(cond2)})
+    nodes = tvm_nodes(lib)
+    assert "relay.backend.reference" not in kernels(lib) and kernels(lib).count("__select") == 2
+    guards = [sorted(g[2] for g in n["attrs"].get("guard", [])) for n in nodes]
+    assert guards[0] == []  # relu(x): main's, before the If
+    assert [0, 1] in guards or [1, 1] in guards  # a node of the inner If: guarded by c and by d
 
 
 def test_reference_output_feeds_native_kernels(rng):

@@ -13,8 +13,9 @@ from ...runtime.executor_factory import to_executor_value
 from ...runtime.fallbacks import warn_fallbacks
 from ...runtime.ndarray import NDArray
 from .. import _ffi_api, transform
+from . import control_flow
 
-__all__ = ["bind_params", "optimize", "lower", "build"]
+__all__ = ["bind_params", "optimize", "optimize_all", "lower", "build"]
 
 
 def bind_params(mod, params):
@@ -61,6 +62,14 @@ def optimize(mod):
     return seq(mod)
 
 
+def optimize_all(mod):
+    """optimize(mod) after lifting main's run-time Ifs into if_calls whose branches are optimised the same way
+    (relay.backend.control_flow): the cpu build's pipeline."""
+    mod = transform.InferType()(mod)
+    mod = control_flow.lift_branches(mod, optimize_all)
+    return optimize(mod)
+
+
 def lower(mod):
     """(graph_json, params) of a typed module whose main is a dataflow graph (relay.backend.LowerToGraph). Under a
     PassContext of opt_level >= 3 (or none) that does not disable "FuseDepthwiseChains", depthwise convs merge with
@@ -80,7 +89,7 @@ def build(mod, params=None):
 
     mod = transform.InferType()(mod)
     mod = bind_params(mod, params)
-    mod = optimize(mod)
+    mod = optimize_all(mod)
     graph_json, lowered_params = lower(mod)
     lib = ExecutorFactoryModule(graph_json, lowered_params)
     warn_fallbacks(json.loads(graph_json))

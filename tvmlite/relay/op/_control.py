@@ -28,6 +28,11 @@ def _if(attrs, cond, then_branch, else_branch):
     return then_branch() if bool(_scalar(cond, "the condition")) else else_branch()
 
 
+@register_reference("if_call")
+def _if_call(attrs, cond, args, then_branch, else_branch):
+    return (then_branch if bool(_scalar(cond, "the condition")) else else_branch)(*args)
+
+
 def _body_result_types(body):
     """The field types of a Function input's result (the executor's callables carry their FuncType)."""
     ty = getattr(body, "type", None)

@@ -16,7 +16,7 @@ from ...ir.type import DynTensorType, Type  # noqa: F401  (DynTensorType re-expo
 from ..expr import Tuple
 from . import _control_ffi, _make
 
-__all__ = ["absent", "if_", "loop", "scan", "sequence_map", "sequence_construct", "sequence_empty",
+__all__ = ["absent", "if_", "if_call", "loop", "scan", "sequence_map", "sequence_construct", "sequence_empty",
            "sequence_insert", "sequence_erase", "sequence_at", "sequence_length", "split_to_sequence",
            "concat_from_sequence", "optional", "optional_empty", "optional_has_element", "optional_get_element",
            "join_types", "DynTensorType"]
@@ -44,6 +44,12 @@ def join_types(a, b):
 def if_(cond, then_branch, else_branch):
     """then_branch() when cond (a bool scalar) is true, else else_branch(); branches are parameterless Functions."""
     return getattr(_make, "if")(cond, then_branch, else_branch)
+
+
+def if_call(cond, args, then_branch, else_branch):
+    """then_branch(*args) when cond (a bool scalar) is true, else else_branch(*args): the cpu build's form of an If,
+    whose branches take the outer values they read as parameters (relay.backend.control_flow)."""
+    return _make.if_call(cond, Tuple(list(args)), then_branch, else_branch)
 
 
 def loop(max_trip_count, cond, v_initial, body):
