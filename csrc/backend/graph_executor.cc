@@ -363,7 +363,15 @@ class GraphExecutorObj : public Object {
     if (check_only) return;
     // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
     for (Node& n : nodes) {
-      if (n.factory.defined()) n.fn = n.factory(n.kernel_attrs).cast<Function>();
+      if (!n.factory.defined()) continue;
+      n.fn = n.factory(n.kernel_attrs).cast<Function>();
+      // A kernel that returns its outputs, called as one writing them (or the reverse), would take an input for
+      // its output: the file's "returns" must say what the kernel is.
+      const bool returns = (n.fn.get()->cell.flags & kTVMLiteFunctionReturnsOutputs) != 0;
+      TVMLITE_CHECK_KIND(n.kind == kReference || returns == (n.kind == kReturns), ValueError)
+          << "graph executor: node " << n.name << "'s kernel " << n.func_name
+          << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
+                                                                                 "must not say \"returns\"");
     }
   }
 

@@ -344,7 +344,8 @@ typedef int (*TVMLiteSafeCall)(void* self, const TVMLiteAny* args, int32_t num_a
 
 /*! \brief Function flags. */
 typedef enum {
-  kTVMLiteFunctionLongRunning = 1, /*!< Bindings release their interpreter lock around the call. */
+  kTVMLiteFunctionLongRunning = 1,    /*!< Bindings release their interpreter lock around the call. */
+  kTVMLiteFunctionReturnsOutputs = 2, /*!< A bound kernel that makes and returns its outputs (graph executor). */
 } TVMLiteFunctionFlag;
 
 /*! \brief Layout after the header of a Function object. Call it as cell->safe_call(handle, ...). */

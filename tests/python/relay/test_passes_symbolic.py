@@ -214,10 +214,10 @@ def test_winograd_with_symbolic_batch_direct_with_symbolic_plane(rng):
         np.testing.assert_allclose(_run(lib, "x", x), want, rtol=1e-4, atol=1e-4)
 
 
-def test_symbolic_plane_residual_stays_blocked(rng):
-    """A conv's output has a fresh `?` height, its block's input H: the identity residual add (whose result the
-    type relation gives H) cannot be proven to keep the conv's shape, so it does not join the conv's group, but it
-    stays in NCHW8c (its axes broadcast there as in NCHW) and computes the same values."""
+def test_symbolic_plane_residual_fuses(rng):
+    """A 3x3 pad-1 stride-1 conv keeps its input's symbolic H and W (the window relation's "same" case), so the
+    identity residual add joins the second conv's group as over a static plane, in NCHW8c, computing the same
+    values."""
     n, h, w = ir.SizeVar("N"), ir.SizeVar("H"), ir.SizeVar("W")
     x = relay.var("x", shape=(n, 16, h, w), dtype="float32")
 
@@ -233,7 +233,8 @@ def test_symbolic_plane_residual_stays_blocked(rng):
     transforms = [c for c in _calls(opt["main"].body) if getattr(c.op, "name", None) == "layout_transform"]
     assert len(transforms) == 2  # one into the blocks after the input, one out at the result
     assert groups == {("layout_transform",): 2, ("nn.contrib_conv2d_NCHWc", "nn.relu"): 1,
-                      ("nn.contrib_conv2d_NCHWc",): 1, ("add", "nn.relu"): 1}
+                      ("add", "nn.contrib_conv2d_NCHWc", "nn.relu"): 1}
+    assert str(opt["main"].body.checked_type) == "Tensor[(N, 16, H, W), float32]"
     lib = tvmlite.build(opt, target="debug")
     want = tvmlite.build(mod, target="debug")
     for shape in ((1, 16, 6, 7), (2, 16, 5, 5)):
@@ -241,18 +242,28 @@ def test_symbolic_plane_residual_stays_blocked(rng):
         np.testing.assert_allclose(_run(lib, "x", data), _run(want, "x", data), rtol=1e-4, atol=1e-4)
 
 
-def test_fusion_needs_the_anchors_shape(rng):
-    """An add whose result takes another input's symbolic dims (H2 against the conv's `?`) might broadcast the
-    conv's output wider at run time: it does not join the conv's group. A (N, 16, 1, 1) operand does."""
+def test_fusion_takes_symbolic_dims_to_agree_but_never_a_static_one(rng):
+    """An add whose other operand has other symbolic dims (H2 against the conv's H) joins the conv's group: symbolic
+    dims are taken to agree, as the type relation takes them, and a run where they do not is an error of the
+    kernel's shape check, never a wrong value. A (N, 16, 1, 1) operand joins too; a conv whose output has a static 1
+    where the add's result is symbolic (it would broadcast the conv's output wider) does not."""
     n, h, w, h2, w2 = (ir.SizeVar(s) for s in ("N", "H", "W", "H2", "W2"))
-    for other, fused in (((n, 16, h2, w2), False), ((n, 16, 1, 1), True)):
-        x = relay.var("x", shape=(n, 16, h, w), dtype="float32")
+    for xshape, other, fused in (((n, 16, h, w), (n, 16, h2, w2), True), ((n, 16, h, w), (n, 16, 1, 1), True),
+                                 ((n, 16, 1, 1), (n, 16, h2, w2), False)):
+        x = relay.var("x", shape=xshape, dtype="float32")
         r = relay.var("r", shape=other, dtype="float32")
         weight = relay.const(rng.standard_normal((16, 16, 1, 1)).astype("float32"))
         y = relay.add(relay.nn.conv2d(x, weight), r)
-        opt = relay.transform.FuseOps()(relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x, r], y))))
+        func = relay.Function([x, r], y)
+        opt = relay.transform.FuseOps()(relay.transform.InferType()(ir.IRModule.from_expr(func)))
         groups, _ = _structure(opt)
-        assert (groups[("add", "nn.conv2d")] == 1) is fused, (other, groups)
+        assert (groups[("add", "nn.conv2d")] == 1) is fused, (xshape, other, groups)
+    x, r = relay.var("x", shape=(n, 16, h, w)), relay.var("r", shape=(n, 16, h2, w2))
+    lib = tvmlite.build(relay.Function([x, r], relay.add(relay.nn.conv2d(x, weight), r)), target="cpu")
+    gm = tvmlite.runtime.GraphModule(lib["default"]())
+    gm.set_input(x=np.ones((1, 16, 1, 1), "float32"), r=np.ones((1, 16, 3, 3), "float32"))
+    with pytest.raises(tvmlite.TVMLiteError, match="out must have shape"):
+        gm.run()
 
 
 def test_legalize_with_symbolic_length(rng):

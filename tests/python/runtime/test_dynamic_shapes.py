@@ -164,3 +164,90 @@ def test_a_shape_function_of_another_node_fails_at_run_time_not_silently(pair_gr
     x = np.ones((2, 4), "float32")
     with pytest.raises(tvmlite.TVMLiteError):
         _run(gm, x=x, y=x)
+
+
+def _returning_graph():
+    """reshape(x, shape_of(x)[::-1]) over symbolic dims: a dyn.reshape node whose kernel returns a view."""
+    n, m = tvmlite.ir.SizeVar("n"), tvmlite.ir.SizeVar("m")
+    x = relay.var("x", shape=(n, m))
+    shape = relay.shape_of(x)
+    flipped = relay.concatenate([relay.strided_slice(shape, [1], [2]), relay.strided_slice(shape, [0], [1])], 0)
+    lib = tvmlite.build(relay.Function([x], relay.nn.relu(relay.reshape(x, flipped))), target="cpu")
+    return json.loads(lib.get_graph_json()), lib.get_params()
+
+
+def test_a_view_returning_kernel_runs_natively_and_its_input_stays_alive():
+    graph, params = _returning_graph()
+    kinds = {n["attrs"]["func_name"]: n["attrs"].get("returns") for n in graph["nodes"] if n["op"] != "null"}
+    assert kinds["topi.dyn.reshape"] == "view" and REFERENCE not in kinds
+    gm = GraphModule(ExecutorFactoryModule(json.dumps(graph), params)["default"]())
+    for shape in ((2, 6), (3, 1), (4, 5)):
+        x = np.arange(np.prod(shape), dtype="float32").reshape(shape) - 3
+        (got,) = _run(gm, x=x)
+        np.testing.assert_array_equal(got, np.maximum(x.reshape(shape[::-1]), 0))
+
+
+@pytest.mark.parametrize("func_name,returns,message", [
+    ("topi.dyn.reshape", None, "has an output without storage"),
+    ("topi.transpose", "outputs", "writes its outputs: the node must not say"),
+])
+def test_returns_must_match_the_kernel(func_name, returns, message):
+    """A file cannot have a kernel that returns its outputs called as one that writes them, or the reverse (the
+    kernel would take an input for its output)."""
+    graph, params = _returning_graph()
+    node = next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"]["func_name"] == "topi.dyn.reshape")
+    node["attrs"]["func_name"] = func_name
+    node["attrs"].pop("returns")
+    if returns:
+        node["attrs"]["returns"] = returns
+    with pytest.raises(tvmlite.TVMLiteError, match=message) as info:
+        ExecutorFactoryModule(json.dumps(graph), params)["default"]()
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("returns", ["both", 1])
+def test_returns_takes_outputs_or_view(returns):
+    graph, params = _returning_graph()
+    node = next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"].get("returns"))
+    node["attrs"]["returns"] = returns
+    with pytest.raises(tvmlite.TVMLiteError, match="'returns' must be"):
+        ExecutorFactoryModule(json.dumps(graph), params)
+
+
+def _if_graph():
+    x, c = relay.var("x", shape=(3, 4)), relay.var("c", shape=(), dtype="bool")
+    y = relay.op.control.if_(c, relay.Function([], relay.exp(x)), relay.Function([], relay.tanh(x)))
+    lib = tvmlite.build(relay.Function([x, c], relay.nn.relu(y)), target="cpu")
+    return json.loads(lib.get_graph_json()), lib.get_params()
+
+
+def test_if_runs_the_branch_taken_only():
+    graph, params = _if_graph()
+    gm = GraphModule(ExecutorFactoryModule(json.dumps(graph), params)["default"]())
+    x = np.linspace(-1, 1, 12, dtype="float32").reshape(3, 4)
+    for cond, want in ((True, np.exp(x)), (False, np.maximum(np.tanh(x), 0))):
+        (got,) = _run(gm, x=x, c=np.array(cond))
+        np.testing.assert_allclose(got, np.maximum(want, 0), rtol=1e-6)
+        ran = [r["name"] for r in gm.profile(file=False)]
+        assert len(ran) == 3  # one branch's node, the select, relu: the other branch never runs
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda n: n["attrs"].update(guard=[[99, 0, 1]]), "guard must name entries computed before it"),
+    (lambda n: n["attrs"].update(guard=[[0, 0, 2]]), "each with 0 or 1"),
+    (lambda n: n["attrs"].update(guard="c"), "guard is malformed"),
+], ids=["later", "value", "malformed"])
+def test_malformed_guards_are_value_errors(change, message):
+    graph, params = _if_graph()
+    change(next(n for n in graph["nodes"] if n["op"] != "null" and "guard" in n["attrs"]))
+    with pytest.raises(tvmlite.TVMLiteError, match=message):
+        ExecutorFactoryModule(json.dumps(graph), params)
+
+
+def test_a_select_must_read_a_condition_and_both_branches():
+    graph, params = _if_graph()
+    select = next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"]["func_name"] == "__select")
+    select["inputs"] = select["inputs"][:2]
+    select["attrs"]["num_inputs"] = "2"
+    with pytest.raises(tvmlite.TVMLiteError, match="must read a condition and two values per output"):
+        ExecutorFactoryModule(json.dumps(graph), params)

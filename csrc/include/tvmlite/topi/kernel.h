@@ -135,7 +135,8 @@ Function MakeReturningKernel(std::string name, int num_inputs, F body) {
         << name << ": expected " << num_inputs << " tensor arguments (its inputs), got " << args.size();
     *rv = Array<Any>{Any(body(KernelArgs(&name, args)))};
   });
-  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
+  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning |
+                                                             kTVMLiteFunctionReturnsOutputs;
   return f;
 }
 

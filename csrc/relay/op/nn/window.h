@@ -85,7 +85,8 @@ inline std::optional<int64_t> BoundedDim(const Any& dim, const char* what) {
 /*!
  * \brief Output size of a sliding window over one dim: floor (or ceil, dropping a last window that would start in
  * the end padding) of (in + pads - dilation * (kernel - 1) - 1) / stride, plus 1. SizeVar::Any() when in or
- * kernel is symbolic. ValueError when the dilated kernel is larger than the padded input.
+ * kernel is symbolic (in itself for a "same" window over a symbolic in). ValueError when the dilated kernel is
+ * larger than the padded input.
  */
 template <int N>
 Any WindowOut(const Any& in, const Any& kernel, const Window<N>& w, int i, bool ceil_mode) {
@@ -93,7 +94,15 @@ Any WindowOut(const Any& in, const Any& kernel, const Window<N>& w, int i, bool 
   if (k) {
     TVMLITE_CHECK_KIND(*k >= 1, ValueError) << "kernel size of spatial dim " << i << " is " << *k << ", must be >= 1";
   }
-  if (!x || !k) return Any(SizeVar::Any());
+  if (!x || !k) {
+    // A "same" window (stride 1, pads adding up to the dilated kernel's extent - 1) keeps a symbolic dim: the
+    // output is the input's own SizeVar, so a residual add over it still fuses (ResNet over symbolic H, W).
+    if (!x && k && w.stride[i] == 1 && !ceil_mode &&
+        static_cast<__int128>(w.pad_begin[i]) + w.pad_end[i] == static_cast<__int128>(w.dilation[i]) * (*k - 1)) {
+      return in;
+    }
+    return Any(SizeVar::Any());
+  }
   int64_t padded = *x + w.pad_begin[i] + w.pad_end[i];  // each <= 2^40: fits
   __int128 wide_extent = static_cast<__int128>(w.dilation[i]) * (*k - 1) + 1;
   int64_t extent = wide_extent > kMaxWindowValue * 4 ? kMaxWindowValue * 4 : static_cast<int64_t>(wide_extent);
