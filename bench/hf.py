@@ -102,6 +102,8 @@ PARTS = {  # name: [(ONNX file, shapes)]
                                                               encoder_sequence_length=32, use_cache_branch=False))]
             + SEQ2SEQ_STEP)],
     "whisper": [("encoder_model.onnx", IMAGE),
+                ("decoder_with_past_model.onnx", [(lb, dict(d, encoder_sequence_length=1500))
+                                                  for lb, d in SEQ2SEQ_STEP]),
                 ("decoder_model_merged.onnx", [("prefill s4", dict(batch_size=1, decoder_sequence_length=4,
                                                                    past_decoder_sequence_length=1,
                                                                    encoder_sequence_length=1500,
@@ -243,9 +245,10 @@ def picklable_errors(method):
 class Runner:
     """One runtime ("dyn", "static", "ORT", "OV") on one ONNX file at a list of shapes, in its worker process."""
 
-    def __init__(self, kind, path, shapes):
+    def __init__(self, kind, path, shapes, specs, max_gb):
         self.kind, self.path, self.shapes = kind, path, shapes
-        specs = input_specs(path)
+        if kind in ("dyn", "static") and max_gb:  # a runaway build fails here, not the machine's other processes
+            resource.setrlimit(resource.RLIMIT_AS, (int(max_gb * 2**30),) * 2)
         self.feeds = [make_feeds(specs, dims) for _, dims in shapes]
         self.calls, self.loops, self.threads = {}, {}, 1
         self.failed = {}  # shape index: why it cannot run there
@@ -374,12 +377,13 @@ def relative_difference(got, want):
     return worst
 
 
-def run_part(path, shapes, threads, repeat, have_ov):
+def run_part(path, shapes, threads, repeat, have_ov, max_gb):
     """The part's report: build info, per shape the differences and the median ms per runner and thread count."""
     kinds = [k for k in RUNNERS if k != "OV" or have_ov]
     part = {"build": {}, "errors": {}, "rows": [{"shape": label, "diff": {}, "ms": {}, "errors": {}}
                                                 for label, _ in shapes]}
-    with Workers({k: (Runner, (k, path, shapes)) for k in kinds}) as call:
+    specs = input_specs(path)  # here: loading the model in a worker would raise its peak RSS before the build
+    with Workers({k: (Runner, (k, path, shapes, specs, max_gb)) for k in kinds}) as call:
         live = []
         for k in kinds:
             t0 = time.perf_counter()
@@ -387,7 +391,8 @@ def run_part(path, shapes, threads, repeat, have_ov):
                 part["build"][k] = call(k, "prepare")
                 live.append(k)
             except Exception as err:  # noqa: BLE001 - a build failure or a crashed worker: the others go on
-                part["errors"][k] = _first_line(err)
+                part["errors"][k] = _first_line(err) + (" (the worker died: a crash or the out-of-memory killer)"
+                                                        if type(err).__name__ == "BrokenProcessPool" else "")
                 call.close(k)
             print(f"    {k}: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
         runs = {k: set(range(len(shapes))) for k in live}
@@ -466,7 +471,7 @@ def model_main(args):
         print(f"  {args.one}/{file}", file=sys.stderr, flush=True)
         try:
             report["parts"][file] = run_part(os.path.join(out, file), shapes, args.thread_list, args.repeat,
-                                             args.have_ov)
+                                             args.have_ov, args.max_build_gb)
         except Exception as err:  # noqa: BLE001
             report["parts"][file] = {"error": f"{type(err).__name__}: {_first_line(err)}",
                                      "trace": traceback.format_exc()[-600:]}
@@ -477,8 +482,9 @@ def model_main(args):
 # ---- the parent: one process per model, tables ----
 
 def _first_line(err):
-    """The error's message, its first three lines joined (OpenVINO's first line names only its source file)."""
-    lines = [line.strip() for line in str(err).strip().splitlines() if line.strip()]
+    """The error's message, its first three lines joined, without OpenVINO's "Exception from src/..." lines."""
+    lines = [line.strip() for line in str(err).strip().splitlines()
+             if line.strip() and "Exception from src/" not in line]
     return " / ".join(lines[:3])[:300]
 
 
@@ -487,7 +493,8 @@ def run_model(name, args):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
     cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--out", out, "--cache", args.cache,
-           "--threads", args.threads, "--repeat", str(args.repeat)] + (["--quick"] if args.quick else [])
+           "--threads", args.threads, "--repeat", str(args.repeat), "--max-build-gb", str(args.max_build_gb)]
+    cmd += ["--quick"] if args.quick else []
     proc = subprocess.Popen(cmd, start_new_session=True)  # its own process group: a timeout ends its workers too
     error = None
     try:
@@ -593,6 +600,29 @@ def print_summary(reports, threads):
                   f"{'; '.join(bad) if bad else 'ok'} |")
 
 
+def print_merged_steps(reports, threads):
+    """A cached decode step of the merged decoder against decoder_with_past at the same shape (issue 31: <= 1.10x)."""
+    lines = []
+    for report in reports:
+        merged = report["parts"].get("decoder_model_merged.onnx", {}).get("rows", [])
+        past_part = report["parts"].get("decoder_with_past_model.onnx", {})
+        with_past = {row["shape"]: row for row in past_part.get("rows", [])}
+        for row in merged:
+            other = with_past.get(row["shape"])
+            for t in threads:
+                for k in ("dyn", "static", "ORT"):
+                    a = row["ms"].get(str(t), {}).get(k)
+                    b = other["ms"].get(str(t), {}).get(k) if other else None
+                    if a is not None and b is not None:
+                        lines.append(f"| {report['model']} | {row['shape']} | {t} | {k} | {a:.2f} | {b:.2f} | "
+                                     f"{a / b:.2f} |")
+    if lines:
+        print("\n### Merged decoder step against decoder_with_past (same shape)\n")
+        print("| model | shape | threads | runtime | merged ms | with_past ms | merged/with_past |")
+        print("| --- | --- | ---: | --- | ---: | ---: | ---: |")
+        print("\n".join(lines))
+
+
 def missing_dependencies():
     """{package: why} for the benchmark-only packages that do not import."""
     missing = {}
@@ -612,6 +642,8 @@ def main(argv=None):
                         "--quick 3)")
     parser.add_argument("--quick", action="store_true", help="small configs: a smoke run")
     parser.add_argument("--timeout", type=float, default=None, help="s per model (default 900, --quick 300)")
+    parser.add_argument("--max-build-gb", type=float, default=8,
+                        help="address-space limit of the tvmlite workers (0: none; default 8)")
     parser.add_argument("--cache", default=os.path.join(HERE, ".build", "hf"), help="exported models")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # the model process's entry
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -658,6 +690,7 @@ def main(argv=None):
         print_model(report, args.thread_list, slow)
         sys.stdout.flush()
     print_summary(reports, args.thread_list)
+    print_merged_steps(reports, args.thread_list)
     print("\nDynamic slower than static by more than 1.10x: " + ("; ".join(slow) if slow else "nowhere"))
     return 0
 
