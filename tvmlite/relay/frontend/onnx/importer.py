@@ -373,7 +373,7 @@ class GraphImporter(ConverterContext):
         try:
             result = converter(inputs, attr, self)
             outs = list(result) if isinstance(result, (list, tuple)) else [result]
-            outs = [self.infer_type(o) if o is not None else None for o in outs]
+            outs = self._infer_together(outs)
         except Exception as err:  # noqa: BLE001 - every failure is reported against the node
             raise _with_node(err, label)  # chained to err: its traceback is the converter's
         finally:
@@ -388,6 +388,16 @@ class GraphImporter(ConverterContext):
             if value is None:
                 raise OpNotImplemented(f"{label}: output {k} ('{name}') is not produced by the converter")
             symbols[name] = self._fold(value, inputs_constant)
+
+    def _infer_together(self, outs):
+        """The outputs typed in one InferType run: outputs sharing a call (If, split, topk: TupleGetItems of one
+        call) keep sharing one typed call. Typed one by one, each would get its own copy of the call, and the
+        build would compute it once per output (a merged decoder's whole If once per present key/value)."""
+        given = [o for o in outs if o is not None]
+        if len(given) <= 1:
+            return [self.infer_type(o) if o is not None else None for o in outs]
+        typed = iter(self.infer_type(_expr.Tuple(given)).fields)
+        return [next(typed) if o is not None else None for o in outs]
 
     def _fold(self, expr, inputs_constant):
         """expr, or a Constant of its value when it is computable now and small (see the module docstring).
