@@ -189,10 +189,9 @@ bool IsF32(const Type& t) {
 
 /*!
  * \brief Whether an anchor of type a writes the whole group output of type b in place: the same rank and, per dim,
- * the same dim (equal ints, the same SizeVar), or b's symbolic where a's is not 1, or both symbolic. Symbolic dims
- * are taken to agree as the type relations take them (BroadcastShapes: "checked at run time"): the kernel checks
- * its output's shape per call, so a run where they do not is an error, never a wrong result. A static 1 against a
- * symbolic dim is refused: that is the broadcast-wider case (x - mean(x)).
+ * the same dim (equal ints, the same SizeVar), or b's symbolic where a's is a static other than 1 (b broadcasts a
+ * with something: it can only be a's). An anchor dim that is symbolic may be 1 at run time while b's is not (the
+ * broadcast-wider case, x - mean(x), or a batch-1 position embedding added to (batch, seq, C)): refused.
  */
 bool SameDims(const Type& a, const Type& b) {
   const auto* x = a.as<TensorTypeNode>();
@@ -200,7 +199,7 @@ bool SameDims(const Type& a, const Type& b) {
   if (x == nullptr || y == nullptr || x->ndim() != y->ndim()) return false;
   for (size_t i = 0; i < x->ndim(); ++i) {
     const bool sx = !x->static_dim(i), sy = !y->static_dim(i);
-    if (relay::DimEqual(x->shape[i], y->shape[i]) || (sx && sy) || (sy && !relay::DimIs(x->shape[i], 1))) continue;
+    if (relay::DimEqual(x->shape[i], y->shape[i]) || (!sx && sy && !relay::DimIs(x->shape[i], 1))) continue;
     return false;
   }
   return true;

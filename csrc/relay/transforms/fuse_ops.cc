@@ -248,16 +248,16 @@ class Fuser {
   /*!
    * \brief Whether an epilogue op's result b has the anchor's shape a, so the epilogue can run in place on the
    * anchor's output: dim by dim equal ints or the same SizeVar (a conv's (N, 64, 56, 56) and its bias add's), or b's
-   * dim symbolic where a's is symbolic too or a static other than 1. Symbolic dims are taken to agree as the type
-   * relations take them (BroadcastShapes: two different "?" dims, "checked at run time"; the kernel checks its
-   * output's shape every call), as the lowering does (graph_codegen.cc, SameDims). A static 1 in the anchor against
-   * a symbolic dim is the broadcast-wider case (x - mean(x)): not the same.
+   * dim symbolic where a's is a static other than 1 (b is a's broadcast with something: it can only be a's). Two
+   * different symbolic dims may differ at run time (DistilBERT's position embeddings, (?, ?, 768) from a sliced
+   * buffer with 1 at run time, added to (batch, seq, 768)): not the same, as in the lowering (graph_codegen.cc,
+   * SameDims).
    */
   static bool SameShape(const TensorTypeNode* b, const TensorTypeNode* a) {
     if (a == nullptr || b == nullptr || a->shape.size() != b->shape.size()) return false;
     for (size_t i = 0; i < a->shape.size(); ++i) {
       const bool sa = a->shape[i].type_index() != kTVMLiteInt, sb = b->shape[i].type_index() != kTVMLiteInt;
-      if (DimEqual(a->shape[i], b->shape[i]) || (sa && sb) || (sb && !DimIs(a->shape[i], 1))) continue;
+      if (DimEqual(a->shape[i], b->shape[i]) || (!sa && sb && !DimIs(a->shape[i], 1))) continue;
       return false;
     }
     return true;
