@@ -57,6 +57,7 @@
 #include <tvmlite/runtime/registry.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <unordered_set>
 
@@ -201,9 +202,18 @@ class Legalizer : public ExprMutator {
     const int64_t ndim = static_cast<int64_t>(t->ndim()), axis = a->axis < 0 ? a->axis + ndim : a->axis;
     if (axis < 0 || axis >= ndim) return Expr();
     std::optional<int64_t> n = t->shape[axis].as<int64_t>();
-    if (!n) return Expr();
     std::vector<int64_t> points;  // piece i: [points[i], points[i + 1])
-    if (a->sections > 0 || a->indices.empty()) {
+    if (!n) {
+      // A symbolic axis: at indices, the pieces are open-ended slices (the last to the end), which clamp at run
+      // time as numpy's split does (GPT-2's q, k, v out of a (?, ?, ?) projection); sections would need its length.
+      if (a->sections > 0 || a->indices.empty()) return Expr();
+      points.push_back(0);
+      for (int64_t p : a->indices) {
+        if (p < 0) return Expr();
+        points.push_back(p);
+      }
+      points.push_back(std::numeric_limits<int64_t>::max());
+    } else if (a->sections > 0 || a->indices.empty()) {
       const int64_t sections = a->sections > 0 ? a->sections : 1;
       if (*n % sections != 0) return Expr();
       for (int64_t i = 0; i <= sections; ++i) points.push_back(*n / sections * i);

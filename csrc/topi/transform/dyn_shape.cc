@@ -6,6 +6,7 @@
  *   topi.shape_of({"dtype": "int64"})            run(data, out)                  out = data's shape
  *   topi.dyn.reshape({"allowzero": 0})           [view] = run(data, newshape)    a view: no copy (ONNX 0/-1 rules)
  *   topi.dyn.broadcast_to({})                    [out] = run(data, shape)        numpy broadcasting, both ways
+ *   topi.broadcast_to({"shape": [...]})          run(data, out)                  the static form, any dtype
  *   topi.dyn.full({"dtype": "float32"})          [out] = run(value, shape)       value converted to dtype
  *   topi.arange({"dtype": "int64"})              [out] = run(start, stop, step)  ONNX Range
  *
@@ -154,33 +155,52 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.reshape").set_body_typed([](Map<String, Any> a
   });
 }).set_kernel_factory();
 
+/*! \brief Copy data broadcast (numpy rules, both ways, aligned to the right) to want's shape into out, which
+ * must have that shape (out null: made here). The broadcast shape. */
+NDArray BroadcastInto(const TensorArg& data, const std::vector<int64_t>& want, const NDArray* given,
+                      const std::string& kName) {
+  const int nd = std::max<int>(data.ndim(), static_cast<int>(want.size()));
+  std::vector<int64_t> shape(nd), src_strides(nd, 0);
+  const int esize = injective::ElemBytes(data, kName);
+  std::vector<int64_t> in = data.shape(), in_stride(in.size());
+  for (int64_t d = static_cast<int64_t>(in.size()) - 1, s = esize; d >= 0; --d) in_stride[d] = s, s *= in[d];
+  for (int i = 0; i < nd; ++i) {
+    const int di = i - (nd - data.ndim()), wi = i - (nd - static_cast<int>(want.size()));
+    const int64_t a = di >= 0 ? in[di] : 1, b = wi >= 0 ? want[wi] : 1;
+    TVMLITE_CHECK_KIND(a == b || a == 1 || b == 1, ValueError)
+        << kName << ": " << runtime::ShapeTuple(in) << " does not broadcast to " << runtime::ShapeTuple(want);
+    shape[i] = a == 1 ? b : a;
+    if (di >= 0 && a != 1) src_strides[i] = in_stride[di];
+  }
+  CheckShape(shape, kName);
+  NDArray out = given != nullptr ? *given : NDArray::Empty(shape, data.dtype());
+  TensorArg out_arg(out, &kName, "out");
+  out_arg.CheckShape(shape);
+  TVMLITE_CHECK_KIND(out->tensor.dtype.code == data.dtype().code && out->tensor.dtype.bits == data.dtype().bits,
+                     TypeError)
+      << kName << ": out must have data's dtype";
+  if (out_arg.size() > 0) {
+    injective::StridedCopy(out_arg, injective::Bytes(data), shape, src_strides, esize, BoundEpilogue());
+  }
+  return out;
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.dyn.broadcast_to").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.broadcast_to";
   KernelAttrs attrs(kName, attrs_in);
   return MakeReturningKernel(kName, 2, [](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data");
-    std::vector<int64_t> want = injective::IntValues(args.Input(1, "shape"), kName);
-    // numpy.broadcast_shapes(data.shape, want): both ways, aligned to the right.
-    const int nd = std::max<int>(data.ndim(), static_cast<int>(want.size()));
-    std::vector<int64_t> shape(nd), src_strides(nd, 0);
-    const int esize = injective::ElemBytes(data, kName);
-    std::vector<int64_t> in = data.shape(), in_stride(in.size());
-    for (int64_t d = static_cast<int64_t>(in.size()) - 1, s = esize; d >= 0; --d) in_stride[d] = s, s *= in[d];
-    for (int i = 0; i < nd; ++i) {
-      const int di = i - (nd - data.ndim()), wi = i - (nd - static_cast<int>(want.size()));
-      const int64_t a = di >= 0 ? in[di] : 1, b = wi >= 0 ? want[wi] : 1;
-      TVMLITE_CHECK_KIND(a == b || a == 1 || b == 1, ValueError)
-          << kName << ": " << runtime::ShapeTuple(in) << " does not broadcast to " << runtime::ShapeTuple(want);
-      shape[i] = a == 1 ? b : a;
-      if (di >= 0 && a != 1) src_strides[i] = in_stride[di];
-    }
-    CheckShape(shape, kName);
-    NDArray out = NDArray::Empty(shape, data.dtype());
-    TensorArg out_arg(out, &kName, "out");
-    if (out_arg.size() > 0) {
-      injective::StridedCopy(out_arg, injective::Bytes(data), shape, src_strides, esize, BoundEpilogue());
-    }
-    return out;
+    return BroadcastInto(args.Input(0, "data"), injective::IntValues(args.Input(1, "shape"), kName), nullptr, kName);
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.broadcast_to";
+  KernelAttrs attrs(kName, attrs_in);
+  const std::vector<int64_t> shape = attrs.GetInts("shape");
+  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  return MakeKernel(kName, 2, [shape](const KernelArgs& args) {
+    NDArray out = args.Output().array();
+    BroadcastInto(args.Input(0, "data"), shape, &out, kName);
   });
 }).set_kernel_factory();
 
@@ -250,6 +270,8 @@ TVMLITE_REGISTER_OP("dyn.reshape")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.reshape"))
     .set_attr<bool>("TVMLiteReturnsOutputs", true)
     .set_attr<bool>("TVMLiteReturnsView", true);
+TVMLITE_REGISTER_OP("broadcast_to")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to"));
 TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.broadcast_to"))
     .set_attr<bool>("TVMLiteReturnsOutputs", true);

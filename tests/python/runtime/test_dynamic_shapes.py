@@ -251,3 +251,19 @@ def test_a_select_must_read_a_condition_and_both_branches():
     select["attrs"]["num_inputs"] = "2"
     with pytest.raises(tvmlite.TVMLiteError, match="must read a condition and two values per output"):
         ExecutorFactoryModule(json.dumps(graph), params)
+
+
+def test_split_at_indices_over_a_symbolic_axis_runs_as_slices():
+    """GPT-2's q, k, v: split at indices along an axis whose length is symbolic becomes open-ended strided slices
+    (Legalize), native, clamping as numpy's split does when the axis is shorter than the indices."""
+    n = tvmlite.ir.SizeVar("n")
+    x = relay.var("x", shape=(2, n))
+    parts = relay.split(x, [3, 5], axis=1)
+    lib = tvmlite.build(relay.Function([x], relay.Tuple([parts[0], parts[1], parts[2]])), target="cpu")
+    assert set(_kernels(lib)) == {"topi.strided_slice"}
+    gm = GraphModule(lib["default"]())
+    for length in (9, 4, 1):
+        v = np.arange(2 * length, dtype="float32").reshape(2, length)
+        got = _run(gm, x=v)
+        for g, w in zip(got, np.split(v, [3, 5], axis=1)):
+            np.testing.assert_array_equal(g, w)

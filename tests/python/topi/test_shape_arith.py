@@ -233,3 +233,35 @@ def test_shape_arithmetic_graph_runs_natively():
         np.testing.assert_array_equal(got[0], v.reshape(bs, ss, 4, 2))
         np.testing.assert_array_equal(got[1], np.broadcast_to(np.triu(np.ones((ss, ss), "float32"), 1),
                                                               (bs, ss, ss)))
+
+
+@pytest.mark.parametrize("op,dtype", [("abs", "int64"), ("abs", "int32"), ("negative", "int64"), ("sign", "int32"),
+                                      ("abs", "float64"), ("negative", "float64"), ("sign", "float64")])
+def test_unary_arithmetic_as_the_reference(op, dtype):
+    x = np.array([[-7, 0, 3], [np.iinfo(np.int32).min + 1, 5, -1]]).astype(dtype)
+    out = tvmlite.nd.empty(x.shape, dtype)
+    tvmlite.get_global_func(f"topi.{op}")({})(_nd(x), out)
+    np.testing.assert_array_equal(out.numpy(), get_reference(op)(None, x))
+
+
+@pytest.mark.parametrize("op,dtype", [("isnan", "float32"), ("isinf", "float32"), ("isnan", "float64"),
+                                      ("logical_not", "bool")])
+def test_predicates_give_bool(op, dtype):
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, 1.5]).astype(dtype) if dtype != "bool" else np.array([True, False])
+    out = tvmlite.nd.empty(x.shape, "bool")
+    tvmlite.get_global_func(f"topi.{op}")({})(_nd(x), out)
+    np.testing.assert_array_equal(out.numpy(), get_reference(op)(None, x))
+
+
+def test_unary_kernels_refuse_other_dtypes():
+    out = tvmlite.nd.empty((2,), "int8")
+    with pytest.raises(tvmlite.TVMLiteError, match="topi.abs: dtype int8 is not supported"):
+        tvmlite.get_global_func("topi.abs")({})(_nd(np.zeros(2, "int8")), out)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
+def test_static_broadcast_to(dtype):
+    x = (np.arange(3) % 2).reshape(3, 1).astype(dtype)
+    out = tvmlite.nd.empty((2, 3, 4), dtype)
+    tvmlite.get_global_func("topi.broadcast_to")({"shape": [2, 3, 4]})(_nd(x), out)
+    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(x, (2, 3, 4)))
