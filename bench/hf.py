@@ -10,7 +10,7 @@ benchmark-only dependencies: a missing one skips its models or its column, sayin
 
 Per exported ONNX file ("part") and per shape:
   dyn      tvmlite.frontend.from_onnx(path) + tvmlite.build(target="cpu"): ONE build and ONE GraphModule for every
-           shape; its build time and the growth of the worker's peak RSS during from_onnx + build
+           shape; its build time and the growth of the worker's peak RSS (VmHWM) during from_onnx + build
   static   from_onnx(path, shape={every input: this shape}) + build, one per shape
   ORT      onnxruntime (bench/timing.py's ort_session), intra_op_num_threads = t
   OV       openvino.Core().compile_model(path, "CPU", INFERENCE_NUM_THREADS = t, f32), run at every shape
@@ -231,6 +231,20 @@ def make_feeds(specs, dims):
 
 # ---- the runtimes, each in a worker process ----
 
+def peak_rss_mb():
+    """This process's peak RSS in MB: VmHWM, which starts afresh at exec. Not ru_maxrss: Linux carries it across
+    exec, so a spawned worker's starts at its parent's RSS when forked (the model's process, holding torch and the
+    model: +0 MB builds were measured that way)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def picklable_errors(method):
     """The method, raising RuntimeError("Type: message") for any exception: the parent gets it through a pipe, and
     tvmlite's error classes do not pickle."""
@@ -288,12 +302,12 @@ class Runner:
         import onnx  # noqa: F401 - imported before the RSS baseline
         import tvmlite
 
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        before = peak_rss_mb()
         t0 = time.perf_counter()
         mod, params = tvmlite.frontend.from_onnx(self.path, shape=shape)
         lib = tvmlite.build(mod, target="cpu", params=params)
         build_s = time.perf_counter() - t0
-        peak_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+        peak_mb = peak_rss_mb() - before
         fallbacks = lib.fallbacks()
         kernels = sum(1 for n in json.loads(lib.get_graph_json())["nodes"] if n.get("op") == "tvm_op")
         reasons = {}
