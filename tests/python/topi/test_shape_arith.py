@@ -265,3 +265,18 @@ def test_static_broadcast_to(dtype):
     out = tvmlite.nd.empty((2, 3, 4), dtype)
     tvmlite.get_global_func("topi.broadcast_to")({"shape": [2, 3, 4]})(_nd(x), out)
     np.testing.assert_array_equal(out.numpy(), np.broadcast_to(x, (2, 3, 4)))
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float32", "float64"])
+@pytest.mark.parametrize("axis,exclusive,reverse", [(1, 0, 0), (-1, 1, 0), (0, 0, 1), (None, 1, 1)])
+def test_scans_as_the_reference(op, dtype, axis, exclusive, reverse):
+    x = (np.random.default_rng(0).integers(-3, 4, (3, 5, 2))).astype(dtype)
+    attrs = {"exclusive": exclusive, "reverse": reverse}
+    if axis is not None:
+        attrs["axis"] = axis
+    want = get_reference(op)(SimpleNamespace(axis=axis, dtype=tvmlite.runtime.DataType("void"), exclusive=exclusive,
+                                             reverse=reverse), x)
+    out = tvmlite.nd.empty(want.shape, dtype)
+    tvmlite.get_global_func(f"topi.{op}")(attrs)(_nd(x), out)
+    np.testing.assert_array_equal(out.numpy(), want)
