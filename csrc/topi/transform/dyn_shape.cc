@@ -7,6 +7,8 @@
  *   topi.dyn.reshape({"allowzero": 0})           [view] = run(data, newshape)    a view: no copy (ONNX 0/-1 rules)
  *   topi.dyn.broadcast_to({})                    [out] = run(data, shape)        numpy broadcasting, both ways
  *   topi.broadcast_to({"shape": [...]})          run(data, out)                  the static form, any dtype
+ *   topi.dyn.tile({})                            [out] = run(data, reps)         numpy.tile
+ *   topi.tile({"reps": [...]})                   run(data, out)                  the static form
  *   topi.dyn.full({"dtype": "float32"})          [out] = run(value, shape)       value converted to dtype
  *   topi.arange({"dtype": "int64"})              [out] = run(start, stop, step)  ONNX Range
  *
@@ -204,6 +206,62 @@ TVMLITE_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Map<String, Any> 
   });
 }).set_kernel_factory();
 
+/*! \brief numpy.tile(data, reps) into out (null: made here): reps and data's rank padded with leading 1s. */
+NDArray TileInto(const TensorArg& data, std::vector<int64_t> reps, const NDArray* given, const std::string& kName) {
+  const int nd = std::max<int>(data.ndim(), static_cast<int>(reps.size()));
+  std::vector<int64_t> in(nd - data.ndim(), 1), shape(nd);
+  for (int64_t d : data.shape()) in.push_back(d);
+  reps.insert(reps.begin(), nd - reps.size(), 1);
+  for (int i = 0; i < nd; ++i) {
+    TVMLITE_CHECK_KIND(reps[i] >= 0, ValueError) << kName << ": negative repeat " << reps[i];
+    TVMLITE_CHECK_KIND(!__builtin_mul_overflow(in[i], reps[i], &shape[i]), ValueError) << kName << ": too large";
+  }
+  CheckShape(shape, kName);
+  NDArray out = given != nullptr ? *given : NDArray::Empty(shape, data.dtype());
+  TensorArg out_arg(out, &kName, "out");
+  out_arg.CheckShape(shape);
+  TVMLITE_CHECK_KIND(out->tensor.dtype.code == data.dtype().code && out->tensor.dtype.bits == data.dtype().bits,
+                     TypeError)
+      << kName << ": out must have data's dtype";
+  const int64_t n = out_arg.size();
+  if (n == 0) return out;
+  const int esize = injective::ElemBytes(data, kName);
+  // Rows of the last dim: each is the input row repeated reps[-1] times; an odometer over the outer dims.
+  const int64_t row = in[nd - 1], out_row = shape[nd - 1];
+  std::vector<int64_t> idx(nd, 0), in_stride(nd);
+  for (int64_t d = nd - 1, st = 1; d >= 0; --d) in_stride[d] = st, st *= in[d];
+  const char* src = injective::Bytes(data);
+  char* dst = injective::Bytes(out_arg);
+  for (int64_t r = 0; r < n / out_row; ++r) {
+    int64_t at = 0;
+    for (int d = 0; d < nd - 1; ++d) at += (idx[d] % in[d]) * in_stride[d];
+    for (int64_t k = 0; k < out_row; k += row) {
+      std::memcpy(dst + (r * out_row + k) * esize, src + at * esize, row * esize);
+    }
+    for (int d = nd - 2; d >= 0 && ++idx[d] == shape[d]; --d) idx[d] = 0;
+  }
+  return out;
+}
+
+TVMLITE_REGISTER_GLOBAL("topi.dyn.tile").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.dyn.tile";
+  KernelAttrs attrs(kName, attrs_in);
+  return MakeReturningKernel(kName, 2, [](const KernelArgs& args) {
+    return TileInto(args.Input(0, "data"), injective::IntValues(args.Input(1, "reps"), kName), nullptr, kName);
+  });
+}).set_kernel_factory();
+
+TVMLITE_REGISTER_GLOBAL("topi.tile").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.tile";
+  KernelAttrs attrs(kName, attrs_in);
+  const std::vector<int64_t> reps = attrs.GetInts("reps");
+  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  return MakeKernel(kName, 2, [reps](const KernelArgs& args) {
+    NDArray out = args.Output().array();
+    TileInto(args.Input(0, "data"), reps, &out, kName);
+  });
+}).set_kernel_factory();
+
 TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.full";
   KernelAttrs attrs(kName, attrs_in);
@@ -274,6 +332,10 @@ TVMLITE_REGISTER_OP("broadcast_to")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to"));
 TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.broadcast_to"))
+    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP("tile").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.tile"));
+TVMLITE_REGISTER_OP("dyn.tile")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.tile"))
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 TVMLITE_REGISTER_OP("dyn.full")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.full"))

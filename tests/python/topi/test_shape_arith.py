@@ -280,3 +280,15 @@ def test_scans_as_the_reference(op, dtype, axis, exclusive, reverse):
     out = tvmlite.nd.empty(want.shape, dtype)
     tvmlite.get_global_func(f"topi.{op}")(attrs)(_nd(x), out)
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("shape,reps", [((2, 3), (2, 1)), ((2, 3), (1, 3, 2)), ((3,), (2, 2)), ((2, 0), (3, 1)),
+                                        ((1, 2, 1), (2, 1, 4))], ids=str)
+def test_tile(dtype, shape, reps):
+    x = (np.arange(int(np.prod(shape))) % 5).reshape(shape).astype(dtype)
+    want = np.tile(x, reps)
+    np.testing.assert_array_equal(_returning("topi.dyn.tile", {}, x, _ints(*reps)), want)
+    out = tvmlite.nd.empty(want.shape, dtype)
+    tvmlite.get_global_func("topi.tile")({"reps": list(reps)})(_nd(x), out)
+    np.testing.assert_array_equal(out.numpy(), want)

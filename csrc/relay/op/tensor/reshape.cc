@@ -424,7 +424,7 @@ TVMLITE_REGISTER_OP("dyn.tile")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("reps", "Tensor", "The repetitions (1-D, static length).")
     .add_type_rel("DynTile", DynTileRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
 
 TVMLITE_REGISTER_OP("shape_of")
     .describe("The input's shape as a 1-D tensor of dtype.")
