@@ -142,3 +142,13 @@ def test_layout_transform_folds_natively_to_the_reference_bit(dtype, src, dst, s
     np.testing.assert_array_equal(native.data.numpy(), want)
     monkeypatch.setattr(const_eval, "_MOVE_KERNELS", {})
     assert np.array_equal(_fold(func)["main"].body.data.numpy(), want)
+
+
+@pytest.mark.parametrize("make", [lambda c: relay.cast(relay.exp(c), "float32"),
+                                  lambda c: relay.transpose(relay.exp(c)),
+                                  lambda c: relay.broadcast_to(c, ())])
+def test_scalars_fold_to_scalars(make):
+    """A 0-d result stays 0-d through folding (CLIP's logit_scale.exp() then cast: numpy's ascontiguousarray made the
+    folded exp 1-d, and the cast after it no longer matched its type)."""
+    out = _fold(relay.Function([], make(relay.const(np.float32(2.5)))))["main"]
+    assert isinstance(out.body, relay.Constant) and out.body.data.shape == ()

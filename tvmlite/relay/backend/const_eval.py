@@ -38,7 +38,7 @@ def _to_nd(value):
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "biuf" or not value.dtype.isnative:
             return None
-        return nd.array(np.ascontiguousarray(value))
+        return nd.array(np.require(value, requirements="C"))  # (ascontiguousarray would make a 0-d array 1-d)
     if isinstance(value, tuple):
         fields = [_to_nd(v) for v in value]
         return None if any(f is None for f in fields) else fields

@@ -53,7 +53,7 @@ def _scan(attrs, x, axis, ufunc, identity):
         out[tuple(index)] = identity
     if attrs.reverse:
         out = np.flip(out, axis=axis)
-    return np.ascontiguousarray(out).astype(out_dtype)
+    return np.require(out, requirements="C").astype(out_dtype)
 
 
 def _np_dtype(dtype):

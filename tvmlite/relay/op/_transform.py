@@ -61,7 +61,7 @@ def _dyn_reshape(attrs, x, newshape):
 @register_reference("transpose")
 def _transpose(attrs, x):
     axes = list(attrs.axes)
-    return np.ascontiguousarray(np.transpose(x, axes or None))
+    return np.require(np.transpose(x, axes or None), requirements="C")  # 0-d stays 0-d
 
 
 def _norm_axes(axes, ndim, op):
@@ -131,7 +131,7 @@ def _space_to_depth(attrs, x):
 
 
 def _broadcast(x, shape):
-    return np.ascontiguousarray(np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(shape))))
+    return np.require(np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(shape))), requirements="C")
 
 
 register_reference("broadcast_to", lambda attrs, x: _broadcast(x, list(attrs.shape)))
@@ -156,7 +156,7 @@ def _slice(x, begin, end, strides, axes, size_mode=False):
                 b = max(b + x.shape[axis], 0)
             e = None if e == -1 else b + e
         index[axis] = slice(b, e, step)
-    return np.ascontiguousarray(x[tuple(index)])
+    return np.require(x[tuple(index)], requirements="C")
 
 
 @register_reference("strided_slice")
