@@ -292,3 +292,35 @@ def test_tile(dtype, shape, reps):
     out = tvmlite.nd.empty(want.shape, dtype)
     tvmlite.get_global_func("topi.tile")({"reps": list(reps)})(_nd(x), out)
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("shape,idx", [((4, 5), [[1], [-1]]), ((4, 5), [[0, 2], [3, -5]]), ((2, 3, 4), [[[1, 2]]])],
+                         ids=str)
+def test_scatter_nd(dtype, shape, idx):
+    x = (np.arange(int(np.prod(shape))) % 7).reshape(shape).astype(dtype)
+    idx = np.asarray(idx, "int64")
+    upd = (np.arange(int(np.prod(idx.shape[:-1] + shape[idx.shape[-1]:]))) % 3 + 10).reshape(
+        idx.shape[:-1] + shape[idx.shape[-1]:]).astype(dtype)
+    out = tvmlite.nd.empty(shape, dtype)
+    tvmlite.get_global_func("topi.scatter_nd")({"mode": "update"})(_nd(x), _nd(idx), _nd(upd), out)
+    np.testing.assert_array_equal(out.numpy(), get_reference("scatter_nd")(SimpleNamespace(mode="update"), x, idx, upd))
+
+
+def test_scatter_nd_bad_index_and_reductions():
+    with pytest.raises(tvmlite.TVMLiteError, match="index 4 is out of range for a dim of 4"):
+        out = tvmlite.nd.empty((4,), "float32")
+        tvmlite.get_global_func("topi.scatter_nd")({})(_nd(np.zeros(4, "float32")), _nd(_ints(4).reshape(1, 1)),
+                                                        _nd(np.ones(1, "float32")), out)
+    with pytest.raises(tvmlite.TVMLiteError, match="only mode 'update' runs natively"):
+        tvmlite.get_global_func("topi.scatter_nd")({"mode": "add"})
+
+
+@pytest.mark.parametrize("pads,axes,mode", [((1, 2, 0, 3), (0, 1), "constant"), ((-1, 1), (1,), "constant"),
+                                            ((2, 2), (-1,), "reflect"), ((1, 0, 0, 1), (1, 0), "edge")])
+def test_dyn_pad(pads, axes, mode):
+    x = np.arange(12, dtype="float32").reshape(3, 4)
+    value = np.asarray(-1.0, "float32")
+    got = _returning("topi.dyn.nn.pad", {"pad_mode": mode}, x, _ints(*pads), value, _ints(*axes))
+    want = get_reference("dyn.nn.pad")(SimpleNamespace(pad_mode=mode), x, _ints(*pads), value, _ints(*axes))
+    np.testing.assert_array_equal(got, want)

@@ -361,7 +361,7 @@ TVMLITE_REGISTER_OP("dyn.nn.pad")
     .add_argument("axes", "Tensor", "The padded axes.")
     .set_attrs_type<PadAttrs>()
     .add_type_rel("DynPad", DynPadRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
 
 TVMLITE_REGISTER_OP("full")
     .describe("A tensor of shape filled with fill_value.")
