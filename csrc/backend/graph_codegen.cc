@@ -671,7 +671,10 @@ class GraphBuilder {
     n.func_name = kNop;
     n.inputs = entries;
     n.out_types = {out_type};
-    if (dynamic) SetShapeFunc(g, g.root, &n);
+    if (dynamic) {
+      SetShapeFunc(g, g.root, &n);
+      if (!ShapesFollowTypes(n)) return std::nullopt;  // a view whose shape depends on values: not a view
+    }
     int64_t id = AddNode(std::move(n));
     return std::vector<Entry>{{id, 0}};
   }
@@ -780,15 +783,10 @@ class GraphBuilder {
     runtime::Function bound;
     GNode n;
     if (dynamic) SetShapeFunc(g, tuple_out ? Expr(TupleGetItem(g.root, 0)) : g.root, &n);
+    if (dynamic && !ShapesFollowTypes(n)) return Refuse("its output shape depends on input values");
     try {
       bound = factory(attrs).cast<runtime::Function>();
-      try {
-        if (!all_f32) TrialRun(bound, inputs, views, out_type, n);
-      } catch (const runtime::Error& err) {
-        // The trial asks whether the kernel takes these dtypes: a TypeError says no. Other errors come from the
-        // stand-in values (zeros: an integer divide by zero, Swin's window arithmetic), not from the kernel.
-        if (std::string(err.kind()) == "TypeError") throw;
-      }
+      if (!all_f32) TrialRun(bound, inputs, views, out_type, n);
     } catch (const runtime::Error& err) {
       return Refuse(kernel + " refused: " + err.message().substr(0, err.message().find('\n')));
     }
@@ -920,6 +918,8 @@ class GraphBuilder {
       // Symbolic dims are tried as 1 everywhere: the output's shape then comes from the shape function.
       Type t = WithDims(symbolic, 1);
       const auto* tt = t.as<TensorTypeNode>();
+      TVMLITE_CHECK_KIND(tt != nullptr && tt->static_shape(), TypeError)
+          << "no stand-in tensor of type " << TypeToString(t) << " for the trial run";
       NDArray a = NDArray::Empty(*tt->static_shape(), tt->dtype);
       if (a.NBytes()) std::memset(static_cast<char*>(a->tensor.data) + a->tensor.byte_offset, 0, a.NBytes());
       arrays.push_back(a);
@@ -947,7 +947,36 @@ class GraphBuilder {
     }
     std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
     runtime::Any rv;
-    bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+    try {
+      bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+    } catch (const runtime::Error& err) {
+      // The trial asks whether the kernel takes these dtypes: a TypeError says no. Other errors come from the
+      // stand-in values (zeros: an integer divide by zero, Swin's window arithmetic), not from the kernel.
+      if (std::string(err.kind()) == "TypeError") throw;
+    }
+  }
+
+  /*!
+   * \brief Whether the shape function of n gives concrete output shapes from concrete input shapes (stand-ins: every
+   * symbolic dim 1). An output whose shape depends on input values (resize by a scales tensor) is "?" even then:
+   * no shape function of types can give it. A relation that refuses the stand-ins proves nothing: true.
+   */
+  static bool ShapesFollowTypes(const GNode& n) {
+    std::vector<Type> leaf_types;
+    for (const Var& v : n.shape_func->params) leaf_types.push_back(WithDims(*v->type_annotation, 1));
+    Type out;
+    try {
+      out = EvalShapeFunc(n.shape_func, leaf_types);
+    } catch (const runtime::Error&) {
+      return true;
+    }
+    std::vector<Type> flat;
+    FlattenType(out, &flat);
+    for (const Type& t : flat) {
+      const auto* tt = t.as<TensorTypeNode>();
+      if (tt == nullptr || !tt->static_shape()) return false;
+    }
+    return true;
   }
 
   /*! \brief nn.bias_add's bias (C,) as the epilogue reads it: (C, 1, ..., 1), a 1 for each data dim after axis. */

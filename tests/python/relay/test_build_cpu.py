@@ -54,8 +54,8 @@ def tvm_nodes(lib):
 
 
 def no_kernel(x):
-    """An op with no native kernel (it runs on its reference): cumsum over the last axis."""
-    return relay.cumsum(x, axis=-1)
+    """An op with no native kernel (it runs on its reference): sort along the last axis."""
+    return relay.sort(x, axis=-1)
 
 
 def f32(rng, *shape):
