@@ -48,6 +48,10 @@ Array<Any> BroadcastShapes(const Array<Any>& a, const Array<Any>& b) {
       out[i] = db;
     } else if (DimIs(db, 1) || DimEqual(da, db)) {
       out[i] = da;
+    } else if (da.type_index() != kTVMLiteInt && db.type_index() != kTVMLiteInt) {
+      // Two different symbolic dims: either may be 1 at run time (a batch-1 position embedding added to (batch,
+      // seq, C)), so the result is neither: a fresh one.
+      out[i] = Any(SizeVar::Any());
     } else if (da.type_index() != kTVMLiteInt) {
       out[i] = db;  // a symbolic dim against a static one: the static one, checked at run time
     } else if (db.type_index() != kTVMLiteInt) {

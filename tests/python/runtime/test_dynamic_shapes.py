@@ -267,3 +267,20 @@ def test_split_at_indices_over_a_symbolic_axis_runs_as_slices():
         got = _run(gm, x=v)
         for g, w in zip(got, np.split(v, [3, 5], axis=1)):
             np.testing.assert_array_equal(g, w)
+
+
+def test_a_batch_one_operand_broadcast_over_a_symbolic_batch():
+    """DistilBERT's and CLIP's embeddings: word embeddings (batch, seq, C) plus position embeddings gathered with
+    position ids of other symbolic dims, 1 x seq at run time. Two different symbolic dims broadcast to a fresh one
+    (either may be 1), so the position gather does not take the add as its epilogue and the sum broadcasts."""
+    b, s, p, q = (tvmlite.ir.SizeVar(v) for v in ("batch", "seq", "p", "q"))
+    words, ids = relay.var("words", shape=(b, s, 8)), relay.var("ids", shape=(p, q), dtype="int64")
+    table = np.random.default_rng(0).standard_normal((16, 8)).astype("float32")
+    lib = tvmlite.build(relay.Function([words, ids], relay.add(words, relay.take(relay.const(table), ids, axis=0))),
+                        target="cpu")
+    assert lib.fallbacks() == []
+    gm = GraphModule(lib["default"]())
+    w = np.random.default_rng(1).standard_normal((4, 5, 8)).astype("float32")
+    i = np.arange(5, dtype="int64").reshape(1, 5)
+    (got,) = _run(gm, words=w, ids=i)
+    np.testing.assert_allclose(got, w + table[i], rtol=1e-6)
