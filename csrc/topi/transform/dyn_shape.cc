@@ -157,6 +157,18 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.reshape").set_body_typed([](Map<String, Any> a
   });
 }).set_kernel_factory();
 
+/*! \brief The output of a kernel copying data into shape: given (checked: that shape, data's dtype), or made. */
+NDArray OutputFor(const TensorArg& data, const std::vector<int64_t>& shape, const NDArray* given,
+                  const std::string& kName) {
+  CheckShape(shape, kName);
+  NDArray out = given != nullptr ? *given : NDArray::Empty(shape, data.dtype());
+  TensorArg(out, &kName, "out").CheckShape(shape);
+  TVMLITE_CHECK_KIND(out->tensor.dtype.code == data.dtype().code && out->tensor.dtype.bits == data.dtype().bits,
+                     TypeError)
+      << kName << ": out must have data's dtype";
+  return out;
+}
+
 /*! \brief Copy data broadcast (numpy rules, both ways, aligned to the right) to want's shape into out, which
  * must have that shape (out null: made here). The broadcast shape. */
 NDArray BroadcastInto(const TensorArg& data, const std::vector<int64_t>& want, const NDArray* given,
@@ -174,13 +186,8 @@ NDArray BroadcastInto(const TensorArg& data, const std::vector<int64_t>& want, c
     shape[i] = a == 1 ? b : a;
     if (di >= 0 && a != 1) src_strides[i] = in_stride[di];
   }
-  CheckShape(shape, kName);
-  NDArray out = given != nullptr ? *given : NDArray::Empty(shape, data.dtype());
+  NDArray out = OutputFor(data, shape, given, kName);
   TensorArg out_arg(out, &kName, "out");
-  out_arg.CheckShape(shape);
-  TVMLITE_CHECK_KIND(out->tensor.dtype.code == data.dtype().code && out->tensor.dtype.bits == data.dtype().bits,
-                     TypeError)
-      << kName << ": out must have data's dtype";
   if (out_arg.size() > 0) {
     injective::StridedCopy(out_arg, injective::Bytes(data), shape, src_strides, esize, BoundEpilogue());
   }
@@ -216,16 +223,15 @@ NDArray TileInto(const TensorArg& data, std::vector<int64_t> reps, const NDArray
     TVMLITE_CHECK_KIND(reps[i] >= 0, ValueError) << kName << ": negative repeat " << reps[i];
     TVMLITE_CHECK_KIND(!__builtin_mul_overflow(in[i], reps[i], &shape[i]), ValueError) << kName << ": too large";
   }
-  CheckShape(shape, kName);
-  NDArray out = given != nullptr ? *given : NDArray::Empty(shape, data.dtype());
+  NDArray out = OutputFor(data, shape, given, kName);
   TensorArg out_arg(out, &kName, "out");
-  out_arg.CheckShape(shape);
-  TVMLITE_CHECK_KIND(out->tensor.dtype.code == data.dtype().code && out->tensor.dtype.bits == data.dtype().bits,
-                     TypeError)
-      << kName << ": out must have data's dtype";
   const int64_t n = out_arg.size();
   if (n == 0) return out;
   const int esize = injective::ElemBytes(data, kName);
+  if (nd == 0) {  // a scalar tiled by no reps: itself
+    std::memcpy(injective::Bytes(out_arg), injective::Bytes(data), esize);
+    return out;
+  }
   // Rows of the last dim: each is the input row repeated reps[-1] times; an odometer over the outer dims.
   const int64_t row = in[nd - 1], out_row = shape[nd - 1];
   std::vector<int64_t> idx(nd, 0), in_stride(nd);

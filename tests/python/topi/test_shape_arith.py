@@ -324,3 +324,11 @@ def test_dyn_pad(pads, axes, mode):
     got = _returning("topi.dyn.nn.pad", {"pad_mode": mode}, x, _ints(*pads), value, _ints(*axes))
     want = get_reference("dyn.nn.pad")(SimpleNamespace(pad_mode=mode), x, _ints(*pads), value, _ints(*axes))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("kernel,second", [("topi.dyn.tile", "reps"), ("topi.dyn.broadcast_to", "shape")])
+def test_scalar_data_with_empty_shape_or_reps(kernel, second):
+    """A 0-d input with an empty reps / shape is itself (numpy), not an out-of-bounds read."""
+    x = np.asarray(3.5, "float32")
+    got = _returning(kernel, {}, x, np.zeros(0, "int64"))
+    assert got.shape == () and got == x
