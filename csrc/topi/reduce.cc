@@ -5,8 +5,8 @@
  *   attrs: axis (list of ints; absent or None = every axis; [] = none), keepdims, exclude, epilogue
  *   sum  (2, 3, 4) axis [1]          -> (2, 4)        mean of an empty set is NaN; max / min of one: -inf / inf
  *
- * Algorithm: adjacent dims that are both reduced or both kept merge, so the input is a short alternation of kept
- * and reduced groups. The last group decides the inner loop:
+ * Algorithm: adjacent dims that are both reduced or both kept merge (reduce_plan.h), so the input is a short
+ * alternation of kept and reduced groups. The last group decides the inner loop:
  *   last reduced (rows):    each output is one reduction of contiguous runs of length L (8 partial lanes);
  *   last kept (columns):    each output row of L values accumulates whole input rows elementwise (vector adds).
  * The groups before it are walked as (kept index, reduced index) pairs: their offsets add, since each dim's
@@ -19,6 +19,8 @@
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
+
+#include "./reduce_plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,58 +61,8 @@ float ReduceRun(Reducer op, const float* x, int64_t n) {
   return acc;
 }
 
-/*! \brief The input viewed as merged groups; see the file comment. */
-struct Plan {
-  std::vector<int64_t> out_shape;
-  std::vector<int64_t> kept_dims, kept_strides;  // outer kept groups (the last group excluded)
-  std::vector<int64_t> red_dims, red_strides;    // outer reduced groups
-  int64_t inner = 1;                             // the last group's size
-  bool inner_reduced = false;
-  int64_t kept_count = 1, red_count = 1, reduce_size = 1;
-};
-
-int64_t Offset(int64_t index, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
-  int64_t off = 0;
-  for (size_t j = dims.size(); j-- > 0;) {
-    off += index % dims[j] * strides[j];
-    index /= dims[j];
-  }
-  return off;
-}
-
-Plan MakePlan(const std::vector<int64_t>& shape, const std::vector<bool>& reduced, bool keepdims) {
-  Plan p;
-  const size_t n = shape.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (!reduced[i]) p.out_shape.push_back(shape[i]);
-    else if (keepdims) p.out_shape.push_back(1);
-    if (reduced[i]) p.reduce_size *= shape[i];
-  }
-  // merge adjacent dims with the same flag (dims of size 1 join either side)
-  std::vector<int64_t> dims;
-  std::vector<bool> flags;
-  for (size_t i = 0; i < n; ++i) {
-    if (shape[i] == 1) continue;
-    if (!dims.empty() && flags.back() == reduced[i]) {
-      dims.back() *= shape[i];
-    } else {
-      dims.push_back(shape[i]);
-      flags.push_back(reduced[i]);
-    }
-  }
-  if (dims.empty()) dims.push_back(1), flags.push_back(false);
-  std::vector<int64_t> strides(dims.size());
-  int64_t s = 1;
-  for (size_t i = dims.size(); i-- > 0;) strides[i] = s, s *= dims[i];
-  p.inner = dims.back();
-  p.inner_reduced = flags.back();
-  for (size_t i = 0; i + 1 < dims.size(); ++i) {
-    (flags[i] ? p.red_dims : p.kept_dims).push_back(dims[i]);
-    (flags[i] ? p.red_strides : p.kept_strides).push_back(strides[i]);
-    (flags[i] ? p.red_count : p.kept_count) *= dims[i];
-  }
-  return p;
-}
+using reduce::Offset;
+using reduce::Plan;
 
 void Run(Reducer op, const Plan& p, const float* x, float* y) {
   const float scale = op == Reducer::kMean ? 1.0f / static_cast<float>(p.reduce_size) : 1.0f;
@@ -172,16 +124,7 @@ Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer 
     const float* x = data.Data<float>();
     float* y = out.Data<float>();
     const std::vector<int64_t> shape = data.shape();
-    const int64_t ndim = static_cast<int64_t>(shape.size());
-    std::vector<bool> listed(shape.size(), false);
-    for (int64_t a : axes) {
-      TVMLITE_CHECK_KIND(a >= -ndim && a < ndim, ValueError)
-          << args.kernel() << ": axis " << a << " is out of range for rank " << ndim;
-      listed[a < 0 ? a + ndim : a] = true;
-    }
-    std::vector<bool> reduced(shape.size());
-    for (size_t i = 0; i < shape.size(); ++i) reduced[i] = all || (exclude ? !listed[i] : listed[i]);
-    Plan plan = MakePlan(shape, reduced, keepdims);
+    Plan plan = reduce::MakePlan(shape, reduce::ReducedDims(args.kernel(), shape, all, axes, exclude), keepdims);
     out.CheckShape(plan.out_shape);
     BoundEpilogue bound = epi.Bind(plan.out_shape, args.Rest(1), args.kernel());
     const int64_t n_out = out.size();
