@@ -69,17 +69,26 @@ Groups GroupSlices(const T* x, int64_t outer, int64_t n, int64_t inner, bool sor
     return 0;
   };
   std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), int64_t{0});
-  if (outer == 1 && inner == 1) {  // elements: the common case, without the lexicographic loop
-    std::stable_sort(order.begin(), order.end(), [x](int64_t a, int64_t b) { return O::Less(x[a], x[b]); });
+  std::vector<T> vals;  // elements: the values in sorted order (the walk below reads them in sequence)
+  if (outer == 1 && inner == 1) {
+    // Elements, the common case: (value, index) pairs sorted in place (no indirection); the index breaks ties,
+    // which makes the order the stable one.
+    std::vector<std::pair<T, int64_t>> pairs(n);
+    for (int64_t k = 0; k < n; ++k) pairs[k] = {x[k], k};
+    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+      return O::Less(a.first, b.first) || (!O::Less(b.first, a.first) && a.second < b.second);
+    });
+    vals.resize(n);
+    for (int64_t k = 0; k < n; ++k) order[k] = pairs[k].second, vals[k] = pairs[k].first;
   } else {
+    std::iota(order.begin(), order.end(), int64_t{0});
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
   }
   Groups g;
   g.inverse.resize(n);
   for (int64_t p = 0; p < n; ++p) {
     const int64_t k = order[p];
-    const bool fresh = p == 0 || (outer == 1 && inner == 1 ? !O::Equal(x[order[p - 1]], x[k])
+    const bool fresh = p == 0 || (outer == 1 && inner == 1 ? !O::Equal(vals[p - 1], vals[p])
                                                            : compare(order[p - 1], k) != 0);
     if (fresh) {
       g.first.push_back(k);
