@@ -38,14 +38,16 @@
 #include <tvmlite/relay/attrs/reduce.h>
 #include <tvmlite/relay/attrs/sort.h>
 #include <tvmlite/relay/attrs/transform.h>
+#include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
-#include "pass_util.h"
+#include "shape_value.h"
 
 namespace tvmlite {
 namespace relay {
@@ -53,49 +55,6 @@ namespace relay {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-/*! \brief The values of a constant integer (or, with allow_float, float: truncated as Python's int()) CPU tensor,
- * flattened; nullopt when e is not such a constant. */
-std::optional<Ints> ConstInts(const Expr& e, bool allow_float = false) {
-  const auto* c = e.as<ConstantNode>();
-  if (c == nullptr) return std::nullopt;
-  const NDArray& a = c->data;
-  const DLTensor& t = a->tensor;
-  if (t.device.device_type != kDLCPU || !a.IsContiguous() || t.dtype.lanes != 1) return std::nullopt;
-  int64_t n = a.NumElements();
-  const char* p = static_cast<const char*>(t.data) + t.byte_offset;
-  DataType dt = a.dtype();
-  Ints out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    if (dt.is_int()) {
-      switch (dt.bits()) {
-        case 8: out[i] = reinterpret_cast<const int8_t*>(p)[i]; break;
-        case 16: out[i] = reinterpret_cast<const int16_t*>(p)[i]; break;
-        case 32: out[i] = reinterpret_cast<const int32_t*>(p)[i]; break;
-        case 64: out[i] = reinterpret_cast<const int64_t*>(p)[i]; break;
-        default: return std::nullopt;
-      }
-    } else if (dt.is_uint()) {
-      uint64_t v;
-      switch (dt.bits()) {
-        case 8: v = reinterpret_cast<const uint8_t*>(p)[i]; break;
-        case 16: v = reinterpret_cast<const uint16_t*>(p)[i]; break;
-        case 32: v = reinterpret_cast<const uint32_t*>(p)[i]; break;
-        case 64: v = reinterpret_cast<const uint64_t*>(p)[i]; break;
-        default: return std::nullopt;
-      }
-      if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-      out[i] = static_cast<int64_t>(v);
-    } else if (allow_float && dt.is_float() && (dt.bits() == 32 || dt.bits() == 64)) {
-      double v = dt.bits() == 32 ? reinterpret_cast<const float*>(p)[i] : reinterpret_cast<const double*>(p)[i];
-      if (!std::isfinite(v) || std::fabs(v) >= 9.2e18) return std::nullopt;
-      out[i] = static_cast<int64_t>(v);  // truncation toward zero, as int() in the references
-    } else {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
 
 /*! \brief The one value of a constant holding exactly one element (the references' _scalar). */
 std::optional<int64_t> ConstScalar(const Expr& e) {
@@ -136,6 +95,7 @@ class DynamicToStaticMutator : public ExprMutator {
     const auto* call = node.as<CallNode>();
     const auto* op = call ? call->op.as<OpNode>() : nullptr;
     if (op != nullptr && op->name == "image.resize") return StaticResize(node, call);
+    if (Expr folded = StaticShapeValue(node); folded.defined()) return folded;
     if (op == nullptr || op->name.compare(0, 4, "dyn.") != 0) return node;
     Expr candidate = Static(call, op->name.substr(4));
     if (!candidate.defined()) return node;
@@ -147,12 +107,115 @@ class DynamicToStaticMutator : public ExprMutator {
   }
 
  private:
+  ShapeValueEvaluator shapes_;
+
+  /*! \brief A shape computation whose entries are all static (the head size of (batch, seq, 12, 64)) as a
+   * constant, or an undefined Expr. */
+  Expr StaticShapeValue(const Expr& node) {
+    if (!node.as<CallNode>()) return Expr();
+    const ShapeValue* v = shapes_.Eval(node);
+    std::optional<Ints> values = v ? v->StaticValues() : std::nullopt;
+    if (!values) return Expr();
+    DataType dtype = TensorTypeOf(node)->dtype;
+    std::vector<int64_t> shape;
+    if (!v->scalar) shape.push_back(static_cast<int64_t>(values->size()));
+    NDArray a = NDArray::Empty(shape, dtype);
+    char* p = static_cast<char*>(a->tensor.data);
+    for (size_t i = 0; i < values->size(); ++i) {
+      int64_t x = (*values)[i];
+      switch (dtype.bits()) {  // integer entries of the node's own dtype (a cast kept them in range)
+        case 8: reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(x); break;
+        case 16: reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(x); break;
+        case 32: reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(x); break;
+        case 64: reinterpret_cast<int64_t*>(p)[i] = x; break;
+        default: return Expr();
+      }
+    }
+    return InferTypeExpr(Constant(a));
+  }
+
+  /*!
+   * \brief The newshape of a reshape of x into a shape value known as dims: a static entry as it is, a dim of x
+   * at its own position 0 (copy), one other -1 (inferred from the element count); nullopt when two entries are
+   * neither (or allowzero, where 0 is a zero dim).
+   */
+  std::optional<Ints> ReshapeTarget(const Expr& x, const Expr& shape, bool allowzero) {
+    const ShapeValue* v = shapes_.Eval(shape);
+    const TensorTypeNode* t = TensorTypeOf(x);
+    if (v == nullptr || t == nullptr || v->scalar) return std::nullopt;
+    Ints out;
+    bool inferred = false;
+    for (size_t i = 0; i < v->dims.size(); ++i) {
+      const Any& d = v->dims[i];
+      if (d.type_index() == kTVMLiteInt) {
+        out.push_back(d.cast<int64_t>());
+        inferred = inferred || out.back() == -1;
+      } else if (!allowzero && i < t->ndim() && DimEqual(d, t->shape[i])) {
+        out.push_back(0);
+      } else if (!inferred) {
+        out.push_back(-1);
+        inferred = true;
+      } else {
+        return std::nullopt;
+      }
+    }
+    return out;
+  }
+
+  /*!
+   * \brief A reshape of x into (a..., dims r0..r1 of one tensor y, b...), a and b static (GPT-2's
+   * x.view(x.size()[:-1] + (nf,)) after a dense on the flattened (batch * seq, nf)): a static reshape to
+   * (a..., -1, b...), then reshape_like putting y's dims for the -1, so the result has y's named dims. An
+   * undefined Expr when the target is not of that form.
+   */
+  Expr ReshapeLike(const Array<Expr>& args, bool allowzero) {
+    const ShapeValue* v = shapes_.Eval(args[1]);
+    if (v == nullptr || v->scalar) return Expr();
+    Ints newshape;
+    int64_t at = -1, r0 = -1, r1 = -1;
+    Expr like;
+    for (size_t i = 0; i < v->dims.size(); ++i) {
+      const Any& d = v->dims[i];
+      if (d.type_index() == kTVMLiteInt) {
+        const int64_t n = d.cast<int64_t>();
+        // -1 is the run's; a copying 0 after the run would copy another position of x than the target's.
+        if (n < 0 || (n == 0 && !allowzero && at >= 0)) return Expr();
+        newshape.push_back(n);
+        continue;
+      }
+      const DimSource& source = v->sources[i];
+      if (!source.tensor.defined()) return Expr();
+      if (at < 0) {
+        at = static_cast<int64_t>(i);
+        like = source.tensor;
+        r0 = r1 = source.axis;
+        newshape.push_back(-1);
+      } else if (like.same_as(source.tensor) && source.axis == r1 + 1 && static_cast<int64_t>(i) == at + r1 - r0 + 1) {
+        r1 = source.axis;
+      } else {
+        return Expr();
+      }
+    }
+    if (at < 0) return Expr();
+    auto flat = make_object<ReshapeAttrs>();
+    flat->newshape = ToArray(newshape);
+    flat->allowzero = allowzero;
+    auto attrs = make_object<ReshapeLikeAttrs>();
+    attrs->lhs_begin = at;
+    attrs->lhs_end = at + 1;
+    attrs->rhs_begin = r0;
+    attrs->rhs_end = r1 + 1;
+    return MakeCall("reshape_like", {MakeCall("reshape", {args[0]}, Attrs(flat)), like}, Attrs(attrs));
+  }
+
   /*! \brief The static form of call (a dyn.<name> call whose children are typed), or an undefined Expr. */
-  static Expr Static(const CallNode* call, const std::string& name) {
+  Expr Static(const CallNode* call, const std::string& name) {
     const Array<Expr>& args = call->args;
     if (name == "reshape") {
       const auto* old = call->attrs.as<ReshapeAttrs>();
       std::optional<Ints> s = ConstInts(args[1]);
+      if (old != nullptr && !s) s = ReshapeTarget(args[0], args[1], old->allowzero);
+      if (old != nullptr && !s) return ReshapeLike(args, old->allowzero);
       if (old == nullptr || !s) return Expr();
       auto attrs = make_object<ReshapeAttrs>();
       attrs->newshape = ToArray(*s);
@@ -169,6 +232,7 @@ class DynamicToStaticMutator : public ExprMutator {
     if (name == "expand_dims") return ExpandDims(args);
     if (name == "broadcast_to" || name == "tile") {
       std::optional<Ints> s = ConstInts(args[1]);
+      if (name == "broadcast_to" && !s) s = BroadcastTarget(args[0], args[1]);
       if (!s) return Expr();
       if (name == "tile") {
         auto attrs = make_object<TileAttrs>();
@@ -180,9 +244,10 @@ class DynamicToStaticMutator : public ExprMutator {
       return MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
     }
     if (name == "strided_slice") {
-      std::optional<Ints> b = ConstInts(args[1]), e = ConstInts(args[2]), s = ConstInts(args[3]),
-                          a = ConstInts(args[4]);
-      if (!b || !e || !s || !a) return Expr();
+      std::optional<Ints> b = ConstInts(args[1]), s = ConstInts(args[3]), a = ConstInts(args[4]);
+      std::optional<Ints> e = ConstInts(args[2]);
+      if (!e && b && s && a) e = SliceEnds(args[0], args[2], *s, *a);
+      if (!b || !e || !s || !a) return SliceLike(args);
       auto attrs = make_object<StridedSliceAttrs>();
       attrs->begin = ToArray(*b);
       attrs->end = ToArray(*e);
@@ -238,6 +303,104 @@ class DynamicToStaticMutator : public ExprMutator {
       if (name == r) return Reduce(call, name);
     }
     return Expr();
+  }
+
+  /*!
+   * \brief The static target of a broadcast of x to a shape value known as dims: a dim of x at its aligned
+   * position becomes 1 (it broadcasts to itself); nullopt when another entry is symbolic.
+   */
+  std::optional<Ints> BroadcastTarget(const Expr& x, const Expr& shape) {
+    const ShapeValue* v = shapes_.Eval(shape);
+    const TensorTypeNode* t = TensorTypeOf(x);
+    if (v == nullptr || t == nullptr || v->scalar) return std::nullopt;
+    Ints out;
+    size_t n = v->dims.size(), rank = t->ndim();
+    for (size_t i = 0; i < n; ++i) {
+      const Any& d = v->dims[i];
+      if (d.type_index() == kTVMLiteInt) {
+        out.push_back(d.cast<int64_t>());
+      } else if (i + rank >= n && DimEqual(d, t->shape[i + rank - n])) {
+        out.push_back(1);
+      } else {
+        return std::nullopt;
+      }
+    }
+    return out;
+  }
+
+  /*!
+   * \brief The static ends of a slice of x whose ends are a shape value known as dims: a forward slice ending at
+   * its axis's own dim ends at the end; nullopt when another entry is symbolic.
+   */
+  std::optional<Ints> SliceEnds(const Expr& x, const Expr& ends, const Ints& steps, const Ints& axes) {
+    const ShapeValue* v = shapes_.Eval(ends);
+    const TensorTypeNode* t = TensorTypeOf(x);
+    if (v == nullptr || t == nullptr || v->scalar || v->dims.size() != axes.size()) return std::nullopt;
+    Ints out;
+    int64_t rank = static_cast<int64_t>(t->ndim());
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const Any& d = v->dims[i];
+      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+      if (d.type_index() == kTVMLiteInt) {
+        out.push_back(d.cast<int64_t>());
+      } else if (axis >= 0 && axis < rank && (steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0]) > 0 &&
+                 DimEqual(d, t->shape[axis])) {
+        out.push_back(std::numeric_limits<int64_t>::max());
+      } else {
+        return std::nullopt;
+      }
+    }
+    return out;
+  }
+
+  /*!
+   * \brief x[0:n] where each symbolic end n is dim `axis` of one tensor y, read at x's own axis (the position ids
+   * sliced to the sequence length: buffer[:, :shape_of(input_ids)[1]]): slice_like(x, y) on those axes, after a
+   * static slice for the static ends, so the result has y's named dim. The dyn slice would clamp an n above x's
+   * dim, slice_like rejects it at run time (such a model fails later anyway: its table is shorter than the
+   * sequence). An undefined Expr when the slice is not of that form.
+   */
+  Expr SliceLike(const Array<Expr>& args) {
+    std::optional<Ints> b = ConstInts(args[1]), s = ConstInts(args[3]), a = ConstInts(args[4]);
+    const ShapeValue* e = shapes_.Eval(args[2]);
+    const TensorTypeNode* t = TensorTypeOf(args[0]);
+    if (!b || !s || !a || e == nullptr || t == nullptr || e->scalar || e->dims.size() != a->size() ||
+        b->size() != a->size()) {
+      return Expr();
+    }
+    std::optional<Ints> axes = NormAxes(*a, static_cast<int64_t>(t->ndim()));
+    if (!axes) return Expr();
+    Ints static_axes, static_ends, like_axes;
+    Expr like;
+    for (size_t i = 0; i < axes->size(); ++i) {
+      const int64_t step = s->size() > 1 ? (*s)[i] : s->empty() ? 1 : (*s)[0];
+      if ((*b)[i] != 0 || step != 1) return Expr();
+      if (e->dims[i].type_index() == kTVMLiteInt) {
+        static_axes.push_back((*axes)[i]);
+        static_ends.push_back(e->dims[i].cast<int64_t>());
+        continue;
+      }
+      const DimSource& source = e->sources[i];
+      if (!source.tensor.defined() || source.axis != (*axes)[i] || (like.defined() && !like.same_as(source.tensor))) {
+        return Expr();
+      }
+      like = source.tensor;
+      like_axes.push_back((*axes)[i]);
+    }
+    if (!like.defined()) return Expr();
+    Expr x = args[0];
+    if (!static_axes.empty()) {
+      auto attrs = make_object<StridedSliceAttrs>();
+      attrs->begin = ToArray(Ints(static_axes.size(), 0));
+      attrs->end = ToArray(static_ends);
+      attrs->strides = ToArray(Ints{1});
+      attrs->axes = ToArray(static_axes);
+      attrs->slice_mode = "end";
+      x = MakeCall("strided_slice", {x}, Attrs(attrs));
+    }
+    auto attrs = make_object<SliceLikeAttrs>();
+    attrs->axes = ToArray(like_axes);
+    return MakeCall("slice_like", {x, like}, Attrs(attrs));
   }
 
   /*!

@@ -233,7 +233,22 @@ class Fuser {
       if (a.as<FunctionNode>()) return false;  // control flow, whatever pattern it declares
     }
     int pattern = PatternOf(call);
-    return pattern != kOpaque && pattern != kTuple;
+    return pattern != kOpaque && pattern != kTuple && !IsSymbolicView(call);
+  }
+
+  /*!
+   * \brief A reshape-like op over symbolic dims. Static, a group reads it as a view of its input (graph_codegen.cc,
+   * LeafView); symbolic, its shape is known at run time only, so it stays a group of its own (a view the executor
+   * shapes per run) and its consumers group without it.
+   */
+  static bool IsSymbolicView(const CallNode* call) {
+    static const std::unordered_set<std::string> kViews = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
+                                                           "reshape_like"};
+    if (!kViews.count(runtime::Downcast<Op>(call->op)->name) || call->args.empty()) return false;
+    const TensorTypeNode* in = TensorTypeOf(call->args[0]);
+    const TensorTypeNode* out =
+        call->checked_type_.defined() ? call->checked_type_.as<TensorTypeNode>() : nullptr;
+    return in == nullptr || out == nullptr || !in->static_shape() || !out->static_shape();
   }
 
   /*! \brief Whether node may follow an anchor inside a group: elementwise/broadcast, float32, with an epilogue. */

@@ -10,6 +10,9 @@
  * sliced axis becomes (start, step, length) as Python's slice.indices does; the output's shape must be the
  * lengths; the copy walks data with strides step * stride (negative for reversed slices).
  *
+ * topi.slice_like (relay slice_like) slices data from 0 to shape_like's dims on its axes:
+ *   run(data, shape_like, [epilogue inputs], out)
+ *
  * topi.dyn.strided_slice (relay dyn.strided_slice) takes the bounds as int tensors, read per call:
  *   outs = run(data, begin, end, strides, axes)    // returns [out]: its shape depends on those values
  * It allocates its output (a node whose outputs it returns, graph_executor.cc).
@@ -134,6 +137,41 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
   });
 }).set_kernel_factory();
 
+// slice_like: data[0:like.shape[a]] on axes; like's dims are read per call (its values never).
+TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.slice_like";
+  KernelAttrs attrs(kName, attrs_in);
+  std::vector<int64_t> axes_attr = attrs.GetInts("axes", {});
+  Epilogue epi = injective::ParseEpilogue(attrs);
+  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), like = args.Input(1, "shape_like"), out = args.Output();
+    injective::CheckSameDType(data, out, kName);
+    std::vector<int64_t> axes;
+    if (axes_attr.empty()) {
+      TVMLITE_CHECK_KIND(like.ndim() <= data.ndim(), ValueError)
+          << kName << ": shape_like has rank " << like.ndim() << ", data " << data.ndim();
+      for (int i = 0; i < like.ndim(); ++i) axes.push_back(i);
+    } else {
+      axes = SliceAxes(kName, axes_attr.size(), data.ndim(), &axes_attr);
+    }
+    std::vector<int64_t> begin(axes.size(), 0), end;
+    for (int64_t a : axes) {
+      TVMLITE_CHECK_KIND(a < like.ndim(), ValueError)
+          << kName << ": axis " << a << " is out of range for shape_like of rank " << like.ndim();
+      TVMLITE_CHECK_KIND(like.shape()[a] <= data.shape()[a], ValueError)
+          << kName << ": shape_like's dim " << like.shape()[a] << " exceeds data's " << data.shape()[a]
+          << " on axis " << a;
+      end.push_back(like.shape()[a]);
+    }
+    const int esize = injective::ElemBytes(out, kName);
+    SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, {}, false);
+    out.CheckShape(plan.shape);
+    BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
+    if (out.size() == 0) return;
+    injective::StridedCopy(out, injective::Bytes(data) + plan.offset, plan.shape, plan.step_bytes, esize, bound);
+  });
+}).set_kernel_factory();
+
 TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.strided_slice";
   KernelAttrs attrs(kName, attrs_in);
@@ -164,6 +202,8 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_body_typed([](Map<String, 
 
 TVMLITE_REGISTER_OP("strided_slice")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.strided_slice"));
+TVMLITE_REGISTER_OP("slice_like")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.slice_like"));
 TVMLITE_REGISTER_OP("dyn.strided_slice")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.strided_slice"))
     .set_attr<bool>("TVMLiteReturnsOutputs", true);

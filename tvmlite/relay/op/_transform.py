@@ -53,6 +53,22 @@ def _reshape(attrs, x):
     return x.reshape(_resolve_newshape(x.shape, list(attrs.newshape), attrs.allowzero))
 
 
+@register_reference("reshape_like")
+def _reshape_like(attrs, x, like):
+    def bounds(begin, end, n):
+        b, e = begin + n if begin < 0 else begin, n if end is None else (end + n if end < 0 else end)
+        if not 0 <= b <= e <= n:
+            raise ValueError(f"reshape_like: range [{begin}, {end}) is not within a rank of {n}")
+        return b, e
+
+    lb, le = bounds(attrs.lhs_begin, attrs.lhs_end, x.ndim)
+    rb, re = bounds(attrs.rhs_begin, attrs.rhs_end, like.ndim)
+    shape = x.shape[:lb] + like.shape[rb:re] + x.shape[le:]
+    if int(np.prod(shape)) != x.size:
+        raise ValueError(f"reshape_like: cannot reshape {x.shape} into {shape}")
+    return x.reshape(shape)
+
+
 @register_reference("dyn.reshape")
 def _dyn_reshape(attrs, x, newshape):
     return x.reshape(_resolve_newshape(x.shape, _ints(newshape), attrs.allowzero))
@@ -164,6 +180,17 @@ def _strided_slice(attrs, x):
     begin = list(attrs.begin)
     axes = list(range(len(begin))) if attrs.axes is None else _norm_axes(list(attrs.axes), x.ndim, "strided_slice")
     return _slice(x, begin, list(attrs.end), list(attrs.strides), axes, attrs.slice_mode == "size")
+
+
+@register_reference("slice_like")
+def _slice_like(attrs, x, like):
+    axes = list(range(like.ndim)) if not list(attrs.axes) else _norm_axes(list(attrs.axes), x.ndim, "slice_like")
+    index = [slice(None)] * x.ndim
+    for a in axes:
+        if a >= like.ndim or like.shape[a] > x.shape[a]:
+            raise ValueError(f"slice_like: shape_like {like.shape} exceeds data {x.shape} on axis {a}")
+        index[a] = slice(0, like.shape[a])
+    return np.require(x[tuple(index)], requirements="C")
 
 
 @register_reference("dyn.strided_slice")

@@ -17,14 +17,14 @@ from .. import expr as _expr
 from . import _make
 from .dyn import _make as _dyn_make
 
-__all__ = ["TupleWrapper", "reshape", "transpose", "concatenate", "split", "strided_slice", "take", "gather", "gather_elements",
+__all__ = ["TupleWrapper", "reshape", "reshape_like", "transpose", "concatenate", "split", "strided_slice", "slice_like", "take", "gather", "gather_elements",
            "gather_nd", "scatter_elements", "scatter_nd", "broadcast_to", "tile", "squeeze", "expand_dims",
            "shape_of", "ndarray_size", "full", "zeros", "ones", "arange", "trilu", "eye_like", "one_hot",
            "reverse_sequence", "where", "argwhere"]
 
 _VOID = DataType("void")
 
-for _key in ["ReshapeAttrs", "TransposeAttrs", "ConcatenateAttrs", "SplitAttrs", "StridedSliceAttrs", "TakeAttrs",
+for _key in ["ReshapeAttrs", "ReshapeLikeAttrs", "TransposeAttrs", "ConcatenateAttrs", "SplitAttrs", "StridedSliceAttrs", "SliceLikeAttrs", "TakeAttrs",
              "GatherAttrs", "GatherNDAttrs", "ScatterElementsAttrs", "ScatterNDAttrs", "BroadcastToAttrs",
              "TileAttrs", "PadAttrs", "SqueezeAttrs", "ExpandDimsAttrs", "SubPixelAttrs", "DtypeAttrs", "FullAttrs",
              "TriluAttrs", "EyeLikeAttrs", "OneHotAttrs", "ReverseSequenceAttrs"]:
@@ -64,6 +64,13 @@ def reshape(data, newshape, allowzero=False):
     if _is_expr(newshape):
         return _dyn_make.reshape(data, newshape, [], bool(allowzero))
     return _make.reshape(data, _ints(newshape, "reshape: newshape"), bool(allowzero))
+
+
+def reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None):
+    """data with its dims [lhs_begin, lhs_end) replaced by shape_like's [rhs_begin, rhs_end) (TVM's reshape_like;
+    an end None is the rank, a negative bound counts from the end). shape_like's values are not read."""
+    return _make.reshape_like(data, shape_like, int(lhs_begin), None if lhs_end is None else int(lhs_end),
+                              int(rhs_begin), None if rhs_end is None else int(rhs_end))
 
 
 def transpose(data, axes=None):
@@ -136,6 +143,12 @@ def strided_slice(data, begin, end, strides=None, axes=None, slice_mode="end"):
     strides = [] if strides is None else _ints(strides, "strided_slice: strides")
     axes = None if axes is None else _ints(axes, "strided_slice: axes")
     return _make.strided_slice(data, begin, end, strides, axes, slice_mode)
+
+
+def slice_like(data, shape_like, axes=None):
+    """data[0:shape_like.shape[a]] on each of axes (None: every axis of shape_like), as TVM's slice_like: the
+    result takes shape_like's dims there, symbolic ones included. shape_like's values are not read."""
+    return _make.slice_like(data, shape_like, [] if axes is None else _ints(axes, "slice_like: axes"))
 
 
 def _static_length(expr):

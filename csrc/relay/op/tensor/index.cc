@@ -37,6 +37,40 @@ int64_t SliceLength(int64_t n, int64_t begin, int64_t end, int64_t step) {
   return static_cast<int64_t>(len);
 }
 
+/*! \brief slice_like's axes, normalised against data's rank and each within like's. */
+std::vector<int64_t> SliceLikeAxes(const TensorTypeNode* data, const TensorTypeNode* like, const Array<int64_t>& axes) {
+  const int64_t nd = static_cast<int64_t>(data->ndim()), nl = static_cast<int64_t>(like->ndim());
+  std::vector<int64_t> out;
+  if (axes.empty()) {
+    TVMLITE_CHECK_KIND(nl <= nd, ValueError) << "slice_like: shape_like " << ShapeToString(like->shape)
+                                             << " has more dims than data " << ShapeToString(data->shape);
+    for (int64_t i = 0; i < nl; ++i) out.push_back(i);
+    return out;
+  }
+  out = NormalizeAxes(axes, nd, "slice_like");
+  for (int64_t a : out) {
+    TVMLITE_CHECK_KIND(a < nl, ValueError) << "slice_like: axis " << a << " is out of range for shape_like "
+                                           << ShapeToString(like->shape);
+  }
+  return out;
+}
+
+Type SliceLikeRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* like = TensorArg(args, 1);
+  const auto* a = AttrsAs<SliceLikeAttrs>(attrs);
+  std::vector<Any> out = Dims(data->shape);
+  for (int64_t axis : SliceLikeAxes(data, like, a->axes)) {
+    const Any &d = data->shape[axis], &l = like->shape[axis];
+    TVMLITE_CHECK_KIND(!IsStatic(d) || !IsStatic(l) || StaticValue(l) <= StaticValue(d), ValueError)
+        << "slice_like: shape_like " << ShapeToString(like->shape) << " exceeds data " << ShapeToString(data->shape)
+        << " on axis " << axis;
+    out[axis] = l;
+  }
+  return TensorType(Array<Any>(out), data->dtype);
+}
+
 Type StridedSliceRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
@@ -308,6 +342,17 @@ TVMLITE_REGISTER_OP("strided_slice")
     .set_attrs_type<StridedSliceAttrs>()
     .add_type_rel("StridedSlice", StridedSliceRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
+
+TVMLITE_REGISTER_OP("slice_like")
+    .describe("data[0:like.shape[a]] on each of axes: the result takes like's dims there (TVM's slice_like).")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input.")
+    .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes on axes (its values are not read).")
+    .set_attrs_type<SliceLikeAttrs>()
+    .add_type_rel("SliceLike", SliceLikeRel)
+    .set_attr<TOpPattern>("TOpPattern", kInjective);
+
+TVMLITE_STATIC_INIT_BLOCK({ runtime::refl::ObjectDef<SliceLikeAttrs>().def_ro("axes", &SliceLikeAttrs::axes); });
 
 TVMLITE_REGISTER_OP("dyn.strided_slice")
     .describe("strided_slice with begin, end, strides and axes held by 1-D integer tensors (ONNX Slice).")

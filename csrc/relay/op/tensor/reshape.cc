@@ -1,7 +1,7 @@
 /*!
  * \file reshape.cc
  * \brief Ops that rearrange a tensor's shape without choosing elements: reshape (and dyn.reshape), transpose,
- * squeeze / expand_dims (and their dyn forms), nn.batch_flatten, nn.depth_to_space / nn.space_to_depth,
+ * reshape_like, squeeze / expand_dims (and their dyn forms), nn.batch_flatten, nn.depth_to_space / nn.space_to_depth,
  * broadcast_to / tile (and dyn forms), shape_of, ndarray_size.
  *
  * Symbolic dims: reshape's -1 is inferred by cancelling the input's dims against the output's known ones, so
@@ -109,6 +109,39 @@ Type DynReshapeRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.reshape: newshape");
   return TensorType(UnknownShape(n), data->dtype);
+}
+
+/*! \brief [begin, end) of a rank-n shape as reshape_like reads it (end None: n; negative: from the end). */
+std::pair<int64_t, int64_t> ReshapeLikeRange(int64_t begin, const Optional<int64_t>& end, int64_t n, const char* side) {
+  int64_t b = begin < 0 ? begin + n : begin, e = end.has_value() ? *end : n;
+  if (e < 0) e += n;
+  TVMLITE_CHECK_KIND(0 <= b && b <= e && e <= n, ValueError)
+      << "reshape_like: " << side << " range [" << begin << ", " << (end.has_value() ? std::to_string(*end) : "None")
+      << ") is not within a rank of " << n;
+  return {b, e};
+}
+
+Type ReshapeLikeRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* like = TensorArg(args, 1);
+  const auto* a = AttrsAs<ReshapeLikeAttrs>(attrs);
+  auto [lb, le] = ReshapeLikeRange(a->lhs_begin, a->lhs_end, static_cast<int64_t>(data->ndim()), "lhs");
+  auto [rb, re] = ReshapeLikeRange(a->rhs_begin, a->rhs_end, static_cast<int64_t>(like->ndim()), "rhs");
+  std::vector<Any> in = Dims(data->shape), dims = Dims(like->shape);
+  std::vector<Any> out(in.begin(), in.begin() + lb);
+  out.insert(out.end(), dims.begin() + rb, dims.begin() + re);
+  out.insert(out.end(), in.begin() + le, in.end());
+  TVMLITE_CHECK_KIND(static_cast<int64_t>(out.size()) <= kMaxRank, ValueError)
+      << "reshape_like: the result rank " << out.size() << " exceeds " << kMaxRank;
+  if (data->static_shape() && TensorType(Array<Any>(out), data->dtype)->static_shape()) {
+    int64_t n_in = 1, n_out = 1;
+    for (const Any& d : data->shape) n_in = CheckedMul(n_in, StaticValue(d), "reshape_like: the input size");
+    for (const Any& d : out) n_out = CheckedMul(n_out, StaticValue(d), "reshape_like: the output size");
+    TVMLITE_CHECK_KIND(n_in == n_out, ValueError) << "reshape_like: cannot reshape " << ShapeToString(data->shape)
+                                                  << " into " << ShapeToString(Array<Any>(out));
+  }
+  return TensorType(Array<Any>(out), data->dtype);
 }
 
 // ------------------------------------------------------------------------------------------------- transpose
@@ -321,6 +354,23 @@ TVMLITE_REGISTER_OP("reshape")
     .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("Reshape", ReshapeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
+
+TVMLITE_REGISTER_OP("reshape_like")
+    .describe("data's dims [lhs_begin, lhs_end) replaced by shape_like's [rhs_begin, rhs_end) (TVM's reshape_like).")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input.")
+    .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
+    .set_attrs_type<ReshapeLikeAttrs>()
+    .add_type_rel("ReshapeLike", ReshapeLikeRel)
+    .set_attr<TOpPattern>("TOpPattern", kInjective);
+
+TVMLITE_STATIC_INIT_BLOCK({
+  runtime::refl::ObjectDef<ReshapeLikeAttrs>()
+      .def_ro("lhs_begin", &ReshapeLikeAttrs::lhs_begin)
+      .def_ro("lhs_end", &ReshapeLikeAttrs::lhs_end)
+      .def_ro("rhs_begin", &ReshapeLikeAttrs::rhs_begin)
+      .def_ro("rhs_end", &ReshapeLikeAttrs::rhs_end);
+});
 
 TVMLITE_REGISTER_OP("dyn.reshape")
     .describe("Reshape to the shape held by a 1-D integer tensor (ONNX 0/-1 rules, allowzero).")

@@ -41,6 +41,19 @@ struct ReshapeAttrs : public AttrsNode {
   TVMLITE_DECLARE_ATTRS(ReshapeAttrs);
 };
 
+/*!
+ * \brief reshape_like (TVM's): data's dims [lhs_begin, lhs_end) replaced by shape_like's dims [rhs_begin, rhs_end)
+ * (an end None: the rank; negative: from the end). The element count must not change.
+ */
+struct ReshapeLikeAttrs : public AttrsNode {
+  int64_t lhs_begin = 0;
+  Optional<int64_t> lhs_end;
+  int64_t rhs_begin = 0;
+  Optional<int64_t> rhs_end;
+  static constexpr const char* _type_key = "relay.attrs.ReshapeLikeAttrs";
+  TVMLITE_DECLARE_ATTRS(ReshapeLikeAttrs);
+};
+
 /*! \brief transpose: a permutation of the axes; empty reverses them (numpy's default). */
 struct TransposeAttrs : public AttrsNode {
   Array<int64_t> axes;
@@ -79,6 +92,16 @@ struct StridedSliceAttrs : public AttrsNode {
   std::string slice_mode = "end";
   static constexpr const char* _type_key = "relay.attrs.StridedSliceAttrs";
   TVMLITE_DECLARE_ATTRS(StridedSliceAttrs);
+};
+
+/*!
+ * \brief slice_like (TVM's): data[0:like.shape[a]] on each of axes (empty: every axis of like), so the result has
+ * like's dims there, symbolic ones included; like's dims must not exceed data's (checked at run time).
+ */
+struct SliceLikeAttrs : public AttrsNode {
+  Array<int64_t> axes;
+  static constexpr const char* _type_key = "relay.attrs.SliceLikeAttrs";
+  TVMLITE_DECLARE_ATTRS(SliceLikeAttrs);
 };
 
 /*!
