@@ -19,16 +19,17 @@ ROUNDS = 100  # per thread
 
 @functools.lru_cache(maxsize=None)
 def _model():
-    """A reference node (argwhere: its output shape depends on the values), a native node on its symbolic shape
-    (transpose) and static native ones (topi.greater, topi.elemwise), and inputs with different numbers of positive elements, so
-    that the outputs of different runs have different shapes."""
+    """A reference node (dyn.topk with k the number of positives in x's first row: its output shape depends on the
+    values), a native node on its symbolic shape (transpose) and static native ones, and inputs with different
+    numbers of positive elements, so that the outputs of different runs have different shapes."""
     x = relay.var("x", shape=(16, 24))
-    nz = relay.transpose(relay.argwhere(relay.greater(x, relay.const(np.float32(0)))))
+    positive = relay.cast(relay.greater(relay.strided_slice(x, [0], [1]), relay.const(np.float32(0))), "float32")
+    top = relay.transpose(relay.topk(x, relay.cast(relay.sum(positive), "int64"), axis=1, ret_type="values"))
     y = relay.tanh(relay.multiply(x, relay.const(np.float32(2))))
-    lib = tvmlite.build(relay.Function([x], relay.Tuple([nz, y])), target="cpu")
+    lib = tvmlite.build(relay.Function([x], relay.Tuple([top, y])), target="cpu")
     rng = np.random.default_rng(0)
     inputs = [(rng.standard_normal((16, 24)) + shift).astype("float32") for shift in (-1.5, -0.5, 0.5, 1.5)]
-    wants = [(np.argwhere(v > 0).T, np.tanh(v * 2)) for v in inputs]
+    wants = [((-np.sort(-v, axis=1))[:, :int((v[0] > 0).sum())].T, np.tanh(v * 2)) for v in inputs]
     return lib, inputs, wants
 
 
@@ -89,7 +90,8 @@ def _on_path(monkeypatch):
 def test_model_has_reference_and_native_nodes():
     lib, _, _ = _model()
     kernels = {n["attrs"]["func_name"] for n in json.loads(lib.get_graph_json())["nodes"] if n["op"] != "null"}
-    assert kernels == {"topi.greater", "relay.backend.reference", "topi.transpose", "topi.elemwise"}
+    assert kernels == {"topi.strided_slice", "topi.greater", "topi.cast", "topi.sum", "relay.backend.reference",
+                       "topi.transpose", "topi.elemwise"}
 
 
 def test_shared_executor_set_input_run_get_output(monkeypatch):
