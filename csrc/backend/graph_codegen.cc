@@ -696,7 +696,11 @@ class GraphBuilder {
     if (tuple_out && first_field_only && !tuple_out->fields.empty() && FlatCount(tuple_out->fields[0]) == 1) {
       out_type = tuple_out->fields[0];
     }
-    if (!out_type.as<TensorTypeNode>()) return Refuse("its value is not one tensor");
+    // A kernel that makes and returns its outputs may return several (unique's four): its node has them all.
+    const auto* root_call = g.root.as<CallNode>();
+    const auto* root_op = root_call ? root_call->op.as<OpNode>() : nullptr;
+    const bool returns_tuple = tuple_out && root_op && returns_outputs_.get(Downcast<Op>(root_call->op), false);
+    if (!out_type.as<TensorTypeNode>() && !returns_tuple) return Refuse("its value is not one tensor");
     const bool dynamic = !StaticShape(out_type);
     auto calls = GroupCalls(g);
     if (!calls || calls->empty()) return Refuse("it holds control flow or a value other than op calls");
@@ -740,7 +744,7 @@ class GraphBuilder {
       Type anchor_type = anchor->checked_type_;
       if (tuple_out && anchor == g.root.get()) anchor_type = out_type;
       // The epilogue runs in place on the anchor's output: a group that broadcasts it wider is not one kernel.
-      if (!SameDims(anchor_type, out_type)) {
+      if (!returns_tuple && !SameDims(anchor_type, out_type)) {
         return Refuse("its epilogue broadcasts " + op->name + "'s " + TypeToString(anchor_type) + " to " +
                       TypeToString(out_type));
       }

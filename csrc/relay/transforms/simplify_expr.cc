@@ -2,7 +2,7 @@
  * \file simplify_expr.cc
  * \brief SimplifyExpr: arithmetic that spells out an op the kernels have is rewritten into that op.
  *
- * One rewrite so far: GELU written with Erf, as exporters emit it (BERT's `x * 0.5 * (1 + erf(x / sqrt(2)))`,
+ * cast_like(x, like) becomes cast(x) to like's dtype (the op with a kernel). The other rewrite: GELU written with Erf, as exporters emit it (BERT's `x * 0.5 * (1 + erf(x / sqrt(2)))`,
  * ONNX before opset 20 has no Gelu), becomes nn.gelu(x) (approximate "none"). Fused after a dense, the six
  * elementwise ops ran as six passes of the epilogue interpreter, the division and the erf's two branches on every
  * value; nn.gelu is one pass.
@@ -14,6 +14,7 @@
  * node as the factor. Anything else is left as it is; intermediate values other nodes also use keep being computed
  * for them.
  */
+#include <tvmlite/relay/attrs/cast.h>
 #include <tvmlite/relay/attrs/norm.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
@@ -110,6 +111,18 @@ class ExprSimplifier : public ExprMutator {
         auto attrs = make_object<GeluAttrs>();
         attrs->approximate = "none";
         return MakeCall("nn.gelu", {memo_.at(x.get())}, Attrs(attrs));
+      }
+    }
+    if (const CallNode* call = AsOpCall(original, "cast_like")) {
+      // cast_like(x, like) is cast(x) to like's dtype, which the typed graph knows: the op the kernels have.
+      const auto* a = call->attrs.as<CastLikeAttrs>();
+      const TensorTypeNode* like = TensorTypeOf(call->args[1]);
+      if (a != nullptr && like != nullptr) {
+        auto attrs = make_object<CastAttrs>();
+        attrs->dtype = like->dtype;
+        attrs->saturate = a->saturate;
+        attrs->round_mode = a->round_mode;
+        return MakeCall("cast", {memo_.at(call->args[0].get())}, Attrs(attrs));
       }
     }
     return ExprMutator::Rewrite(original, new_children);

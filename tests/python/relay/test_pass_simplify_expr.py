@@ -1,5 +1,6 @@
 """SimplifyExpr: GELU written with Erf (x * 0.5 * (1 + erf(x / sqrt 2)), as BERT exports spell it, in any nesting
-and operand order) becomes nn.gelu(x), with the debug executor's values; near misses stay as they are."""
+and operand order) becomes nn.gelu(x), with the debug executor's values; near misses stay as they are; cast_like
+becomes cast."""
 import numpy as np
 import pytest
 
@@ -103,3 +104,15 @@ def test_shared_intermediate_keeps_its_other_use(op_names, run_relay, rng):
     xv = rng.standard_normal((2, 6)).astype("float32")
     for got, want in zip(run_relay(out, {"x": xv}), run_relay(mod, {"x": xv})):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_cast_like_becomes_cast_to_the_like_dtype(run_relay, op_names):
+    """cast_like has no kernel; the typed graph knows like's dtype, so it is cast (with saturate kept)."""
+    x, like = relay.var("x", shape=(2, 3)), relay.var("like", shape=(4,), dtype="int32")
+    mod = ir.IRModule.from_expr(relay.Function([x, like], relay.cast_like(relay.tanh(x), like, saturate=False)))
+    out = relay.transform.SimplifyExpr()(mod)
+    assert sorted(op_names(out)) == ["cast", "tanh"]
+    assert out["main"].body.attrs.dtype == "int32" and not out["main"].body.attrs.saturate
+    xv = np.linspace(-3, 3, 6, dtype="float32").reshape(2, 3) * 4
+    feeds = {"x": xv, "like": np.zeros(4, "int32")}
+    np.testing.assert_array_equal(run_relay(out, feeds)[0], run_relay(mod, feeds)[0])

@@ -145,8 +145,6 @@ def test_unique_four_outputs_one_build(dtype, attrs):
     assert len(set(seen)) == len(_UNIQUE_FEEDS)
 
 
-@pytest.mark.xfail(strict=True, reason="csrc/backend/graph_codegen.cc TryNative refuses a tuple value ('its value "
-                                       "is not one tensor') before it asks whether the op returns its outputs")
 def test_unique_four_outputs_native():
     lib, _ = _build(_unique_model("float32", ["y", "first", "inverse", "counts"], sorted=1))
     assert lib.fallbacks() == []
@@ -225,9 +223,6 @@ def test_arange_kernel_takes_one_element_bounds():
         kernel(_nd(np.array(0)), _nd(np.array([3, 4])), _nd(np.array(1)))
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="csrc/relay/op/tensor/transform.cc ArangeRel: ScalarArg without allow_vec1 refuses a stop "
-                          "of shape (1,)")
 def test_range_one_element_stop_one_build():
     initializers = [helper.make_tensor("zero", TensorProto.INT64, [], [0]),
                     helper.make_tensor("one", TensorProto.INT64, [], [1]),

@@ -244,9 +244,11 @@ Type FullRel(const Array<Type>& args, const Attrs& attrs) {
 
 Type ArangeRel(const Array<Type>& args, const Attrs& attrs) {
   CheckNumArgs(args, 3);
-  const TensorTypeNode* start = ScalarArg(args, 0, "arange: start");
-  const TensorTypeNode* stop = ScalarArg(args, 1, "arange: stop");
-  const TensorTypeNode* step = ScalarArg(args, 2, "arange: step");
+  // A 1-element tensor is taken as its element, as the kernel and the reference do (onnx's expanded AffineGrid
+  // node tests give Range a Slice of a shape).
+  const TensorTypeNode* start = ScalarArg(args, 0, "arange: start", true);
+  const TensorTypeNode* stop = ScalarArg(args, 1, "arange: stop", true);
+  const TensorTypeNode* step = ScalarArg(args, 2, "arange: step", true);
   TVMLITE_CHECK_KIND(start->dtype == stop->dtype && start->dtype == step->dtype, TypeError)
       << "arange: start, stop and step differ in dtype (" << start->dtype.str() << ", " << stop->dtype.str()
       << ", " << step->dtype.str() << ")";
