@@ -25,7 +25,7 @@ constexpr size_t kMaxEntries = 64;
 /*! \brief Whether e is typed as a rank-0 or rank-1 integer tensor of at most kMaxEntries entries. */
 bool IsSmallIntTensor(const Expr& e) {
   const TensorTypeNode* t = TensorTypeOf(e);
-  if (t == nullptr || !(t->dtype.is_int() || t->dtype.is_uint()) || t->ndim() > 1) return false;
+  if (t == nullptr || !(t->dtype.is_int() || t->dtype.is_uint() || t->dtype.is_bool()) || t->ndim() > 1) return false;
   if (t->ndim() == 0) return true;
   std::optional<int64_t> n = t->static_dim(0);
   return n.has_value() && static_cast<size_t>(*n) <= kMaxEntries;
@@ -50,6 +50,9 @@ std::optional<int64_t> Arith(const std::string& op, int64_t a, int64_t b) {
   }
   return std::nullopt;
 }
+
+/*! \brief Whether a dim is a SizeVar: a tensor's dim, never negative. */
+bool IsDimVar(const Any& d) { return d.as<SizeVar>().has_value(); }
 
 /*! \brief The symbolic operand kept by a op b when b is static and the identity of op (x + 0, x * 1, ...). */
 bool IsRightIdentity(const std::string& op, int64_t b) {
@@ -79,7 +82,7 @@ std::optional<Ints> ConstInts(const Expr& e, bool allow_float) {
         case 64: out[i] = reinterpret_cast<const int64_t*>(p)[i]; break;
         default: return std::nullopt;
       }
-    } else if (dt.is_uint()) {
+    } else if (dt.is_uint() || dt.is_bool()) {
       uint64_t v;
       switch (dt.bits()) {
         case 8: v = reinterpret_cast<const uint8_t*>(p)[i]; break;
@@ -152,6 +155,7 @@ std::optional<ShapeValue> ShapeValueEvaluator::Compute(const Expr& e) {
     }
     return out;
   }
+  if (name == "equal" || name == "where") return Select(name, args);
   if (name == "add" || name == "subtract" || name == "multiply" || name == "floor_divide" || name == "maximum" ||
       name == "minimum") {
     return Elementwise(name, args);
@@ -196,6 +200,49 @@ std::optional<ShapeValue> ShapeValueEvaluator::Compute(const Expr& e) {
     return out.dims.size() == static_cast<size_t>(*type->static_dim(0)) ? std::optional(out) : std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<ShapeValue> ShapeValueEvaluator::Select(const std::string& op, const Array<Expr>& args) {
+  // Exporters write Expand's target as where(shape == -1, 1, shape) (torch's expand(-1, ...)): a dim is never
+  // negative, so a SizeVar compared with a negative constant is false.
+  std::vector<const ShapeValue*> in;
+  size_t n = 1;
+  for (const Expr& a : args) {
+    in.push_back(Eval(a));
+    if (in.back() == nullptr) return std::nullopt;
+    n = std::max(n, in.back()->dims.size());
+  }
+  ShapeValue out;
+  out.scalar = true;
+  for (const ShapeValue* v : in) {
+    if (v->dims.size() != n && v->dims.size() != 1) return std::nullopt;
+    out.scalar = out.scalar && v->scalar;
+  }
+  auto at = [&](size_t k, size_t i) { return in[k]->dims.size() == 1 ? size_t(0) : i; };
+  for (size_t i = 0; i < n; ++i) {
+    const Any &a = in[0]->dims[at(0, i)], &b = in[1]->dims[at(1, i)];
+    if (op == "equal") {
+      std::optional<int64_t> sa = StaticOf(a), sb = StaticOf(b);
+      if (sa && sb) {
+        out.Push(Any(int64_t(*sa == *sb)));
+      } else if ((IsDimVar(a) && sb && *sb < 0) || (IsDimVar(b) && sa && *sa < 0)) {
+        out.Push(Any(int64_t(0)));
+      } else if (IsDimVar(a) && IsDimVar(b) && DimEqual(a, b)) {
+        out.Push(Any(int64_t(1)));
+      } else {
+        out.Push(Any());
+      }
+      continue;
+    }
+    std::optional<int64_t> cond = StaticOf(a);  // where(cond, x, y)
+    if (!cond) {
+      out.Push(Any());
+    } else {
+      size_t k = *cond ? 1 : 2;
+      out.Push(*in[k], at(k, i));
+    }
+  }
+  return out;
 }
 
 std::optional<ShapeValue> ShapeValueEvaluator::Elementwise(const std::string& op, const Array<Expr>& args) {

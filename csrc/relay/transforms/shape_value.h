@@ -17,7 +17,7 @@
  * EvalShapeValue follows shape_of through the integer ops exporters use on shapes: take / expand_dims / squeeze
  * / reshape / concatenate / strided_slice / cast to an integer type, and elementwise add, subtract, multiply,
  * floor_divide, maximum, minimum (computed where the operands are static; x + 0, x * 1, x // 1 keep a symbolic
- * x). An entry it cannot know (batch * 12) is unknown; a tensor it cannot follow has no value (nullptr).
+ * x), equal and where (a dim is never negative: where(shape == -1, 1, shape), torch's expand, keeps the shape). An entry it cannot know (batch * 12) is unknown; a tensor it cannot follow has no value (nullptr).
  */
 #ifndef TVMLITE_RELAY_TRANSFORMS_SHAPE_VALUE_H_
 #define TVMLITE_RELAY_TRANSFORMS_SHAPE_VALUE_H_
@@ -67,6 +67,7 @@ class ShapeValueEvaluator {
  private:
   std::optional<ShapeValue> Compute(const Expr& e);
   std::optional<ShapeValue> Elementwise(const std::string& op, const Array<Expr>& args);
+  std::optional<ShapeValue> Select(const std::string& op, const Array<Expr>& args);
   // Keyed by node; the Expr keeps the node alive (and its address unique) as long as the memo.
   std::unordered_map<const Object*, std::pair<Expr, std::optional<ShapeValue>>> memo_;
 };

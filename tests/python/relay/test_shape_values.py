@@ -173,3 +173,14 @@ def test_reshape_like_run_time_sizes_must_agree():
     gm.set_input(x=np.zeros((5, 4), "float32"), y=np.zeros((2, 3, 4), "float32"))
     with pytest.raises(ValueError):
         gm.run()
+
+
+def test_expand_target_written_with_where_is_static(op_names, run_relay, rng):
+    """torch's expand(-1, 5) exports as Expand(x, Where(Equal(shape, -1), 1, shape)): a dim is never -1."""
+    x = relay.var("x", shape=(B, 1))
+    shape = _concat(_dim(x, 0), [5])
+    target = relay.where(relay.equal(shape, relay.const(np.int64(-1))), relay.const(np.int64(1)), shape)
+    mod, out = _optimised(relay.broadcast_to(x, target), [x])
+    assert _ops(out, op_names) == ["broadcast_to"]
+    assert _dims(out["main"].body.checked_type) == ["batch", 5]
+    _same_results(mod, out, {"x": rng.standard_normal((2, 1)).astype("float32")}, run_relay)
