@@ -257,3 +257,11 @@ def test_cast_int4_wraps_and_cast_like_and_reinterpret(run_relay):
     assert bits.tolist() == xv.view("int32").tolist()
     with pytest.raises(TypeError, match="scalar tensor dtype"):
         _infer(relay.cast(x, "handle"))
+
+
+@pytest.mark.parametrize("op", [relay.argmax, relay.argmin])
+def test_arg_reduce_with_a_kept_dim_of_zero(op, run_relay):
+    """(0, 3) over axis 1 is numpy's (0,): the reference reshaped to (0, -1), which numpy cannot resolve."""
+    x = relay.var("x", shape=(0, 3))
+    got = run_relay(relay.Function([x], op(x, axis=[1])), {"x": np.zeros((0, 3), "float32")})[0]
+    assert got.shape == (0,) and got.dtype == np.int64

@@ -129,7 +129,8 @@ def _arg_reduce(attrs, x, pick):
     axis = tuple(range(x.ndim)) if axis is None else axis
     kept = [i for i in range(x.ndim) if i not in axis]
     moved = np.transpose(_work(x), kept + list(axis))
-    flat = moved.reshape([x.shape[i] for i in kept] + [-1])
+    # The reduced size spelled out, not -1: a kept dim of 0 leaves -1 undetermined.
+    flat = moved.reshape([x.shape[i] for i in kept] + [int(np.prod([x.shape[i] for i in axis], dtype=np.int64))])
     if attrs.select_last_index:
         idx = flat.shape[-1] - 1 - pick(flat[..., ::-1], axis=-1)
     else:
