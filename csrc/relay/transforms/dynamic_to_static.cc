@@ -233,6 +233,7 @@ class DynamicToStaticMutator : public ExprMutator {
     if (name == "broadcast_to" || name == "tile") {
       std::optional<Ints> s = ConstInts(args[1]);
       if (name == "broadcast_to" && !s) s = BroadcastTarget(args[0], args[1]);
+      if (name == "broadcast_to" && !s) return BroadcastLike(args);
       if (!s) return Expr();
       if (name == "tile") {
         auto attrs = make_object<TileAttrs>();
@@ -324,6 +325,53 @@ class DynamicToStaticMutator : public ExprMutator {
       } else {
         return std::nullopt;
       }
+    }
+    return out;
+  }
+
+  /*!
+   * \brief A broadcast of x to a shape value whose other symbolic entries are dims of other tensors, where x has 1
+   * (BERT's mask (batch, 1, 1, seq) expanded to (batch, 1, seq, seq)): a static broadcast_to for the static entries
+   * and x's own dims, then one broadcast_to_like per tensor whose dims x takes, so the result has their named dims.
+   * An undefined Expr when an entry is neither.
+   */
+  Expr BroadcastLike(const Array<Expr>& args) {
+    const ShapeValue* v = shapes_.Eval(args[1]);
+    const TensorTypeNode* t = TensorTypeOf(args[0]);
+    if (v == nullptr || t == nullptr || v->scalar || v->dims.size() < t->ndim()) return Expr();
+    const size_t n = v->dims.size(), skip = n - t->ndim();  // x's dim i - skip is aligned with entry i
+    Ints target;
+    std::vector<Expr> likes;
+    std::vector<Ints> axes, like_axes;
+    for (size_t i = 0; i < n; ++i) {
+      const Any& d = v->dims[i];
+      if (d.type_index() == kTVMLiteInt) {
+        target.push_back(d.cast<int64_t>());
+        continue;
+      }
+      target.push_back(1);
+      if (i >= skip && DimEqual(d, t->shape[i - skip])) continue;  // x's own dim: it broadcasts to itself
+      const DimSource& source = v->sources[i];
+      if (!source.tensor.defined() || (i >= skip && !DimIs(t->shape[i - skip], 1))) return Expr();
+      size_t k = 0;
+      while (k < likes.size() && !likes[k].same_as(source.tensor)) ++k;
+      if (k == likes.size()) {
+        likes.push_back(source.tensor);
+        axes.emplace_back();
+        like_axes.emplace_back();
+      }
+      axes[k].push_back(static_cast<int64_t>(i));
+      like_axes[k].push_back(source.axis);
+    }
+    if (likes.empty()) return Expr();
+    auto attrs = make_object<BroadcastToAttrs>();
+    attrs->shape = ToArray(target);
+    Expr out = MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
+    for (size_t k = 0; k < likes.size(); ++k) {
+      auto like = make_object<BroadcastToLikeAttrs>();
+      like->axes = ToArray(axes[k]);
+      like->like_axes = ToArray(like_axes[k]);
+      out = MakeCall("broadcast_to_like", {out, likes[k]}, Attrs(like));
     }
     return out;
   }

@@ -7,6 +7,7 @@
  *   topi.dyn.reshape({"allowzero": 0})           [view] = run(data, newshape)    a view: no copy (ONNX 0/-1 rules)
  *   topi.dyn.broadcast_to({})                    [out] = run(data, shape)        numpy broadcasting, both ways
  *   topi.broadcast_to({"shape": [...]})          run(data, out)                  the static form, any dtype
+ *   topi.broadcast_to_like({...})                run(data, shape_like, out)      to out's shape (shape_like's dims)
  *   topi.dyn.tile({})                            [out] = run(data, reps)         numpy.tile
  *   topi.tile({"reps": [...]})                   run(data, out)                  the static form
  *   topi.dyn.full({"dtype": "float32"})          [out] = run(value, shape)       value converted to dtype
@@ -213,6 +214,18 @@ TVMLITE_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Map<String, Any> 
   });
 }).set_kernel_factory();
 
+// broadcast_to_like: the output's shape (from shape_like's dims, given by the executor) is the target.
+TVMLITE_REGISTER_GLOBAL("topi.broadcast_to_like").set_body_typed([](Map<String, Any> attrs_in) {
+  static const std::string kName = "topi.broadcast_to_like";
+  KernelAttrs attrs(kName, attrs_in);
+  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  return MakeKernel(kName, 3, [](const KernelArgs& args) {
+    NDArray out = args.Output().array();
+    std::vector<int64_t> want(out->tensor.shape, out->tensor.shape + out->tensor.ndim);
+    BroadcastInto(args.Input(0, "data"), want, &out, kName);
+  });
+}).set_kernel_factory();
+
 /*! \brief numpy.tile(data, reps) into out (null: made here): reps and data's rank padded with leading 1s. */
 NDArray TileInto(const TensorArg& data, std::vector<int64_t> reps, const NDArray* given, const std::string& kName) {
   const int nd = std::max<int>(data.ndim(), static_cast<int>(reps.size()));
@@ -336,6 +349,8 @@ TVMLITE_REGISTER_OP("dyn.reshape")
     .set_attr<bool>("TVMLiteReturnsView", true);
 TVMLITE_REGISTER_OP("broadcast_to")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to"));
+TVMLITE_REGISTER_OP("broadcast_to_like")
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to_like"));
 TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.broadcast_to"))
     .set_attr<bool>("TVMLiteReturnsOutputs", true);

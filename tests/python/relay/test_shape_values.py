@@ -184,3 +184,50 @@ def test_expand_target_written_with_where_is_static(op_names, run_relay, rng):
     assert _ops(out, op_names) == ["broadcast_to"]
     assert _dims(out["main"].body.checked_type) == ["batch", 5]
     _same_results(mod, out, {"x": rng.standard_normal((2, 1)).astype("float32")}, run_relay)
+
+
+def test_mask_expanded_to_seq_by_seq_is_broadcast_to_like(op_names, run_relay, rng):
+    """BERT's mask: (batch, 1, 1, seq) expanded to (batch, 1, seq, seq) read from input_ids and the mask: a static
+    broadcast_to and broadcast_to_like(.., ids) for the dim the mask lacks, typed with the named dims."""
+    ids = relay.var("ids", shape=(B, S), dtype="int64")
+    mask = relay.var("mask", shape=(B, S), dtype="int64")
+    m4 = relay.expand_dims(relay.expand_dims(mask, 1), 2)
+    target = _concat(_dim(mask, 0), [1], _dim(ids, 1), _dim(mask, 1))
+    mod, out = _optimised(relay.broadcast_to(m4, target), [ids, mask])
+    assert sorted(_ops(out, op_names)) == ["broadcast_to", "broadcast_to_like"]
+    assert _dims(out["main"].body.checked_type) == ["batch", 1, "seq", "seq"]
+    for b, s in [(1, 4), (3, 2)]:
+        feeds = {"ids": rng.integers(0, 9, (b, s)).astype("int64"), "mask": rng.integers(0, 2, (b, s)).astype("int64")}
+        _same_results(mod, out, feeds, run_relay)
+        np.testing.assert_array_equal(_cpu_results(mod, feeds)[0], run_relay(mod, feeds)[0])
+
+
+@pytest.mark.parametrize("axes, like_axes, data_shape, want", [
+    (None, None, (1, 3), (2, 3)),
+    ([1], [0], (4, 1), (4, 2)),
+    ([0, 2], [1, 0], (1, 5, 1), (3, 5, 2)),
+])
+def test_broadcast_to_like(axes, like_axes, data_shape, want, run_relay, rng):
+    x, like = relay.var("x", shape=data_shape), relay.var("like", shape=(2, 3))
+    xv = rng.standard_normal(data_shape).astype("float32")
+    got = run_relay(relay.Function([x, like], relay.broadcast_to_like(x, like, axes, like_axes)),
+                    {"x": xv, "like": np.zeros((2, 3), "float32")})[0]
+    np.testing.assert_array_equal(got, np.broadcast_to(xv, want))
+
+
+def test_broadcast_to_like_errors():
+    x, like = relay.var("x", shape=(4, 2)), relay.var("like", shape=(2, 3))
+    with pytest.raises(ValueError, match=r"broadcast_to_like: data \(4, 2\) does not broadcast to shape_like "
+                                         r"\(2, 3\)'s dim 1 on axis 1"):
+        _infer(relay.broadcast_to_like(x, like, [1], [1]), [x, like])
+    with pytest.raises(ValueError, match="broadcast_to_like: 1 axes but 2 like_axes"):
+        _infer(relay.broadcast_to_like(x, like, [1], [0, 1]), [x, like])
+    with pytest.raises(ValueError, match="give both axes and like_axes, or neither"):
+        relay.broadcast_to_like(x, like, [1])
+    # Symbolic at build: the run time's dims decide, a clear error when they do not broadcast.
+    y = relay.var("y", shape=(ir.SizeVar("n"), 1))
+    lib = tvmlite.build(relay.Function([y, like], relay.broadcast_to_like(y, like, [0, 1], [0, 1])), target="cpu")
+    gm = tvmlite.runtime.GraphModule(lib["default"]())
+    gm.set_input(y=np.zeros((3, 1), "float32"), like=np.zeros((2, 3), "float32"))
+    with pytest.raises(ValueError, match="broadcast_to_like"):
+        gm.run()

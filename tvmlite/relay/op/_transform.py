@@ -69,6 +69,20 @@ def _reshape_like(attrs, x, like):
     return x.reshape(shape)
 
 
+@register_reference("broadcast_to_like")
+def _broadcast_to_like(attrs, x, like):
+    if not list(attrs.axes):
+        return np.require(np.broadcast_to(x, like.shape), requirements="C")
+    shape = list(x.shape)
+    for a, b in zip(_norm_axes(list(attrs.axes), x.ndim, "broadcast_to_like"),
+                    _norm_axes(list(attrs.like_axes), like.ndim, "broadcast_to_like")):
+        if x.shape[a] not in (1, like.shape[b]):
+            raise ValueError(f"broadcast_to_like: data {x.shape} does not broadcast to shape_like {like.shape}'s "
+                             f"dim {b} on axis {a}")
+        shape[a] = like.shape[b]
+    return np.require(np.broadcast_to(x, shape), requirements="C")
+
+
 @register_reference("dyn.reshape")
 def _dyn_reshape(attrs, x, newshape):
     return x.reshape(_resolve_newshape(x.shape, _ints(newshape), attrs.allowzero))

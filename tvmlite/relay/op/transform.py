@@ -18,14 +18,14 @@ from . import _make
 from .dyn import _make as _dyn_make
 
 __all__ = ["TupleWrapper", "reshape", "reshape_like", "transpose", "concatenate", "split", "strided_slice", "slice_like", "take", "gather", "gather_elements",
-           "gather_nd", "scatter_elements", "scatter_nd", "broadcast_to", "tile", "squeeze", "expand_dims",
+           "gather_nd", "scatter_elements", "scatter_nd", "broadcast_to", "broadcast_to_like", "tile", "squeeze", "expand_dims",
            "shape_of", "ndarray_size", "full", "zeros", "ones", "arange", "trilu", "eye_like", "one_hot",
            "reverse_sequence", "where", "argwhere"]
 
 _VOID = DataType("void")
 
 for _key in ["ReshapeAttrs", "ReshapeLikeAttrs", "TransposeAttrs", "ConcatenateAttrs", "SplitAttrs", "StridedSliceAttrs", "SliceLikeAttrs", "TakeAttrs",
-             "GatherAttrs", "GatherNDAttrs", "ScatterElementsAttrs", "ScatterNDAttrs", "BroadcastToAttrs",
+             "GatherAttrs", "GatherNDAttrs", "ScatterElementsAttrs", "ScatterNDAttrs", "BroadcastToAttrs", "BroadcastToLikeAttrs",
              "TileAttrs", "PadAttrs", "SqueezeAttrs", "ExpandDimsAttrs", "SubPixelAttrs", "DtypeAttrs", "FullAttrs",
              "TriluAttrs", "EyeLikeAttrs", "OneHotAttrs", "ReverseSequenceAttrs"]:
     register_object("relay.attrs." + _key)(type(_key, (Attrs,), {"__slots__": ()}))
@@ -197,6 +197,15 @@ def broadcast_to(data, shape):
     if _is_expr(shape):
         return _dyn_make.broadcast_to(data, shape)
     return _make.broadcast_to(data, _ints(shape, "broadcast_to: shape"))
+
+
+def broadcast_to_like(data, shape_like, axes=None, like_axes=None):
+    """data broadcast to shape_like's shape (TVM's broadcast_to_like), or, with axes, data's dims axes[j] set to
+    shape_like's dims like_axes[j] (data's dim there 1 or the same). shape_like's values are not read."""
+    if (axes is None) != (like_axes is None):
+        raise ValueError("broadcast_to_like: give both axes and like_axes, or neither")
+    return _make.broadcast_to_like(data, shape_like, [] if axes is None else _ints(axes, "broadcast_to_like: axes"),
+                                   [] if like_axes is None else _ints(like_axes, "broadcast_to_like: like_axes"))
 
 
 def tile(data, reps):

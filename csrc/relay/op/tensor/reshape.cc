@@ -1,7 +1,7 @@
 /*!
  * \file reshape.cc
  * \brief Ops that rearrange a tensor's shape without choosing elements: reshape (and dyn.reshape), transpose,
- * reshape_like, squeeze / expand_dims (and their dyn forms), nn.batch_flatten, nn.depth_to_space / nn.space_to_depth,
+ * reshape_like, squeeze / expand_dims (and their dyn forms), broadcast_to_like, nn.batch_flatten, nn.depth_to_space / nn.space_to_depth,
  * broadcast_to / tile (and dyn forms), shape_of, ndarray_size.
  *
  * Symbolic dims: reshape's -1 is inferred by cancelling the input's dims against the output's known ones, so
@@ -290,6 +290,35 @@ Type BroadcastToRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(BroadcastShapes(data->shape, Array<Any>(shape)), data->dtype);
 }
 
+Type BroadcastToLikeRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 2);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* like = TensorArg(args, 1);
+  const auto* a = AttrsAs<BroadcastToLikeAttrs>(attrs);
+  if (a->axes.empty()) {
+    TVMLITE_CHECK_KIND(a->like_axes.empty(), ValueError) << "broadcast_to_like: like_axes without axes";
+    BroadcastShapes(data->shape, like->shape);  // a ValueError naming both when they cannot
+    TVMLITE_CHECK_KIND(data->ndim() <= like->ndim(), ValueError)
+        << "broadcast_to_like: data " << ShapeToString(data->shape) << " has more dims than shape_like "
+        << ShapeToString(like->shape);
+    return TensorType(like->shape, data->dtype);
+  }
+  TVMLITE_CHECK_KIND(a->axes.size() == a->like_axes.size(), ValueError)
+      << "broadcast_to_like: " << a->axes.size() << " axes but " << a->like_axes.size() << " like_axes";
+  std::vector<int64_t> axes = NormalizeAxes(a->axes, static_cast<int64_t>(data->ndim()), "broadcast_to_like");
+  std::vector<int64_t> like_axes =
+      NormalizeAxes(a->like_axes, static_cast<int64_t>(like->ndim()), "broadcast_to_like");
+  std::vector<Any> out = Dims(data->shape);
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const Any &d = data->shape[axes[j]], &l = like->shape[like_axes[j]];
+    TVMLITE_CHECK_KIND(!IsStatic(d) || StaticValue(d) == 1 || !IsStatic(l) || DimEqual(d, l), ValueError)
+        << "broadcast_to_like: data " << ShapeToString(data->shape) << " does not broadcast to shape_like "
+        << ShapeToString(like->shape) << "'s dim " << like_axes[j] << " on axis " << axes[j];
+    out[axes[j]] = l;
+  }
+  return TensorType(Array<Any>(out), data->dtype);
+}
+
 Type DynBroadcastToRel(const Array<Type>& args, const Attrs&) {
   CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
@@ -370,6 +399,21 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("lhs_end", &ReshapeLikeAttrs::lhs_end)
       .def_ro("rhs_begin", &ReshapeLikeAttrs::rhs_begin)
       .def_ro("rhs_end", &ReshapeLikeAttrs::rhs_end);
+});
+
+TVMLITE_REGISTER_OP("broadcast_to_like")
+    .describe("data broadcast to shape_like's shape, or to its dims like_axes on axes (TVM's, with axes).")
+    .set_num_inputs(2)
+    .add_argument("data", "Tensor", "The input.")
+    .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
+    .set_attrs_type<BroadcastToLikeAttrs>()
+    .add_type_rel("BroadcastToLike", BroadcastToLikeRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel takes no epilogue: a group alone
+
+TVMLITE_STATIC_INIT_BLOCK({
+  runtime::refl::ObjectDef<BroadcastToLikeAttrs>()
+      .def_ro("axes", &BroadcastToLikeAttrs::axes)
+      .def_ro("like_axes", &BroadcastToLikeAttrs::like_axes);
 });
 
 TVMLITE_REGISTER_OP("dyn.reshape")

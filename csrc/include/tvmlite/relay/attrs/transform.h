@@ -155,6 +155,17 @@ struct BroadcastToAttrs : public AttrsNode {
   TVMLITE_DECLARE_ATTRS(BroadcastToAttrs);
 };
 
+/*!
+ * \brief broadcast_to_like: data broadcast to shape_like's shape (TVM's; axes empty), or, with axes, data's dims
+ * axes[j] set to shape_like's dims like_axes[j] (data's dim there 1 or the same).
+ */
+struct BroadcastToLikeAttrs : public AttrsNode {
+  Array<int64_t> axes;
+  Array<int64_t> like_axes;
+  static constexpr const char* _type_key = "relay.attrs.BroadcastToLikeAttrs";
+  TVMLITE_DECLARE_ATTRS(BroadcastToLikeAttrs);
+};
+
 /*! \brief tile: numpy.tile (reps shorter than the rank are padded with leading 1s, and vice versa). */
 struct TileAttrs : public AttrsNode {
   Array<int64_t> reps;
