@@ -42,9 +42,11 @@
  *       (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c); for 5-D tensors (C, 1, 1, 1) /
  *       (1, C, 1, 1, 1) likewise), or without channels ((N, 1, H, W), (H, W): a trailing 1 added)
  *   nn.dense(x, W const) when nn.contrib_dense_pack is registered -> nn.contrib_dense_pack(x,
- *       layout_transform(W, "NK", "NK{n}n")); x of any rank >= 2 (dense on its last axis)
- *   nn.matmul(x, B const 2-D) (ONNX MatMul, Gemm), likewise, B being "KN" (or "NK" with transpose_b); when no
- *       panel width divides N, nn.dense(x, B as "NK") instead
+ *       layout_transform(W, "NK", "NK{n}n")); x of any rank >= 2 (dense on its last axis); when no panel width
+ *       divides N, W padded with zero rows to whole panels first (nn.pad) and units = N; not when
+ *       topi.nn.dense_pack_width declines (N narrower than a panel over a short K)
+ *   nn.matmul(x, B const 2-D) (ONNX MatMul, Gemm), likewise, B being "KN" (or "NK" with transpose_b); when it is
+ *       not packed, nn.dense(x, B as "NK") instead
  *   anything else                              inputs in NCHW
  *
  * A blocked value a consumer needs in NCHW gets one layout_transform back, made once per value and shared by all
@@ -896,8 +898,8 @@ bool LayoutRewriter::Matmul(const CallNode* call, Value* out) {
   if (a == nullptr || a->transpose_a) return false;
   Any out_dtype = a->out_dtype.has_value() ? Any(*a->out_dtype) : Any();
   if (PackWeight(call, a->transpose_b ? "NK" : "KN", Any(), out_dtype, out)) return true;
-  // No panel width suits N (1000 classes on AVX-512): nn.dense, whose kernel reads W (N, K) row by row for a few
-  // rows of x instead of packing B on every call as nn.matmul must.
+  // Not packed (N narrower than a panel over a short K: CaiT's 4 talking heads): nn.dense, whose kernel runs short
+  // dot products over W (N, K) instead of packing B on every call as nn.matmul must.
   const Expr& weight = call->args[1];
   std::optional<std::vector<int64_t>> ws = StaticShape(weight);
   if (!weight.as<ConstantNode>() || !ws || ws->size() != 2 || RankOf(call->args[0].get()) < 2 || !IsFloat32(weight) ||
@@ -922,19 +924,26 @@ bool LayoutRewriter::PackWeight(const CallNode* call, const std::string& weight_
       RankOf(call->args[0].get()) < 2 || !IsFloat32(weight) || !IsFloat32(call->args[0])) {
     return false;
   }
-  int64_t n = weight_layout == "NK" ? (*ws)[0] : (*ws)[1];
+  const size_t n_axis = weight_layout == "NK" ? 0 : 1;
+  const int64_t n = (*ws)[n_axis], k = (*ws)[1 - n_axis];
   int64_t nb = 0;
-  if (runtime::Function block_of = runtime::Registry::Get("topi.nn.dense_pack_block"); block_of.defined()) {
-    nb = block_of(n).cast<int64_t>();
+  if (runtime::Function width_of = runtime::Registry::Get("topi.nn.dense_pack_width"); width_of.defined()) {
+    nb = width_of(n, k).cast<int64_t>();
   } else {
     nb = BlockSize(n, 16);
   }
-  if (nb <= 0 || n % nb != 0) return false;
+  if (nb <= 0) return false;
+  // N that no panel width divides (a 50257-word head): W padded with zeros to whole panels, units the true N.
+  Expr w = weight;
+  if (const int64_t padded = RoundUp(n, nb); padded != n) {
+    w = PadWithZeros(weight, 2, {{n_axis, padded - n}});
+    units = Any(n);
+  }
   std::string layout = "NK" + std::to_string(nb) + "n";
   std::map<std::string, Any> fields{{"weight_layout", Any(runtime::String(layout))}};
   fields["units"] = std::move(units);
   fields["out_dtype"] = std::move(out_dtype);
-  *out = {Call(pack, {Plain(call->args[0]), MakeLayoutTransform(weight, weight_layout, layout)},
+  *out = {Call(pack, {Plain(call->args[0]), MakeLayoutTransform(w, weight_layout, layout)},
                MakeAttrsByName(pack, fields)),
           0};
   return true;

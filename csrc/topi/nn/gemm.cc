@@ -2,7 +2,8 @@
  * \file gemm.cc
  * \brief The GEMM driver (packing, tiling, threading, ISA dispatch) and the kernels on it:
  *
- *   topi.nn.dense_pack    data (..., K), weight packed (N / nb, K, nb) "NK{nb}n"      -> (..., N)
+ *   topi.nn.dense_pack    data (..., K), weight packed (ceil(N / nb), K, nb) "NK{nb}n" -> (..., N), units = N
+ *                         (zero past N in the last panel when nb does not divide N; unset: all the columns)
  *   topi.nn.dense         data (..., K), weight (N, K): y = x W^T                      -> (..., N)
  *   topi.nn.matmul        numpy.matmul (batch dims broadcast, 1-D operands), transpose_a / transpose_b
  *   topi.nn.batch_matmul  x (B, M, K) [(B, K, M) with transpose_a], y (B, N, K) [transpose_b] or (B, K, N)
@@ -396,7 +397,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     float* y = out.Data<float>();
     if (data.ndim() < 1) data.Fail("must have rank >= 1, got a scalar");
     weight.CheckNDim(3);
-    const int64_t k = data.dim(data.ndim() - 1), nb = weight.dim(2), n = weight.dim(0) * nb;
+    const int64_t k = data.dim(data.ndim() - 1), nb = weight.dim(2), padded = weight.dim(0) * nb;
     if (weight.dim(1) != k) {
       weight.Fail("must be (N / nb, K, nb) with K = " + std::to_string(k) + " (data " + ShapeStr(data.shape()) +
                   "), got " + ShapeStr(weight.shape()));
@@ -405,9 +406,14 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     if (layout_nb != 0 && layout_nb != nb) {
       weight.Fail("has panel width " + std::to_string(nb) + " but weight_layout says " + std::to_string(layout_nb));
     }
-    if (units >= 0 && units != n) {
-      weight.Fail("gives " + std::to_string(n) + " output units, attribute units = " + std::to_string(units));
+    // units below the panels' columns: N that no panel width divides, the last panel zero-padded past it. The
+    // driver computes that panel into a stack tile and stores (and runs the epilogue on) its first N columns only.
+    if (units >= 0 && (units > padded || units <= padded - nb)) {
+      weight.Fail("gives " + std::to_string(padded) + " output units, attribute units = " + std::to_string(units) +
+                  " (panels of " + std::to_string(nb) + " hold units in (" + std::to_string(padded - nb) + ", " +
+                  std::to_string(padded) + "])");
     }
+    const int64_t n = units >= 0 ? units : padded;
     std::vector<int64_t> oshape = data.shape();
     oshape.back() = n;
     out.CheckShape(oshape);
@@ -625,6 +631,21 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.batch_matmul").set_body_typed([](Map<String, An
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_block").set_body_typed([](int64_t n) {
   TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;  // 0: keep nn.dense
   return static_cast<int64_t>(DensePackBlock(n));
+});
+
+// The panel width the layout pass packs a constant weight of n columns and reduction k in, 0: keep nn.dense. When no
+// width divides n, the ISA's, the last panel zero-padded (dense_pack's units give N): on a Zen 3 at one thread GPT-2's
+// 50257-word head (K = 768) ran 1.6x faster than nn.dense, which packs per call, at M = 32 and 1.16x at M = 1. A
+// weight narrower than a panel over a short K stays nn.dense where its N short dot products a row (SkinnyRows) win:
+// on AVX2 (panels of 8, M = 38416) only N = 1 with K <= 16 (packed 0.6-0.8x; N = 2..7 packed ran 1.1-5x faster);
+// panels of 16 keep N < 16 with K <= 64 (CaiT's 4 talking heads ran 6x slower in whole panels on a Zen 4).
+TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_width").set_body_typed([](int64_t n, int64_t k) {
+  TVMLITE_CHECK_KIND(n >= 1 && k >= 0, ValueError)
+      << "topi.nn.dense_pack_width: n must be >= 1 and k >= 0, got n = " << n << ", k = " << k;
+  if (int nb = DensePackBlock(n); nb != 0) return static_cast<int64_t>(nb);
+  const int64_t native = gemm::NativeBlock();
+  const bool skinny = native == 8 ? n == 1 && k <= 16 : n < native && k <= 64;
+  return skinny ? int64_t(0) : native;
 });
 
 TVMLITE_REGISTER_OP("nn.dense").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense"));

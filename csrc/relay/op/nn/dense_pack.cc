@@ -2,12 +2,15 @@
  * \file dense_pack.cc
  * \brief nn.contrib_dense_pack: nn.dense with its weight pre-packed into panels for the GEMM kernel.
  *
- *   nn.contrib_dense_pack  data (..., K), weight (N / nb, K, nb)  -> (..., N)
- *   weight[p, k, j] = W[p * nb + j, k] for nn.dense's W (N, K): layout "NK{nb}n" (layout_transform "NK" -> "NK16n")
+ *   nn.contrib_dense_pack  data (..., K), weight (ceil(N / nb), K, nb)  -> (..., N)
+ *   weight[p, k, j] = W[p * nb + j, k] for nn.dense's W (N, K): layout "NK{nb}n" (layout_transform "NK" -> "NK16n"),
+ *   zero past N when nb does not divide N (W padded with zero rows first)
  *
  * The layout pass rewrites nn.dense(x, W) with a constant W into this op on layout_transform(W), which FoldConstant
- * evaluates at build, so the weight is packed once (topi::DensePackBlock gives nb). `units`, when set, must equal
- * N; `weight_layout` names the packing and must agree with the weight's last dim when both are known.
+ * evaluates at build, so the weight is packed once (topi.nn.dense_pack_width gives nb). `units`, when set, is N: the
+ * packed columns, or fewer when the last panel is padded (within it: ((panels - 1) nb, panels nb]); unset, N is
+ * all the packed columns. `weight_layout` names the packing and must agree with the weight's last dim when both are
+ * known.
  */
 #include <tvmlite/runtime/reflection.h>
 
@@ -65,10 +68,15 @@ Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
       << ShapeToString(weight->shape) << " (K is weight dim 1)";
   Any units = DimMulChecked(weight->shape[0], Any(nb));
   if (attr->units.has_value()) {
+    // N that no panel width divides: the last panel is zero-padded, so units is in ((panels - 1) nb, panels nb].
     std::optional<int64_t> u = units.as<int64_t>();
-    TVMLITE_CHECK_KIND(*attr->units >= 0 && (!u || *u == *attr->units), ValueError)
-        << "units = " << *attr->units << " disagrees with packed weight " << ShapeToString(weight->shape);
-    units = Any(*attr->units);
+    const int64_t want = *attr->units;
+    TVMLITE_CHECK_KIND(want >= 0 && (!u || (want <= *u && want > *u - nb)), ValueError)
+        << "units = " << want << " disagrees with packed weight " << ShapeToString(weight->shape)
+        << (u ? " (its " + std::to_string(*u) + " columns in panels of " + std::to_string(nb) + " hold units in (" +
+                    std::to_string(*u - nb) + ", " + std::to_string(*u) + "])"
+              : std::string());
+    units = Any(want);
   }
   std::vector<Any> out = ToVector(data->shape);
   out.back() = units;
@@ -85,10 +93,11 @@ TVMLITE_STATIC_INIT_BLOCK({
 });
 
 TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
-    .describe("nn.dense with a pre-packed weight: data (..., K), weight (N / nb, K, nb) (\"NK{nb}n\") -> (..., N).")
+    .describe("nn.dense with a pre-packed weight: data (..., K), weight (ceil(N / nb), K, nb) (\"NK{nb}n\") -> "
+              "(..., N).")
     .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (..., K).")
-    .add_argument("weight", "Tensor", "The packed weights, (N / nb, K, nb).")
+    .add_argument("weight", "Tensor", "The packed weights, (ceil(N / nb), K, nb), zero past N.")
     .set_attrs_type<DensePackAttrs>()
     .add_type_rel("DensePack", DensePackRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
