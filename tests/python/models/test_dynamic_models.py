@@ -181,3 +181,12 @@ def test_no_reference_nodes(name):
     reasons = sorted({f["reason"] for f in _dynamic(name)[0].fallbacks()})
     assert len(references) == 0, \
         f"{len(references)}/{len(nodes)} nodes on the reference: {', '.join(_reference_ops(references))} ({reasons})"
+
+
+@pytest.mark.parametrize("name", ["bert", "vit", "wav2vec2", "resnet"])
+def test_shape_arithmetic_becomes_static_ops(name):
+    """The exporters' shape arithmetic over symbolic dims (Shape -> Gather -> Concat -> Reshape, Expand of the mask)
+    is read as dims at build (shape_value.h): no dyn.* op is left to run it, so the graph fuses as the static one.
+    (gpt2_with_past keeps its causal-mask slices from past to past + seq; swin its window reshapes of (h / 7).)"""
+    dynamic = sorted({n["attrs"]["func_name"] for n in _nodes(name) if n["attrs"]["func_name"].startswith("topi.dyn.")})
+    assert dynamic == []
