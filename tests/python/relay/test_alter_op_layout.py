@@ -486,10 +486,13 @@ def test_dense_pack(run_relay, rng):
 @pytest.mark.skipif(not _HAS_DENSE_PACK, reason="nn.contrib_dense_pack is not registered in this tree")
 @pytest.mark.parametrize("transpose_b", [False, True])
 def test_matmul_by_a_constant_is_a_dense(run_relay, rng, transpose_b):
-    """ONNX MatMul / Gemm by a weight: packed like dense when a panel width divides N, else nn.dense (whose kernel
-    reads W row by row rather than packing it per call)."""
+    """ONNX MatMul / Gemm by a weight: packed like dense, a width no panel divides (10) with a zero-padded last
+    panel (units = N); nn.dense where topi.nn.dense_pack_width says packing does not pay (N = 1, K = 3)."""
+    from tvmlite._ffi.registry import get_global_func
+
+    width = get_global_func("topi.nn.dense_pack_width")
     x = relay.var("x", shape=(2, 3, 40))
-    for n, packed in ((48, True), (10, False)):
+    for n, packed in ((48, True), (10, width(10, 40) > 0)):
         w = const(rng, n, 40) if transpose_b else const(rng, 40, n)
         new = check(run_relay, rng, relay.nn.matmul(x, w, transpose_b=transpose_b), [x])
         assert not calls(new, "nn.matmul")

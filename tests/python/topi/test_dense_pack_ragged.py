@@ -160,8 +160,6 @@ def test_units_outside_the_last_panel_is_a_clear_error():
         kernel(_nd(np.zeros((2, 8))), _nd(np.zeros((2, 8, 8))), tvmlite.nd.array(np.zeros((2, 8), np.float32)))
 
 
-@pytest.mark.xfail(strict=True, reason="tvmlite/relay/op/nn/_dense_pack.py's reference returns all the packed "
-                                       "columns: it needs [..., :attrs.units] when units is set")
 def test_reference_of_the_ragged_pack(run_relay, rng):
     """The rewritten module on the debug executor (numpy references), as tests/python/relay/test_alter_op_layout.py
     checks every rewrite."""

@@ -381,8 +381,9 @@ def test_dense_pack_bad_inputs_name_the_kernel():
         _call("topi.nn.dense_pack", {}, x, np.zeros((32, 8), np.float32), out)
     with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight must be \(N / nb, K, nb\) with K = 8"):
         _call("topi.nn.dense_pack", {}, x, np.zeros((2, 9, 16), np.float32), out)
-    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight gives 32 output units, attribute units = 30"):
-        _call("topi.nn.dense_pack", {"units": 30}, x, wp, out)
+    with pytest.raises(ValueError, match=r"topi.nn.dense_pack: weight gives 32 output units, attribute units = 16 "
+                                         r"\(panels of 16 hold units in \(16, 32\]\)"):
+        _call("topi.nn.dense_pack", {"units": 16}, x, wp, out)
 
 
 def test_matmul_bad_inputs_name_the_kernel():

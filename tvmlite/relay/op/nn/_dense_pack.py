@@ -2,7 +2,7 @@
 
 The packed weight (N / nb, K, nb) holds W[p * nb + j, k] at [p, k, j] ("NK{nb}n"), so unpacking is a transpose
 to (N / nb, nb, K) and a reshape to (N, K); the product then follows nn.dense's reference (float64 accumulation,
-cast to the result dtype).
+cast to the result dtype). With units set, the first units columns: the last panel's zero padding is no output.
 """
 import numpy as np
 
@@ -21,4 +21,6 @@ def _dense_pack(attrs, data, weight):
     w = unpack_weight(weight)
     acc = np.int64 if data.dtype.kind in "iub" and w.dtype.kind in "iub" else np.float64
     out_dtype = to_numpy_dtype(attrs.out_dtype) if attrs.out_dtype is not None else data.dtype
-    return np.matmul(data.astype(acc), w.astype(acc).T).astype(out_dtype)
+    out = np.matmul(data.astype(acc), w.astype(acc).T).astype(out_dtype)
+    # units < the panels' columns: the last panel is zero-padded (a width no panel divides), its pad not an output
+    return out if attrs.units is None else np.ascontiguousarray(out[..., :int(attrs.units)])

@@ -4,8 +4,9 @@
  * (topi.nn.dense_pack, topi.nn.dense, topi.nn.matmul, topi.nn.batch_matmul).
  *
  *   // The layout rewrite nn.dense(x, W_const) -> nn.contrib_dense_pack(x, layout_transform(W, "NK", "NK16n")):
- *   int nb = topi::DensePackBlock(units);          // 16 or 8 (divides units); 0: no rewrite
- *   // packed weight: (units / nb, K, nb), packed[p, k, j] = W[p * nb + j, k]   ("NK{nb}n")
+ *   // the panel width from topi.nn.dense_pack_width(n, k) (0: no rewrite); a width no panel divides (a
+ *   // vocabulary head of 50257) is packed zero-padded to whole panels, with units = n
+ *   // packed weight: (ceil(units / nb), K, nb), packed[p, k, j] = W[p * nb + j, k]   ("NK{nb}n")
  *
  * Packed layout of the right operand B (K, N) of C[M, N] = A[M, K] B: panels of nb columns, (ceil(N / nb), K, nb),
  * panel p holding columns [p * nb, p * nb + nb) row after row, so one k step of a panel is nb contiguous floats
@@ -33,9 +34,9 @@ namespace topi {
 
 /*!
  * \brief The panel width the GEMM wants for a packed weight with n output columns, or 0: do not pack, keep nn.dense.
- * AVX-512: 16 when 16 divides n; AVX2: 8 when 8 divides n; scalar: 16 or 8. Other widths run the portable tile, which
- * is 10-50x slower than nn.dense (it packs per call into full vectors, with a zero-padded tail panel; M < 4 reads W
- * directly), so a vocabulary head of N = 30522 stays nn.dense. Global: topi.nn.dense_pack_block.
+ * AVX-512: 16 when 16 divides n; AVX2: 8 when 8 divides n; scalar: 16 or 8. Global: topi.nn.dense_pack_block. The
+ * layout pass asks topi.nn.dense_pack_width(n, k) instead, which also packs widths no panel divides (the last panel
+ * zero-padded, units = n: the driver stores that panel's valid columns only).
  */
 int DensePackBlock(int64_t n);
 
