@@ -27,6 +27,8 @@
  *                                        under noop_with_empty_axes, else None (every axis)
  *   dyn.nn.pad(x, p, v, a)            -> nn.pad(x, v, pad_width): axis a[i] gets (p[i], p[i + len(a)]), others 0
  *   dyn.full(v, s)                    -> full(v, shape=s, dtype kept)
+ *   dyn.nn.col2im(x, i, b)            -> nn.col2im(x, image_shape=i, block_shape=b, window attrs kept)
+ *   dyn.nn.max_unpool{N}d(x, i, s)    -> nn.max_unpool{N}d(x, i, output_size=s[2:], window attrs kept)
  *   image.resize(x, roi, scales, sizes) with constant roi/scales/sizes and no output_size: output_size set by
  *                                        the frontend's rule (relay.op.image._static_output_size)
  * The candidate is typed with the static op's relation; when that fails (an axis out of range, a shape that does
@@ -35,6 +37,7 @@
  * is typed again at the end; FoldConstant after this pass folds what became computable (a full of a constant).
  */
 #include <tvmlite/relay/attrs/image.h>
+#include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/attrs/reduce.h>
 #include <tvmlite/relay/attrs/sort.h>
 #include <tvmlite/relay/attrs/transform.h>
@@ -291,6 +294,21 @@ class DynamicToStaticMutator : public ExprMutator {
       return MakeCall(name, {args[0]}, Attrs(attrs));
     }
     if (name == "nn.pad") return Pad(call);
+    if (name == "nn.col2im") {
+      const auto* old = call->attrs.as<Col2ImAttrs>();
+      std::optional<Ints> image = ConstInts(args[1]), block = ConstInts(args[2]);
+      if (old == nullptr || !image || !block) return Expr();
+      auto attrs = make_object<Col2ImAttrs>();
+      attrs->image_shape = ToArray(*image);
+      attrs->block_shape = ToArray(*block);
+      attrs->strides = old->strides;
+      attrs->dilation = old->dilation;
+      attrs->padding = old->padding;
+      return MakeCall(name, {args[0]}, Attrs(attrs));
+    }
+    if (name == "nn.max_unpool1d") return MaxUnpool<1>(call, name);
+    if (name == "nn.max_unpool2d") return MaxUnpool<2>(call, name);
+    if (name == "nn.max_unpool3d") return MaxUnpool<3>(call, name);
     if (name == "full") {
       const auto* old = call->attrs.as<FullAttrs>();
       std::optional<Ints> s = ConstInts(args[1]);
@@ -511,6 +529,20 @@ class DynamicToStaticMutator : public ExprMutator {
       out = MakeCall("expand_dims", {out}, Attrs(attrs));
     }
     return out;
+  }
+
+  /*! \brief dyn.nn.max_unpool{N}d with a constant output_shape (batch, channels, spatial...): its spatial dims. */
+  template <int N>
+  static Expr MaxUnpool(const CallNode* call, const std::string& name) {
+    const auto* old = call->attrs.as<MaxUnpoolAttrs<N>>();
+    std::optional<Ints> shape = ConstInts(call->args[2]);
+    if (old == nullptr || !shape || shape->size() != static_cast<size_t>(N + 2)) return Expr();
+    auto attrs = make_object<MaxUnpoolAttrs<N>>();
+    attrs->pool_size = old->pool_size;
+    attrs->strides = old->strides;
+    attrs->padding = old->padding;
+    attrs->output_size = ToArray(Ints(shape->begin() + 2, shape->end()));
+    return MakeCall(name, {call->args[0], call->args[1]}, Attrs(attrs));
   }
 
   static Expr Pad(const CallNode* call) {

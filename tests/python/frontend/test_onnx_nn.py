@@ -337,9 +337,19 @@ def test_max_unpool_with_constant_output_shape():
     np.testing.assert_array_equal(gm.get_output(0).numpy(), expected)
 
 
-def test_shape_inputs_must_be_constant():
+def test_shape_inputs_computed_at_run_time():
+    """Col2Im's image_shape and block_shape as graph inputs: one cpu build (dyn.nn.col2im) runs both shapes as
+    onnxruntime does."""
+    ort = pytest.importorskip("onnxruntime")
     node = helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"])
     model = make_model(node, [tensor("x", [1, 4, 4]), tensor("image_shape", [2], TensorProto.INT64),
                               tensor("block_shape", [2], TensorProto.INT64)], [tensor("y", None)], 18)
-    with pytest.raises(OpNotImplemented, match="Col2Im's image_shape must be a constant"):
-        from_onnx(model)
+    mod, params = from_onnx(model)
+    gm = tvmlite.runtime.GraphModule(tvmlite.build(mod, target="cpu", params=params)["default"]())
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = np.arange(16, dtype="float32").reshape(1, 4, 4)
+    for image, block in (([3, 3], [2, 2]), ([4, 4], [4, 1])):
+        feeds = {"x": x, "image_shape": np.array(image), "block_shape": np.array(block)}
+        gm.set_input(**feeds)
+        gm.run()
+        np.testing.assert_array_equal(gm.get_output(0).numpy(), sess.run(None, feeds)[0])

@@ -50,7 +50,13 @@ _ONE = relay.const(np.float32(1.0))
 _ZERO = relay.const(np.float32(0.0))
 
 # (id, builder(x, p), x shape, x dtype, constant for p, the static op expected)
+_UNPOOL_INDICES = relay.const(np.array([0, 3, 9, 14], "int64").reshape(1, 1, 2, 2))
+
 CASES = [
+    ("col2im", lambda x, p: relay.nn.col2im(x, p, relay.const(np.array([1, 2], "int64"))), (1, 6, 8), F32,
+     np.array([4, 3], "int64"), "nn.col2im"),
+    ("max_unpool", lambda x, p: relay.nn.max_unpool2d(x, _UNPOOL_INDICES, pool_size=2, strides=2, output_shape=p),
+     (1, 1, 2, 2), F32, np.array([1, 1, 5, 5], "int64"), "nn.max_unpool2d"),
     ("reshape", lambda x, p: relay.reshape(x, p), (2, 3, 4), F32, np.array([0, -1], "int64"), "reshape"),
     ("reshape_int32", lambda x, p: relay.reshape(x, p), (2, 3, 4), F32, np.array([4, 0, -1], "int32"), "reshape"),
     ("reshape_allowzero", lambda x, p: relay.reshape(x, p, allowzero=True), (2, 0, 3), F32,
@@ -344,3 +350,21 @@ def test_resize_with_bound_scales_becomes_static():
             assert [1, 3, 10, 10] in graph["attrs"]["shape"][1]
     assert outs[0].shape == (1, 3, 10, 10)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("image, block, message", [
+    ([4, 4], [1, 2], r"col2im: image_shape \[4, 4\] and block_shape \[1, 2\] give \[4, 3\] sliding blocks, data has 8"),
+    ([4, 3], [1, 4], r"col2im: image_shape \[4, 3\] and block_shape \[1, 4\] \(positive\) must divide data's 6"),
+])
+def test_col2im_shapes_read_at_run_time_are_checked(image, block, message):
+    """ONNX Col2Im with image_shape / block_shape computed in the graph: one cpu build, values checked per run."""
+    x = relay.var("x", shape=(1, 6, 8))
+    img, blk = relay.var("img", shape=(2,), dtype="int64"), relay.var("blk", shape=(2,), dtype="int64")
+    lib = tvmlite.build(relay.Function([x, img, blk], relay.nn.col2im(x, img, blk)), target="cpu")
+    gm = tvmlite.runtime.GraphModule(lib["default"]())
+    gm.set_input(x=np.ones((1, 6, 8), "float32"), img=np.array([4, 3]), blk=np.array([1, 2]))
+    gm.run()
+    assert gm.get_output(0).numpy().shape == (1, 3, 4, 3)
+    gm.set_input(img=np.array(image), blk=np.array(block))
+    with pytest.raises(ValueError, match=message):
+        gm.run()

@@ -407,17 +407,11 @@ class ConvInteger(OnnxOpConverter):
             padding=pads, dilation=dilations, groups=_group(attr), kernel_size=kernel)
 
 
-def _constant_ints(ctx, expr, what):
-    value = ctx.try_constant(expr)
-    if value is None:
-        unsupported(f"{what} must be a constant (an initializer or Constant), not a value computed at run time")
-    return [int(v) for v in np.asarray(value).ravel()]
-
-
 @register_converter("MaxUnpool")
 @_impl(9, 11)
 class MaxUnpool(OnnxOpConverter):
-    """X, I (MaxPool's Indices), optional output_shape (constant, full shape) -> nn.max_unpool{1,2,3}d."""
+    """X, I (MaxPool's Indices), optional output_shape (full shape) -> nn.max_unpool{1,2,3}d (dyn.nn.max_unpool{1,2,3}d
+    when output_shape is computed in the graph)."""
 
     @classmethod
     def _convert(cls, inputs, attr, ctx):
@@ -428,26 +422,34 @@ class MaxUnpool(OnnxOpConverter):
         kernel = _spatial_attr(attr, "kernel_shape", rank, 1)
         strides = _spatial_attr(attr, "strides", rank, 1)
         pads = _pads(attr, rank)
-        output_size = None
+        output_size = output_shape = None
         if len(inputs) > 2 and inputs[2] is not None:
-            shape = _constant_ints(ctx, inputs[2], "MaxUnpool's output_shape")
-            if len(shape) != rank + 2:
-                raise ValueError(f"output_shape {shape} must have {rank + 2} values")
-            output_size = shape[2:]
+            value = ctx.try_constant(inputs[2])
+            if value is None:
+                output_shape = inputs[2]  # computed in the graph: dyn.nn.max_unpool, read at run time
+            else:
+                shape = [int(v) for v in np.asarray(value).ravel()]
+                if len(shape) != rank + 2:
+                    raise ValueError(f"output_shape {shape} must have {rank + 2} values")
+                output_size = shape[2:]
         return getattr(_op.nn, f"max_unpool{rank}d")(data, indices, pool_size=kernel, strides=strides, padding=pads,
-                                                     output_size=output_size)
+                                                     output_size=output_size, output_shape=output_shape)
 
 
 @register_converter("Col2Im")
 @_impl(18)
 class Col2Im(OnnxOpConverter):
-    """input (N, C * prod(block_shape), L), image_shape and block_shape (constants) -> nn.col2im."""
+    """input (N, C * prod(block_shape), L), image_shape and block_shape -> nn.col2im (dyn.nn.col2im when they are
+    computed in the graph)."""
 
     @classmethod
     def _convert(cls, inputs, attr, ctx):
-        image = _constant_ints(ctx, inputs[1], "Col2Im's image_shape")
-        block = _constant_ints(ctx, inputs[2], "Col2Im's block_shape")
-        rank = len(image)
+        # Constants make nn.col2im; values computed in the graph dyn.nn.col2im, read at run time.
+        image, block = (inputs[i] if (v := ctx.try_constant(inputs[i])) is None else
+                        [int(x) for x in np.asarray(v).ravel()] for i in (1, 2))
+        rank = len(image) if isinstance(image, list) else _shape(image)[0]
+        if not isinstance(rank, int):
+            unsupported("Col2Im's image_shape must have a length known at import")
         return _op.nn.col2im(inputs[0], image, block, strides=_spatial_attr(attr, "strides", rank, 1),
                              dilation=_spatial_attr(attr, "dilations", rank, 1), padding=_pads(attr, rank))
 

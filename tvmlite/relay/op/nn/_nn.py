@@ -270,7 +270,8 @@ def _lp_pool(attrs, data):
     return (np.power(windows, p).sum(axis=0) ** (1.0 / p)).astype(data.dtype)
 
 
-def _max_unpool(attrs, data, indices):
+def _max_unpool(attrs, data, indices, output_shape=None):
+    """output_shape: dyn.nn.max_unpool's tensor (batch, channels, spatial...); else attrs.output_size."""
     n = data.ndim - 2
     kernel = _per_dim(attrs.pool_size, n, 1)
     strides = _per_dim(attrs.strides, n, 1)
@@ -283,18 +284,29 @@ def _max_unpool(attrs, data, indices):
         raise ValueError(f"max_unpool: an index is outside [0, {flat.size})")
     flat[idx] = data.ravel()
     y = flat.reshape(data.shape[:2] + tuple(inferred))
-    size = list(attrs.output_size) or inferred
+    size = [int(v) for v in np.asarray(output_shape).ravel()[2:]] if output_shape is not None else \
+        (list(attrs.output_size) or inferred)
+    if output_shape is not None and (len(size) != n or any(s < i for s, i in zip(size, inferred))):
+        raise ValueError(f"max_unpool: output_shape {np.asarray(output_shape).tolist()} must be (batch, channels, "
+                         f"spatial...) with spatial dims at least {inferred}")
     out = np.zeros(data.shape[:2] + tuple(size), data.dtype)
     out[(slice(None),) * 2 + tuple(slice(0, s) for s in inferred)] = y
     return out
 
 
-def _col2im(attrs, data):
-    image = list(attrs.image_shape)
-    block = list(attrs.block_shape)
+def _col2im(attrs, data, image_shape=None, block_shape=None):
+    """image_shape, block_shape: dyn.nn.col2im's tensors; else the attrs."""
+    image = [int(v) for v in np.asarray(image_shape).ravel()] if image_shape is not None else list(attrs.image_shape)
+    block = [int(v) for v in np.asarray(block_shape).ravel()] if block_shape is not None else list(attrs.block_shape)
+    if min(image + block, default=1) < 1 or data.shape[1] % int(np.prod(block)):
+        raise ValueError(f"col2im: image_shape {image} and block_shape {block} (positive) must divide data's "
+                         f"{data.shape[1]} channels")
     n = len(image)
     strides, dilation, begin, end = _window(attrs, n)
     blocks = [(image[i] + begin[i] + end[i] - dilation[i] * (block[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
+    if int(np.prod(blocks)) != data.shape[2] or min(blocks) < 1:
+        raise ValueError(f"col2im: image_shape {image} and block_shape {block} give {blocks} sliding blocks, data has "
+                         f"{data.shape[2]}")
     batch, channels = data.shape[0], data.shape[1] // int(np.prod(block))
     cols = data.astype(_acc_dtype(data.dtype)).reshape(batch, channels, *block, *blocks)
     padded = np.zeros((batch, channels, *[image[i] + begin[i] + end[i] for i in range(n)]), cols.dtype)
@@ -376,6 +388,7 @@ for _rank in (1, 2, 3):
     register_reference(f"nn.avg_pool{_rank}d", _blocked(_avg_pool) if _rank == 2 else _avg_pool)
     register_reference(f"nn.lp_pool{_rank}d", _lp_pool)
     register_reference(f"nn.max_unpool{_rank}d", _max_unpool)
+    register_reference(f"dyn.nn.max_unpool{_rank}d", _max_unpool)
 del _rank
 register_reference("nn.global_avg_pool", _blocked(_global_avg_pool))
 register_reference("nn.global_max_pool", _blocked(_global_max_pool))
@@ -385,6 +398,7 @@ register_reference("nn.bias_add", _bias_add)
 register_reference("nn.deformable_conv2d", _deformable_conv2d)
 register_reference("nn.modulated_deformable_conv2d", _deformable_conv2d)
 register_reference("nn.col2im", _col2im)
+register_reference("dyn.nn.col2im", _col2im)
 register_reference("nn.matmul", _matmul)
 register_reference("nn.matmul_integer", _matmul_integer)
 register_reference("nn.batch_matmul", _matmul)

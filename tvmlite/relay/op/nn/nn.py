@@ -8,9 +8,14 @@ Window arguments take TVM's forms: an int (every dim), one value per spatial dim
 2 * rank values (begin..., end...). The C++ relations normalise and check them (one place,
 csrc/relay/op/nn/window.h); the builders only turn ints into lists.
 """
+import numpy as np
+
 from ...._ffi.registry import register_object
 from ....ir.attrs import Attrs
+from ....ir.expr import RelayExpr
+from ... import expr as _expr
 from ...expr import Tuple
+from ..dyn.nn import _make as _dyn_make
 from . import _make
 from .. import _make as _tensor_make  # 'einsum' is a top-level op (relay.op._make.einsum)
 
@@ -167,13 +172,17 @@ for _rank in (1, 2, 3):
 def _max_unpool_builder(rank):
     maker = getattr(_make, f"max_unpool{rank}d")
 
-    def max_unpool(data, indices, pool_size=1, strides=1, padding=0, output_size=None):
+    def max_unpool(data, indices, pool_size=1, strides=1, padding=0, output_size=None, output_shape=None):
+        if output_shape is not None:  # a 1-D integer expression (batch, channels, spatial...): dyn.nn.max_unpool
+            dyn = getattr(_dyn_make, f"max_unpool{rank}d")
+            return dyn(data, indices, output_shape, _ints(pool_size), _ints(strides), _ints(padding), [])
         return maker(data, indices, _ints(pool_size), _ints(strides), _ints(padding), _ints(output_size))
 
     max_unpool.__name__ = max_unpool.__qualname__ = f"max_unpool{rank}d"
     max_unpool.__doc__ = (f"{rank}-D max unpooling: data's values written at their flat indices (MaxPool's Indices) "
                           "of a zero tensor (B, C, (S - 1) * strides - pads + pool_size), placed in the corner of "
-                          "output_size when given.")
+                          "output_size when given (or of output_shape[2:], output_shape an expression: "
+                          "dyn.nn.max_unpool).")
     return max_unpool
 
 
@@ -182,7 +191,13 @@ for _rank in (1, 2, 3):
 
 
 def col2im(data, image_shape, block_shape, strides=1, dilation=1, padding=0):
-    """Sliding-block columns (B, C * prod(block_shape), L) -> image (B, C, *image_shape), overlaps summed."""
+    """Sliding-block columns (B, C * prod(block_shape), L) -> image (B, C, *image_shape), overlaps summed.
+    image_shape and block_shape as expressions (1-D integer tensors) make dyn.nn.col2im."""
+    if isinstance(image_shape, RelayExpr) or isinstance(block_shape, RelayExpr):
+        image_shape, block_shape = (v if isinstance(v, RelayExpr) else _expr.const(np.array(_ints(v), "int64"))
+                                    for v in (image_shape, block_shape))
+        return _dyn_make.col2im(data, image_shape, block_shape, [], [], _ints(strides), _ints(dilation),
+                                _ints(padding))
     return _make.col2im(data, _ints(image_shape), _ints(block_shape), _ints(strides), _ints(dilation),
                         _ints(padding))
 
