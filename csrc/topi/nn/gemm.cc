@@ -523,8 +523,35 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
 constexpr int64_t kInPlaceCols = 256;
 
 /*!
+ * \brief y = a B for one row a of k values, B's element (q, j) at b[q * sk + j * sn]: one pass over B where it is.
+ * A decode step's attention (q @ K^T, P @ V: M = 1 per head) would otherwise pack all of B per call to read it once.
+ */
+void MatVec(const float* a, const float* b, int64_t sk, int64_t sn, int64_t n, int64_t k, float* y) {
+  if (sn == 1) {  // B's rows contiguous: y += a[q] * B[q, :], row after row
+    std::fill(y, y + n, 0.0f);
+    for (int64_t q = 0; q < k; ++q) {
+      const float s = a[q];
+      const float* row = b + q * sk;
+      for (int64_t j = 0; j < n; ++j) y[j] += s * row[j];
+    }
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) {  // B's columns (K as it is, for q @ K^T): dot products, four partial sums
+    const float* col = b + j * sn;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int64_t q = 0;
+    for (; q + 4 <= k; q += 4) {
+      for (int t = 0; t < 4; ++t) acc[t] += a[q + t] * col[(q + t) * sk];
+    }
+    float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (; q < k; ++q) sum += a[q] * col[q * sk];
+    y[j] = sum;
+  }
+}
+
+/*!
  * \brief out = plan's product, with the epilogue (tail: the same in registers, or null); B packed per batch (once
- * when every batch shares it) or read in place.
+ * when every batch shares it) or read in place; one row per batch (a decode step) a matrix-vector product (MatVec).
  */
 void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, const BoundEpilogue& epi,
                const FusedTail* tail) {
@@ -566,6 +593,11 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
       ab = t, lda = k;
     } else if (m == 1) {
       lda = k;
+    }
+    if (m == 1 && tail == nullptr && !in_place) {
+      MatVec(ab, b + b_off, p.b_sk, p.b_sn, n, k, out + bi * mn);
+      epi.Apply(out, bi * mn, mn);
+      return;
     }
     if (in_place) {
       gemm::GemmRowMajorB(ab, lda, b + b_off, p.b_sk, m, n, k, out + bi * mn, n, epi, bi * mn, tail, TileShape::kRows4);

@@ -337,6 +337,27 @@ def test_attention_scores_scale_and_mask_epilogue(isa, threads, rng, kernel, tb,
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("sa,sb,tb", [
+    ((12, 1, 64), (12, 64, 33), False),      # a decode step's q @ K^T (K^T materialised; N = past + 1)
+    ((12, 1, 64), (12, 33, 64), True),       # the same with K as it is (B's columns contiguous)
+    ((12, 1, 33), (12, 33, 64), False),      # P @ V with N = 64 (read in place) ...
+    ((2, 1, 40), (2, 40, 300), False),       # ... and with N wider than in-place reads take
+    ((1, 6, 1, 64), (2, 6, 64, 1500), False),  # batch broadcast from 1, Whisper's cross-attention width
+    ((3, 1, 0), (3, 0, 5), False),           # K = 0
+])
+def test_matmul_one_row_per_batch_reads_b_in_place(isa, threads, rng, sa, sb, tb):
+    """M = 1 (decode steps) is a matrix-vector product over B where it is, with the epilogue at each batch's own
+    offsets; a NaN in a row stays in that row."""
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    if a.size:
+        a.reshape(-1)[0] = np.nan
+    prod = _np_matmul(a, b, False, tb).astype(np.float32)
+    extra = rng.standard_normal(prod.shape).astype(np.float32)
+    got = _run("topi.nn.matmul", {"transpose_b": tb, "epilogue": "add r0 r0 in0"}, a, b, extra, out_shape=prod.shape)
+    np.testing.assert_allclose(got, prod + extra, rtol=1e-4, atol=1e-3 * max(1, sa[-1]) ** 0.5)
+
+
 def test_kernels_are_registered_for_their_ops():
     for op, kernel in [("nn.dense", "topi.nn.dense"), ("nn.contrib_dense_pack", "topi.nn.dense_pack"),
                        ("nn.matmul", "topi.nn.matmul"), ("nn.batch_matmul", "topi.nn.batch_matmul")]:
