@@ -368,3 +368,21 @@ def test_col2im_shapes_read_at_run_time_are_checked(image, block, message):
     gm.set_input(img=np.array(image), blk=np.array(block))
     with pytest.raises(ValueError, match=message):
         gm.run()
+
+
+def test_max_unpool_output_shape_read_at_run_time_is_checked():
+    """ONNX MaxUnpool with output_shape computed in the graph: one cpu build; a shape smaller than the unpooled
+    size is a clear error."""
+    x = relay.var("x", shape=(1, 1, 2, 2))
+    shape = relay.var("shape", shape=(4,), dtype="int64")
+    body = relay.nn.max_unpool2d(x, _UNPOOL_INDICES, pool_size=2, strides=2, output_shape=shape)
+    lib = tvmlite.build(relay.Function([x, shape], body), target="cpu")
+    gm = tvmlite.runtime.GraphModule(lib["default"]())
+    gm.set_input(x=np.arange(1, 5, dtype="float32").reshape(1, 1, 2, 2), shape=np.array([1, 1, 5, 5]))
+    gm.run()
+    got = gm.get_output(0).numpy()
+    assert got.shape == (1, 1, 5, 5) and sorted(got[got != 0].tolist()) == [1.0, 2.0, 3.0, 4.0]
+    gm.set_input(shape=np.array([1, 1, 3, 3]))
+    with pytest.raises(ValueError, match=r"max_unpool: output_shape \[1, 1, 3, 3\] must be \(batch, channels, "
+                                         r"spatial\.\.\.\) with spatial dims at least \[4, 4\]"):
+        gm.run()
