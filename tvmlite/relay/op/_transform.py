@@ -296,7 +296,8 @@ def _scatter_nd(attrs, x, idx, updates):
     return _scatter(x.copy(), index, updates, attrs.mode)
 
 
-register_reference("argwhere", lambda attrs, x: np.argwhere(x).astype(np.int64).reshape(-1, x.ndim))
+# (count, ndim): a 0-d input gives (1, 0) or (0, 0), as numpy does
+register_reference("argwhere", lambda attrs, x: np.argwhere(x).astype(np.int64).reshape(np.count_nonzero(x), x.ndim))
 
 
 def _one_hot(attrs, idx, on, off, depth):
