@@ -536,7 +536,14 @@ void MatVec(const float* a, const float* b, int64_t sk, int64_t sn, int64_t n, i
     }
     return;
   }
-  for (int64_t j = 0; j < n; ++j) {  // B's columns (K as it is, for q @ K^T): dot products, four partial sums
+  if (sk == 1 && sn == k) {  // B's columns are rows of K floats (q @ K^T with K as it is): the ISA's dot products
+    Isa isa = CpuIsa();
+    auto dot = isa == Isa::kAVX512 ? gemm::DotRowsAVX512
+               : isa == Isa::kAVX2 ? gemm::DotRowsAVX2 : gemm::DotRowsPortable;
+    dot(a, 1, b, n, k, y, n);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) {  // B's columns strided: dot products, four partial sums
     const float* col = b + j * sn;
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int64_t q = 0;

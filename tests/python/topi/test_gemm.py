@@ -358,6 +358,32 @@ def test_matmul_one_row_per_batch_reads_b_in_place(isa, threads, rng, sa, sb, tb
     np.testing.assert_allclose(got, prod + extra, rtol=1e-4, atol=1e-3 * max(1, sa[-1]) ** 0.5)
 
 
+@pytest.mark.parametrize("sa,sb", [
+    ((1, 6, 1, 64), (1, 6, 33, 64)),      # Whisper-tiny's decode step, past 32
+    ((1, 6, 1, 64), (2, 6, 130, 64)),     # q's batch broadcast
+    ((2, 1, 1, 37), (1, 6, 7, 37)),       # both broadcast; K not a multiple of a vector, N of a group of 4
+    ((3, 1, 5), (3, 2, 5)),               # K shorter than a vector, N = 2
+    ((1, 1, 64), (1, 1500, 64)),          # Whisper's cross-attention width, one batch
+])
+@pytest.mark.parametrize("program", ["", "div r0 r0 8"])
+def test_matmul_one_row_transpose_b_reads_k_rows(isa, threads, rng, sa, sb, program):
+    """A decode step's q @ K^T with K as it is (transpose_b, the form SimplifyExpr folds attention's transpose into):
+    dot products of q with K's contiguous rows, batches broadcast; a NaN in q poisons its row, one in a row of K its
+    column, and nothing else."""
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    a.reshape(-1, sa[-1])[0, 0] = np.nan
+    b.reshape(-1, sb[-1])[-1, -1] = np.nan
+    want = _np_matmul(a, b, False, True)
+    if program:
+        want = want / 8
+    attrs = {"transpose_b": True, "epilogue": program} if program else {"transpose_b": True}
+    got = _run("topi.nn.matmul", attrs, a, b, out_shape=want.shape)
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.isnan(got).any()
+    ok = ~np.isnan(want)
+    _close(got[ok], want[ok], sa[-1])
+
+
 def test_kernels_are_registered_for_their_ops():
     for op, kernel in [("nn.dense", "topi.nn.dense"), ("nn.contrib_dense_pack", "topi.nn.dense_pack"),
                        ("nn.matmul", "topi.nn.matmul"), ("nn.batch_matmul", "topi.nn.batch_matmul")]:
