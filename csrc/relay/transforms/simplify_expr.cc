@@ -1,11 +1,12 @@
 /*!
  * \file simplify_expr.cc
- * \brief SimplifyExpr: arithmetic that spells out an op the kernels have is rewritten into that op.
+ * \brief SimplifyExpr: arithmetic that spells out an op the kernels have is rewritten into that op, and transposes
+ * a product can read through fold into its flags.
  *
- * cast_like(x, like) becomes cast(x) to like's dtype (the op with a kernel). The other rewrite: GELU written with Erf, as exporters emit it (BERT's `x * 0.5 * (1 + erf(x / sqrt(2)))`,
- * ONNX before opset 20 has no Gelu), becomes nn.gelu(x) (approximate "none"). Fused after a dense, the six
- * elementwise ops ran as six passes of the epilogue interpreter, the division and the erf's two branches on every
- * value; nn.gelu is one pass.
+ * cast_like(x, like) becomes cast(x) to like's dtype (the op with a kernel). GELU written with Erf, as exporters
+ * emit it (BERT's `x * 0.5 * (1 + erf(x / sqrt(2)))`, ONNX before opset 20 has no Gelu), becomes nn.gelu(x)
+ * (approximate "none"). Fused after a dense, the six elementwise ops ran as six passes of the epilogue interpreter,
+ * the division and the erf's two branches on every value; nn.gelu is one pass.
  *
  * Matched, float32 only, on the typed graph: a product of the three factors x, 0.5 and (1 + erf(x / sqrt 2)) in any
  * nesting and operand order (two multiplies), where the erf's argument is x / c with c = sqrt 2 or x * c with
@@ -13,13 +14,28 @@
  * equal ints or the same SizeVar: a symbolic batch or sequence matches itself) and the x inside the erf the same
  * node as the factor. Anything else is left as it is; intermediate values other nodes also use keep being computed
  * for them.
+ *
+ * Transposes into a product: nn.matmul / nn.batch_matmul(transpose(b, axes swapping only the last two dims), ...)
+ * reads b as it is, flipping the operand's transpose flag (likewise a). Attention exports compute q @ K^T as
+ * Transpose(perm = [0, 1, 3, 2]) -> MatMul; the transpose materialised K^T per layer and step (a tenth of a Whisper
+ * decode step), while the kernel reads K's rows directly (a decode step's q @ K^T is then dot products over them;
+ * longer q pack K's rows into panels per head, which costs what the transpose did, in cache). The axes decide, never
+ * the dims: symbolic ones fold too. Only a transpose whose one consumer is the product folds: with another, it is
+ * computed anyway and the product reading its result (row-major, in place) is at least as cheap. Exports scale K^T
+ * by a constant between the two (optimum's Whisper: by 1, the square root of a scale q already took): the product
+ * reads through a single-use multiply by a one-element float32 constant too, 1 dropped, another moved onto the
+ * product (a . (k c) = (a . k) c, equal up to rounding), where it fuses into the kernel as a leading scale.
  */
 #include <tvmlite/relay/attrs/cast.h>
+#include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/attrs/norm.h>
+#include <tvmlite/relay/attrs/transform.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
 
 #include <cmath>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pass_util.h"
@@ -100,9 +116,107 @@ Expr GeluInput(const Expr& product) {
   return Expr();
 }
 
-class ExprSimplifier : public ExprMutator {
+/*! \brief Consumers of every node of a function (its body counts one: the function's result). */
+class UseCounter : public ExprVisitor {
+ public:
+  std::unordered_map<const Object*, int> uses;
+
  protected:
+  void VisitExpr_(const CallNode* n) override {
+    if (!n->op.as<OpNode>()) ++uses[n->op.get()];
+    for (const Expr& a : n->args) ++uses[a.get()];
+  }
+  void VisitExpr_(const TupleNode* n) override {
+    for (const Expr& f : n->fields) ++uses[f.get()];
+  }
+  void VisitExpr_(const TupleGetItemNode* n) override { ++uses[n->tuple.get()]; }
+  void VisitExpr_(const FunctionNode* n) override { ++uses[n->body.get()]; }
+};
+
+/*! \brief The call when e is a transpose swapping only the last two of its (>= 2) dims, else null. */
+const CallNode* SwapLastTwo(const Expr& e) {
+  const CallNode* call = AsOpCall(e, "transpose");
+  const auto* attrs = call != nullptr && call->args.size() == 1 ? call->attrs.as<TransposeAttrs>() : nullptr;
+  const TensorTypeNode* in = attrs != nullptr ? TensorTypeOf(call->args[0]) : nullptr;
+  if (in == nullptr || in->ndim() < 2) return nullptr;
+  const int64_t rank = static_cast<int64_t>(in->ndim());
+  if (attrs->axes.empty()) return rank == 2 ? call : nullptr;  // no axes: reversed, a swap at rank 2 only
+  if (static_cast<int64_t>(attrs->axes.size()) != rank) return nullptr;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t axis = attrs->axes[d] < 0 ? attrs->axes[d] + rank : attrs->axes[d];
+    int64_t want = d == rank - 2 ? rank - 1 : d == rank - 1 ? rank - 2 : d;
+    if (axis != want) return nullptr;
+  }
+  return call;
+}
+
+class ExprSimplifier : public ExprMutator {
+ public:
+  explicit ExprSimplifier(std::unordered_map<const Object*, int> uses) : uses_(std::move(uses)) {}
+
+ protected:
+  bool SingleUse(const Object* node) const {
+    auto it = uses_.find(node);
+    return it != uses_.end() && it->second == 1;
+  }
+
+  /*!
+   * \brief The transpose an operand e reads through (null: none), and the scale it multiplies by after (undefined:
+   * none): e is a single-use swap of the last two dims, or a single-use product of one and a finite float32
+   * one-element constant that keeps its shape (exports scale K^T by the square root of attention's scale, or by 1).
+   */
+  const CallNode* ReadThrough(const Expr& e, const TensorTypeNode* out_t, Expr* scale) const {
+    if (const CallNode* t = SwapLastTwo(e); t != nullptr && SingleUse(t)) return t;
+    Expr x, c;
+    if (!Operands(e, "multiply", &x, &c) || !SingleUse(e.get())) return nullptr;
+    if (!ScalarConstant(c)) std::swap(x, c);
+    std::optional<float> v = ScalarConstant(c);
+    const CallNode* t = v && std::isfinite(*v) ? SwapLastTwo(x) : nullptr;
+    const TensorTypeNode *mt = TensorTypeOf(e), *tt = TensorTypeOf(x), *ct = TensorTypeOf(c);
+    if (t == nullptr || !SingleUse(t) || mt == nullptr || tt == nullptr || ct == nullptr ||
+        !SameShape(mt->shape, tt->shape) || ct->ndim() > out_t->ndim() || out_t->dtype != DataType::Float(32)) {
+      return nullptr;
+    }
+    if (*v != 1.0f) *scale = c;  // (a . (k c)) = (a . k) c: the scale moves to the product, where it fuses
+    return t;
+  }
+
+  /*!
+   * \brief product(a, b) with each operand that reads through a transpose of the last two dims (ReadThrough) read
+   * as it is and its transpose flag flipped (A: MatmulAttrs or BatchMatmulAttrs), or an undefined Expr when none is.
+   */
+  template <typename A>
+  Expr FoldTransposes(const Expr& original, const CallNode* call) {
+    const auto* a = call->attrs.as<A>();
+    const TensorTypeNode* out_t = TensorTypeOf(original);
+    if (a == nullptr || out_t == nullptr || call->args.size() != 2) return Expr();
+    bool flip[2] = {false, false};
+    Expr scales[2];
+    Array<Expr> args;
+    for (int i = 0; i < 2; ++i) {
+      const CallNode* t = ReadThrough(call->args[i], out_t, &scales[i]);
+      flip[i] = t != nullptr;
+      args.push_back(memo_.at(flip[i] ? t->args[0].get() : call->args[i].get()));
+    }
+    if (!flip[0] && !flip[1]) return Expr();
+    auto attrs = make_object<A>();
+    attrs->out_dtype = a->out_dtype;
+    attrs->transpose_a = a->transpose_a != flip[0];
+    attrs->transpose_b = a->transpose_b != flip[1];
+    Expr out = Call(call->op, args, Attrs(attrs));
+    for (const Expr& c : scales) {
+      if (c.defined()) out = MakeCall("multiply", {out, memo_.at(c.get())});
+    }
+    return out;
+  }
+
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
+    if (const CallNode* call = AsOpCall(original, "nn.matmul")) {
+      if (Expr folded = FoldTransposes<MatmulAttrs>(original, call); folded.defined()) return folded;
+    }
+    if (const CallNode* call = AsOpCall(original, "nn.batch_matmul")) {
+      if (Expr folded = FoldTransposes<BatchMatmulAttrs>(original, call); folded.defined()) return folded;
+    }
     const TensorTypeNode* out_t = TensorTypeOf(original);
     if (out_t != nullptr && out_t->dtype == DataType::Float(32) && AsOpCall(original, "multiply")) {
       Expr x = GeluInput(original);
@@ -127,6 +241,9 @@ class ExprSimplifier : public ExprMutator {
     }
     return ExprMutator::Rewrite(original, new_children);
   }
+
+ private:
+  std::unordered_map<const Object*, int> uses_;
 };
 
 }  // namespace
@@ -134,7 +251,9 @@ class ExprSimplifier : public ExprMutator {
 IRModule SimplifyExpr(const IRModule& mod) {
   IRModule typed = InferType(mod);
   return MapFunctions(typed, [](const Function& f) {
-    return runtime::Downcast<Function>(ExprSimplifier().Mutate(f));
+    UseCounter counter;
+    counter.VisitExpr(f);
+    return runtime::Downcast<Function>(ExprSimplifier(std::move(counter.uses)).Mutate(f));
   });
 }
 
