@@ -50,6 +50,7 @@
 #include <optional>
 #include <vector>
 
+#include "shape_rewrites.h"
 #include "shape_value.h"
 
 namespace tvmlite {
@@ -95,6 +96,7 @@ class DynamicToStaticMutator : public ExprMutator {
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
     Expr node = ExprMutator::Rewrite(original, new_children);
     if (!node->checked_type_.defined() && !node.as<OpNode>()) node = InferTypeExpr(node);
+    node = NameResultDims(&shapes_, node);
     const auto* call = node.as<CallNode>();
     const auto* op = call ? call->op.as<OpNode>() : nullptr;
     if (op != nullptr && op->name == "image.resize") return StaticResize(node, call);
@@ -153,7 +155,7 @@ class DynamicToStaticMutator : public ExprMutator {
       if (d.type_index() == kTVMLiteInt) {
         out.push_back(d.cast<int64_t>());
         inferred = inferred || out.back() == -1;
-      } else if (!allowzero && i < t->ndim() && DimEqual(d, t->shape[i])) {
+      } else if (!allowzero && i < t->ndim() && shapes_.Same(*v, i, t->shape[i])) {
         out.push_back(0);
       } else if (!inferred) {
         out.push_back(-1);
@@ -174,6 +176,7 @@ class DynamicToStaticMutator : public ExprMutator {
   Expr ReshapeLike(const Array<Expr>& args, bool allowzero) {
     const ShapeValue* v = shapes_.Eval(args[1]);
     if (v == nullptr || v->scalar) return Expr();
+    if (Expr whole = ReshapeToShapeOf(args[0], *v, allowzero); whole.defined()) return whole;
     Ints newshape;
     int64_t at = -1, r0 = -1, r1 = -1;
     Expr like;
@@ -186,7 +189,7 @@ class DynamicToStaticMutator : public ExprMutator {
         newshape.push_back(n);
         continue;
       }
-      const DimSource& source = v->sources[i];
+      const DimSource source = SourceOf(*v, i);
       if (!source.tensor.defined()) return Expr();
       if (at < 0) {
         at = static_cast<int64_t>(i);
@@ -209,6 +212,26 @@ class DynamicToStaticMutator : public ExprMutator {
     attrs->rhs_begin = r0;
     attrs->rhs_end = r1 + 1;
     return MakeCall("reshape_like", {MakeCall("reshape", {args[0]}, Attrs(flat)), like}, Attrs(attrs));
+  }
+
+  /*!
+   * \brief A reshape of x into the whole shape of one tensor y (GPT-2's mask: reshape(m, shape_of(idx)) after a
+   * take by idx): reshape_like(x, y), every entry y's dim at its own position (a static one or one read there).
+   */
+  Expr ReshapeToShapeOf(const Expr& x, const ShapeValue& v, bool allowzero) {
+    Expr like;
+    for (size_t i = 0; i < v.dims.size() && !like.defined(); ++i) like = v.sources[i].tensor;
+    const TensorTypeNode* y = like.defined() ? TensorTypeOf(like) : nullptr;
+    if (y == nullptr || y->ndim() != v.dims.size()) return Expr();
+    for (size_t i = 0; i < v.dims.size(); ++i) {
+      const DimSource& source = v.sources[i];
+      const bool read_here = source.tensor.same_as(like) && source.axis == static_cast<int64_t>(i);
+      const bool copies = !allowzero && DimIs(v.dims[i], 0);  // a 0 copying x's dim, not y's
+      if (!read_here && (copies || !(v.dims[i].type_index() == kTVMLiteInt && DimEqual(v.dims[i], y->shape[i])))) {
+        return Expr();
+      }
+    }
+    return MakeCall("reshape_like", {x, like}, Attrs(make_object<ReshapeLikeAttrs>()));
   }
 
   /*! \brief The static form of call (a dyn.<name> call whose children are typed), or an undefined Expr. */
@@ -250,8 +273,10 @@ class DynamicToStaticMutator : public ExprMutator {
     if (name == "strided_slice") {
       std::optional<Ints> b = ConstInts(args[1]), s = ConstInts(args[3]), a = ConstInts(args[4]);
       std::optional<Ints> e = ConstInts(args[2]);
+      if (!b && s && a) b = SliceBegins(args[0], args[1], *s, *a);
       if (!e && b && s && a) e = SliceEnds(args[0], args[2], *s, *a);
       if (!b || !e || !s || !a) return SliceLike(args);
+      if (IsWholeSlice(*b, *e, *s)) return args[0];  // x[0:] on every axis sliced (bias[:, :, -seq:] of seq)
       auto attrs = make_object<StridedSliceAttrs>();
       attrs->begin = ToArray(*b);
       attrs->end = ToArray(*e);
@@ -312,6 +337,10 @@ class DynamicToStaticMutator : public ExprMutator {
     if (name == "full") {
       const auto* old = call->attrs.as<FullAttrs>();
       std::optional<Ints> s = ConstInts(args[1]);
+      const TensorTypeNode* value = TensorTypeOf(args[0]);
+      // A shape of other tensors' dims: the value broadcast to them (BroadcastLike), of the same dtype.
+      const auto* result = call->checked_type_.as<TensorTypeNode>();
+      if (!s && value != nullptr && result != nullptr && value->dtype == result->dtype) return BroadcastLike(args);
       if (old == nullptr || !s) return Expr();
       auto attrs = make_object<FullAttrs>();
       attrs->shape = ToArray(*s);
@@ -338,7 +367,7 @@ class DynamicToStaticMutator : public ExprMutator {
       const Any& d = v->dims[i];
       if (d.type_index() == kTVMLiteInt) {
         out.push_back(d.cast<int64_t>());
-      } else if (i + rank >= n && DimEqual(d, t->shape[i + rank - n])) {
+      } else if (i + rank >= n && shapes_.Same(*v, i, t->shape[i + rank - n])) {
         out.push_back(1);
       } else {
         return std::nullopt;
@@ -368,8 +397,8 @@ class DynamicToStaticMutator : public ExprMutator {
         continue;
       }
       target.push_back(1);
-      if (i >= skip && DimEqual(d, t->shape[i - skip])) continue;  // x's own dim: it broadcasts to itself
-      const DimSource& source = v->sources[i];
+      if (i >= skip && shapes_.Same(*v, i, t->shape[i - skip])) continue;  // x's own dim: broadcasts to itself
+      const DimSource source = SourceOf(*v, i);
       if (!source.tensor.defined() || (i >= skip && !DimIs(t->shape[i - skip], 1))) return Expr();
       size_t k = 0;
       while (k < likes.size() && !likes[k].same_as(source.tensor)) ++k;
@@ -410,8 +439,47 @@ class DynamicToStaticMutator : public ExprMutator {
       if (d.type_index() == kTVMLiteInt) {
         out.push_back(d.cast<int64_t>());
       } else if (axis >= 0 && axis < rank && (steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0]) > 0 &&
-                 DimEqual(d, t->shape[axis])) {
+                 shapes_.Same(*v, i, t->shape[axis])) {
         out.push_back(std::numeric_limits<int64_t>::max());
+      } else {
+        return std::nullopt;
+      }
+    }
+    return out;
+  }
+
+  /*! \brief Whether a slice keeps every element: begins 0, steps 1, ends at the end (int64 max). */
+  static bool IsWholeSlice(const Ints& begins, const Ints& ends, const Ints& steps) {
+    auto is = [](const Ints& v, int64_t x) { return std::all_of(v.begin(), v.end(), [x](int64_t y) { return y == x; }); };
+    return is(begins, 0) && is(steps, 1) && is(ends, std::numeric_limits<int64_t>::max());
+  }
+
+  /*! \brief Where entry i of v is a tensor's dim: the shape_of it was read from, else a place holding its sum. */
+  DimSource SourceOf(const ShapeValue& v, size_t i) const {
+    if (v.sources[i].tensor.defined() || !v.sums[i]) return v.sources[i];
+    return shapes_.Locate(*v.sums[i]).value_or(DimSource());
+  }
+
+  /*!
+   * \brief The static begins of a slice of x whose begins are a shape value known as dims: a forward slice from
+   * minus its axis's own dim (T5's bias[:, :, -seq:, :] on a (.., seq, ..) bias) starts at 0, exactly; nullopt
+   * when another entry is symbolic.
+   */
+  std::optional<Ints> SliceBegins(const Expr& x, const Expr& begins, const Ints& steps, const Ints& axes) {
+    const ShapeValue* v = shapes_.Eval(begins);
+    const TensorTypeNode* t = TensorTypeOf(x);
+    if (v == nullptr || t == nullptr || v->scalar || v->dims.size() != axes.size()) return std::nullopt;
+    Ints out;
+    int64_t rank = static_cast<int64_t>(t->ndim());
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+      const int64_t step = steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0];
+      std::optional<Affine> own = axis >= 0 && axis < rank ? shapes_.SumOf(t->shape[axis]) : std::nullopt;
+      std::optional<Affine> minus = own ? Affine::AddScaled(Affine(), *own, -1) : std::nullopt;
+      if (v->dims[i].type_index() == kTVMLiteInt) {
+        out.push_back(v->dims[i].cast<int64_t>());
+      } else if (step > 0 && minus && v->sums[i] && *v->sums[i] == *minus) {
+        out.push_back(0);  // -d + d; for d = 0 the begin is 0 as well
       } else {
         return std::nullopt;
       }
@@ -446,7 +514,7 @@ class DynamicToStaticMutator : public ExprMutator {
         static_ends.push_back(e->dims[i].cast<int64_t>());
         continue;
       }
-      const DimSource& source = e->sources[i];
+      const DimSource source = SourceOf(*e, i);
       if (!source.tensor.defined() || source.axis != (*axes)[i] || (like.defined() && !like.same_as(source.tensor))) {
         return Expr();
       }
@@ -583,8 +651,11 @@ class DynamicToStaticMutator : public ExprMutator {
 
 IRModule DynamicToStatic(const IRModule& mod) {
   IRModule typed = InferType(mod);
-  DynamicToStaticMutator mutator;
-  return MapFunctions(typed, [&mutator](const Function& f) { return runtime::Downcast<Function>(mutator.Mutate(f)); });
+  // One mutator per function: the tensors its shape values name dims by live in that function.
+  return MapFunctions(typed, [](const Function& f) {
+    DynamicToStaticMutator mutator;
+    return runtime::Downcast<Function>(mutator.Mutate(f));
+  });
 }
 
 TVMLITE_REGISTER_GLOBAL("relay._transform.DynamicToStatic").set_body_typed([](IRModule mod) {

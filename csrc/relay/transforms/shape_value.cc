@@ -51,6 +51,16 @@ std::optional<int64_t> Arith(const std::string& op, int64_t a, int64_t b) {
   return std::nullopt;
 }
 
+/*! \brief a op b on sums of dims where it stays one (add, subtract, a multiple); nullopt otherwise. */
+std::optional<Affine> SumOp(const std::string& op, const std::optional<Affine>& a, const std::optional<Affine>& b) {
+  if (!a || !b) return std::nullopt;
+  if (op == "add" || op == "subtract") return Affine::AddScaled(*a, *b, op == "add" ? 1 : -1);
+  if (op == "multiply" && (a->IsConst() || b->IsConst())) {
+    return a->IsConst() ? Affine::AddScaled(Affine(), *b, a->c) : Affine::AddScaled(Affine(), *a, b->c);
+  }
+  return std::nullopt;
+}
+
 /*! \brief Whether a dim is a SizeVar: a tensor's dim, never negative. */
 bool IsDimVar(const Any& d) { return d.as<SizeVar>().has_value(); }
 
@@ -105,6 +115,45 @@ std::optional<Ints> ConstInts(const Expr& e, bool allow_float) {
 }
 
 
+std::optional<Affine> Affine::OfDim(const Any& dim) {
+  if (std::optional<int64_t> v = StaticOf(dim)) return Const(*v);
+  if (IsDimVar(dim)) return Affine{0, {{dim, 1}}};
+  return std::nullopt;
+}
+
+std::optional<Affine> Affine::AddScaled(const Affine& a, const Affine& b, int64_t k) {
+  Affine out = a;
+  int64_t kc;
+  if (__builtin_mul_overflow(b.c, k, &kc) || __builtin_add_overflow(out.c, kc, &out.c)) return std::nullopt;
+  for (const auto& [dim, coef] : b.terms) {
+    int64_t kt;
+    if (__builtin_mul_overflow(coef, k, &kt)) return std::nullopt;
+    auto it = std::find_if(out.terms.begin(), out.terms.end(), [&](const auto& t) { return DimEqual(t.first, dim); });
+    if (it == out.terms.end()) {
+      out.terms.emplace_back(dim, kt);
+      it = out.terms.end() - 1;
+    } else if (__builtin_add_overflow(it->second, kt, &it->second)) {
+      return std::nullopt;
+    }
+    if (it->second == 0) out.terms.erase(it);
+  }
+  return out;
+}
+
+bool Affine::NonNegative() const {
+  return c >= 0 && std::all_of(terms.begin(), terms.end(), [](const auto& t) { return t.second >= 0; });
+}
+
+std::optional<Any> Affine::SingleDim() const {
+  if (c != 0 || terms.size() != 1 || terms[0].second != 1) return std::nullopt;
+  return terms[0].first;
+}
+
+bool Affine::operator==(const Affine& o) const {
+  std::optional<Affine> d = AddScaled(*this, o, -1);
+  return d && d->c == 0 && d->terms.empty();
+}
+
 std::optional<Ints> ShapeValue::StaticValues() const {
   Ints out;
   for (const Any& d : dims) {
@@ -113,6 +162,85 @@ std::optional<Ints> ShapeValue::StaticValues() const {
     out.push_back(*v);
   }
   return out;
+}
+
+namespace {
+/*! \brief Whether a dim is a fresh unknown ("?"): equal only to itself. */
+bool IsAnonymous(const Any& d) {
+  std::optional<SizeVar> v = d.as<SizeVar>();
+  return v && (*v)->name_hint == "?";
+}
+}  // namespace
+
+std::optional<Affine> ShapeValueEvaluator::SumOf(const Any& dim) const {
+  if (IsAnonymous(dim)) {
+    for (const auto& [sum, place] : sums_) {
+      if (DimEqual(place.second, dim)) return sum;
+    }
+  }
+  return Affine::OfDim(dim);
+}
+
+bool ShapeValueEvaluator::SameDims(const Any& a, const Any& b) const {
+  if (DimEqual(a, b)) return true;
+  std::optional<Affine> sa = SumOf(a), sb = SumOf(b);
+  return sa && sb && *sa == *sb;
+}
+
+bool ShapeValueEvaluator::Same(const ShapeValue& v, size_t i, const Any& dim) const {
+  if (DimEqual(v.dims[i], dim)) return true;
+  std::optional<Affine> s = SumOf(dim);
+  return v.sums[i] && s && *v.sums[i] == *s;
+}
+
+std::optional<DimSource> ShapeValueEvaluator::Locate(const Affine& sum) const {
+  for (const auto& [s, place] : sums_) {
+    if (s == sum) return place.first;
+  }
+  if (std::optional<Any> d = sum.SingleDim()) {
+    for (const auto& [dim, source] : dim_sources_) {
+      if (DimEqual(dim, *d)) return source;
+    }
+  }
+  return std::nullopt;
+}
+
+Any ShapeValueEvaluator::DimFor(const Affine& sum) const {
+  if (sum.IsConst()) return Any(sum.c);
+  if (std::optional<Any> d = sum.SingleDim()) return *d;
+  for (const auto& [s, place] : sums_) {
+    if (s == sum) return place.second;
+  }
+  return Any();
+}
+
+DimSource ShapeValueEvaluator::NoteSum(const Expr& tensor, int64_t axis, const Affine& sum) {
+  const Any& dim = TensorTypeOf(tensor)->shape[axis];
+  std::optional<DimSource> first;
+  bool known = false;
+  for (const auto& [s, place] : sums_) {
+    if (!first && s == sum) first = place.first;
+    known = known || DimEqual(place.second, dim);
+  }
+  if (!known) sums_.push_back({sum, {DimSource{tensor, axis}, dim}});  // later ones: their "?" is the sum too
+  return first ? *first : sums_.back().second.first;
+}
+
+void ShapeValueEvaluator::NoteSource(const Any& dim, const DimSource& source) {
+  if (!IsDimVar(dim) || IsAnonymous(dim)) return;  // a "?" is found by its sum
+  for (const auto& [d, s] : dim_sources_) {
+    if (DimEqual(d, dim)) return;
+  }
+  dim_sources_.emplace_back(dim, source);
+}
+
+void ShapeValueEvaluator::PushSum(ShapeValue* out, const std::optional<Affine>& sum) const {
+  if (!sum) {
+    out->Push(Any());
+    return;
+  }
+  std::optional<DimSource> place = Locate(*sum);
+  out->Push(DimFor(*sum), place ? *place : DimSource(), sum);
 }
 
 const ShapeValue* ShapeValueEvaluator::Eval(const Expr& e) {
@@ -142,7 +270,11 @@ std::optional<ShapeValue> ShapeValueEvaluator::Compute(const Expr& e) {
   if (name == "shape_of") {
     const TensorTypeNode* x = TensorTypeOf(args[0]);
     if (x == nullptr) return std::nullopt;
-    for (size_t i = 0; i < x->ndim(); ++i) out.Push(x->shape[i], DimSource{args[0], static_cast<int64_t>(i)});
+    for (size_t i = 0; i < x->ndim(); ++i) {
+      DimSource source{args[0], static_cast<int64_t>(i)};
+      NoteSource(x->shape[i], source);
+      out.Push(x->shape[i], source, SumOf(x->shape[i]));
+    }
     return out;
   }
   if (name == "concatenate") {
@@ -163,9 +295,16 @@ std::optional<ShapeValue> ShapeValueEvaluator::Compute(const Expr& e) {
   // The rest rearrange one value.
   const ShapeValue* in = args.empty() ? nullptr : Eval(args[0]);
   if (in == nullptr) return std::nullopt;
+  if (name == "negative") {
+    for (size_t i = 0; i < in->dims.size(); ++i) {
+      PushSum(&out, in->sums[i] ? Affine::AddScaled(Affine(), *in->sums[i], -1) : std::nullopt);
+    }
+    return out;
+  }
   if (name == "cast" || name == "expand_dims" || name == "squeeze" || name == "reshape") {
     out.dims = in->dims;  // the same entries in rank 0 or 1 (the type says which); casts between integers
     out.sources = in->sources;
+    out.sums = in->sums;
     return out.dims.size() == (out.scalar ? 1 : static_cast<size_t>(*type->static_dim(0))) ? std::optional(out)
                                                                                           : std::nullopt;
   }
@@ -229,6 +368,17 @@ std::optional<ShapeValue> ShapeValueEvaluator::Select(const std::string& op, con
         out.Push(Any(int64_t(0)));
       } else if (IsDimVar(a) && IsDimVar(b) && DimEqual(a, b)) {
         out.Push(Any(int64_t(1)));
+      } else if (const auto &ua = in[0]->sums[at(0, i)], &ub = in[1]->sums[at(1, i)]; ua && ub) {
+        // Sums of dims: equal ones are equal; a never-negative one is not a negative constant.
+        std::optional<Affine> d = Affine::AddScaled(*ua, *ub, -1);
+        if (d && d->IsConst()) {
+          out.Push(Any(int64_t(d->c == 0)));
+        } else if ((ua->NonNegative() && ub->IsConst() && ub->c < 0) ||
+                   (ub->NonNegative() && ua->IsConst() && ua->c < 0)) {
+          out.Push(Any(int64_t(0)));
+        } else {
+          out.Push(Any());
+        }
       } else {
         out.Push(Any());
       }
@@ -267,7 +417,7 @@ std::optional<ShapeValue> ShapeValueEvaluator::Elementwise(const std::string& op
     } else if (sx && !sy && ((op == "add" && *sx == 0) || (op == "multiply" && *sx == 1))) {
       out.Push(*b, ib);
     } else {
-      out.Push(Any());  // unknown (batch * 12)
+      PushSum(&out, SumOp(op, a->sums[ia], b->sums[ib]));  // past + seq; unknown: batch * 12
     }
   }
   return out;

@@ -17,7 +17,13 @@
  * EvalShapeValue follows shape_of through the integer ops exporters use on shapes: take / expand_dims / squeeze
  * / reshape / concatenate / strided_slice / cast to an integer type, and elementwise add, subtract, multiply,
  * floor_divide, maximum, minimum (computed where the operands are static; x + 0, x * 1, x // 1 keep a symbolic
- * x), equal and where (a dim is never negative: where(shape == -1, 1, shape), torch's expand, keeps the shape). An entry it cannot know (batch * 12) is unknown; a tensor it cannot follow has no value (nullptr).
+ * x), negative, equal and where (a dim is never negative: where(shape == -1, 1, shape), torch's expand, keeps the
+ * shape). An entry it cannot know (batch * 12) is unknown; a tensor it cannot follow has no value (nullptr).
+ *
+ * Sums. Each entry also carries its value as a sum c + k1 d1 + k2 d2 + ... over dims (an Affine): past + seq (a
+ * decoder's key length) stays known through add and subtract, so (past + seq) - past is seq again, a dim with a
+ * place to read it. A "?" dim (a concatenation's past + seq) is a sum once the evaluator has been told so
+ * (NoteSum); Locate finds a tensor and axis holding a sum (shape_rewrites.h names result dims with it).
  */
 #ifndef TVMLITE_RELAY_TRANSFORMS_SHAPE_VALUE_H_
 #define TVMLITE_RELAY_TRANSFORMS_SHAPE_VALUE_H_
@@ -42,17 +48,38 @@ struct DimSource {
   int64_t axis = -1;
 };
 
+/*! \brief c + sum of k * d over dims d (SizeVars, compared as DimEqual does): an entry's exact value. */
+struct Affine {
+  int64_t c = 0;
+  std::vector<std::pair<Any, int64_t>> terms;  // no zero coefficient, no dim twice
+
+  static Affine Const(int64_t v) { return Affine{v, {}}; }
+  /*! \brief The dim itself (a SizeVar) or its value (an int); nullopt for an unknown dim. */
+  static std::optional<Affine> OfDim(const Any& dim);
+  /*! \brief a + k b; nullopt on overflow. */
+  static std::optional<Affine> AddScaled(const Affine& a, const Affine& b, int64_t k);
+  bool IsConst() const { return terms.empty(); }
+  /*! \brief Whether it is never negative (c >= 0 and every k >= 0: dims are never negative). */
+  bool NonNegative() const;
+  /*! \brief The dim when the sum is exactly one dim (1 * d). */
+  std::optional<Any> SingleDim() const;
+  bool operator==(const Affine& o) const;
+};
+
 /*! \brief A rank-0 or rank-1 integer tensor's entries as dims: an int, a SizeVar, or undefined (unknown). */
 struct ShapeValue {
   bool scalar = false;
   std::vector<Any> dims;
-  std::vector<DimSource> sources;  // one per entry
+  std::vector<DimSource> sources;           // one per entry
+  std::vector<std::optional<Affine>> sums;  // one per entry: its exact value when known
 
-  void Push(const Any& dim, DimSource source = DimSource()) {
+  void Push(const Any& dim, DimSource source = DimSource(), std::optional<Affine> sum = std::nullopt) {
+    if (!sum) sum = Affine::OfDim(dim);
     dims.push_back(dim);
     sources.push_back(std::move(source));
+    sums.push_back(std::move(sum));
   }
-  void Push(const ShapeValue& v, size_t i) { Push(v.dims[i], v.sources[i]); }
+  void Push(const ShapeValue& v, size_t i) { Push(v.dims[i], v.sources[i], v.sums[i]); }
 
   /*! \brief The entries as ints, or nullopt when one is symbolic or unknown. */
   std::optional<std::vector<int64_t>> StaticValues() const;
@@ -64,12 +91,32 @@ class ShapeValueEvaluator {
   /*! \brief e's value as dims, or nullptr when e is not a shape computation it follows. */
   const ShapeValue* Eval(const Expr& e);
 
+  /*! \brief A dim's exact value: a "?" told to be a sum (NoteSum) is that sum. */
+  std::optional<Affine> SumOf(const Any& dim) const;
+  /*! \brief Whether entry i of v is exactly dim (the same SizeVar, int or sum). */
+  bool Same(const ShapeValue& v, size_t i, const Any& dim) const;
+  /*! \brief Whether two dims are exactly equal (as Same). */
+  bool SameDims(const Any& a, const Any& b) const;
+  /*! \brief Where a value is a tensor's dim: a dim read by a shape_of, or a sum noted with NoteSum. */
+  std::optional<DimSource> Locate(const Affine& sum) const;
+  /*! \brief The dim to hold for a sum: the int, the SizeVar of a one-dim sum or of a noted sum; else unknown. */
+  Any DimFor(const Affine& sum) const;
+  /*! \brief Dim `axis` of tensor (a "?") is sum: later shape values see the sum (SumOf that "?"), Locate finds
+   * it at the first tensor noted for it (its place, returned). */
+  DimSource NoteSum(const Expr& tensor, int64_t axis, const Affine& sum);
+
  private:
+  void NoteSource(const Any& dim, const DimSource& source);
+  /*! \brief Pushes a computed sum: its dim (DimFor) and place (Locate). */
+  void PushSum(ShapeValue* out, const std::optional<Affine>& sum) const;
   std::optional<ShapeValue> Compute(const Expr& e);
   std::optional<ShapeValue> Elementwise(const std::string& op, const Array<Expr>& args);
   std::optional<ShapeValue> Select(const std::string& op, const Array<Expr>& args);
   // Keyed by node; the Expr keeps the node alive (and its address unique) as long as the memo.
   std::unordered_map<const Object*, std::pair<Expr, std::optional<ShapeValue>>> memo_;
+  // Where each dim (by DimEqual) was read, and each noted sum's place and dim; short lists, searched in order.
+  std::vector<std::pair<Any, DimSource>> dim_sources_;
+  std::vector<std::pair<Affine, std::pair<DimSource, Any>>> sums_;
 };
 
 }  // namespace relay

@@ -231,3 +231,45 @@ def test_broadcast_to_like_errors():
     gm.set_input(y=np.zeros((3, 1), "float32"), like=np.zeros((2, 3), "float32"))
     with pytest.raises(ValueError, match="broadcast_to_like"):
         gm.run()
+
+
+P = ir.SizeVar("past")
+
+
+def _relative_bias(keys, x, past):
+    """T5's decoder bias over past + new keys: arange(past, past + seq)[:, None] against arange(0, key_len)[None],
+    its distance clipped by minimum(d, full(0, shape_of(d))), sliced to the last seq rows (bias[:, :, -seq:])."""
+    key_len = relay.take(relay.shape_of(keys), relay.const(np.int64(2)))
+    p = relay.take(relay.shape_of(past), relay.const(np.int64(2)))
+    seq = relay.take(relay.shape_of(x), relay.const(np.int64(1)))
+    one = relay.const(np.int64(1))
+    memory = relay.expand_dims(relay.arange(relay.const(np.int64(0)), key_len, one), 0)
+    context = relay.expand_dims(relay.arange(p, relay.add(p, seq), one), 1)
+    d = relay.subtract(memory, context)
+    d = relay.minimum(d, relay.full(relay.const(np.int64(0)), relay.shape_of(d)))
+    bias = relay.expand_dims(relay.cast(d, "float32"), 0, 2)  # (1, 1, seq, key_len)
+    neg = relay.expand_dims(relay.negative(seq), 0)
+    bias = relay.strided_slice(bias, neg, relay.const(np.array([2**63 - 1], "int64")),
+                               relay.const(np.array([1], "int64")), relay.const(np.array([2], "int64")))
+    return bias
+
+
+def test_relative_position_bias_keeps_named_dims(op_names, run_relay, rng):
+    # The keys' length past + seq is a "?" of the concatenation; the aranges' lengths are proved from sums of dims
+    # (past + seq - past = seq), so the bias is (1, 1, seq, ?) with the keys' own "?" and adds to the scores by type.
+    past = relay.var("past", shape=(B, 2, P, 4))
+    x = relay.var("x", shape=(B, S, 8))
+    new = relay.reshape(x, (0, 0, 2, 4))
+    keys = relay.concatenate([past, relay.transpose(new, (0, 2, 1, 3))], 2)
+    q = relay.transpose(new, (0, 2, 1, 3))
+    scores = relay.nn.matmul(q, keys, transpose_b=True)
+    body = relay.add(scores, _relative_bias(keys, x, past))
+    before, after = _optimised(body, [past, x])
+    assert not [n for n in op_names(after) if n.startswith("dyn.")]
+    ty = after["main"].body.checked_type
+    assert _dims(ty)[:3] == ["batch", 2, "seq"]  # the add broadcast by type: nothing fresh before the keys' dim
+    for b, s, p in [(1, 1, 5), (2, 3, 4), (1, 4, 0)]:
+        inputs = {"past": rng.standard_normal((b, 2, p, 4)).astype("float32"),
+                  "x": rng.standard_normal((b, s, 8)).astype("float32")}
+        _same_results(before, after, inputs, run_relay)
+        np.testing.assert_allclose(_cpu_results(after, inputs)[0], run_relay(before, inputs)[0], rtol=1e-5, atol=1e-5)
