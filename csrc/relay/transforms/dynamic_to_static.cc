@@ -450,7 +450,9 @@ class DynamicToStaticMutator : public ExprMutator {
 
   /*! \brief Whether a slice keeps every element: begins 0, steps 1, ends at the end (int64 max). */
   static bool IsWholeSlice(const Ints& begins, const Ints& ends, const Ints& steps) {
-    auto is = [](const Ints& v, int64_t x) { return std::all_of(v.begin(), v.end(), [x](int64_t y) { return y == x; }); };
+    auto is = [](const Ints& v, int64_t x) {
+      return std::all_of(v.begin(), v.end(), [x](int64_t y) { return y == x; });
+    };
     return is(begins, 0) && is(steps, 1) && is(ends, std::numeric_limits<int64_t>::max());
   }
 
