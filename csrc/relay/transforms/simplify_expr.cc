@@ -20,11 +20,14 @@
  * Transpose(perm = [0, 1, 3, 2]) -> MatMul; the transpose materialised K^T per layer and step (a tenth of a Whisper
  * decode step), while the kernel reads K's rows directly (a decode step's q @ K^T is then dot products over them;
  * longer q pack K's rows into panels per head, which costs what the transpose did, in cache). The axes decide, never
- * the dims: symbolic ones fold too. Only a transpose whose one consumer is the product folds: with another, it is
- * computed anyway and the product reading its result (row-major, in place) is at least as cheap. Exports scale K^T
- * by a constant between the two (optimum's Whisper: by 1, the square root of a scale q already took): the product
- * reads through a single-use multiply by a one-element float32 constant too, 1 dropped, another moved onto the
- * product (a . (k c) = (a . k) c, equal up to rounding), where it fuses into the kernel as a leading scale.
+ * the dims: symbolic ones fold too. A transpose whose last step is that swap folds it, the rest staying a transpose
+ * when it keeps rows whole (BERT's K^T is (B, S, H, D) by [0, 2, 3, 1]: [0, 2, 1, 3] stays, a strided copy of
+ * 64-float rows instead of an element-by-element transpose). Only a transpose whose one consumer is the product
+ * folds: with another, it is computed anyway and the product reading its result (row-major, in place) is at least
+ * as cheap. Exports scale K^T by a constant between the two (optimum's Whisper: by 1, the square root of a scale q
+ * already took; BERT: by 1 / sqrt(sqrt(64)), computed from shapes): the product reads through a single-use
+ * multiply by a float32 tensor of one element too, a constant 1 dropped, another scale moved onto the product
+ * (a . (k c) = (a . k) c, equal up to rounding), where it fuses into the kernel as a leading scale.
  */
 #include <tvmlite/relay/attrs/cast.h>
 #include <tvmlite/relay/attrs/nn.h>
@@ -133,21 +136,43 @@ class UseCounter : public ExprVisitor {
   void VisitExpr_(const FunctionNode* n) override { ++uses[n->body.get()]; }
 };
 
-/*! \brief The call when e is a transpose swapping only the last two of its (>= 2) dims, else null. */
-const CallNode* SwapLastTwo(const Expr& e) {
+/*!
+ * \brief For a transpose e = transpose(x, p) (rank >= 2), the axes q with p = q then a swap of the last two dims,
+ * when the swap can go to a product's flag: q is the identity (empty: e swaps only the last two dims) or keeps x's
+ * innermost dim innermost, a copy of whole rows (BERT's K^T, (B, S, H, D) by [0, 2, 3, 1], leaves [0, 2, 1, 3]);
+ * otherwise nullopt (a q that still transposes elements would cost what p did).
+ */
+std::optional<std::vector<int64_t>> AxesBeforeSwap(const Expr& e) {
   const CallNode* call = AsOpCall(e, "transpose");
   const auto* attrs = call != nullptr && call->args.size() == 1 ? call->attrs.as<TransposeAttrs>() : nullptr;
   const TensorTypeNode* in = attrs != nullptr ? TensorTypeOf(call->args[0]) : nullptr;
-  if (in == nullptr || in->ndim() < 2) return nullptr;
+  if (in == nullptr || in->ndim() < 2) return std::nullopt;
   const int64_t rank = static_cast<int64_t>(in->ndim());
-  if (attrs->axes.empty()) return rank == 2 ? call : nullptr;  // no axes: reversed, a swap at rank 2 only
-  if (static_cast<int64_t>(attrs->axes.size()) != rank) return nullptr;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t axis = attrs->axes[d] < 0 ? attrs->axes[d] + rank : attrs->axes[d];
-    int64_t want = d == rank - 2 ? rank - 1 : d == rank - 1 ? rank - 2 : d;
-    if (axis != want) return nullptr;
+  std::vector<int64_t> q(rank);
+  for (int64_t d = 0; d < rank; ++d) {  // no axes: reversed
+    q[d] = attrs->axes.empty() ? rank - 1 - d : attrs->axes.size() == size_t(rank) ? attrs->axes[d] : -rank - 1;
+    if (q[d] < 0) q[d] += rank;
+    if (q[d] < 0 || q[d] >= rank) return std::nullopt;
   }
-  return call;
+  std::swap(q[rank - 2], q[rank - 1]);
+  bool identity = true;
+  for (int64_t d = 0; d < rank; ++d) identity = identity && q[d] == d;
+  if (identity) return std::vector<int64_t>();
+  if (q[rank - 1] != rank - 1) return std::nullopt;
+  return q;
+}
+
+/*!
+ * \brief Whether e is a float32 tensor of one element by its type: a constant, or a scale computed from shapes that
+ * DynamicToStatic folds only later (BERT's sqrt(sqrt(head_dim)) from the graph's Shape ops).
+ */
+bool OneElement(const Expr& e) {
+  const TensorTypeNode* t = TensorTypeOf(e);
+  if (t == nullptr || t->dtype != DataType::Float(32)) return false;
+  for (const Any& d : t->shape) {
+    if (!DimIs(d, 1)) return false;
+  }
+  return true;
 }
 
 class ExprSimplifier : public ExprMutator {
@@ -161,29 +186,40 @@ class ExprSimplifier : public ExprMutator {
   }
 
   /*!
-   * \brief The transpose an operand e reads through (null: none), and the scale it multiplies by after (undefined:
-   * none): e is a single-use swap of the last two dims, or a single-use product of one and a finite float32
-   * one-element constant that keeps its shape (exports scale K^T by the square root of attention's scale, or by 1).
+   * \brief The operand to read instead of e with its transpose flag flipped, or undefined, and the scale to multiply
+   * the product by after (undefined: none): e is a single-use transpose whose last step swaps the last two dims
+   * (AxesBeforeSwap; its input, or its input transposed by the rest), or a single-use product of one and a float32
+   * tensor of one element (finite when a constant) that keeps its shape (exports scale K^T by the square root of
+   * attention's scale).
    */
-  const CallNode* ReadThrough(const Expr& e, const TensorTypeNode* out_t, Expr* scale) const {
-    if (const CallNode* t = SwapLastTwo(e); t != nullptr && SingleUse(t)) return t;
-    Expr x, c;
-    if (!Operands(e, "multiply", &x, &c) || !SingleUse(e.get())) return nullptr;
-    if (!ScalarConstant(c)) std::swap(x, c);
-    std::optional<float> v = ScalarConstant(c);
-    const CallNode* t = v && std::isfinite(*v) ? SwapLastTwo(x) : nullptr;
-    const TensorTypeNode *mt = TensorTypeOf(e), *tt = TensorTypeOf(x), *ct = TensorTypeOf(c);
-    if (t == nullptr || !SingleUse(t) || mt == nullptr || tt == nullptr || ct == nullptr ||
-        !SameShape(mt->shape, tt->shape) || ct->ndim() > out_t->ndim() || out_t->dtype != DataType::Float(32)) {
-      return nullptr;
+  Expr ReadThrough(const Expr& e, const TensorTypeNode* out_t, Expr* scale) const {
+    Expr t = e, c;
+    if (AsOpCall(e, "multiply")) {
+      Expr x;
+      if (!Operands(e, "multiply", &x, &c) || !SingleUse(e.get())) return Expr();
+      if (!OneElement(c)) std::swap(x, c);
+      std::optional<float> v = ScalarConstant(c);
+      const TensorTypeNode *mt = TensorTypeOf(e), *xt = TensorTypeOf(x), *ct = TensorTypeOf(c);
+      if (!OneElement(c) || (v && !std::isfinite(*v)) || mt == nullptr || xt == nullptr ||
+          !SameShape(mt->shape, xt->shape) || ct->ndim() > out_t->ndim() || out_t->dtype != DataType::Float(32)) {
+        return Expr();
+      }
+      t = x;
+      if (v && *v == 1.0f) c = Expr();  // (a . (k c)) = (a . k) c: the scale moves to the product, where it fuses
     }
-    if (*v != 1.0f) *scale = c;  // (a . (k c)) = (a . k) c: the scale moves to the product, where it fuses
-    return t;
+    std::optional<std::vector<int64_t>> rest = AxesBeforeSwap(t);
+    if (!rest || !SingleUse(t.get())) return Expr();
+    *scale = c;
+    const Expr& x = memo_.at(t.as<CallNode>()->args[0].get());
+    if (rest->empty()) return x;
+    auto attrs = make_object<TransposeAttrs>();
+    attrs->axes = Array<int64_t>(*rest);
+    return MakeCall("transpose", {x}, Attrs(attrs));
   }
 
   /*!
-   * \brief product(a, b) with each operand that reads through a transpose of the last two dims (ReadThrough) read
-   * as it is and its transpose flag flipped (A: MatmulAttrs or BatchMatmulAttrs), or an undefined Expr when none is.
+   * \brief product(a, b) with each operand that reads through a swap of the last two dims (ReadThrough) read
+   * without it and its transpose flag flipped (A: MatmulAttrs or BatchMatmulAttrs), or an undefined Expr when none is.
    */
   template <typename A>
   Expr FoldTransposes(const Expr& original, const CallNode* call) {
@@ -194,9 +230,9 @@ class ExprSimplifier : public ExprMutator {
     Expr scales[2];
     Array<Expr> args;
     for (int i = 0; i < 2; ++i) {
-      const CallNode* t = ReadThrough(call->args[i], out_t, &scales[i]);
-      flip[i] = t != nullptr;
-      args.push_back(memo_.at(flip[i] ? t->args[0].get() : call->args[i].get()));
+      Expr read = ReadThrough(call->args[i], out_t, &scales[i]);
+      flip[i] = read.defined();
+      args.push_back(flip[i] ? read : memo_.at(call->args[i].get()));
     }
     if (!flip[0] && !flip[1]) return Expr();
     auto attrs = make_object<A>();

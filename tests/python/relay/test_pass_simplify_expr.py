@@ -169,9 +169,25 @@ def test_batch_matmul_folds(op_names):
     assert op_names(out) == ["nn.batch_matmul"] and out["main"].body.attrs.transpose_b
 
 
-@pytest.mark.parametrize("axes", [(1, 0, 3, 2), (0, 2, 1, 3), (0, 1, 2, 3)])
+@pytest.mark.parametrize("axes,rest", [((0, 2, 3, 1), [0, 2, 1, 3]), ((1, 0, 3, 2), [1, 0, 2, 3])])
+def test_a_swap_after_a_row_copy_folds_leaving_the_copy(op_names, rng, axes, rest):
+    """BERT's K^T is one transpose of (B, S, H, D) by [0, 2, 3, 1]: the swap of the last two dims folds into
+    transpose_b, [0, 2, 1, 3] (a copy of whole D rows) stays; likewise a batch-dim swap with it."""
+    k_shape = tuple((2, 3, 8, 5)[i] for i in np.argsort(axes))  # k transposed by axes is (2, 3, 8, 5)
+    mod = _attention_scores((2, 3, 4, 8), k_shape, axes)
+    out = relay.transform.SimplifyExpr()(mod)
+    assert sorted(op_names(out)) == ["nn.matmul", "transpose"]
+    body = out["main"].body
+    assert body.attrs.transpose_b and [int(a) for a in body.args[1].attrs.axes] == rest
+    feeds = {"q": rng.standard_normal((2, 3, 4, 8)).astype("float32"),
+             "k": rng.standard_normal(k_shape).astype("float32")}
+    want = feeds["q"].astype(np.float64) @ np.transpose(feeds["k"], axes).astype(np.float64)
+    np.testing.assert_allclose(_run_cpu(mod, feeds), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("axes", [(0, 2, 1, 3), (0, 1, 2, 3), (0, 3, 2, 1)])
 def test_other_permutations_stay(op_names, axes):
-    """Only a swap of the last two dims alone is a transpose flag; moving a batch dim too is not."""
+    """A transpose whose last step is not the swap, or whose rest would still move the innermost dim, stays."""
     k_shape = tuple((1, 6, 8, 8)[i] for i in np.argsort(axes))  # k transposed by axes is (1, 6, 8, 8)
     out = relay.transform.SimplifyExpr()(_attention_scores((1, 6, 3, 8), k_shape, axes))
     assert sorted(op_names(out)) == ["nn.matmul", "transpose"]
@@ -206,6 +222,19 @@ def test_scaled_transpose_folds_the_scale_onto_the_product(op_names, rng):
     feeds = {"q": rng.standard_normal((1, 6, 3, 8)).astype("float32"),
              "k": rng.standard_normal((1, 6, 5, 8)).astype("float32")}
     want = feeds["q"].astype(np.float64) @ (np.swapaxes(feeds["k"], -1, -2).astype(np.float64) * np.float32(0.35))
+    np.testing.assert_allclose(_run_cpu(mod, feeds), want, rtol=1e-5, atol=1e-5)
+
+
+def test_scale_computed_at_run_time_folds_onto_the_product(op_names, rng):
+    """A one-element scale that is not a constant yet (BERT's comes from Shape ops until DynamicToStatic) moves too."""
+    q, k, s = relay.var("q", shape=(2, 4, 8)), relay.var("k", shape=(2, 5, 8)), relay.var("s", shape=(1,))
+    body = relay.nn.matmul(q, relay.multiply(relay.sqrt(s), relay.transpose(k, (0, 2, 1))))
+    mod = ir.IRModule.from_expr(relay.Function([q, k, s], body))
+    out = relay.transform.SimplifyExpr()(mod)
+    assert sorted(op_names(out)) == ["multiply", "nn.matmul", "sqrt"]
+    feeds = {"q": rng.standard_normal((2, 4, 8)).astype("float32"),
+             "k": rng.standard_normal((2, 5, 8)).astype("float32"), "s": np.array([0.125], "float32")}
+    want = feeds["q"].astype(np.float64) @ np.swapaxes(feeds["k"], -1, -2).astype(np.float64) * np.sqrt(0.125)
     np.testing.assert_allclose(_run_cpu(mod, feeds), want, rtol=1e-5, atol=1e-5)
 
 
