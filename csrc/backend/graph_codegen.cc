@@ -56,6 +56,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -419,16 +420,44 @@ class GraphBuilder {
     return id;
   }
 
+  /*!
+   * \brief The param node of a constant: one per array, and one per content. An If's branches are optimised as
+   * graphs of their own, so each folds (packs, pads) its own copy of every weight it reads; equal arrays share a
+   * param, so a merged decoder holds its weights once, as decoder_with_past does (Whisper-tiny: 310 -> 198 MB).
+   */
   int64_t AddParam(const NDArray& data, const Type& type) {
     auto it = param_of_.find(data.get());
     if (it != param_of_.end()) return it->second;
-    GNode n;
-    n.name = "p" + std::to_string(params_.size());
-    n.out_types = {type};
-    params_.Set(String(n.name), data);
-    int64_t id = AddNode(std::move(n));
+    int64_t id = EqualParam(data);
+    if (id < 0) {
+      GNode n;
+      n.name = "p" + std::to_string(params_.size());
+      n.out_types = {type};
+      params_.Set(String(n.name), data);
+      id = AddNode(std::move(n));
+      if (Comparable(data)) params_by_shape_[{data.dtype().str(), data.Shape()}].push_back({data, id});
+    }
     param_of_[data.get()] = id;
     return id;
+  }
+
+  /*! \brief Whether a constant's bytes are its value: contiguous, whole bytes per element, not strings. */
+  static bool Comparable(const NDArray& a) {
+    DataType t = a.dtype();
+    return a.IsContiguous() && !t.is_string() && (t.bits() * t.lanes()) % 8 == 0;
+  }
+
+  /*! \brief The param node already holding an array of a's dtype, shape and bytes, else -1. */
+  int64_t EqualParam(const NDArray& a) {
+    if (!Comparable(a)) return -1;
+    auto it = params_by_shape_.find({a.dtype().str(), a.Shape()});
+    if (it == params_by_shape_.end()) return -1;
+    const auto* pa = static_cast<const char*>(a->tensor.data) + a->tensor.byte_offset;
+    for (const auto& [b, id] : it->second) {
+      const auto* pb = static_cast<const char*>(b->tensor.data) + b->tensor.byte_offset;
+      if (pa == pb || std::memcmp(pa, pb, a.NBytes()) == 0) return id;
+    }
+    return -1;
   }
 
   // -- groups --------------------------------------------------------------------------------------------------
@@ -1350,6 +1379,8 @@ class GraphBuilder {
   std::unordered_set<const Object*> main_params_;
   std::unordered_map<const Object*, std::vector<Entry>> memo_;
   std::unordered_map<const Object*, int64_t> param_of_;
+  // (dtype, shape) -> the params of that type whose bytes EqualParam compares
+  std::map<std::pair<std::string, std::vector<int64_t>>, std::vector<std::pair<NDArray, int64_t>>> params_by_shape_;
   std::unordered_map<std::string, int> name_counter_;
   std::string reason_;  // why the last group tried is not native
   const Op if_call_op_ = Op::Get("if_call");

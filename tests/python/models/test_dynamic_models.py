@@ -140,6 +140,27 @@ def test_merged_decoder_cached_step_equals_full_prefill():
     assert full[1].shape == (batch, 2, total, 16) and prefix[1].shape == (batch, 2, total - 1, 16)
 
 
+
+def test_merged_decoder_branches_share_their_weights():
+    """An If's branches are optimised as graphs of their own, so each folds (packs) its own copy of every weight both
+    read; the lowering keeps one param per content: each packed weight of the cached branch is the one the prefill
+    branch reads, and no two params of the build are equal (the merged decoder holds its weights once)."""
+    lib, _ = _dynamic("gpt2_merged")
+    graph = json.loads(lib.get_graph_json())
+    nodes, inputs = graph["nodes"], set(graph["input_nodes"])
+    branches_of = {}  # param node -> the branches (guard values) whose kernels read it
+    for node in nodes:
+        for guard in node["attrs"].get("guard", []) if node["op"] == "tvm_op" else []:
+            for src, _, _ in node["inputs"]:
+                if nodes[src]["op"] == "null" and src not in inputs:
+                    branches_of.setdefault(src, set()).add(guard[2])
+    packed = [node["inputs"][1][0] for node in nodes if node["op"] == "tvm_op"
+              and node["attrs"]["func_name"] == "topi.nn.dense_pack" and node["attrs"]["guard"][0][2] == 1]
+    assert len(packed) == 9  # per layer c_attn, c_proj, fc, proj; the lm head
+    assert [nodes[p]["name"] for p in packed if branches_of[p] != {0, 1}] == []
+    params = sorted(((v.numpy().dtype.str, v.numpy().shape, v.numpy().tobytes()) for v in lib.get_params().values()))
+    assert [a[:2] for a, b in zip(params, params[1:]) if a == b] == []
+
 def _reference_ops(nodes):
     """The ops inside reference nodes' functions (kernel_attrs' serialized Function), sorted."""
     ops = set()
