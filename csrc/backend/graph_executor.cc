@@ -32,6 +32,12 @@
  * liveness; a storage grows (never shrinks) when an entry placed in it needs more, so after the largest shape has
  * run once a run allocates nothing. The kernels take their shapes per call.
  *
+ * Per shape. A node marked "per_shape" (graph_codegen.cc, per_shape.h) computes values that follow from the graph
+ * inputs' shapes alone (a shifted-window mask, relative-position buckets, index arithmetic over shape_of). Its
+ * outputs get storage of their own, and a run whose inputs have the shapes of the last completed run's skips it:
+ * its outputs still hold their values. Any other shape, or a run that failed, computes them again (profile()
+ * likewise: a node it skipped is not listed).
+ *
  * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node, and a kernel
  * node marked "returns" (its output shape depends on input values: dyn.reshape, arange), instead returns its
  * outputs (an Array, one value per output entry: NDArrays of any shape, sequences, None), which are
@@ -167,6 +173,7 @@ class GraphExecutorObj : public Object {
     ir::Function shape_func;               // outputs of symbolic shape: their shapes per run (see above)
     std::vector<std::pair<int64_t, bool>> guard;  // runs only when each entry (a bool scalar) holds the value
     std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
+    bool per_shape = false;                        // its outputs follow from the inputs' shapes ("Per shape")
   };
   /*! \brief A node's output shapes per leaf-shape signature (the last one first). */
   struct ShapeCache {
@@ -289,10 +296,12 @@ class GraphExecutorObj : public Object {
         n.func_name = std::string(Get<String>(nattrs, "func_name"));
         ParseShapeFunc(nattrs, row_ptr, i, &n);
         ParseGuard(nattrs, row_ptr, i, &n);
+        ParsePerShape(nattrs, &n);
         if (n.func_name == "__select") {
           n.kind = kSelect;
           TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
               << "graph executor: select " << n.name << " must read a condition and two values per output";
+          TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name << " cannot be per_shape";
           for (int64_t e : n.outputs) {
             TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
                                                         << "'s outputs are its inputs': they have no storage";
@@ -333,7 +342,8 @@ class GraphExecutorObj : public Object {
               TVMLITE_CHECK_KIND(is_static[e] || n.shape_func.defined(), ValueError)
                   << "graph executor: kernel node " << n.name << " has an output of symbolic shape and no shape_func";
               in_place[e] = true;
-              if (!check_only && is_static[e]) values_[e] = ViewOf(storages[sids[e]], shapes[e], dtypes[e]);
+              if (n.per_shape) GivePrivateStorage(e, check_only);
+              if (!check_only && is_static[e]) values_[e] = ViewOf(storages[storage_of_[e]], shapes[e], dtypes[e]);
             }
           }
         }
@@ -360,6 +370,7 @@ class GraphExecutorObj : public Object {
       heads.push_back(row_ptr[ref[0]] + ref[1]);
     }
     shape_cache_.resize(nodes.size());
+    for (const Node& n : nodes) has_per_shape_ = has_per_shape_ || n.per_shape;
     if (check_only) return;
     // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
     for (Node& n : nodes) {
@@ -373,6 +384,28 @@ class GraphExecutorObj : public Object {
           << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
                                                                                  "must not say \"returns\"");
     }
+  }
+
+  /*! \brief A per_shape node's output keeps its value between runs: a storage no other entry shares. */
+  void GivePrivateStorage(int64_t e, bool check_only) {
+    storage_of_[e] = static_cast<int64_t>(storage_dynamic.size());
+    storage_dynamic.push_back(!is_static[e]);
+    if (check_only) return;
+    storages.push_back(is_static[e] ? NDArray::Empty({std::max<int64_t>(NumBytes(shapes[e], dtypes[e]), 1)},
+                                                     DataType::UInt(8))
+                                    : NDArray());
+  }
+
+  /*! \brief Read a node's "per_shape" (1, or absent): not on a guarded node, which need not run. */
+  static void ParsePerShape(const Map<String, Any>& nattrs, Node* n) {
+    const Any* p = nattrs.get()->Find(Any(String("per_shape")));
+    if (p == nullptr) return;
+    std::optional<int64_t> v = p->type_index() == kTVMLiteInt ? p->as<int64_t>() : std::nullopt;
+    TVMLITE_CHECK_KIND(v && (*v == 0 || *v == 1), ValueError)
+        << "graph executor: node " << n->name << "'s per_shape must be 0 or 1";
+    TVMLITE_CHECK_KIND(!(*v && !n->guard.empty()), ValueError)
+        << "graph executor: node " << n->name << " is guarded: it cannot be per_shape";
+    n->per_shape = *v == 1;
   }
 
   /*! \brief A param must be what the graph's entry says: its dtype and (static) shape. */
@@ -543,9 +576,36 @@ class GraphExecutorObj : public Object {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
     has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
+    const bool skip_per_shape = SameShapesAsLastRun();
     std::vector<AnyView> args;
-    for (size_t i = 0; i < nodes.size(); ++i) RunNode(i, &args);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!(skip_per_shape && nodes[i].per_shape)) RunNode(i, &args);
+    }
+    per_shape_valid_ = true;
     has_run_ = true;
+  }
+
+  /*!
+   * \brief Whether the inputs have the shapes of the last completed run (its per_shape values hold); if not, the
+   * per_shape values are stale until a run completes.
+   */
+  bool SameShapesAsLastRun() {
+    if (!has_per_shape_) return false;
+    signature_.clear();
+    for (int64_t id : input_nodes) {
+      const int64_t e = nodes[id].outputs[0];
+      if (is_static[e]) continue;
+      if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
+        signature_.push_back(static_cast<int64_t>(a->Shape().size()));
+        for (int64_t d : a->Shape()) signature_.push_back(d);
+      } else {
+        signature_.push_back(-1);
+      }
+    }
+    if (per_shape_valid_ && signature_ == last_signature_) return true;
+    per_shape_valid_ = false;
+    last_signature_.swap(signature_);
+    return false;
   }
 
   /*! \brief Whether node n runs this time: every guard holds (nodes outside If branches have none). */
@@ -560,10 +620,12 @@ class GraphExecutorObj : public Object {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
     has_run_ = false;
+    const bool skip_per_shape = SameShapesAsLastRun();
     std::vector<AnyView> args;
     std::vector<Any> records;
     for (size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
+      if (skip_per_shape && n.per_shape) continue;
       auto t0 = std::chrono::steady_clock::now();
       const bool ran = RunNode(i, &args);
       auto t1 = std::chrono::steady_clock::now();
@@ -577,6 +639,7 @@ class GraphExecutorObj : public Object {
       r.Set(String("time_ms"), std::chrono::duration<double, std::milli>(t1 - t0).count());
       records.push_back(r);
     }
+    per_shape_valid_ = true;
     has_run_ = true;
     return Array<Any>(records);
   }
@@ -745,6 +808,9 @@ class GraphExecutorObj : public Object {
   std::mutex mu_;
   std::vector<ShapeCache> shape_cache_;  // per node
   std::vector<int64_t> key_;             // scratch: a node's leaf-shape signature
+  bool has_per_shape_ = false;           // fixed at Init
+  bool per_shape_valid_ = false;         // the per_shape values are those of last_signature_
+  std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes (SameShapesAsLastRun)
   std::vector<Any> values_;  // per entry
   std::unordered_set<int64_t> input_set_;
   bool has_run_ = false;
