@@ -502,7 +502,7 @@ class GraphBuilder {
                                                                                 : shape_fixed_[e.node]);
       }
     }
-    bool per_shape = use.pure && guard_.empty();  // a branch's nodes need not run
+    bool per_shape = use.pure;
     for (size_t k = 0; per_shape && k < g.leaf_entries.size(); ++k) {
       for (const Entry& e : g.leaf_entries[k]) {
         per_shape = per_shape && (use.value_read[k] ? value_fixed_[e.node] : shape_fixed_[e.node]);
@@ -516,7 +516,7 @@ class GraphBuilder {
       // A kernel's or a view's output shapes come from its shape function of the leaves' shapes; a node returning
       // its outputs shapes them by the values its op names; a reference, by any.
       const bool by_shapes = n.returns ? returned_shape_fixed : leaf_shapes_fixed && n.func_name != kReference;
-      shape_fixed_[id] = per_shape || AllStatic(n.out_types) || (n.guard.empty() && by_shapes);
+      shape_fixed_[id] = per_shape || AllStatic(n.out_types) || by_shapes;
     }
   }
 

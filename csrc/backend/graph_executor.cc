@@ -34,9 +34,10 @@
  *
  * Per shape. A node marked "per_shape" (graph_codegen.cc, per_shape.h) computes values that follow from the graph
  * inputs' shapes alone (a shifted-window mask, relative-position buckets, index arithmetic over shape_of). Its
- * outputs get storage of their own, and a run whose inputs have the shapes of the last completed run's skips it:
- * its outputs still hold their values. Any other shape, or a run that failed, computes them again (profile()
- * likewise: a node it skipped is not listed).
+ * outputs get storage of their own, and it runs only when the inputs' shapes (the signature) differ from those it
+ * last ran with: otherwise its outputs still hold their values. A run that fails keeps what its per_shape nodes
+ * finished; inside an If's branch such a node runs when its branch is taken and its values are stale (profile()
+ * lists only the nodes that ran).
  *
  * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node, and a kernel
  * node marked "returns" (its output shape depends on input values: dyn.reshape, arange), instead returns its
@@ -301,7 +302,8 @@ class GraphExecutorObj : public Object {
           n.kind = kSelect;
           TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
               << "graph executor: select " << n.name << " must read a condition and two values per output";
-          TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name << " cannot be per_shape";
+          TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name
+                                                       << " cannot be per_shape (its values are the branch's)";
           for (int64_t e : n.outputs) {
             TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
                                                         << "'s outputs are its inputs': they have no storage";
@@ -371,6 +373,7 @@ class GraphExecutorObj : public Object {
     }
     shape_cache_.resize(nodes.size());
     for (const Node& n : nodes) has_per_shape_ = has_per_shape_ || n.per_shape;
+    computed_at_.assign(nodes.size(), 0);
     if (check_only) return;
     // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
     for (Node& n : nodes) {
@@ -396,15 +399,13 @@ class GraphExecutorObj : public Object {
                                     : NDArray());
   }
 
-  /*! \brief Read a node's "per_shape" (1, or absent): not on a guarded node, which need not run. */
+  /*! \brief Read a node's "per_shape" (0 or 1, or absent). */
   static void ParsePerShape(const Map<String, Any>& nattrs, Node* n) {
     const Any* p = nattrs.get()->Find(Any(String("per_shape")));
     if (p == nullptr) return;
     std::optional<int64_t> v = p->type_index() == kTVMLiteInt ? p->as<int64_t>() : std::nullopt;
     TVMLITE_CHECK_KIND(v && (*v == 0 || *v == 1), ValueError)
         << "graph executor: node " << n->name << "'s per_shape must be 0 or 1";
-    TVMLITE_CHECK_KIND(!(*v && !n->guard.empty()), ValueError)
-        << "graph executor: node " << n->name << " is guarded: it cannot be per_shape";
     n->per_shape = *v == 1;
   }
 
@@ -576,21 +577,15 @@ class GraphExecutorObj : public Object {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
     has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
-    const bool skip_per_shape = SameShapesAsLastRun();
+    NoteSignature();
     std::vector<AnyView> args;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (!(skip_per_shape && nodes[i].per_shape)) RunNode(i, &args);
-    }
-    per_shape_valid_ = true;
+    for (size_t i = 0; i < nodes.size(); ++i) RunNode(i, &args);
     has_run_ = true;
   }
 
-  /*!
-   * \brief Whether the inputs have the shapes of the last completed run (its per_shape values hold); if not, the
-   * per_shape values are stale until a run completes.
-   */
-  bool SameShapesAsLastRun() {
-    if (!has_per_shape_) return false;
+  /*! \brief A new generation when the dynamic inputs' shapes differ from the last run's (per_shape nodes rerun). */
+  void NoteSignature() {
+    if (!has_per_shape_) return;
     signature_.clear();
     for (int64_t id : input_nodes) {
       const int64_t e = nodes[id].outputs[0];
@@ -602,10 +597,9 @@ class GraphExecutorObj : public Object {
         signature_.push_back(-1);
       }
     }
-    if (per_shape_valid_ && signature_ == last_signature_) return true;
-    per_shape_valid_ = false;
+    if (generation_ > 0 && signature_ == last_signature_) return;
+    ++generation_;
     last_signature_.swap(signature_);
-    return false;
   }
 
   /*! \brief Whether node n runs this time: every guard holds (nodes outside If branches have none). */
@@ -620,12 +614,11 @@ class GraphExecutorObj : public Object {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
     has_run_ = false;
-    const bool skip_per_shape = SameShapesAsLastRun();
+    NoteSignature();
     std::vector<AnyView> args;
     std::vector<Any> records;
     for (size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
-      if (skip_per_shape && n.per_shape) continue;
       auto t0 = std::chrono::steady_clock::now();
       const bool ran = RunNode(i, &args);
       auto t1 = std::chrono::steady_clock::now();
@@ -639,7 +632,6 @@ class GraphExecutorObj : public Object {
       r.Set(String("time_ms"), std::chrono::duration<double, std::milli>(t1 - t0).count());
       records.push_back(r);
     }
-    per_shape_valid_ = true;
     has_run_ = true;
     return Array<Any>(records);
   }
@@ -743,10 +735,21 @@ class GraphExecutorObj : public Object {
     return values_[e];
   }
 
-  /*! \brief Run node id unless a guard says its If branch is not taken; whether it ran. */
+  /*!
+   * \brief Run node id unless a guard says its If branch is not taken, or it is per_shape and ran with these
+   * shapes already; whether it ran.
+   */
   bool RunNode(size_t id, std::vector<AnyView>* args) {
     const Node& n = nodes[id];
     if (!n.guard.empty() && !Taken(n)) return false;
+    if (!n.per_shape) return Execute(id, n, args);
+    if (computed_at_[id] == generation_) return false;
+    Execute(id, n, args);
+    computed_at_[id] = generation_;
+    return true;
+  }
+
+  bool Execute(size_t id, const Node& n, std::vector<AnyView>* args) {
     switch (n.kind) {
       case kInput: case kParam: return true;
       case kSelect: {
@@ -809,8 +812,9 @@ class GraphExecutorObj : public Object {
   std::vector<ShapeCache> shape_cache_;  // per node
   std::vector<int64_t> key_;             // scratch: a node's leaf-shape signature
   bool has_per_shape_ = false;           // fixed at Init
-  bool per_shape_valid_ = false;         // the per_shape values are those of last_signature_
-  std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes (SameShapesAsLastRun)
+  uint64_t generation_ = 0;              // counts the signatures seen, one after another (NoteSignature)
+  std::vector<uint64_t> computed_at_;    // per node: the generation its per_shape values are of (0: none)
+  std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes, scratch and the last run's
   std::vector<Any> values_;  // per entry
   std::unordered_set<int64_t> input_set_;
   bool has_run_ = false;

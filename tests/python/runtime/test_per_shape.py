@@ -158,14 +158,33 @@ def test_per_shape_must_be_zero_or_one(value):
     assert isinstance(info.value, ValueError)
 
 
-def test_a_guarded_or_select_node_cannot_be_per_shape():
+def test_a_select_cannot_be_per_shape():
     from tvmlite import relay
     x, c = relay.var("x", shape=(3, 4)), relay.var("c", shape=(), dtype="bool")
     y = relay.op.control.if_(c, relay.Function([], relay.exp(x)), relay.Function([], relay.tanh(x)))
     lib = tvmlite.build(relay.Function([x, c], relay.nn.relu(y)), target="cpu")
-    for pick, message in [(lambda n: "guard" in n["attrs"], "is guarded: it cannot be per_shape"),
-                          (lambda n: n["attrs"]["func_name"] == "__select", "cannot be per_shape")]:
-        graph = json.loads(lib.get_graph_json())
-        next(n for n in graph["nodes"] if n["op"] != "null" and pick(n))["attrs"]["per_shape"] = 1
-        with pytest.raises(tvmlite.TVMLiteError, match=message):
-            ExecutorFactoryModule(json.dumps(graph), lib.get_params())
+    graph = json.loads(lib.get_graph_json())
+    next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"]["func_name"] == "__select")["attrs"]["per_shape"] = 1
+    with pytest.raises(tvmlite.TVMLiteError, match="cannot be per_shape"):
+        ExecutorFactoryModule(json.dumps(graph), lib.get_params())
+
+
+def test_per_shape_values_inside_a_branch():
+    """A merged decoder's branches: position ids from Shape(x) in the then-branch are computed when the branch is
+    taken with new shapes, and kept while the other branch runs at the same shapes."""
+    from tvmlite import relay
+    seq = tvmlite.ir.SizeVar("seq")
+    x, c = relay.var("x", shape=(2, seq)), relay.var("c", shape=(), dtype="bool")
+    ids = relay.cast(relay.arange(relay.take(relay.shape_of(x), relay.const(1, "int64")), dtype="int64"), "float32")
+    y = relay.op.control.if_(c, relay.Function([], relay.add(x, ids)), relay.Function([], relay.negative(x)))
+    lib = tvmlite.build(relay.Function([x, c], y), target="cpu")
+    nodes = _op_nodes(lib)
+    assert [n for n in nodes if n["attrs"].get("per_shape") and "guard" in n["attrs"]]
+    gm = GraphModule(lib["default"]())
+    rng = np.random.default_rng(0)
+    for cond, length in [(True, 4), (False, 4), (True, 4), (False, 6), (True, 6), (True, 4), (False, 3), (True, 3)]:
+        v = rng.standard_normal((2, length)).astype("float32")
+        gm.set_input(x=v, c=np.array(cond))
+        gm.run()
+        want = v + np.arange(length, dtype="float32") if cond else -v
+        np.testing.assert_array_equal(gm.get_output(0).numpy(), want)
