@@ -46,6 +46,7 @@
 #include <tvmlite/ir/op.h>
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
+#include <tvmlite/relay/op_facts.h>
 #include <tvmlite/relay/transform.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
@@ -65,6 +66,7 @@
 #include "./fuse_depthwise_chains.h"
 #include "./graph_nodes.h"
 #include "./memory_plan.h"
+#include "./per_shape.h"
 #include "./shape_func.h"
 
 namespace tvmlite {
@@ -413,6 +415,10 @@ class GraphBuilder {
 
   int64_t AddNode(GNode n, bool is_input = false) {
     if (n.is_op) n.guard = guard_;  // inside an If's branch: runs only when the branch is taken
+    // Until MarkPerShape says more: a param is fixed; an input's shape is the signature itself (a tensor's); an
+    // op's value is not, its shape only when static.
+    value_fixed_.push_back(!n.is_op && !is_input);
+    shape_fixed_.push_back(n.is_op ? AllStatic(n.out_types) : !is_input || n.out_types[0].as<TensorTypeNode>());
     nodes_.push_back(std::move(n));
     int64_t id = static_cast<int64_t>(nodes_.size()) - 1;
     if (!nodes_.back().is_op) arg_nodes_.push_back(id);
@@ -497,11 +503,58 @@ class GraphBuilder {
       }
     }
     g.name = GroupName(g);
+    const size_t first = nodes_.size();
+    std::vector<Entry> out = LowerGroup(g, call);
+    MarkPerShape(g, first);
+    return out;
+  }
+
+  std::vector<Entry> LowerGroup(const Group& g, const Call& call) {
     Type out_type = g.root->checked_type();
     if (auto r = TryView(g)) return *r;
     reason_.clear();
     if (auto r = TryNative(g, first_field_only_.count(call.get()) != 0)) return *r;
     return LowerReference(g, call, out_type);
+  }
+
+  /*!
+   * \brief Mark the nodes made for group g (ids from first on) per_shape when their values follow from the graph
+   * inputs' shapes alone (per_shape.h), and note what follows from those shapes for the groups after it.
+   */
+  void MarkPerShape(const Group& g, size_t first) {
+    LeafUse use = GroupLeafUse(g.root, g.leaf_index, facts_);
+    bool leaf_shapes_fixed = true, returned_shape_fixed = true;
+    for (size_t k = 0; k < g.leaf_entries.size(); ++k) {
+      for (const Entry& e : g.leaf_entries[k]) {
+        leaf_shapes_fixed = leaf_shapes_fixed && shape_fixed_[e.node];
+        returned_shape_fixed = returned_shape_fixed && (use.shape_value_read[k] ? value_fixed_[e.node]
+                                                                                : shape_fixed_[e.node]);
+      }
+    }
+    bool per_shape = use.pure;
+    for (size_t k = 0; per_shape && k < g.leaf_entries.size(); ++k) {
+      for (const Entry& e : g.leaf_entries[k]) {
+        per_shape = per_shape && (use.value_read[k] ? value_fixed_[e.node] : shape_fixed_[e.node]);
+      }
+    }
+    for (size_t id = first; id < nodes_.size(); ++id) {
+      GNode& n = nodes_[id];
+      if (!n.is_op) continue;  // a param made for the group: fixed from the start
+      n.per_shape = per_shape;
+      value_fixed_[id] = per_shape;
+      // A kernel's or a view's output shapes come from its shape function of the leaves' shapes; a node returning
+      // its outputs shapes them by the values its op names; a reference, by any.
+      const bool by_shapes = n.returns ? returned_shape_fixed : leaf_shapes_fixed && n.func_name != kReference;
+      shape_fixed_[id] = per_shape || AllStatic(n.out_types) || by_shapes;
+    }
+  }
+
+  static bool AllStatic(const std::vector<Type>& types) {
+    for (const Type& t : types) {
+      const auto* tt = t.as<TensorTypeNode>();
+      if (tt == nullptr || !tt->static_shape()) return false;
+    }
+    return true;
   }
 
   /*!
@@ -1293,6 +1346,7 @@ class GraphBuilder {
           WriteJSONString(n.reason, &j);
         }
         if (n.returns) j += n.returns_view ? ",\"returns\":\"view\"" : ",\"returns\":\"outputs\"";
+        if (n.per_shape) j += ",\"per_shape\":1";
         if (!n.guard.empty()) {
           j += ",\"guard\":[";
           for (size_t k = 0; k < n.guard.size(); ++k) {
@@ -1383,6 +1437,10 @@ class GraphBuilder {
   std::map<std::pair<std::string, std::vector<int64_t>>, std::vector<std::pair<NDArray, int64_t>>> params_by_shape_;
   std::unordered_map<std::string, int> name_counter_;
   std::string reason_;  // why the last group tried is not native
+  relay::OpFacts facts_;
+  // Per node (ids before FuseDepthwiseChains, which merges only nodes of neither kind): its outputs' values, or
+  // their shapes, follow from the graph inputs' shapes alone (MarkPerShape).
+  std::vector<char> value_fixed_, shape_fixed_;
   const Op if_call_op_ = Op::Get("if_call");
   std::vector<std::pair<Entry, bool>> guard_;  // the conditions of the branches being lowered
   std::vector<Entry> branch_outputs_;          // kept alive until the select nodes have read them

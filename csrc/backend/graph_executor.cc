@@ -32,6 +32,13 @@
  * liveness; a storage grows (never shrinks) when an entry placed in it needs more, so after the largest shape has
  * run once a run allocates nothing. The kernels take their shapes per call.
  *
+ * Per shape. A node marked "per_shape" (graph_codegen.cc, per_shape.h) computes values that follow from the graph
+ * inputs' shapes alone (a shifted-window mask, relative-position buckets, index arithmetic over shape_of). Its
+ * outputs get storage of their own, and it runs only when the inputs' shapes (the signature) differ from those it
+ * last ran with: otherwise its outputs still hold their values. A run that fails keeps what its per_shape nodes
+ * finished; inside an If's branch such a node runs when its branch is taken and its values are stale (profile()
+ * lists only the nodes that ran).
+ *
  * run() calls each bound kernel through its Function with (inputs..., outputs...). A reference node, and a kernel
  * node marked "returns" (its output shape depends on input values: dyn.reshape, arange), instead returns its
  * outputs (an Array, one value per output entry: NDArrays of any shape, sequences, None), which are
@@ -167,6 +174,7 @@ class GraphExecutorObj : public Object {
     ir::Function shape_func;               // outputs of symbolic shape: their shapes per run (see above)
     std::vector<std::pair<int64_t, bool>> guard;  // runs only when each entry (a bool scalar) holds the value
     std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
+    bool per_shape = false;                        // its outputs follow from the inputs' shapes ("Per shape")
   };
   /*! \brief A node's output shapes per leaf-shape signature (the last one first). */
   struct ShapeCache {
@@ -289,10 +297,13 @@ class GraphExecutorObj : public Object {
         n.func_name = std::string(Get<String>(nattrs, "func_name"));
         ParseShapeFunc(nattrs, row_ptr, i, &n);
         ParseGuard(nattrs, row_ptr, i, &n);
+        ParsePerShape(nattrs, &n);
         if (n.func_name == "__select") {
           n.kind = kSelect;
           TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
               << "graph executor: select " << n.name << " must read a condition and two values per output";
+          TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name
+                                                       << " cannot be per_shape (its values are the branch's)";
           for (int64_t e : n.outputs) {
             TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
                                                         << "'s outputs are its inputs': they have no storage";
@@ -333,7 +344,8 @@ class GraphExecutorObj : public Object {
               TVMLITE_CHECK_KIND(is_static[e] || n.shape_func.defined(), ValueError)
                   << "graph executor: kernel node " << n.name << " has an output of symbolic shape and no shape_func";
               in_place[e] = true;
-              if (!check_only && is_static[e]) values_[e] = ViewOf(storages[sids[e]], shapes[e], dtypes[e]);
+              if (n.per_shape) GivePrivateStorage(e, check_only);
+              if (!check_only && is_static[e]) values_[e] = ViewOf(storages[storage_of_[e]], shapes[e], dtypes[e]);
             }
           }
         }
@@ -360,6 +372,8 @@ class GraphExecutorObj : public Object {
       heads.push_back(row_ptr[ref[0]] + ref[1]);
     }
     shape_cache_.resize(nodes.size());
+    for (const Node& n : nodes) has_per_shape_ = has_per_shape_ || n.per_shape;
+    computed_at_.assign(nodes.size(), 0);
     if (check_only) return;
     // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
     for (Node& n : nodes) {
@@ -373,6 +387,26 @@ class GraphExecutorObj : public Object {
           << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
                                                                                  "must not say \"returns\"");
     }
+  }
+
+  /*! \brief A per_shape node's output keeps its value between runs: a storage no other entry shares. */
+  void GivePrivateStorage(int64_t e, bool check_only) {
+    storage_of_[e] = static_cast<int64_t>(storage_dynamic.size());
+    storage_dynamic.push_back(!is_static[e]);
+    if (check_only) return;
+    storages.push_back(is_static[e] ? NDArray::Empty({std::max<int64_t>(NumBytes(shapes[e], dtypes[e]), 1)},
+                                                     DataType::UInt(8))
+                                    : NDArray());
+  }
+
+  /*! \brief Read a node's "per_shape" (0 or 1, or absent). */
+  static void ParsePerShape(const Map<String, Any>& nattrs, Node* n) {
+    const Any* p = nattrs.get()->Find(Any(String("per_shape")));
+    if (p == nullptr) return;
+    std::optional<int64_t> v = p->type_index() == kTVMLiteInt ? p->as<int64_t>() : std::nullopt;
+    TVMLITE_CHECK_KIND(v && (*v == 0 || *v == 1), ValueError)
+        << "graph executor: node " << n->name << "'s per_shape must be 0 or 1";
+    n->per_shape = *v == 1;
   }
 
   /*! \brief A param must be what the graph's entry says: its dtype and (static) shape. */
@@ -543,9 +577,29 @@ class GraphExecutorObj : public Object {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
     has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
+    NoteSignature();
     std::vector<AnyView> args;
     for (size_t i = 0; i < nodes.size(); ++i) RunNode(i, &args);
     has_run_ = true;
+  }
+
+  /*! \brief A new generation when the dynamic inputs' shapes differ from the last run's (per_shape nodes rerun). */
+  void NoteSignature() {
+    if (!has_per_shape_) return;
+    signature_.clear();
+    for (int64_t id : input_nodes) {
+      const int64_t e = nodes[id].outputs[0];
+      if (is_static[e]) continue;
+      if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
+        signature_.push_back(static_cast<int64_t>(a->Shape().size()));
+        for (int64_t d : a->Shape()) signature_.push_back(d);
+      } else {
+        signature_.push_back(-1);
+      }
+    }
+    if (generation_ > 0 && signature_ == last_signature_) return;
+    ++generation_;
+    last_signature_.swap(signature_);
   }
 
   /*! \brief Whether node n runs this time: every guard holds (nodes outside If branches have none). */
@@ -560,6 +614,7 @@ class GraphExecutorObj : public Object {
     std::lock_guard<std::mutex> lock(mu_);
     CheckInputsSet();
     has_run_ = false;
+    NoteSignature();
     std::vector<AnyView> args;
     std::vector<Any> records;
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -680,10 +735,21 @@ class GraphExecutorObj : public Object {
     return values_[e];
   }
 
-  /*! \brief Run node id unless a guard says its If branch is not taken; whether it ran. */
+  /*!
+   * \brief Run node id unless a guard says its If branch is not taken, or it is per_shape and ran with these
+   * shapes already; whether it ran.
+   */
   bool RunNode(size_t id, std::vector<AnyView>* args) {
     const Node& n = nodes[id];
     if (!n.guard.empty() && !Taken(n)) return false;
+    if (!n.per_shape) return Execute(id, n, args);
+    if (computed_at_[id] == generation_) return false;
+    Execute(id, n, args);
+    computed_at_[id] = generation_;
+    return true;
+  }
+
+  bool Execute(size_t id, const Node& n, std::vector<AnyView>* args) {
     switch (n.kind) {
       case kInput: case kParam: return true;
       case kSelect: {
@@ -745,6 +811,10 @@ class GraphExecutorObj : public Object {
   std::mutex mu_;
   std::vector<ShapeCache> shape_cache_;  // per node
   std::vector<int64_t> key_;             // scratch: a node's leaf-shape signature
+  bool has_per_shape_ = false;           // fixed at Init
+  uint64_t generation_ = 0;              // counts the signatures seen, one after another (NoteSignature)
+  std::vector<uint64_t> computed_at_;    // per node: the generation its per_shape values are of (0: none)
+  std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes, scratch and the last run's
   std::vector<Any> values_;  // per entry
   std::unordered_set<int64_t> input_set_;
   bool has_run_ = false;

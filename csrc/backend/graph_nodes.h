@@ -42,6 +42,9 @@ struct GNode {
   // (shape_func.h) and each leaf's entries; the executor computes the output shapes per input shape.
   ir::Function shape_func;
   std::vector<std::vector<Entry>> shape_args;
+  // Its outputs follow from the graph inputs' shapes alone (per_shape.h): the executor computes them once per
+  // input-shape signature.
+  bool per_shape = false;
 };
 
 }  // namespace backend

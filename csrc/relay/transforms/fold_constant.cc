@@ -7,8 +7,7 @@
  * folded when
  *  - its callee is an Op (calls of functions, and control flow, whose inputs include a Function, never are),
  *  - every argument is constant,
- *  - the op is deterministic: no "TNonDeterministic" attribute and no "random", "multinomial" or "bernoulli"
- *    in its name (the frontend's rule, frontend/onnx/fold.py),
+ *  - the op is deterministic (OpFacts::Deterministic, tvmlite/relay/op_facts.h),
  *  - its type is static (tensors, or tuples of tensors, of known shape),
  *  - and the result is not much bigger than its inputs: a result of more than kMaxLazyElements (2^24, 16M)
  *    elements that is also more than kMaxGrowth (4) times the elements of all its inputs stays a lazy call
@@ -19,10 +18,9 @@
  * the call stays. A tuple result becomes a Tuple of Constants, and TupleGetItem of a Tuple whose projected
  * field is a constant becomes that field. The result is typed again. Running the pass twice changes nothing the second time.
  */
+#include <tvmlite/relay/op_facts.h>
 #include <tvmlite/runtime/registry.h>
 
-#include <algorithm>
-#include <cctype>
 
 #include "pass_util.h"
 
@@ -77,7 +75,7 @@ int64_t StaticElements(const Type& type) {
 
 class ConstantFolder : public ExprMutator {
  public:
-  ConstantFolder() : nondeterministic_("TNonDeterministic") {
+  ConstantFolder() {
     eval_ = runtime::Registry::Get("relay.backend.eval_const");
     TVMLITE_CHECK_KIND(eval_.defined(), RuntimeError)
         << "FoldConstant: the evaluator relay.backend.eval_const is not registered (import tvmlite.relay)";
@@ -111,7 +109,7 @@ class ConstantFolder : public ExprMutator {
     for (size_t i = 1; i < children.size(); ++i) {
       if (!IsConstantValue(children[i])) return false;
     }
-    if (!Deterministic(runtime::Downcast<Op>(call->op))) return false;
+    if (!facts_.Deterministic(runtime::Downcast<Op>(call->op))) return false;
     int64_t out = StaticElements(call->checked_type_);
     if (out < 0) return false;
     int64_t in = 0;
@@ -119,19 +117,8 @@ class ConstantFolder : public ExprMutator {
     return !(out > kMaxLazyElements && out > kMaxGrowth * in);
   }
 
-  bool Deterministic(const Op& op) const {
-    const Any* flag = nondeterministic_.Find(op);
-    if (flag != nullptr && flag->cast<bool>()) return false;
-    std::string name = op->name;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const char* word : {"random", "multinomial", "bernoulli"}) {
-      if (name.find(word) != std::string::npos) return false;
-    }
-    return true;
-  }
-
   runtime::Function eval_;
-  OpAttrMapBase nondeterministic_;
+  OpFacts facts_;
 };
 
 }  // namespace

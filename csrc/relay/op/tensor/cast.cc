@@ -85,7 +85,8 @@ TVMLITE_REGISTER_OP("cast_like")
     .add_argument("like", "Tensor", "The tensor whose dtype is the target.")
     .set_attrs_type<CastLikeAttrs>()
     .add_type_rel("CastLike", CastLikeRel)
-    .set_attr<TOpPattern>("TOpPattern", kElemWise);
+    .set_attr<TOpPattern>("TOpPattern", kElemWise)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("reinterpret")
     .describe("The same bits seen as another dtype of the same width (ONNX BitCast).")

@@ -36,7 +36,8 @@ TVMLITE_REGISTER_OP("collapse_sum_like")
     .add_argument("data", "Tensor", "The tensor to sum.")
     .add_argument("like", "Tensor", "The tensor whose shape the result has.")
     .add_type_rel("CollapseSumLike", CollapseSumLikeRel)
-    .set_attr<TOpPattern>("TOpPattern", kCommReduce);
+    .set_attr<TOpPattern>("TOpPattern", kCommReduce)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -350,7 +350,8 @@ TVMLITE_REGISTER_OP("slice_like")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes on axes (its values are not read).")
     .set_attrs_type<SliceLikeAttrs>()
     .add_type_rel("SliceLike", SliceLikeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
 TVMLITE_STATIC_INIT_BLOCK({ runtime::refl::ObjectDef<SliceLikeAttrs>().def_ro("axes", &SliceLikeAttrs::axes); });
 
@@ -363,7 +364,8 @@ TVMLITE_REGISTER_OP("dyn.strided_slice")
     .add_argument("strides", "Tensor", "Step of each sliced axis.")
     .add_argument("axes", "Tensor", "The sliced axes.")
     .add_type_rel("DynStridedSlice", DynStridedSliceRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1, 2, 3, 4}));
 
 TVMLITE_REGISTER_OP("take")
     .describe("Select slices of data along axis by indices (ONNX Gather).")
@@ -438,7 +440,8 @@ TVMLITE_REGISTER_OP("dyn.one_hot")
     .add_argument("depth", "Tensor", "The new axis' size (scalar).")
     .set_attrs_type<OneHotAttrs>()
     .add_type_rel("DynOneHot", OneHotRel<true>)
-    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({3}));
 
 TVMLITE_REGISTER_OP("reverse_sequence")
     .describe("Reverse the first seq_lengths[b] items along seq_axis for each batch item b.")

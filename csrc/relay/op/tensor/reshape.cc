@@ -391,7 +391,8 @@ TVMLITE_REGISTER_OP("reshape_like")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
     .set_attrs_type<ReshapeLikeAttrs>()
     .add_type_rel("ReshapeLike", ReshapeLikeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
 TVMLITE_STATIC_INIT_BLOCK({
   runtime::refl::ObjectDef<ReshapeLikeAttrs>()
@@ -408,7 +409,8 @@ TVMLITE_REGISTER_OP("broadcast_to_like")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
     .set_attrs_type<BroadcastToLikeAttrs>()
     .add_type_rel("BroadcastToLike", BroadcastToLikeRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel takes no epilogue: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel takes no epilogue: a group alone
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
 TVMLITE_STATIC_INIT_BLOCK({
   runtime::refl::ObjectDef<BroadcastToLikeAttrs>()
@@ -423,7 +425,8 @@ TVMLITE_REGISTER_OP("dyn.reshape")
     .add_argument("newshape", "Tensor", "The target shape (1-D, static length).")
     .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("DynReshape", DynReshapeRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("transpose")
     .describe("Permute the axes (reverse them when axes is empty).")
@@ -502,7 +505,8 @@ TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .add_type_rel("DynBroadcastTo", DynBroadcastToRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("tile")
     .describe("Repeat the input reps[i] times along axis i (numpy.tile).")
@@ -518,7 +522,8 @@ TVMLITE_REGISTER_OP("dyn.tile")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("reps", "Tensor", "The repetitions (1-D, static length).")
     .add_type_rel("DynTile", DynTileRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("shape_of")
     .describe("The input's shape as a 1-D tensor of dtype.")
@@ -526,7 +531,8 @@ TVMLITE_REGISTER_OP("shape_of")
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<DtypeAttrs>()
     .add_type_rel("ShapeOf", ShapeOfRel<false>)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({0}));
 
 TVMLITE_REGISTER_OP("ndarray_size")
     .describe("The input's element count as a scalar of dtype.")
@@ -534,7 +540,8 @@ TVMLITE_REGISTER_OP("ndarray_size")
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<DtypeAttrs>()
     .add_type_rel("NdarraySize", ShapeOfRel<true>)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({0}));
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -195,7 +195,8 @@ TVMLITE_REGISTER_OP("dyn.topk")
     .add_argument("k", "Tensor", "Integer scalar k.")
     .set_attrs_type<TopKAttrs>()
     .add_type_rel("DynTopK", DynTopKRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("argsort")
     .describe("Indices that sort the data along an axis (stable).")

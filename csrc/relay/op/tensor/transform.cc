@@ -363,7 +363,8 @@ TVMLITE_REGISTER_OP("dyn.nn.pad")
     .add_argument("axes", "Tensor", "The padded axes.")
     .set_attrs_type<PadAttrs>()
     .add_type_rel("DynPad", DynPadRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1, 3}));
 
 TVMLITE_REGISTER_OP("full")
     .describe("A tensor of shape filled with fill_value.")
@@ -380,7 +381,8 @@ TVMLITE_REGISTER_OP("dyn.full")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .set_attrs_type<FullAttrs>()
     .add_type_rel("DynFull", FullRel<true>)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);  // its kernel makes its own output: a group alone
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("arange")
     .describe("start, start + step, ... below stop (above it for a negative step); ONNX Range.")
@@ -407,7 +409,8 @@ TVMLITE_REGISTER_OP("eye_like")
     .add_argument("data", "Tensor", "The 2-D input (its shape is used).")
     .set_attrs_type<EyeLikeAttrs>()
     .add_type_rel("EyeLike", EyeLikeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({0}));
 
 }  // namespace relay
 }  // namespace tvmlite

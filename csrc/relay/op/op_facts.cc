@@ -1,0 +1,51 @@
+/*!
+ * \file op_facts.cc
+ * \brief OpFacts (tvmlite/relay/op_facts.h): the attribute lookups behind each fact.
+ */
+#include <tvmlite/relay/op_facts.h>
+#include <tvmlite/runtime/array.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace tvmlite {
+namespace relay {
+
+OpFacts::OpFacts()
+    : nondeterministic_("TNonDeterministic"),
+      shape_only_args_("TShapeOnlyArgs"),
+      shape_data_dependent_("TShapeDataDependent") {}
+
+namespace {
+bool Lists(const runtime::Any* args, int64_t arg) {
+  for (int64_t a : args->cast<runtime::Array<int64_t>>()) {
+    if (a == arg) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool OpFacts::Deterministic(const ir::Op& op) const {
+  const runtime::Any* flag = nondeterministic_.Find(op);
+  if (flag != nullptr && flag->cast<bool>()) return false;
+  std::string name = op->name;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* word : {"random", "multinomial", "bernoulli"}) {
+    if (name.find(word) != std::string::npos) return false;
+  }
+  return true;
+}
+
+bool OpFacts::ReadsOnlyShape(const ir::Op& op, int64_t arg) const {
+  const runtime::Any* args = shape_only_args_.Find(op);
+  return args != nullptr && Lists(args, arg);
+}
+
+bool OpFacts::ShapeReadsValue(const ir::Op& op, int64_t arg) const {
+  const runtime::Any* args = shape_data_dependent_.Find(op);
+  return args == nullptr || Lists(args, arg);
+}
+
+}  // namespace relay
+}  // namespace tvmlite
