@@ -24,7 +24,8 @@
  * when it keeps rows whole (BERT's K^T is (B, S, H, D) by [0, 2, 3, 1]: [0, 2, 1, 3] stays, a strided copy of
  * 64-float rows instead of an element-by-element transpose). Only a transpose whose one consumer is the product
  * folds: with another, it is computed anyway and the product reading its result (row-major, in place) is at least
- * as cheap. Exports scale K^T by a constant between the two (optimum's Whisper: by 1, the square root of a scale q
+ * as cheap. Nor does a's into transpose_a when b is a constant: the layout pass makes that product a packed dense,
+ * which has no transpose_a. Exports scale K^T by a constant between the two (optimum's Whisper: by 1, the square root of a scale q
  * already took; BERT: by 1 / sqrt(sqrt(64)), computed from shapes): the product reads through a single-use
  * multiply by a float32 tensor of one element too, a constant 1 dropped, another scale moved onto the product
  * (a . (k c) = (a . k) c, equal up to rounding), where it fuses into the kernel as a leading scale.
@@ -230,6 +231,11 @@ class ExprSimplifier : public ExprMutator {
     Expr scales[2];
     Array<Expr> args;
     for (int i = 0; i < 2; ++i) {
+      // A constant b makes the product a packed dense (AlterOpLayout), which takes no transpose_a: a stays.
+      if (i == 0 && call->args[1].as<ConstantNode>() != nullptr) {
+        args.push_back(memo_.at(call->args[0].get()));
+        continue;
+      }
       Expr read = ReadThrough(call->args[i], out_t, &scales[i]);
       flip[i] = read.defined();
       args.push_back(flip[i] ? read : memo_.at(call->args[i].get()));

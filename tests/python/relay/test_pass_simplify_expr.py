@@ -161,6 +161,16 @@ def test_left_operand_and_existing_flags_flip(op_names, rng):
     np.testing.assert_allclose(_run_cpu(mod, {"a": av, "b": bv}), want, rtol=1e-4, atol=1e-4)
 
 
+def test_transposed_a_against_a_constant_b_stays(op_names, rng):
+    """matmul(transpose(x), W) with W constant becomes a packed dense, which has no transpose_a: the transpose stays
+    (the layout pass packs W once instead of nn.matmul packing it every call)."""
+    x = relay.var("x", shape=(2, 16, 5))
+    w = relay.const(rng.standard_normal((16, 24)).astype("float32"))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.nn.matmul(relay.transpose(x, (0, 2, 1)), w)))
+    out = relay.transform.SimplifyExpr()(mod)
+    assert sorted(op_names(out)) == ["nn.matmul", "transpose"] and not out["main"].body.attrs.transpose_a
+
+
 def test_batch_matmul_folds(op_names):
     """nn.batch_matmul defaults to transpose_b: a y transposed into (B, K, N) folds back to it."""
     x, y = relay.var("x", shape=(3, 5, 8)), relay.var("y", shape=(3, 6, 8))
