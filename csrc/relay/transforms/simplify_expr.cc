@@ -25,10 +25,10 @@
  * 64-float rows instead of an element-by-element transpose). Only a transpose whose one consumer is the product
  * folds: with another, it is computed anyway and the product reading its result (row-major, in place) is at least
  * as cheap. Nor does a's into transpose_a when b is a constant: the layout pass makes that product a packed dense,
- * which has no transpose_a. Exports scale K^T by a constant between the two (optimum's Whisper: by 1, the square root of a scale q
- * already took; BERT: by 1 / sqrt(sqrt(64)), computed from shapes): the product reads through a single-use
- * multiply by a float32 tensor of one element too, a constant 1 dropped, another scale moved onto the product
- * (a . (k c) = (a . k) c, equal up to rounding), where it fuses into the kernel as a leading scale.
+ * which has no transpose_a. Exports scale K^T by a constant between the two (optimum's Whisper: by 1, the square
+ * root of a scale q already took; BERT: by 1 / sqrt(sqrt(64)), computed from shapes): the product reads through a
+ * single-use multiply by a float32 tensor of one element too, a constant 1 dropped, another scale moved onto the
+ * product (a . (k c) = (a . k) c, equal up to rounding), where it fuses into the kernel as a leading scale.
  */
 #include <tvmlite/relay/attrs/cast.h>
 #include <tvmlite/relay/attrs/nn.h>
