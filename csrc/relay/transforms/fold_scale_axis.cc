@@ -31,23 +31,6 @@ namespace relay {
 
 namespace {
 
-/*! \brief Consumers of every node of a function (its body counts one more: the function's result). */
-class UseCounter : public ExprVisitor {
- public:
-  std::unordered_map<const Object*, int> uses;
-
- protected:
-  void VisitExpr_(const CallNode* n) override {
-    if (!n->op.as<OpNode>()) ++uses[n->op.get()];
-    for (const Expr& a : n->args) ++uses[a.get()];
-  }
-  void VisitExpr_(const TupleNode* n) override {
-    for (const Expr& f : n->fields) ++uses[f.get()];
-  }
-  void VisitExpr_(const TupleGetItemNode* n) override { ++uses[n->tuple.get()]; }
-  void VisitExpr_(const FunctionNode* n) override { ++uses[n->body.get()]; }
-};
-
 /*! \brief An anchor whose output channels are axis `axis` of its rank-`rank` result and axis 0 of its weight. */
 struct Anchor {
   const CallNode* call = nullptr;

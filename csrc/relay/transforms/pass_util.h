@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace tvmlite {
@@ -67,6 +68,23 @@ class SeededMutator : public ExprMutator {
     memo_[old_expr.get()] = new_expr;
     visited_.insert(old_expr.get());
   }
+};
+
+/*! \brief Consumers of every node of a function (its body counts one: the function's result). */
+class UseCounter : public ExprVisitor {
+ public:
+  std::unordered_map<const Object*, int> uses;
+
+ protected:
+  void VisitExpr_(const CallNode* n) override {
+    if (!n->op.as<OpNode>()) ++uses[n->op.get()];
+    for (const Expr& a : n->args) ++uses[a.get()];
+  }
+  void VisitExpr_(const TupleNode* n) override {
+    for (const Expr& f : n->fields) ++uses[f.get()];
+  }
+  void VisitExpr_(const TupleGetItemNode* n) override { ++uses[n->tuple.get()]; }
+  void VisitExpr_(const FunctionNode* n) override { ++uses[n->body.get()]; }
 };
 
 }  // namespace relay

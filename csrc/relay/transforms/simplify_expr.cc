@@ -120,23 +120,6 @@ Expr GeluInput(const Expr& product) {
   return Expr();
 }
 
-/*! \brief Consumers of every node of a function (its body counts one: the function's result). */
-class UseCounter : public ExprVisitor {
- public:
-  std::unordered_map<const Object*, int> uses;
-
- protected:
-  void VisitExpr_(const CallNode* n) override {
-    if (!n->op.as<OpNode>()) ++uses[n->op.get()];
-    for (const Expr& a : n->args) ++uses[a.get()];
-  }
-  void VisitExpr_(const TupleNode* n) override {
-    for (const Expr& f : n->fields) ++uses[f.get()];
-  }
-  void VisitExpr_(const TupleGetItemNode* n) override { ++uses[n->tuple.get()]; }
-  void VisitExpr_(const FunctionNode* n) override { ++uses[n->body.get()]; }
-};
-
 /*!
  * \brief For a transpose e = transpose(x, p) (rank >= 2), the axes q with p = q then a swap of the last two dims,
  * when the swap can go to a product's flag: q is the identity (empty: e swaps only the last two dims) or keeps x's
