@@ -224,11 +224,11 @@ class ExprSimplifier : public ExprMutator {
       args.push_back(flip[i] ? read : memo_.at(call->args[i].get()));
     }
     if (!flip[0] && !flip[1]) return Expr();
-    auto attrs = make_object<A>();
-    attrs->out_dtype = a->out_dtype;
-    attrs->transpose_a = a->transpose_a != flip[0];
-    attrs->transpose_b = a->transpose_b != flip[1];
-    Expr out = Call(call->op, args, Attrs(attrs));
+    Attrs attrs = WithAttrFields(call->attrs,
+                                 {{"transpose_a", Any(a->transpose_a != flip[0])},
+                                  {"transpose_b", Any(a->transpose_b != flip[1])}},
+                                 "SimplifyExpr");
+    Expr out = Call(call->op, args, attrs);
     for (const Expr& c : scales) {
       if (c.defined()) out = MakeCall("multiply", {out, memo_.at(c.get())});
     }
