@@ -23,6 +23,7 @@
 #include <tvmlite/runtime/shape.h>
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <algorithm>
 #include <string>
@@ -94,6 +95,34 @@ void ArgRun(const Plan& p, const T* x, int64_t* y) {
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
 }
 
+/*! \brief run(tag) with a null T* for data's dtype dt; false (nothing run) for a dtype the kernels do not take. */
+template <typename F>
+bool ByDType(DLDataType dt, F run) {
+  if (dt.lanes != 1) return false;
+  if (dt.code == kDLFloat && dt.bits == 32) return run(static_cast<float*>(nullptr)), true;
+  if (dt.code == kDLFloat && dt.bits == 64) return run(static_cast<double*>(nullptr)), true;
+  if (dt.code == kDLInt && dt.bits == 64) return run(static_cast<int64_t*>(nullptr)), true;
+  if (dt.code == kDLInt && dt.bits == 32) return run(static_cast<int32_t*>(nullptr)), true;
+  if (dt.code == kDLInt && dt.bits == 16) return run(static_cast<int16_t*>(nullptr)), true;
+  if (dt.code == kDLInt && dt.bits == 8) return run(static_cast<int8_t*>(nullptr)), true;
+  if (dt.code == kDLUInt && dt.bits == 64) return run(static_cast<uint64_t*>(nullptr)), true;
+  if (dt.code == kDLUInt && dt.bits == 32) return run(static_cast<uint32_t*>(nullptr)), true;
+  if (dt.code == kDLUInt && dt.bits == 16) return run(static_cast<uint16_t*>(nullptr)), true;
+  if ((dt.code == kDLUInt || dt.code == kDLBool) && dt.bits == 8) return run(static_cast<uint8_t*>(nullptr)), true;
+  return false;
+}
+
+// run(data, out): data of a dtype ByDType takes (the body's own dispatch), out int64.
+std::string ArgReduceAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (t.size() != 2) return k + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
+  if (!IsDType(t[1].dtype, kDLInt, 64)) return k + ": out must be int64, got " + DTypeName(t[1].dtype);
+  if (!ByDType(t[0].dtype, [](auto*) {})) return k + ": dtype " + DTypeName(t[0].dtype) + " is not supported";
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argmax", ArgReduceAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argmin", ArgReduceAccepts);
+
 template <bool kMax>
 Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
   KernelAttrs attrs(name, attrs_in);
@@ -122,18 +151,7 @@ Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
       if (last) ArgRun<T, kMax, true>(plan, x, y);
       else ArgRun<T, kMax, false>(plan, x, y);
     };
-    if (dt.lanes == 1) {
-      if (dt.code == kDLFloat && dt.bits == 32) return run(static_cast<float*>(nullptr));
-      if (dt.code == kDLFloat && dt.bits == 64) return run(static_cast<double*>(nullptr));
-      if (dt.code == kDLInt && dt.bits == 64) return run(static_cast<int64_t*>(nullptr));
-      if (dt.code == kDLInt && dt.bits == 32) return run(static_cast<int32_t*>(nullptr));
-      if (dt.code == kDLInt && dt.bits == 16) return run(static_cast<int16_t*>(nullptr));
-      if (dt.code == kDLInt && dt.bits == 8) return run(static_cast<int8_t*>(nullptr));
-      if (dt.code == kDLUInt && dt.bits == 64) return run(static_cast<uint64_t*>(nullptr));
-      if (dt.code == kDLUInt && dt.bits == 32) return run(static_cast<uint32_t*>(nullptr));
-      if (dt.code == kDLUInt && dt.bits == 16) return run(static_cast<uint16_t*>(nullptr));
-      if ((dt.code == kDLUInt || dt.code == kDLBool) && dt.bits == 8) return run(static_cast<uint8_t*>(nullptr));
-    }
+    if (ByDType(dt, run)) return;
     TVMLITE_THROW(TypeError) << args.kernel() << ": dtype " << runtime::DataType(dt).str() << " is not supported";
   });
 }

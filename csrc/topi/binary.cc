@@ -21,6 +21,7 @@
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/shape.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <cmath>
 #include <functional>
@@ -156,6 +157,28 @@ void ByDType(DLDataType dt, Kind kind, const std::string& kernel, F f) {
   TVMLITE_THROW(TypeError) << kernel << ": dtype " << DataType(dt).str() << " is not supported";
 }
 
+/*!
+ * \brief run(lhs, rhs, out): lhs and rhs one dtype ByDType takes for kind, out theirs (arithmetic) or bool. The
+ * kernel's own dispatch (ByDType) decides the dtype, so the two agree.
+ */
+std::string BinaryAccepts(Kind kind, const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (t.size() != 3) return k + ": expected 3 tensor arguments (lhs, rhs, out), got " + std::to_string(t.size());
+  const DLDataType a = t[0].dtype, b = t[1].dtype, out = t[2].dtype;
+  if (a.code != b.code || a.bits != b.bits) return k + ": lhs and rhs dtypes differ";
+  try {
+    ByDType(a, kind, k, [](auto*) {});
+  } catch (const runtime::Error& err) {
+    return err.message();
+  }
+  if (kind == Kind::kArith) {
+    if (out.code != a.code || out.bits != a.bits) return k + ": out must have the inputs' dtype";
+  } else if (!(out.code == kDLBool || (out.code == kDLUInt && out.bits == 8))) {
+    return k + ": out must be bool";
+  }
+  return "";
+}
+
 Function MakeBinary(const std::string& op, Kind kind) {
   const std::string kernel = "topi." + op;
   return MakeKernel(kernel, 3, [op, kind, kernel](const KernelArgs& args) {
@@ -216,6 +239,9 @@ const bool kRegistered = [] {
           return MakeBinary(op, k);
         })
         .set_kernel_factory();
+    RegisterKernelAccepts("topi." + op, [k](const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+      return BinaryAccepts(k, attrs, t);
+    });
     ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
   }
   return true;

@@ -25,6 +25,7 @@
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <algorithm>
 #include <cstring>
@@ -321,6 +322,13 @@ void ApplyOver(const BoundEpilogue& epi, float* y, int64_t n) {
 
 }  // namespace
 
+/*! \brief out has data's dtype, of whole bytes: what the copy takes. */
+std::string DTypesReason(const std::string& kernel, DLDataType dt, DLDataType out) {
+  if (!SameDType(dt, out)) return kernel + ": out must have data's dtype";
+  if (dt.bits % 8 == 0 && dt.bits > 0) return "";
+  return kernel + ": elements of " + std::to_string(dt.bits) + " bits are not supported (whole bytes only)";
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.layout_transform";
   KernelAttrs attrs(kName, attrs_in);
@@ -341,12 +349,8 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
         << epi.num_inputs() << " epilogue inputs, out), got " << args.size();
     TensorArg data = args.Input(0, "data");
     TensorArg out = args.Output();
-    DLDataType dt = data.dtype();
-    TVMLITE_CHECK_KIND(dt.code == out.dtype().code && dt.bits == out.dtype().bits && dt.lanes == out.dtype().lanes,
-                       TypeError)
-        << args.kernel() << ": out must have data's dtype";
-    TVMLITE_CHECK_KIND(dt.bits % 8 == 0 && dt.bits > 0, TypeError)
-        << args.kernel() << ": elements of " << int(dt.bits) << " bits are not supported (whole bytes only)";
+    const std::string reason = DTypesReason(args.kernel(), data.dtype(), out.dtype());
+    TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
     if (data.ndim() != static_cast<int>(src.ndim())) {
       data.Fail("must have rank " + std::to_string(src.ndim()) + " (layout " + src.name() + ")");
     }
@@ -365,6 +369,16 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     if (y != nullptr) ApplyOver(bound, y, out.size());
   });
 }).set_kernel_factory();
+
+// run(data, [epilogue inputs], out): the epilogue's checks, DTypesReason, and data of src_layout's rank.
+std::string LayoutTransformAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
+  TVMLITE_ACCEPTS_CHECK(DTypesReason(attrs.kernel(), t[0].dtype, t.back().dtype));
+  const Layout src(attrs.GetString("src_layout"));
+  if (t[0].ndim == static_cast<int64_t>(src.ndim())) return "";
+  return attrs.kernel() + ": data must have rank " + std::to_string(src.ndim()) + " (layout " + src.name() + ")";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.layout_transform", LayoutTransformAccepts);
 
 }  // namespace topi
 }  // namespace tvmlite

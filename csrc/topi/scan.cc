@@ -11,6 +11,7 @@
 #include <tvmlite/runtime/data_type.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <string>
 #include <type_traits>
@@ -53,6 +54,34 @@ void Scan(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool exclus
   }
 }
 
+/*! \brief run(tag) with a null T* for dtype dt; false (nothing run) for a dtype the scans do not take. */
+template <typename F>
+bool ByDType(DLDataType dt, F run) {
+  if (dt.code == kDLInt && dt.bits == 64) return run(static_cast<int64_t*>(nullptr)), true;
+  if (dt.code == kDLInt && dt.bits == 32) return run(static_cast<int32_t*>(nullptr)), true;
+  if (dt.code == kDLFloat && dt.bits == 32) return run(static_cast<float*>(nullptr)), true;
+  if (dt.code == kDLFloat && dt.bits == 64) return run(static_cast<double*>(nullptr)), true;
+  return false;
+}
+
+// run(data, out): out data's dtype (and the attr dtype's, when given), one ByDType takes; data of rank >= 1 with
+// an axis.
+std::string ScanAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (t.size() != 2) return k + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
+  const DLDataType dt = t[0].dtype;
+  const std::string dtype = attrs.GetString("dtype", "");
+  if (!dtype.empty() && dtype != "void" && DataType(dtype) != DataType(dt)) {
+    return k + ": an output dtype other than the input's is not supported";
+  }
+  if (t[1].dtype.code != dt.code || t[1].dtype.bits != dt.bits) return k + ": out must have data's dtype";
+  if (!ByDType(dt, [](auto*) {})) return k + ": dtype " + DTypeName(dt) + " is not supported";
+  if (attrs.Has("axis")) return MinRankReason(k, "data", t[0], 1);
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.cumsum", ScanAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.cumprod", ScanAccepts);
+
 template <bool kProd>
 Function MakeScan(const std::string& kernel, Map<String, Any> attrs_in) {
   KernelAttrs attrs(kernel, attrs_in);
@@ -82,10 +111,7 @@ Function MakeScan(const std::string& kernel, Map<String, Any> attrs_in) {
       using T = std::remove_pointer_t<decltype(tag)>;
       Scan<T, kProd>(x.Data<T>(), out.Data<T>(), outer, n, inner, exclusive, reverse);
     };
-    if (dt.code == kDLInt && dt.bits == 64) return run(static_cast<int64_t*>(nullptr));
-    if (dt.code == kDLInt && dt.bits == 32) return run(static_cast<int32_t*>(nullptr));
-    if (dt.code == kDLFloat && dt.bits == 32) return run(static_cast<float*>(nullptr));
-    if (dt.code == kDLFloat && dt.bits == 64) return run(static_cast<double*>(nullptr));
+    if (ByDType(dt, run)) return;
     TVMLITE_THROW(TypeError) << kernel << ": dtype " << DataType(dt).str() << " is not supported";
   });
 }

@@ -12,6 +12,7 @@
 #include <tvmlite/runtime/data_type.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <cmath>
 #include <string>
@@ -51,24 +52,38 @@ T Arith(const std::string& op, T v) {
   return static_cast<T>((v > 0) - (v < 0));  // sign
 }
 
+/*! \brief "" when the kernel of op takes data of dtype dt into out of dtype ot, else why not (TypeError's text). */
+std::string UnaryReason(const std::string& op, const std::string& kernel, DLDataType dt, DLDataType ot) {
+  if (op == "isnan" || op == "isinf") {
+    if (!Is(ot, kDLBool, 8) && !Is(ot, kDLUInt, 8)) return kernel + ": out must be bool";
+    if (Is(dt, kDLFloat, 32) || Is(dt, kDLFloat, 64)) return "";
+  } else if (op == "logical_not") {
+    if (!Is(ot, kDLBool, 8) && !Is(ot, kDLUInt, 8)) return kernel + ": out must be bool";
+    if (Is(dt, kDLBool, 8) || Is(dt, kDLUInt, 8)) return "";
+  } else {
+    if (ot.code != dt.code || ot.bits != dt.bits) return kernel + ": out must be data's dtype";
+    if (Is(dt, kDLInt, 64) || Is(dt, kDLInt, 32) || Is(dt, kDLFloat, 64)) return "";
+  }
+  return kernel + ": dtype " + DTypeName(dt) + " is not supported";
+}
+
 Function MakeUnary(const std::string& op) {
   const std::string kernel = "topi." + op;
   return MakeKernel(kernel, 2, [op, kernel](const KernelArgs& args) {
     TensorArg x = args.Input(0, "data"), out = args.Output();
     out.CheckShape(x.shape());
     const DLDataType dt = x.dtype(), ot = out.dtype();
+    const std::string reason = UnaryReason(op, kernel, dt, ot);  // the dispatch below takes exactly these
+    TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
     if (op == "isnan" || op == "isinf") {
-      TVMLITE_CHECK_KIND(Is(ot, kDLBool, 8) || Is(ot, kDLUInt, 8), TypeError) << kernel << ": out must be bool";
       auto pred = [&](auto v) -> uint8_t { return op == "isnan" ? std::isnan(v) : std::isinf(v); };
       if (Is(dt, kDLFloat, 32)) return Map1<float, uint8_t>(x, out, pred);
       if (Is(dt, kDLFloat, 64)) return Map1<double, uint8_t>(x, out, pred);
     } else if (op == "logical_not") {
-      TVMLITE_CHECK_KIND(Is(ot, kDLBool, 8) || Is(ot, kDLUInt, 8), TypeError) << kernel << ": out must be bool";
       if (Is(dt, kDLBool, 8) || Is(dt, kDLUInt, 8)) {
         return Map1<uint8_t, uint8_t>(x, out, [](uint8_t v) -> uint8_t { return v == 0; });
       }
     } else {
-      TVMLITE_CHECK_KIND(ot.code == dt.code && ot.bits == dt.bits, TypeError) << kernel << ": out must be data's dtype";
       if (Is(dt, kDLInt, 64)) return Map1<int64_t, int64_t>(x, out, [&](int64_t v) { return Arith(op, v); });
       if (Is(dt, kDLInt, 32)) return Map1<int32_t, int32_t>(x, out, [&](int32_t v) { return Arith(op, v); });
       if (Is(dt, kDLFloat, 64)) {
@@ -92,6 +107,10 @@ const bool kRegistered = [] {
           return MakeUnary(op);
         })
         .set_kernel_factory();
+    RegisterKernelAccepts("topi." + op, [op](const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+      if (t.size() != 2) return attrs.kernel() + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
+      return UnaryReason(op, attrs.kernel(), t[0].dtype, t[1].dtype);
+    });
     ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
   }
   return true;

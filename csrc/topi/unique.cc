@@ -191,6 +191,21 @@ TVMLITE_REGISTER_GLOBAL("topi.unique").set_body_typed([](Map<String, Any> attrs_
   return f;
 }).set_kernel_factory();
 
+// [y, indices, inverse, counts] = run(data): data of a dtype ByDType (the body's dispatch) takes; rank >= 1 with an
+// axis.
+std::string UniqueAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (t.size() != 1) return k + ": expected 1 tensor argument (data), got " + std::to_string(t.size());
+  try {
+    ByDType(t[0].dtype, k, [](auto) { return 0; });
+  } catch (const runtime::Error& err) {
+    return err.message();
+  }
+  if (attrs.Has("axis") && t[0].ndim == 0) return k + ": data is 0-d but an axis is given";
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.unique", UniqueAccepts);
+
 }  // namespace
 
 TVMLITE_REGISTER_OP("unique")

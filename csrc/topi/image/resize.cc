@@ -30,6 +30,7 @@
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <algorithm>
 #include <cmath>
@@ -202,11 +203,25 @@ void OutputGeometry(const ResizeConfig& cfg, const std::vector<int64_t>& shape, 
   }
 }
 
+/*!
+ * \brief The dtypes of run(data, roi, scales, sizes, [epilogue inputs], out) the kernel takes: float32 data, scales
+ * and out, int64 sizes (checked whether or not the call reads them); roi is never read.
+ */
+std::string DTypesReason(DLDataType data, DLDataType scales, DLDataType sizes, DLDataType out) {
+  if (!IsF32(data)) return std::string(kName) + ": data must be float32, got " + DTypeName(data);
+  if (!IsF32(scales)) return std::string(kName) + ": scales must be float32, got " + DTypeName(scales);
+  if (!IsDType(sizes, kDLInt, 64)) return std::string(kName) + ": sizes must be int64, got " + DTypeName(sizes);
+  if (!IsF32(out)) return std::string(kName) + ": out must be float32, got " + DTypeName(out);
+  return "";
+}
+
 void Run(const ResizeConfig& cfg, const KernelArgs& args) {
   TensorArg data = args.Input(0, "data");
   TensorArg scales = args.Input(2, "scales");
   TensorArg sizes = args.Input(3, "sizes");
   TensorArg out = args.Output();
+  const std::string reason = DTypesReason(data.dtype(), scales.dtype(), sizes.dtype(), out.dtype());
+  TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
   const float* x = data.Data<float>();
   float* y = out.Data<float>();
   data.CheckNDim(4);
@@ -329,6 +344,14 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any
   cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 5, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
+
+// The epilogue's checks, DTypesReason, and 4-D data.
+std::string ResizeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 4));
+  TVMLITE_ACCEPTS_CHECK(DTypesReason(t[0].dtype, t[2].dtype, t[3].dtype, t.back().dtype));
+  return t[0].ndim == 4 ? "" : attrs.kernel() + ": data must have rank 4, got " + std::to_string(t[0].ndim);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.image.resize2d", ResizeAccepts);
 
 TVMLITE_REGISTER_OP("image.resize")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.image.resize2d"));

@@ -74,6 +74,22 @@ TVMLITE_REGISTER_GLOBAL("topi.concatenate").set_body_typed([](Map<String, Any> a
   });
 }).set_kernel_factory();
 
+// run(x_0, ..., x_{N-1}, [epilogue inputs], out): every input out's dtype and rank (>= 1).
+std::string ConcatenateAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  const int n_in = static_cast<int>(t.size()) - 1 - EpilogueInputs(attrs);
+  if (n_in < 1) return k + ": expected at least one input";
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, n_in));
+  TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "out", t.back(), 1));
+  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  for (int i = 0; i < n_in; ++i) {
+    TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[i].dtype, t.back().dtype));
+    if (t[i].ndim != t.back().ndim) return k + ": input " + std::to_string(i) + " must have out's rank";
+  }
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.concatenate", ConcatenateAccepts);
+
 TVMLITE_REGISTER_OP("concatenate").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.concatenate"));
 
 }  // namespace

@@ -147,6 +147,28 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
   });
 }).set_kernel_factory();
 
+// copy: run(data, [epilogue inputs], out), out data's dtype. cast: out the attr dtype, data a dtype KindOf knows.
+std::string CopyAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(attrs.kernel(), t[0].dtype, t.back().dtype));
+  return ByteScalarReason(attrs.kernel(), t.back().dtype);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.copy", CopyAccepts);
+
+std::string CastAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
+  const DLDataType dtype = runtime::StringToDLDataType(attrs.GetString("dtype"));
+  Kind kind;
+  if (!KindOf(dtype, &kind)) return k + ": dtype '" + DTypeName(dtype) + "' is not supported";
+  if (!SameDType(t.back().dtype, dtype)) {
+    return k + ": out must be " + DTypeName(dtype) + " (attr dtype), got " + DTypeName(t.back().dtype);
+  }
+  if (!KindOf(t[0].dtype, &kind)) return k + ": data dtype " + DTypeName(t[0].dtype) + " is not supported";
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.cast", CastAccepts);
+
 TVMLITE_REGISTER_OP("copy").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.copy"));
 TVMLITE_REGISTER_OP("cast").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cast"));
 

@@ -55,9 +55,18 @@ struct Scalar {
   bool is_int = false;
 };
 
+/*! \brief The dtypes ReadScalar reads (it checks this first; WriteScalar writes these too). */
+bool IsScalarDType(DLDataType dt) {
+  return IsDType(dt, kDLFloat, 32) || IsDType(dt, kDLFloat, 64) || IsDType(dt, kDLInt, 64) ||
+         IsDType(dt, kDLInt, 32) || IsDType(dt, kDLInt, 16) || IsDType(dt, kDLInt, 8) || IsDType(dt, kDLUInt, 8) ||
+         IsDType(dt, kDLBool, 8);
+}
+
 Scalar ReadScalar(const TensorArg& t, const std::string& kernel, const char* what) {
   TVMLITE_CHECK_KIND(t.size() == 1, ValueError) << kernel << ": " << what << " must hold one value, got " << t.size();
   const DLDataType dt = t.dtype();
+  TVMLITE_CHECK_KIND(IsScalarDType(dt), TypeError)
+      << kernel << ": " << what << " of dtype " << DataType(dt).str() << " is not supported";
   const char* p = injective::Bytes(t);
   Scalar s;
   s.is_int = dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool;
@@ -289,6 +298,8 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_body_typed([](Map<String, Any> attr
     TensorArg value = args.Input(0, "fill_value");
     const DLDataType dtype =
         dtype_text.empty() || dtype_text == "void" ? value.dtype() : DLDataType(DataType(dtype_text));
+    TVMLITE_CHECK_KIND(IsScalarDType(dtype), TypeError)
+        << kName << ": output dtype " << DataType(dtype).str() << " is not supported";
     std::vector<int64_t> shape = injective::IntValues(args.Input(1, "shape"), kName);
     CheckShape(shape, kName);
     NDArray out = NDArray::Empty(shape, dtype);
@@ -311,6 +322,8 @@ TVMLITE_REGISTER_GLOBAL("topi.arange").set_body_typed([](Map<String, Any> attrs_
     TensorArg start_t = args.Input(0, "start");
     const DLDataType dtype =
         dtype_text.empty() || dtype_text == "void" ? start_t.dtype() : DLDataType(DataType(dtype_text));
+    TVMLITE_CHECK_KIND(IsScalarDType(dtype), TypeError)
+        << kName << ": output dtype " << DataType(dtype).str() << " is not supported";  // before n is known
     Scalar start = ReadScalar(start_t, kName, "start");
     Scalar stop = ReadScalar(args.Input(1, "stop"), kName, "stop");
     Scalar step = ReadScalar(args.Input(2, "step"), kName, "step");
@@ -339,6 +352,66 @@ TVMLITE_REGISTER_GLOBAL("topi.arange").set_body_typed([](Map<String, Any> attrs_
     return out;
   });
 }).set_kernel_factory();
+
+/*!
+ * \brief What each kernel here takes: shape / reps / newshape inputs 0-d or 1-d int32/int64, copied data 1/2/4/8-byte
+ * scalars with out of its dtype, scalars (fill value, range bounds, outputs made of them) IsScalarDType.
+ */
+std::string DynShapeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  auto shape_input = [&](size_t i) -> std::string {
+    TVMLITE_ACCEPTS_CHECK(IndexReason(k, "a shape or bounds input", t[i].dtype));
+    return t[i].ndim <= 1 ? "" : k + ": a shape or bounds input must be 0-d or 1-d";
+  };
+  auto scalar = [&](DLDataType dt, const char* what) -> std::string {
+    return IsScalarDType(dt) ? "" : k + ": " + what + " of dtype " + DTypeName(dt) + " is not supported";
+  };
+  auto count = [&](size_t n, const char* names) -> std::string {
+    if (t.size() == n) return "";
+    return k + ": expected " + std::to_string(n) + " tensor arguments (" + names + "), got " + std::to_string(t.size());
+  };
+  if (k == "topi.shape_of") {  // data of any dtype: only its shape is read
+    TVMLITE_ACCEPTS_CHECK(count(2, "data, out"));
+    const DLDataType want = DTypeAttr(attrs, DLDataType(DataType::Int(64)));
+    if (t[1].dtype.code != want.code || t[1].dtype.bits != want.bits) return k + ": out must be " + DTypeName(want);
+    return IndexReason(k, "dtype", want);
+  }
+  if (k == "topi.dyn.reshape") {  // a view: data of any dtype
+    TVMLITE_ACCEPTS_CHECK(count(2, "data, newshape"));
+    return shape_input(1);
+  }
+  if (k == "topi.dyn.broadcast_to" || k == "topi.dyn.tile") {
+    TVMLITE_ACCEPTS_CHECK(count(2, "data, shape"));
+    TVMLITE_ACCEPTS_CHECK(shape_input(1));
+    return ByteScalarReason(k, t[0].dtype);
+  }
+  if (k == "topi.broadcast_to" || k == "topi.tile" || k == "topi.broadcast_to_like") {
+    TVMLITE_ACCEPTS_CHECK(k == "topi.broadcast_to_like" ? count(3, "data, shape_like, out") : count(2, "data, out"));
+    const DLDataType a = t[0].dtype, out = t.back().dtype;
+    TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, a));
+    return out.code == a.code && out.bits == a.bits ? "" : k + ": out must have data's dtype";
+  }
+  if (k == "topi.dyn.full") {
+    TVMLITE_ACCEPTS_CHECK(count(2, "fill_value, shape"));
+    TVMLITE_ACCEPTS_CHECK(shape_input(1));
+    TVMLITE_ACCEPTS_CHECK(scalar(t[0].dtype, "fill_value"));
+    return scalar(DTypeAttr(attrs, t[0].dtype), "output");
+  }
+  // topi.arange
+  TVMLITE_ACCEPTS_CHECK(count(3, "start, stop, step"));
+  const char* names[] = {"start", "stop", "step"};
+  for (int i = 0; i < 3; ++i) TVMLITE_ACCEPTS_CHECK(scalar(t[i].dtype, names[i]));
+  return scalar(DTypeAttr(attrs, t[0].dtype), "output");
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.shape_of", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.reshape", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.broadcast_to", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.broadcast_to", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.broadcast_to_like", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.tile", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.tile", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.full", DynShapeAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.arange", DynShapeAccepts);
 
 }  // namespace
 

@@ -51,8 +51,8 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
     DLDataType it = indices.dtype();
-    TVMLITE_CHECK_KIND(it.code == kDLInt && (it.bits == 32 || it.bits == 64) && it.lanes == 1, TypeError)
-        << kName << ": indices must be int32 or int64, got " << runtime::DataType(it).str();
+    const std::string it_reason = IndexReason(kName, "indices", it);
+    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
     const int nd = data.ndim();
     TVMLITE_CHECK_KIND(nd >= 1 && indices.ndim() == nd, ValueError)
         << kName << ": indices " << runtime::ShapeTuple(indices.shape()) << " must have the rank of data "
@@ -110,8 +110,8 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
     DLDataType it = indices.dtype();
-    TVMLITE_CHECK_KIND(it.code == kDLInt && (it.bits == 32 || it.bits == 64) && it.lanes == 1, TypeError)
-        << kName << ": indices must be int32 or int64, got " << runtime::DataType(it).str();
+    const std::string it_reason = IndexReason(kName, "indices", it);
+    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
     const int r = data.ndim(), q = indices.ndim();
     TVMLITE_CHECK_KIND(q >= 1, ValueError) << kName << ": indices must have rank >= 1, got a scalar";
     const int64_t k = indices.dim(q - 1);
@@ -156,6 +156,22 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
     });
   });
 }).set_kernel_factory();
+
+// run(data, indices, [epilogue inputs], out): the body's dtype checks; gather's indices have data's rank (>= 1),
+// gather_nd's rank >= 1.
+std::string GatherAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
+  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  if (k == "topi.gather_nd") return MinRankReason(k, "indices", t[1], 1);
+  TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "data", t[0], 1));
+  if (t[1].ndim != t[0].ndim) return k + ": indices must have the rank of data";
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.gather", GatherAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.gather_nd", GatherAccepts);
 
 TVMLITE_REGISTER_OP("gather").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather"));
 TVMLITE_REGISTER_OP("gather_nd").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather_nd"));

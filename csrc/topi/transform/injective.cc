@@ -15,8 +15,7 @@ std::vector<int64_t> IntValues(const TensorArg& t, const std::string& kernel) {
   TVMLITE_CHECK_KIND(t.ndim() <= 1, ValueError) << kernel << ": a shape or bounds input must be 0-d or 1-d, got rank "
                                                 << t.ndim();
   const DLDataType dt = t.dtype();
-  TVMLITE_CHECK_KIND(dt.code == kDLInt && (dt.bits == 64 || dt.bits == 32) && dt.lanes == 1, TypeError)
-      << kernel << ": a shape or bounds input must be int32 or int64";
+  TVMLITE_CHECK_KIND(IsIndexDType(dt), TypeError) << kernel << ": a shape or bounds input must be int32 or int64";
   std::vector<int64_t> out(t.size());
   const char* p = Bytes(t);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -26,17 +25,14 @@ std::vector<int64_t> IntValues(const TensorArg& t, const std::string& kernel) {
 }
 
 int ElemBytes(const TensorArg& t, const std::string& kernel) {
-  DLDataType d = t.dtype();
-  int bits = d.bits * d.lanes;
-  TVMLITE_CHECK_KIND(d.lanes == 1 && (bits == 8 || bits == 16 || bits == 32 || bits == 64), TypeError)
-      << kernel << ": dtype " << runtime::DataType(d).str() << " is not supported (1, 2, 4 or 8 byte scalars)";
-  return bits / 8;
+  const std::string reason = ByteScalarReason(kernel, t.dtype());
+  TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
+  return t.dtype().bits / 8;
 }
 
 void CheckSameDType(const TensorArg& a, const TensorArg& b, const std::string& kernel) {
-  DLDataType x = a.dtype(), y = b.dtype();
-  TVMLITE_CHECK_KIND(x.code == y.code && x.bits == y.bits && x.lanes == y.lanes, TypeError)
-      << kernel << ": dtypes differ: " << runtime::DataType(x).str() << " and " << runtime::DataType(y).str();
+  const std::string reason = SameDTypeReason(kernel, a.dtype(), b.dtype());
+  TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
 }
 
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what) {

@@ -17,6 +17,7 @@
 #include <tvmlite/runtime/threading.h>
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
+#include <tvmlite/topi/kernel_accepts.h>
 
 #include <algorithm>
 #include <cstdint>

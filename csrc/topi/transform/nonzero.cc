@@ -20,10 +20,20 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
+/*! \brief Whether WithNonZero reads elements of dtype dt (it checks this first). */
+bool TakesCondition(DLDataType dt) {
+  if (!IsByteScalar(dt)) return false;
+  const int esize = dt.bits / 8;
+  return (dt.code == kDLFloat && esize >= 2) || (dt.code == kDLBfloat && esize == 2) || dt.code == kDLInt ||
+         dt.code == kDLUInt || dt.code == kDLBool;
+}
+
 /*! \brief Call body(is_nonzero) with a predicate over element k of p for t's dtype. */
 template <typename F>
 void WithNonZero(const TensorArg& t, const std::string& kName, const F& body) {
   const DLDataType dt = t.dtype();
+  TVMLITE_CHECK_KIND(TakesCondition(dt), TypeError)
+      << kName << ": condition of dtype " << runtime::DataType(dt).str() << " is not supported";
   const int esize = injective::ElemBytes(t, kName);
   const char* p = injective::Bytes(t);
   if (dt.code == kDLFloat && esize == 4) {
@@ -85,6 +95,15 @@ TVMLITE_REGISTER_GLOBAL("topi.argwhere").set_body_typed([](Map<String, Any> attr
     return out;
   });
 }).set_kernel_factory();
+
+// [out] = run(condition): a dtype TakesCondition (WithNonZero's gate) takes.
+std::string ArgwhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (t.size() != 1) return k + ": expected 1 tensor argument (condition), got " + std::to_string(t.size());
+  if (TakesCondition(t[0].dtype)) return "";
+  return k + ": condition of dtype " + DTypeName(t[0].dtype) + " is not supported";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argwhere", ArgwhereAccepts);
 
 }  // namespace
 

@@ -197,6 +197,27 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.nn.pad").set_body_typed([](Map<String, Any> at
   });
 }).set_kernel_factory();
 
+// nn.pad: run(data, pad_value, [epilogue inputs], out); dyn.nn.pad: [out] = run(data, pads, pad_value, axes), pads
+// and axes 0-d or 1-d int32/int64. pad_value has data's dtype.
+std::string PadAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (k == "topi.dyn.nn.pad") {
+    TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 4, /*has_out=*/false));
+    TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[2].dtype, t[0].dtype));
+    for (int i : {1, 3}) {
+      TVMLITE_ACCEPTS_CHECK(IndexReason(k, "a shape or bounds input", t[i].dtype));
+      if (t[i].ndim > 1) return k + ": a shape or bounds input must be 0-d or 1-d";
+    }
+    return ByteScalarReason(k, t[0].dtype);
+  }
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[1].dtype, t[0].dtype));
+  return ByteScalarReason(k, t.back().dtype);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.nn.pad", PadAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.nn.pad", PadAccepts);
+
 TVMLITE_REGISTER_OP("nn.pad").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.pad"));
 TVMLITE_REGISTER_OP("dyn.nn.pad")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.nn.pad"))

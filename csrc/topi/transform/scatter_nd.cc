@@ -33,8 +33,8 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
     injective::CheckSameDType(data, upd, kName);
     out.CheckShape(data.shape());
     const DLDataType it = idx.dtype();
-    TVMLITE_CHECK_KIND(it.code == kDLInt && (it.bits == 64 || it.bits == 32) && it.lanes == 1, TypeError)
-        << kName << ": indices must be int32 or int64";
+    const std::string it_reason = IndexReason(kName, "indices", it);
+    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
     TVMLITE_CHECK_KIND(idx.ndim() >= 1, ValueError) << kName << ": indices must have a last dim (k)";
     const int64_t k = idx.dim(idx.ndim() - 1);
     TVMLITE_CHECK_KIND(k >= 0 && k <= data.ndim(), ValueError)
@@ -69,6 +69,20 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
     }
   });
 }).set_kernel_factory();
+
+// run(data, indices, updates, out) in mode "update": data, updates and out one dtype, indices int32/int64 of rank
+// >= 1.
+std::string ScatterNdAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (attrs.GetString("mode", "update") != "update") return k + ": only mode 'update' runs natively";
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 3));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t[2].dtype));
+  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
+  TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "indices", t[1], 1));
+  return ByteScalarReason(k, t[0].dtype);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.scatter_nd", ScatterNdAccepts);
 
 }  // namespace
 

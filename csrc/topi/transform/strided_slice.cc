@@ -200,6 +200,27 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_body_typed([](Map<String, 
   });
 }).set_kernel_factory();
 
+// strided_slice: run(data, [epilogue inputs], out); slice_like: run(data, shape_like, [epilogue inputs], out)
+// (shape_like of any dtype: only its dims are read); dyn.strided_slice: [out] = run(data, begin, end, strides, axes),
+// the last four 0-d or 1-d int32/int64 (injective::IntValues).
+std::string SliceAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  if (k == "topi.dyn.strided_slice") {
+    TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 5, /*has_out=*/false));
+    for (int i = 1; i < 5; ++i) {
+      TVMLITE_ACCEPTS_CHECK(IndexReason(k, "a shape or bounds input", t[i].dtype));
+      if (t[i].ndim > 1) return k + ": a shape or bounds input must be 0-d or 1-d";
+    }
+    return ByteScalarReason(k, t[0].dtype);
+  }
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, k == "topi.slice_like" ? 2 : 1));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  return ByteScalarReason(k, t.back().dtype);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.strided_slice", SliceAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.slice_like", SliceAccepts);
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.strided_slice", SliceAccepts);
+
 TVMLITE_REGISTER_OP("strided_slice")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.strided_slice"));
 TVMLITE_REGISTER_OP("slice_like")

@@ -43,8 +43,8 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
     DLDataType it = indices.dtype();
-    TVMLITE_CHECK_KIND(it.code == kDLInt && (it.bits == 32 || it.bits == 64) && it.lanes == 1, TypeError)
-        << kName << ": indices must be int32 or int64, got " << runtime::DataType(it).str();
+    const std::string it_reason = IndexReason(kName, "indices", it);
+    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
     const int nd = data.ndim(), id = indices.ndim();
     TVMLITE_CHECK_KIND(nd >= 1, ValueError) << kName << ": data must have at least one dimension";
     const int axis = injective::NormalizeAxis(axis_attr, nd, kName);
@@ -85,6 +85,17 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
     });
   });
 }).set_kernel_factory();
+
+// run(data, indices, [epilogue inputs], out): the body's dtype checks, and data's rank >= 1.
+std::string TakeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
+  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  return MinRankReason(k, "data", t[0], 1);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.take", TakeAccepts);
 
 TVMLITE_REGISTER_OP("take").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.take"));
 

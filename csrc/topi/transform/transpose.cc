@@ -109,6 +109,21 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
   });
 }).set_kernel_factory();
 
+// run(data, [epilogue inputs], out): out data's dtype and rank; as many axes (when given) as data has dims.
+std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  if (t[0].ndim != t.back().ndim) return k + ": out must have data's rank";
+  if (injective::HasValue(attrs, "axes") && static_cast<int64_t>(attrs.GetInts("axes").size()) != t[0].ndim) {
+    return k + ": axes has " + std::to_string(attrs.GetInts("axes").size()) + " entries for data of rank " +
+           std::to_string(t[0].ndim);
+  }
+  return "";
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.transpose", TransposeAccepts);
+
 TVMLITE_REGISTER_OP("transpose").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.transpose"));
 
 }  // namespace

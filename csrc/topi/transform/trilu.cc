@@ -62,6 +62,18 @@ TVMLITE_REGISTER_GLOBAL("topi.trilu").set_body_typed([](Map<String, Any> attrs_i
   });
 }).set_kernel_factory();
 
+// run(data, k, [epilogue inputs], out): data of rank >= 2 and out its dtype, k a 0-d or 1-d int32/int64.
+std::string TriluAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
+  TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "data", t[0], 2));
+  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "k", t[1].dtype));
+  if (t[1].ndim > 1) return k + ": k must be 0-d or 1-d";
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  return ByteScalarReason(k, t.back().dtype);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.trilu", TriluAccepts);
+
 TVMLITE_REGISTER_OP("trilu").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.trilu"));
 
 }  // namespace

@@ -31,6 +31,11 @@ void SelectRow(T* dst, const uint8_t* c, int64_t sc, const T* x, int64_t sx, con
   for (int64_t i = 0; i < n; ++i) dst[i] = pick(c[i * sc], x[i * sx], y[i * sy]);
 }
 
+std::string ConditionReason(DLDataType ct) {
+  if (ct.lanes == 1 && ct.bits == 8 && (ct.code == kDLBool || ct.code == kDLUInt || ct.code == kDLInt)) return "";
+  return "topi.where: condition must be bool (or a one-byte integer), got " + DTypeName(ct);
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.where";
   KernelAttrs attrs(kName, attrs_in);
@@ -38,10 +43,8 @@ TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_i
   return MakeKernel(kName, 4 + epi.num_inputs(), [epi](const KernelArgs& args) {
     TensorArg cond = args.Input(0, "condition"), x = args.Input(1, "x"), y = args.Input(2, "y");
     TensorArg out = args.Output();
-    DLDataType ct = cond.dtype();
-    TVMLITE_CHECK_KIND(ct.lanes == 1 && ct.bits == 8 && (ct.code == kDLBool || ct.code == kDLUInt || ct.code == kDLInt),
-                       TypeError)
-        << kName << ": condition must be bool (or a one-byte integer), got " << runtime::DataType(ct).str();
+    const std::string ct_reason = ConditionReason(cond.dtype());
+    TVMLITE_CHECK_KIND(ct_reason.empty(), TypeError) << ct_reason;
     injective::CheckSameDType(x, out, kName);
     injective::CheckSameDType(y, out, kName);
     const int esize = injective::ElemBytes(out, kName);
@@ -88,6 +91,17 @@ TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_i
     });
   });
 }).set_kernel_factory();
+
+// run(cond, x, y, [epilogue inputs], out): the body's dtype checks (ranks only broadcast).
+std::string WhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 3));
+  TVMLITE_ACCEPTS_CHECK(ConditionReason(t[0].dtype));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[1].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[2].dtype, t.back().dtype));
+  return ByteScalarReason(k, t.back().dtype);
+}
+TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.where", WhereAccepts);
 
 TVMLITE_REGISTER_OP("where").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.where"));
 
