@@ -226,7 +226,7 @@ bool BroadcastsTo(const Type& t, const Array<Any>& out) {
   return true;
 }
 
-/*! \brief t with every symbolic dim set to value (a consistent stand-in shape for a build-time trial). */
+/*! \brief t with every symbolic dim set to value (consistent stand-in shapes to evaluate a shape function on). */
 Type WithDims(const Type& t, int64_t value) {
   if (const auto* tt = t.as<TupleTypeNode>()) {
     std::vector<Type> fields;
@@ -818,7 +818,6 @@ class GraphBuilder {
     Map<String, Any> attrs;
     std::vector<Entry> inputs;
     std::vector<Type> input_types;
-    bool all_f32 = true;
     if (anchor != nullptr) {
       Op op = Downcast<Op>(anchor->op);
       if (!kernels.count(op)) return Refuse("op " + op->name + " has no native kernel");
@@ -850,8 +849,6 @@ class GraphBuilder {
         });
         if (!ok) return Refuse(op->name + " has an attribute a kernel cannot take");
       }
-      for (const Type& t : input_types) all_f32 = all_f32 && IsF32(t);
-      all_f32 = all_f32 && IsF32(anchor_type);
       if (returns_outputs_.get(op, false)) return ReturningNode(g, *calls, anchor, kernel, attrs, inputs);
     }
     // The epilogue program.
@@ -863,19 +860,14 @@ class GraphBuilder {
     if (!program->empty() && !IsF32(out_type)) return Refuse("an epilogue on a non-float32 value");
     attrs.Set(String("epilogue"), String(*program));
     inputs.insert(inputs.end(), epi_inputs.begin(), epi_inputs.end());
-    // Ask the factory now: one that refuses these attrs means the reference.
-    runtime::Function factory = Registry::Get(kernel);
-    if (!factory.defined()) return Refuse("kernel " + kernel + " is not registered");
-    runtime::Function bound;
+    // Ask the factory now (one that refuses these attrs means the reference), then the kernel's declared check.
     GNode n;
     if (dynamic) SetShapeFunc(g, tuple_out ? Expr(TupleGetItem(g.root, 0)) : g.root, &n);
     if (dynamic && !ShapesFollowTypes(n)) return Refuse("its output shape depends on input values");
-    try {
-      bound = factory(attrs).cast<runtime::Function>();
-      if (!all_f32) TrialRun(bound, inputs, views, out_type, n);
-    } catch (const runtime::Error& err) {
-      return Refuse(kernel + " refused: " + err.message().substr(0, err.message().find('\n')));
-    }
+    std::vector<Type> arg_types;
+    for (const Entry& e : inputs) arg_types.push_back(e.node < 0 ? views[e.index].type : EntryType(e));
+    arg_types.push_back(out_type);
+    if (auto why = KernelRefuses(kernel, attrs, arg_types)) return Refuse(*why);
     // The kernel takes the group: its inputs read through views get their "__nop" nodes now.
     for (Entry& e : inputs) {
       if (e.node >= 0) continue;
@@ -901,45 +893,16 @@ class GraphBuilder {
 
   /*!
    * \brief A node whose kernel makes and returns its outputs (their shape depends on input values: dyn.reshape,
-   * arange; MakeReturningKernel): the anchor alone, tried once on stand-in inputs (ones; params as they are).
+   * arange; MakeReturningKernel): the anchor alone, its tensor arguments its inputs only.
    */
   std::optional<std::vector<Entry>> ReturningNode(const Group& g, const std::vector<Call>& calls,
                                                   const CallNode* anchor, const std::string& kernel,
                                                   const Map<String, Any>& attrs, const std::vector<Entry>& inputs) {
     Op op = Downcast<Op>(anchor->op);
     if (calls.size() != 1) return Refuse(op->name + " makes its own output: it takes no epilogue");
-    runtime::Function factory = Registry::Get(kernel);
-    if (!factory.defined()) return Refuse("kernel " + kernel + " is not registered");
-    try {
-      runtime::Function bound = factory(attrs).cast<runtime::Function>();
-      std::vector<NDArray> arrays;
-      for (const Entry& e : inputs) {
-        const GNode& src = nodes_[e.node];
-        const Any* value = src.is_op ? nullptr : params_.get()->Find(Any(String(src.name)));
-        if (value != nullptr) {
-          arrays.push_back(value->cast<NDArray>());
-          continue;
-        }
-        const Type stand_in = WithDims(src.out_types[e.index], 1);
-        const auto* tt = stand_in.as<TensorTypeNode>();
-        if (tt == nullptr || !tt->static_shape()) return Refuse(op->name + " reads a value that is not a tensor");
-        NDArray a = NDArray::Empty(*tt->static_shape(), tt->dtype);
-        FillOnes(a);
-        arrays.push_back(a);
-      }
-      std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
-      runtime::Any rv;
-      try {
-        bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
-      } catch (const runtime::Error& err) {
-        // Stand-in values need not make sense together (a newshape of ones): only a kernel that refuses the
-        // dtypes (a TypeError) sends the node to the reference.
-        if (std::string(err.kind()) != "TypeError") rv = Any();
-        else throw;
-      }
-    } catch (const runtime::Error& err) {
-      return Refuse(kernel + " refused: " + err.message().substr(0, err.message().find('\n')));
-    }
+    std::vector<Type> arg_types;
+    for (const Entry& e : inputs) arg_types.push_back(EntryType(e));
+    if (auto why = KernelRefuses(kernel, attrs, arg_types)) return Refuse(*why);
     GNode n;
     n.is_op = true;
     n.name = g.name;
@@ -953,24 +916,6 @@ class GraphBuilder {
     std::vector<Entry> out;
     for (size_t i = 0; i < nodes_[id].out_types.size(); ++i) out.push_back({id, static_cast<int64_t>(i)});
     return out;
-  }
-
-  /*! \brief Every element of a (numeric) a set to 1. */
-  static void FillOnes(NDArray& a) {
-    const DLDataType dt = a->tensor.dtype;
-    char* p = static_cast<char*>(a->tensor.data) + a->tensor.byte_offset;
-    const int64_t n = a.NumElements(), esize = runtime::DataType(dt).bytes();
-    for (int64_t i = 0; i < n; ++i) {
-      char* q = p + i * esize;
-      if (dt.code == kDLFloat && dt.bits == 32) *reinterpret_cast<float*>(q) = 1.0f;
-      else if (dt.code == kDLFloat && dt.bits == 64) *reinterpret_cast<double*>(q) = 1.0;
-      else if ((dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool) && esize <= 8) {
-        std::memset(q, 0, esize);
-        *q = 1;  // little-endian: the low byte
-      } else {
-        std::memset(q, 0, esize);
-      }
-    }
   }
 
   /*! \brief No native kernel for the group, and why (the reference node made next carries it). */
@@ -993,52 +938,42 @@ class GraphBuilder {
     return true;
   }
 
+  /*! \brief The type of a made node's output entry e. */
+  const Type& EntryType(const Entry& e) const { return nodes_[e.node].out_types[e.index]; }
+
   /*!
-   * \brief Run a bound kernel once on zeros: its argument checks decide whether it takes these dtypes. An entry
-   * whose node is -1 is pending[index], whose node is not made yet.
+   * \brief Why kernel does not take tensor arguments of these types (inputs, epilogue inputs, then out; a kernel
+   * returning its outputs: its inputs), or nullopt when it does. The factory is called first (it validates the
+   * attrs); then the kernel's declared check "<kernel>.accepts" (tvmlite/topi/kernel_accepts.h) is asked with the
+   * dtypes and ranks: nothing runs at build. A kernel without one takes float32 only.
    */
-  void TrialRun(const runtime::Function& bound, const std::vector<Entry>& inputs,
-                const std::vector<PendingView>& pending, const Type& out_type, const GNode& node) {
-    std::vector<NDArray> arrays;
-    auto make = [&](const Type& symbolic) {
-      // Symbolic dims are tried as 1 everywhere: the output's shape then comes from the shape function.
-      Type t = WithDims(symbolic, 1);
+  std::optional<std::string> KernelRefuses(const std::string& kernel, const Map<String, Any>& attrs,
+                                           const std::vector<Type>& types) {
+    runtime::Function factory = Registry::Get(kernel);
+    if (!factory.defined()) return "kernel " + kernel + " is not registered";
+    Array<String> dtypes;
+    Array<int64_t> ndims;
+    std::string other;  // the first dtype other than float32
+    for (const Type& t : types) {
       const auto* tt = t.as<TensorTypeNode>();
-      TVMLITE_CHECK_KIND(tt != nullptr && tt->static_shape(), TypeError)
-          << "no stand-in tensor of type " << TypeToString(t) << " for the trial run";
-      NDArray a = NDArray::Empty(*tt->static_shape(), tt->dtype);
-      if (a.NBytes()) std::memset(static_cast<char*>(a->tensor.data) + a->tensor.byte_offset, 0, a.NBytes());
-      arrays.push_back(a);
-    };
-    for (const Entry& e : inputs) {
-      if (e.node < 0) {
-        make(pending[e.index].type);
-        continue;
-      }
-      // A param (resize's scales, a gather's indices) is tried with its value: zeros may be no valid value.
-      const GNode& n = nodes_[e.node];
-      const Any* value = n.is_op ? nullptr : params_.get()->Find(Any(String(n.name)));
-      if (value != nullptr) {
-        arrays.push_back(value->cast<NDArray>());
-      } else {
-        make(n.out_types[e.index]);
-      }
+      if (tt == nullptr) return kernel + " refused: an argument is not a tensor (" + TypeToString(t) + ")";
+      dtypes.push_back(String(tt->dtype.str()));
+      ndims.push_back(static_cast<int64_t>(tt->ndim()));
+      if (other.empty() && !IsF32(t)) other = tt->dtype.str();
     }
-    if (node.shape_func.defined()) {
-      std::vector<Type> leaf_types;
-      for (const Var& v : node.shape_func->params) leaf_types.push_back(WithDims(*v->type_annotation, 1));
-      make(EvalShapeFunc(node.shape_func, leaf_types));
-    } else {
-      make(out_type);
-    }
-    std::vector<runtime::AnyView> views(arrays.begin(), arrays.end());
-    runtime::Any rv;
+    auto first_line = [](const std::string& m) { return m.substr(0, m.find('\n')); };
     try {
-      bound.CallPacked(runtime::PackedArgs(views.data(), static_cast<int32_t>(views.size())), &rv);
+      (void)factory(attrs).cast<runtime::Function>();
+      runtime::Function accepts = Registry::Get(kernel + ".accepts");
+      if (!accepts.defined()) {
+        if (other.empty()) return std::nullopt;
+        return kernel + " refused: it takes float32 tensors only (it declares no .accepts), got " + other;
+      }
+      std::string why = accepts(attrs, dtypes, ndims).cast<String>();
+      if (why.empty()) return std::nullopt;
+      return kernel + " refused: " + first_line(why);
     } catch (const runtime::Error& err) {
-      // The trial asks whether the kernel takes these dtypes: a TypeError says no. Other errors come from the
-      // stand-in values (zeros: an integer divide by zero, Swin's window arithmetic), not from the kernel.
-      if (std::string(err.kind()) == "TypeError") throw;
+      return kernel + " refused: " + first_line(err.message());
     }
   }
 
