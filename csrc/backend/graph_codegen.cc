@@ -13,18 +13,19 @@
  *   "__nop"              only reshape/squeeze/expand_dims/nn.batch_flatten/reshape_like of a static tensor: the
  *                        output aliases the input's storage with the new shape (TVM does the same);
  *   the anchor's kernel  one op without an "FTVMLiteEpilogue" rule (the anchor) reading only group inputs and
- *                        constants, with a "FTVMLiteKernel" name, and every other op an epilogue rule: float32
- *                        static tensors; kernel_attrs = the anchor's attrs fields (by reflection: bools as 0/1,
- *                        dtypes as strings, None fields left out; other values mean the reference) + "epilogue",
+ *                        constants, with a "FTVMLiteKernel" name, and every other op an epilogue rule (float32);
+ *                        kernel_attrs = the anchor's attrs fields (by reflection: bools as 0/1, dtypes as strings,
+ *                        None fields left out; other values mean the reference) + "epilogue",
  *                        the program of the other ops (r0 = the anchor's value; intermediates in r1..r7, freed
  *                        after their last use; in<k> = group inputs and non-scalar constants the epilogue reads, in
  *                        first-use order; scalar float constants are immediates; nn.bias_add's bias, which
  *                        broadcasts along its axis, is read as (C, 1, ..., 1): a view of the param or a "__nop"
  *                        view of the input). Inputs: the anchor's (a tuple argument, e.g. concatenate's, one per
  *                        field; constants become params), then in<k>.
- *                        The factory is called at build with these attrs: raising means the reference instead. An
- *                        anchor with tensors other than float32 is also run once on zeros at build to be sure
- *                        (a TypeError from it, a dtype it does not take, means the reference);
+ *                        The factory is called at build with these attrs: raising means the reference instead.
+ *                        Then the kernel's declared check "<kernel>.accepts"(attrs, dtypes, ranks of its tensor
+ *                        arguments) (topi/kernel_accepts.h): a reason means the reference, with it; a kernel
+ *                        without one takes float32 tensors only. Nothing runs at build;
  *   topi.elemwise        no anchor: the same program, r0 written by the root op;
  *   relay.backend.reference  anything else (no kernel, other dtypes, dynamic shapes, tuples, sequences, control
  *                        flow): kernel_attrs {"func": SaveJSON(the group as a Function)} (one op's non-scalar

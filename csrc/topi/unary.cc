@@ -108,8 +108,8 @@ const bool kRegistered = [] {
         })
         .set_kernel_factory();
     RegisterKernelAccepts("topi." + op, [op](const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
-      if (t.size() != 2) return attrs.kernel() + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
-      return UnaryReason(op, attrs.kernel(), t[0].dtype, t[1].dtype);
+      if (t.size() == 2) return UnaryReason(op, attrs.kernel(), t[0].dtype, t[1].dtype);
+      return attrs.kernel() + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
     });
     ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
   }

@@ -32,9 +32,9 @@ bool TakesCondition(DLDataType dt) {
 template <typename F>
 void WithNonZero(const TensorArg& t, const std::string& kName, const F& body) {
   const DLDataType dt = t.dtype();
+  const int esize = injective::ElemBytes(t, kName);
   TVMLITE_CHECK_KIND(TakesCondition(dt), TypeError)
       << kName << ": condition of dtype " << runtime::DataType(dt).str() << " is not supported";
-  const int esize = injective::ElemBytes(t, kName);
   const char* p = injective::Bytes(t);
   if (dt.code == kDLFloat && esize == 4) {
     const float* x = reinterpret_cast<const float*>(p);
@@ -100,6 +100,7 @@ TVMLITE_REGISTER_GLOBAL("topi.argwhere").set_body_typed([](Map<String, Any> attr
 std::string ArgwhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   const std::string& k = attrs.kernel();
   if (t.size() != 1) return k + ": expected 1 tensor argument (condition), got " + std::to_string(t.size());
+  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t[0].dtype));
   if (TakesCondition(t[0].dtype)) return "";
   return k + ": condition of dtype " + DTypeName(t[0].dtype) + " is not supported";
 }

@@ -116,9 +116,10 @@ std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorS
   TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
   TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
   if (t[0].ndim != t.back().ndim) return k + ": out must have data's rank";
-  if (injective::HasValue(attrs, "axes") && static_cast<int64_t>(attrs.GetInts("axes").size()) != t[0].ndim) {
-    return k + ": axes has " + std::to_string(attrs.GetInts("axes").size()) + " entries for data of rank " +
-           std::to_string(t[0].ndim);
+  // No axes (or none given: an empty list) reverses the dims.
+  const size_t n = injective::HasValue(attrs, "axes") ? attrs.GetInts("axes").size() : 0;
+  if (n != 0 && static_cast<int64_t>(n) != t[0].ndim) {
+    return k + ": axes has " + std::to_string(n) + " entries for data of rank " + std::to_string(t[0].ndim);
   }
   return "";
 }

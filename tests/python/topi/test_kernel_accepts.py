@@ -149,6 +149,10 @@ def test_accepts_agrees_with_the_bound_kernel(kernel):
     ("topi.trilu", {}, ["float32", "int64", "float32"], [1, 0, 1], "topi.trilu: data must have rank >= 2, got 1"),
     ("topi.image.resize2d", {}, ["float32", "float32", "float32", "int64", "float32"], [3, 1, 1, 1, 3],
      "topi.image.resize2d: data must have rank 4, got 3"),
+    ("topi.transpose", {"axes": [1, 0]}, ["float32", "float32"], [3, 3],
+     "topi.transpose: axes has 2 entries for data of rank 3"),
+    ("topi.transpose", {"axes": []}, ["float32", "float32"], [3, 3], ""),  # no axes: reverse the dims
+    ("topi.argwhere", {}, ["int4"], [1], "topi.argwhere: dtype int4 is not supported (1, 2, 4 or 8 byte scalars)"),
     ("topi.cast", {"dtype": "int32"}, ["float32", "int64"], [1, 1],
      "topi.cast: out must be int32 (attr dtype), got int64"),
     ("topi.add", {}, ["int8", "int8", "int8"], [1, 1, 1], "topi.add: dtype int8 is not supported"),
