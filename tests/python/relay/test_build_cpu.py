@@ -152,7 +152,7 @@ def test_integer_arithmetic_runs_its_own_kernel(rng):
 
 
 def test_dtypes_no_kernel_takes_run_the_reference(rng):
-    """int8 add: the binary kernel refuses it at the build's trial run, the node runs on the reference with why."""
+    """int8 add: topi.add.accepts refuses it at build, the node runs on the reference with why."""
     x, y = relay.var("x", shape=(3, 4), dtype="int8"), relay.var("y", shape=(3, 4), dtype="int8")
     lib = check(relay.Function([x, y], relay.add(x, y)),
                 {"x": rng.integers(-9, 9, (3, 4), dtype="int8"), "y": rng.integers(-9, 9, (3, 4), dtype="int8")})
@@ -632,9 +632,9 @@ def test_bias_add_joins_the_anchor_epilogue(rng):
         assert [k for k in kernels(lib) if k != "__nop"] == ["topi.nn.dense"]
 
 
-def test_bias_add_view_on_an_anchor_tried_on_zeros(rng):
-    """take (int64 indices: the kernel is tried once at build) + bias_add of an input: the bias view exists only
-    for the trial until the kernel takes the group, then becomes a __nop node."""
+def test_bias_add_view_on_an_anchor_taking_int64(rng):
+    """take (int64 indices: topi.take.accepts is asked at build) + bias_add of an input: the bias view is pending
+    until the kernel takes the group, then becomes a __nop node."""
     with tvmlite.transform.PassContext(opt_level=3):
         x, i, b = relay.var("x", shape=(5, 3, 4)), relay.var("i", shape=(2,), dtype="int64"), relay.var("b", shape=(3,))
         y = relay.nn.bias_add(relay.take(x, i, axis=0), b, axis=1)

@@ -420,7 +420,7 @@ def test_cpu_build_after_a_conv(rng):
 
 
 def test_cpu_build_other_dtypes_run_the_reference(rng):
-    """float64 data: the kernels refuse it at build (their trial run), so the group runs its reference."""
+    """float64 data: the kernels declare no .accepts (float32 only), so the group runs its reference."""
     shape = (2, 4, 5)
     xv, gv, bv = (relay.var(n, shape=s, dtype="float64") for n, s in [("x", shape), ("g", (4,)), ("b", (4,))])
     x = rng.standard_normal(shape)
