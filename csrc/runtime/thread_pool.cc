@@ -169,7 +169,9 @@ class ThreadPool {
         std::this_thread::yield();
       }
     }
-    std::exception_ptr error = error_;
+    // Moved out: a copy left in error_ until the next job would keep the error object (and what it holds) alive.
+    std::exception_ptr error = std::move(error_);
+    error_ = nullptr;
     busy_.clear(std::memory_order_release);
     if (error) std::rethrow_exception(error);
   }
