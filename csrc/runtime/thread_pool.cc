@@ -190,7 +190,9 @@ class ThreadPool {
   }
 
   /*! \brief Range r of the job is [RangeBegin(r), RangeBegin(r + 1)): >= min_chunk items (ranges <= n / min_chunk). */
-  int64_t RangeBegin(int r) const { return job_n_ * r / job_ranges_; }
+  int64_t RangeBegin(int r) const { return Share(job_n_, r, job_ranges_); }
+  /*! \brief floor(n * k / parts) for 0 <= k <= parts, without the overflow of n * k (n may be near INT64_MAX). */
+  static int64_t Share(int64_t n, int64_t k, int64_t parts) { return n / parts * k + n % parts * k / parts; }
   int64_t RangePieces(int r) const {
     return std::clamp<int64_t>((RangeBegin(r + 1) - RangeBegin(r)) / job_min_chunk_, 1, kPiecesPerRange);
   }
@@ -282,7 +284,7 @@ class ThreadPool {
     if (GetFloatMode() != job_float_mode_) SetFloatMode(job_float_mode_);
     const int64_t begin = RangeBegin(r), len = RangeBegin(r + 1) - begin, pieces = RangePieces(r);
     try {
-      RunChunk(job_fn_, job_ctx_, begin + len * p / pieces, begin + len * (p + 1) / pieces);
+      RunChunk(job_fn_, job_ctx_, begin + Share(len, p, pieces), begin + Share(len, p + 1, pieces));
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_) error_ = std::current_exception();

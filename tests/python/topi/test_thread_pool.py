@@ -177,6 +177,18 @@ def test_exception_inside_a_chunk_propagates():
     assert run(1000, -1) == 1000  # and the pool still runs every item after
 
 
+def test_job_of_int64_max_items_is_cut_without_overflow():
+    """Ranges and pieces are n * k / parts: computed without forming n * k (UBSan's signed overflow, found by the
+    FFI fuzzer as testing.parallel_fail(2**63 - 1, ...)); every item is run once."""
+    run = tvmlite.get_global_func("testing.parallel_fail")
+    set_num_threads(2)
+    n = 2**63 - 1
+    assert run(n, -1) == n
+    for fail_at in [0, n // 2, n - 1]:
+        with pytest.raises(ValueError, match=f"item {fail_at} failed"):
+            run(n, fail_at)
+
+
 def test_failed_job_keeps_no_error_alive():
     """The pool hands its job's error to the caller and keeps no copy: the error object is freed at once, not when
     the next job starts (the FFI fuzzer's leak check saw an object more after a failed ParallelFor)."""
