@@ -620,7 +620,7 @@ class GraphBuilder {
     try {
       if (auto r = TryLoop(call, c, &why)) return *r;
     } catch (const runtime::Error& err) {
-      why = "its body cannot be lowered: " + err.message();
+      why = std::string(c->op.same_as(loop_op_) ? "loop" : "scan") + ": its body cannot be lowered: " + err.message();
     }
     loop_fallback_ = c;  // the group path below, once
     std::vector<Entry> out = LowerCall(call, c);
@@ -643,20 +643,21 @@ class GraphBuilder {
     };
     for (const Var& p : body->params) {
       if (!tensors_only(p->checked_type())) {
-        *why = std::string(is_loop ? "loop" : "scan") + ": a loop-carried value or element is a " +
-               TypeToString(p->checked_type()) + ", not a tensor (the loop node carries tensors only)";
+        *why = std::string(is_loop ? "loop" : "scan") + ": its body takes a value of type " +
+               TypeToString(p->checked_type()) + " (the loop node carries tensors only)";
         return std::nullopt;
       }
     }
     if (!tensors_only(body->body->checked_type()) || !tensors_only(call->checked_type())) {
       *why = std::string(is_loop ? "loop" : "scan") + ": its body returns values other than tensors (" +
-             TypeToString(body->body->checked_type()) + ")";
+             TypeToString(body->body->checked_type()) + "; the loop node carries tensors only)";
       return std::nullopt;
     }
     std::vector<Expr> leaves = LoopInvariantLeaves(Downcast<Function>(c->args.back()));
     for (const Expr& leaf : leaves) {
       if (!leaf->checked_type().as<TensorTypeNode>()) {
-        *why = "its body reads an outer value of type " + TypeToString(leaf->checked_type()) + ", not a tensor";
+        *why = std::string(is_loop ? "loop" : "scan") + ": its body reads an outer value of type " +
+               TypeToString(leaf->checked_type()) + " (the loop node takes tensors only)";
         return std::nullopt;
       }
     }

@@ -634,11 +634,11 @@ class GraphExecutorObj : public Object {
     int64_t limit = -1;
     bool bounded = false;
     if (s.has_trip) {
-      limit = static_cast<int64_t>(ScalarOf(values_[n.inputs[pos++]], "max_trip_count"));
+      limit = static_cast<int64_t>(ScalarOf(values_[n.inputs[pos++]], "loop: max_trip_count"));
       bounded = true;
     }
     bool keep_going = true;
-    if (s.has_cond) keep_going = ScalarOf(values_[n.inputs[pos++]], "cond") != 0;
+    if (s.has_cond) keep_going = ScalarOf(values_[n.inputs[pos++]], "loop: cond") != 0;
     std::vector<NDArray> carried;
     for (int64_t k = 0; k < s.n; ++k) carried.push_back(TensorOf(values_[n.inputs[pos++]], n.name + ": a carried value"));
     for (int64_t j = 0; j < s.outer; ++j) {
@@ -657,7 +657,7 @@ class GraphExecutorObj : public Object {
       std::vector<NDArray> out = RunBody(body, n.name);
       for (int64_t k = 0; k < s.n; ++k) carried[k] = out[1 + k];
       for (size_t k = 0; k < k_scans; ++k) scans[k].push_back(out[1 + s.n + k]);
-      if (s.has_cond) keep_going = ScalarOf(Any(out[0]), "the body's cond") != 0;
+      if (s.has_cond) keep_going = ScalarOf(Any(out[0]), "loop: the body's cond") != 0;
     }
     for (int64_t k = 0; k < s.n; ++k) values_[n.outputs[k]] = i == 0 ? Copy(carried[k]) : carried[k];
     for (size_t k = 0; k < k_scans; ++k) {
@@ -671,7 +671,7 @@ class GraphExecutorObj : public Object {
       if (!same) {
         std::string shapes_seen;
         for (const NDArray& a : scans[k]) shapes_seen += (shapes_seen.empty() ? "" : ", ") + ShapeStr(a.Shape());
-        TVMLITE_THROW(ValueError) << "loop scan outputs changed shape across iterations: " << shapes_seen;
+        TVMLITE_THROW(ValueError) << "loop: loop scan outputs changed shape across iterations: " << shapes_seen;
       }
       values_[e] = Stack(scans[k], 0);
     }
@@ -704,7 +704,7 @@ class GraphExecutorObj : public Object {
       }
       for (auto& items : per) {
         for (const NDArray& a : items) {
-          TVMLITE_CHECK_KIND(a.Shape() == items[0].Shape(), ValueError) << "all input arrays must have the same shape";
+          TVMLITE_CHECK_KIND(a.Shape() == items[0].Shape(), ValueError) << "scan: all input arrays must have the same shape";
         }
         result.push_back(Stack(items, 0));
       }
@@ -729,7 +729,7 @@ class GraphExecutorObj : public Object {
     const int64_t seq_len = xs[0].Shape()[axes[0]];
     for (size_t j = 0; j < m; ++j) {
       TVMLITE_CHECK_KIND(xs[j].Shape()[axes[j]] == seq_len, ValueError)
-          << "scan inputs differ in sequence length: " << xs[j].Shape()[axes[j]] << " vs " << seq_len;
+          << "scan: scan inputs differ in sequence length: " << xs[j].Shape()[axes[j]] << " vs " << seq_len;
     }
     const size_t n_states = states.size(), k_outs = n.outputs.size() - n_states;
     std::vector<std::vector<NDArray>> outs(k_outs);
@@ -769,7 +769,7 @@ class GraphExecutorObj : public Object {
       }
       std::vector<NDArray>& acc = outs[k];
       for (const NDArray& y : acc) {
-        TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError) << "all input arrays must have the same shape";
+        TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError) << "scan: all input arrays must have the same shape";
       }
       if (!s.out_dirs.empty() && s.out_dirs[k]) std::reverse(acc.begin(), acc.end());
       result.push_back(Stack(acc, a));

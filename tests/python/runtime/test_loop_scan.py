@@ -1,0 +1,303 @@
+"""ONNX Loop and Scan as executor constructs (csrc/backend/graph_codegen.cc, LowerLoop; graph_executor.cc, "Loop
+and Scan"): one "__loop" / "__scan" node whose body is a native graph of its own, run by a child executor, checked
+against onnxruntime at several shapes through one build; the errors the numpy reference gives; the reference kept
+for what the node cannot carry (sequences); export and load."""
+import json
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+import tvmlite
+from tvmlite.frontend import from_onnx
+from tvmlite.runtime import GraphModule, load_module
+from tvmlite.runtime.fallbacks import FallbackWarning
+
+REFERENCE = "relay.backend.reference"
+
+
+def loop_model(opset=16, n="N"):
+    """y = x; for i < M while cond: y = y * 2 + i; cond = sum(y) < limit; scan out y. Outputs final y, stacked ys."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+         helper.make_node("Add", ["y2", "i_f"], ["y_out"]),
+         helper.make_node("ReduceSum", ["y_out"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["cond_out"]),
+         helper.make_node("Identity", ["y_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_in", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_out", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [n])],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "cond", "x"], ["y", "ys"], body=body)],
+        "loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("limit", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n]),
+         helper.make_tensor_value_info("ys", TensorProto.FLOAT, [None, n])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def growing_loop_model(opset=16, scan_out=False):
+    """acc = concat(acc, x * i) each iteration: the carried value grows (with scan_out, also a scan output)."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["x", "i_f"], ["xi"]),
+         helper.make_node("Concat", ["acc_in", "xi"], ["acc_out"], axis=0),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])] +
+        ([helper.make_node("Identity", ["acc_out"], ["acc_scan"])] if scan_out else []),
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [None, 3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [None, 3])] +
+        ([helper.make_tensor_value_info("acc_scan", TensorProto.FLOAT, [None, 3])] if scan_out else []))
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "acc0"], ["acc"] + (["accs"] if scan_out else []), body=body)],
+        "grow",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("acc0", TensorProto.FLOAT, ["K", 3]),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["R", 3])],
+        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [None, 3])] +
+        ([helper.make_tensor_value_info("accs", TensorProto.FLOAT, [None, None, 3])] if scan_out else []))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def scan_model():
+    """Scan-9: cumulative sum of x (axis 1, reversed) and of w (axis 0, forward); outputs on axes 0 and 1."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+         helper.make_node("Mul", ["s_out", "w_t"], ["y_t"]),
+         helper.make_node("Identity", ["s_out"], ["z_t"])],
+        "body",
+        [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, ["C"]),
+         helper.make_tensor_value_info("x_t", TensorProto.FLOAT, ["C"]),
+         helper.make_tensor_value_info("w_t", TensorProto.FLOAT, ["C"])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, ["C"]),
+         helper.make_tensor_value_info("y_t", TensorProto.FLOAT, ["C"]),
+         helper.make_tensor_value_info("z_t", TensorProto.FLOAT, ["C"])])
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["s0", "x", "w"], ["s", "y", "z"], body=body, num_scan_inputs=2,
+                          scan_input_axes=[1, 0], scan_input_directions=[1, 0],
+                          scan_output_axes=[0, 1], scan_output_directions=[0, 1])],
+        "scan",
+        [helper.make_tensor_value_info("s0", TensorProto.FLOAT, ["C"]),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["C", "T"]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, ["T", "C"])],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, ["C"]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, ["T", "C"]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, ["C", "T"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+
+
+def bfloat16_loop_model():
+    """y = y * y + y rounded to bfloat16 (a cast with no native kernel: on the reference)."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["y_in"], ["s"], to=TensorProto.BFLOAT16),
+         helper.make_node("Cast", ["s"], ["s_f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["y_in", "y_in"], ["yy"]),
+         helper.make_node("Add", ["yy", "s_f"], ["y_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_in", TensorProto.FLOAT, ["A", "B"])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_out", TensorProto.FLOAT, ["A", "B"])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "y0"], ["y"], body=body)],
+        "bfloat16_loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("y0", TensorProto.FLOAT, ["A", "B"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["A", "B"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+def sequence_loop_model():
+    """A sequence carried by the loop (x * (i + 1) appended each iteration); its last element and its length."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["i", "one"], ["i1"]),
+         helper.make_node("Cast", ["i1"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["x", "i_f"], ["xi"]),
+         helper.make_node("SequenceInsert", ["seq_in", "xi"], ["seq_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("seq_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("seq_out", TensorProto.FLOAT, None)],
+        [helper.make_tensor("one", TensorProto.INT64, [], [1])])
+    graph = helper.make_graph(
+        [helper.make_node("SequenceEmpty", [], ["seq0"], dtype=TensorProto.FLOAT),
+         helper.make_node("Loop", ["M", "", "seq0"], ["seq"], body=body),
+         helper.make_node("SequenceAt", ["seq", "last"], ["y"]),
+         helper.make_node("SequenceLength", ["seq"], ["n"])],
+        "sequence_loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+        [helper.make_tensor("last", TensorProto.INT64, [], [-1])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+def _build(model, target="cpu"):
+    onnx.checker.check_model(model)
+    mod, params = from_onnx(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)  # an all-native build warns nothing
+        return tvmlite.build(mod, target=target, params=params)
+
+
+def _run(lib, feeds):
+    gm = GraphModule(lib["default"]())
+    for k, v in feeds.items():
+        gm.set_input(k, v)
+    gm.run()
+    return [gm.get_output(i).numpy() for i in range(gm.get_num_outputs())]
+
+
+def _check(model, lib, feeds):
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = _run(lib, feeds)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def _loop_nodes(lib):
+    """The graph's loop and scan nodes; each must run natively, its body with no reference node."""
+    nodes = [n for n in json.loads(lib.get_graph_json())["nodes"] if n["op"] != "null"]
+    loops = [n for n in nodes if n["attrs"]["func_name"] in ("__loop", "__scan")]
+    for n in loops:
+        body = [b["attrs"]["func_name"] for b in n["attrs"]["body"]["nodes"] if b["op"] != "null"]
+        assert body and REFERENCE not in body
+    assert lib.fallbacks() == []
+    return loops
+
+
+def _f32(rng, *shape):
+    return rng.standard_normal(shape).astype("float32")
+
+
+def test_loop_with_trip_count_cond_and_scan_output_at_several_shapes():
+    model = loop_model()
+    lib = _build(model)
+    [node] = _loop_nodes(lib)
+    assert node["attrs"]["func_name"] == "__loop" and node["attrs"]["returns"] == "outputs"
+    rng = np.random.default_rng(0)
+    big = np.array(1e9, "float32")
+    _check(model, lib, dict(M=np.array(5), cond=np.array(True), x=_f32(rng, 3), limit=big))
+    _check(model, lib, dict(M=np.array(9), cond=np.array(True), x=np.abs(_f32(rng, 4)),
+                            limit=np.array(20, "float32")))  # cond stops it before M
+    _check(model, lib, dict(M=np.array(2), cond=np.array(True), x=_f32(rng, 7), limit=big))
+
+
+def test_loop_whose_carried_value_grows():
+    model = growing_loop_model()
+    lib = _build(model)
+    [node] = _loop_nodes(lib)
+    assert node["attrs"]["func_name"] == "__loop"
+    rng = np.random.default_rng(1)
+    _check(model, lib, dict(M=np.array(3), acc0=_f32(rng, 2, 3), x=_f32(rng, 1, 3)))
+    _check(model, lib, dict(M=np.array(4), acc0=_f32(rng, 0, 3), x=_f32(rng, 2, 3)))
+
+
+def test_loop_of_zero_iterations():
+    model = loop_model(n=2)  # static elements: the empty stack has a known shape
+    lib = _build(model)
+    _loop_nodes(lib)
+    rng = np.random.default_rng(2)
+    big = np.array(1e9, "float32")
+    _check(model, lib, dict(M=np.array(0), cond=np.array(True), x=_f32(rng, 2), limit=big))
+    _check(model, lib, dict(M=np.array(4), cond=np.array(False), x=_f32(rng, 2), limit=big))
+    _check(model, lib, dict(M=np.array(3), cond=np.array(True), x=_f32(rng, 2), limit=big))
+
+
+@pytest.mark.parametrize("target", ["debug", "cpu"])
+def test_zero_iterations_with_symbolic_elements_is_the_references_error(target):
+    lib = _build(loop_model(), target)
+    feeds = dict(M=np.array(0), cond=np.array(True), x=np.ones(3, "float32"), limit=np.array(1.0, "float32"))
+    with pytest.raises(ValueError, match=r"^loop: no iteration ran, and the stacked output's element type "
+                                         r"Tensor\[\(N,\), float32\] has symbolic dims"):
+        _run(lib, feeds)
+
+
+@pytest.mark.parametrize("target", ["debug", "cpu"])
+def test_scan_outputs_changing_shape_is_the_references_error(target):
+    lib = _build(growing_loop_model(scan_out=True), target)
+    feeds = dict(M=np.array(3), acc0=np.ones((1, 3), "float32"), x=np.ones((1, 3), "float32"))
+    with pytest.raises(ValueError, match=r"^loop: loop scan outputs changed shape across iterations: "
+                                         r"\(2, 3\), \(3, 3\), \(4, 3\)"):
+        _run(lib, feeds)
+
+
+def test_scan_with_axes_and_directions_at_several_shapes():
+    model = scan_model()
+    lib = _build(model)
+    [node] = _loop_nodes(lib)
+    assert node["attrs"]["func_name"] == "__scan"
+    rng = np.random.default_rng(3)
+    _check(model, lib, dict(s0=_f32(rng, 3), x=_f32(rng, 3, 4), w=_f32(rng, 4, 3)))
+    _check(model, lib, dict(s0=_f32(rng, 2), x=_f32(rng, 2, 6), w=_f32(rng, 6, 2)))
+
+
+def test_profile_shows_the_loop_as_one_native_node():
+    lib = _build(growing_loop_model())
+    gm = GraphModule(lib["default"]())
+    gm.set_input("M", np.array(2))
+    gm.set_input("acc0", np.ones((1, 3), "float32"))
+    gm.set_input("x", np.ones((1, 3), "float32"))
+    records = gm.profile(file=False)
+    assert [r["func_name"] for r in records] == ["__loop"]
+    assert records[0]["shape"] == (3, 3)
+
+
+def test_a_body_reference_node_is_listed_under_the_loop():
+    mod, params = from_onnx(bfloat16_loop_model())
+    with pytest.warns(FallbackWarning):
+        lib = tvmlite.build(mod, target="cpu", params=params)
+    names = [f["name"] for f in lib.fallbacks()]
+    assert names and all(n.startswith("tvmlite_loop_0/") for n in names)
+    assert all("bfloat16" in f["reason"] for f in lib.fallbacks())
+    _check(bfloat16_loop_model(), lib, dict(M=np.array(3), y0=np.full((2, 5), 0.5, "float32")))
+
+
+def test_sequence_carried_values_stay_on_the_reference():
+    model = sequence_loop_model()
+    mod, params = from_onnx(model)
+    with pytest.warns(FallbackWarning):
+        lib = tvmlite.build(mod, target="cpu", params=params)
+    [f] = [f for f in lib.fallbacks() if "loop" in f["name"]]  # the sequence ops around it are references too
+    assert f["name"] == "tvmlite_loop_0"
+    assert f["reason"].startswith("loop: its body takes a value of type Sequence[")
+    assert f["reason"].endswith("(the loop node carries tensors only)")
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    _check(model, lib, dict(M=np.array(3), x=x))
+
+
+def test_export_and_load_a_model_with_a_loop(tmp_path):
+    model = loop_model()
+    lib = _build(model)
+    path = str(tmp_path / "loop.tvmlite")
+    lib.export_library(path)
+    loaded = load_module(path)
+    assert loaded.fallbacks() == []
+    assert [n["attrs"]["func_name"] for n in json.loads(loaded.get_graph_json())["nodes"] if n["op"] != "null"] \
+        == ["__loop"]
+    rng = np.random.default_rng(4)
+    for n in (3, 5):
+        _check(model, loaded, dict(M=np.array(4), cond=np.array(True), x=_f32(rng, n), limit=np.array(1e9, "float32")))
