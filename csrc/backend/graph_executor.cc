@@ -542,6 +542,15 @@ class GraphExecutorObj : public Object {
     return *a;
   }
 
+  /*!
+   * \brief Entry e as a tensor the node may return: a copy when the executor rewrites it in place (a body that
+   * passes a value through returns what it was given, and the node's outputs outlive that entry's storage).
+   */
+  NDArray Owned(int64_t e, const std::string& what) const {
+    NDArray a = TensorOf(values_[e], what);
+    return in_place[e] ? Copy(a) : a;
+  }
+
   static NDArray Copy(const NDArray& a) {
     NDArray c = NDArray::Empty(a.Shape(), a.dtype());
     c.CopyFrom(a);
@@ -640,9 +649,9 @@ class GraphExecutorObj : public Object {
     bool keep_going = true;
     if (s.has_cond) keep_going = ScalarOf(values_[n.inputs[pos++]], "loop: cond") != 0;
     std::vector<NDArray> carried;
-    for (int64_t k = 0; k < s.n; ++k) carried.push_back(TensorOf(values_[n.inputs[pos++]], n.name + ": a carried value"));
+    for (int64_t k = 0; k < s.n; ++k) carried.push_back(Owned(n.inputs[pos++], n.name + ": a carried value"));
     for (int64_t j = 0; j < s.outer; ++j) {
-      SetBodyInput(body, 2 + s.n + j, TensorOf(values_[n.inputs[pos++]], n.name + ": an outer value"), n.name);
+      SetBodyInput(body, 2 + s.n + j, Owned(n.inputs[pos++], n.name + ": an outer value"), n.name);
     }
     const size_t k_scans = n.outputs.size() - s.n;
     std::vector<std::vector<NDArray>> scans(k_scans);
@@ -659,7 +668,7 @@ class GraphExecutorObj : public Object {
       for (size_t k = 0; k < k_scans; ++k) scans[k].push_back(out[1 + s.n + k]);
       if (s.has_cond) keep_going = ScalarOf(Any(out[0]), "loop: the body's cond") != 0;
     }
-    for (int64_t k = 0; k < s.n; ++k) values_[n.outputs[k]] = i == 0 ? Copy(carried[k]) : carried[k];
+    for (int64_t k = 0; k < s.n; ++k) values_[n.outputs[k]] = carried[k];
     for (size_t k = 0; k < k_scans; ++k) {
       const int64_t e = n.outputs[s.n + k];
       if (i == 0) {
@@ -682,10 +691,10 @@ class GraphExecutorObj : public Object {
     const LoopSpec& s = *n.loop;
     std::vector<NDArray> states, xs;
     size_t pos = 0;
-    for (int64_t k = 0; k < s.n; ++k) states.push_back(TensorOf(values_[n.inputs[pos++]], n.name + ": a state"));
+    for (int64_t k = 0; k < s.n; ++k) states.push_back(Owned(n.inputs[pos++], n.name + ": a state"));
     for (int64_t k = 0; k < s.m; ++k) xs.push_back(TensorOf(values_[n.inputs[pos++]], n.name + ": a scan input"));
     for (int64_t j = 0; j < s.outer; ++j) {
-      SetBodyInput(s.body, s.n + s.m + j, TensorOf(values_[n.inputs[pos++]], n.name + ": an outer value"), n.name);
+      SetBodyInput(s.body, s.n + s.m + j, Owned(n.inputs[pos++], n.name + ": an outer value"), n.name);
     }
     std::vector<NDArray> result;
     if (!s.batched) {
@@ -753,7 +762,7 @@ class GraphExecutorObj : public Object {
       for (size_t k = 0; k < k_outs; ++k) outs[k].push_back(res[n_states + k]);
     }
     std::vector<NDArray> result;
-    for (size_t k = 0; k < n_states; ++k) result.push_back(seq_len == 0 ? Copy(states[k]) : states[k]);
+    for (size_t k = 0; k < n_states; ++k) result.push_back(states[k]);
     for (size_t k = 0; k < k_outs; ++k) {
       const int64_t e = n.outputs[n_states + k];
       const int64_t rank = static_cast<int64_t>(shapes[e].size()) - (batched ? 1 : 0);

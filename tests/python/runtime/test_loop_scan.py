@@ -153,6 +153,32 @@ def sequence_loop_model():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 
 
+def passthrough_loop_model():
+    """loop(M, a = x * 2) with a body returning its carried value as it is, then b = x + 1 (which may take a's
+    storage once the loop has read a)."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["y_in"], ["y_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_in", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_out", TensorProto.FLOAT, [4, 8])])
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["a"]),
+         helper.make_node("Loop", ["M", "", "a"], ["y"], body=body),
+         helper.make_node("Add", ["x", "one"], ["b"]),
+         helper.make_node("Exp", ["b"], ["c"])],
+        "passthrough",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8]),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0]), helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
 def _build(model, target="cpu"):
     onnx.checker.check_model(model)
     mod, params = from_onnx(model)
@@ -184,7 +210,7 @@ def _loop_nodes(lib):
     loops = [n for n in nodes if n["attrs"]["func_name"] in ("__loop", "__scan")]
     for n in loops:
         body = [b["attrs"]["func_name"] for b in n["attrs"]["body"]["nodes"] if b["op"] != "null"]
-        assert body and REFERENCE not in body
+        assert REFERENCE not in body
     assert lib.fallbacks() == []
     return loops
 
@@ -243,6 +269,16 @@ def test_scan_outputs_changing_shape_is_the_references_error(target):
     with pytest.raises(ValueError, match=r"^loop: loop scan outputs changed shape across iterations: "
                                          r"\(2, 3\), \(3, 3\), \(4, 3\)"):
         _run(lib, feeds)
+
+
+def test_a_value_passed_through_is_the_loops_own():
+    """The body returns what it was given: the node's output must not be the storage main reuses after it."""
+    model = passthrough_loop_model()
+    lib = _build(model)
+    _loop_nodes(lib)
+    x = np.random.default_rng(5).standard_normal((4, 8)).astype("float32")
+    for m in (0, 3):
+        _check(model, lib, dict(M=np.array(m), x=x))
 
 
 def test_scan_with_axes_and_directions_at_several_shapes():

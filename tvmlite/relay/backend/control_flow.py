@@ -47,10 +47,11 @@ def _outer_values(body):
     return outer, ifs
 
 
-def _branch_inputs(branches, outer):
+def _branch_inputs(branches, outer, bound=()):
     """The outer values the branches read, in a fixed order: main's expressions (not constants) and main's free
-    variables they use (a walk that stops at main's expressions: what is below them is main's business)."""
-    inputs, seen, bound = [], set(), set()
+    variables they use (a walk that stops at main's expressions: what is below them is main's business). bound: the
+    variables that are not outer values (a loop body's own parameters)."""
+    inputs, seen, bound = [], set(), set(bound)
     for fn in branches:
         stack = [fn.body]
         while stack:
@@ -168,7 +169,7 @@ def optimize_loop_bodies(mod, optimize):
     bodies = {}
     for call in calls:
         fn = call.args[-1]
-        inputs = _branch_inputs([fn], outer)
+        inputs = _branch_inputs([fn], outer, fn.params)
         extra = [var(f"o{i}", e.checked_type) for i, e in enumerate(inputs)]
         lifted = Function(list(fn.params) + extra, _Substitute(dict(zip(inputs, extra))).visit(fn.body))
         opt = optimize(IRModule.from_expr(lifted))["main"]
