@@ -24,6 +24,14 @@
  * branches reads (cond, then-values..., else-values...) and its outputs become the taken branch's values: the
  * lowering keeps those alive (the memory plan pins them).
  *
+ * Loop and Scan. A "__loop" / "__scan" node (graph_codegen.cc, LowerLoop) carries its body's graph in attrs.body
+ * and in kernel_attrs how to read its inputs: (trip count if has_trip_count, cond if has_cond, num_carried values)
+ * or (num_states states, num_scan_inputs scan inputs), then num_outer outer values, then the body's params
+ * (body_params: their names in the body; params of this graph). At creation the node makes a child executor of the
+ * body (checked the same way; bound kernels share the thread pool); each run iterates as the numpy references do
+ * (tvmlite/relay/op/_control.py: _loop, _scan, with their error messages), feeding each iteration's results to the
+ * next (copies of what the body rewrites in place), and returns the final values and the stacked scan outputs.
+ *
  * Symbolic shapes. A node whose outputs have symbolic dims (-1 in the graph; a native kernel or a view) carries
  * "shape_func" (its group as a function of its leaves, saved IR: shape_func.h) and "shape_args" (each leaf's
  * entries). Before the node runs, the executor types that function with the leaves' concrete shapes: the output
@@ -597,16 +605,17 @@ class GraphExecutorObj : public Object {
   static void SetBodyInput(GraphExecutorObj* body, size_t k, const NDArray& a, const std::string& node) {
     const int64_t e = body->nodes[body->input_nodes[k]].outputs[0];
     DataType want(body->dtypes[e]), got(a.dtype());
-    TVMLITE_CHECK_KIND(want == got, ValueError) << node << ": the body's input " << body->nodes[body->input_nodes[k]].name
-                                                << " is " << want.str() << ", got " << got.str();
+    const std::string& name = body->nodes[body->input_nodes[k]].name;
+    TVMLITE_CHECK_KIND(want == got, ValueError)
+        << node << ": the body's input " << name << " is " << want.str() << ", got " << got.str();
     const auto& declared = body->shapes[e];
     bool fits = body->is_static[e] ? declared == a.Shape() : declared.empty() || declared.size() == a.Shape().size();
     for (size_t d = 0; fits && !body->is_static[e] && d < declared.size(); ++d) {
       fits = declared[d] < 0 || declared[d] == a.Shape()[d];
     }
-    TVMLITE_CHECK_KIND(fits, ValueError) << node << ": the body's input " << body->nodes[body->input_nodes[k]].name
-                                         << " has shape " << ShapeStr(declared) << ", got shape "
-                                         << ShapeStr(a.Shape());
+    TVMLITE_CHECK_KIND(fits, ValueError)
+        << node << ": the body's input " << name << " has shape " << ShapeStr(declared) << ", got shape "
+        << ShapeStr(a.Shape());
     if (body->is_static[e]) {
       body->values_[e].cast<NDArray>().CopyFrom(a);
     } else {
@@ -713,7 +722,8 @@ class GraphExecutorObj : public Object {
       }
       for (auto& items : per) {
         for (const NDArray& a : items) {
-          TVMLITE_CHECK_KIND(a.Shape() == items[0].Shape(), ValueError) << "scan: all input arrays must have the same shape";
+          TVMLITE_CHECK_KIND(a.Shape() == items[0].Shape(), ValueError)
+              << "scan: all input arrays must have the same shape";
         }
         result.push_back(Stack(items, 0));
       }
@@ -778,7 +788,8 @@ class GraphExecutorObj : public Object {
       }
       std::vector<NDArray>& acc = outs[k];
       for (const NDArray& y : acc) {
-        TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError) << "scan: all input arrays must have the same shape";
+        TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError)
+            << "scan: all input arrays must have the same shape";
       }
       if (!s.out_dirs.empty() && s.out_dirs[k]) std::reverse(acc.begin(), acc.end());
       result.push_back(Stack(acc, a));

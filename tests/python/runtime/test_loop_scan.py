@@ -175,7 +175,41 @@ def passthrough_loop_model():
          helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8]),
          helper.make_tensor_value_info("c", TensorProto.FLOAT, [4, 8])],
-        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0]), helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])])
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0]),
+         helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+def nested_loop_model():
+    """for i < M: y = inner(y), where inner: for j < K: y = y * 0.5 + x (x an outer value of both bodies)."""
+    inner = helper.make_graph(
+        [helper.make_node("Mul", ["z_in", "half"], ["zh"]),
+         helper.make_node("Add", ["zh", "x"], ["z_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "inner",
+        [helper.make_tensor_value_info("j", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("z_in", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("z_out", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor("half", TensorProto.FLOAT, [], [0.5])])
+    outer = helper.make_graph(
+        [helper.make_node("Loop", ["K", "", "y_in"], ["y_out"], body=inner),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "outer",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_in", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_out", TensorProto.FLOAT, ["N"])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "y0"], ["y"], body=outer)],
+        "nested",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("K", TensorProto.INT64, []),
+         helper.make_tensor_value_info("y0", TensorProto.FLOAT, ["N"]),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 
 
@@ -281,6 +315,16 @@ def test_a_value_passed_through_is_the_loops_own():
         _check(model, lib, dict(M=np.array(m), x=x))
 
 
+def test_a_loop_in_a_loop_body_is_a_loop_node_of_the_body():
+    model = nested_loop_model()
+    lib = _build(model)
+    [node] = _loop_nodes(lib)
+    assert [b["attrs"]["func_name"] for b in node["attrs"]["body"]["nodes"] if b["op"] != "null"] == ["__loop"]
+    rng = np.random.default_rng(6)
+    for n in (3, 5):
+        _check(model, lib, dict(M=np.array(3), K=np.array(4), y0=_f32(rng, n), x=_f32(rng, n)))
+
+
 def test_scan_with_axes_and_directions_at_several_shapes():
     model = scan_model()
     lib = _build(model)
@@ -337,3 +381,30 @@ def test_export_and_load_a_model_with_a_loop(tmp_path):
     rng = np.random.default_rng(4)
     for n in (3, 5):
         _check(model, loaded, dict(M=np.array(4), cond=np.array(True), x=_f32(rng, n), limit=np.array(1e9, "float32")))
+
+
+def _with_loop_node(lib, edit):
+    """lib's graph JSON with edit(loop_node) applied, and its params."""
+    graph = json.loads(lib.get_graph_json())
+    edit(next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"]["func_name"] == "__loop"))
+    return json.dumps(graph), lib.get_params()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda n: n["attrs"].pop("body"), "graph executor: the graph has no 'body'"),
+    (lambda n: n["attrs"].pop("returns"),
+     'graph executor: tvmlite_loop_0 must say "returns": "outputs" and not be per_shape'),
+    (lambda n: n["attrs"]["kernel_attrs"].update(num_carried=2),
+     "graph executor: tvmlite_loop_0 reads 3 entries, its kernel_attrs say 4"),
+    (lambda n: (n["attrs"]["kernel_attrs"].update(body_params=["p9"]), n["inputs"].append([0, 0, 0])),
+     "graph executor: tvmlite_loop_0's body param p9 is not a param of the graph"),
+    (lambda n: n["attrs"]["body"]["nodes"].pop(),
+     "graph executor: node_row_ptr does not match the nodes"),
+])
+def test_a_malformed_loop_node_is_a_value_error(edit, message):
+    from tvmlite.runtime.executor_factory import ExecutorFactoryModule
+
+    graph_json, params = _with_loop_node(_build(growing_loop_model()), edit)
+    with pytest.raises(ValueError) as info:
+        ExecutorFactoryModule(graph_json, params)
+    assert str(info.value).splitlines()[0] == message
