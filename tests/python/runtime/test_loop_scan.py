@@ -213,6 +213,35 @@ def nested_loop_model():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 
 
+def loop_in_if_model():
+    """if flag: y = loop(M, x) (y = y * 2 + i each iteration) else y = x - 1."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+         helper.make_node("Add", ["y2", "i_f"], ["y_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_in", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_out", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])])
+    then = helper.make_graph([helper.make_node("Loop", ["M", "", "x"], ["yt"], body=body)], "then", [],
+                             [helper.make_tensor_value_info("yt", TensorProto.FLOAT, ["N"])])
+    other = helper.make_graph([helper.make_node("Sub", ["x", "one"], ["ye"])], "else", [],
+                              [helper.make_tensor_value_info("ye", TensorProto.FLOAT, ["N"])],
+                              [helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["y"], then_branch=then, else_branch=other)],
+        "loop_in_if",
+        [helper.make_tensor_value_info("flag", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
 def _build(model, target="cpu"):
     onnx.checker.check_model(model)
     mod, params = from_onnx(model)
@@ -323,6 +352,16 @@ def test_a_loop_in_a_loop_body_is_a_loop_node_of_the_body():
     rng = np.random.default_rng(6)
     for n in (3, 5):
         _check(model, lib, dict(M=np.array(3), K=np.array(4), y0=_f32(rng, n), x=_f32(rng, n)))
+
+
+def test_a_loop_in_an_if_branch_runs_when_its_branch_is_taken():
+    model = loop_in_if_model()
+    lib = _build(model)
+    [node] = _loop_nodes(lib)
+    assert node["attrs"]["guard"] == [[0, 0, 1]]  # the If's condition (input 0) must be true
+    rng = np.random.default_rng(7)
+    for flag, n in ((True, 3), (False, 4), (True, 5)):
+        _check(model, lib, dict(flag=np.array(flag), M=np.array(3), x=_f32(rng, n)))
 
 
 def test_scan_with_axes_and_directions_at_several_shapes():
