@@ -570,7 +570,11 @@ class GraphExecutorObj : public Object {
   /*! \brief x's slice at idx along axis (np.take(x, idx, axis)), written to out (of that shape) or a new array. */
   static NDArray Take(const NDArray& x, int64_t axis, int64_t idx, NDArray out = NDArray()) {
     std::vector<int64_t> shape = x.Shape();
+    TVMLITE_CHECK_KIND(axis < static_cast<int64_t>(shape.size()), ValueError)
+        << "scan: a tensor of rank " << shape.size() << " has no axis " << axis;
     const int64_t len = shape[axis];
+    TVMLITE_CHECK_KIND(idx < len, IndexError)
+        << "scan: index " << idx << " is out of bounds for axis " << axis << " with size " << len;
     int64_t outer = 1, inner = DataType(x.dtype()).bytes();
     for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
     for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
@@ -632,9 +636,13 @@ class GraphExecutorObj : public Object {
     return out;
   }
 
-  /*! \brief An empty stack (length 0 at axis) of the elements of output entry e, or the reference's error. */
-  NDArray EmptyStack(int64_t e, size_t axis, const std::string& what, const std::string& type) const {
+  /*!
+   * \brief An empty stack (length 0 at axis) of the elements of output entry e (less its leading batch axis when
+   * batched), or the reference's error when the elements' shape is not known.
+   */
+  NDArray EmptyStack(int64_t e, size_t axis, bool batched, const std::string& what, const std::string& type) const {
     std::vector<int64_t> shape = shapes[e];
+    if (batched && !shape.empty()) shape.erase(shape.begin());
     TVMLITE_CHECK_KIND(axis < shape.size(), ValueError) << what << ": output axis out of range";
     shape[axis] = 0;
     for (int64_t d : shape) {
@@ -681,7 +689,7 @@ class GraphExecutorObj : public Object {
     for (size_t k = 0; k < k_scans; ++k) {
       const int64_t e = n.outputs[s.n + k];
       if (i == 0) {
-        values_[e] = EmptyStack(e, 0, "loop", s.scan_types[k]);
+        values_[e] = EmptyStack(e, 0, false, "loop", s.scan_types[k]);
         continue;
       }
       bool same = true;
@@ -780,10 +788,7 @@ class GraphExecutorObj : public Object {
       a = a < 0 ? a + rank : a;
       TVMLITE_CHECK_KIND(a >= 0 && a < rank, ValueError) << n.name << ": scan output " << k << " has no axis " << a;
       if (seq_len == 0) {
-        NDArray empty = EmptyStack(e, a + (batched ? 1 : 0), "scan", s.scan_types[k]);
-        std::vector<int64_t> shape = empty.Shape();
-        if (batched) shape.erase(shape.begin());
-        result.push_back(NDArray::Empty(shape, dtypes[e]));
+        result.push_back(EmptyStack(e, a, batched, "scan", s.scan_types[k]));
         continue;
       }
       std::vector<NDArray>& acc = outs[k];
