@@ -261,6 +261,33 @@ def scan8_model(sb="B", xb="B", c=2):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
 
 
+def weighted_loop_model():
+    """y = tanh(y @ W + b) M times, W and b initializers of the body (params of the built graph the node reads)."""
+    rng = np.random.default_rng(10)
+    w = rng.standard_normal((4, 4)).astype("float32") / 2
+    b = rng.standard_normal(4).astype("float32")
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["y_in", "W"], ["yw"]),
+         helper.make_node("Add", ["yw", "b"], ["ywb"]),
+         helper.make_node("Tanh", ["ywb"], ["y_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_in", TensorProto.FLOAT, ["R", 4])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y_out", TensorProto.FLOAT, ["R", 4])],
+        [helper.make_tensor("W", TensorProto.FLOAT, [4, 4], w.ravel()),
+         helper.make_tensor("b", TensorProto.FLOAT, [4], b)])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "y0"], ["y"], body=body)],
+        "weighted_loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("y0", TensorProto.FLOAT, ["R", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["R", 4])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
 def _build(model, target="cpu"):
     onnx.checker.check_model(model)
     mod, params = from_onnx(model)
@@ -452,18 +479,31 @@ def test_sequence_carried_values_stay_on_the_reference():
     _check(model, lib, dict(M=np.array(3), x=x))
 
 
-def test_export_and_load_a_model_with_a_loop(tmp_path):
-    model = loop_model()
+def test_a_bodys_constants_are_params_of_the_graph():
+    model = weighted_loop_model()
     lib = _build(model)
-    path = str(tmp_path / "loop.tvmlite")
-    lib.export_library(path)
-    loaded = load_module(path)
-    assert loaded.fallbacks() == []
-    assert [n["attrs"]["func_name"] for n in json.loads(loaded.get_graph_json())["nodes"] if n["op"] != "null"] \
-        == ["__loop"]
+    [node] = _loop_nodes(lib)
+    body_params = node["attrs"]["kernel_attrs"]["body_params"]
+    assert body_params and len(lib.get_params()) >= len(body_params)
+    rng = np.random.default_rng(11)
+    for rows in (1, 3):
+        _check(model, lib, dict(M=np.array(5), y0=_f32(rng, rows, 4)))
+
+
+def test_export_and_load_a_model_with_a_loop(tmp_path):
     rng = np.random.default_rng(4)
-    for n in (3, 5):
-        _check(model, loaded, dict(M=np.array(4), cond=np.array(True), x=_f32(rng, n), limit=np.array(1e9, "float32")))
+    for model, feeds in ((loop_model(), lambda n: dict(M=np.array(4), cond=np.array(True), x=_f32(rng, n),
+                                                        limit=np.array(1e9, "float32"))),
+                         (weighted_loop_model(), lambda n: dict(M=np.array(3), y0=_f32(rng, n, 4)))):
+        lib = _build(model)
+        path = str(tmp_path / "loop.tvmlite")
+        lib.export_library(path)
+        loaded = load_module(path)
+        assert loaded.fallbacks() == []
+        assert [n["attrs"]["func_name"] for n in json.loads(loaded.get_graph_json())["nodes"] if n["op"] != "null"] \
+            == ["__loop"]
+        for n in (3, 5):
+            _check(model, loaded, feeds(n))
 
 
 def _with_loop_node(lib, edit):
