@@ -45,6 +45,7 @@
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/ir/module.h>
 #include <tvmlite/ir/op.h>
+#include <tvmlite/relay/attrs/control.h>
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/layout.h>
 #include <tvmlite/relay/op_facts.h>
@@ -470,6 +471,7 @@ class GraphBuilder {
   // -- groups --------------------------------------------------------------------------------------------------
   std::vector<Entry> LowerCall(const Call& call, const CallNode* c) {
     if (c->op.same_as(if_call_op_)) return LowerIf(call, c);
+    if ((c->op.same_as(loop_op_) || c->op.same_as(scan_op_)) && c != loop_fallback_) return LowerLoop(call, c);
     Group g;
     if (IsPrimitive(c->op)) {
       Function f = Downcast<Function>(c->op);
@@ -603,6 +605,208 @@ class GraphBuilder {
     std::vector<Entry> out;
     for (size_t i = 0; i < nodes_[id].out_types.size(); ++i) out.push_back({id, static_cast<int64_t>(i)});
     return out;
+  }
+
+  /*!
+   * \brief loop(M, cond, (v...), body) / scan((s...), (xs...), body): one "__loop" / "__scan" node running its body
+   * as a graph of its own (graph_executor.cc, "Loop and Scan"). The body is lowered by a nested GraphBuilder, with
+   * its own params (i, cond, v... / s..., x...) then one param per outer value it reads: the maximal loop-invariant
+   * expressions of the body (main's values, computed once by main's nodes). The body's constants become params of
+   * this graph, read by the node after its operands and the outer values (kernel_attrs.body_params names them in
+   * the body). The outputs are returned (their shapes are known after the last iteration). What the node cannot
+   * take (values other than tensors, a body the lowering refuses) stays on the reference, with the reason why.
+   */
+  std::vector<Entry> LowerLoop(const Call& call, const CallNode* c) {
+    std::string why;
+    try {
+      if (auto r = TryLoop(call, c, &why)) return *r;
+    } catch (const runtime::Error& err) {
+      why = std::string(c->op.same_as(loop_op_) ? "loop" : "scan") + ": its body cannot be lowered: " + err.message();
+    }
+    loop_fallback_ = c;  // the group path below, once
+    std::vector<Entry> out = LowerCall(call, c);
+    loop_fallback_ = nullptr;
+    if (!out.empty() && nodes_[out[0].node].func_name == kReference) nodes_[out[0].node].reason = why;
+    return out;
+  }
+
+  std::optional<std::vector<Entry>> TryLoop(const Call& call, const CallNode* c, std::string* why) {
+    const bool is_loop = c->op.same_as(loop_op_);
+    const auto* body = c->args.back().as<FunctionNode>();
+    TVMLITE_CHECK_KIND(body != nullptr, ValueError) << "LowerToGraph: a loop or scan body must be a function";
+    auto tensors_only = [](const Type& t) {
+      std::vector<Type> flat;
+      FlattenType(t, &flat);
+      for (const Type& f : flat) {
+        if (!f.as<TensorTypeNode>()) return false;
+      }
+      return true;
+    };
+    for (const Var& p : body->params) {
+      if (!tensors_only(p->checked_type())) {
+        *why = std::string(is_loop ? "loop" : "scan") + ": its body takes a value of type " +
+               TypeToString(p->checked_type()) + " (the loop node carries tensors only)";
+        return std::nullopt;
+      }
+    }
+    if (!tensors_only(body->body->checked_type()) || !tensors_only(call->checked_type())) {
+      *why = std::string(is_loop ? "loop" : "scan") + ": its body returns values other than tensors (" +
+             TypeToString(body->body->checked_type()) + "; the loop node carries tensors only)";
+      return std::nullopt;
+    }
+    std::vector<Expr> leaves = LoopInvariantLeaves(Downcast<Function>(c->args.back()));
+    for (const Expr& leaf : leaves) {
+      if (!leaf->checked_type().as<TensorTypeNode>()) {
+        *why = std::string(is_loop ? "loop" : "scan") + ": its body reads an outer value of type " +
+               TypeToString(leaf->checked_type()) + " (the loop node takes tensors only)";
+        return std::nullopt;
+      }
+    }
+    // The body with its outer values as parameters, lowered first: a failure leaves this graph as it was.
+    Array<Var> params = body->params;
+    std::unordered_map<const Object*, Expr> subst;
+    for (const Expr& leaf : leaves) {
+      Var p("o" + std::to_string(params.size() - body->params.size()), leaf->checked_type());
+      params.push_back(p);
+      subst[leaf.get()] = p;
+    }
+    Function fn(params, subst.empty() ? body->body : Substitute(body->body, subst), Optional<Type>());
+    fn = Downcast<Function>(relay::InferTypeExpr(fn));
+    Map<String, Any> lowered = GraphBuilder(IRModule::FromExpr(fn), depthwise_chains_).Run();
+    for (const Expr& leaf : leaves) {
+      if (!memo_.count(leaf.get())) Lower(leaf);  // main's values only the body read so far
+    }
+
+    GNode n;
+    n.is_op = true;
+    n.func_name = is_loop ? "__loop" : "__scan";
+    n.name = std::string(is_loop ? "tvmlite_loop_" : "tvmlite_scan_") +
+             std::to_string(name_counter_[is_loop ? "loop" : "scan"]++);
+    n.returns = true;
+    n.body_json = std::string(LoweredField(lowered, "graph_json").cast<String>());
+    auto operand = [&](const Expr& e) {
+      std::vector<Entry> es = EntriesOf(e);
+      n.inputs.insert(n.inputs.end(), es.begin(), es.end());
+      return static_cast<int64_t>(es.size());
+    };
+    const Type ret = body->body->checked_type();
+    const auto* ret_fields = ret.as<TupleTypeNode>();
+    TVMLITE_CHECK_KIND(ret_fields != nullptr, ValueError) << "LowerToGraph: a loop body must return a tuple";
+    if (is_loop) {
+      const int64_t has_trip = operand(c->args[0]), has_cond = operand(c->args[1]);
+      const int64_t carried = operand(c->args[2]);
+      TVMLITE_CHECK_KIND(has_trip <= 1 && has_cond <= 1, ValueError)
+          << "LowerToGraph: a loop's trip count and cond are one tensor or ()";
+      n.kernel_attrs.Set(String("has_trip_count"), has_trip);
+      n.kernel_attrs.Set(String("has_cond"), has_cond);
+      n.kernel_attrs.Set(String("num_carried"), carried);
+      std::vector<Any> scan_types;  // the element types of the scan outputs (an empty loop's message names them)
+      for (size_t i = 1 + carried; i < ret_fields->fields.size(); ++i) {
+        scan_types.push_back(String(TypeToString(ret_fields->fields[i])));
+      }
+      n.kernel_attrs.Set(String("scan_types"), Array<Any>(scan_types));
+    } else {
+      const auto* attrs = call->attrs.as<relay::ScanAttrs>();
+      TVMLITE_CHECK_KIND(attrs != nullptr, ValueError) << "LowerToGraph: scan without ScanAttrs";
+      n.kernel_attrs.Set(String("num_states"), operand(c->args[0]));
+      n.kernel_attrs.Set(String("num_scan_inputs"), operand(c->args[1]));
+      auto ints = [](const Array<int64_t>& a) {
+        std::vector<Any> v;
+        for (int64_t x : a) v.push_back(x);
+        return Array<Any>(v);
+      };
+      n.kernel_attrs.Set(String("scan_input_axes"), ints(attrs->scan_input_axes));
+      n.kernel_attrs.Set(String("scan_input_directions"), ints(attrs->scan_input_directions));
+      n.kernel_attrs.Set(String("scan_output_axes"), ints(attrs->scan_output_axes));
+      n.kernel_attrs.Set(String("scan_output_directions"), ints(attrs->scan_output_directions));
+      n.kernel_attrs.Set(String("batched"), static_cast<int64_t>(attrs->batched));
+      std::vector<Any> scan_types;
+      for (size_t i = c->args[0]->checked_type().as<TupleTypeNode>()->fields.size(); i < ret_fields->fields.size();
+           ++i) {
+        scan_types.push_back(String(TypeToString(ret_fields->fields[i])));
+      }
+      n.kernel_attrs.Set(String("scan_types"), Array<Any>(scan_types));
+    }
+    int64_t outer = 0;
+    for (const Expr& leaf : leaves) outer += operand(leaf);
+    n.kernel_attrs.Set(String("num_outer"), outer);
+    std::vector<Any> body_params;
+    for (const auto& kv : LoweredField(lowered, "params").cast<Map<String, Any>>()) {
+      NDArray a = kv.second.cast<NDArray>();
+      std::vector<Any> dims;
+      for (int64_t d : a.Shape()) dims.push_back(d);
+      n.inputs.push_back({AddParam(a, TensorType(Array<Any>(dims), a.dtype())), 0});
+      body_params.push_back(kv.first);
+    }
+    n.kernel_attrs.Set(String("body_params"), Array<Any>(body_params));
+    FlattenType(call->checked_type(), &n.out_types);
+    int64_t id = AddNode(std::move(n));
+    std::vector<Entry> out;
+    for (size_t i = 0; i < nodes_[id].out_types.size(); ++i) out.push_back({id, static_cast<int64_t>(i)});
+    return out;
+  }
+
+  /*!
+   * \brief The outer values a loop body reads: its maximal sub-expressions (vars, calls, field reads; not tuples,
+   * constants or functions) that read none of the variables bound inside it (its params, those of functions nested
+   * in it), in first-found order. Primitive functions are closed: not entered.
+   */
+  static std::vector<Expr> LoopInvariantLeaves(const Function& body) {
+    std::unordered_set<const Object*> bound;
+    std::unordered_map<const Object*, bool> varies;
+    auto kids = [](const Expr& e) {
+      std::vector<Expr> out;
+      if (const auto* c = e.as<CallNode>()) {
+        for (const Expr& a : c->args) out.push_back(a);
+      } else if (const auto* t = e.as<TupleNode>()) {
+        for (const Expr& f : t->fields) out.push_back(f);
+      } else if (const auto* g = e.as<TupleGetItemNode>()) {
+        out.push_back(g->tuple);
+      } else if (const auto* f = e.as<FunctionNode>(); f && !IsPrimitive(e)) {
+        out.push_back(f->body);
+      }
+      return out;
+    };
+    // Post-order: whether each expression reads a bound variable.
+    std::vector<std::pair<Expr, bool>> stack{{body, false}};
+    while (!stack.empty()) {
+      auto [e, expanded] = stack.back();
+      stack.pop_back();
+      if (varies.count(e.get())) continue;
+      if (!expanded) {
+        if (const auto* f = e.as<FunctionNode>(); f && !IsPrimitive(e)) {
+          for (const Var& p : f->params) bound.insert(p.get());
+        }
+        stack.push_back({e, true});
+        for (const Expr& k : kids(e)) stack.push_back({k, false});
+        continue;
+      }
+      bool v = e.as<VarNode>() ? bound.count(e.get()) != 0 : false;
+      for (const Expr& k : kids(e)) v = v || varies.at(k.get());
+      varies[e.get()] = v;
+    }
+    std::vector<Expr> leaves;
+    std::unordered_set<const Object*> seen;
+    std::vector<Expr> walk{body->body};
+    while (!walk.empty()) {
+      Expr e = walk.back();
+      walk.pop_back();
+      if (!seen.insert(e.get()).second) continue;
+      const bool leaf_kind = e.as<VarNode>() || e.as<CallNode>() || e.as<TupleGetItemNode>();
+      if (!varies.at(e.get()) && leaf_kind && !e->checked_type().as<TupleTypeNode>()) {
+        leaves.push_back(e);
+        continue;
+      }
+      std::vector<Expr> ks = kids(e);
+      for (auto it = ks.rbegin(); it != ks.rend(); ++it) walk.push_back(*it);
+    }
+    return leaves;
+  }
+
+  static Any LoweredField(const Map<String, Any>& m, const char* key) {
+    const Any* v = m.get()->Find(Any(String(key)));
+    TVMLITE_ICHECK(v != nullptr) << "LowerToGraph: no " << key;
+    return *v;
   }
 
   static void AddLeaf(Group* g, const Expr& leaf, const std::vector<Entry>& entries) {
@@ -1281,6 +1485,7 @@ class GraphBuilder {
           j += ",\"reason\":";
           WriteJSONString(n.reason, &j);
         }
+        if (!n.body_json.empty()) j += ",\"body\":" + n.body_json;  // a loop's body graph (LowerLoop)
         if (n.returns) j += n.returns_view ? ",\"returns\":\"view\"" : ",\"returns\":\"outputs\"";
         if (n.per_shape) j += ",\"per_shape\":1";
         if (!n.guard.empty()) {
@@ -1378,6 +1583,8 @@ class GraphBuilder {
   // their shapes, follow from the graph inputs' shapes alone (MarkPerShape).
   std::vector<char> value_fixed_, shape_fixed_;
   const Op if_call_op_ = Op::Get("if_call");
+  const Op loop_op_ = Op::Get("loop"), scan_op_ = Op::Get("scan");
+  const CallNode* loop_fallback_ = nullptr;  // a loop or scan call LowerLoop gives the group path
   std::vector<std::pair<Entry, bool>> guard_;  // the conditions of the branches being lowered
   std::vector<Entry> branch_outputs_;          // kept alive until the select nodes have read them
   std::vector<GNode> nodes_;

@@ -24,6 +24,14 @@
  * branches reads (cond, then-values..., else-values...) and its outputs become the taken branch's values: the
  * lowering keeps those alive (the memory plan pins them).
  *
+ * Loop and Scan. A "__loop" / "__scan" node (graph_codegen.cc, LowerLoop) carries its body's graph in attrs.body
+ * and in kernel_attrs how to read its inputs: (trip count if has_trip_count, cond if has_cond, num_carried values)
+ * or (num_states states, num_scan_inputs scan inputs), then num_outer outer values, then the body's params
+ * (body_params: their names in the body; params of this graph). At creation the node makes a child executor of the
+ * body (checked the same way; bound kernels share the thread pool); each run iterates as the numpy references do
+ * (tvmlite/relay/op/_control.py: _loop, _scan, with their error messages), feeding each iteration's results to the
+ * next (copies of what the body rewrites in place), and returns the final values and the stacked scan outputs.
+ *
  * Symbolic shapes. A node whose outputs have symbolic dims (-1 in the graph; a native kernel or a view) carries
  * "shape_func" (its group as a function of its leaves, saved IR: shape_func.h) and "shape_args" (each leaf's
  * entries). Before the node runs, the executor types that function with the leaves' concrete shapes: the output
@@ -62,7 +70,10 @@
 #include <tvmlite/runtime/serialization.h>
 #include <tvmlite/runtime/shape.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -163,7 +174,16 @@ Function ResolveFactory(const std::string& func_name, const std::string& node, c
 
 class GraphExecutorObj : public Object {
  public:
-  enum Kind { kInput, kParam, kKernel, kReference, kNop, kReturns, kSelect };
+  enum Kind { kInput, kParam, kKernel, kReference, kNop, kReturns, kSelect, kLoop };
+  /*! \brief A "__loop" / "__scan" node: what its kernel_attrs say, and its body's executor. */
+  struct LoopSpec {
+    bool is_loop = true, has_trip = false, has_cond = false, batched = false;
+    int64_t n = 0, m = 0, outer = 0;  // carried values (states), scan inputs, outer values
+    std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+    std::vector<std::string> scan_types;  // the scan outputs' element types (an empty loop's error names them)
+    ObjectRef body_ref;
+    GraphExecutorObj* body = nullptr;
+  };
   struct Node {
     Kind kind;
     std::string name, func_name;
@@ -175,6 +195,7 @@ class GraphExecutorObj : public Object {
     std::vector<std::pair<int64_t, bool>> guard;  // runs only when each entry (a bool scalar) holds the value
     std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
     bool per_shape = false;                        // its outputs follow from the inputs' shapes ("Per shape")
+    std::shared_ptr<LoopSpec> loop;                // kLoop
   };
   /*! \brief A node's output shapes per leaf-shape signature (the last one first). */
   struct ShapeCache {
@@ -257,6 +278,7 @@ class GraphExecutorObj : public Object {
     }
 
     std::unordered_set<std::string> param_nodes;
+    std::unordered_set<int64_t> param_entries;
     for (size_t i = 0; i < jnodes.size(); ++i) {
       std::optional<Map<String, Any>> jn = jnodes[i].as<Map<String, Any>>();
       TVMLITE_CHECK_KIND(jn.has_value(), ValueError) << "graph executor: node " << i << " is not an object";
@@ -281,6 +303,7 @@ class GraphExecutorObj : public Object {
           n.kind = kParam;
           CheckParam(n.name, e, *p);
           param_nodes.insert(n.name);
+          param_entries.insert(e);
           values_[e] = *p;
         } else {
           n.kind = kInput;
@@ -298,7 +321,13 @@ class GraphExecutorObj : public Object {
         ParseShapeFunc(nattrs, row_ptr, i, &n);
         ParseGuard(nattrs, row_ptr, i, &n);
         ParsePerShape(nattrs, &n);
-        if (n.func_name == "__select") {
+        if (n.func_name == "__loop" || n.func_name == "__scan") {
+          n.kind = kLoop;
+          const Any* r = nattrs.get()->Find(Any(String("returns")));
+          TVMLITE_CHECK_KIND(r && r->as<String>() && *r->as<String>() == "outputs" && !n.per_shape, ValueError)
+              << "graph executor: " << n.name << " must say \"returns\": \"outputs\" and not be per_shape";
+          ParseLoop(nattrs, sids, param_entries, py_factories, check_only, &n);
+        } else if (n.func_name == "__select") {
           n.kind = kSelect;
           TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
               << "graph executor: select " << n.name << " must read a condition and two values per output";
@@ -387,6 +416,390 @@ class GraphExecutorObj : public Object {
           << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
                                                                                  "must not say \"returns\"");
     }
+  }
+
+  /*!
+   * \brief Read a "__loop" / "__scan" node (see "Loop and Scan" above): its kernel_attrs and its body, a graph of its
+   * own whose params are the last len(body_params) inputs of the node (params of this graph). The child executor is
+   * made (or, for a check, checked) here.
+   */
+  void ParseLoop(const Map<String, Any>& nattrs, const std::vector<int64_t>& sids,
+                 const std::unordered_set<int64_t>& param_entries, const Map<String, Any>* py_factories,
+                 bool check_only, Node* n) {
+    auto spec = std::make_shared<LoopSpec>();
+    spec->is_loop = n->func_name == "__loop";
+    Map<String, Any> ka = Get<Map<String, Any>>(nattrs, "kernel_attrs");
+    auto num = [&](const char* key) {
+      const Any* v = ka.get()->Find(Any(String(key)));
+      std::optional<int64_t> i = v && v->type_index() == kTVMLiteInt ? v->as<int64_t>() : std::nullopt;
+      TVMLITE_CHECK_KIND(i && *i >= 0, ValueError)
+          << "graph executor: " << n->name << "'s kernel_attrs." << key << " must be an int >= 0";
+      return *i;
+    };
+    auto ints = [&](const char* key) {
+      const Any* v = ka.get()->Find(Any(String(key)));
+      TVMLITE_CHECK_KIND(v != nullptr, ValueError) << "graph executor: " << n->name << " has no kernel_attrs." << key;
+      return IntList(*v, key);
+    };
+    auto strings = [&](const char* key) {
+      const Any* v = ka.get()->Find(Any(String(key)));
+      std::optional<Array<Any>> a = v ? v->as<Array<Any>>() : std::nullopt;
+      TVMLITE_CHECK_KIND(a.has_value(), ValueError)
+          << "graph executor: " << n->name << "'s kernel_attrs." << key << " must be a list of strings";
+      std::vector<std::string> out;
+      for (const Any& x : *a) {
+        std::optional<String> s = x.as<String>();
+        TVMLITE_CHECK_KIND(s.has_value(), ValueError)
+            << "graph executor: " << n->name << "'s kernel_attrs." << key << " must be a list of strings";
+        out.push_back(std::string(*s));
+      }
+      return out;
+    };
+    int64_t operands;
+    if (spec->is_loop) {
+      spec->has_trip = num("has_trip_count") != 0;
+      spec->has_cond = num("has_cond") != 0;
+      spec->n = num("num_carried");
+      operands = spec->has_trip + spec->has_cond + spec->n;
+    } else {
+      spec->n = num("num_states");
+      spec->m = num("num_scan_inputs");
+      spec->in_axes = ints("scan_input_axes");
+      spec->in_dirs = ints("scan_input_directions");
+      spec->out_axes = ints("scan_output_axes");
+      spec->out_dirs = ints("scan_output_directions");
+      spec->batched = num("batched") != 0;
+      TVMLITE_CHECK_KIND(spec->m >= 1 && (spec->in_axes.empty() || spec->in_axes.size() == size_t(spec->m)) &&
+                             (spec->in_dirs.empty() || spec->in_dirs.size() == size_t(spec->m)),
+                         ValueError)
+          << "graph executor: scan " << n->name << " needs a scan input and one axis and direction per scan input";
+      operands = spec->n + spec->m;
+    }
+    spec->outer = num("num_outer");
+    spec->scan_types = strings("scan_types");
+    std::vector<std::string> body_params = strings("body_params");
+    const size_t want_inputs = static_cast<size_t>(operands + spec->outer) + body_params.size();
+    TVMLITE_CHECK_KIND(n->inputs.size() == want_inputs, ValueError)
+        << "graph executor: " << n->name << " reads " << n->inputs.size() << " entries, its kernel_attrs say "
+        << want_inputs;
+    Map<String, Any> params;
+    for (size_t k = 0; k < body_params.size(); ++k) {
+      const int64_t e = n->inputs[operands + spec->outer + k];
+      TVMLITE_CHECK_KIND(param_entries.count(e), ValueError)
+          << "graph executor: " << n->name << "'s body param " << body_params[k] << " is not a param of the graph";
+      params.Set(String(body_params[k]), values_[e]);
+    }
+    auto child = runtime::make_object<GraphExecutorObj>();
+    child->Init(Get<Map<String, Any>>(nattrs, "body"), params, py_factories, check_only);
+    const size_t body_inputs = (spec->is_loop ? 2 : spec->m) + spec->n + spec->outer;
+    TVMLITE_CHECK_KIND(child->input_nodes.size() == body_inputs, ValueError)
+        << "graph executor: " << n->name << "'s body takes " << child->input_nodes.size() << " inputs, the node gives "
+        << body_inputs;
+    const size_t heads_before = spec->is_loop ? 1 : 0;
+    TVMLITE_CHECK_KIND(child->heads.size() >= heads_before + spec->n &&
+                           n->outputs.size() == child->heads.size() - heads_before &&
+                           spec->scan_types.size() == n->outputs.size() - spec->n,
+                       ValueError)
+        << "graph executor: " << n->name << " has " << n->outputs.size() << " outputs, its body " << child->heads.size()
+        << " results";
+    if (!spec->is_loop) {
+      const size_t k = n->outputs.size() - spec->n;
+      TVMLITE_CHECK_KIND((spec->out_axes.empty() || spec->out_axes.size() == k) &&
+                             (spec->out_dirs.empty() || spec->out_dirs.size() == k),
+                         ValueError)
+          << "graph executor: scan " << n->name << " needs one axis and direction per scan output";
+    }
+    for (int64_t e : n->outputs) {
+      TVMLITE_CHECK_KIND(sids[e] < 0 && !is_object[e], ValueError)
+          << "graph executor: " << n->name << " returns its outputs, tensors: they have no storage";
+      in_place[e] = true;  // may be a param of the body: get_output copies
+    }
+    spec->body_ref = ObjectRef(child);
+    spec->body = child.get();
+    n->loop = spec;
+  }
+
+  /*! \brief One element of a tensor of one element, as a double (a trip count, a cond). */
+  static double ScalarOf(const Any& v, const std::string& what) {
+    std::optional<NDArray> a = v.as<NDArray>();
+    TVMLITE_CHECK_KIND(a.has_value(), ValueError) << what << " must be a tensor";
+    TVMLITE_CHECK_KIND(a->NumElements() == 1, ValueError)
+        << what << " must hold one value, got shape " << ShapeStr(a->Shape());
+    const DLTensor& t = (*a)->tensor;
+    const char* p = static_cast<const char*>(t.data) + t.byte_offset;
+    switch (t.dtype.code * 100 + t.dtype.bits) {
+      case kDLBool * 100 + 8: case kDLUInt * 100 + 8: return *reinterpret_cast<const uint8_t*>(p);
+      case kDLInt * 100 + 8: return *reinterpret_cast<const int8_t*>(p);
+      case kDLInt * 100 + 16: return *reinterpret_cast<const int16_t*>(p);
+      case kDLInt * 100 + 32: return *reinterpret_cast<const int32_t*>(p);
+      case kDLInt * 100 + 64: return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+      case kDLUInt * 100 + 16: return *reinterpret_cast<const uint16_t*>(p);
+      case kDLUInt * 100 + 32: return *reinterpret_cast<const uint32_t*>(p);
+      case kDLUInt * 100 + 64: return static_cast<double>(*reinterpret_cast<const uint64_t*>(p));
+      case kDLFloat * 100 + 32: return *reinterpret_cast<const float*>(p);
+      case kDLFloat * 100 + 64: return *reinterpret_cast<const double*>(p);
+      default: TVMLITE_THROW(TypeError) << what << " must be bool, an integer or float32/64, got "
+                                        << DataType(t.dtype).str();
+    }
+  }
+
+  static NDArray TensorOf(const Any& v, const std::string& what) {
+    std::optional<NDArray> a = v.as<NDArray>();
+    TVMLITE_CHECK_KIND(a && a->IsContiguous() && DataType(a->dtype()).bits() % 8 == 0, ValueError)
+        << what << " must be a contiguous tensor of whole bytes per element";
+    return *a;
+  }
+
+  /*!
+   * \brief Entry e as a tensor the node may return: a copy when the executor rewrites it in place (a body that
+   * passes a value through returns what it was given, and the node's outputs outlive that entry's storage).
+   */
+  NDArray Owned(int64_t e, const std::string& what) const {
+    NDArray a = TensorOf(values_[e], what);
+    return in_place[e] ? Copy(a) : a;
+  }
+
+  static NDArray Copy(const NDArray& a) {
+    NDArray c = NDArray::Empty(a.Shape(), a.dtype());
+    c.CopyFrom(a);
+    return c;
+  }
+
+  static char* Data(const NDArray& a) { return static_cast<char*>(a->tensor.data) + a->tensor.byte_offset; }
+
+  /*! \brief x's slice at idx along axis (np.take(x, idx, axis)), written to out (of that shape) or a new array. */
+  static NDArray Take(const NDArray& x, int64_t axis, int64_t idx, NDArray out = NDArray()) {
+    std::vector<int64_t> shape = x.Shape();
+    TVMLITE_CHECK_KIND(axis < static_cast<int64_t>(shape.size()), ValueError)
+        << "scan: a tensor of rank " << shape.size() << " has no axis " << axis;
+    const int64_t len = shape[axis];
+    TVMLITE_CHECK_KIND(idx < len, IndexError)
+        << "scan: index " << idx << " is out of bounds for axis " << axis << " with size " << len;
+    int64_t outer = 1, inner = DataType(x.dtype()).bytes();
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    shape.erase(shape.begin() + axis);
+    if (!out.defined()) out = NDArray::Empty(shape, x.dtype());
+    if (inner == 0 || outer == 0) return out;
+    const char* src = Data(x);
+    char* dst = Data(out);
+    for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * inner, src + (o * len + idx) * inner, inner);
+    return out;
+  }
+
+  /*! \brief np.stack(items, axis) of tensors of one shape (checked by the caller). */
+  static NDArray Stack(const std::vector<NDArray>& items, int64_t axis) {
+    std::vector<int64_t> shape = items[0].Shape();
+    const int64_t count = static_cast<int64_t>(items.size());
+    int64_t outer = 1, inner = DataType(items[0].dtype()).bytes();
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (size_t d = axis; d < shape.size(); ++d) inner *= shape[d];
+    shape.insert(shape.begin() + axis, count);
+    NDArray out = NDArray::Empty(shape, items[0].dtype());
+    if (inner == 0 || outer == 0) return out;
+    char* dst = Data(out);
+    for (int64_t t = 0; t < count; ++t) {
+      const char* src = Data(items[t]);
+      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + (o * count + t) * inner, src + o * inner, inner);
+    }
+    return out;
+  }
+
+  /*! \brief Body input k (a body's executor) set to a: a static input copied into its buffer, any other shared. */
+  static void SetBodyInput(GraphExecutorObj* body, size_t k, const NDArray& a, const std::string& node) {
+    const int64_t e = body->nodes[body->input_nodes[k]].outputs[0];
+    DataType want(body->dtypes[e]), got(a.dtype());
+    const std::string& name = body->nodes[body->input_nodes[k]].name;
+    TVMLITE_CHECK_KIND(want == got, ValueError)
+        << node << ": the body's input " << name << " is " << want.str() << ", got " << got.str();
+    const auto& declared = body->shapes[e];
+    bool fits = body->is_static[e] ? declared == a.Shape() : declared.empty() || declared.size() == a.Shape().size();
+    for (size_t d = 0; fits && !body->is_static[e] && d < declared.size(); ++d) {
+      fits = declared[d] < 0 || declared[d] == a.Shape()[d];
+    }
+    TVMLITE_CHECK_KIND(fits, ValueError)
+        << node << ": the body's input " << name << " has shape " << ShapeStr(declared) << ", got shape "
+        << ShapeStr(a.Shape());
+    if (body->is_static[e]) {
+      body->values_[e].cast<NDArray>().CopyFrom(a);
+    } else {
+      body->values_[e] = a;
+    }
+    body->input_set_.insert(e);
+  }
+
+  /*! \brief Run the body once; its results (copies of what it rewrites in place). */
+  static std::vector<NDArray> RunBody(GraphExecutorObj* body, const std::string& node) {
+    body->Run();
+    std::vector<NDArray> out;
+    for (int64_t h : body->heads) out.push_back(TensorOf(body->Snapshot(h), node + ": a body result"));
+    return out;
+  }
+
+  /*!
+   * \brief An empty stack (length 0 at axis) of the elements of output entry e (less its leading batch axis when
+   * batched), or the reference's error when the elements' shape is not known.
+   */
+  NDArray EmptyStack(int64_t e, size_t axis, bool batched, const std::string& what, const std::string& type) const {
+    std::vector<int64_t> shape = shapes[e];
+    if (batched && !shape.empty()) shape.erase(shape.begin());
+    TVMLITE_CHECK_KIND(axis < shape.size(), ValueError) << what << ": output axis out of range";
+    shape[axis] = 0;
+    for (int64_t d : shape) {
+      TVMLITE_CHECK_KIND(d >= 0, ValueError) << what << ": no iteration ran, and the stacked output's element type "
+                                             << type << " has symbolic dims";
+    }
+    return NDArray::Empty(shape, dtypes[e]);
+  }
+
+  /*! \brief ONNX Loop as tvmlite/relay/op/_control.py's _loop runs it. */
+  void RunLoop(const Node& n) {
+    const LoopSpec& s = *n.loop;
+    GraphExecutorObj* body = s.body;
+    size_t pos = 0;
+    int64_t limit = -1;
+    bool bounded = false;
+    if (s.has_trip) {
+      limit = static_cast<int64_t>(ScalarOf(values_[n.inputs[pos++]], "loop: max_trip_count"));
+      bounded = true;
+    }
+    bool keep_going = true;
+    if (s.has_cond) keep_going = ScalarOf(values_[n.inputs[pos++]], "loop: cond") != 0;
+    std::vector<NDArray> carried;
+    for (int64_t k = 0; k < s.n; ++k) carried.push_back(Owned(n.inputs[pos++], n.name + ": a carried value"));
+    for (int64_t j = 0; j < s.outer; ++j) {
+      SetBodyInput(body, 2 + s.n + j, Owned(n.inputs[pos++], n.name + ": an outer value"), n.name);
+    }
+    const size_t k_scans = n.outputs.size() - s.n;
+    std::vector<std::vector<NDArray>> scans(k_scans);
+    NDArray iter = NDArray::Empty({}, DataType::Int(64)), cond = NDArray::Empty({}, DataType::Bool());
+    int64_t i = 0;
+    for (; (!bounded || i < limit) && keep_going; ++i) {
+      *reinterpret_cast<int64_t*>(Data(iter)) = i;
+      *reinterpret_cast<uint8_t*>(Data(cond)) = keep_going;
+      SetBodyInput(body, 0, iter, n.name);
+      SetBodyInput(body, 1, cond, n.name);
+      for (int64_t k = 0; k < s.n; ++k) SetBodyInput(body, 2 + k, carried[k], n.name);
+      std::vector<NDArray> out = RunBody(body, n.name);
+      for (int64_t k = 0; k < s.n; ++k) carried[k] = out[1 + k];
+      for (size_t k = 0; k < k_scans; ++k) scans[k].push_back(out[1 + s.n + k]);
+      if (s.has_cond) keep_going = ScalarOf(Any(out[0]), "loop: the body's cond") != 0;
+    }
+    for (int64_t k = 0; k < s.n; ++k) values_[n.outputs[k]] = carried[k];
+    for (size_t k = 0; k < k_scans; ++k) {
+      const int64_t e = n.outputs[s.n + k];
+      if (i == 0) {
+        values_[e] = EmptyStack(e, 0, false, "loop", s.scan_types[k]);
+        continue;
+      }
+      bool same = true;
+      for (const NDArray& a : scans[k]) same = same && a.Shape() == scans[k][0].Shape();
+      if (!same) {
+        std::string shapes_seen;
+        for (const NDArray& a : scans[k]) shapes_seen += (shapes_seen.empty() ? "" : ", ") + ShapeStr(a.Shape());
+        TVMLITE_THROW(ValueError) << "loop: loop scan outputs changed shape across iterations: " << shapes_seen;
+      }
+      values_[e] = Stack(scans[k], 0);
+    }
+  }
+
+  /*! \brief ONNX Scan as _control.py's _scan runs it (opset 8's batched form: one scan per batch row). */
+  void RunScan(const Node& n) {
+    const LoopSpec& s = *n.loop;
+    std::vector<NDArray> states, xs;
+    size_t pos = 0;
+    for (int64_t k = 0; k < s.n; ++k) states.push_back(Owned(n.inputs[pos++], n.name + ": a state"));
+    for (int64_t k = 0; k < s.m; ++k) xs.push_back(TensorOf(values_[n.inputs[pos++]], n.name + ": a scan input"));
+    for (int64_t j = 0; j < s.outer; ++j) {
+      SetBodyInput(s.body, s.n + s.m + j, Owned(n.inputs[pos++], n.name + ": an outer value"), n.name);
+    }
+    std::vector<NDArray> result;
+    if (!s.batched) {
+      result = ScanOne(n, states, xs, /*batched=*/false);
+    } else {
+      TVMLITE_CHECK_KIND(!xs[0].Shape().empty() && xs[0].Shape()[0] > 0, ValueError)
+          << n.name << ": a batched scan of no batch rows";
+      const int64_t batch = xs[0].Shape()[0];
+      std::vector<std::vector<NDArray>> per(n.outputs.size());
+      for (int64_t b = 0; b < batch; ++b) {
+        std::vector<NDArray> sb, xb;
+        for (const NDArray& a : states) sb.push_back(Take(a, 0, b));
+        for (const NDArray& a : xs) xb.push_back(Take(a, 0, b));
+        std::vector<NDArray> r = ScanOne(n, sb, xb, true);
+        for (size_t k = 0; k < r.size(); ++k) per[k].push_back(r[k]);
+      }
+      for (auto& items : per) {
+        for (const NDArray& a : items) {
+          TVMLITE_CHECK_KIND(a.Shape() == items[0].Shape(), ValueError)
+              << "scan: all input arrays must have the same shape";
+        }
+        result.push_back(Stack(items, 0));
+      }
+    }
+    for (size_t k = 0; k < result.size(); ++k) values_[n.outputs[k]] = result[k];
+  }
+
+  std::vector<NDArray> ScanOne(const Node& n, std::vector<NDArray> states, const std::vector<NDArray>& xs,
+                               bool batched) {
+    const LoopSpec& s = *n.loop;
+    GraphExecutorObj* body = s.body;
+    const size_t m = xs.size();
+    std::vector<int64_t> axes(m), dirs(m);
+    for (size_t j = 0; j < m; ++j) {
+      const int64_t ndim = static_cast<int64_t>(xs[j].Shape().size());
+      int64_t a = batched || s.in_axes.empty() ? 0 : s.in_axes[j];
+      a = a < 0 ? a + ndim : a;
+      TVMLITE_CHECK_KIND(a >= 0 && a < ndim, ValueError) << n.name << ": scan input " << j << " has no axis " << a;
+      axes[j] = a;
+      dirs[j] = s.in_dirs.empty() ? 0 : s.in_dirs[j];
+    }
+    const int64_t seq_len = xs[0].Shape()[axes[0]];
+    for (size_t j = 0; j < m; ++j) {
+      TVMLITE_CHECK_KIND(xs[j].Shape()[axes[j]] == seq_len, ValueError)
+          << "scan: scan inputs differ in sequence length: " << xs[j].Shape()[axes[j]] << " vs " << seq_len;
+    }
+    const size_t n_states = states.size(), k_outs = n.outputs.size() - n_states;
+    std::vector<std::vector<NDArray>> outs(k_outs);
+    for (int64_t t = 0; t < seq_len; ++t) {
+      for (size_t k = 0; k < n_states; ++k) SetBodyInput(body, k, states[k], n.name);
+      for (size_t j = 0; j < m; ++j) {
+        const int64_t idx = dirs[j] ? seq_len - 1 - t : t;
+        const int64_t e = body->nodes[body->input_nodes[n_states + j]].outputs[0];
+        NDArray buf = body->is_static[e] ? body->values_[e].cast<NDArray>() : NDArray();
+        std::vector<int64_t> elem = xs[j].Shape();
+        elem.erase(elem.begin() + axes[j]);
+        if (buf.defined() && (buf.Shape() != elem || DataType(buf.dtype()) != DataType(xs[j].dtype()))) {
+          buf = NDArray();
+        }
+        NDArray slice = Take(xs[j], axes[j], idx, buf);
+        if (!buf.defined()) SetBodyInput(body, n_states + j, slice, n.name);
+        else body->input_set_.insert(e);
+      }
+      std::vector<NDArray> res = RunBody(body, n.name);
+      for (size_t k = 0; k < n_states; ++k) states[k] = res[k];
+      for (size_t k = 0; k < k_outs; ++k) outs[k].push_back(res[n_states + k]);
+    }
+    std::vector<NDArray> result;
+    for (size_t k = 0; k < n_states; ++k) result.push_back(states[k]);
+    for (size_t k = 0; k < k_outs; ++k) {
+      const int64_t e = n.outputs[n_states + k];
+      const int64_t rank = static_cast<int64_t>(shapes[e].size()) - (batched ? 1 : 0);
+      int64_t a = s.out_axes.empty() ? 0 : s.out_axes[k];
+      a = a < 0 ? a + rank : a;
+      TVMLITE_CHECK_KIND(a >= 0 && a < rank, ValueError) << n.name << ": scan output " << k << " has no axis " << a;
+      if (seq_len == 0) {
+        result.push_back(EmptyStack(e, a, batched, "scan", s.scan_types[k]));
+        continue;
+      }
+      std::vector<NDArray>& acc = outs[k];
+      for (const NDArray& y : acc) {
+        TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError)
+            << "scan: all input arrays must have the same shape";
+      }
+      if (!s.out_dirs.empty() && s.out_dirs[k]) std::reverse(acc.begin(), acc.end());
+      result.push_back(Stack(acc, a));
+    }
+    return result;
   }
 
   /*! \brief A per_shape node's output keeps its value between runs: a storage no other entry shares. */
@@ -781,6 +1194,10 @@ class GraphExecutorObj : public Object {
         n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
         return true;
       }
+      case kLoop:
+        if (n.loop->is_loop) RunLoop(n);
+        else RunScan(n);
+        return true;
       case kReference: case kReturns: {
         args->clear();
         for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));

@@ -45,6 +45,8 @@ struct GNode {
   // Its outputs follow from the graph inputs' shapes alone (per_shape.h): the executor computes them once per
   // input-shape signature.
   bool per_shape = false;
+  // A "__loop" / "__scan" node: its body's graph JSON, written as the node's attrs.body (graph_codegen.cc, LowerLoop).
+  std::string body_json;
 };
 
 }  // namespace backend

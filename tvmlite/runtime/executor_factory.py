@@ -20,6 +20,7 @@ import numpy as np
 from .._ffi import core
 from .._ffi.error import get_error_class
 from .container import convert
+from .fallbacks import fallbacks
 from .ndarray import NDArray, array, cpu
 
 __all__ = ["ExecutorFactoryModule", "GraphExecutor", "register_kernel_factory", "to_executor_value",
@@ -168,15 +169,6 @@ class GraphExecutor:
                  "time_ms": float(r["time_ms"])} for r in self._api.profile(self._handle)]
 
 
-_REFERENCE = "relay.backend.reference"
-
-
-def _func_name(node):
-    """A graph node's kernel name (None for inputs, params and malformed nodes: the executor reports those)."""
-    attrs = node.get("attrs")
-    return attrs.get("func_name") if isinstance(attrs, dict) else None
-
-
 def _int_attr(attrs, key):
     value = attrs.get(key, 0)
     if type(value) is not int:
@@ -198,7 +190,7 @@ class ExecutorFactoryModule:
         if not isinstance(graph, dict):
             raise _ValueError("ExecutorFactoryModule: the graph JSON must be an object")
         nodes = graph.get("nodes")
-        if isinstance(nodes, list) and any(_func_name(n) == _REFERENCE for n in nodes if isinstance(n, dict)):
+        if isinstance(nodes, list) and fallbacks(graph):  # loop bodies' nodes too
             # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
             # so loading an all-native model stays quick
             from ..relay.backend import reference_kernel  # noqa: F401

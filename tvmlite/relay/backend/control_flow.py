@@ -11,14 +11,22 @@ where v are the outer values the branches read (main's inputs, and main's expres
 branches with those replaced by parameters, each optimised by the whole pipeline as a module of its own (nested
 Ifs lifted the same way, recursively). The lowering (csrc/backend/graph_codegen.cc) gives each branch's nodes a
 guard on cond, and the executor skips the branch not taken; a select node picks the taken branch's outputs.
+
+Loop and Scan bodies (``loop(M, cond, (v...), fn(i, cond, v...) {...})``, ``scan(...)``) are optimised the same way
+by ``optimize_loop_bodies``: the outer values a body reads become extra parameters, the body is optimised as a
+module of its own, and those parameters are replaced by the outer values again (the op's type relation wants the
+body's own parameters only). The lowering makes each such call one "__loop" / "__scan" node whose body is a graph
+of its own (graph_codegen.cc, LowerLoop); bodies over sequences or other non-tensor values are left as they are
+(they stay on the numpy reference).
 """
 from ...ir.module import IRModule
 from ...ir.op import Op
 from .. import op as _op
+from ...ir.type import TensorType
 from ..expr import Call, Constant, Function, Var, var
 from ..expr_functor import ExprMutator, children
 
-__all__ = ["lift_branches"]
+__all__ = ["lift_branches", "optimize_loop_bodies"]
 
 
 def _is_if(expr):
@@ -39,10 +47,11 @@ def _outer_values(body):
     return outer, ifs
 
 
-def _branch_inputs(branches, outer):
+def _branch_inputs(branches, outer, bound=()):
     """The outer values the branches read, in a fixed order: main's expressions (not constants) and main's free
-    variables they use (a walk that stops at main's expressions: what is below them is main's business)."""
-    inputs, seen, bound = [], set(), set()
+    variables they use (a walk that stops at main's expressions: what is below them is main's business). bound: the
+    variables that are not outer values (a loop body's own parameters)."""
+    inputs, seen, bound = [], set(), set(bound)
     for fn in branches:
         stack = [fn.body]
         while stack:
@@ -109,4 +118,63 @@ def lift_branches(mod, optimize):
             lifted.append(optimize(IRModule.from_expr(Function(params, body)))["main"])
         replacement[call] = _op.if_call(cond, inputs, lifted[0], lifted[1])
     body = _ReplaceIfs(replacement).visit(main.body)
+    return IRModule.from_expr(Function(list(main.params), body))
+
+
+_LOOP_OPS = ("loop", "scan")
+
+
+def _loop_calls(body):
+    """main's top-level loop and scan calls (outside its functions), in no particular order."""
+    calls, seen, stack = [], set(), [body]
+    while stack:
+        e = stack.pop()
+        if e in seen or isinstance(e, Function):
+            continue
+        seen.add(e)
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in _LOOP_OPS:
+            calls.append(e)
+        stack.extend(c for c in children(e) if not isinstance(c, Function))
+    return calls
+
+
+def _tensor_body(fn):
+    """Whether a body takes and returns tensors only (what the executor's loop node feeds and stacks)."""
+    ret = fn.checked_type.ret_type
+    fields = list(ret.fields) if hasattr(ret, "fields") else [ret]
+    return all(isinstance(t, TensorType) for t in [p.checked_type for p in fn.params] + fields)
+
+
+class _ReplaceBody(ExprMutator):
+    def __init__(self, bodies):
+        super().__init__()
+        self.bodies = bodies
+
+    def rewrite_call(self, call, op, args):
+        body = self.bodies.get(call)
+        if body is None:
+            return None
+        return Call(call.op, list(call.args[:-1]) + [body], call.attrs)
+
+
+def optimize_loop_bodies(mod, optimize):
+    """mod with the body of each top-level loop / scan call of main replaced by ``optimize(body_module)``'s main
+    (optimize: IRModule -> IRModule, typed), its outer values read as before. Bodies over non-tensor values are left
+    alone. A module without such calls is returned as it is."""
+    main = mod["main"]
+    calls = [c for c in _loop_calls(main.body) if _tensor_body(c.args[-1])]
+    if not calls:
+        return mod
+    outer, _ = _outer_values(main.body)
+    bodies = {}
+    for call in calls:
+        fn = call.args[-1]
+        inputs = _branch_inputs([fn], outer, fn.params)
+        extra = [var(f"o{i}", e.checked_type) for i, e in enumerate(inputs)]
+        lifted = Function(list(fn.params) + extra, _Substitute(dict(zip(inputs, extra))).visit(fn.body))
+        opt = optimize(IRModule.from_expr(lifted))["main"]
+        k = len(fn.params)
+        back = dict(zip(opt.params[k:], inputs))
+        bodies[call] = Function(list(opt.params[:k]), _Substitute(back).visit(opt.body))
+    body = _ReplaceBody(bodies).visit(main.body)
     return IRModule.from_expr(Function(list(main.params), body))

@@ -63,11 +63,13 @@ def optimize(mod):
 
 
 def optimize_all(mod):
-    """optimize(mod) after lifting main's run-time Ifs into if_calls whose branches are optimised the same way
-    (relay.backend.control_flow): the cpu build's pipeline."""
+    """optimize(mod) after lifting main's run-time Ifs into if_calls whose branches are optimised the same way, then
+    each Loop and Scan body optimised the same way (relay.backend.control_flow): the cpu build's pipeline."""
     mod = transform.InferType()(mod)
     mod = control_flow.lift_branches(mod, optimize_all)
-    return optimize(mod)
+    mod = optimize(mod)
+    mod = control_flow.optimize_loop_bodies(mod, optimize_all)
+    return transform.InferType()(mod)
 
 
 def lower(mod):
