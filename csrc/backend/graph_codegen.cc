@@ -654,7 +654,7 @@ class GraphBuilder {
              TypeToString(body->body->checked_type()) + "; the loop node carries tensors only)";
       return std::nullopt;
     }
-    std::vector<Expr> leaves = LoopInvariantLeaves(Downcast<Function>(c->args.back()));
+    std::vector<Expr> leaves = LoopInvariantLeaves(Downcast<Function>(c->args.back()), facts_);
     for (const Expr& leaf : leaves) {
       if (!leaf->checked_type().as<TensorTypeNode>()) {
         *why = std::string(is_loop ? "loop" : "scan") + ": its body reads an outer value of type " +
@@ -749,9 +749,34 @@ class GraphBuilder {
   /*!
    * \brief The outer values a loop body reads: its maximal sub-expressions (vars, calls, field reads; not tuples,
    * constants or functions) that read none of the variables bound inside it (its params, those of functions nested
-   * in it), in first-found order. Primitive functions are closed: not entered.
+   * in it) and call no op that draws random numbers (one computed once would repeat its draw every iteration), in
+   * first-found order. Primitive functions are closed: not entered, except to look for such ops.
    */
-  static std::vector<Expr> LoopInvariantLeaves(const Function& body) {
+  static std::vector<Expr> LoopInvariantLeaves(const Function& body, const relay::OpFacts& facts) {
+    // Whether call's own op (or an op inside the primitive function it calls) draws random numbers; its arguments
+    // are the post-order's business.
+    auto draws = [&facts](const CallNode* call) {
+      std::vector<Expr> stack{call->op};
+      std::unordered_set<const Object*> seen;
+      while (!stack.empty()) {
+        Expr e = stack.back();
+        stack.pop_back();
+        if (!seen.insert(e.get()).second) continue;
+        if (e.as<OpNode>()) {
+          if (!facts.Deterministic(Downcast<Op>(e))) return true;
+        } else if (const auto* f = e.as<FunctionNode>()) {
+          stack.push_back(f->body);
+        } else if (const auto* c = e.as<CallNode>()) {
+          stack.push_back(c->op);
+          for (const Expr& a : c->args) stack.push_back(a);
+        } else if (const auto* t = e.as<TupleNode>()) {
+          for (const Expr& x : t->fields) stack.push_back(x);
+        } else if (const auto* g = e.as<TupleGetItemNode>()) {
+          stack.push_back(g->tuple);
+        }
+      }
+      return false;
+    };
     std::unordered_set<const Object*> bound;
     std::unordered_map<const Object*, bool> varies;
     auto kids = [](const Expr& e) {
@@ -782,6 +807,7 @@ class GraphBuilder {
         continue;
       }
       bool v = e.as<VarNode>() ? bound.count(e.get()) != 0 : false;
+      if (const auto* c = e.as<CallNode>()) v = v || draws(c);
       for (const Expr& k : kids(e)) v = v || varies.at(k.get());
       varies[e.get()] = v;
     }

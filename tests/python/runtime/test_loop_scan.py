@@ -479,6 +479,46 @@ def test_sequence_carried_values_stay_on_the_reference():
     _check(model, lib, dict(M=np.array(3), x=x))
 
 
+def _invariant_softmax_loop_model():
+    """acc = acc + softmax(x) each iteration: softmax(x) reads no loop variable (and is a group of its own)."""
+    body = helper.make_graph(
+        [helper.make_node("Softmax", ["x"], ["sm"], axis=0),
+         helper.make_node("Add", ["acc_in", "sm"], ["acc_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, ["N"])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["acc"], body=body)], "softmax_loop",
+        [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, ["N"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+def test_loop_invariant_values_are_computed_once_unless_random():
+    """A body's loop-invariant work runs once, in the main graph; an op that draws random numbers (op attribute
+    TNonDeterministic, here set on nn.softmax for the test) stays in the body, drawing anew every iteration."""
+    model = _invariant_softmax_loop_model()
+
+    def body_names():
+        [node] = _loop_nodes(_build(model))
+        return [b["name"] for b in node["attrs"]["body"]["nodes"] if b["op"] != "null"]
+
+    assert body_names() == ["tvmlite_add_0"]  # softmax hoisted into main
+    op = tvmlite.ir.Op.get("nn.softmax")
+    assert op.get_attr_level("TNonDeterministic") is None
+    op.set_attr("TNonDeterministic", True, 1)
+    try:
+        assert any("softmax" in name for name in body_names())
+    finally:
+        op.reset_attr("TNonDeterministic")
+    _check(model, _build(model), dict(M=np.array(3), x=np.arange(4, dtype="float32")))
+
+
 def test_a_bodys_constants_are_params_of_the_graph():
     model = weighted_loop_model()
     lib = _build(model)
