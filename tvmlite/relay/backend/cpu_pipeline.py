@@ -68,8 +68,8 @@ def optimize_all(mod):
     mod = transform.InferType()(mod)
     mod = control_flow.lift_branches(mod, optimize_all)
     mod = optimize(mod)
-    mod = control_flow.optimize_loop_bodies(mod, optimize_all)
-    return transform.InferType()(mod)
+    looped = control_flow.optimize_loop_bodies(mod, optimize_all)
+    return mod if looped is mod else transform.InferType()(looped)  # a model without loops is typed already
 
 
 def lower(mod):
