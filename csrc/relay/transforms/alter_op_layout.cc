@@ -298,6 +298,8 @@ class LayoutRewriter {
   bool ConvTranspose(const CallNode* call, Value* out);
   bool Winograd(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_padded, int64_t out_padded,
                 int64_t ic, int64_t oc, Value* out);
+  Expr WinogradPerShape(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_channels,
+                        int64_t out_channels, int64_t oc, Call direct);
   bool Pool2D(const CallNode* call, Value* out);
   bool GlobalPool(const CallNode* call, Value* out);
   bool Concatenate(const CallNode* call, Value* out);
@@ -573,9 +575,9 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   }
   std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
   static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
-  *out = {Call(op, {Blocked(data, ic, in_padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
-               BlockedConvAttrs<2>(a, ic, kernel_layout, oc, groups / merge, out_padded)),
-          oc, out_padded};
+  Call direct(op, {Blocked(data, ic, in_padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
+              BlockedConvAttrs<2>(a, ic, kernel_layout, oc, groups / merge, out_padded));
+  *out = {groups == 1 ? WinogradPerShape(call, a, w, in_channels, out_channels, oc, direct) : direct, oc, out_padded};
   return true;
 }
 
@@ -650,14 +652,13 @@ bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
  * topi.nn.conv2d_winograd_tile gives a tile size for its channels, output plane and stride. weight: the OIHW weight,
  * padded to in_padded / out_padded channels when those are > 0. False: the direct conv.
  */
-bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_padded,
-                              int64_t out_padded, int64_t ic, int64_t oc, Value* out) {
-  static const runtime::Function tile_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tile");
-  // The tile depends on the output plane (Winograd pays only above some size): a symbolic H or W takes the direct
-  // conv, which is right for every size; a symbolic batch does not enter the choice.
-  std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]);
-  std::optional<int64_t> oh = StaticDim(call, 2), ow = StaticDim(call, 3);
-  if (!tile_of.defined() || a->groups != 1 || !ws || !oh || !ow || (*ws)[2] != 3 || (*ws)[3] != 3) return false;
+namespace {
+/*!
+ * \brief The stride of a conv Winograd's kernel takes (3x3 weight, stride 1 or 2 in both axes, dilation 1, ungrouped,
+ * padding within 2), or nullopt.
+ */
+std::optional<int64_t> WinogradStride(const Conv2DAttrs* a, const std::optional<std::vector<int64_t>>& ws) {
+  if (a->groups != 1 || !ws || (*ws)[2] != 3 || (*ws)[3] != 3) return std::nullopt;
   auto all_equal = [](const Array<int64_t>& v, int64_t value) {
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i] != value) return false;
@@ -665,18 +666,39 @@ bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const 
     return true;
   };
   const int64_t stride = a->strides.size() == 0 ? 1 : a->strides[0];
-  if (!all_equal(a->strides, stride) || !all_equal(a->dilation, 1)) return false;
-  for (size_t i = 0; i < a->padding.size(); ++i) {
-    if (a->padding[i] > 2) return false;  // the kernel refuses padding far beyond the input; "same" 3x3 pads 1
+  if ((stride != 1 && stride != 2) || !all_equal(a->strides, stride) || !all_equal(a->dilation, 1)) {
+    return std::nullopt;
   }
+  for (size_t i = 0; i < a->padding.size(); ++i) {
+    if (a->padding[i] > 2) return std::nullopt;  // the kernel refuses padding far beyond the input; "same" 3x3 pads 1
+  }
+  return stride;
+}
+
+/*! \brief The OIHW weight transformed for F(tile x tile), in HWOI{oc}o blocks (both folded at build). */
+Expr WinogradWeight(const Expr& weight, int64_t tile, int64_t stride, int64_t oc) {
+  static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
+  Expr u = Call(transform, {weight},
+                MakeAttrsByName(transform, {{"tile_size", Any(tile)}, {"stride", Any(stride)}}));
+  return MakeLayoutTransform(u, "HWOI", "HWOI" + std::to_string(oc) + "o");
+}
+}  // namespace
+
+bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const Expr& weight, int64_t in_padded,
+                              int64_t out_padded, int64_t ic, int64_t oc, Value* out) {
+  static const runtime::Function tile_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tile");
+  // The tile depends on the output plane (Winograd pays only above some size): a symbolic H or W takes the conv
+  // that chooses per run-time shape (WinogradPerShape); a symbolic batch does not enter the choice.
+  std::optional<std::vector<int64_t>> ws = StaticShape(call->args[1]);
+  std::optional<int64_t> oh = StaticDim(call, 2), ow = StaticDim(call, 3);
+  std::optional<int64_t> winograd_stride = WinogradStride(a, ws);
+  if (!tile_of.defined() || !winograd_stride || !oh || !ow) return false;
+  const int64_t stride = *winograd_stride;
   const int64_t in_channels = in_padded > 0 ? in_padded : (*ws)[1], channels = out_padded > 0 ? out_padded : (*ws)[0];
   const int64_t tile = tile_of(in_channels, channels, *oh, *ow, stride).cast<int64_t>();
   if (tile <= 0) return false;
-  static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
   static const Op conv = Op::Get("nn.contrib_conv2d_winograd_without_weight_transform");
   const std::string kernel_layout = "HWOI" + std::to_string(oc) + "o";
-  Expr u = Call(transform, {weight},
-                MakeAttrsByName(transform, {{"tile_size", Any(tile)}, {"stride", Any(stride)}}));
   std::map<std::string, Any> fields{{"tile_size", Any(tile)},
                                     {"strides", Any(Array<int64_t>{stride, stride})},
                                     {"padding", Any(a->padding)},
@@ -686,10 +708,29 @@ bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const 
                                     {"kernel_layout", Any(runtime::String(kernel_layout))},
                                     {"out_layout", Any(runtime::String(BlockedNCHW(oc)))}};
   if (a->out_dtype.has_value()) fields["out_dtype"] = Any(*a->out_dtype);
-  *out = {Call(conv, {Blocked(call->args[0], ic, in_padded), MakeLayoutTransform(u, "HWOI", kernel_layout)},
+  *out = {Call(conv, {Blocked(call->args[0], ic, in_padded), WinogradWeight(weight, tile, stride, oc)},
                MakeAttrsByName(conv, fields)),
           oc, out_padded};
   return true;
+}
+
+/*!
+ * \brief direct (the blocked conv of call) as nn.contrib_conv2d_winograd_per_shape when call's output plane is
+ * symbolic and Winograd pays for some plane of its channels and stride (topi.nn.conv2d_winograd_tiles): the filters
+ * transformed for each such tile ride along, and the kernel picks per run-time shape what a static build would.
+ * weight: the OIHW weight, padded to the blocked conv's channels. Otherwise direct itself.
+ */
+Expr LayoutRewriter::WinogradPerShape(const CallNode* call, const Conv2DAttrs* a, const Expr& weight,
+                                      int64_t in_channels, int64_t out_channels, int64_t oc, Call direct) {
+  static const runtime::Function tiles_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tiles");
+  std::optional<int64_t> stride = WinogradStride(a, StaticShape(call->args[1]));
+  if (!tiles_of.defined() || !stride || (StaticDim(call, 2) && StaticDim(call, 3))) return direct;
+  Array<int64_t> tiles = tiles_of(in_channels, out_channels, *stride).cast<Array<int64_t>>();
+  if (tiles.empty()) return direct;
+  Array<Expr> args{direct->args[0], direct->args[1]};
+  for (int64_t tile : tiles) args.push_back(WinogradWeight(weight, tile, *stride, oc));
+  static const Op op = Op::Get("nn.contrib_conv2d_winograd_per_shape");
+  return Call(op, args, direct->attrs);
 }
 
 template <PoolKind K>

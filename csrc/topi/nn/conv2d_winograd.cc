@@ -4,7 +4,8 @@
  * F(m x m, 2 x 2) over the input's four parity phases, tvmlite/topi/nn/winograd.h),
  * the kernel of relay's nn.contrib_conv2d_winograd_without_weight_transform (the weights arrive transformed, folded
  * at build time). Also topi.nn.winograd_matrices (the transforms' matrices, for the relay references) and
- * topi.nn.conv2d_winograd_tile (when AlterOpLayout should choose it).
+ * topi.nn.conv2d_winograd_tile (when AlterOpLayout should choose it) and topi.nn.conv2d_winograd_tiles (the tiles a
+ * conv whose output plane is known only at run time may take: tvmlite/topi/nn/winograd_tile.h).
  *
  *   f = topi.nn.conv2d_winograd_nchwc({"tile_size": 4, "padding": [1, 1], "epilogue": "add r0 r0 in0"})
  *   f(data, weight, bias, out)
@@ -26,6 +27,7 @@
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/nn/gemm.h>
 #include <tvmlite/topi/nn/winograd.h>
+#include <tvmlite/topi/nn/winograd_tile.h>
 #include <tvmlite/topi/scratch.h>
 
 #include <algorithm>
@@ -278,7 +280,6 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t t
  * of F(2x2, 2x2)'s (28x28 and 56x56 planes: 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger
  * input transform ate the gain at 30x30).
  */
-namespace {
 int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
                      int64_t stride) {
   const Isa isa = CpuIsa();
@@ -305,9 +306,31 @@ int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_heig
   if (plane < 7 * 7 || in_channels < 64) return 0;
   return static_cast<double>(in_channels) * static_cast<double>(out_channels) <= 256.0 * 256.0 ? 4 : 2;
 }
-}  // namespace
+
+std::vector<int64_t> WinogradTilesOfAnyPlane(int64_t in_channels, int64_t out_channels, int64_t stride) {
+  // The rules above change with the plane only below 14x14 and through whole tiles' rounding (periods 2 and 4):
+  // every plane up to 64x64 and one far larger see each tile they can give.
+  bool seen[5] = {false, false, false, false, false};
+  auto note = [&](int64_t tile) {
+    if (tile > 0 && tile < 5) seen[tile] = true;
+  };
+  for (int64_t h = 1; h <= 64; ++h) {
+    for (int64_t w = 1; w <= 64; ++w) note(WinogradTile(in_channels, out_channels, h, w, stride));
+  }
+  note(WinogradTile(in_channels, out_channels, 1 << 20, 1 << 20, stride));
+  std::vector<int64_t> tiles;
+  for (int64_t tile = 4; tile >= 1; --tile) {
+    if (seen[tile]) tiles.push_back(tile);
+  }
+  return tiles;
+}
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tile").set_body_typed(WinogradTile);
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tiles")
+    .set_body_typed([](int64_t in_channels, int64_t out_channels, int64_t stride) {
+      std::vector<int64_t> tiles = WinogradTilesOfAnyPlane(in_channels, out_channels, stride);
+      return runtime::Array<int64_t>(tiles.begin(), tiles.end());
+    });
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_winograd_nchwc"));

@@ -195,17 +195,20 @@ def _conv_relu(shape, rng, channels=32):
     return ir.IRModule.from_expr(relay.Function([x], y))
 
 
-def test_winograd_with_symbolic_batch_direct_with_symbolic_plane(rng):
+def test_winograd_with_symbolic_batch_per_shape_with_symbolic_plane(rng):
     """The tile choice reads the output plane, not the batch: a symbolic N keeps the static choice (Winograd for
-    a 28x28 plane of 32 channels), a symbolic H / W takes the direct conv; both stay blocked and fused."""
+    a 28x28 plane of 32 channels), a symbolic H / W takes the conv that chooses per run-time plane
+    (tests/python/relay/test_winograd_per_shape.py); both stay blocked and fused."""
     n, h, w = ir.SizeVar("N"), ir.SizeVar("H"), ir.SizeVar("W")
     static = _structure(_optimized(_conv_relu((1, 32, 28, 28), np.random.default_rng(0))))
     assert static[1] == {("nn.contrib_conv2d_winograd_without_weight_transform", "NCHW8c"): 1}
     batch = _optimized(_conv_relu((n, 32, 28, 28), np.random.default_rng(0)))
     assert _structure(batch) == static
     plane = _structure(_optimized(_conv_relu((n, 32, h, w), np.random.default_rng(0))))
-    assert plane[1] == {("nn.contrib_conv2d_NCHWc", "NCHW8c"): 1}
-    assert plane[0][("add", "nn.contrib_conv2d_NCHWc", "nn.relu")] == 1
+    per_shape = bool(len(tvmlite.get_global_func("topi.nn.conv2d_winograd_tiles")(32, 32, 1)))
+    anchor = "nn.contrib_conv2d_winograd_per_shape" if per_shape else "nn.contrib_conv2d_NCHWc"
+    assert plane[1] == {(anchor, "NCHW8c"): 1}
+    assert plane[0][("add", anchor, "nn.relu")] == 1
     lib = tvmlite.build(batch, target="debug")
     for size in (1, 2):
         x = rng.standard_normal((size, 32, 28, 28)).astype("float32")

@@ -1,5 +1,6 @@
 """numpy references of the layout ops: layout_transform and the blocked convolutions nn.contrib_conv2d_NCHWc,
-nn.contrib_depthwise_conv2d_NCHWc and their 3-D forms nn.contrib_conv3d_NCDHWc, nn.contrib_depthwise_conv3d_NCDHWc.
+nn.contrib_depthwise_conv2d_NCHWc, nn.contrib_conv2d_winograd_per_shape (the direct conv's) and the 3-D forms
+nn.contrib_conv3d_NCDHWc, nn.contrib_depthwise_conv3d_NCDHWc.
 
 They are oracles, so they are the simplest correct thing: layout_transform is a transpose that groups each primal
 axis with its sub-axis, a reshape to the logical (unblocked) tensor, a reshape that splits it by the destination's
@@ -63,5 +64,14 @@ def _conv2d_nchwc(attrs, data, weight):
 
 
 register_reference("nn.contrib_depthwise_conv2d_NCHWc", _conv2d_nchwc)
+
+
+@register_reference("nn.contrib_conv2d_winograd_per_shape")
+def _conv2d_winograd_per_shape(attrs, data, weight, *transformed):
+    # the same conv whichever kernel its shape takes: the direct one's reference (the transformed filters are U of
+    # weight, checked by the type relation)
+    return _conv2d_nchwc(attrs, data, weight)
+
+
 register_reference("nn.contrib_conv3d_NCDHWc", _conv2d_nchwc)
 register_reference("nn.contrib_depthwise_conv3d_NCDHWc", _conv2d_nchwc)

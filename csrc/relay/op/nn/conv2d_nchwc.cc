@@ -7,6 +7,9 @@
  *                                      -> (N, O / oc, OH, OW, oc)  NCHW{oc}c
  *   nn.contrib_depthwise_conv2d_NCHWc  data (N, C / c, H, W, c), weight (C / c, 1, KH, KW, 1, c)  OIHW1i{c}o,
  *                                      groups = C (one filter per channel) -> (N, C / c, OH, OW, c)
+ *   nn.contrib_conv2d_winograd_per_shape  (data, weight, u_1[, u_2]): nn.contrib_conv2d_NCHWc for a 3x3 conv whose
+ *                                      plane is symbolic, with the filters Winograd-transformed for each tile size
+ *                                      some plane would take (HWOI{oc}o); its kernel chooses per run-time shape
  *   nn.contrib_conv3d_NCDHWc           the same with a depth: NCDHW{ic}c data (N, C / ic, D, H, W, ic),
  *                                      OIDHW{ic}i{oc}o weight -> NCDHW{oc}c
  *   nn.contrib_depthwise_conv3d_NCDHWc NCDHW{c}c data, OIDHW1i{c}o weight, groups = C -> NCDHW{c}c
@@ -129,6 +132,42 @@ Type ConvNCHWcRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), OutDtype(a->out_dtype, data->dtype));
 }
 
+/*!
+ * \brief nn.contrib_conv2d_winograd_per_shape(data, weight, u_1, ..., u_k): nn.contrib_conv2d_NCHWc's type for
+ * (data, weight); each u_i the filters transformed for one Winograd tile size m (2 or 4), (alpha, alpha, O / oc, C,
+ * oc) with alpha = m + 2, or (alpha, alpha, O / oc, 4C, oc) with alpha = m + 1 at stride 2.
+ */
+Type ConvWinogradPerShapeRel(const Array<Type>& args, const Attrs& attrs) {
+  TVMLITE_CHECK_KIND(args.size() == 3 || args.size() == 4, TypeError)
+      << "expected data, weight and one or two transformed weights, got " << args.size() << " inputs";
+  Type out = ConvNCHWcRel<2, false>(Array<Type>{args[0], args[1]}, attrs);
+  const auto* a = AttrsAs<Conv2DAttrs>(attrs);
+  const TensorTypeNode* data = TensorArg(args, 0);
+  const TensorTypeNode* weight = TensorArg(args, 1);
+  Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
+  const int64_t stride = w.stride[0];
+  TVMLITE_CHECK_KIND(a->groups == 1 && w.stride[1] == stride && (stride == 1 || stride == 2) &&
+                         w.dilation[0] == 1 && w.dilation[1] == 1 && DimIs(weight->shape[2], 3) &&
+                         DimIs(weight->shape[3], 3),
+                     ValueError)
+      << "Winograd takes an ungrouped 3x3 conv of stride 1 or 2 (the same in both axes) and dilation 1";
+  const int64_t oc = KernelBlocks<2>(a->kernel_layout).second;
+  std::optional<int64_t> cb = StaticDim(data, 1);
+  for (size_t i = 2; i < args.size(); ++i) {
+    const TensorTypeNode* u = TensorArg(args, i);
+    CheckRank(u, 5, "transformed weight (alpha, alpha, out / oc, in, oc)");
+    std::optional<int64_t> alpha = StaticDim(u, 0);
+    const int64_t m = alpha ? *alpha - (stride == 2 ? 1 : 2) : 0;
+    const bool fits = (m == 2 || m == 4) && DimIs(u->shape[1], *alpha) && DimIs(u->shape[4], oc) &&
+                      (!StaticDim(weight, 0) || DimIs(u->shape[2], *StaticDim(weight, 0))) &&
+                      (!cb || DimIs(u->shape[3], (stride == 2 ? 4 : 1) * *cb * DataBlock<2>(a->data_layout, "")));
+    TVMLITE_CHECK_KIND(fits && u->dtype == weight->dtype, ValueError)
+        << "transformed weight " << ShapeToString(u->shape) << " (" << u->dtype.str() << ") is not the filters of "
+        << ShapeToString(weight->shape) << " for Winograd tile size 2 or 4 at stride " << stride;
+  }
+  return out;
+}
+
 }  // namespace
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
@@ -139,6 +178,18 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
     .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / groups / ic, kh, kw, ic, oc).")
     .set_attrs_type<Conv2DAttrs>()
     .add_type_rel("Conv2DNCHWc", ConvNCHWcRel<2, false>)
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+
+TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_per_shape")
+    .describe("A blocked 3x3 conv whose output plane is known only at run time: per call, Winograd with the filters "
+              "transformed for the tile its plane takes (topi.nn.conv2d_winograd_tile), else the direct conv.")
+    .set_num_inputs(-1)
+    .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
+    .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / ic, 3, 3, ic, oc).")
+    .add_argument("transformed", "Tensor", "One or two: the filters transformed for a tile size, (alpha, alpha, "
+                  "out / oc, in (x4 at stride 2), oc).")
+    .set_attrs_type<Conv2DAttrs>()
+    .add_type_rel("Conv2DWinogradPerShape", ConvWinogradPerShapeRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
