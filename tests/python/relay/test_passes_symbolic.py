@@ -245,6 +245,33 @@ def test_symbolic_plane_residual_fuses(rng):
         np.testing.assert_allclose(_run(lib, "x", data), _run(want, "x", data), rtol=1e-4, atol=1e-4)
 
 
+def test_strided_windows_over_one_dim_share_their_output_dim(rng):
+    """Two strided windows that compute the same size over the same symbolic dim (ResNet's downsampling block: a 3x3
+    stride-2 conv padded 1 and the 1x1 stride-2 shortcut, both (H - 1) // 2 + 1) give the same output dim, so the
+    residual add still joins a conv's group; a window computing another size gets a dim of its own."""
+    n, h, w = ir.SizeVar("N"), ir.SizeVar("H"), ir.SizeVar("W")
+    x = relay.var("x", shape=(n, 16, h, w), dtype="float32")
+
+    def conv(t, k, stride, pad):
+        weight = relay.const(rng.standard_normal((16, 16, k, k)).astype("float32") * 0.1)
+        return relay.nn.conv2d(t, weight, strides=stride, padding=pad)
+
+    main, shortcut, other = conv(x, 3, 2, 1), conv(x, 1, 2, 0), conv(x, 3, 2, 0)
+    y = relay.nn.relu(relay.add(main, shortcut))
+    mod = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], relay.Tuple([y, other]))))
+    (y_type, other_type) = mod["main"].body.checked_type.fields
+    main_dims = list(mod["main"].body.fields[0].args[0].args[0].checked_type.shape)
+    assert main_dims[2].same_as(y_type.shape[2]) and main_dims[3].same_as(y_type.shape[3])
+    assert not other_type.shape[2].same_as(y_type.shape[2])  # (H - 3) // 2 + 1
+    groups, _ = _structure(_optimized(ir.IRModule.from_expr(relay.Function([x], y))))
+    assert sum(n for g, n in groups.items() if "add" in g and any("conv" in op for op in g)) == 1
+    lib = tvmlite.build(ir.IRModule.from_expr(relay.Function([x], y)), target="cpu")
+    want = tvmlite.build(ir.IRModule.from_expr(relay.Function([x], y)), target="debug")
+    for shape in ((1, 16, 9, 7), (2, 16, 6, 6)):
+        data = rng.standard_normal(shape).astype("float32")
+        np.testing.assert_allclose(_run(lib, "x", data), _run(want, "x", data), rtol=1e-4, atol=1e-4)
+
+
 def test_fusion_needs_the_anchors_shape(rng):
     """An add whose result takes another input's symbolic dims (H2 against the conv's H) might broadcast the conv's
     output wider at run time (the conv's H may be 1): it does not join the conv's group, and the build computes the

@@ -4,7 +4,7 @@
  * transpose, pooling).
  *
  *   Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);   // ValueError on bad values
- *   Any out = WindowOut(data->shape[2], kernel, w, 0, false);              // symbolic in -> SizeVar::Any()
+ *   Any out = WindowOut(data->shape[2], kernel, w, 0, false);              // symbolic in -> a SizeVar
  *
  * Values are bounded (kMaxWindowValue) so that the size arithmetic cannot overflow int64 whatever a caller sends.
  */
@@ -83,6 +83,14 @@ inline std::optional<int64_t> BoundedDim(const Any& dim, const char* what) {
 }
 
 /*!
+ * \brief The dim a strided window makes of the symbolic dim in, offset = pads - dilated kernel extent: one SizeVar per
+ * (in, offset, stride, ceil_mode), so two windows computing the same size over the same dim give the same dim (ResNet's
+ * 3x3 stride-2 conv, padded 1, and its 1x1 stride-2 shortcut: their residual add stays an epilogue of the conv). A
+ * fresh SizeVar::Any() when in is not a SizeVar. window.cc.
+ */
+Any SymbolicWindowOut(const Any& in, int64_t offset, int64_t stride, bool ceil_mode);
+
+/*!
  * \brief Output size of a sliding window over one dim: floor (or ceil, dropping a last window that would start in
  * the end padding) of (in + pads - dilation * (kernel - 1) - 1) / stride, plus 1. SizeVar::Any() when in or
  * kernel is symbolic (in itself for a "same" window over a symbolic in). ValueError when the dilated kernel is
@@ -100,6 +108,13 @@ Any WindowOut(const Any& in, const Any& kernel, const Window<N>& w, int i, bool 
     if (!x && k && w.stride[i] == 1 && !ceil_mode &&
         static_cast<__int128>(w.pad_begin[i]) + w.pad_end[i] == static_cast<__int128>(w.dilation[i]) * (*k - 1)) {
       return in;
+    }
+    if (!x && k) {
+      const __int128 extent = static_cast<__int128>(w.dilation[i]) * (*k - 1) + 1;  // each factor <= 2^40
+      const __int128 offset = static_cast<__int128>(w.pad_begin[i]) + w.pad_end[i] - extent;
+      if (offset >= -kMaxWindowValue * 4) {
+        return SymbolicWindowOut(in, static_cast<int64_t>(offset), w.stride[i], ceil_mode);
+      }
     }
     return Any(SizeVar::Any());
   }
