@@ -34,6 +34,7 @@ from ... import expr as _expr
 from ...backend.dtypes import from_numpy_dtype
 from .common import ConverterContext, get_convert_map, registered_ops
 from .fold import ConstantFolder
+from .input_dims import dims_fixed_by_weights
 from .tensor_data import read_tensor
 from .validate import (attribute_kind, check_declared_type, check_input_types, check_nodes, check_opsets, kind_name,
                        schema_of)
@@ -117,6 +118,7 @@ class GraphImporter(ConverterContext):
         self.scope = None  # the symbol table (name -> expr) of the node being converted: its subgraphs' outer scope
         self._infer = None
         self._dims = {}
+        self._fixed_dims = {}  # dim_param -> the value the weights fix it to (input_dims.py)
         self._param_vars = {}  # param Var -> initializer name
         self._folder = ConstantFolder(self.infer_type)
 
@@ -273,6 +275,8 @@ class GraphImporter(ConverterContext):
             for d in t.tensor_type.shape.dim:
                 if d.HasField("dim_value") and d.dim_value >= 0:
                     dims.append(int(d.dim_value))
+                elif d.dim_param in self._fixed_dims:
+                    dims.append(self._fixed_dims[d.dim_param])
                 elif d.dim_param:
                     dims.append(self._dims.setdefault(d.dim_param, SizeVar(d.dim_param)))
                 else:
@@ -296,6 +300,7 @@ class GraphImporter(ConverterContext):
                                   f"(onnxruntime refuses such a model)")
         self.check_supported(graph)
         check_nodes(graph, self.opsets, _norm_domain, _Label, self.model.ir_version)
+        self._fixed_dims = dims_fixed_by_weights(graph)
         symbols = {}
         inputs = []
         overridable = {vi.name for vi in graph.input}  # an initializer also listed as an input is a default value
