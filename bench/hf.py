@@ -72,6 +72,8 @@ MODELS = {
              "SwinForImageClassification", "image-classification"),  # microsoft/swin-tiny-patch4-window7-224
     "convnext": ("ConvNextConfig", {}, dict(image_size=64, hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 2, 1]),
                  "ConvNextForImageClassification", "image-classification"),  # facebook/convnext-tiny-224
+    "resnet": ("ResNetConfig", {}, dict(embedding_size=16, hidden_sizes=[32, 64, 128, 256], depths=[1, 1, 1, 1]),
+               "ResNetForImageClassification", "image-classification"),  # microsoft/resnet-50
     "whisper": ("WhisperConfig", {}, dict(d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
                                           decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128),
                 "WhisperForConditionalGeneration", "automatic-speech-recognition-with-past"),  # whisper-tiny
@@ -87,6 +89,11 @@ DEFAULT_MODELS = list(MODELS)
 TEXT = [("b1 s16", dict(batch_size=1, sequence_length=16)), ("b1 s128", dict(batch_size=1, sequence_length=128)),
         ("b4 s32", dict(batch_size=4, sequence_length=32))]
 IMAGE = [("b1", dict(batch_size=1)), ("b2", dict(batch_size=2))]
+# Convolutional nets exported with symbolic height and width run at several image sizes (the kernels' per-shape
+# choices: Winograd or the direct conv)
+IMAGE_SIZES = [("b1 112", dict(batch_size=1, height=112, width=112)),
+               ("b1 224", dict(batch_size=1, height=224, width=224)),
+               ("b1 256x384", dict(batch_size=1, height=256, width=384))]
 STEP = [("step p32", dict(batch_size=1, sequence_length=1, past_sequence_length=32)),
         ("step p128", dict(batch_size=1, sequence_length=1, past_sequence_length=128))]
 SEQ2SEQ_STEP = [(label, dict(batch_size=1, decoder_sequence_length=1,
@@ -118,6 +125,7 @@ for _name in ("bert", "distilbert", "roberta", "albert"):
     PARTS[_name] = [("model.onnx", TEXT)]
 for _name in ("vit", "swin", "convnext"):
     PARTS[_name] = [("model.onnx", IMAGE)]
+PARTS["resnet"] = [("model.onnx", IMAGE_SIZES)]
 
 RUNNERS = ["dyn", "static", "ORT", "OV"]
 PAUSE = 0.1  # s before each turn: a runtime's idle threads spin after its calls (bench/models.py)
@@ -177,7 +185,7 @@ def torch_export(model, name, path):
     if name == "wav2vec2":
         inputs = {"input_values": torch.randn(1, 16000)}
         axes = {"input_values": {0: "batch_size", 1: "sequence_length"}}
-    elif name in ("vit", "swin", "convnext"):
+    elif name in ("vit", "swin", "convnext", "resnet"):
         inputs = {"pixel_values": torch.randn(1, 3, cfg.image_size, cfg.image_size)}
         axes = {"pixel_values": {0: "batch_size"}}
     else:
