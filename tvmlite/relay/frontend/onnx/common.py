@@ -53,6 +53,10 @@ and never an IndexError, KeyError or numpy AxisError from deep inside a converte
     choice_attr(attr, "mode", "constant", modes)  one of a fixed set of strings
     dtype_attr(attr, "to")                        an ONNX TensorProto data type, as the IR dtype string
     input_at(inputs, i)                           optional input i, None when the node leaves it out
+
+Typed inputs are read through ``dims_of(x)`` (the dims, ints or SizeVars), ``dtype_of(x)`` ("float32") and
+``is_static(dims)``. A converter whose opset versions differ in details only is one ``_convert(cls, inputs, attr,
+ctx, version)`` under ``@opset_versions(1, 6, 13)``, which defines ``_impl_v1``, ``_impl_v6``, ``_impl_v13``.
 """
 import threading
 
@@ -60,7 +64,8 @@ from ....error import OpAttributeInvalid, OpAttributeRequired, OpNotImplemented
 
 __all__ = ["OnnxOpConverter", "register_converter", "get_convert_map", "registered_ops", "AttrCvt", "Renamer",
            "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr", "normalize_axes",
-           "check_perm", "choice_attr", "dtype_attr", "input_at"]
+           "check_perm", "choice_attr", "dtype_attr", "input_at", "dims_of", "dtype_of", "is_static",
+           "opset_versions"]
 
 _REGISTRY = {}  # (domain, op_type) -> converter class
 _MAP_CACHE = {}  # (domain, opset) -> {op_type: bound converter}
@@ -84,6 +89,18 @@ class OnnxOpConverter:
             raise OpNotImplemented(f"{cls.__name__}: opset {opset} is older than every implemented version "
                                    f"({', '.join(map(str, cls.versions())) or 'none'})")
         return getattr(cls, f"_impl_v{versions[-1]}")
+
+
+def opset_versions(*versions):
+    """Class decorator: for each N in versions, ``_impl_vN`` calls ``cls._convert(inputs, attr, ctx, N)`` (one
+    implementation that reads what changed between versions from N)."""
+    def decorate(cls):
+        for v in versions:
+            setattr(cls, f"_impl_v{v}", classmethod(
+                lambda c, inputs, attr, ctx, _v=v: c._convert(inputs, attr, ctx, _v)))
+        return cls
+
+    return decorate
 
 
 def register_converter(op_type=None, domain=""):
@@ -148,6 +165,21 @@ def rank_of(expr):
 
     ty = expr if isinstance(expr, Type) else getattr(expr, "checked_type", None) if expr is not None else None
     return len(ty.shape) if isinstance(ty, TensorType) else None
+
+
+def dims_of(expr):
+    """A typed tensor expression's dims, as a list (ints, SizeVars where symbolic)."""
+    return list(expr.checked_type.shape)
+
+
+def dtype_of(expr):
+    """A typed tensor expression's dtype, as a string ("float32")."""
+    return str(expr.checked_type.dtype)
+
+
+def is_static(dims):
+    """Whether every dim is known at import (an int, not a SizeVar)."""
+    return all(isinstance(d, int) for d in dims)
 
 
 def _what(name):
