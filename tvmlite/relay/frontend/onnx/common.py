@@ -37,7 +37,8 @@ with random results must not be folded: mark them ``Op.get(name).set_attr("TNonD
 with "random", "multinomial" or "bernoulli" are recognised without it).
 
 Errors: a converter raises OpAttributeInvalid / OpAttributeRequired / ValueError / TypeError with a message; the
-importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures. It also
+importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures (so a
+message names the attribute or value, never the node: the importer names it, once). It also
 checks each attribute's kind against the op schema before calling the converter (a FLOAT where the schema says
 INT is OpAttributeInvalid). OpNotImplemented from ``unsupported(...)`` marks an attribute value or input kind that
 is valid ONNX but not converted yet.
