@@ -30,11 +30,12 @@ does not ask for; an output it asks for must be produced).
 
 Constants: an input computable at import time usually arrives as a relay Constant already: the importer folds
 each node's result when all its inputs are Constants, and an integer result that depends only on its inputs'
-static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (fold.py). ``ctx.try_constant(expr)``
-also folds on request (any size), and returns None when the value is known only at run time. Params
-(initializers, unless ``freeze_params``) are run-time inputs the user may replace: only their types are known. Ops
-with random results must not be folded: mark them ``Op.get(name).set_attr("TNonDeterministic", True)`` (names
-with "random", "multinomial" or "bernoulli" are recognised without it).
+static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (importer.within_fold_limit; fold.py).
+``ctx.try_constant(expr)`` also folds on request (any size: values a converter reads, such as shapes), and
+returns None when the value is known only at run time. Params (initializers, unless ``freeze_params``) are run-time
+inputs the user may replace: only their types are known. Ops with random results must not be folded: mark them
+``Op.get(name).set_attr("TNonDeterministic", True)`` (names with "random", "multinomial" or "bernoulli" are
+recognised without it).
 
 Errors: a converter raises OpAttributeInvalid / OpAttributeRequired / ValueError / TypeError with a message; the
 importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures (so a
