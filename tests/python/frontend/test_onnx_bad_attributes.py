@@ -109,6 +109,28 @@ def test_converter_errors_name_node_and_attribute(m, cls, message):
     assert str(err) == "node 'n0' (" + m.graph.node[0].op_type + "): " + message
 
 
+@pytest.mark.parametrize("m,cls,message", [
+    (model("BatchNormalization", X3 + [(n, F, [3]) for n in "sbmv"], [("y", F, None)], 7, spatial=0),
+     tvmlite.error.OpNotImplemented, "spatial=0 (per-activation statistics)"),
+    (model("NegativeLogLikelihoodLoss", [("x", F, [2, 3]), ("t", TensorProto.INT64, [2])], [("y", F, None)], 13,
+           reduction="avg"), OpAttributeInvalid, "attribute reduction='avg' is not one of none, sum, mean"),
+    (model("GroupNormalization", [("x", F, [1, 4, 2]), ("s", F, [2]), ("b", F, [2])], [("y", F, None)], 18,
+           num_groups=2), tvmlite.error.OpNotImplemented,
+     "per-group scale/bias (opset 18) that are not constant, or unknown channels"),
+    (model("Softmax", X3, [("y", F, None)], 11, axis=3), tvmlite.error.OpNotImplemented,
+     "axis 3 equal to the rank 3"),
+    (model("Pad", [("x", F, [2, 3]), ("p", TensorProto.INT64, [4])], [("y", F, None)], 18, mode="wrap"),
+     OpAttributeInvalid, "mode 'wrap' (this opset allows: constant, reflect, edge)"),
+])
+def test_converter_errors_name_the_node_once(m, cls, message):
+    """The importer puts the node's label in front of a converter's error; the converter's own text never names the
+    node again (norm.py's did: "node 'n0' (Softmax): Softmax node 'n0': ...")."""
+    err = convert_error(m)
+    assert isinstance(err, cls)
+    assert str(err) == f"node 'n0' ({m.graph.node[0].op_type}): {message}"
+    assert str(err).count("'n0'") == 1
+
+
 @pytest.mark.parametrize("op,inputs,attrs,shape", [
     ("Flatten", X3, dict(axis=-1), (6, 4)),  # a split point: [-rank, rank], negatives + rank
     ("Flatten", X3, dict(axis=3), (24, 1)),

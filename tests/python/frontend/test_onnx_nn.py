@@ -141,10 +141,38 @@ def test_conv_errors_name_the_node():
     model = make_model(node, [tensor("x", [1, 2, 4, 4]), tensor("w", [3, 2, 3, 3])], [tensor("y", None)], 13)
     with pytest.raises(OpAttributeInvalid, match=r"'pads' has 3 values, expected 4"):
         from_onnx(model)
-    node = helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME")
+    node = helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME", name="conv_c")
     model = make_model(node, [tensor("x", [1, 2, 4, 4]), tensor("w", [3, 2, 3, 3])], [tensor("y", None)], 13)
-    with pytest.raises(OpAttributeInvalid, match="auto_pad 'SAME' is not one of"):
+    with pytest.raises(OpAttributeInvalid, match=r"^node 'conv_c' \(Conv\): attribute auto_pad='SAME' is not one of "
+                                                 r"NOTSET, VALID, SAME_UPPER, SAME_LOWER$"):
         from_onnx(model)
+
+
+_WINDOW_OPS = [
+    ("Conv", [tensor("x", [1, 2, 4, 4]), tensor("w", [3, 2, 3, 3])], {}),
+    ("ConvTranspose", [tensor("x", [1, 2, 4, 4]), tensor("w", [2, 3, 3, 3])], {}),
+    ("MaxPool", [tensor("x", [1, 2, 4, 4])], {"kernel_shape": [2, 2]}),
+    ("AveragePool", [tensor("x", [1, 2, 4, 4])], {"kernel_shape": [2, 2]}),
+    ("LpPool", [tensor("x", [1, 2, 4, 4])], {"kernel_shape": [2, 2]}),
+    ("ConvInteger", [tensor("x", [1, 2, 4, 4], TensorProto.UINT8), tensor("w", [3, 2, 3, 3], TensorProto.UINT8)], {}),
+    ("QLinearConv", [tensor("x", [1, 2, 4, 4], TensorProto.UINT8), tensor("xs", []),
+                     tensor("xz", [], TensorProto.UINT8), tensor("w", [3, 2, 3, 3], TensorProto.UINT8),
+                     tensor("ws", []), tensor("wz", [], TensorProto.UINT8), tensor("ys", []),
+                     tensor("yz", [], TensorProto.UINT8)], {}),
+]
+
+
+@pytest.mark.parametrize("value", ["SAME", "same_upper", "VALID "])
+@pytest.mark.parametrize("op, inputs, attrs", _WINDOW_OPS, ids=[op for op, _, _ in _WINDOW_OPS])
+def test_auto_pad_is_one_of_four_for_every_op(op, inputs, attrs, value):
+    """ONNX's auto_pad is NOTSET, VALID, SAME_UPPER or SAME_LOWER, spelled so; every op that reads it checks it the
+    same way (an empty string, which onnxruntime reads as NOTSET, is refused earlier: a STRING with no value)."""
+    node = helper.make_node(op, [i.name for i in inputs], ["y"], name="w0", auto_pad=value, **attrs)
+    out = TensorProto.UINT8 if op == "QLinearConv" else TensorProto.INT32 if op == "ConvInteger" else TensorProto.FLOAT
+    with pytest.raises(OpAttributeInvalid) as info:
+        from_onnx(make_model(node, inputs, [tensor("y", None, out)], 13))
+    assert str(info.value) == (f"node 'w0' ({op}): attribute auto_pad={value!r} is not one of NOTSET, VALID, "
+                               f"SAME_UPPER, SAME_LOWER")
 
 
 def loop_conv_transpose_1d(x, w, stride, pads, out_size):
@@ -161,6 +189,8 @@ def loop_conv_transpose_1d(x, w, stride, pads, out_size):
     ({"output_shape": [6]}, 6, [2, 1]),  # NOTSET: the odd padding goes first
     ({"output_shape": [6], "auto_pad": "SAME_UPPER"}, 6, [1, 2]),
     ({"auto_pad": "SAME_UPPER", "strides": [3]}, 9, [0, 0]),
+    ({"auto_pad": "SAME_UPPER", "strides": [2]}, 6, [0, 1]),  # total 1: at the end, as Conv's SAME_UPPER
+    ({"auto_pad": "SAME_LOWER", "strides": [2]}, 6, [1, 0]),  # ... at the beginning, as Conv's SAME_LOWER
     ({"pads": [1, 2], "output_padding": [1]}, 7, [1, 2]),
 ])
 def test_conv_transpose_output_shape(attrs, out_size, pads):

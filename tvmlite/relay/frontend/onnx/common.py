@@ -30,14 +30,16 @@ does not ask for; an output it asks for must be produced).
 
 Constants: an input computable at import time usually arrives as a relay Constant already: the importer folds
 each node's result when all its inputs are Constants, and an integer result that depends only on its inputs'
-static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (fold.py). ``ctx.try_constant(expr)``
-also folds on request (any size), and returns None when the value is known only at run time. Params
-(initializers, unless ``freeze_params``) are run-time inputs the user may replace: only their types are known. Ops
-with random results must not be folded: mark them ``Op.get(name).set_attr("TNonDeterministic", True)`` (names
-with "random", "multinomial" or "bernoulli" are recognised without it).
+static types (Shape, Size of a static tensor), up to FOLD_LIMIT elements (importer.within_fold_limit; fold.py).
+``ctx.try_constant(expr)`` also folds on request (any size: values a converter reads, such as shapes), and
+returns None when the value is known only at run time. Params (initializers, unless ``freeze_params``) are run-time
+inputs the user may replace: only their types are known. Ops with random results must not be folded: mark them
+``Op.get(name).set_attr("TNonDeterministic", True)`` (names with "random", "multinomial" or "bernoulli" are
+recognised without it).
 
 Errors: a converter raises OpAttributeInvalid / OpAttributeRequired / ValueError / TypeError with a message; the
-importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures. It also
+importer re-raises it (same class) as ``node 'name' (OpType): message`` and so do type relation failures (so a
+message names the attribute or value, never the node: the importer names it, once). It also
 checks each attribute's kind against the op schema before calling the converter (a FLOAT where the schema says
 INT is OpAttributeInvalid). OpNotImplemented from ``unsupported(...)`` marks an attribute value or input kind that
 is valid ONNX but not converted yet.
@@ -53,6 +55,10 @@ and never an IndexError, KeyError or numpy AxisError from deep inside a converte
     choice_attr(attr, "mode", "constant", modes)  one of a fixed set of strings
     dtype_attr(attr, "to")                        an ONNX TensorProto data type, as the IR dtype string
     input_at(inputs, i)                           optional input i, None when the node leaves it out
+
+Typed inputs are read through ``dims_of(x)`` (the dims, ints or SizeVars), ``dtype_of(x)`` ("float32") and
+``is_static(dims)``. A converter whose opset versions differ in details only is one ``_convert(cls, inputs, attr,
+ctx, version)`` under ``@opset_versions(1, 6, 13)``, which defines ``_impl_v1``, ``_impl_v6``, ``_impl_v13``.
 """
 import threading
 
@@ -60,7 +66,8 @@ from ....error import OpAttributeInvalid, OpAttributeRequired, OpNotImplemented
 
 __all__ = ["OnnxOpConverter", "register_converter", "get_convert_map", "registered_ops", "AttrCvt", "Renamer",
            "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr", "normalize_axes",
-           "check_perm", "choice_attr", "dtype_attr", "input_at"]
+           "check_perm", "choice_attr", "dtype_attr", "input_at", "dims_of", "dtype_of", "is_static",
+           "opset_versions"]
 
 _REGISTRY = {}  # (domain, op_type) -> converter class
 _MAP_CACHE = {}  # (domain, opset) -> {op_type: bound converter}
@@ -84,6 +91,18 @@ class OnnxOpConverter:
             raise OpNotImplemented(f"{cls.__name__}: opset {opset} is older than every implemented version "
                                    f"({', '.join(map(str, cls.versions())) or 'none'})")
         return getattr(cls, f"_impl_v{versions[-1]}")
+
+
+def opset_versions(*versions):
+    """Class decorator: for each N in versions, ``_impl_vN`` calls ``cls._convert(inputs, attr, ctx, N)`` (one
+    implementation that reads what changed between versions from N)."""
+    def decorate(cls):
+        for v in versions:
+            setattr(cls, f"_impl_v{v}", classmethod(
+                lambda c, inputs, attr, ctx, _v=v: c._convert(inputs, attr, ctx, _v)))
+        return cls
+
+    return decorate
 
 
 def register_converter(op_type=None, domain=""):
@@ -148,6 +167,21 @@ def rank_of(expr):
 
     ty = expr if isinstance(expr, Type) else getattr(expr, "checked_type", None) if expr is not None else None
     return len(ty.shape) if isinstance(ty, TensorType) else None
+
+
+def dims_of(expr):
+    """A typed tensor expression's dims, as a list (ints, SizeVars where symbolic)."""
+    return list(expr.checked_type.shape)
+
+
+def dtype_of(expr):
+    """A typed tensor expression's dtype, as a string ("float32")."""
+    return str(expr.checked_type.dtype)
+
+
+def is_static(dims):
+    """Whether every dim is known at import (an int, not a SizeVar)."""
+    return all(isinstance(d, int) for d in dims)
 
 
 def _what(name):

@@ -20,13 +20,9 @@ from ....error import OpAttributeInvalid
 from ... import op as _op
 from ...expr import Constant
 from ....ir.type import TensorType
-from .common import OnnxOpConverter, register_converter, unsupported
+from .common import OnnxOpConverter, is_static, register_converter, unsupported
 
 __all__ = ["legacy_broadcast"]
-
-
-def _static(shape):
-    return all(isinstance(d, int) for d in shape)
 
 
 def legacy_broadcast(a, b, attr, ctx):
@@ -36,7 +32,7 @@ def legacy_broadcast(a, b, attr, ctx):
         return b
     a_shape, b_shape = list(a_type.shape), list(b_type.shape)
     if not attr.get("broadcast", 0):
-        if _static(a_shape) and _static(b_shape) and a_shape != b_shape:
+        if is_static(a_shape) and is_static(b_shape) and a_shape != b_shape:
             raise OpAttributeInvalid(f"B's shape {tuple(b_shape)} differs from A's {tuple(a_shape)} and the node "
                                      f"does not set broadcast=1 (opset {ctx.opset} broadcasts only when asked)")
         return b
@@ -59,15 +55,11 @@ def legacy_broadcast(a, b, attr, ctx):
         from ...expr import const
 
         return const(b.data.numpy().reshape([int(d) for d in new_shape]))
-    value = ctx.try_constant(b)
-    if value is not None:
-        from ...expr import const
-
-        return const(value.reshape([int(d) for d in new_shape]))
-    reshape = getattr(_op, "reshape", None)
-    if reshape is None or not _static(b_shape):
+    # Not a Constant: computed at run time, or too large for the importer to fold (FOLD_LIMIT). A reshape, which
+    # the importer folds in turn when it may; never a constant made here.
+    if not is_static(b_shape):
         unsupported(f"broadcast along axis {axis} of a computed B of shape {tuple(b_shape)} (needs reshape)")
-    return reshape(b, new_shape)
+    return _op.reshape(b, new_shape)
 
 
 def _binary(relay_name, first, legacy):

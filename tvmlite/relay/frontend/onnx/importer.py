@@ -23,6 +23,7 @@ Subgraphs (If/Loop/Scan bodies) are converted by ``convert_subgraph`` (subgraph.
 ``convert_nodes`` / ``convert_node`` machinery over a nested symbol table.
 """
 import collections
+import math
 import os
 
 import numpy as np
@@ -39,9 +40,16 @@ from .tensor_data import read_tensor
 from .validate import (attribute_kind, check_declared_type, check_input_types, check_nodes, check_opsets, kind_name,
                        schema_of)
 
-__all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT"]
+__all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT", "within_fold_limit"]
 
 FOLD_LIMIT = 1 << 20  # elements: larger import-time constants are left as expressions
+
+
+def within_fold_limit(shape):
+    """Whether a value of this shape may become a Constant at import: static, at most FOLD_LIMIT elements (a
+    hostile model's Expand or ConstantOfShape must not allocate gigabytes while it is read). The one test of the
+    limit: the importer's folding and a converter that computes a value itself (Range) both ask it."""
+    return all(isinstance(d, int) for d in shape) and math.prod(shape) <= FOLD_LIMIT
 
 ValueError_ = get_error_class("ValueError")  # tvmlite.error.ValueError: a TVMLiteError and a ValueError
 TypeError_ = get_error_class("TypeError")
@@ -142,7 +150,7 @@ class GraphImporter(ConverterContext):
         value = self._folder.value(expr)
         if value is None:
             return None
-        if value.size <= FOLD_LIMIT:
+        if within_fold_limit(value.shape):
             return value.copy()  # the caller may edit it: the cached value (or a param) must not change
         view = value.view()
         view.flags.writeable = False
@@ -419,7 +427,9 @@ class GraphImporter(ConverterContext):
             return expr
         if not inputs_constant and not str(ty.dtype).startswith(("int", "uint", "bool")):
             return expr
-        value = self._folder.value(expr, limit=FOLD_LIMIT)
+        if not within_fold_limit(ty.shape):
+            return expr
+        value = self._folder.value(expr)
         if value is None:
             return expr
         try:

@@ -22,8 +22,9 @@ from ....error import OpAttributeInvalid, OpAttributeRequired
 from ... import op as _op
 from ...backend.dtypes import to_numpy_dtype
 from ...expr import TupleGetItem, const
-from .common import (OnnxOpConverter, axis_attr, choice_attr, dtype_attr, normalize_axes, rank_of, register_converter,
-                     unsupported)
+from .common import (OnnxOpConverter, axis_attr, choice_attr, dtype_attr, dtype_of, normalize_axes, rank_of,
+                     register_converter, unsupported)
+from .elemwise import legacy_broadcast
 
 
 def _constant_ints(expr, ctx, what):
@@ -35,10 +36,6 @@ def _constant_ints(expr, ctx, what):
     if value.dtype.kind not in "iu":
         raise OpAttributeInvalid(f"{what} must be integers, got {value.dtype}")
     return [int(v) for v in value.reshape(-1)]
-
-
-def _dtype_of(expr):
-    return str(expr.checked_type.dtype)
 
 
 # -- reductions ----------------------------------------------------------------------------------------------
@@ -164,21 +161,7 @@ class Det(OnnxOpConverter):
 class Pow(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        base, exponent = inputs[0], inputs[1]
-        if attr.get("broadcast", 0) and attr.get("axis") is not None:
-            rank_a = len(base.checked_type.shape)
-            b_shape = [int(d) for d in exponent.checked_type.shape]
-            axis = attr["axis"] + rank_a if attr["axis"] < 0 else attr["axis"]
-            if not 0 <= axis <= rank_a - len(b_shape):
-                raise OpAttributeInvalid(f"broadcast axis {attr['axis']} does not fit an exponent of rank "
-                                         f"{len(b_shape)} against a base of rank {rank_a}")
-            value = ctx.try_constant(exponent)
-            trailing = rank_a - axis - len(b_shape)
-            if trailing:
-                if value is None:
-                    unsupported(f"Pow: legacy broadcast along axis {axis} of a computed exponent")
-                exponent = const(value.reshape(b_shape + [1] * trailing))
-        return _op.power(base, exponent)
+        return _op.power(inputs[0], legacy_broadcast(inputs[0], inputs[1], attr, ctx))
 
     @classmethod
     def _impl_v7(cls, inputs, attr, ctx):
@@ -217,7 +200,7 @@ def _variadic(fold, mean=False):
             out = fold(out, arg)
         if mean:
             if len(args) > 1:
-                out = _op.divide(out, const(np.array(len(args), to_numpy_dtype(_dtype_of(args[0])))))
+                out = _op.divide(out, const(np.array(len(args), to_numpy_dtype(dtype_of(args[0])))))
         elif len(args) == 1:
             out = _op.copy(out)
         return out
@@ -242,7 +225,7 @@ class IsInf(OnnxOpConverter):
             return out
         if not positive and not negative:
             return _op.logical_and(out, const(np.array(False)))
-        zero = const(np.zeros((), to_numpy_dtype(_dtype_of(x))))
+        zero = const(np.zeros((), to_numpy_dtype(dtype_of(x))))
         return _op.logical_and(out, (_op.greater if positive else _op.less)(x, zero))
 
 
@@ -267,7 +250,7 @@ def _round_mode(attr):
 
 
 def _check_source(x):
-    if _dtype_of(x) == "string":
+    if dtype_of(x) == "string":
         unsupported("casts to or from string tensors are not supported")
 
 

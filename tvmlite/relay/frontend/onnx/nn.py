@@ -17,31 +17,22 @@ from ....error import OpAttributeInvalid
 from ... import expr as _expr
 from ... import op as _op
 from ...backend.dtypes import to_numpy_dtype
-from .common import OnnxOpConverter, register_converter, unsupported
+from .common import (OnnxOpConverter, choice_attr, dims_of, dtype_of, is_static, opset_versions, register_converter,
+                     unsupported)
 
+# The four values ONNX defines, spelled so (onnxruntime refuses any other too).
 _AUTO_PADS = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
 
 
-def _shape(expr):
-    return list(expr.checked_type.shape)
-
-
-def _dtype(expr):
-    return str(expr.checked_type.dtype)
-
-
 def _static_spatial(x, what):
-    dims = _shape(x)[2:]
-    if not all(isinstance(d, int) for d in dims):
-        unsupported(f"{what} needs static spatial dims, got shape {tuple(_shape(x))}")
+    dims = dims_of(x)[2:]
+    if not is_static(dims):
+        unsupported(f"{what} needs static spatial dims, got shape {tuple(dims_of(x))}")
     return dims
 
 
-def _check_auto_pad(attr):
-    auto_pad = attr.get("auto_pad", "NOTSET")
-    if auto_pad not in _AUTO_PADS:
-        raise OpAttributeInvalid(f"auto_pad {auto_pad!r} is not one of {', '.join(_AUTO_PADS)}")
-    return auto_pad
+def _auto_pad(attr):
+    return choice_attr(attr, "auto_pad", "NOTSET", _AUTO_PADS)
 
 
 # The least value of each per-spatial-dim attribute (a stride or dilation of 0 would divide by zero).
@@ -65,13 +56,16 @@ def _kernel(attr, weight, rank, what):
     """kernel_shape, or the weight's spatial dims when the node leaves it out (which must then be static)."""
     if "kernel_shape" in attr:
         return _spatial_attr(attr, "kernel_shape", rank, 1)
-    kernel = _shape(weight)[2:]
-    if not all(isinstance(k, int) for k in kernel):
+    kernel = dims_of(weight)[2:]
+    if not is_static(kernel):
         unsupported(f"{what} with a symbolic kernel shape and no kernel_shape attribute")
     return kernel
 
 
-def _pads(attr, rank):
+def _pads(attr, rank, auto_pad="NOTSET"):
+    """The explicit pads (begin..., end...): attribute 'pads' (checked), or zeros for auto_pad VALID."""
+    if auto_pad == "VALID":
+        return [0] * 2 * rank
     pads = list(attr.get("pads", [0] * 2 * rank)) or [0] * 2 * rank
     if len(pads) != 2 * rank:
         raise OpAttributeInvalid(f"attribute 'pads' has {len(pads)} values, expected {2 * rank} (begin..., end...)")
@@ -80,34 +74,33 @@ def _pads(attr, rank):
     return pads
 
 
-def _same_pads(auto_pad, sizes, kernel, strides, dilations):
-    """ONNX SAME_*: output ceil(in / stride); the total padding split with the odd one at the end (UPPER) or the
-    beginning (LOWER)."""
-    begin, end = [], []
-    for size, k, s, d in zip(sizes, kernel, strides, dilations):
-        out = -(-size // s)
-        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
-        small, large = total // 2, total - total // 2
-        begin.append(small if auto_pad == "SAME_UPPER" else large)
-        end.append(large if auto_pad == "SAME_UPPER" else small)
-    return begin + end
+def _split_pads(totals, auto_pad):
+    """Pads (begin..., end...) from each spatial dim's total padding, halved; an odd one goes at the end for
+    SAME_UPPER and at the beginning otherwise (ONNX's rule for Conv and pooling, and for ConvTranspose's
+    output_shape whatever auto_pad is)."""
+    halves = [(t // 2, t - t // 2) for t in totals]
+    if auto_pad == "SAME_UPPER":
+        return [small for small, _ in halves] + [large for _, large in halves]
+    return [large for _, large in halves] + [small for small, _ in halves]
 
 
 def _window_pads(x, attr, kernel, strides, dilations, opset, what):
-    """Explicit (begin..., end...) pads from auto_pad / pads."""
+    """Explicit (begin..., end...) pads from auto_pad / pads. SAME_*: output ceil(in / stride)."""
     rank = len(kernel)
-    auto_pad = _check_auto_pad(attr)
-    if auto_pad == "NOTSET":
-        return _pads(attr, rank)
-    if auto_pad == "VALID":
-        return [0] * 2 * rank
+    auto_pad = _auto_pad(attr)
+    if auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+        return _pads(attr, rank, auto_pad)
     sizes = _static_spatial(x, f"{what} with auto_pad {auto_pad}")
     same_dilations = dilations if opset >= 11 else [1] * rank
-    return _same_pads(auto_pad, sizes, kernel, strides, same_dilations)
+    totals = []
+    for n, k, s, d in zip(sizes, kernel, strides, same_dilations):
+        out = -(-n // s)  # ceil(n / s)
+        totals.append(max(0, (out - 1) * s + (k - 1) * d + 1 - n))
+    return _split_pads(totals, auto_pad)
 
 
 def _rank_of(x, what, ranks=(1, 2, 3)):
-    rank = len(_shape(x)) - 2
+    rank = len(dims_of(x)) - 2
     if rank not in ranks:
         unsupported(f"{what} on a rank-{rank + 2} input (supported spatial ranks: {', '.join(map(str, ranks))})")
     return rank
@@ -115,17 +108,6 @@ def _rank_of(x, what, ranks=(1, 2, 3)):
 
 def _bias(y, bias):
     return y if bias is None else _op.nn.bias_add(y, bias, axis=1)
-
-
-def _impl(*versions):
-    """Class decorator: every `_impl_vN` of versions runs cls._convert (the semantics that differ between them are
-    read from ctx.opset and the attributes)."""
-    def decorate(cls):
-        for v in versions:
-            setattr(cls, f"_impl_v{v}", classmethod(lambda c, inputs, attr, ctx: c._convert(inputs, attr, ctx)))
-        return cls
-
-    return decorate
 
 
 def _group(attr):
@@ -136,17 +118,17 @@ def _group(attr):
 
 
 @register_converter("Conv")
-@_impl(1, 11)
+@opset_versions(1, 11)
 class Conv(OnnxOpConverter):
     """X (N, C, *S), W (M, C / group, *K), optional B (M,) -> nn.conv{1,2,3}d (+ nn.bias_add)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         data, weight = inputs[0], inputs[1]
         bias = inputs[2] if len(inputs) > 2 else None
         rank = _rank_of(data, "Conv")
-        if len(_shape(weight)) != rank + 2:
-            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        if len(dims_of(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
         kernel = _kernel(attr, weight, rank, "Conv")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
@@ -157,7 +139,7 @@ class Conv(OnnxOpConverter):
 
 
 @register_converter("ConvTranspose")
-@_impl(1, 11)
+@opset_versions(1, 11)
 class ConvTranspose(OnnxOpConverter):
     """X (N, C, *S), W (C, M / group, *K), optional B -> nn.conv{1,2,3}d_transpose (+ nn.bias_add).
 
@@ -166,46 +148,38 @@ class ConvTranspose(OnnxOpConverter):
     at the beginning). A negative end padding becomes extra output_padding (zeros appended)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         data, weight = inputs[0], inputs[1]
         bias = inputs[2] if len(inputs) > 2 else None
         rank = _rank_of(data, "ConvTranspose")
-        if len(_shape(weight)) != rank + 2:
-            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        if len(dims_of(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
         kernel = _kernel(attr, weight, rank, "ConvTranspose")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
         out_pad = _spatial_attr(attr, "output_padding", rank, 0)
-        auto_pad = _check_auto_pad(attr)
+        auto_pad = _auto_pad(attr)
         output_shape = attr.get("output_shape")
         if output_shape is not None and len(output_shape) == rank + 2:
             output_shape = output_shape[2:]  # some exporters give the full shape
         if output_shape is None and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            output_shape = [s * st for s, st in zip(_static_spatial(data, f"ConvTranspose with {auto_pad}"),
+            output_shape = [s * st for s, st in zip(_static_spatial(data, f"ConvTranspose with auto_pad {auto_pad}"),
                                                     strides)]
-        if output_shape is not None:
+        if output_shape is None:
+            pads = _pads(attr, rank, auto_pad)
+        else:
             if len(output_shape) != rank:
                 raise OpAttributeInvalid(f"attribute 'output_shape' {list(output_shape)} does not have {rank} "
                                          "spatial dims")
             sizes = _static_spatial(data, "ConvTranspose with output_shape")
-            begin, end = [], []
-            for i in range(rank):
-                total = (strides[i] * (sizes[i] - 1) + out_pad[i] + (kernel[i] - 1) * dilations[i] + 1
-                         - output_shape[i])
-                small, large = total // 2, total - total // 2
-                b, e = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
-                if b < 0:
-                    unsupported(f"ConvTranspose output_shape {list(output_shape)} needs a negative begin padding")
-                if e < 0:
-                    out_pad[i] += -e
-                    e = 0
-                begin.append(b)
-                end.append(e)
-            pads = begin + end
-        elif auto_pad == "VALID":
-            pads = [0] * 2 * rank
-        else:
-            pads = _pads(attr, rank)
+            totals = [st * (n - 1) + extra + (k - 1) * d + 1 - o
+                      for n, st, extra, k, d, o in zip(sizes, strides, out_pad, kernel, dilations, output_shape)]
+            pads = _split_pads(totals, auto_pad)
+            if min(pads[:rank]) < 0:
+                unsupported(f"ConvTranspose output_shape {list(output_shape)} needs a negative begin padding")
+            for i in range(rank):  # a negative end padding: as many zeros appended instead
+                out_pad[i] += max(0, -pads[rank + i])
+                pads[rank + i] = max(0, pads[rank + i])
         y = getattr(_op.nn, f"conv{rank}d_transpose")(data, weight, strides=strides, padding=pads,
                                                       dilation=dilations, groups=_group(attr), kernel_size=kernel,
                                                       output_padding=out_pad)
@@ -228,12 +202,12 @@ def _pool_common(data, attr, ctx, what, dilations_since, ceil_since):
 
 
 @register_converter("MaxPool")
-@_impl(1, 8, 10, 11, 12)
+@opset_versions(1, 8, 10, 11, 12)
 class MaxPool(OnnxOpConverter):
     """-> nn.max_pool{1,2,3}d, or nn.max_pool{1,2,3}d_with_argmax when the node asks for Indices (opset >= 8)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         data = inputs[0]
         rank, kernel, strides, dilations, pads, ceil_mode = _pool_common(data, attr, ctx, "MaxPool", 10, 10)
         storage_order = attr.get("storage_order", 0)
@@ -252,12 +226,12 @@ class MaxPool(OnnxOpConverter):
 
 
 @register_converter("AveragePool")
-@_impl(1, 7, 10, 11, 19)
+@opset_versions(1, 7, 10, 11, 19)
 class AveragePool(OnnxOpConverter):
     """-> nn.avg_pool{1,2,3}d (count_include_pad from opset 7, ceil_mode from 10, dilations from 19)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         if "count_include_pad" in attr and ctx.opset < 7:
             raise OpAttributeInvalid(f"attribute 'count_include_pad' does not exist in AveragePool of opset "
                                      f"{ctx.opset}")
@@ -269,12 +243,12 @@ class AveragePool(OnnxOpConverter):
 
 
 @register_converter("LpPool")
-@_impl(1, 2, 11, 18)
+@opset_versions(1, 2, 11, 18)
 class LpPool(OnnxOpConverter):
     """-> nn.lp_pool{1,2,3}d (p a float at opset 1, an int from 2; ceil_mode and dilations from 18)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         rank, kernel, strides, dilations, pads, ceil_mode = _pool_common(inputs[0], attr, ctx, "LpPool", 18, 18)
         p = attr.get("p", 2)
         if not p > 0:
@@ -308,28 +282,28 @@ register_converter("GlobalLpPool")(type("GlobalLpPool", (_global(_global_lp),), 
 
 
 def _scalar(value, like):
-    return _expr.const(np.asarray(value, dtype=to_numpy_dtype(_dtype(like))))
+    return _expr.const(np.asarray(value, dtype=to_numpy_dtype(dtype_of(like))))
 
 
 @register_converter("Gemm")
-@_impl(1, 6, 7, 9, 11, 13)
+@opset_versions(1, 6, 7, 9, 11, 13)
 class Gemm(OnnxOpConverter):
     """Y = alpha * A' @ B' + beta * C -> nn.matmul(transpose_a, transpose_b), then multiply / add.
 
     Before opset 7, C broadcasts only with broadcast=1 (else it must be (M, N)); it is required before 11."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         a, b = inputs[0], inputs[1]
         c = inputs[2] if len(inputs) > 2 else None
         for name, x in (("A", a), ("B", b)):
-            if len(_shape(x)) != 2:
-                raise ValueError(f"input {name} must be 2-D, got shape {tuple(_shape(x))}")
+            if len(dims_of(x)) != 2:
+                raise ValueError(f"input {name} must be 2-D, got shape {tuple(dims_of(x))}")
         if c is None and ctx.opset < 11:
             raise ValueError(f"Gemm of opset {ctx.opset} requires input C")
         alpha, beta = float(attr.get("alpha", 1.0)), float(attr.get("beta", 1.0))
         y = _op.nn.matmul(a, b, transpose_a=bool(attr.get("transA", 0)), transpose_b=bool(attr.get("transB", 0)))
-        integer = np.dtype(to_numpy_dtype(_dtype(a))).kind in "iu"
+        integer = np.dtype(to_numpy_dtype(dtype_of(a))).kind in "iu"
         if integer and (alpha != 1.0 or (c is not None and beta != 1.0)):
             unsupported("Gemm on integer inputs with alpha or beta other than 1")
         if alpha != 1.0:
@@ -338,9 +312,9 @@ class Gemm(OnnxOpConverter):
             return y
         if ctx.opset < 7 and not attr.get("broadcast", 0):
             y_shape = ctx.infer_type(y).checked_type.shape
-            if len(_shape(c)) != 2 or any(isinstance(p, int) and isinstance(q, int) and p != q
-                                          for p, q in zip(_shape(c), y_shape)):
-                raise ValueError(f"C of shape {tuple(_shape(c))} must match the product's shape {tuple(y_shape)} "
+            if len(dims_of(c)) != 2 or any(isinstance(p, int) and isinstance(q, int) and p != q
+                                          for p, q in zip(dims_of(c), y_shape)):
+                raise ValueError(f"C of shape {tuple(dims_of(c))} must match the product's shape {tuple(y_shape)} "
                                  "without broadcast=1")
         if beta != 1.0:
             c = _op.multiply(c, _scalar(beta, c))
@@ -348,22 +322,22 @@ class Gemm(OnnxOpConverter):
 
 
 @register_converter("MatMul")
-@_impl(1, 9, 13)
+@opset_versions(1, 9, 13)
 class MatMul(OnnxOpConverter):
     """numpy.matmul -> nn.matmul."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         return _op.nn.matmul(inputs[0], inputs[1])
 
 
 @register_converter("Einsum")
-@_impl(12)
+@opset_versions(12)
 class Einsum(OnnxOpConverter):
     """-> einsum(Tuple(inputs), equation)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         if "equation" not in attr:
             raise OpAttributeInvalid("attribute 'equation' is required")
         return _op.nn.einsum(list(inputs), attr["equation"])
@@ -377,27 +351,27 @@ def _zero_point(inputs, i, like):
 
 
 @register_converter("MatMulInteger")
-@_impl(10)
+@opset_versions(10)
 class MatMulInteger(OnnxOpConverter):
     """-> nn.matmul_integer(A, B, a_zero_point or 0, b_zero_point or 0) (int32)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         a, b = inputs[0], inputs[1]
         return _op.nn.matmul_integer(a, b, _zero_point(inputs, 2, a), _zero_point(inputs, 3, b))
 
 
 @register_converter("ConvInteger")
-@_impl(10)
+@opset_versions(10)
 class ConvInteger(OnnxOpConverter):
     """-> nn.conv{1,2,3}d_integer(x, w, x_zero_point or 0, w_zero_point or 0) (int32); pads as Conv's."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         data, weight = inputs[0], inputs[1]
         rank = _rank_of(data, "ConvInteger")
-        if len(_shape(weight)) != rank + 2:
-            raise ValueError(f"weight shape {tuple(_shape(weight))} does not match the input's rank {rank + 2}")
+        if len(dims_of(weight)) != rank + 2:
+            raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
         kernel = _kernel(attr, weight, rank, "ConvInteger")
         strides = _spatial_attr(attr, "strides", rank, 1)
         dilations = _spatial_attr(attr, "dilations", rank, 1)
@@ -408,13 +382,13 @@ class ConvInteger(OnnxOpConverter):
 
 
 @register_converter("MaxUnpool")
-@_impl(9, 11)
+@opset_versions(9, 11)
 class MaxUnpool(OnnxOpConverter):
     """X, I (MaxPool's Indices), optional output_shape (full shape) -> nn.max_unpool{1,2,3}d (dyn.nn.max_unpool{1,2,3}d
     when output_shape is computed in the graph)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         data, indices = inputs[0], inputs[1]
         rank = _rank_of(data, "MaxUnpool")
         if "kernel_shape" not in attr:
@@ -437,17 +411,17 @@ class MaxUnpool(OnnxOpConverter):
 
 
 @register_converter("Col2Im")
-@_impl(18)
+@opset_versions(18)
 class Col2Im(OnnxOpConverter):
     """input (N, C * prod(block_shape), L), image_shape and block_shape -> nn.col2im (dyn.nn.col2im when they are
     computed in the graph)."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         # Constants make nn.col2im; values computed in the graph dyn.nn.col2im, read at run time.
         image, block = (inputs[i] if (v := ctx.try_constant(inputs[i])) is None else
                         [int(x) for x in np.asarray(v).ravel()] for i in (1, 2))
-        rank = len(image) if isinstance(image, list) else _shape(image)[0]
+        rank = len(image) if isinstance(image, list) else dims_of(image)[0]
         if not isinstance(rank, int):
             unsupported("Col2Im's image_shape must have a length known at import")
         return _op.nn.col2im(inputs[0], image, block, strides=_spatial_attr(attr, "strides", rank, 1),
@@ -455,12 +429,12 @@ class Col2Im(OnnxOpConverter):
 
 
 @register_converter("DeformConv")
-@_impl(19)
+@opset_versions(19)
 class DeformConv(OnnxOpConverter):
     """X, W, offset, optional B, optional mask -> nn.(modulated_)deformable_conv2d (+ nn.bias_add); 2-D only."""
 
     @classmethod
-    def _convert(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         data, weight, offset = inputs[0], inputs[1], inputs[2]
         bias = inputs[3] if len(inputs) > 3 else None
         mask = inputs[4] if len(inputs) > 4 else None

@@ -16,21 +16,10 @@ import numpy as np
 from ....error import OpAttributeInvalid, OpAttributeRequired
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axes, rank_of, register_converter, unsupported
+from .common import (OnnxOpConverter, axis_attr, choice_attr, dims_of, dtype_attr, dtype_of, input_at, normalize_axes,
+                     opset_versions, rank_of, register_converter, unsupported)
 
 _nn = _op.nn
-
-
-def _dtype(expr):
-    return str(expr.checked_type.dtype)
-
-
-def _shape(expr):
-    return list(expr.checked_type.shape)
-
-
-def _input(inputs, i):
-    return inputs[i] if i < len(inputs) else None
 
 
 def _constant_value(expr, ctx):
@@ -41,60 +30,45 @@ def _constant_value(expr, ctx):
     return value
 
 
-def _node(ctx):
-    """The node being converted, for messages: "Attention node 'attn_0'" (OpErrors get no importer prefix)."""
-    node = ctx.node
-    return f"{node.op_type} node '{node.name}'" if node is not None and node.name else (
-        node.op_type if node is not None else "node")
-
-
 def _stash(attr):
     return dtype_attr(attr, "stash_type", 1, kinds="f")
 
 
-def _versions(*versions):
-    """A converter base whose _impl_vN for each N calls cls._convert(inputs, attr, ctx, N)."""
-    class Base(OnnxOpConverter):
-        pass
-
-    for v in versions:
-        setattr(Base, f"_impl_v{v}", classmethod(lambda cls, inputs, attr, ctx, _v=v: cls._convert(inputs, attr,
-                                                                                                     ctx, _v)))
-    return Base
-
-
 # -- normalization ---------------------------------------------------------------------------------------------
 @register_converter("BatchNormalization")
-class BatchNormalization(_versions(1, 6, 7, 9, 14, 15)):
+@opset_versions(1, 6, 7, 9, 14, 15)
+class BatchNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         if version < 9 and attr.get("spatial", 1) != 1:
-            unsupported(f"{_node(ctx)}: spatial=0 (per-activation statistics)")
+            unsupported("spatial=0 (per-activation statistics)")
         n_out = len([o for o in ctx.node.output if o])
         if version >= 14:
             training = bool(attr.get("training_mode", 0))
         else:
             if n_out > 3:
-                unsupported(f"{_node(ctx)}: the saved_mean / saved_var outputs of training mode before opset 14")
+                unsupported("the saved_mean / saved_var outputs of training mode before opset 14")
             training = n_out > 1
         if version >= 14 and not training and n_out > 1:
-            raise OpAttributeInvalid(f"{_node(ctx)}: running_mean / running_var outputs need training_mode=1")
+            raise OpAttributeInvalid("running_mean / running_var outputs need training_mode=1")
         out = _nn.batch_norm(*inputs[:5], axis=1, epsilon=attr.get("epsilon", 1e-5),
                              momentum=attr.get("momentum", 0.9), training=training)
         return [out[0], out[1], out[2]] if n_out > 1 else out[0]
 
 
 @register_converter("LayerNormalization")
-class LayerNormalization(_versions(17)):
+@opset_versions(17)
+class LayerNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        out = _nn.layer_norm(inputs[0], inputs[1], _input(inputs, 2), axis=axis_attr(attr, "axis", -1, inputs[0]),
+        out = _nn.layer_norm(inputs[0], inputs[1], input_at(inputs, 2), axis=axis_attr(attr, "axis", -1, inputs[0]),
                              epsilon=attr.get("epsilon", 1e-5), stash_type=_stash(attr), return_stats=True)
         return [out[0], out[1], out[2]]
 
 
 @register_converter("RMSNormalization")
-class RMSNormalization(_versions(23)):
+@opset_versions(23)
+class RMSNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         return _nn.rms_norm(inputs[0], inputs[1], axis=axis_attr(attr, "axis", -1, inputs[0]),
@@ -102,52 +76,56 @@ class RMSNormalization(_versions(23)):
 
 
 @register_converter("InstanceNormalization")
-class InstanceNormalization(_versions(1, 6, 22)):
+@opset_versions(1, 6, 22)
+class InstanceNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         return _nn.instance_norm(inputs[0], inputs[1], inputs[2], epsilon=attr.get("epsilon", 1e-5))
 
 
 @register_converter("GroupNormalization")
-class GroupNormalization(_versions(18, 21)):
+@opset_versions(18, 21)
+class GroupNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         if "num_groups" not in attr:
-            raise OpAttributeRequired(f"{_node(ctx)}: attribute 'num_groups' is required")
+            raise OpAttributeRequired("attribute 'num_groups' is required")
         groups = int(attr["num_groups"])
         data, scale, bias = inputs[:3]
         if version < 21:  # per-group scale and bias: repeat each over its group's channels
-            channels = _shape(data)[1] if len(_shape(data)) > 1 else None
+            channels = dims_of(data)[1] if len(dims_of(data)) > 1 else None
             if channels != groups:
                 values = [_constant_value(p, ctx) for p in (scale, bias)]
                 if not isinstance(channels, int) or groups <= 0 or channels % groups or \
                         any(v is None for v in values):
-                    unsupported(f"{_node(ctx)} (opset 18): per-group scale/bias that are not constant, or unknown "
-                                f"channels")
+                    unsupported("per-group scale/bias (opset 18) that are not constant, or unknown channels")
                 scale, bias = (_expr.const(np.repeat(v, channels // groups)) for v in values)
         return _nn.group_norm(data, scale, bias, groups, epsilon=attr.get("epsilon", 1e-5),
                               stash_type=_stash(attr) if version >= 21 else "float32")
 
 
 @register_converter("LRN")
-class LRN(_versions(1, 13)):
+@opset_versions(1, 13)
+class LRN(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         if "size" not in attr:
-            raise OpAttributeRequired(f"{_node(ctx)}: attribute 'size' is required")
+            raise OpAttributeRequired("attribute 'size' is required")
         return _nn.lrn(inputs[0], size=attr["size"], axis=1, bias=attr.get("bias", 1.0),
                        alpha=attr.get("alpha", 1e-4), beta=attr.get("beta", 0.75))
 
 
 @register_converter("LpNormalization")
-class LpNormalization(_versions(1, 22)):
+@opset_versions(1, 22)
+class LpNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         return _nn.lp_normalize(inputs[0], axis=axis_attr(attr, "axis", -1, inputs[0]), p=attr.get("p", 2))
 
 
 @register_converter("MeanVarianceNormalization")
-class MeanVarianceNormalization(_versions(9, 13)):
+@opset_versions(9, 13)
+class MeanVarianceNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         axes = attr.get("axes", [0, 2, 3])
@@ -157,15 +135,16 @@ class MeanVarianceNormalization(_versions(9, 13)):
 
 
 def _softmax_like(builder):
-    class Converter(_versions(1, 11, 13)):
+    @opset_versions(1, 11, 13)
+    class Converter(OnnxOpConverter):
         @classmethod
         def _convert(cls, inputs, attr, ctx, version):
             if version >= 13:
                 return builder(inputs[0], axis=axis_attr(attr, "axis", -1, inputs[0]))
-            rank = len(_shape(inputs[0]))
+            rank = len(dims_of(inputs[0]))
             axis = attr.get("axis", 1)
             if axis == rank or (rank == 0 and axis in (0, -1)):  # the 2-D view is (n, 1): one element per row
-                unsupported(f"{_node(ctx)}: axis {axis} equal to the rank {rank}")
+                unsupported(f"axis {axis} equal to the rank {rank}")
             return builder(inputs[0], axis=axis_attr(attr, "axis", 1, inputs[0]), flatten=True)
 
     return Converter
@@ -178,7 +157,8 @@ for _name, _builder in [("Softmax", _nn.softmax), ("LogSoftmax", _nn.log_softmax
 # -- activations -------------------------------------------------------------------------------------------------
 def _activation(builder, versions, **defaults):
     """A converter passing the named attributes (with ONNX's defaults) to builder."""
-    class Converter(_versions(*versions)):
+    @opset_versions(*versions)
+    class Converter(OnnxOpConverter):
         @classmethod
         def _convert(cls, inputs, attr, ctx, version):
             return builder(inputs[0], **{name: attr.get(name, value) for name, value in defaults.items()})
@@ -204,53 +184,57 @@ for _name, _builder, _versions_of, _defaults in [
 
 
 @register_converter("PRelu")
-class PRelu(_versions(1, 6, 7, 9, 16)):
+@opset_versions(1, 6, 7, 9, 16)
+class PRelu(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         data, slope = inputs[0], inputs[1]
         if version < 7:  # before numpy broadcasting, a (C,) slope runs along the channel axis 1
-            d, sl = _shape(data), _shape(slope)
+            d, sl = dims_of(data), dims_of(slope)
             if len(sl) == 1 and len(d) > 2 and sl[0] != 1:
                 slope = _op.reshape(slope, [-1] + [1] * (len(d) - 2))
         return _nn.prelu(data, slope)
 
 
 @register_converter("SwiGLU")
-class SwiGLU(_versions(28)):
+@opset_versions(28)
+class SwiGLU(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         a, b = inputs[:2]
-        sa, sb = _shape(a), _shape(b)
+        sa, sb = dims_of(a), dims_of(b)
         if len(sa) != len(sb) or any(isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(sa, sb)):
             raise ValueError(f"SwiGLU: gate A {tuple(sa)} and value B {tuple(sb)} must have the same shape")
         return _op.multiply(_nn.swish(a, alpha=attr.get("alpha", 1.0)), b)
 
 
 @register_converter("Clip")
-class Clip(_versions(1, 6, 11, 12, 13)):
+@opset_versions(1, 6, 11, 12, 13)
+class Clip(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         data = inputs[0]
         if version < 11:
-            dtype = _dtype(data)
+            dtype = dtype_of(data)
             lo, hi = (None if name not in attr else _expr.const(np.asarray(attr[name], dtype=dtype))
                       for name in ("min", "max"))
             return _nn.clip(data, lo, hi)
-        return _nn.clip(data, _input(inputs, 1), _input(inputs, 2))
+        return _nn.clip(data, input_at(inputs, 1), input_at(inputs, 2))
 
 
 @register_converter("Dropout")
-class Dropout(_versions(1, 6, 7, 10, 12, 13, 22)):
+@opset_versions(1, 6, 7, 10, 12, 13, 22)
+class Dropout(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         data = inputs[0]
         if version < 12:
-            mask_dtype = "bool" if version >= 10 else _dtype(data)
+            mask_dtype = "bool" if version >= 10 else dtype_of(data)
             out = _nn.dropout_raw(data, _expr.const(np.float32(attr.get("ratio", 0.5))), False,
                                   mask_dtype=mask_dtype)
         else:
-            ratio = _input(inputs, 1)
-            training = _input(inputs, 2)
+            ratio = input_at(inputs, 1)
+            training = input_at(inputs, 2)
             out = _nn.dropout_raw(data, ratio if ratio is not None else 0.5,
                                   training if training is not None else False, seed=attr.get("seed"))
         return [out[0], out[1]]
@@ -258,18 +242,19 @@ class Dropout(_versions(1, 6, 7, 10, 12, 13, 22)):
 
 # -- attention -------------------------------------------------------------------------------------------------
 @register_converter("Attention")
-class Attention(_versions(23, 24, 25)):
+@opset_versions(23, 24, 25)
+class Attention(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         q = inputs[0]
-        three_d = len(_shape(q)) == 3
+        three_d = len(dims_of(q)) == 3
         for name in ("q_num_heads", "kv_num_heads"):
             if three_d and name not in attr:
-                raise OpAttributeRequired(f"{_node(ctx)}: attribute '{name}' is required for 3-D inputs")
+                raise OpAttributeRequired(f"attribute '{name}' is required for 3-D inputs")
         windows = (attr.get("left_window_size", -1), attr.get("right_window_size", -1)) if version >= 25 else (-1, -1)
         out = _nn.attention(
-            q, inputs[1], inputs[2], attn_mask=_input(inputs, 3), past_key=_input(inputs, 4),
-            past_value=_input(inputs, 5), nonpad_kv_seqlen=_input(inputs, 6) if version >= 24 else None,
+            q, inputs[1], inputs[2], attn_mask=input_at(inputs, 3), past_key=input_at(inputs, 4),
+            past_value=input_at(inputs, 5), nonpad_kv_seqlen=input_at(inputs, 6) if version >= 24 else None,
             q_num_heads=attr.get("q_num_heads", 0) if three_d else 0,
             kv_num_heads=attr.get("kv_num_heads", 0) if three_d else 0, is_causal=bool(attr.get("is_causal", 0)),
             scale=attr.get("scale"), softcap=attr.get("softcap", 0.0),
@@ -280,36 +265,36 @@ class Attention(_versions(23, 24, 25)):
 
 
 @register_converter("RotaryEmbedding")
-class RotaryEmbedding(_versions(23)):
+@opset_versions(23)
+class RotaryEmbedding(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.rotary_embedding(inputs[0], inputs[1], inputs[2], _input(inputs, 3),
+        return _nn.rotary_embedding(inputs[0], inputs[1], inputs[2], input_at(inputs, 3),
                                     interleaved=bool(attr.get("interleaved", 0)), num_heads=attr.get("num_heads", 0),
                                     rotary_embedding_dim=attr.get("rotary_embedding_dim", 0))
 
 
 # -- losses ------------------------------------------------------------------------------------------------------
-def _reduction(attr, ctx):
-    reduction = attr.get("reduction", "mean")
-    if reduction not in ("none", "sum", "mean"):
-        raise OpAttributeInvalid(f"{_node(ctx)}: reduction must be 'none', 'sum' or 'mean', got '{reduction}'")
-    return reduction
+def _reduction(attr):
+    return choice_attr(attr, "reduction", "mean", ("none", "sum", "mean"))
 
 
 @register_converter("NegativeLogLikelihoodLoss")
-class NegativeLogLikelihoodLoss(_versions(12, 13, 22)):
+@opset_versions(12, 13, 22)
+class NegativeLogLikelihoodLoss(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        return _nn.nll_loss(inputs[0], inputs[1], _input(inputs, 2), reduction=_reduction(attr, ctx),
+        return _nn.nll_loss(inputs[0], inputs[1], input_at(inputs, 2), reduction=_reduction(attr),
                             ignore_index=attr.get("ignore_index"))
 
 
 @register_converter("SoftmaxCrossEntropyLoss")
-class SoftmaxCrossEntropyLoss(_versions(12, 13)):
+@opset_versions(12, 13)
+class SoftmaxCrossEntropyLoss(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         log_prob = _nn.log_softmax(inputs[0], axis=1)
-        loss = _nn.nll_loss(log_prob, inputs[1], _input(inputs, 2), reduction=_reduction(attr, ctx),
+        loss = _nn.nll_loss(log_prob, inputs[1], input_at(inputs, 2), reduction=_reduction(attr),
                             ignore_index=attr.get("ignore_index"))
         return [loss, log_prob]
 

@@ -3,12 +3,8 @@ DynamicQuantizeLinear, QLinearMatMul, QLinearConv."""
 from ....error import OpAttributeInvalid
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, dtype_attr, register_converter, unsupported
+from .common import OnnxOpConverter, axis_attr, dtype_attr, dtype_of, opset_versions, register_converter, unsupported
 from .nn import _group, _kernel, _spatial_attr, _window_pads
-
-
-def _dtype_of(expr):
-    return str(expr.checked_type.dtype)
 
 
 def _axis(attr, x, scale):
@@ -19,70 +15,38 @@ def _axis(attr, x, scale):
 
 
 @register_converter("QuantizeLinear")
+@opset_versions(10, 13, 19, 21)  # 13: per axis; 19: saturate (float8 targets); 21: block_size, output_dtype
 class QuantizeLinear(OnnxOpConverter):
     @classmethod
-    def _impl_v10(cls, inputs, attr, ctx):
-        return cls._convert(inputs, attr, per_axis=False)
-
-    @classmethod
-    def _impl_v13(cls, inputs, attr, ctx):
-        return cls._convert(inputs, attr, per_axis=True)
-
-    @classmethod
-    def _impl_v19(cls, inputs, attr, ctx):  # saturate (float8 targets)
-        return cls._convert(inputs, attr, per_axis=True)
-
-    @classmethod
-    def _impl_v21(cls, inputs, attr, ctx):  # block_size, output_dtype
-        return cls._convert(inputs, attr, per_axis=True)
-
-    @classmethod
-    def _convert(cls, inputs, attr, per_axis):
+    def _convert(cls, inputs, attr, ctx, version):
         x, scale = inputs[0], inputs[1]
         zp = inputs[2] if len(inputs) > 2 else None
         if attr.get("output_dtype"):
             out = dtype_attr(attr, "output_dtype")
-            if zp is not None and _dtype_of(zp) != out:
+            if zp is not None and dtype_of(zp) != out:
                 raise OpAttributeInvalid(f"attribute 'output_dtype' is {out}, the zero point's dtype is "
-                                         f"{_dtype_of(zp)}")
+                                         f"{dtype_of(zp)}")
         else:
-            out = _dtype_of(zp) if zp is not None else "uint8"
-        if not per_axis and len(scale.checked_type.shape) > 0:
+            out = dtype_of(zp) if zp is not None else "uint8"
+        if version < 13 and len(scale.checked_type.shape) > 0:
             raise ValueError("QuantizeLinear-10 takes a scalar scale")
         precision = dtype_attr(attr, "precision") if attr.get("precision") else None
-        if precision is not None and precision != _dtype_of(x):
-            unsupported(f"QuantizeLinear: precision {precision} for a {_dtype_of(x)} input")
+        if precision is not None and precision != dtype_of(x):
+            unsupported(f"QuantizeLinear: precision {precision} for a {dtype_of(x)} input")
         return _op.qnn.quantize(x, scale, zp, axis=_axis(attr, x, scale), block_size=attr.get("block_size", 0),
                                 out_dtype=out, saturate=bool(attr.get("saturate", 1)))
 
 
 @register_converter("DequantizeLinear")
+@opset_versions(10, 13, 19, 21, 23)
 class DequantizeLinear(OnnxOpConverter):
-    @classmethod
-    def _impl_v10(cls, inputs, attr, ctx):
-        return cls._convert(inputs, attr)
+    """13: per axis; 19: float8 inputs, float16/bfloat16 scales; 21: block_size; 23: output_dtype."""
 
     @classmethod
-    def _impl_v13(cls, inputs, attr, ctx):  # per axis
-        return cls._convert(inputs, attr)
-
-    @classmethod
-    def _impl_v19(cls, inputs, attr, ctx):  # float8 inputs, float16/bfloat16 scales
-        return cls._convert(inputs, attr)
-
-    @classmethod
-    def _impl_v21(cls, inputs, attr, ctx):  # block_size
-        return cls._convert(inputs, attr)
-
-    @classmethod
-    def _impl_v23(cls, inputs, attr, ctx):  # output_dtype
-        return cls._convert(inputs, attr)
-
-    @classmethod
-    def _convert(cls, inputs, attr):
+    def _convert(cls, inputs, attr, ctx, version):
         x, scale = inputs[0], inputs[1]
         zp = inputs[2] if len(inputs) > 2 else None
-        out = dtype_attr(attr, "output_dtype") if attr.get("output_dtype") else _dtype_of(scale)
+        out = dtype_attr(attr, "output_dtype") if attr.get("output_dtype") else dtype_of(scale)
         return _op.qnn.dequantize(x, scale, zp, axis=_axis(attr, x, scale), block_size=attr.get("block_size", 0),
                                   out_dtype=out)
 

@@ -4,27 +4,20 @@ OneHot, Where, Compress, ReverseSequence, NonZero, CenterCropPad.
 
 An input that decides the output's shape (Reshape's shape, Slice's bounds, Pad's pads, ...) is read with
 ctx.try_constant: a constant gives the static op (typed dims), anything else the dyn.* op (dims "?"). Shape and
-Size of a statically shaped input are constants, so shape arithmetic on them stays static downstream.
+Size of a statically shaped input are constants, so shape arithmetic on them stays static downstream: the importer
+folds each node's result over constants (up to FOLD_LIMIT elements), these converters' results included.
 """
 import numpy as np
 
 from .... import error as _error
 from ... import expr as _expr
 from ... import op as _op
-from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dtype_attr, normalize_axes,
-                     normalize_axis, rank_of, register_converter, unsupported)
-from .importer import FOLD_LIMIT, node_label
+from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dims_of, dtype_attr, is_static,
+                     normalize_axes, normalize_axis, rank_of, register_converter, unsupported)
+from .importer import within_fold_limit
 
 
 # ------------------------------------------------------------------------------------------------- helpers
-
-def _shape(expr):
-    return list(expr.checked_type.shape)
-
-
-def _is_static(shape):
-    return all(isinstance(d, int) for d in shape)
-
 
 def _const_ints(ctx, expr):
     """expr's value as a list of Python ints when it is constant, else None."""
@@ -42,81 +35,10 @@ def _outputs(ctx):
     return len(ctx.node.output)
 
 
-class _Converter(OnnxOpConverter):
-    """Base of this family's converters: results over constants are folded here (see _fold), and any failure,
-    the folding's references included, is labelled with the node as the importer labels it ("node 'pad_1'
-    (Pad): mode 'wrap' ..."), keeping its class: a reference's MemoryError stays one."""
-
-    @classmethod
-    def get_converter(cls, opset):
-        impl = super().get_converter(opset)
-
-        def convert(inputs, attr, ctx):
-            try:
-                result = impl(inputs, attr, ctx)
-                given = [i for i in inputs if i is not None]
-                if given and all(isinstance(i, _expr.Constant) for i in given):
-                    result = [_fold(r, ctx) for r in result] if isinstance(result, list) else _fold(result, ctx)
-            except Exception as err:  # noqa: BLE001 - labelled, never changed in kind
-                raise _error.with_context(err, node_label(ctx.node))
-            return result
-
-        convert.__name__ = convert.__qualname__ = impl.__name__
-        return convert
-
-
-class _NotConstant(Exception):
-    pass
-
-
-def _evaluate(expr):
-    """The value of an expression over constants, with the ops' references; _NotConstant otherwise."""
-    from ....ir.op import Op
-    from ...op.op import get_reference
-
-    if isinstance(expr, _expr.Constant):
-        return expr.data.numpy()
-    if isinstance(expr, _expr.Tuple):
-        return tuple(_evaluate(f) for f in expr.fields)
-    if isinstance(expr, _expr.TupleGetItem):
-        return _evaluate(expr.tuple_value)[expr.index]
-    if isinstance(expr, _expr.Call) and isinstance(expr.op, Op):
-        ref = get_reference(expr.op.name)
-        if ref is not None:
-            return ref(expr.attrs, *[_evaluate(a) for a in expr.args])
-    raise _NotConstant()
-
-
-def _small(shape):
-    """Whether a result of this shape may be made at import: static and at most FOLD_LIMIT elements (a hostile
-    model's Expand or Tile of a constant must not allocate gigabytes while it is read)."""
-    return _is_static(shape) and int(np.prod(shape, dtype=np.float64)) <= FOLD_LIMIT
-
-
-def _fold(expr, ctx):
-    """Shape computations on constants (Shape -> Gather -> Concat -> Reshape on a static input) become
-    constants, so what consumes them gets the static op and static types; results over FOLD_LIMIT elements stay
-    expressions."""
-    if expr is None or isinstance(expr, _expr.Constant):
-        return expr
-    from ....ir.type import TensorType
-
-    ty = ctx.infer_type(expr).checked_type
-    if not isinstance(ty, TensorType) or not _small(list(ty.shape)):
-        return expr
-    try:
-        value = np.asarray(_evaluate(expr))
-        if value.dtype.kind not in "biuf":
-            return expr
-        return _expr.const(value, value.dtype.name)
-    except _NotConstant:
-        return expr
-
-
 # ----------------------------------------------------------------------------------- reshape and friends
 
 @register_converter("Reshape")
-class Reshape(_Converter):
+class Reshape(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if "shape" not in attr:
@@ -133,7 +55,7 @@ class Reshape(_Converter):
 
 
 @register_converter("Transpose")
-class Transpose(_Converter):
+class Transpose(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         perm = attr.get("perm")
@@ -144,7 +66,7 @@ class Transpose(_Converter):
 
 
 @register_converter("Concat")
-class Concat(_Converter):
+class Concat(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.concatenate([i for i in inputs if i is not None], axis_attr(attr, "axis", 1, inputs[0]))
@@ -160,7 +82,7 @@ def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
     """Split data along axis into len(node.output) pieces: at sizes (ints), by a tensor of sizes, or equally
     (num_outputs: ONNX 18's ceil-sized chunks)."""
     n_out = _outputs(ctx)
-    shape = _shape(data)
+    shape = dims_of(data)
     axis = normalize_axis(axis, len(shape), "axis")
     dim = shape[axis]
     if sizes is None and sizes_expr is None:
@@ -190,7 +112,7 @@ def _split(ctx, data, axis, sizes, sizes_expr=None, num_outputs=None):
 
 
 @register_converter("Split")
-class Split(_Converter):
+class Split(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if len(inputs) > 1 and inputs[1] is not None:
@@ -231,7 +153,7 @@ class Split(_Converter):
 # ------------------------------------------------------------------------------------------------- slicing
 
 @register_converter("Slice")
-class Slice(_Converter):
+class Slice(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         starts, ends = attr.get("starts"), attr.get("ends")
@@ -248,7 +170,7 @@ class Slice(_Converter):
         if all(v is not None or e is None for v, e in zip(values, (starts, ends, axes, steps))):
             s, e, a, st = values
             return _op.strided_slice(data, s, e, strides=st, axes=a)
-        n = _shape(starts)[0]
+        n = dims_of(starts)[0]
         if not isinstance(n, int):
             unsupported("Slice: 'starts' of a run-time length")
         exprs = [v if v is not None else None for v in (starts, ends, axes, steps)]
@@ -258,21 +180,21 @@ class Slice(_Converter):
 
 
 @register_converter("Gather")
-class Gather(_Converter):
+class Gather(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.take(inputs[0], inputs[1], axis=axis_attr(attr, "axis", 0, inputs[0]))
 
 
 @register_converter("GatherElements")
-class GatherElements(_Converter):
+class GatherElements(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.gather_elements(inputs[0], inputs[1], axis_attr(attr, "axis", 0, inputs[0]))
 
 
 @register_converter("GatherND")
-class GatherND(_Converter):
+class GatherND(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.gather_nd(inputs[0], inputs[1])
@@ -293,7 +215,7 @@ def _reduction(attr, allowed):
 
 
 @register_converter("ScatterElements")
-class ScatterElements(_Converter):
+class ScatterElements(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.scatter_elements(*inputs[:3], axis=axis_attr(attr, "axis", 0, inputs[0]),
@@ -311,7 +233,7 @@ class ScatterElements(_Converter):
 
 
 @register_converter("Scatter")
-class Scatter(_Converter):
+class Scatter(OnnxOpConverter):
     """Deprecated since opset 11: ScatterElements without reduction."""
 
     @classmethod
@@ -320,7 +242,7 @@ class Scatter(_Converter):
 
 
 @register_converter("ScatterND")
-class ScatterND(_Converter):
+class ScatterND(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         return _op.scatter_nd(*inputs[:3], mode=_reduction(attr, ["none"]))
@@ -337,7 +259,7 @@ class ScatterND(_Converter):
 # ---------------------------------------------------------------------------------------- expand, tile, pad
 
 @register_converter("Expand")
-class Expand(_Converter):
+class Expand(OnnxOpConverter):
     @classmethod
     def _impl_v8(cls, inputs, attr, ctx):
         shape = _const_ints(ctx, inputs[1])
@@ -345,13 +267,13 @@ class Expand(_Converter):
 
 
 @register_converter("Tile")
-class Tile(_Converter):
+class Tile(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         tiles, axis = _const_ints(ctx, inputs[1]), _const_ints(ctx, inputs[2])
         if tiles is None or axis is None:
             unsupported("Tile (opset < 6): run-time 'tiles' or 'axis'")
-        rank = len(_shape(inputs[0]))
+        rank = len(dims_of(inputs[0]))
         reps = [1] * rank
         reps[normalize_axis(axis[0], rank, "input 'axis'")] = tiles[0]
         return _op.tile(inputs[0], reps)
@@ -359,7 +281,7 @@ class Tile(_Converter):
     @classmethod
     def _impl_v6(cls, inputs, attr, ctx):
         reps = _const_ints(ctx, inputs[1])
-        rank = len(_shape(inputs[0]))
+        rank = len(dims_of(inputs[0]))
         if reps is not None and len(reps) != rank:
             raise ValueError(f"Tile: 'repeats' has {len(reps)} entries for an input of rank {rank}")
         return _op.tile(inputs[0], inputs[1] if reps is None else reps)
@@ -371,13 +293,13 @@ _PAD_MODES = {1: ("constant", "reflect", "edge"), 19: ("constant", "reflect", "e
 def _pad(ctx, data, pads, pads_expr, value, mode, axes, axes_expr, modes):
     if mode not in modes:
         raise _error.OpAttributeInvalid(f"mode '{mode}' (this opset allows: {', '.join(modes)})")
-    rank = len(_shape(data))
+    rank = len(dims_of(data))
     dtype = data.checked_type.dtype
     if value is None:
         value = _zero(data)
     elif isinstance(value, (int, float)):
         value = _expr.const(np.array(value).astype(_np_dtype(dtype)), str(dtype))
-    elif len(_shape(value)) != 0:
+    elif len(dims_of(value)) != 0:
         value = _op.reshape(value, [])
     if pads is not None and axes_expr is None:
         axes = list(range(rank)) if axes is None else normalize_axes(axes, rank, "input 'axes'")
@@ -399,7 +321,7 @@ def _np_dtype(dtype):
 
 
 @register_converter("Pad")
-class Pad(_Converter):
+class Pad(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if "paddings" not in attr:
@@ -437,7 +359,7 @@ class Pad(_Converter):
 # ------------------------------------------------------------------------------- squeeze, unsqueeze, flatten
 
 @register_converter("Squeeze")
-class Squeeze(_Converter):
+class Squeeze(OnnxOpConverter):
     """Without axes, the dims known to be 1 are squeezed and listed explicitly, so the type and the run agree
     when a symbolic dim turns out to be 1 at run time (it is kept, as TVM does)."""
 
@@ -455,14 +377,14 @@ class Squeeze(_Converter):
     @classmethod
     def _squeeze(cls, data, axes):
         if axes is None:
-            axes = [i for i, d in enumerate(_shape(data)) if isinstance(d, int) and d == 1]
+            axes = [i for i, d in enumerate(dims_of(data)) if isinstance(d, int) and d == 1]
         else:
-            normalize_axes(axes, len(_shape(data)))
+            normalize_axes(axes, len(dims_of(data)))
         return _op.squeeze(data, axes)
 
 
 def _unsqueeze(data, axes, what="axes"):
-    rank = len(_shape(data)) + len(axes)
+    rank = len(dims_of(data)) + len(axes)
     out = data
     norm = sorted(normalize_axes(axes, rank, what))
     for a in norm:
@@ -471,7 +393,7 @@ def _unsqueeze(data, axes, what="axes"):
 
 
 @register_converter("Unsqueeze")
-class Unsqueeze(_Converter):
+class Unsqueeze(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         if "axes" not in attr:
@@ -485,10 +407,10 @@ class Unsqueeze(_Converter):
 
 
 @register_converter("Flatten")
-class Flatten(_Converter):
+class Flatten(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        shape = _shape(inputs[0])
+        shape = dims_of(inputs[0])
         rank = len(shape)
         axis = normalize_axis(attr.get("axis", 1), rank, "axis", end=True)
         left, right = shape[:axis], shape[axis:]
@@ -496,9 +418,9 @@ class Flatten(_Converter):
             return _op.reshape(inputs[0], [1, -1])
         if axis == 1:
             return _op.reshape(inputs[0], [0, -1])
-        if _is_static(right):
+        if is_static(right):
             return _op.reshape(inputs[0], [-1, int(np.prod(right, dtype=np.int64))])
-        if _is_static(left):
+        if is_static(left):
             return _op.reshape(inputs[0], [int(np.prod(left, dtype=np.int64)), -1])
         dims = _op.shape_of(inputs[0])
         new = _op.concatenate([_op.reshape(_prod(dims, 0, axis), [1]), _i64([-1])], 0)
@@ -513,7 +435,7 @@ def _prod(dims, lo, hi):
 
 
 @register_converter("DepthToSpace")
-class DepthToSpace(_Converter):
+class DepthToSpace(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode="DCR")
@@ -524,7 +446,7 @@ class DepthToSpace(_Converter):
 
 
 @register_converter("SpaceToDepth")
-class SpaceToDepth(_Converter):
+class SpaceToDepth(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode="DCR")
@@ -548,7 +470,7 @@ def _blocksize(attr):
 # ------------------------------------------------------------------------------------------ shape queries
 
 @register_converter("Shape")
-class Shape(_Converter):
+class Shape(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
         return cls._shape(inputs[0], 0, None)
@@ -559,12 +481,12 @@ class Shape(_Converter):
 
     @classmethod
     def _shape(cls, data, start, end):
-        shape = _shape(data)
+        shape = dims_of(data)
         rank = len(shape)
         # ONNX clamps start and end to [0, rank] after counting negatives from the end.
         start = min(max(start + rank if start < 0 else start, 0), rank)
         end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
-        if _is_static(shape[start:end]):
+        if is_static(shape[start:end]):
             return _i64(shape[start:end])
         out = _op.shape_of(data)
         if (start, end) != (0, rank):
@@ -573,11 +495,11 @@ class Shape(_Converter):
 
 
 @register_converter("Size")
-class Size(_Converter):
+class Size(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        shape = _shape(inputs[0])
-        if _is_static(shape):
+        shape = dims_of(inputs[0])
+        if is_static(shape):
             return _expr.const(np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64))
         return _op.ndarray_size(inputs[0])
 
@@ -585,7 +507,7 @@ class Size(_Converter):
 # ------------------------------------------------------------------------------------------- constructors
 
 @register_converter("ConstantOfShape")
-class ConstantOfShape(_Converter):
+class ConstantOfShape(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         value = attr.get("value")
@@ -597,14 +519,12 @@ class ConstantOfShape(_Converter):
         if shape is not None:
             if any(d < 0 for d in shape):
                 raise ValueError(f"ConstantOfShape: negative dim in {shape}")
-            if not _small(shape):
-                return _op.full(fill, shape)
-            return _expr.const(np.full(shape, value.reshape(()), dtype=value.dtype))
+            return _op.full(fill, shape)  # the importer folds it, up to FOLD_LIMIT elements
         return _op.full(fill, inputs[0])
 
 
 @register_converter("Range")
-class Range(_Converter):
+class Range(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
         values = [ctx.try_constant(i) for i in inputs[:3]]
@@ -616,14 +536,14 @@ class Range(_Converter):
                 n = max(-(-(int(limit) - int(start)) // int(delta)), 0)
             else:
                 n = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
-            if n > FOLD_LIMIT:
+            if not within_fold_limit([n]):  # arange's length is "?" in its type: the importer cannot fold it
                 return _op.arange(*inputs[:3])
             return _expr.const((start + np.arange(n) * delta).astype(start.dtype))
         return _op.arange(*inputs[:3])
 
 
 @register_converter("Trilu")
-class Trilu(_Converter):
+class Trilu(OnnxOpConverter):
     @classmethod
     def _impl_v14(cls, inputs, attr, ctx):
         k = inputs[1] if len(inputs) > 1 and inputs[1] is not None else _expr.const(np.int64(0))
@@ -631,14 +551,14 @@ class Trilu(_Converter):
 
 
 @register_converter("EyeLike")
-class EyeLike(_Converter):
+class EyeLike(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         return _op.eye_like(inputs[0], attr.get("k", 0), dtype_attr(attr, "dtype"))
 
 
 @register_converter("OneHot")
-class OneHot(_Converter):
+class OneHot(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         indices, depth, values = inputs[:3]
@@ -652,14 +572,14 @@ class OneHot(_Converter):
 
 
 @register_converter("Where")
-class Where(_Converter):
+class Where(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         return _op.where(*inputs[:3])
 
 
 @register_converter("Compress")
-class Compress(_Converter):
+class Compress(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         data, cond = inputs[0], inputs[1]
@@ -667,13 +587,13 @@ class Compress(_Converter):
         if axis is None:
             data, axis = _op.reshape(data, [-1]), 0
         else:
-            axis = normalize_axis(axis, len(_shape(data)), "axis")
+            axis = normalize_axis(axis, len(dims_of(data)), "axis")
         picked = _op.reshape(_op.argwhere(cond), [-1])
         return _op.take(data, picked, axis=axis)
 
 
 @register_converter("ReverseSequence")
-class ReverseSequence(_Converter):
+class ReverseSequence(OnnxOpConverter):
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
         time_axis = choice_attr(attr, "time_axis", 0, (0, 1))  # ONNX: the axes are 0 and 1, in either order
@@ -684,18 +604,18 @@ class ReverseSequence(_Converter):
 
 
 @register_converter("NonZero")
-class NonZero(_Converter):
+class NonZero(OnnxOpConverter):
     @classmethod
     def _impl_v9(cls, inputs, attr, ctx):
         return _op.transpose(_op.argwhere(inputs[0]), [1, 0])
 
 
 @register_converter("CenterCropPad")
-class CenterCropPad(_Converter):
+class CenterCropPad(OnnxOpConverter):
     @classmethod
     def _impl_v18(cls, inputs, attr, ctx):
         data, target_e = inputs[0], inputs[1]
-        shape = _shape(data)
+        shape = dims_of(data)
         rank = len(shape)
         axes = normalize_axes(attr.get("axes", range(rank)), rank)
         target = _const_ints(ctx, target_e)
