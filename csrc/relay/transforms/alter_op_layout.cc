@@ -675,6 +675,18 @@ std::optional<int64_t> WinogradStride(const Conv2DAttrs* a, const std::optional<
   return stride;
 }
 
+/*!
+ * \brief Whether FoldConstant folds the filters transformed for F(tile x tile) of these channels (its rule: a result
+ * of at most 2^24 elements, or at most 4x its input's). F(4x4, 2x2)'s, 100 floats per channel pair (11x the filters),
+ * for a 512 -> 512 stride-2 conv would not fold and be transformed on the reference at every call.
+ */
+bool WinogradWeightFolds(int64_t tile, int64_t stride, int64_t in_channels, int64_t out_channels) {
+  const double alpha = static_cast<double>(tile + (stride == 2 ? 1 : 2));
+  const double pairs = static_cast<double>(in_channels) * static_cast<double>(out_channels);
+  const double out = alpha * alpha * (stride == 2 ? 4.0 : 1.0) * pairs;
+  return out <= static_cast<double>(int64_t{1} << 24) || out <= 4.0 * 9.0 * pairs;
+}
+
 /*! \brief The OIHW weight transformed for F(tile x tile), in HWOI{oc}o blocks (both folded at build). */
 Expr WinogradWeight(const Expr& weight, int64_t tile, int64_t stride, int64_t oc) {
   static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
@@ -695,8 +707,9 @@ bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const 
   if (!tile_of.defined() || !winograd_stride || !oh || !ow) return false;
   const int64_t stride = *winograd_stride;
   const int64_t in_channels = in_padded > 0 ? in_padded : (*ws)[1], channels = out_padded > 0 ? out_padded : (*ws)[0];
-  const int64_t tile = tile_of(in_channels, channels, *oh, *ow, stride).cast<int64_t>();
-  if (tile <= 0) return false;
+  int64_t tile = tile_of(in_channels, channels, *oh, *ow, stride).cast<int64_t>();
+  if (tile == 4 && !WinogradWeightFolds(4, stride, in_channels, channels)) tile = 2;  // as the per-shape kernel does
+  if (tile <= 0 || !WinogradWeightFolds(tile, stride, in_channels, channels)) return false;
   static const Op conv = Op::Get("nn.contrib_conv2d_winograd_without_weight_transform");
   const std::string kernel_layout = "HWOI" + std::to_string(oc) + "o";
   std::map<std::string, Any> fields{{"tile_size", Any(tile)},
@@ -717,7 +730,8 @@ bool LayoutRewriter::Winograd(const CallNode* call, const Conv2DAttrs* a, const 
 /*!
  * \brief direct (the blocked conv of call) as nn.contrib_conv2d_winograd_per_shape when call's output plane is
  * symbolic and Winograd pays for some plane of its channels and stride (topi.nn.conv2d_winograd_tiles): the filters
- * transformed for each such tile ride along, and the kernel picks per run-time shape what a static build would.
+ * transformed for each such tile ride along (those FoldConstant folds: WinogradWeightFolds), and the kernel picks per
+ * run-time shape what a static build would.
  * weight: the OIHW weight, padded to the blocked conv's channels. Otherwise direct itself.
  */
 Expr LayoutRewriter::WinogradPerShape(const CallNode* call, const Conv2DAttrs* a, const Expr& weight,
@@ -725,10 +739,13 @@ Expr LayoutRewriter::WinogradPerShape(const CallNode* call, const Conv2DAttrs* a
   static const runtime::Function tiles_of = runtime::Registry::Get("topi.nn.conv2d_winograd_tiles");
   std::optional<int64_t> stride = WinogradStride(a, StaticShape(call->args[1]));
   if (!tiles_of.defined() || !stride || (StaticDim(call, 2) && StaticDim(call, 3))) return direct;
-  Array<int64_t> tiles = tiles_of(in_channels, out_channels, *stride).cast<Array<int64_t>>();
-  if (tiles.empty()) return direct;
   Array<Expr> args{direct->args[0], direct->args[1]};
-  for (int64_t tile : tiles) args.push_back(WinogradWeight(weight, tile, *stride, oc));
+  for (int64_t tile : tiles_of(in_channels, out_channels, *stride).cast<Array<int64_t>>()) {
+    if (WinogradWeightFolds(tile, *stride, in_channels, out_channels)) {
+      args.push_back(WinogradWeight(weight, tile, *stride, oc));
+    }
+  }
+  if (args.size() == 2) return direct;
   static const Op op = Op::Get("nn.contrib_conv2d_winograd_per_shape");
   return Call(op, args, direct->attrs);
 }

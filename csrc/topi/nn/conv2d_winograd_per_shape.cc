@@ -11,8 +11,9 @@
  *
  * data NCHW{ic}c, weight OIHW{ic}i{oc}o (the direct conv's), u_i HWOI{oc}o: the filters transformed for one tile
  * size each, (alpha, alpha, O / oc, C, oc) (stride 2: 4C), alpha = m + 2 (stride 2: m + 1); AlterOpLayout gives one
- * per tile WinogradTilesOfAnyPlane names. The attrs must suit Winograd (3x3, stride 1 or 2, dilation 1, ungrouped):
- * the factory binds both kernels and fails as theirs do.
+ * per tile WinogradTilesOfAnyPlane names whose filters fold at build; without F(4x4)'s, F(2x2) serves its planes.
+ * The attrs must suit Winograd (3x3, stride 1 or 2, dilation 1, ungrouped): the factory binds both kernels and fails
+ * as theirs do.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -54,14 +55,18 @@ void Run(const PerShapeConv& conv, runtime::PackedArgs args) {
       !__builtin_mul_overflow(out.dim(1), out.dim(4), &out_channels)) {
     tile = WinogradTile(in_channels, out_channels, out.dim(2), out.dim(3), conv.stride);
   }
-  int chosen = 1;  // the packed weight: the direct conv
+  int with_tile[5] = {0, 0, 0, 0, 0};  // the argument holding each tile's filters
   for (int i = 2; i < 2 + transformed; ++i) {
     TensorArg u = checked.Input(i, "transformed weight");
     u.CheckNDim(5);
     const int64_t m = u.dim(0) - (conv.stride == 2 ? 1 : 2);
     if (m != 2 && m != 4) u.Fail("must be (alpha, alpha, O / oc, C, oc) for tile size 2 or 4");
-    if (tile > 0 && m == tile) chosen = i;
+    with_tile[m] = i;
   }
+  // F(4x4)'s filters are left out where they would be too large to fold at build (AlterOpLayout); a static build
+  // takes F(2x2) there, and so does this kernel.
+  if (tile == 4 && with_tile[4] == 0) tile = 2;
+  const int chosen = tile > 0 && with_tile[tile] != 0 ? with_tile[tile] : 1;  // 1: the packed weight, the direct conv
   std::vector<runtime::AnyView> forwarded{args[0], args[chosen]};
   for (int i = 2 + transformed; i < args.size(); ++i) forwarded.push_back(args[i]);
   const Function& kernel = chosen == 1 ? conv.direct : tile == 2 ? conv.winograd2 : conv.winograd4;

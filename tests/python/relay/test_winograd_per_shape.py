@@ -63,6 +63,22 @@ def test_alter_op_layout_makes_the_per_shape_conv_only_for_a_symbolic_plane(rng,
             assert transforms == sum(len(tiles_of(c, o, s)) for c, o, s in ((64, 64, 1), (64, 128, 2), (128, 528, 1)))
 
 
+def test_filters_too_large_to_fold_are_left_out(rng, op_names):
+    """F(4x4, 2x2)'s filters for 512 -> 512 at stride 2 (100 floats per channel pair, 26M) would not fold at build
+    and be transformed at every call on the reference: the per-shape conv carries F(2x2)'s only, and a static build
+    at a plane where F(4x4) pays takes F(2x2) too."""
+    tiles = [t for t in tiles_of(512, 512, 2) if t != 4]  # [2] with AVX2 or AVX-512; [] on the portable build
+    for size in (SizeVar("h"), 64):
+        x = relay.var("x", TensorType([1, 512, size, size], "float32"))
+        wt = relay.const(np.zeros((512, 512, 3, 3), np.float32))
+        mod = relay.transform.InferType()(relay.IRModule.from_expr(
+            relay.Function([x], relay.nn.conv2d(x, wt, strides=2, padding=1))))
+        new = AlterOpLayout()(mod)
+        assert op_names(new).count("nn.contrib_conv2d_winograd_weight_transform") == len(tiles)
+        assert "tile_size=4" not in str(new["main"])
+        assert ("tile_size=2" in str(new["main"])) == bool(tiles)
+
+
 def _build(func):
     lib = tvmlite.build(func, target="cpu")
     return lib, tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
@@ -130,10 +146,15 @@ def test_kernel_runs_the_kernel_its_plane_takes(rng, size):
     else:
         want = _call("topi.nn.conv2d_nchwc", attrs, data, packed, bias, out_shape)
     np.testing.assert_array_equal(got, want)
-    # with only the other tile's filters, a Winograd plane takes the direct conv
+    # with only the other tile's filters: F(2x2) serves an F(4x4) plane (F(4x4)'s filters are left out where they
+    # would not fold), the direct conv an F(2x2) one
     if tile:
         other = _call(KERNEL, attrs, data, packed, u[6 - tile], bias, out_shape)
-        np.testing.assert_array_equal(other, _call("topi.nn.conv2d_nchwc", attrs, data, packed, bias, out_shape))
+        if tile == 4:
+            want = _call("topi.nn.conv2d_winograd_nchwc", dict(attrs, tile_size=2), data, u[2], bias, out_shape)
+        else:
+            want = _call("topi.nn.conv2d_nchwc", attrs, data, packed, bias, out_shape)
+        np.testing.assert_array_equal(other, want)
 
 
 def test_kernel_errors(rng):
