@@ -60,7 +60,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -926,13 +925,6 @@ class GraphBuilder {
     return strip(a->src_layout) == strip(a->dst_layout);
   }
 
-  /*! \brief Ops that only reshape: their output is their first input's bytes. */
-  static bool IsViewOp(const std::string& name) {
-    static const std::set<std::string> kViews = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
-                                                 "reshape_like"};
-    return kViews.count(name) != 0;
-  }
-
   /*!
    * \brief When c (not the group's root) is a reshape-like op or broadcast_to of a group input (one entry, float32,
    * static), that input as the epilogue reads c's value: a view of it of c's type (a reshape), or the input itself
@@ -943,7 +935,7 @@ class GraphBuilder {
     const auto* op = c->op.as<OpNode>();
     if (op == nullptr || c == g.root.get() || c->args.empty()) return std::nullopt;
     const bool broadcast = op->name == "broadcast_to";
-    if (!broadcast && !IsViewOp(op->name)) return std::nullopt;
+    if (!broadcast && !facts_.IsView(Downcast<Op>(c->op))) return std::nullopt;
     auto li = g.leaf_index.find(c->args[0].get());
     if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1) return std::nullopt;
     const Type& in_type = c->args[0]->checked_type();
@@ -961,7 +953,9 @@ class GraphBuilder {
       if (c == nullptr) return std::nullopt;
       const auto* op = c->op.as<OpNode>();
       if (op == nullptr || c->args.empty()) return std::nullopt;
-      if (!IsViewOp(op->name) && !(op->name == "layout_transform" && SameMemoryOrder(c))) return std::nullopt;
+      if (!facts_.IsView(Downcast<Op>(c->op)) && !(op->name == "layout_transform" && SameMemoryOrder(c))) {
+        return std::nullopt;
+      }
       e = c->args[0];
     }
     auto it = g.leaf_index.find(e.get());

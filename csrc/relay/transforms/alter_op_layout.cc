@@ -36,9 +36,9 @@
  *       pool as timm exports it)            blocked in -> the same reduction of the blocks, blocked out
  *   nn.bias_add (axis 1)                       blocked in -> add(x, bias packed to (C/c, 1, 1, c)) ((C/c, 1, 1,
  *                                              1, c) for 5-D)
- *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting): blocked when a blocked operand has
- *       the result's shape and every other operand is blocked alike (all channels, other dims the result's or
- *       1: a squeeze-excite's (N, C, 1, 1) scale), a scalar, a tensor of the result's shape (packed), per-channel
+ *   elementwise / broadcast (TOpPattern <= kBroadcast, numpy broadcasting: no "TAxisSemantics"): blocked when a blocked
+ *       operand has the result's shape and every other operand is blocked alike (all channels, other dims the result's
+ *       or 1: a squeeze-excite's (N, C, 1, 1) scale), a scalar, a tensor of the result's shape (packed), per-channel
  *       (C, 1, 1) / (1, C, 1, 1) (packed to (C/c, 1, 1, c) / (1, C/c, 1, 1, c); for 5-D tensors (C, 1, 1, 1) /
  *       (1, C, 1, 1, 1) likewise), or without channels ((N, 1, H, W), (H, W): a trailing 1 added)
  *   nn.dense(x, W const) when nn.contrib_dense_pack is registered -> nn.contrib_dense_pack(x,
@@ -72,14 +72,16 @@
  * Padded channels (docs/compiler.md, "Channels no 8 divides"). A conv (groups = 1) with more than 8 output channels
  * that 8 does not divide writes them rounded up to 8 in NCHW8c, from zero weights (Value::padded); consumers that
  * can take the filler (convs: zero input weights; pools, spatial reductions, bias_add, elementwise ops that keep it
- * finite: KeepsFillerFinite) keep the padding, others get the real channels: as blocks of a block dividing them
- * (a re-blocking and a slice of whole blocks), or in NCHW (one slice after the transform back).
+ * finite: KeepsFillerFinite, the op attribute "TKeepsFinite") keep the padding, others get the real channels: as
+ * blocks of a block dividing them (a re-blocking and a slice of whole blocks), or in NCHW (one slice after the
+ * transform back).
  */
 #include <tvmlite/ir/expr_functor.h>
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/attrs/reduce.h>
 #include <tvmlite/relay/attrs/transform.h>
 #include <tvmlite/relay/layout.h>
+#include <tvmlite/relay/op_facts.h>
 #include <tvmlite/relay/transform.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
@@ -416,6 +418,7 @@ class LayoutRewriter {
 
   int64_t max_block_;
   OpAttrMap<TOpPattern> pattern_;
+  OpFacts facts_;
   std::unordered_map<const Object*, Value> values_;
   std::unordered_map<const Object*, Expr> plain_;
   std::map<std::tuple<const Object*, int64_t, int64_t>, Expr> blocked_;
@@ -1007,28 +1010,16 @@ bool LayoutRewriter::PackWeight(const CallNode* call, const std::string& weight_
   return true;
 }
 
-/*! \brief Elementwise ops whose attrs or inputs give an axis a meaning, so they are not plain numpy broadcasting. */
-bool HasAxisSemantics(const std::string& name) {
-  static const std::unordered_set<std::string> kNames = {"nn.bias_add", "expand_dims", "broadcast_to", "full",
-                                                         "qnn.quantize", "qnn.dequantize"};
-  return kNames.count(name) || name.compare(0, 4, "dyn.") == 0;
-}
-
 /*!
  * \brief Whether call keeps a padded operand's filler finite (docs/compiler.md, "Padded channels"): the next conv
  * multiplies it by zero weights, which a NaN or an infinity would survive. The filler starts as the padded convs'
- * zeros and meets only zeros (padded constants), scalars and channel-free maps, so these ops keep it small; a
- * divide only by a nonzero scalar constant.
+ * zeros and meets only zeros (padded constants), scalars and channel-free maps, so an op marked "TKeepsFinite"
+ * (op_facts.h) keeps it small; a divide only by a nonzero scalar constant.
  */
-bool KeepsFillerFinite(const CallNode* call) {
-  static const std::unordered_set<std::string> kNames = {
-      "add", "subtract", "multiply", "maximum", "minimum", "negative", "abs", "sign", "copy", "floor", "ceil", "round",
-      "sigmoid", "tanh", "erf", "exp", "sin", "cos", "clip", "nn.relu", "nn.prelu", "nn.leaky_relu", "nn.elu",
-      "nn.celu", "nn.selu", "nn.hard_sigmoid", "nn.hard_swish", "nn.thresholded_relu", "nn.shrink", "nn.swish",
-      "nn.gelu", "nn.softplus", "nn.softsign", "nn.mish"};
-  const std::string& name = call->op.as<OpNode>()->name;
-  if (kNames.count(name)) return true;
-  if (name != "divide" || call->args.size() != 2) return false;
+bool KeepsFillerFinite(const OpFacts& facts, const CallNode* call) {
+  const Op op = runtime::Downcast<Op>(call->op);
+  if (facts.KeepsFinite(op)) return true;
+  if (op->name != "divide" || call->args.size() != 2) return false;
   std::optional<float> divisor = ScalarConstant(call->args[1]);
   return divisor && *divisor != 0.0f;
 }
@@ -1044,7 +1035,7 @@ bool ChannelFree(const Array<Any>& s, size_t rank) {
 
 bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* out) {
   Op op = runtime::Downcast<Op>(call->op);
-  if (pattern_.get(op, kOpaque) > kBroadcast || HasAxisSemantics(op->name)) return false;
+  if (pattern_.get(op, kOpaque) > kBroadcast || facts_.HasAxisSemantics(op)) return false;
   // The channels choose the block; the other dims are compared (AxisMayMatch), never read: they may be symbolic.
   std::optional<Array<Any>> shape = ShapeOf(old);
   std::optional<int64_t> channels = StaticDim(old, 1);
@@ -1075,7 +1066,7 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   }
   if (block == 0 || !full) return false;
   if (padded > 0) {
-    if (!KeepsFillerFinite(call)) return false;
+    if (!KeepsFillerFinite(facts_, call)) return false;
     block = padded_block;
   }
   std::vector<Expr> args;

@@ -88,9 +88,6 @@ std::optional<Ints> NormAxes(const Ints& axes, int64_t rank) {
   return out;
 }
 
-const char* const kReductions[] = {"sum",       "mean",    "max",     "min",     "prod",
-                                   "logsumexp", "log_sum", "l1_norm", "l2_norm", "sum_square"};
-
 class DynamicToStaticMutator : public ExprMutator {
  protected:
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
@@ -347,9 +344,7 @@ class DynamicToStaticMutator : public ExprMutator {
       attrs->dtype = old->dtype;
       return MakeCall("full", {args[0]}, Attrs(attrs));
     }
-    for (const char* r : kReductions) {
-      if (name == r) return Reduce(call, name);
-    }
+    if (call->attrs.as<DynReduceAttrs>() != nullptr) return Reduce(call, name);  // every dyn.<reduce> has them
     return Expr();
   }
 

@@ -37,6 +37,7 @@
  *      nodes. Then the module is typed again.
  * fuse_opt_level 0 turns fusion off: the module comes back as it is (typed); the lowering takes bare op calls.
  */
+#include <tvmlite/relay/op_facts.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
 
@@ -237,14 +238,12 @@ class Fuser {
   }
 
   /*!
-   * \brief A reshape-like op over symbolic dims. Static, a group reads it as a view of its input (graph_codegen.cc,
-   * LeafView); symbolic, its shape is known at run time only, so it stays a group of its own (a view the executor
-   * shapes per run) and its consumers group without it.
+   * \brief A view op ("TIsView": a reshape) over symbolic dims. Static, a group reads it as a view of its input
+   * (graph_codegen.cc, LeafView); symbolic, its shape is known at run time only, so it stays a group of its own (a
+   * view the executor shapes per run) and its consumers group without it.
    */
-  static bool IsSymbolicView(const CallNode* call) {
-    static const std::unordered_set<std::string> kViews = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
-                                                           "reshape_like"};
-    if (!kViews.count(runtime::Downcast<Op>(call->op)->name) || call->args.empty()) return false;
+  bool IsSymbolicView(const CallNode* call) const {
+    if (!facts_.IsView(runtime::Downcast<Op>(call->op)) || call->args.empty()) return false;
     const TensorTypeNode* in = TensorTypeOf(call->args[0]);
     const TensorTypeNode* out =
         call->checked_type_.defined() ? call->checked_type_.as<TensorTypeNode>() : nullptr;
@@ -365,6 +364,7 @@ class Fuser {
   size_t max_depth_;
   OpAttrMapBase patterns_;
   OpAttrMapBase epilogue_;
+  OpFacts facts_;
 };
 
 }  // namespace

@@ -16,7 +16,8 @@
  * result and not the squeezed one, the squeeze is then sunk below them, and cancelled against the next conv's
  * expand_dims:
  *
- *   f(squeeze(y, 2), b, ...)           -> squeeze(f(y, b', ...), 2)   f elementwise / broadcast (numpy rules), y 4-D
+ *   f(squeeze(y, 2), b, ...)           -> squeeze(f(y, b', ...), 2)   f elementwise / broadcast (numpy rules: no
+ *                                                                     "TAxisSemantics"), y 4-D
  *   nn.bias_add(squeeze(y, 2), b, 1)   -> squeeze(nn.bias_add(y, b, 1), 2)
  *   expand_dims(squeeze(y, 2), 2)      -> y
  *
@@ -54,12 +55,12 @@
  */
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/attrs/transform.h>
+#include <tvmlite/relay/op_facts.h>
 #include <tvmlite/runtime/registry.h>
 
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <unordered_set>
 
 #include "../op/nn/window.h"
 #include "pass_util.h"
@@ -101,13 +102,6 @@ Expr ExpandH(const Expr& e, const TensorTypeNode* original_type) {
 
 /*! \brief (1, v) from a 1-D window value of a conv attr (v its one value). */
 Array<int64_t> WithUnitH(int64_t v, int64_t unit) { return Array<int64_t>{unit, v}; }
-
-/*! \brief Elementwise ops whose attrs or inputs give an axis a meaning (the layout pass's list): not numpy rules. */
-bool HasAxisSemantics(const std::string& name) {
-  static const std::unordered_set<std::string> kNames = {"expand_dims", "broadcast_to", "full", "qnn.quantize",
-                                                         "qnn.dequantize"};
-  return kNames.count(name) || name.compare(0, 4, "dyn.") == 0;
-}
 
 class Legalizer : public ExprMutator {
  public:
@@ -304,11 +298,12 @@ class Legalizer : public ExprMutator {
   /*! \brief f(..., squeeze(y, 2), ...) -> squeeze(f(... 4-D operands ...), 2), for the f described above. */
   Expr SinkSqueeze(const Expr& original, const CallNode* call, const Op& op, const std::vector<Expr>& args) {
     const TensorTypeNode* result = TensorTypeOf(original);
+    // An op whose attrs give an axis a meaning ("TAxisSemantics") would need it remapped: done for bias_add only.
+    const bool bias_add = op->name == "nn.bias_add";
     if (result == nullptr || result->ndim() != 3 || pattern_.get(op, kOpaque) > kBroadcast ||
-        HasAxisSemantics(op->name)) {
+        (facts_.HasAxisSemantics(op) && !bias_add)) {
       return Expr();
     }
-    const bool bias_add = op->name == "nn.bias_add";
     if (bias_add) {
       const auto* a = call->attrs.as<BiasAddAttrs>();
       if (a == nullptr || !(a->axis == 1 || a->axis == -2)) return Expr();
@@ -346,6 +341,7 @@ class Legalizer : public ExprMutator {
   }
 
   OpAttrMap<TOpPattern> pattern_;
+  OpFacts facts_;
 };
 
 }  // namespace

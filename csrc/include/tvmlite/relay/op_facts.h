@@ -6,15 +6,34 @@
  *   facts.Deterministic(op)                // same inputs, same outputs: it may be folded or computed once
  *   facts.ReadsOnlyShape(op, 1)            // argument 1 is read for its shape (and dtype) only
  *   facts.ShapeReadsValue(op, 1)           // the output's shape depends on argument 1's values
+ *   facts.HasAxisSemantics(op)             // its attrs or inputs name axes: not plain numpy broadcasting
+ *   facts.KeepsFinite(op)                  // small finite inputs give finite outputs (padded channels' filler)
+ *   facts.IsView(op)                       // its output is its first input's bytes, reshaped
  *
  * The attributes behind them, set where the op is registered:
  *   "TNonDeterministic"  bool: the op draws random numbers (also assumed of any op whose name says random,
- *                        multinomial or bernoulli, the ONNX frontend's rule in frontend/onnx/fold.py);
+ *                        multinomial or bernoulli; the ONNX frontend's folding asks this rule, frontend/onnx/fold.py);
  *   "TShapeOnlyArgs"     Array<int64_t>: the positions of the arguments whose values the op never reads
  *                        (shape_of's data, reshape_like's and broadcast_to_like's shape_like, ...);
  *   "TShapeDataDependent" Array<int64_t>: for an op whose output shape its inputs' values decide (dyn.reshape,
  *                        dyn.strided_slice: TVM's attribute of that name), the arguments whose values do; an op
- *                        without it is taken to read every argument's values for its shape (arange, argwhere).
+ *                        without it is taken to read every argument's values for its shape (arange, argwhere);
+ *   "TAxisSemantics"     bool: the op's attrs or inputs give an axis a meaning (bias_add's axis, expand_dims',
+ *                        broadcast_to's and full's shapes, qnn's per-axis scales, every dyn.* op's run-time shape or
+ *                        axes): though elementwise or broadcast by its TOpPattern, it is not numpy broadcasting, so
+ *                        a pass that changes the rank or layout of its operands (AlterOpLayout's blocking, Legalize's
+ *                        squeeze sinking) leaves it, or remaps the axes as Legalize does bias_add's;
+ *   "TKeepsFinite"       bool: the op maps small finite inputs to finite outputs whatever the other operands are
+ *                        among zeros, scalars and channel-free maps (add, multiply, maximum, the activations, exp;
+ *                        not divide, log, sqrt, pow): AlterOpLayout lets zero-padded channels through it
+ *                        (docs/compiler.md, "Padded channels");
+ *   "TIsView"            bool: the output is the first input's bytes in another shape (reshape, squeeze,
+ *                        expand_dims, nn.batch_flatten, reshape_like): the lowering makes a view of it, and FuseOps
+ *                        keeps a symbolic one out of groups.
+ *
+ * Python reads and sets them as any attribute (`tvmlite.ir.Op.get("nn.relu").get_attr("TKeepsFinite")`); a pass
+ * sees what was set before it started. Deterministic is also the global "relay.OpDeterministic" (the ONNX
+ * importer's folding asks it).
  */
 #ifndef TVMLITE_RELAY_OP_FACTS_H_
 #define TVMLITE_RELAY_OP_FACTS_H_
@@ -32,9 +51,14 @@ class OpFacts {
   bool Deterministic(const ir::Op& op) const;
   bool ReadsOnlyShape(const ir::Op& op, int64_t arg) const;
   bool ShapeReadsValue(const ir::Op& op, int64_t arg) const;
+  bool HasAxisSemantics(const ir::Op& op) const { return Flag(axis_semantics_, op); }
+  bool KeepsFinite(const ir::Op& op) const { return Flag(keeps_finite_, op); }
+  bool IsView(const ir::Op& op) const { return Flag(is_view_, op); }
 
  private:
+  static bool Flag(const ir::OpAttrMapBase& attr, const ir::Op& op);
   ir::OpAttrMapBase nondeterministic_, shape_only_args_, shape_data_dependent_;
+  ir::OpAttrMapBase axis_semantics_, keeps_finite_, is_view_;
 };
 
 }  // namespace relay

@@ -101,19 +101,28 @@ Type DropoutRel(const Array<Type>& args, const Attrs& attrs) {
       .add_type_rel("Activation", Rel)                        \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
 
-TVMLITE_REGISTER_ACTIVATION("nn.leaky_relu", "x if x >= 0 else alpha * x.", ActivationAttrs, FloatUnaryRel);
-TVMLITE_REGISTER_ACTIVATION("nn.elu", "x if x > 0 else alpha * (exp(x) - 1).", ActivationAttrs, FloatUnaryRel);
+TVMLITE_REGISTER_ACTIVATION("nn.leaky_relu", "x if x >= 0 else alpha * x.", ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_ACTIVATION("nn.elu", "x if x > 0 else alpha * (exp(x) - 1).", ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_ACTIVATION("nn.celu", "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).", ActivationAttrs,
-                            FloatUnaryRel);
+                            FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_ACTIVATION("nn.selu", "beta * (x if x > 0 else alpha * (exp(x) - 1)) (beta is SELU's gamma).",
-                            ActivationAttrs, FloatUnaryRel);
-TVMLITE_REGISTER_ACTIVATION("nn.hard_sigmoid", "max(0, min(1, alpha * x + beta)).", ActivationAttrs, FloatUnaryRel);
-TVMLITE_REGISTER_ACTIVATION("nn.thresholded_relu", "x if x > alpha else 0.", ActivationAttrs, FloatUnaryRel);
+                            ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_ACTIVATION("nn.hard_sigmoid", "max(0, min(1, alpha * x + beta)).", ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_ACTIVATION("nn.thresholded_relu", "x if x > alpha else 0.", ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_ACTIVATION("nn.shrink", "x - beta if x > alpha, x + beta if x < -alpha, else 0 (alpha = lambd).",
-                            ActivationAttrs, FloatUnaryRel);
-TVMLITE_REGISTER_ACTIVATION("nn.swish", "x * sigmoid(alpha * x).", ActivationAttrs, FloatUnaryRel);
+                            ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_ACTIVATION("nn.swish", "x * sigmoid(alpha * x).", ActivationAttrs, FloatUnaryRel)
+    .set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_ACTIVATION("nn.gelu", "x * Phi(x) (approximate 'none': erf; 'tanh': the tanh formula).",
-                            GeluAttrs, GeluRel);
+                            GeluAttrs, GeluRel)
+    .set_attr("TKeepsFinite", true);
 
 #define TVMLITE_REGISTER_PLAIN_ACTIVATION(OpName, Text) \
   TVMLITE_REGISTER_OP(OpName)                          \
@@ -123,10 +132,10 @@ TVMLITE_REGISTER_ACTIVATION("nn.gelu", "x * Phi(x) (approximate 'none': erf; 'ta
       .add_type_rel("Activation", FloatUnaryRel)       \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
 
-TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.hard_swish", "x * max(0, min(1, x / 6 + 1 / 2)).");
-TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.softplus", "log(1 + exp(x)).");
-TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.softsign", "x / (1 + |x|).");
-TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.mish", "x * tanh(softplus(x)).");
+TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.hard_swish", "x * max(0, min(1, x / 6 + 1 / 2)).").set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.softplus", "log(1 + exp(x)).").set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.softsign", "x / (1 + |x|).").set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.mish", "x * tanh(softplus(x)).").set_attr("TKeepsFinite", true);
 
 TVMLITE_REGISTER_OP("nn.prelu")
     .describe("x if x >= 0 else slope * x, slope broadcast to data (unidirectionally).")
@@ -134,7 +143,8 @@ TVMLITE_REGISTER_OP("nn.prelu")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("slope", "Tensor", "The slope, broadcastable to data.")
     .add_type_rel("PRelu", PReluRel)
-    .set_attr<TOpPattern>("TOpPattern", kBroadcast);
+    .set_attr<TOpPattern>("TOpPattern", kBroadcast)
+    .set_attr("TKeepsFinite", true);
 
 TVMLITE_REGISTER_OP("clip")
     .describe("min(max(data, min), max); a () bound is no bound.")
@@ -143,7 +153,8 @@ TVMLITE_REGISTER_OP("clip")
     .add_argument("min", "Tensor or ()", "The lower bound, a scalar.")
     .add_argument("max", "Tensor or ()", "The upper bound, a scalar.")
     .add_type_rel("Clip", ClipRel)
-    .set_attr<TOpPattern>("TOpPattern", kElemWise);
+    .set_attr<TOpPattern>("TOpPattern", kElemWise)
+    .set_attr("TKeepsFinite", true);
 
 TVMLITE_REGISTER_OP("nn.dropout")
     .describe("Dropout: (out, mask). Without training_mode out = data and mask is all true; with it, each "

@@ -43,7 +43,8 @@ TVMLITE_REGISTER_OP("nn.bias_add")
     .add_argument("bias", "Tensor", "The bias, (data.shape[axis],).")
     .set_attrs_type<BiasAddAttrs>()
     .add_type_rel("BiasAdd", BiasAddRel)
-    .set_attr<TOpPattern>("TOpPattern", kBroadcast);
+    .set_attr<TOpPattern>("TOpPattern", kBroadcast)
+    .set_attr("TAxisSemantics", true);
 
 }  // namespace relay
 }  // namespace tvmlite

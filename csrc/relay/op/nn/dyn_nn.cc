@@ -64,7 +64,8 @@ void RegisterDynMaxUnpool() {
       .add_argument("output_shape", "Tensor", "The full output shape (batch, channels, spatial...), 1-D integer.")
       .template set_attrs_type<MaxUnpoolAttrs<N>>()
       .add_type_rel("DynMaxUnpool", DynMaxUnpoolRel<N>)
-      .template set_attr<TOpPattern>("TOpPattern", kOpaque);
+      .template set_attr<TOpPattern>("TOpPattern", kOpaque)
+      .template set_attr<bool>("TAxisSemantics", true);
 }
 
 }  // namespace
@@ -77,7 +78,8 @@ TVMLITE_REGISTER_OP("dyn.nn.col2im")
     .add_argument("block_shape", "Tensor", "The sliding block's dims.")
     .set_attrs_type<Col2ImAttrs>()
     .add_type_rel("DynCol2Im", DynCol2ImRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque);
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_STATIC_INIT_BLOCK({
   RegisterDynMaxUnpool<1>();

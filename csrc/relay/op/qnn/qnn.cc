@@ -240,7 +240,8 @@ TVMLITE_REGISTER_OP("qnn.quantize")
     .add_argument("zero_point", "Tensor", "y_zero_point, or ().")
     .set_attrs_type<QuantizeAttrs>()
     .add_type_rel("Quantize", QuantizeRel)
-    .set_attr<TOpPattern>("TOpPattern", kElemWise);
+    .set_attr<TOpPattern>("TOpPattern", kElemWise)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_REGISTER_OP("qnn.dequantize")
     .describe("ONNX DequantizeLinear: (x - zero_point) * scale.")
@@ -250,7 +251,8 @@ TVMLITE_REGISTER_OP("qnn.dequantize")
     .add_argument("zero_point", "Tensor", "x_zero_point, or ().")
     .set_attrs_type<DequantizeAttrs>()
     .add_type_rel("Dequantize", DequantizeRel)
-    .set_attr<TOpPattern>("TOpPattern", kElemWise);
+    .set_attr<TOpPattern>("TOpPattern", kElemWise)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_REGISTER_OP("qnn.dynamic_quantize")
     .describe("ONNX DynamicQuantizeLinear: uint8 quantization with a scale and zero point from x's range.")

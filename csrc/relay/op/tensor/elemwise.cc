@@ -56,14 +56,16 @@ Type PredicateRel(const Array<Type>& args, const Attrs&) {
       .add_type_rel("Broadcast", Rel)                                    \
       .set_attr<TOpPattern>("TOpPattern", kBroadcast)
 
-TVMLITE_REGISTER_BINARY_OP("add", BroadcastRel);
-TVMLITE_REGISTER_BINARY_OP("subtract", BroadcastRel);
-TVMLITE_REGISTER_BINARY_OP("multiply", BroadcastRel);
+// "TKeepsFinite" (tvmlite/relay/op_facts.h): small finite operands give a finite result; not divide (a zero
+// divisor), power, mod.
+TVMLITE_REGISTER_BINARY_OP("add", BroadcastRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_BINARY_OP("subtract", BroadcastRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_BINARY_OP("multiply", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("divide", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("floor_divide", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("power", PowerRel);  // the base's dtype; the exponent may be any numeric type
-TVMLITE_REGISTER_BINARY_OP("maximum", BroadcastRel);
-TVMLITE_REGISTER_BINARY_OP("minimum", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("maximum", BroadcastRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_BINARY_OP("minimum", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("mod", BroadcastRel);        // C fmod: the sign of the dividend
 TVMLITE_REGISTER_BINARY_OP("floor_mod", BroadcastRel);  // Python %: the sign of the divisor
 TVMLITE_REGISTER_BINARY_OP("bitwise_and", BroadcastRel);
@@ -89,19 +91,20 @@ TVMLITE_REGISTER_BINARY_OP("greater_equal", BroadcastCompareRel);
       .add_type_rel("Identity", Rel)                   \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
 
-TVMLITE_REGISTER_UNARY_OP("negative", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("abs", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("sign", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("exp", IdentityRel);
+// "TKeepsFinite": bounded, or exp's growth over small inputs; not log, sqrt, reciprocal, tan (poles).
+TVMLITE_REGISTER_UNARY_OP("negative", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("abs", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("sign", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("exp", IdentityRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_UNARY_OP("log", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("sqrt", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("rsqrt", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("reciprocal", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("sigmoid", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("tanh", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("erf", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("sin", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("cos", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("sigmoid", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("tanh", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("erf", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("sin", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("cos", IdentityRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_UNARY_OP("tan", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("asin", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("acos", IdentityRel);
@@ -111,12 +114,12 @@ TVMLITE_REGISTER_UNARY_OP("cosh", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("asinh", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("acosh", IdentityRel);
 TVMLITE_REGISTER_UNARY_OP("atanh", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("floor", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("ceil", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("round", IdentityRel);  // half to even, as numpy and ONNX
+TVMLITE_REGISTER_UNARY_OP("floor", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("ceil", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("round", IdentityRel).set_attr("TKeepsFinite", true);  // half to even, as numpy and ONNX
 TVMLITE_REGISTER_UNARY_OP("bitwise_not", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("copy", IdentityRel);
-TVMLITE_REGISTER_UNARY_OP("nn.relu", IdentityRel);
+TVMLITE_REGISTER_UNARY_OP("copy", IdentityRel).set_attr("TKeepsFinite", true);
+TVMLITE_REGISTER_UNARY_OP("nn.relu", IdentityRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_UNARY_OP("logical_not", PredicateRel);
 TVMLITE_REGISTER_UNARY_OP("isnan", PredicateRel);
 TVMLITE_REGISTER_UNARY_OP("isinf", PredicateRel);  // +inf or -inf

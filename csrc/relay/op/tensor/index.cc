@@ -365,6 +365,7 @@ TVMLITE_REGISTER_OP("dyn.strided_slice")
     .add_argument("axes", "Tensor", "The sliced axes.")
     .add_type_rel("DynStridedSlice", DynStridedSliceRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1, 2, 3, 4}));
 
 TVMLITE_REGISTER_OP("take")
@@ -441,6 +442,7 @@ TVMLITE_REGISTER_OP("dyn.one_hot")
     .set_attrs_type<OneHotAttrs>()
     .add_type_rel("DynOneHot", OneHotRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({3}));
 
 TVMLITE_REGISTER_OP("reverse_sequence")

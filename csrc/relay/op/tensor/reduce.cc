@@ -143,7 +143,8 @@ Type DetRel(const Array<Type>& args, const Attrs&) {
       .add_argument("axes", "Tensor", "1-D integer axes (negative counts from the end).")      \
       .set_attrs_type<DynReduceAttrs>()                                                        \
       .add_type_rel("DynReduce", DynReduceRel)                                                 \
-      .set_attr<TOpPattern>("TOpPattern", kOpaque)
+      .set_attr<TOpPattern>("TOpPattern", kOpaque)                                             \
+      .set_attr("TAxisSemantics", true)
 
 TVMLITE_REGISTER_REDUCE_OP("sum", "Sum over axes (0 over an empty set).");
 TVMLITE_REGISTER_REDUCE_OP("mean", "Mean over axes (NaN over an empty set).");

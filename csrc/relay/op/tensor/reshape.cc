@@ -382,7 +382,8 @@ TVMLITE_REGISTER_OP("reshape")
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("Reshape", ReshapeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TIsView", true);
 
 TVMLITE_REGISTER_OP("reshape_like")
     .describe("data's dims [lhs_begin, lhs_end) replaced by shape_like's [rhs_begin, rhs_end) (TVM's reshape_like).")
@@ -392,7 +393,8 @@ TVMLITE_REGISTER_OP("reshape_like")
     .set_attrs_type<ReshapeLikeAttrs>()
     .add_type_rel("ReshapeLike", ReshapeLikeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
-    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
+    .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}))
+    .set_attr("TIsView", true);
 
 TVMLITE_STATIC_INIT_BLOCK({
   runtime::refl::ObjectDef<ReshapeLikeAttrs>()
@@ -426,6 +428,7 @@ TVMLITE_REGISTER_OP("dyn.reshape")
     .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("DynReshape", DynReshapeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("transpose")
@@ -442,7 +445,8 @@ TVMLITE_REGISTER_OP("squeeze")
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<SqueezeAttrs>()
     .add_type_rel("Squeeze", SqueezeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TIsView", true);
 
 TVMLITE_REGISTER_OP("dyn.squeeze")
     .describe("Remove the size-1 dims listed by a 1-D integer tensor.")
@@ -450,7 +454,8 @@ TVMLITE_REGISTER_OP("dyn.squeeze")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("axes", "Tensor", "The axes (1-D, static length).")
     .add_type_rel("DynSqueeze", DynSqueezeRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_REGISTER_OP("expand_dims")
     .describe("Insert num_newaxis dims of size 1 at axis.")
@@ -458,7 +463,9 @@ TVMLITE_REGISTER_OP("expand_dims")
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<ExpandDimsAttrs>()
     .add_type_rel("ExpandDims", ExpandDimsRel)
-    .set_attr<TOpPattern>("TOpPattern", kBroadcast);
+    .set_attr<TOpPattern>("TOpPattern", kBroadcast)
+    .set_attr("TAxisSemantics", true)
+    .set_attr("TIsView", true);
 
 TVMLITE_REGISTER_OP("dyn.expand_dims")
     .describe("Insert size-1 dims at the output positions listed by a 1-D integer tensor (ONNX Unsqueeze).")
@@ -466,14 +473,16 @@ TVMLITE_REGISTER_OP("dyn.expand_dims")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("axes", "Tensor", "The output positions (1-D, static length).")
     .add_type_rel("DynExpandDims", DynExpandDimsRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_REGISTER_OP("nn.batch_flatten")
     .describe("Flatten every dim after the first: (d0, d1 * ... * dn).")
     .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .add_type_rel("BatchFlatten", BatchFlattenRel)
-    .set_attr<TOpPattern>("TOpPattern", kInjective);
+    .set_attr<TOpPattern>("TOpPattern", kInjective)
+    .set_attr("TIsView", true);
 
 TVMLITE_REGISTER_OP("nn.depth_to_space")
     .describe("Move channel blocks into block_size x block_size spatial blocks (NCHW; DCR or CRD order).")
@@ -497,7 +506,8 @@ TVMLITE_REGISTER_OP("broadcast_to")
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<BroadcastToAttrs>()
     .add_type_rel("BroadcastTo", BroadcastToRel)
-    .set_attr<TOpPattern>("TOpPattern", kBroadcast);
+    .set_attr<TOpPattern>("TOpPattern", kBroadcast)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .describe("Broadcast data with the shape held by a 1-D integer tensor (numpy rules, both ways).")
@@ -506,6 +516,7 @@ TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .add_type_rel("DynBroadcastTo", DynBroadcastToRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("tile")
@@ -523,6 +534,7 @@ TVMLITE_REGISTER_OP("dyn.tile")
     .add_argument("reps", "Tensor", "The repetitions (1-D, static length).")
     .add_type_rel("DynTile", DynTileRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("shape_of")

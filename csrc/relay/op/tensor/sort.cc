@@ -175,7 +175,8 @@ Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
       .add_argument("axis", "Tensor", "Integer scalar axis (negative counts from the end).")          \
       .set_attrs_type<ScanopAttrs>()                                                                 \
       .add_type_rel("DynScan", DynCumulativeRel)                                                           \
-      .set_attr<TOpPattern>("TOpPattern", kOpaque)
+      .set_attr<TOpPattern>("TOpPattern", kOpaque)                                                   \
+      .set_attr("TAxisSemantics", true)
 
 TVMLITE_REGISTER_SCAN_OP("cumsum", "Cumulative sum along an axis (exclusive: starting from 0; reverse: from the end).");
 TVMLITE_REGISTER_SCAN_OP("cumprod", "Cumulative product along an axis (exclusive: starting from 1; reverse: from the end).");
@@ -195,7 +196,8 @@ TVMLITE_REGISTER_OP("dyn.topk")
     .add_argument("k", "Tensor", "Integer scalar k.")
     .set_attrs_type<TopKAttrs>()
     .add_type_rel("DynTopK", DynTopKRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)\
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("argsort")

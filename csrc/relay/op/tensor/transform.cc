@@ -364,6 +364,7 @@ TVMLITE_REGISTER_OP("dyn.nn.pad")
     .set_attrs_type<PadAttrs>()
     .add_type_rel("DynPad", DynPadRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1, 3}));
 
 TVMLITE_REGISTER_OP("full")
@@ -372,7 +373,8 @@ TVMLITE_REGISTER_OP("full")
     .add_argument("fill_value", "Tensor", "The scalar value.")
     .set_attrs_type<FullAttrs>()
     .add_type_rel("Full", FullRel<false>)
-    .set_attr<TOpPattern>("TOpPattern", kElemWise);
+    .set_attr<TOpPattern>("TOpPattern", kElemWise)
+    .set_attr("TAxisSemantics", true);
 
 TVMLITE_REGISTER_OP("dyn.full")
     .describe("A tensor of the shape held by a 1-D integer tensor, filled with fill_value.")
@@ -382,6 +384,7 @@ TVMLITE_REGISTER_OP("dyn.full")
     .set_attrs_type<FullAttrs>()
     .add_type_rel("DynFull", FullRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
+    .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("arange")

@@ -13,9 +13,9 @@ for the converters that consume them, so the importer folds:
 Evaluation walks the expression children first (no recursion) and calls each op's numpy reference, the very
 functions the debug executor runs (``tvmlite.relay.op.op.get_reference``), checking each result against the
 call's inferred type as the executor does. Ops marked non-deterministic (random generators; an op attribute
-``TNonDeterministic`` set to True, or a name containing "random", "multinomial" or "bernoulli") are never
-folded. Function values and calls of functions are left alone (control flow folds when its branches are
-converted to plain expressions).
+``TNonDeterministic`` set to True, or a name containing "random", "multinomial" or "bernoulli": the compiler's
+rule, asked through ``relay.OpDeterministic``) are never folded. Function values and calls of functions are left
+alone (control flow folds when its branches are converted to plain expressions).
 
 Values are cached per expression node (expressions are immutable, so a node's value never changes).
 """
@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ... import _ffi_api as _relay_ffi_api
 from ...backend.dtypes import to_numpy_dtype
 from ...expr import Call, Constant, Function, Tuple, TupleGetItem, Var
 from ...op.op import get_reference
@@ -30,8 +31,6 @@ from ....ir.op import Op
 from ....ir.type import TensorType, TupleType
 
 __all__ = ["ConstantFolder", "TypeOnly", "NotConstant", "is_deterministic"]
-
-_RANDOM_WORDS = ("random", "multinomial", "bernoulli")
 
 
 class NotConstant(Exception):
@@ -77,11 +76,11 @@ _DETERMINISTIC = {}  # op name -> bool (an op's attributes are fixed once regist
 
 
 def is_deterministic(op):
-    """False for ops whose result is random (never folded)."""
+    """False for ops whose result is random (never folded): the compiler's rule, OpFacts::Deterministic."""
     name = op.name
     answer = _DETERMINISTIC.get(name)
     if answer is None:
-        answer = not op.get_attr("TNonDeterministic") and not any(w in name.lower() for w in _RANDOM_WORDS)
+        answer = bool(_relay_ffi_api.OpDeterministic(op))
         _DETERMINISTIC[name] = answer
     return answer
 

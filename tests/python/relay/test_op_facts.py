@@ -1,0 +1,186 @@
+"""Op facts (csrc/include/tvmlite/relay/op_facts.h): attributes registered with the ops that the passes and the
+lowering ask instead of keeping lists of op names. Each is set on the ops the old lists held, and an op given the
+attribute from Python gets the behaviour in the pass, while the same op without it does not."""
+import contextlib
+import json
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import tvmlite
+from tvmlite import ir, relay
+from tvmlite.relay import _ffi_api as relay_ffi_api
+from tvmlite.relay.frontend.onnx import fold
+from tvmlite.relay.transform_layout import AlterOpLayout
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+# What the passes' name lists held before the ops carried the facts.
+KEEPS_FINITE = [
+    "add", "subtract", "multiply", "maximum", "minimum", "negative", "abs", "sign", "copy", "floor", "ceil", "round",
+    "sigmoid", "tanh", "erf", "exp", "sin", "cos", "clip", "nn.relu", "nn.prelu", "nn.leaky_relu", "nn.elu",
+    "nn.celu", "nn.selu", "nn.hard_sigmoid", "nn.hard_swish", "nn.thresholded_relu", "nn.shrink", "nn.swish",
+    "nn.gelu", "nn.softplus", "nn.softsign", "nn.mish"]
+# alter_op_layout.cc's list; legalize.cc's copy lacked nn.bias_add (Legalize remaps its axis itself).
+AXIS_SEMANTICS = ["nn.bias_add", "expand_dims", "broadcast_to", "full", "qnn.quantize", "qnn.dequantize"]
+VIEWS = ["reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"]
+
+
+@contextlib.contextmanager
+def marked(op_name, key):
+    """op_name with attribute key set to True (level 1) for the duration; it must not have had it."""
+    op = ir.Op.get(op_name)
+    assert op.get_attr_level(key) is None
+    op.set_attr(key, True, 1)
+    try:
+        yield
+    finally:
+        op.reset_attr(key)
+
+
+@pytest.mark.parametrize("key, names", [("TKeepsFinite", KEEPS_FINITE), ("TAxisSemantics", AXIS_SEMANTICS),
+                                        ("TIsView", VIEWS)])
+def test_set_on_the_ops_the_lists_held(key, names):
+    assert [n for n in names if ir.Op.get(n).get_attr(key) is not True] == []
+
+
+@pytest.mark.parametrize("key, name", [("TKeepsFinite", "divide"), ("TKeepsFinite", "log"), ("TKeepsFinite", "sqrt"),
+                                       ("TKeepsFinite", "power"), ("TAxisSemantics", "add"),
+                                       ("TAxisSemantics", "nn.relu"), ("TIsView", "transpose"),
+                                       ("TIsView", "broadcast_to"), ("TIsView", "layout_transform")])
+def test_not_set_on_others(key, name):
+    assert ir.Op.get(name).get_attr(key) is None
+
+
+def test_every_dyn_op_has_axis_semantics():
+    """The old lists' prefix rule: a dyn.* op's shape or axes come from a run-time tensor."""
+    dyn = [n for n in ir.list_op_names() if n.startswith("dyn.")]
+    assert len(dyn) >= 20
+    assert [n for n in dyn if ir.Op.get(n).get_attr("TAxisSemantics") is not True] == []
+
+
+def const(rng, *shape, scale=0.2):
+    return relay.const(rng.standard_normal(shape).astype("float32") * scale)
+
+
+def conv(rng, x, cin, cout):
+    return relay.nn.conv2d(x, const(rng, cout, cin, 1, 1))  # 1x1: never Winograd
+
+
+def arg_op(mod, name):
+    """The op name of the first argument of main's one call of name."""
+    found = []
+
+    class Find(relay.ExprVisitor):
+        def visit_call(self, call):
+            if isinstance(call.op, ir.Op) and call.op.name == name:
+                found.append(call.args[0])
+            super().visit_call(call)
+
+    Find().visit(mod["main"])
+    (arg,) = found
+    return arg.op.name
+
+
+def alter(run_relay, rng, body, x):
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], body)))
+    new = AlterOpLayout(max_block=8)(mod)
+    data = rng.standard_normal([int(d) for d in x.type_annotation.shape]).astype("float32")
+    np.testing.assert_allclose(run_relay(new, [data])[0], run_relay(mod, [data])[0], rtol=1e-4, atol=1e-4)
+    return new
+
+
+def test_keeps_finite_lets_padded_channels_through(run_relay, rng):
+    """A conv's 12 channels are padded to 16 (NCHW8c): atan (bounded, but in no list before) takes the padding only
+    when marked TKeepsFinite; unmarked it gets the 12 real channels, sliced out in NCHW."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    body = relay.atan(conv(rng, x, 8, 12))
+    assert arg_op(alter(run_relay, rng, body, x), "atan") == "strided_slice"
+    with marked("atan", "TKeepsFinite"):
+        assert arg_op(alter(run_relay, rng, body, x), "atan") == "nn.contrib_conv2d_NCHWc"
+
+
+def test_axis_semantics_keeps_an_op_out_of_the_blocked_layout(run_relay, rng):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    body = relay.atan(conv(rng, x, 8, 16))
+    assert arg_op(alter(run_relay, rng, body, x), "atan") == "nn.contrib_conv2d_NCHWc"
+    with marked("atan", "TAxisSemantics"):
+        assert arg_op(alter(run_relay, rng, body, x), "atan") == "layout_transform"
+
+
+def test_axis_semantics_stops_legalize_sinking_the_squeeze(rng):
+    """Legalize sinks a 1-D conv's squeeze below the elementwise ops after it, but not below an op whose axes mean
+    something (it would need them remapped); nn.bias_add has the attribute and is remapped still."""
+    x = relay.var("x", shape=(1, 8, 16))
+    y = relay.nn.bias_add(relay.nn.conv1d(x, const(rng, 16, 8, 3), padding=1), const(rng, 16))
+    func = relay.Function([x], relay.atan(y))
+
+    def chain():
+        e, names = relay.transform.Legalize()(ir.IRModule.from_expr(func))["main"].body, []
+        while len(names) < 3:
+            names.append(e.op.name)
+            e = e.args[0]
+        return names
+
+    assert chain() == ["squeeze", "atan", "nn.bias_add"]
+    with marked("atan", "TAxisSemantics"):
+        assert chain() == ["atan", "squeeze", "nn.bias_add"]
+
+
+def kernels(func, inputs):
+    """The cpu build's kernel names, unfused; its outputs checked against the debug target's."""
+    outs = {}
+    with tvmlite.transform.PassContext(opt_level=0):
+        for target in ("cpu", "debug"):
+            lib = tvmlite.build(relay.IRModule.from_expr(func), target=target)
+            gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+            gm.set_input(**inputs)
+            gm.run()
+            outs[target] = (lib, gm.get_output(0).numpy())
+    np.testing.assert_array_equal(outs["cpu"][1], outs["debug"][1])
+    return [n["attrs"]["func_name"] for n in json.loads(outs["cpu"][0].get_graph_json())["nodes"]
+            if n["op"] == "tvm_op"]
+
+
+def test_is_view_makes_the_lowering_alias_storage(rng):
+    """copy's output is its input's bytes: marked TIsView it lowers to a view ("__nop"), not a kernel."""
+    x = relay.var("x", shape=(3, 4))
+    func = relay.Function([x], relay.copy(relay.nn.relu(x)))
+    inputs = {"x": rng.standard_normal((3, 4)).astype("float32")}
+    assert "__nop" not in kernels(func, inputs)
+    with marked("copy", "TIsView"):
+        assert kernels(func, inputs)[-1] == "__nop"
+
+
+def test_the_importer_asks_the_compiler_whether_an_op_is_deterministic(monkeypatch):
+    """frontend/onnx/fold.py keeps no rule of its own: it asks OpFacts::Deterministic (relay.OpDeterministic)."""
+    asked = []
+
+    def spy(op):
+        asked.append(op.name)
+        return False
+
+    monkeypatch.setattr(relay_ffi_api, "OpDeterministic", spy, raising=False)
+    monkeypatch.delitem(fold._DETERMINISTIC, "nn.softmax", raising=False)
+    assert fold.is_deterministic(ir.Op.get("nn.softmax")) is False
+    assert asked == ["nn.softmax"]
+
+
+def test_op_deterministic_reads_the_attribute():
+    op = ir.Op.get("negative")
+    assert relay_ffi_api.OpDeterministic(op) is True
+    with marked("negative", "TNonDeterministic"):
+        assert relay_ffi_api.OpDeterministic(op) is False
+
+
+def test_passes_keep_no_lists_of_op_names():
+    """The helpers that held the lists are gone, and no pass or lowering file keeps a set of names again
+    (epilogue_rules.cc is another part of issue 32)."""
+    files = sorted((ROOT / "csrc/relay/transforms").glob("*.cc")) + sorted((ROOT / "csrc/backend").glob("*.cc"))
+    pattern = re.compile(r"static const std::(unordered_)?set<std::string>|\bIsViewOp\b|\bkReductions\b")
+    found = [f"{f.name}:{i}" for f in files if f.name != "epilogue_rules.cc"
+             for i, line in enumerate(f.read_text().splitlines(), 1) if pattern.search(line)]
+    assert found == []
+    assert "_RANDOM_WORDS" not in (ROOT / "tvmlite/relay/frontend/onnx/fold.py").read_text()
