@@ -14,8 +14,8 @@
  *                        output aliases the input's storage with the new shape (TVM does the same);
  *   the anchor's kernel  one op without an "FTVMLiteEpilogue" rule (the anchor) reading only group inputs and
  *                        constants, with a "FTVMLiteKernel" name, and every other op an epilogue rule (float32);
- *                        kernel_attrs = the anchor's attrs fields (by reflection: bools as 0/1, dtypes as strings,
- *                        None fields left out; other values mean the reference) + "epilogue",
+ *                        kernel_attrs = the anchor's attrs fields (by reflection: bools as 0/1, dtypes and types
+ *                        as strings, None fields left out; other values mean the reference) + "epilogue",
  *                        the program of the other ops (r0 = the anchor's value; intermediates in r1..r7, freed
  *                        after their last use; in<k> = group inputs and non-scalar constants the epilogue reads, in
  *                        first-use order; scalar float constants are immediates; nn.bias_add's bias, which
@@ -142,7 +142,10 @@ bool WriteJSONValue(const Any& v, std::string* out) {
   }
 }
 
-/*! \brief An attrs field value as a kernel attr: bools become ints, dtypes strings; nullopt when not expressible. */
+/*!
+ * \brief An attrs field value as a kernel attr: bools become ints, dtypes and types their text; nullopt when not
+ * expressible.
+ */
 std::optional<Any> KernelAttrValue(const Any& v) {
   switch (v.type_index()) {
     case kTVMLiteNone: case kTVMLiteInt: case kTVMLiteFloat: case kTVMLiteString: return v;
@@ -157,7 +160,9 @@ std::optional<Any> KernelAttrValue(const Any& v) {
       }
       return Any(Array<Any>(items));
     }
-    default: return std::nullopt;
+    default:
+      if (std::optional<Type> t = v.as<Type>()) return Any(String(TypeToString(*t)));  // raise_error's ret_type
+      return std::nullopt;
   }
 }
 

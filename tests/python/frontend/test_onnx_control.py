@@ -1,6 +1,8 @@
 """ONNX control flow, sequences/optionals, RNNs and quantization through from_onnx -> build(debug) -> run, for
 cases onnx's node tests miss: loop-carried shapes that change, omitted M/cond, closures over outer values,
 old opsets (Scan-8, LSTM-7, QuantizeLinear-10), sequence/optional graph inputs and bad attributes."""
+import re
+
 import numpy as np
 import pytest
 
@@ -105,6 +107,45 @@ def test_if_branches_of_different_shapes_and_outer_values():
     assert "Tensor[(?,), float32]" in str(mod)
     _, (y,) = run(model, {"c": np.array(False), "a": a, "b": b})
     np.testing.assert_array_equal(y, -b)
+
+
+def _if_adding_mismatched_lengths(else_op):
+    """y = If(c) then a + b (lengths 2 and 3: no type) else else_op(a)."""
+    then_g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    else_nodes = [helper.make_node(else_op, ["a", "b"] if else_op == "Sub" else ["a"], ["e"])]
+    else_g = helper.make_graph(else_nodes, "else", [], [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+    node = helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then_g, else_branch=else_g)
+    return make_model([node], [scalar_info("c", TensorProto.BOOL),
+                               helper.make_tensor_value_info("a", TensorProto.FLOAT, [2]),
+                               helper.make_tensor_value_info("b", TensorProto.FLOAT, [3])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], 13)
+
+
+@pytest.mark.parametrize("target", ["debug", "cpu"])
+def test_if_branch_that_cannot_be_typed_raises_when_taken(target):
+    """A run-time If whose then branch the type relations refuse at these shapes: import warns once naming the If,
+    the branch and the error; the else branch runs; taking the then branch raises that error (onnxruntime's
+    behaviour: a branch is checked when it runs)."""
+    expected = ("node 'choose' (If): its then_branch cannot run at the shapes the model was built for: node (Add) "
+                "producing 't': InferType: add: ")
+    with pytest.warns(UserWarning) as record:
+        mod, params = tvmlite.frontend.from_onnx(_if_adding_mismatched_lengths("Neg"))
+    assert [str(w.message)[:len(expected)] for w in record] == [expected]
+    gm = tvmlite.runtime.GraphModule(tvmlite.build(mod, target=target, params=params)["default"](tvmlite.cpu(0)))
+    a, b = np.array([1.0, 2.0], "float32"), np.array([1.0, 2.0, 3.0], "float32")
+    for k, v in {"a": a, "b": b, "c": np.array(False)}.items():
+        gm.set_input(k, v)
+    gm.run()
+    np.testing.assert_array_equal(gm.get_output(0).numpy(), -a)
+    gm.set_input("c", np.array(True))
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        gm.run()
+
+
+def test_if_whose_branches_both_cannot_be_typed_fails_the_import():
+    with pytest.raises(ValueError, match=r"node 'choose' \(If\): node \(Add\) producing 't': InferType: add: "):
+        tvmlite.frontend.from_onnx(_if_adding_mismatched_lengths("Sub"))
 
 
 @pytest.mark.parametrize("width", [4, 3])

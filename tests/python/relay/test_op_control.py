@@ -63,6 +63,44 @@ def test_if_errors():
         infer(relay.Function([x, c], relay.if_(c, x, x)))
 
 
+def test_raise_error_is_typed_by_its_attr_and_raises_only_when_its_branch_runs():
+    """raise_error(message, T) has type T and is never evaluated at build (FoldConstant leaves it though it reads
+    nothing); in a branch the condition does not take it costs nothing; taken, it raises ValueError(message), on
+    the reference (debug) and natively (cpu, no reference node)."""
+    x = relay.var("x", shape=(2, 3))
+    c = relay.var("c", shape=(), dtype="bool")
+    failing = relay.raise_error("the else branch cannot run here", TensorType((2, 3), "float32"))
+    assert str(infer(failing).body.checked_type) == "Tensor[(2, 3), float32]"
+    mod = relay.transform.FoldConstant()(IRModule.from_expr(relay.Function([], failing)))
+    assert mod["main"].body.op.name == "raise_error"
+    y = relay.if_(c, relay.Function([], relay.add(x, x)), relay.Function([], failing))
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    for target in ("debug", "cpu"):
+        lib = tvmlite.build(IRModule.from_expr(relay.Function([x, c], y)), target=target)
+        if target == "cpu":
+            assert lib.fallbacks() == []
+        gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
+        gm.set_input("x", xv)
+        gm.set_input("c", np.array(True))
+        gm.run()
+        np.testing.assert_allclose(gm.get_output(0).numpy(), xv * 2)
+        gm.set_input("c", np.array(False))
+        with pytest.raises(ValueError, match="the else branch cannot run here"):
+            gm.run()
+
+
+def test_raise_error_errors():
+    with pytest.raises(tvmlite.TVMLiteError, match="raise_error: ret_type must be a tensor type, got"):
+        infer(relay.raise_error("m", relay.TupleType([])))
+    with pytest.raises(ValueError, match="topi.raise_error: message is required"):
+        tvmlite.get_global_func("topi.raise_error")({})
+    kernel = tvmlite.get_global_func("topi.raise_error")({"message": "no"})
+    with pytest.raises(TypeError, match="topi.raise_error: expected 0 tensor arguments"):
+        kernel(tvmlite.nd.array(np.zeros(1, "float32")))
+    with pytest.raises(ValueError, match="^no$"):
+        kernel()
+
+
 def test_join_types():
     j = relay.join_types(TensorType((2, 3)), TensorType((2, 3)))
     assert tuple(j.shape) == (2, 3)

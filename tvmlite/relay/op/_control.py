@@ -23,6 +23,11 @@ def _as_tuple(value):
     return tuple(value) if isinstance(value, (tuple, list)) and not isinstance(value, np.ndarray) else (value,)
 
 
+@register_reference("raise_error")
+def _raise_error(attrs):
+    raise ValueError(str(attrs.message))
+
+
 @register_reference("if")
 def _if(attrs, cond, then_branch, else_branch):
     return then_branch() if bool(_scalar(cond, "the condition")) else else_branch()

@@ -19,11 +19,11 @@ from . import _control_ffi, _make
 __all__ = ["absent", "if_", "if_call", "loop", "scan", "sequence_map", "sequence_construct", "sequence_empty",
            "sequence_insert", "sequence_erase", "sequence_at", "sequence_length", "split_to_sequence",
            "concat_from_sequence", "optional", "optional_empty", "optional_has_element", "optional_get_element",
-           "join_types", "DynTensorType"]
+           "join_types", "raise_error", "DynTensorType"]
 
 
 for _key in ["ScanAttrs", "SequenceEmptyAttrs", "SplitToSequenceAttrs", "ConcatFromSequenceAttrs",
-             "OptionalEmptyAttrs"]:
+             "OptionalEmptyAttrs", "RaiseErrorAttrs"]:
     register_object("relay.attrs." + _key)(type(_key, (Attrs,), {"__slots__": ()}))
 
 
@@ -44,6 +44,13 @@ def join_types(a, b):
 def if_(cond, then_branch, else_branch):
     """then_branch() when cond (a bool scalar) is true, else else_branch(); branches are parameterless Functions."""
     return getattr(_make, "if")(cond, then_branch, else_branch)
+
+
+def raise_error(message, ret_type):
+    """A value of tensor type ret_type that is never made: evaluating it raises ValueError(message). The ONNX
+    frontend makes an If branch that cannot be typed at the shapes given into one, so the error comes only when the
+    branch is taken."""
+    return _make.raise_error(str(message), ret_type)
 
 
 def if_call(cond, args, then_branch, else_branch):

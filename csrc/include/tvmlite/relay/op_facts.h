@@ -11,8 +11,9 @@
  *   facts.IsView(op)                       // its output is its first input's bytes, reshaped
  *
  * The attributes behind them, set where the op is registered:
- *   "TNonDeterministic"  bool: the op draws random numbers (also assumed of any op whose name says random,
- *                        multinomial or bernoulli; the ONNX frontend's folding asks this rule, frontend/onnx/fold.py);
+ *   "TNonDeterministic"  bool: the op draws random numbers or has an effect (raise_error) (also assumed of any op
+ *                        whose name says random, multinomial or bernoulli; the ONNX frontend's folding asks this
+ *                        rule, frontend/onnx/fold.py);
  *   "TShapeOnlyArgs"     Array<int64_t>: the positions of the arguments whose values the op never reads
  *                        (shape_of's data, reshape_like's and broadcast_to_like's shape_like, ...);
  *   "TShapeDataDependent" Array<int64_t>: for an op whose output shape its inputs' values decide (dyn.reshape,

@@ -12,6 +12,8 @@
  *     each x is a slice of xs along its scan axis, each ys stacks y along its output axis.
  *   sequence_map((inputs...), body: fn(elem...) -> (out...)) -> (Sequence[out]...)
  *     a sequence input gives the body its elements, a tensor input is passed whole to every call.
+ *   raise_error() [message, ret_type]                                    -> ret_type (a tensor type)
+ *     evaluating it raises ValueError(message): never folded or hoisted (TNonDeterministic: it has an effect).
  */
 #include <tvmlite/relay/attrs/control.h>
 #include <tvmlite/relay/type_rel.h>
@@ -31,6 +33,9 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("scan_output_axes", &ScanAttrs::scan_output_axes)
       .def_ro("scan_output_directions", &ScanAttrs::scan_output_directions)
       .def_ro("batched", &ScanAttrs::batched);
+  refl::ObjectDef<RaiseErrorAttrs>()
+      .def_ro("message", &RaiseErrorAttrs::message)
+      .def_ro("ret_type", &RaiseErrorAttrs::ret_type);
 });
 
 namespace {
@@ -147,6 +152,14 @@ Type IfRel(const Array<Type>& args, const Attrs&) {
   } catch (const runtime::Error& err) {
     throw runtime::Error(err.kind(), "the branches' results disagree: " + err.message());
   }
+}
+
+Type RaiseErrorRel(const Array<Type>& args, const Attrs& attrs) {
+  CheckNumArgs(args, 0);
+  const auto* a = AttrsAs<RaiseErrorAttrs>(attrs);
+  TVMLITE_CHECK_KIND(a->ret_type.defined() && a->ret_type.as<TensorTypeNode>(), TypeError)
+      << "ret_type must be a tensor type, got " << (a->ret_type.defined() ? TypeToString(a->ret_type) : "none");
+  return a->ret_type;
 }
 
 Type IfCallRel(const Array<Type>& args, const Attrs&) {
@@ -341,6 +354,15 @@ TVMLITE_REGISTER_OP("if_call")
     .add_argument("else_branch", "Function", "fn(args...) -> T.")
     .add_type_rel("IfCall", IfCallRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
+
+TVMLITE_REGISTER_OP("raise_error")
+    .describe("A value of type ret_type whose evaluation raises ValueError(message) (an If branch that cannot be "
+              "typed at the given shapes: the error comes when it is taken).")
+    .set_num_inputs(0)
+    .set_attrs_type<RaiseErrorAttrs>()
+    .add_type_rel("RaiseError", RaiseErrorRel)
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)
+    .set_attr<bool>("TNonDeterministic", true);  // an effect: never folded at build, never hoisted
 
 TVMLITE_REGISTER_OP("loop")
     .describe("ONNX Loop: run body while i < max_trip_count and cond; carry values, stack scan outputs.")

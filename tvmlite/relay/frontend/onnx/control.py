@@ -5,9 +5,11 @@ widening: start from the initial values' types, type the body, join each paramet
 returns for it (JoinTypes: differing dims become ?, differing ranks a DynTensorType), and convert again until
 nothing changes (a join only loses information, so this stops after a few rounds).
 """
+import warnings
+
 from .... import runtime as _runtime
 from ....error import OpAttributeInvalid, get_error_class
-from ....ir.type import TensorType
+from ....ir.type import TensorType, TupleType
 from ... import expr as _expr
 from ... import op as _op
 from .common import OnnxOpConverter, choice_attr, normalize_axis, register_converter, unsupported
@@ -33,12 +35,48 @@ class If(OnnxOpConverter):
             if n_then == 1:
                 return taken.body
             return [_getitem(taken.body, i) for i in range(n_then)]
-        then_fn = ctx.convert_subgraph(attr["then_branch"])
-        else_fn = ctx.convert_subgraph(attr["else_branch"])
+        then_fn, then_err = _try_branch(ctx, attr["then_branch"])
+        else_fn, else_err = _try_branch(ctx, attr["else_branch"])
+        if then_err is not None and else_err is not None:
+            raise then_err
+        if then_err is not None or else_err is not None:
+            then_fn, else_fn = _failing_branch_raises(ctx, then_fn, else_fn, then_err, else_err)
         call = _op.if_(inputs[0], then_fn, else_fn)
         if n_then == 1:
             return call
         return [_getitem(call, i) for i in range(n_then)]
+
+
+def _try_branch(ctx, graph):
+    """(the branch as a Function, None), or (None, the error) when its types do not check at the shapes given: an
+    op's type relation refused them (InferType's errors, csrc/relay/transforms/infer_type.cc). Any other error (an
+    unsupported op, a malformed or unsafe model) fails the import as anywhere else."""
+    try:
+        return ctx.convert_subgraph(graph), None
+    except (TypeError, ValueError) as err:
+        if "InferType: " not in str(err):
+            raise
+        return None, err
+
+
+def _failing_branch_raises(ctx, then_fn, else_fn, then_err, else_err):
+    """A branch that cannot be typed at the shapes given (a merged decoder built with `shape=` for its cached step:
+    the branch without the cache would concatenate mismatched lengths) becomes one that raises its error when taken,
+    as onnxruntime fails only then; said once at import as a warning."""
+    from .importer import node_label
+
+    which, err, other = ("then_branch", then_err, else_fn) if then_err is not None else ("else_branch", else_err,
+                                                                                        then_fn)
+    message = f"{node_label(ctx.node)}: its {which} cannot run at the shapes the model was built for: {err}"
+    ret = other.checked_type.ret_type
+    fields = list(ret.fields) if isinstance(ret, TupleType) else [ret]
+    if not all(isinstance(f, TensorType) for f in fields):
+        raise err  # a branch of sequences or optionals: no stand-in value
+    warnings.warn(message + " (it raises this error if taken)", stacklevel=2)
+    values = [_op.raise_error(message, f) for f in fields]
+    failing = _expr.Function([], _expr.Tuple(values) if isinstance(ret, TupleType) else values[0])
+    failing = ctx.infer_type(failing)
+    return (failing, else_fn) if then_err is not None else (then_fn, failing)
 
 
 def _getitem(expr, i):

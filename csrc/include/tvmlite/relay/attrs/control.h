@@ -70,6 +70,18 @@ struct OptionalEmptyAttrs : public AttrsNode {
   TVMLITE_DECLARE_ATTRS(OptionalEmptyAttrs);
 };
 
+/*!
+ * \brief raise_error: a value of type ret_type that is never made: evaluating it raises ValueError(message). An If
+ * branch that cannot be typed at the shapes given becomes one (frontend/onnx/control.py): the error is raised
+ * when the branch is taken, not when the model is imported.
+ */
+struct RaiseErrorAttrs : public AttrsNode {
+  runtime::String message;
+  ir::Type ret_type;
+  static constexpr const char* _type_key = "relay.attrs.RaiseErrorAttrs";
+  TVMLITE_DECLARE_ATTRS(RaiseErrorAttrs);
+};
+
 }  // namespace relay
 }  // namespace tvmlite
 #endif  // TVMLITE_RELAY_ATTRS_CONTROL_H_
