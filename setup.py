@@ -185,6 +185,6 @@ def _extensions():
 setup(
     ext_modules=_extensions(),
     cmdclass={"build_ext": BuildExtWithRuntime},
-    package_data={"tvmlite": ["lib/*.so"]},
+    package_data={"tvmlite": ["lib/*.so", "py.typed", "_ffi/_cython/core.pyi"]},  # the types (PEP 561)
     include_package_data=True,
 )

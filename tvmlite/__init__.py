@@ -1,4 +1,6 @@
 """tvmlite: a compact, fast re-imagining of Apache TVM's core."""
+from typing import TYPE_CHECKING
+
 from ._ffi import core as _core
 from ._ffi.registry import (register_object, register_func, get_global_func, list_global_func_names,
                             remove_global_func)
@@ -6,6 +8,11 @@ from .error import TVMLiteError
 from .runtime import Object, DataType, Device, cpu, device
 from .runtime.serialization import structural_equal, structural_hash, save_json, load_json
 from . import runtime, nd, error
+
+if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
+    from . import frontend, ir, relay, testing
+    from .ir import transform
+    from .relay.build_module import build
 
 __version__ = "0.1.0"
 

@@ -9,10 +9,13 @@ Two backends implement the same low-level module, ``core``:
 Both export the same primitives (listed in ``primitives.py``); the logic above them is pure Python, written once.
 """
 import os
+from typing import TYPE_CHECKING
 
 _BACKEND = os.environ.get("TVMLITE_FFI", "cython")
 
-if _BACKEND == "cython":
+if TYPE_CHECKING:  # both cores export the same primitives: _cython/core.pyi types them
+    from ._cython import core
+elif _BACKEND == "cython":
     try:
         from ._cython import core
     except ImportError as err:  # pragma: no cover - depends on the build

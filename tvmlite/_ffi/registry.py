@@ -1,8 +1,15 @@
 """Registration: object types (``register_object``) and global functions (``register_func`` & co.)."""
+from __future__ import annotations
+
 import sys
 import threading
+from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, overload
 
 from . import core
+
+if TYPE_CHECKING:
+    _T = TypeVar("_T", bound=type)
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["register_object", "register_func", "get_global_func", "list_global_func_names",
            "remove_global_func", "_init_api"]
@@ -11,6 +18,12 @@ _PY_TYPES = {int: (core.TYPE_INDEX_INT, "int"), float: (core.TYPE_INDEX_FLOAT, "
              bool: (core.TYPE_INDEX_BOOL, "bool"), str: (core.TYPE_INDEX_STRING, "str")}
 # register_object runs whole under this lock: its look-up, define and class set-up are one step for other threads.
 _REGISTRATION_LOCK = threading.RLock()
+
+
+@overload
+def register_object(type_key: str | None = None) -> Callable[[_T], _T]: ...
+@overload
+def register_object(type_key: _T) -> _T: ...
 
 
 def register_object(type_key=None):
@@ -229,6 +242,14 @@ def _make_init(cls, tindex):
     return __init__
 
 
+@overload
+def register_func(func_name: str, f: None = None, override: bool = False) -> Callable[[_F], _F]: ...
+@overload
+def register_func(func_name: str | _F, f: _F, override: bool = False) -> _F: ...
+@overload
+def register_func(func_name: _F) -> _F: ...
+
+
 def register_func(func_name, f=None, override=False):
     """Register a Python function as a global packed function, callable from C++ and Python.
 
@@ -261,6 +282,12 @@ def register_func(func_name, f=None, override=False):
     return register(f) if f is not None else register
 
 
+@overload
+def get_global_func(name: str, allow_missing: Literal[False] = False) -> core.Function: ...
+@overload
+def get_global_func(name: str, allow_missing: bool) -> core.Function | None: ...
+
+
 def get_global_func(name, allow_missing=False):
     """The global function registered under ``name``.
 
@@ -271,12 +298,12 @@ def get_global_func(name, allow_missing=False):
     return core.get_global_func(name, allow_missing)
 
 
-def list_global_func_names():
+def list_global_func_names() -> list[str]:
     """Names of every registered global function."""
     return core.list_global_func_names()
 
 
-def remove_global_func(name):
+def remove_global_func(name: str) -> None:
     """Remove a global function (no error when absent)."""
     core.remove_global_func(name)
 

@@ -10,7 +10,10 @@ current PassContext enables: its name is in ``required_pass``, or it is not in `
 opt_level is at most the context's. The passes themselves are C++ (csrc/relay/transforms); this module only
 decides which run, so it stays in Python, like TVM's.
 """
+from __future__ import annotations
+
 import threading
+from typing import Any, Iterable
 
 __all__ = ["PassContext", "Pass", "Sequential", "module_pass"]
 
@@ -25,7 +28,8 @@ class PassContext:
 
     _local = threading.local()
 
-    def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, config=None):
+    def __init__(self, opt_level: int = 2, required_pass: Iterable[str] | None = None,
+                 disabled_pass: Iterable[str] | None = None, config: dict[str, Any] | None = None) -> None:
         if not isinstance(opt_level, int) or isinstance(opt_level, bool) or opt_level < 0:
             raise ValueError(f"PassContext: opt_level must be an int >= 0, got {opt_level!r}")
         self.opt_level = opt_level
@@ -52,7 +56,7 @@ class PassContext:
         """Whether no context is entered on this thread (tvmlite.build then picks its own opt_level)."""
         return len(cls._stack()) == 1
 
-    def __enter__(self):
+    def __enter__(self) -> PassContext:
         self._stack().append(self)
         return self
 

@@ -1,13 +1,20 @@
 """``tvmlite.build``: a module -> a library whose ``lib["default"](device)`` is an executor module."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
 from ..ir.module import IRModule
 from ..relay.expr import Function
+
+if TYPE_CHECKING:
+    from ..runtime.executor_factory import ExecutorFactoryModule
 
 __all__ = ["build"]
 
 _TARGETS = ("debug", "cpu", "llvm")
 
 
-def build(mod, target="debug", params=None):
+def build(mod: IRModule | Function, target: str = "debug", params: Mapping[str, Any] | None = None) -> ExecutorFactoryModule:
     """Build mod for target. ``target="debug"`` interprets the IR with the ops' numpy references; ``"cpu"`` (alias
     ``"llvm"``) lowers it to a graph of native kernels run by the C++ graph executor (docs/compiler.md).
 

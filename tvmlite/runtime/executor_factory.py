@@ -13,7 +13,11 @@ A graph is input (load_module reads it from a file): it is checked whole when th
 name only kernel factories, the C++ ones and the Python ones registered with ``register_kernel_factory`` (the
 reference kernel, relay.backend.reference, is one), never any other registered function.
 """
+from __future__ import annotations
+
 import json
+import os
+from typing import Any, Callable
 
 import numpy as np
 
@@ -142,28 +146,28 @@ class GraphExecutor:
         self._handle = handle
         self._api = _get_api()
 
-    def set_input(self, key, value):
+    def set_input(self, key: str, value: Any) -> None:
         """Set input ``key`` (a name or an index): copied into the executor's buffer (shape and dtype checked)."""
         self._api.set_input(self._handle, key, _input_value(value))
 
-    def run(self):
+    def run(self) -> None:
         """Run every node (Python's GIL is released meanwhile)."""
         self._api.run(self._handle)
 
-    def get_output(self, index):
+    def get_output(self, index: int) -> NDArray:
         """Output ``index`` as of the last completed run: a copy no later run or set_input changes."""
         return from_executor_value(self._api.get_output(self._handle, index))
 
-    def get_num_outputs(self):
+    def get_num_outputs(self) -> int:
         return self._api.get_num_outputs(self._handle)
 
-    def get_input(self, name):
+    def get_input(self, name: str) -> NDArray:
         return from_executor_value(self._api.get_input(self._handle, name))
 
-    def get_input_names(self):
+    def get_input_names(self) -> list[str]:
         return [str(n) for n in self._api.get_input_names(self._handle)]
 
-    def profile(self):
+    def profile(self) -> list[dict[str, Any]]:
         """Run once timing each node: a list of dicts (name, func_name, shape, time_ms), in execution order."""
         return [{"name": str(r["name"]), "func_name": str(r["func_name"]), "shape": tuple(int(d) for d in r["shape"]),
                  "time_ms": float(r["time_ms"])} for r in self._api.profile(self._handle)]
@@ -208,7 +212,7 @@ class ExecutorFactoryModule:
         self.planned_bytes = _int_attr(attrs, "planned_bytes")
         self.intermediate_bytes = _int_attr(attrs, "intermediate_bytes")
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Callable[..., GraphExecutor]:
         if key != "default":
             raise KeyError(f"the library has no function '{key}' (it has: default)")
         return self._create
@@ -216,21 +220,21 @@ class ExecutorFactoryModule:
     def _create(self, device=None):
         return GraphExecutor(_get_api().create(self._graph, self._params_map, device or cpu(0), _py_factories()))
 
-    def get_graph_json(self):
+    def get_graph_json(self) -> str:
         return self._graph_json
 
-    def fallbacks(self):
+    def fallbacks(self) -> list[dict[str, str]]:
         """The graph nodes that run on the numpy reference rather than a native kernel, in execution order: dicts
         with name and reason (why no kernel took the node). Empty when the whole model is native."""
         from .fallbacks import fallbacks
 
         return fallbacks(json.loads(self._graph_json))
 
-    def get_params(self):
+    def get_params(self) -> dict[str, NDArray]:
         """The params by name (p0, p1, ...: the module's constants)."""
         return dict(self._params)
 
-    def export_library(self, path):
+    def export_library(self, path: str | os.PathLike[str]) -> None:
         """Write the graph and the params to one file that ``tvmlite.runtime.load_module`` reads back."""
         from .module import save_module
 

@@ -11,6 +11,12 @@ The wrapped module provides ``set_input(name, value)``, ``run()``, ``get_output(
 the compiled graph executor of the next layer another. GraphModule adds no state: threads may share one as far as
 its module allows (the compiled executor locks each call: runtime/executor_factory.py's GraphExecutor).
 """
+from __future__ import annotations
+
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .ndarray import NDArray
 
 __all__ = ["GraphModule", "format_profile"]
 
@@ -21,13 +27,13 @@ _NO_VALUE = object()
 class GraphModule:
     """Run a built model: set inputs, run, read outputs."""
 
-    def __init__(self, module):
+    def __init__(self, module: Any) -> None:
         for method in ("set_input", "run", "get_output", "get_num_outputs", "get_input"):
             if not callable(getattr(module, method, None)):
                 raise TypeError(f"GraphModule: {type(module).__name__} is not an executor module (no {method}())")
         self.module = module
 
-    def set_input(self, key=None, value=_NO_VALUE, **params):
+    def set_input(self, key: str | None = None, value: Any = _NO_VALUE, **params: Any) -> None:
         """Set one input by name (``set_input("x", array)``) and/or several by keyword (``set_input(**params)``).
         None is a value: an empty optional input."""
         if key is not None:
@@ -37,27 +43,27 @@ class GraphModule:
         for name, v in params.items():
             self.module.set_input(name, v)
 
-    def run(self, **inputs):
+    def run(self, **inputs: Any) -> None:
         """Run the model (after setting ``inputs``, if given)."""
         if inputs:
             self.set_input(**inputs)
         self.module.run()
 
-    def get_output(self, index):
+    def get_output(self, index: int) -> NDArray:
         """Output ``index`` as an NDArray (a numpy array for dtypes NDArray cannot hold, e.g. strings)."""
         return self.module.get_output(index)
 
-    def get_num_outputs(self):
+    def get_num_outputs(self) -> int:
         return self.module.get_num_outputs()
 
-    def get_input(self, name):
+    def get_input(self, name: str) -> NDArray:
         """The value set for input ``name``."""
         return self.module.get_input(name)
 
-    def get_input_names(self):
+    def get_input_names(self) -> list[str]:
         return list(self.module.get_input_names())
 
-    def profile(self, file=None):
+    def profile(self, file: IO[str] | None | Literal[False] = None) -> list[dict[str, Any]]:
         """Run once timing each node; print a table (node, kernel, output shape, ms, % of total), slowest first,
         with the total, to file (default stdout; None-like False skips printing) and return the records (dicts
         with name, func_name, shape, time_ms, in execution order). Needs an executor with profile() (cpu)."""

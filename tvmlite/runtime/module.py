@@ -18,9 +18,15 @@ that does not parse or is not a graph, params the graph does not name or with an
 nodes naming a function that is not a kernel factory) is a ValueError naming the file. The graph is checked by the
 executor's own check (graph_executor.check), the one create runs.
 """
+from __future__ import annotations
+
 import math
 import os
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .executor_factory import ExecutorFactoryModule
 
 __all__ = ["load_module", "save_module"]
 
@@ -136,7 +142,7 @@ def _read_aligned(path):
     return buf[:got]
 
 
-def load_module(path):
+def load_module(path: str | os.PathLike[str]) -> ExecutorFactoryModule:
     """Read a file export_library wrote: an ExecutorFactoryModule (``lib["default"](tvmlite.cpu(0))``)."""
     import numpy as np
 

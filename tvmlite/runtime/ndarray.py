@@ -5,10 +5,17 @@ have DataType names equal to ml_dtypes' (``DataType("float8_e4m3fn")``). An NDAr
 the ml_dtypes array (one byte per element for the sub-byte types, as ml_dtypes stores them): ``nd.array`` copies
 them in and ``numpy()`` gives back the ml_dtypes array, both through a same-size unsigned-integer view of the memory.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 from .._ffi import core
 from .._ffi.registry import register_object
 from . import _ffi_api
 from .object import Object
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["NDArray", "DataType", "Device", "array", "empty", "from_dlpack", "cpu", "device", "ML_DTYPE_NAMES",
            "numpy_dtype"]
@@ -53,7 +60,7 @@ class NDArray(core.NDArrayBase, Object):
 
     __slots__ = ()
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray:
         """A numpy copy of the array (use ``np.from_dlpack(x)`` for a zero-copy view); an ml_dtypes array for the
         data types in ML_DTYPE_NAMES."""
         import numpy as np
@@ -83,12 +90,12 @@ class NDArray(core.NDArrayBase, Object):
         return self
 
 
-def cpu(dev_id=0):
+def cpu(dev_id: int = 0) -> Device:
     """The CPU device."""
     return Device(core.DEVICE_CPU, dev_id)
 
 
-def device(dev_type, dev_id=0):
+def device(dev_type: str | int, dev_id: int = 0) -> Device:
     """A device by name ("cpu", "llvm") or DLPack device type number."""
     if isinstance(dev_type, str):
         if dev_type not in ("cpu", "llvm"):
@@ -97,12 +104,12 @@ def device(dev_type, dev_id=0):
     return Device(dev_type, dev_id)
 
 
-def empty(shape, dtype="float32", dev=None):
+def empty(shape: Sequence[int], dtype: str | DataType = "float32", dev: Device | None = None) -> NDArray:
     """An uninitialised array."""
     return core.ndarray_empty(shape, dtype, dev)
 
 
-def array(arr, dev=None, dtype=None):
+def array(arr: Any, dev: Device | None = None, dtype: str | DataType | None = None) -> NDArray:
     """Copy a numpy array (or anything ``numpy.asarray`` accepts) into a new NDArray.
 
     Example
@@ -129,6 +136,6 @@ def array(arr, dev=None, dtype=None):
     return out
 
 
-def from_dlpack(tensor):
+def from_dlpack(tensor: Any) -> NDArray:
     """Wrap a DLPack producer (numpy, PyTorch, ...) as an NDArray sharing its memory."""
     return core.from_dlpack(tensor)

@@ -3,12 +3,16 @@
 The work is done in C++ (``csrc/runtime/structural_equal.cc``, ``structural_hash.cc``, ``json.cc``) by reflection:
 every registered object type, including those defined in Python with ``register_object``, takes part.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from . import _ffi_api
 
 __all__ = ["structural_equal", "structural_hash", "assert_structural_equal", "save_json", "load_json"]
 
 
-def structural_equal(lhs, rhs, map_free_vars=False):
+def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
     """Whether two values are structurally equal: same kinds, same plain values, equal container contents, and
     for objects the same type with structurally equal reflected fields (shared sub-graphs are compared once).
 
@@ -32,7 +36,7 @@ def structural_equal(lhs, rhs, map_free_vars=False):
     return _ffi_api.StructuralEqual(lhs, rhs, map_free_vars)
 
 
-def structural_hash(value, map_free_vars=False):
+def structural_hash(value: Any, map_free_vars: bool = False) -> int:
     """A hash consistent with :func:`structural_equal` that is the same in every process (an int64).
 
     ``map_free_vars`` is accepted for TVM compatibility; the hash agrees with equality in both modes.
@@ -45,7 +49,7 @@ def structural_hash(value, map_free_vars=False):
     return _ffi_api.StructuralHash(value, map_free_vars)
 
 
-def assert_structural_equal(lhs, rhs, map_free_vars=False):
+def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
     """Raise ValueError naming the first difference (its path from the root) unless lhs and rhs are equal.
 
     Example
@@ -65,7 +69,7 @@ def _short_repr(value, limit=400):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def save_json(value):
+def save_json(value: Any) -> str:
     """Save a value or object graph as JSON text; shared objects are saved once (the DAG survives a round trip).
 
     Raises TypeError for what cannot be saved (functions, modules, opaque pointers).
@@ -80,7 +84,7 @@ def save_json(value):
     return _ffi_api.SaveJSON(value)
 
 
-def load_json(json):
+def load_json(json: str) -> Any:
     """Load what :func:`save_json` wrote. Raises ValueError on malformed text or an unknown type key (import the
     module that registers the type first)."""
     if not isinstance(json, str):

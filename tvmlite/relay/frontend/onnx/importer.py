@@ -22,9 +22,12 @@ Steps, each of which fails with one clear error before the next begins:
 Subgraphs (If/Loop/Scan bodies) are converted by ``convert_subgraph`` (subgraph.py), through the same
 ``convert_nodes`` / ``convert_node`` machinery over a nested symbol table.
 """
+from __future__ import annotations
+
 import collections
 import math
 import os
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
@@ -39,6 +42,9 @@ from .input_dims import dims_fixed_by_weights
 from .tensor_data import read_tensor
 from .validate import (attribute_kind, check_declared_type, check_input_types, check_nodes, check_opsets, kind_name,
                        schema_of)
+
+if TYPE_CHECKING:
+    import onnx
 
 __all__ = ["GraphImporter", "from_onnx", "tensor_dtype", "FOLD_LIMIT", "within_fold_limit"]
 
@@ -501,7 +507,10 @@ def load_model(model):
     raise TypeError_(f"from_onnx: model must be an onnx.ModelProto, a path or bytes, got {type(model).__name__}")
 
 
-def from_onnx(model, shape=None, dtype=None, opset=None, freeze_params=False, base_dir=None):
+def from_onnx(model: onnx.ModelProto | str | os.PathLike[str] | bytes,
+              shape: Mapping[str, Sequence[int | str | None]] | None = None, dtype: str | None = None,
+              opset: int | None = None, freeze_params: bool = False,
+              base_dir: str | os.PathLike[str] | None = None) -> tuple[IRModule, dict[str, np.ndarray]]:
     """Convert an ONNX model to (IRModule, params).
 
     Parameters
