@@ -18,7 +18,6 @@ import glob
 import os
 import re
 import subprocess
-import sysconfig
 from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup

@@ -1,7 +1,7 @@
 """tvmlite: a compact, fast re-imagining of Apache TVM's core."""
 from typing import TYPE_CHECKING
 
-from ._ffi import core as _core
+from ._ffi import core as _core  # noqa: F401  (loads libtvmlite.so first)
 from ._ffi.registry import (register_object, register_func, get_global_func, list_global_func_names,
                             remove_global_func)
 from .error import TVMLiteError
@@ -10,9 +10,9 @@ from .runtime.serialization import structural_equal, structural_hash, save_json,
 from . import runtime, nd, error
 
 if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
-    from . import frontend, ir, relay, testing
-    from .ir import transform
-    from .relay.build_module import build
+    from . import frontend, ir, relay, testing  # noqa: F401
+    from .ir import transform  # noqa: F401
+    from .relay.build_module import build  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -9,7 +9,7 @@ import ctypes
 import os
 
 from ._ffi import core
-from ._ffi.registry import _init_api, get_global_func, register_object
+from ._ffi.registry import _init_api, register_object
 from .runtime.object import Object
 
 __all__ = ["Pair", "object_count"]

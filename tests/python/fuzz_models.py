@@ -788,7 +788,6 @@ def export_bases():
     if "export" in _CACHE:
         return _CACHE["export"]
     import numpy as np
-    import onnx
     from onnx import TensorProto, helper
 
     import tvmlite
@@ -1015,7 +1014,6 @@ def tamper_export(rng, data):
 
 def make_case(seed, index, workdir):
     """The case (a dict) for (seed, index); workdir is where its files live (the child's cwd is workdir/cwd)."""
-    import numpy as np
 
     rng = case_rng(seed, index)
     gen = rng.choices([g for g, _ in GENERATORS], [w for _, w in GENERATORS])[0]

@@ -136,7 +136,8 @@ PROTOCOLS = textwrap.dedent("""
     s = tvmlite.runtime.ShapeTuple([4, 5])
     assert isinstance(a, collections.abc.Sequence) and isinstance(m, collections.abc.Mapping)
     assert list(a) == [1, 2, 3] and 2 in a and a.index(3) == 2 and list(reversed(a)) == [3, 2, 1] and a[1:] == [2, 3]
-    assert m.keys() == ["a", "b"] and m.values() == [1, None] and "a" in m and "z" not in m and dict(m) == {{"a": 1, "b": None}}
+    assert m.keys() == ["a", "b"] and m.values() == [1, None] and "a" in m and "z" not in m
+    assert dict(m) == {{"a": 1, "b": None}}
     assert m.get("z", 7) == 7 and m.get("b", 7) is None and m == m and m != dict(m)
     assert s == (4, 5) and list(s) == [4, 5] and hash(s) == hash((4, 5)) and s.count(4) == 1
     x = tvmlite.nd.array([[1.0, 2.0]])

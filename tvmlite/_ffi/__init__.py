@@ -28,7 +28,7 @@ elif _BACKEND == "ctypes":
 else:
     raise ImportError(f"tvmlite: TVMLITE_FFI must be 'cython' or 'ctypes', got {_BACKEND!r}")
 
-from .primitives import missing_primitives
+from .primitives import missing_primitives  # noqa: E402  (checks the core chosen above)
 
 _MISSING = missing_primitives(core)
 if _MISSING:  # a stale build, or a backend that fell behind the other: fail here, not at first use

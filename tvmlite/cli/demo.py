@@ -117,7 +117,8 @@ def cmd_demo(args, out=None):
     ok = result.shape == expected.shape and np.allclose(result, expected, rtol=1e-3, atol=1e-4)
     say("\ntimings:")
     say(table([["load the converters (once per process)", ms(t_load)],
-                ["from_onnx + InferType (first call)", ms(t_import)], ["from_onnx + InferType (again)", ms(t_again)], ["build (debug)", ms(t_build)],
+                ["from_onnx + InferType (first call)", ms(t_import)], ["from_onnx + InferType (again)", ms(t_again)],
+                ["build (debug)", ms(t_build)],
                 ["run (debug executor)", ms(t_run)], ["onnx ReferenceEvaluator (oracle)", ms(t_ref)]],
                ["step", "time"]))
     say(f"\noutput 'logits' {result.shape}: {np.array2string(result.ravel()[:5], precision=4)}...")

@@ -3,7 +3,8 @@ from .._ffi.registry import register_object
 from ..runtime.object import Object
 from . import _ffi_api
 
-__all__ = ["Type", "SizeVar", "TensorType", "DynTensorType", "TupleType", "FuncType", "SequenceType", "OptionalType", "Any"]
+__all__ = ["Type", "SizeVar", "TensorType", "DynTensorType", "TupleType", "FuncType", "SequenceType", "OptionalType",
+           "Any"]
 
 
 class _Printable:

@@ -14,7 +14,8 @@ __all__ = ["build"]
 _TARGETS = ("debug", "cpu", "llvm")
 
 
-def build(mod: IRModule | Function, target: str = "debug", params: Mapping[str, Any] | None = None) -> ExecutorFactoryModule:
+def build(mod: IRModule | Function, target: str = "debug",
+          params: Mapping[str, Any] | None = None) -> ExecutorFactoryModule:
     """Build mod for target. ``target="debug"`` interprets the IR with the ops' numpy references; ``"cpu"`` (alias
     ``"llvm"``) lowers it to a graph of native kernels run by the C++ graph executor (docs/compiler.md).
 

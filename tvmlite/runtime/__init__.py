@@ -9,6 +9,11 @@ from .graph_module import GraphModule
 from .module import load_module
 from .threading import set_num_threads, num_threads, set_flush_denormals, flush_denormals
 
+__all__ = ["Object", "Array", "Map", "ShapeTuple", "String", "convert", "NDArray", "DataType", "Device", "cpu",
+           "device", "structural_equal", "structural_hash", "assert_structural_equal", "save_json", "load_json",
+           "ndarray", "GraphModule", "load_module", "set_num_threads", "num_threads", "set_flush_denormals",
+           "flush_denormals", "register_kernel_factory"]
+
 
 def __getattr__(name):
     # register_kernel_factory lives with the executor factory, which imports numpy: loaded when first asked for,

@@ -3,11 +3,10 @@ opsets, constant scales/sizes (static output types), symbolic dims, omitted opti
 import numpy as np
 import pytest
 
-import onnx  # noqa: E402  (a dependency of tvmlite: a missing one is an error, not a skip)
+import onnx  # noqa: E402,F401  (a dependency of tvmlite: a missing one is an error, not a skip)
 from onnx import TensorProto, helper  # noqa: E402
 
 import tvmlite  # noqa: E402
-from tvmlite import relay  # noqa: E402
 from tvmlite.error import OpAttributeInvalid  # noqa: E402
 
 

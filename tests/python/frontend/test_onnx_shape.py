@@ -3,7 +3,7 @@ inputs giving static types, symbolic dims, and bad attributes naming the node.""
 import numpy as np
 import pytest
 
-import onnx  # noqa: E402  (a dependency of tvmlite: a missing one is an error, not a skip)
+import onnx  # noqa: E402,F401  (a dependency of tvmlite: a missing one is an error, not a skip)
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import tvmlite  # noqa: E402

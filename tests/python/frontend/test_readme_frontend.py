@@ -4,7 +4,6 @@ import re
 import subprocess
 import sys
 
-import pytest
 
 import onnx  # noqa: E402,F401  (a dependency of tvmlite: a missing one is an error, not a skip)
 

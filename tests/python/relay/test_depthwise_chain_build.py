@@ -6,7 +6,6 @@ between, and matches the debug target's reference executor every time."""
 import json
 
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 

@@ -5,7 +5,7 @@ leaves such an op to run time. numpy's _ArrayMemoryError takes (shape, dtype), n
 import numpy as np
 import pytest
 
-import onnx  # noqa: E402  (a dependency of tvmlite: a missing one is an error, not a skip)
+import onnx  # noqa: E402,F401  (a dependency of tvmlite: a missing one is an error, not a skip)
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import tvmlite

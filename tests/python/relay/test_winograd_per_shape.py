@@ -2,7 +2,6 @@
 nn.contrib_conv2d_winograd_per_shape (AlterOpLayout), carrying the filters transformed for every tile size
 topi.nn.conv2d_winograd_tiles names, and its kernel (topi.nn.conv2d_winograd_per_shape) runs per call what a build
 specialised to that shape runs: bit for bit the static build's output at every shape."""
-import json
 
 import numpy as np
 import pytest

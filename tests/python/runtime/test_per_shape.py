@@ -44,7 +44,8 @@ def _causal_scores_model():
         helper.make_node("Add", ["scores", "mask_bias"], ["masked"]),
         helper.make_node("Softmax", ["masked"], ["probs"], axis=-1),
     ]
-    inits = [helper.make_tensor("two", TensorProto.INT64, [], [2]), helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+    inits = [helper.make_tensor("two", TensorProto.INT64, [], [2]),
+             helper.make_tensor("zero", TensorProto.INT64, [], [0]),
              helper.make_tensor("one", TensorProto.INT64, [], [1]), _int64s("axis1", [1]),
              helper.make_tensor("neg", TensorProto.FLOAT, [], [-1e9]),
              helper.make_tensor("fzero", TensorProto.FLOAT, [], [0.0]),
@@ -100,7 +101,8 @@ def test_shapes_that_values_decide_are_not_cached():
         helper.make_node("Gather", ["nz_shape", "one"], ["count"], axis=0),
         helper.make_node("Range", ["zero", "count", "one"], ["y"]),
     ]
-    inits = [helper.make_tensor("zero", TensorProto.INT64, [], [0]), helper.make_tensor("one", TensorProto.INT64, [], [1])]
+    inits = [helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+             helper.make_tensor("one", TensorProto.INT64, [], [1])]
     model = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
                    [helper.make_tensor_value_info("y", TensorProto.INT64, None)], inits)
     lib, gm = _build(model)
@@ -164,7 +166,8 @@ def test_a_select_cannot_be_per_shape():
     y = relay.op.control.if_(c, relay.Function([], relay.exp(x)), relay.Function([], relay.tanh(x)))
     lib = tvmlite.build(relay.Function([x, c], relay.nn.relu(y)), target="cpu")
     graph = json.loads(lib.get_graph_json())
-    next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"]["func_name"] == "__select")["attrs"]["per_shape"] = 1
+    select = next(n for n in graph["nodes"] if n["op"] != "null" and n["attrs"]["func_name"] == "__select")
+    select["attrs"]["per_shape"] = 1
     with pytest.raises(tvmlite.TVMLiteError, match="cannot be per_shape"):
         ExecutorFactoryModule(json.dumps(graph), lib.get_params())
 

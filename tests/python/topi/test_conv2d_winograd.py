@@ -63,7 +63,8 @@ def run(attrs, x, u, *extra, out_shape):
 
 
 def check(rng, m, n, c, o, h, w, padding, block=16, out_block=16, stride=1):
-    pads = padding * 4 if len(padding) == 1 else padding * 2 if len(padding) == 2 else padding  # top, left, bottom, right
+    # top, left, bottom, right
+    pads = padding * 4 if len(padding) == 1 else padding * 2 if len(padding) == 2 else padding
     x = rng.standard_normal((n, c, h, w)).astype(np.float32)
     wt = (rng.standard_normal((o, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
     want = direct(x, wt, pads, stride)
@@ -87,7 +88,8 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: "F%d_n%d_c%d_o%d_%dx%d_p%s" % (c[:6] + ("-".join(map(str, c[6])),)))
+@pytest.mark.parametrize("case", CASES,
+                         ids=lambda c: "F%d_n%d_c%d_o%d_%dx%d_p%s" % (c[:6] + ("-".join(map(str, c[6])),)))
 def test_winograd_matches_direct(rng, isa, threads, case):
     check(rng, *case)
 

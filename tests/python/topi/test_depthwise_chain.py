@@ -134,15 +134,15 @@ class Chain:
             return v
         v = self.x.astype(np.float64)
         if "expand" in self.stages:
-            t, l, b, r = self.epad
-            xp = np.pad(v, ((0, 0), (0, 0), (t, b), (l, r)))
+            top, left, bottom, right = self.epad
+            xp = np.pad(v, ((0, 0), (0, 0), (top, bottom), (left, right)))
             s, k = self.estride, self.ek
             eh, ew = (xp.shape[2] - k) // s + 1, (xp.shape[3] - k) // s + 1
             v = sum(np.einsum("nchw,ec->nehw", xp[:, :, i:i + s * (eh - 1) + 1:s, j:j + s * (ew - 1) + 1:s],
                               self.w["expand"][:, :, i, j]) for i in range(k) for j in range(k))
             v = epilogue("expand", v)
-        t, l, b, r = self.pad
-        v = np.pad(v, ((0, 0), (0, 0), (t, b), (l, r)))
+        top, left, bottom, right = self.pad
+        v = np.pad(v, ((0, 0), (0, 0), (top, bottom), (left, right)))
         oh, ow = self.out_shape[2:]
         acc = np.zeros((v.shape[0], v.shape[1], oh, ow))
         s, d = self.stride, self.dilation

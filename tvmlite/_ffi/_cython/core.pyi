@@ -5,7 +5,7 @@ Values crossing the FFI are dynamic: a Function takes and returns Any; an object
 name at run time (ObjectBase.__getattr__).
 """
 from collections.abc import Callable, Iterator
-from typing import Any, SupportsIndex
+from typing import Any
 
 # -- functions ---------------------------------------------------------------------------------------------------
 def get_global_func(name: str, allow_missing: bool = False) -> Function | None: ...

@@ -17,15 +17,17 @@ from .. import expr as _expr
 from . import _make
 from .dyn import _make as _dyn_make
 
-__all__ = ["TupleWrapper", "reshape", "reshape_like", "transpose", "concatenate", "split", "strided_slice", "slice_like", "take", "gather", "gather_elements",
-           "gather_nd", "scatter_elements", "scatter_nd", "broadcast_to", "broadcast_to_like", "tile", "squeeze", "expand_dims",
+__all__ = ["TupleWrapper", "reshape", "reshape_like", "transpose", "concatenate", "split", "strided_slice",
+           "slice_like", "take", "gather", "gather_elements", "gather_nd", "scatter_elements", "scatter_nd",
+           "broadcast_to", "broadcast_to_like", "tile", "squeeze", "expand_dims",
            "shape_of", "ndarray_size", "full", "zeros", "ones", "arange", "trilu", "eye_like", "one_hot",
            "reverse_sequence", "where", "argwhere"]
 
 _VOID = DataType("void")
 
-for _key in ["ReshapeAttrs", "ReshapeLikeAttrs", "TransposeAttrs", "ConcatenateAttrs", "SplitAttrs", "StridedSliceAttrs", "SliceLikeAttrs", "TakeAttrs",
-             "GatherAttrs", "GatherNDAttrs", "ScatterElementsAttrs", "ScatterNDAttrs", "BroadcastToAttrs", "BroadcastToLikeAttrs",
+for _key in ["ReshapeAttrs", "ReshapeLikeAttrs", "TransposeAttrs", "ConcatenateAttrs", "SplitAttrs",
+             "StridedSliceAttrs", "SliceLikeAttrs", "TakeAttrs", "GatherAttrs", "GatherNDAttrs", "ScatterElementsAttrs",
+             "ScatterNDAttrs", "BroadcastToAttrs", "BroadcastToLikeAttrs",
              "TileAttrs", "PadAttrs", "SqueezeAttrs", "ExpandDimsAttrs", "SubPixelAttrs", "DtypeAttrs", "FullAttrs",
              "TriluAttrs", "EyeLikeAttrs", "OneHotAttrs", "ReverseSequenceAttrs"]:
     register_object("relay.attrs." + _key)(type(_key, (Attrs,), {"__slots__": ()}))

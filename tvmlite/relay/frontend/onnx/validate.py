@@ -4,8 +4,9 @@ onnxruntime refuses a model (at session creation) when a node breaks its op's sc
 attribute the op does not have, a required attribute missing, an attribute of another kind, fewer or more inputs or
 outputs than the op takes, an empty name for a required input, an input whose element type the op's type
 constraint does not allow (checked as each node is converted, when its inputs' types are known); and when a declared
-type (a graph output's, a value_info's) disagrees with the type the graph computes. tvmlite refuses the same models at import, with one error
-naming the node and the attribute or input, rather than running something the model's author did not write.
+type (a graph output's, a value_info's) disagrees with the type the graph computes. tvmlite refuses the same models
+at import, with one error naming the node and the attribute or input, rather than running something the model's
+author did not write.
 
 On top of the schema, flag attributes (``keepdims``, ``sorted``, ...: FLAG_ATTRIBUTES) must be 0 or 1. The spec
 says so, and the readings differ: onnxruntime's reductions read ``keepdims == 1``, a Python converter

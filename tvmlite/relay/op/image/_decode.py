@@ -1,7 +1,8 @@
 """numpy reference of image.decode (ONNX ImageDecoder) for the formats decodable without an image codec library:
 PNG (8-bit, non-interlaced; grey, grey+alpha, RGB, RGBA, palette), BMP (uncompressed 24/32-bit), binary PNM
 (P5 greyscale, P6 colour) and baseline uncompressed TIFF (8-bit grey/RGB/RGBA, interleaved strips). JPEG,
-JPEG 2000, WebP and compressed TIFF need a codec tvmlite does not ship: they raise OpNotImplemented. A stream that is not a decodable image decodes to an empty (0, 0, C) image, as the spec says.
+JPEG 2000, WebP and compressed TIFF need a codec tvmlite does not ship: they raise OpNotImplemented. A stream that
+is not a decodable image decodes to an empty (0, 0, C) image, as the spec says.
 """
 import struct
 import zlib
