@@ -14,6 +14,9 @@ Per exported ONNX file ("part") and per shape:
   static   from_onnx(path, shape={every input: this shape}) + build, one per shape
   ORT      onnxruntime (bench/timing.py's ort_session), intra_op_num_threads = t
   OV       openvino.Core().compile_model(path, "CPU", INFERENCE_NUM_THREADS = t, f32), run at every shape
+  with_past  for a merged decoder only: tvmlite's dynamic build of decoder_with_past_model.onnx at the cached-step
+           shapes, in the same rotation as the merged decoder's runners, so "merged step / with_past" compares
+           samples taken side by side (issue 31's bar: <= 1.10x), not two parts timed minutes apart
 Every runtime runs in a worker process of its own (bench/workers.py, as models.py does), each model in a process
 of its own with a timeout (a crash, OOM or hang is reported and the next model runs). Outputs are checked against
 onnxruntime's first (every output: largest difference relative to onnxruntime's largest magnitude, bar 1e-3);
@@ -24,6 +27,7 @@ the nodes on the numpy reference (lib.fallbacks()) of all kernel nodes.
     python bench/hf.py --quick                      # small configs, 1 and 2 threads: a smoke run (~4 min)
     python bench/hf.py                              # published sizes, every model (~1 h)
     python bench/hf.py --models bert,gpt2 --threads 1 --repeat 11
+    python bench/hf.py --models t5,whisper --parts decoder_model_merged.onnx   # merged steps vs with_past
 """
 import argparse
 import json
@@ -265,11 +269,13 @@ def picklable_errors(method):
 
 
 class Runner:
-    """One runtime ("dyn", "static", "ORT", "OV") on one ONNX file at a list of shapes, in its worker process."""
+    """One runtime ("dyn", "static", "ORT", "OV"; "with_past" is a "dyn" of another file) on one ONNX file at a list
+    of shapes, in its worker process."""
 
     def __init__(self, kind, path, shapes, specs, max_gb):
         self.kind, self.path, self.shapes = kind, path, shapes
-        if kind in ("dyn", "static") and max_gb:  # a runaway build fails here, not the machine's other processes
+        self.tvm = kind in ("dyn", "with_past")  # one dynamic tvmlite build
+        if (self.tvm or kind == "static") and max_gb:  # a runaway build fails here, not the machine's other processes
             resource.setrlimit(resource.RLIMIT_AS, (int(max_gb * 2**30),) * 2)
         self.feeds = [make_feeds(specs, dims) for _, dims in shapes]
         self.calls, self.loops, self.threads = {}, {}, 1
@@ -279,7 +285,7 @@ class Runner:
     def prepare(self):
         """Build / load; returns what the parent reports (build s, build peak MB, reference nodes)."""
         warnings.simplefilter("ignore")
-        if self.kind == "dyn":
+        if self.tvm:
             self.lib, info = self._build(None)
             import tvmlite
 
@@ -327,7 +333,7 @@ class Runner:
     @picklable_errors
     def set_threads(self, n):
         self.threads, self.loops = n, {}
-        if self.kind in ("dyn", "static"):
+        if self.tvm or self.kind == "static":
             import tvmlite
 
             tvmlite.runtime.set_num_threads(n)
@@ -348,7 +354,7 @@ class Runner:
     def _call(self, i):
         """A no-argument function running shape i (its inputs set)."""
         feeds = self.feeds[i]
-        if self.kind == "dyn":
+        if self.tvm:
             if self.current != i:
                 self.gm.set_input(**feeds)
                 self.current = i
@@ -363,7 +369,7 @@ class Runner:
     def outputs(self, i):
         """Every output at shape i, as numpy arrays."""
         self._call(i)()
-        if self.kind == "dyn":
+        if self.tvm:
             return [self.gm.get_output(k).numpy() for k in range(self.gm.get_num_outputs())]
         if self.kind == "static":
             gm = self.libs[i]
@@ -404,8 +410,14 @@ def run_part(path, shapes, threads, repeat, have_ov, max_gb):
     kinds = [k for k in RUNNERS if k != "OV" or have_ov]
     part = {"build": {}, "errors": {}, "rows": [{"shape": label, "diff": {}, "ms": {}, "errors": {}}
                                                 for label, _ in shapes]}
-    specs = input_specs(path)  # here: loading the model in a worker would raise its peak RSS before the build
-    with Workers({k: (Runner, (k, path, shapes, specs, max_gb)) for k in kinds}) as call:
+    # here: loading the model in a worker would raise its peak RSS before the build
+    files = {k: (path, input_specs(path)) for k in kinds}
+    with_past = os.path.join(os.path.dirname(path), "decoder_with_past_model.onnx")
+    steps = {i for i, (_, dims) in enumerate(shapes) if dims.get("use_cache_branch")}
+    if os.path.basename(path) == "decoder_model_merged.onnx" and steps and os.path.exists(with_past):
+        kinds.append("with_past")
+        files["with_past"] = (with_past, input_specs(with_past))
+    with Workers({k: (Runner, (k, files[k][0], shapes, files[k][1], max_gb)) for k in kinds}) as call:
         live = []
         for k in kinds:
             t0 = time.perf_counter()
@@ -417,7 +429,7 @@ def run_part(path, shapes, threads, repeat, have_ov, max_gb):
                                                         if type(err).__name__ == "BrokenProcessPool" else "")
                 call.close(k)
             print(f"    {k}: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-        runs = {k: set(range(len(shapes))) for k in live}
+        runs = {k: set(range(len(shapes))) if k != "with_past" else set(steps) for k in live}
         for i, f in part["build"].get("static", {}).get("failed", {}).items():
             runs["static"].discard(int(i))
             part["rows"][int(i)]["errors"]["static"] = f
@@ -435,7 +447,7 @@ def run_part(path, shapes, threads, repeat, have_ov, max_gb):
                 if t == threads[0]:  # outputs do not depend on the thread count: checked once
                     want = call("ORT", "outputs", i)
                     for k in live:
-                        if k == "ORT" or i not in runs[k]:
+                        if k in ("ORT", "with_past") or i not in runs[k]:  # with_past: another model's outputs
                             continue
                         try:
                             row["diff"][k] = relative_difference(call(k, "outputs", i), want)
@@ -488,7 +500,10 @@ def model_main(args):
         report["error"] = f"export: {type(err).__name__}: {_first_line(err)}"
         save()
         return 0
+    wanted = {p.strip() for p in args.parts.split(",") if p.strip()}
     for file, shapes in PARTS[args.one]:
+        if wanted and file not in wanted:
+            continue
         shapes = [(label, dict(fixed_dims(out), **dims)) for label, dims in shapes]
         print(f"  {args.one}/{file}", file=sys.stderr, flush=True)
         try:
@@ -517,6 +532,7 @@ def run_model(name, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--out", out, "--cache", args.cache,
            "--threads", args.threads, "--repeat", str(args.repeat), "--max-build-gb", str(args.max_build_gb)]
     cmd += ["--quick"] if args.quick else []
+    cmd += ["--parts", args.parts] if args.parts else []
     proc = subprocess.Popen(cmd, start_new_session=True)  # its own process group: a timeout ends its workers too
     error = None
     try:
@@ -623,24 +639,27 @@ def print_summary(reports, threads):
 
 
 def print_merged_steps(reports, threads):
-    """A cached decode step of the merged decoder against decoder_with_past at the same shape (issue 31: <= 1.10x)."""
+    """A cached decode step of the merged decoder against decoder_with_past at the same shape (issue 31: <= 1.10x):
+    tvmlite's from the merged part's own rotation (the "with_past" runner: samples side by side); onnxruntime's from
+    the two parts' separate runs, for reference."""
     lines = []
     for report in reports:
         merged = report["parts"].get("decoder_model_merged.onnx", {}).get("rows", [])
         past_part = report["parts"].get("decoder_with_past_model.onnx", {})
-        with_past = {row["shape"]: row for row in past_part.get("rows", [])}
+        separate = {row["shape"]: row for row in past_part.get("rows", [])}
         for row in merged:
-            other = with_past.get(row["shape"])
             for t in threads:
-                for k in ("dyn", "static", "ORT"):
-                    a = row["ms"].get(str(t), {}).get(k)
-                    b = other["ms"].get(str(t), {}).get(k) if other else None
+                ms = row["ms"].get(str(t), {})
+                pairs = [("tvmlite dyn, one rotation", ms.get("dyn"), ms.get("with_past"))]
+                other = separate.get(row["shape"], {}).get("ms", {}).get(str(t), {})
+                pairs.append(("ORT, separate parts", ms.get("ORT"), other.get("ORT")))
+                for label, a, b in pairs:
                     if a is not None and b is not None:
-                        lines.append(f"| {report['model']} | {row['shape']} | {t} | {k} | {a:.2f} | {b:.2f} | "
+                        lines.append(f"| {report['model']} | {row['shape']} | {t} | {label} | {a:.2f} | {b:.2f} | "
                                      f"{a / b:.2f} |")
     if lines:
         print("\n### Merged decoder step against decoder_with_past (same shape)\n")
-        print("| model | shape | threads | runtime | merged ms | with_past ms | merged/with_past |")
+        print("| model | shape | threads | measured | merged ms | with_past ms | merged/with_past |")
         print("| --- | --- | ---: | --- | ---: | ---: | ---: |")
         print("\n".join(lines))
 
@@ -662,6 +681,8 @@ def main(argv=None):
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--repeat", type=int, default=None, help="timed turns per runner and shape (default 7, "
                         "--quick 3)")
+    parser.add_argument("--parts", default="", help="comma-separated ONNX file names to run (default: every part "
+                        "of each model), e.g. decoder_model_merged.onnx")
     parser.add_argument("--quick", action="store_true", help="small configs: a smoke run")
     parser.add_argument("--timeout", type=float, default=None, help="s per model (default 900, --quick 300)")
     parser.add_argument("--max-build-gb", type=float, default=8,
