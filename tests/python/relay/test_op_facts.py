@@ -184,3 +184,34 @@ def test_passes_keep_no_lists_of_op_names():
              for i, line in enumerate(f.read_text().splitlines(), 1) if pattern.search(line)]
     assert found == []
     assert "_RANDOM_WORDS" not in (ROOT / "tvmlite/relay/frontend/onnx/fold.py").read_text()
+
+
+LEGALIZED = ["nn.conv1d", "nn.conv1d_transpose", "nn.conv2d", "nn.bias_add", "expand_dims", "split", "tile",
+             "l2_norm", "l1_norm", "sum_square"]
+
+
+def test_legalize_asks_each_op_for_its_rule():
+    """Legalize names no op: its rewrites are the ops' "FTVMLiteLegalize" rules (legalize_rules.cc, TVM's
+    FTVMLegalize), and a rule set from Python is applied like them: (call, new args) -> an expression, or None to
+    keep the call."""
+    assert re.findall(r'->name ==|name == "', (ROOT / "csrc/relay/transforms/legalize.cc").read_text()) == []
+    assert [n for n in LEGALIZED if ir.Op.get(n).get_attr("FTVMLiteLegalize") is None] == []
+    x = relay.var("x", shape=(2, 3))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.negative(relay.exp(x))))
+    seen = []
+
+    def rule(call, args):
+        seen.append(call.op.name)
+        return relay.subtract(relay.const(0.0), args[0]) if len(seen) == 1 else None
+
+    op = ir.Op.get("negative")
+    assert op.get_attr_level("FTVMLiteLegalize") is None
+    op.set_attr("FTVMLiteLegalize", rule, 1)
+    try:
+        first = relay.transform.Legalize()(mod)["main"].body
+        second = relay.transform.Legalize()(mod)["main"].body
+    finally:
+        op.reset_attr("FTVMLiteLegalize")
+    assert (first.op.name, first.args[1].op.name) == ("subtract", "exp")
+    assert second.op.name == "negative" and seen == ["negative", "negative"]
+    assert relay.transform.Legalize()(mod)["main"].body.op.name == "negative"  # the rule is gone
