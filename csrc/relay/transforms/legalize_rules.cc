@@ -33,14 +33,14 @@ using namespace legalize;  // NOLINT(build/namespaces): the helpers the rules sh
 /*! \brief (1, v) from a 1-D window value of a conv attr (v its one value). */
 Array<int64_t> WithUnitH(int64_t v, int64_t unit) { return Array<int64_t>{unit, v}; }
 
-Expr Conv1D(const CallNode* call, const std::vector<Expr>& args) {
-  const auto* a = call->attrs.as<Conv1DAttrs>();
-  if (a == nullptr || a->data_layout != "NCW" || a->kernel_layout != "OIW" ||
-      !(a->out_layout.empty() || a->out_layout == "NCW")) {
-    return Expr();
-  }
+/*!
+ * \brief A 1-D conv's (or conv transpose's) attrs as the 2-D op's over H = 1: window (1, k), strides (1, s),
+ * dilation (1, d), padding (0, begin, 0, end); groups, channels and out_dtype kept; NCHW data, kernel_layout.
+ */
+template <typename To, typename From>
+ObjectPtr<To> OverUnitHeight(const From* a, const char* kernel_layout) {
   const Window<1> w = NormalizeWindow<1>(a->strides, a->padding, a->dilation);
-  auto attrs = make_object<Conv2DAttrs>();
+  auto attrs = make_object<To>();
   attrs->strides = WithUnitH(w.stride[0], 1);
   attrs->padding = Array<int64_t>{0, w.pad_begin[0], 0, w.pad_end[0]};
   attrs->dilation = WithUnitH(w.dilation[0], 1);
@@ -48,9 +48,19 @@ Expr Conv1D(const CallNode* call, const std::vector<Expr>& args) {
   attrs->channels = a->channels;
   if (!a->kernel_size.empty()) attrs->kernel_size = WithUnitH(a->kernel_size[0], 1);
   attrs->data_layout = "NCHW";
-  attrs->kernel_layout = "OIHW";
+  attrs->kernel_layout = kernel_layout;
   attrs->out_layout = a->out_layout.empty() ? "" : "NCHW";
   attrs->out_dtype = a->out_dtype;
+  return attrs;
+}
+
+Expr Conv1D(const CallNode* call, const std::vector<Expr>& args) {
+  const auto* a = call->attrs.as<Conv1DAttrs>();
+  if (a == nullptr || a->data_layout != "NCW" || a->kernel_layout != "OIW" ||
+      !(a->out_layout.empty() || a->out_layout == "NCW")) {
+    return Expr();
+  }
+  auto attrs = OverUnitHeight<Conv2DAttrs>(a, "OIHW");
   return SqueezeH(MakeCall("nn.conv2d", {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)},
                            Attrs(attrs)));
 }
@@ -61,20 +71,9 @@ Expr Conv1DTranspose(const CallNode* call, const std::vector<Expr>& args) {
       !(a->out_layout.empty() || a->out_layout == "NCW")) {
     return Expr();
   }
-  const Window<1> w = NormalizeWindow<1>(a->strides, a->padding, a->dilation);
   const std::array<int64_t, 1> out_pad = PerDim<1>(a->output_padding, "output_padding", 0, 0);
-  auto attrs = make_object<ConvTransposeAttrs<2>>();
-  attrs->strides = WithUnitH(w.stride[0], 1);
-  attrs->padding = Array<int64_t>{0, w.pad_begin[0], 0, w.pad_end[0]};
-  attrs->dilation = WithUnitH(w.dilation[0], 1);
+  auto attrs = OverUnitHeight<ConvTransposeAttrs<2>>(a, "IOHW");
   attrs->output_padding = WithUnitH(out_pad[0], 0);
-  attrs->groups = a->groups;
-  attrs->channels = a->channels;
-  if (!a->kernel_size.empty()) attrs->kernel_size = WithUnitH(a->kernel_size[0], 1);
-  attrs->data_layout = "NCHW";
-  attrs->kernel_layout = "IOHW";
-  attrs->out_layout = a->out_layout.empty() ? "" : "NCHW";
-  attrs->out_dtype = a->out_dtype;
   return SqueezeH(MakeCall("nn.conv2d_transpose",
                            {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)}, Attrs(attrs)));
 }

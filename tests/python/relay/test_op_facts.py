@@ -215,3 +215,13 @@ def test_legalize_asks_each_op_for_its_rule():
     assert (first.op.name, first.args[1].op.name) == ("subtract", "exp")
     assert second.op.name == "negative" and seen == ["negative", "negative"]
     assert relay.transform.Legalize()(mod)["main"].body.op.name == "negative"  # the rule is gone
+
+
+def test_a_legalize_rule_called_wrongly_raises_naming_it():
+    rule = ir.Op.get("split").get_attr("FTVMLiteLegalize")
+    with pytest.raises(TypeError, match=r"FTVMLiteLegalize of split: expected \(call, args\), got 1 arguments"):
+        rule(1)
+    x = relay.var("x", shape=(4,))
+    call = relay.split(x, 2).astuple()
+    with pytest.raises(ValueError, match="FTVMLiteLegalize of split: 0 args for a call of 1"):
+        rule(call, [])

@@ -39,8 +39,10 @@ class If(OnnxOpConverter):
         else_fn, else_err = _try_branch(ctx, attr["else_branch"])
         if then_err is not None and else_err is not None:
             raise then_err
-        if then_err is not None or else_err is not None:
-            then_fn, else_fn = _failing_branch_raises(ctx, then_fn, else_fn, then_err, else_err)
+        if then_err is not None:
+            then_fn = _raising_branch(ctx, "then_branch", then_err, else_fn)
+        elif else_err is not None:
+            else_fn = _raising_branch(ctx, "else_branch", else_err, then_fn)
         call = _op.if_(inputs[0], then_fn, else_fn)
         if n_then == 1:
             return call
@@ -59,14 +61,12 @@ def _try_branch(ctx, graph):
         return None, err
 
 
-def _failing_branch_raises(ctx, then_fn, else_fn, then_err, else_err):
-    """A branch that cannot be typed at the shapes given (a merged decoder built with `shape=` for its cached step:
-    the branch without the cache would concatenate mismatched lengths) becomes one that raises its error when taken,
-    as onnxruntime fails only then; said once at import as a warning."""
+def _raising_branch(ctx, which, err, other):
+    """In place of a branch that cannot be typed at the shapes given (a merged decoder built with `shape=` for its
+    cached step: the branch without the cache would concatenate mismatched lengths), one of the other branch's type
+    that raises err when taken, as onnxruntime fails only then; said once at import as a warning."""
     from .importer import node_label
 
-    which, err, other = ("then_branch", then_err, else_fn) if then_err is not None else ("else_branch", else_err,
-                                                                                        then_fn)
     message = f"{node_label(ctx.node)}: its {which} cannot run at the shapes the model was built for: {err}"
     ret = other.checked_type.ret_type
     fields = list(ret.fields) if isinstance(ret, TupleType) else [ret]
@@ -74,9 +74,7 @@ def _failing_branch_raises(ctx, then_fn, else_fn, then_err, else_err):
         raise err  # a branch of sequences or optionals: no stand-in value
     warnings.warn(message + " (it raises this error if taken)", stacklevel=2)
     values = [_op.raise_error(message, f) for f in fields]
-    failing = _expr.Function([], _expr.Tuple(values) if isinstance(ret, TupleType) else values[0])
-    failing = ctx.infer_type(failing)
-    return (failing, else_fn) if then_err is not None else (then_fn, failing)
+    return ctx.infer_type(_expr.Function([], _expr.Tuple(values) if isinstance(ret, TupleType) else values[0]))
 
 
 def _getitem(expr, i):
