@@ -51,6 +51,7 @@
 #include <tvmlite/relay/op_facts.h>
 #include <tvmlite/relay/transform.h>
 #include <tvmlite/relay/type_rel.h>
+#include <tvmlite/runtime/json.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/serialization.h>
 #include <tvmlite/runtime/structural.h>
@@ -85,62 +86,6 @@ const char* kReference = "relay.backend.reference";
 const char* kNop = "__nop";
 const char* kSelect = "__select";
 
-// ---------------------------------------------------------------------------------------------------------------
-// JSON text
-// ---------------------------------------------------------------------------------------------------------------
-
-void WriteJSONString(const std::string& s, std::string* out) {
-  *out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          *out += buf;
-        } else {
-          *out += static_cast<char>(c);
-        }
-    }
-  }
-  *out += '"';
-}
-
-void WriteJSONFloat(double v, std::string* out) {
-  if (std::isnan(v)) { *out += "NaN"; return; }  // Python's json reads these
-  if (std::isinf(v)) { *out += v > 0 ? "Infinity" : "-Infinity"; return; }
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  *out += buf;
-  if (!std::strpbrk(buf, ".eE")) *out += ".0";
-}
-
-/*! \brief Write a kernel attr value (None, int, float, str, or a list of them); false when it is none of these. */
-bool WriteJSONValue(const Any& v, std::string* out) {
-  switch (v.type_index()) {
-    case kTVMLiteNone: *out += "null"; return true;
-    case kTVMLiteInt: case kTVMLiteBool: *out += std::to_string(v.cast<int64_t>()); return true;
-    case kTVMLiteFloat: WriteJSONFloat(v.cast<double>(), out); return true;
-    case kTVMLiteString: WriteJSONString(std::string(v.cast<String>()), out); return true;
-    case kTVMLiteArray: {
-      *out += '[';
-      bool first = true;
-      for (const Any& x : v.cast<Array<Any>>()) {
-        if (!first) *out += ',';
-        first = false;
-        if (!WriteJSONValue(x, out)) return false;
-      }
-      *out += ']';
-      return true;
-    }
-    default: return false;
-  }
-}
 
 /*!
  * \brief An attrs field value as a kernel attr: bools become ints, dtypes and types their text; nullopt when not
@@ -1483,9 +1428,9 @@ class GraphBuilder {
       const GNode& n = nodes_[i];
       j += i ? ",\n" : "\n";
       j += "{\"op\":";
-      WriteJSONString(n.is_op ? "tvm_op" : "null", &j);
+      runtime::json::WriteString(n.is_op ? "tvm_op" : "null", &j);
       j += ",\"name\":";
-      WriteJSONString(n.name, &j);
+      runtime::json::WriteString(n.name, &j);
       j += ",\"inputs\":[";
       for (size_t k = 0; k < n.inputs.size(); ++k) {
         j += (k ? "," : "") + std::string("[") + std::to_string(n.inputs[k].node) + "," +
@@ -1494,21 +1439,21 @@ class GraphBuilder {
       j += "]";
       if (n.is_op) {
         j += ",\"attrs\":{\"func_name\":";
-        WriteJSONString(n.func_name, &j);
+        runtime::json::WriteString(n.func_name, &j);
         j += ",\"num_inputs\":\"" + std::to_string(n.inputs.size()) + "\",\"num_outputs\":\"" +
              std::to_string(n.out_types.size()) + "\",\"flatten_data\":\"0\",\"kernel_attrs\":{";
         bool first = true;
         for (const auto& kv : n.kernel_attrs) {
           if (!first) j += ",";
           first = false;
-          WriteJSONString(std::string(kv.first), &j);
+          runtime::json::WriteString(std::string(kv.first), &j);
           j += ":";
-          TVMLITE_ICHECK(WriteJSONValue(kv.second, &j)) << "LowerToGraph: a kernel attr is not JSON";
+          TVMLITE_ICHECK(runtime::json::WritePlain(kv.second, &j)) << "LowerToGraph: a kernel attr is not JSON";
         }
         j += "}";
         if (!n.reason.empty()) {
           j += ",\"reason\":";
-          WriteJSONString(n.reason, &j);
+          runtime::json::WriteString(n.reason, &j);
         }
         if (!n.body_json.empty()) j += ",\"body\":" + n.body_json;  // a loop's body graph (LowerLoop)
         if (n.returns) j += n.returns_view ? ",\"returns\":\"view\"" : ",\"returns\":\"outputs\"";
@@ -1523,7 +1468,7 @@ class GraphBuilder {
         }
         if (n.shape_func.defined()) {
           j += ",\"shape_func\":";
-          WriteJSONString(runtime::SaveJSON(Any(n.shape_func)), &j);
+          runtime::json::WriteString(runtime::SaveJSON(Any(n.shape_func)), &j);
           j += ",\"shape_args\":[";
           for (size_t a = 0; a < n.shape_args.size(); ++a) {
             j += a ? ",[" : "[";
@@ -1570,8 +1515,8 @@ class GraphBuilder {
         }
         j += "]";
         dltype += sep;
-        if (const auto* tt = t.as<TensorTypeNode>()) WriteJSONString(tt->dtype.str(), &dltype);
-        else if (const auto* dt = t.as<DynTensorTypeNode>()) WriteJSONString(dt->dtype.str(), &dltype);
+        if (const auto* tt = t.as<TensorTypeNode>()) runtime::json::WriteString(tt->dtype.str(), &dltype);
+        else if (const auto* dt = t.as<DynTensorTypeNode>()) runtime::json::WriteString(dt->dtype.str(), &dltype);
         else dltype += "\"object\"";
         // A returned view shares its input's storage in the plan (liveness), but the kernel makes the view.
         storage += sep + std::to_string(n.returns ? -1 : plan.storage_id[e]);
