@@ -2,9 +2,13 @@
  * \file graph_executor.cc
  * \brief The graph executor: runs the graph LowerToGraph made, one bound kernel call per node.
  *
+ *   graph = graph_executor.parse(graph_json)                 // the lowering's JSON text -> Map (runtime/json.h)
  *   graph_executor.check(graph, params, py_factories)     // validate only: what load_module runs on a file
- *   ex = graph_executor.create(graph, params, device, py_factories)   // graph: the parsed graph JSON (a Map)
+ *   ex = graph_executor.create(graph, params, device, py_factories)
  *   graph_executor.set_input(ex, "x", array); graph_executor.run(ex); y = graph_executor.get_output(ex, 0)
+ *   graph_executor.bind_input(ex, 0, array)                // zero-copy: runs read array itself (the C API's)
+ *   graph_executor.describe(graph, params, py_factories)  // {inputs, outputs: [name, dtype, shape]}
+ *   graph_executor.fallbacks(graph)         // {fallbacks: the reference nodes [{name, reason}], op_nodes: count}
  *
  * At creation: storages of the memory plan are allocated (NDArray: 64-byte aligned), each planned entry is a view
  * of its storage with its own shape and dtype, static inputs get their own buffers, params are the NDArrays of the
@@ -64,6 +68,7 @@
  */
 #include <tvmlite/runtime/array.h>
 #include <tvmlite/runtime/data_type.h>
+#include <tvmlite/runtime/json.h>
 #include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/ndarray.h>
 #include <tvmlite/runtime/registry.h>
@@ -1067,7 +1072,11 @@ class GraphExecutorObj : public Object {
     return nodes[input_nodes[*i]].outputs[0];
   }
 
-  void SetInput(const Any& key, const Any& value) {
+  /*!
+   * \brief Set an input to a copy of value, or with borrow (the C API's zero-copy input) to value itself: the
+   * executor reads that memory on every run until the input is set again.
+   */
+  void SetInput(const Any& key, const Any& value, bool borrow = false) {
     int64_t e = InputEntry(key);
     const std::string& name = EntryName(e);
     if (is_object[e]) {
@@ -1090,7 +1099,17 @@ class GraphExecutorObj : public Object {
                                                               << ShapeStr(shapes[e]) << ", got shape "
                                                               << ShapeStr(a->Shape());
       std::lock_guard<std::mutex> lock(mu_);
-      values_[e].cast<NDArray>().CopyFrom(*a);
+      if (borrow) {
+        values_[e] = *a;
+        RemakeFixedViews(e);
+      } else {
+        if (bound_.erase(e)) {  // back from a borrowed array to the executor's own buffer
+          values_[e] = NDArray::Empty(shapes[e], dtypes[e]);
+          RemakeFixedViews(e);
+        }
+        values_[e].cast<NDArray>().CopyFrom(*a);
+      }
+      if (borrow) bound_.insert(e);
       input_set_.insert(e);
       return;
     }
@@ -1103,11 +1122,40 @@ class GraphExecutorObj : public Object {
           << "set_input: input '" << name << "' has shape " << ShapeStr(want_shape) << " (-1: any), got shape "
           << ShapeStr(a->Shape());
     }
-    NDArray copy = NDArray::Empty(a->Shape(), a->dtype());  // copied before the lock: a new array each time
-    copy.CopyFrom(*a);
+    NDArray copy = *a;
+    if (!borrow) {
+      copy = NDArray::Empty(a->Shape(), a->dtype());  // copied before the lock: a new array each time
+      copy.CopyFrom(*a);
+    }
     std::lock_guard<std::mutex> lock(mu_);
     values_[e] = copy;
     input_set_.insert(e);
+  }
+
+  /*! \brief Remake the views fixed at creation that read static input entry e, directly or through other views
+   * (its buffer changed: a borrowed array, or the executor's own again). Call with the lock held. */
+  void RemakeFixedViews(int64_t e) {
+    std::unordered_set<int64_t> changed{e};
+    for (const Node& n : nodes) {
+      if (n.kind != kNop || !n.view_fixed || !changed.count(n.inputs[0])) continue;
+      values_[n.outputs[0]] = MakeView(n, values_[n.inputs[0]].cast<NDArray>(), shapes[n.outputs[0]]);
+      changed.insert(n.outputs[0]);
+    }
+  }
+
+  /*! \brief [name, dtype, shape] of each input and output (-1: a symbolic dim; dtype "object": not a tensor). */
+  Map<String, Any> Describe() const {
+    auto row = [&](const std::string& name, int64_t e) {
+      std::string dtype = is_object[e] ? "object" : DataType(dtypes[e]).str();
+      return Array<Any>({Any(String(name)), Any(String(dtype)), Any(Array<int64_t>(shapes[e]))});
+    };
+    std::vector<Any> inputs, outputs;
+    for (int64_t id : input_nodes) inputs.push_back(row(nodes[id].name, nodes[id].outputs[0]));
+    for (size_t i = 0; i < heads.size(); ++i) outputs.push_back(row("output" + std::to_string(i), heads[i]));
+    Map<String, Any> out;
+    out.Set(String("inputs"), Array<Any>(inputs));
+    out.Set(String("outputs"), Array<Any>(outputs));
+    return out;
   }
 
   const std::string& EntryName(int64_t e) const {
@@ -1234,6 +1282,7 @@ class GraphExecutorObj : public Object {
   std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes, scratch and the last run's
   std::vector<Any> values_;  // per entry
   std::unordered_set<int64_t> input_set_;
+  std::unordered_set<int64_t> bound_;  // static inputs set with borrow (their values are the caller's arrays)
   bool has_run_ = false;
 };
 
@@ -1249,6 +1298,62 @@ GraphExecutorObj* Self(const ObjectRef& ex) {
 
 const Map<String, Any>* OrNull(const runtime::Optional<Map<String, Any>>& m) { return m ? &*m : nullptr; }
 
+/*! \brief The reference nodes of graph (loop bodies' too, named "<loop node>/<body node>"), in execution order:
+ * {name, reason} (reason: why no native kernel took the node; "" in graphs from older files); counts op nodes. */
+void CollectFallbacks(const Map<String, Any>& graph, const std::string& prefix, std::vector<Any>* out,
+                      int64_t* op_nodes) {
+  const Any* nodes = graph.get()->Find(Any(String("nodes")));
+  std::optional<Array<Any>> list = nodes ? nodes->as<Array<Any>>() : std::nullopt;
+  if (!list) return;
+  for (const Any& item : *list) {
+    std::optional<Map<String, Any>> node = item.as<Map<String, Any>>();
+    const Any* attrs_any = node ? node->get()->Find(Any(String("attrs"))) : nullptr;
+    std::optional<Map<String, Any>> attrs = attrs_any ? attrs_any->as<Map<String, Any>>() : std::nullopt;
+    if (!attrs) continue;
+    auto text = [](const Map<String, Any>& m, const char* key) {
+      const Any* v = m.get()->Find(Any(String(key)));
+      std::optional<String> s = v ? v->as<String>() : std::nullopt;
+      return s ? std::string(*s) : std::string();
+    };
+    if (text(*node, "op") == "null") continue;
+    ++*op_nodes;
+    const std::string name = prefix + (text(*node, "name").empty() ? "?" : text(*node, "name"));
+    if (text(*attrs, "func_name") == "relay.backend.reference") {
+      Map<String, Any> r;
+      r.Set(String("name"), String(name));
+      r.Set(String("reason"), String(text(*attrs, "reason")));
+      out->push_back(r);
+    }
+    const Any* body = attrs->get()->Find(Any(String("body")));
+    if (std::optional<Map<String, Any>> b = body ? body->as<Map<String, Any>>() : std::nullopt) {
+      CollectFallbacks(*b, name + "/", out, op_nodes);
+    }
+  }
+}
+
+// The graph JSON is parsed here, by the executor (Python's ExecutorFactoryModule and the C API both call it).
+TVMLITE_REGISTER_GLOBAL("graph_executor.parse").set_body_typed([](std::string text) {
+  Any graph = runtime::json::ParsePlain(text, "graph executor", true, 512);
+  std::optional<Map<String, Any>> m = graph.as<Map<String, Any>>();
+  TVMLITE_CHECK_KIND(m.has_value(), ValueError) << "graph executor: the graph JSON must be an object";
+  return *m;
+});
+TVMLITE_REGISTER_GLOBAL("graph_executor.fallbacks").set_body_typed([](Map<String, Any> graph) {
+  std::vector<Any> records;
+  int64_t op_nodes = 0;
+  CollectFallbacks(graph, "", &records, &op_nodes);
+  Map<String, Any> out;
+  out.Set(String("fallbacks"), Array<Any>(records));
+  out.Set(String("op_nodes"), op_nodes);
+  return out;
+});
+TVMLITE_REGISTER_GLOBAL("graph_executor.describe")
+    .set_body_typed([](Map<String, Any> graph, Map<String, Any> params,
+                       runtime::Optional<Map<String, Any>> py_factories) {
+      auto n = runtime::make_object<GraphExecutorObj>();
+      n->Init(graph, params, OrNull(py_factories), true);
+      return n->Describe();
+    });
 TVMLITE_REGISTER_GLOBAL("graph_executor.check")
     .set_body_typed([](Map<String, Any> graph, Map<String, Any> params,
                        runtime::Optional<Map<String, Any>> py_factories) {
@@ -1266,6 +1371,9 @@ TVMLITE_REGISTER_GLOBAL("graph_executor.create")
 // Every call that takes the executor's mutex is long-running: the GIL is released before it locks (see above).
 TVMLITE_REGISTER_GLOBAL("graph_executor.set_input")
     .set_body_typed([](ObjectRef ex, Any key, Any value) { Self(ex)->SetInput(key, value); })
+    .set_long_running();
+TVMLITE_REGISTER_GLOBAL("graph_executor.bind_input")
+    .set_body_typed([](ObjectRef ex, Any key, Any value) { Self(ex)->SetInput(key, value, true); })
     .set_long_running();
 TVMLITE_REGISTER_GLOBAL("graph_executor.run").set_body_typed([](ObjectRef ex) { Self(ex)->Run(); }).set_long_running();
 TVMLITE_REGISTER_GLOBAL("graph_executor.profile")

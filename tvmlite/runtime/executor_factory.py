@@ -15,7 +15,6 @@ reference kernel, relay.backend.reference, is one), never any other registered f
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Callable
 
@@ -39,8 +38,8 @@ class _Api:
     """The graph_executor.* globals, bound once."""
 
     def __init__(self):
-        for name in ("check", "create", "set_input", "run", "profile", "get_output", "get_num_outputs", "get_input",
-                     "get_input_names"):
+        for name in ("parse", "fallbacks", "check", "create", "set_input", "run", "profile", "get_output",
+                     "get_num_outputs", "get_input", "get_input_names"):
             setattr(self, name, _api(name))
 
 
@@ -187,27 +186,17 @@ class ExecutorFactoryModule:
         if not isinstance(graph_json, str):
             raise TypeError(f"ExecutorFactoryModule: graph_json must be a str, got {type(graph_json).__name__}")
         self._graph_json = graph_json
-        try:
-            graph = json.loads(graph_json)
-        except (ValueError, RecursionError) as err:  # (RecursionError: nested beyond Python's limit)
-            raise _ValueError(f"ExecutorFactoryModule: the graph JSON is malformed: {err}") from None
-        if not isinstance(graph, dict):
-            raise _ValueError("ExecutorFactoryModule: the graph JSON must be an object")
-        nodes = graph.get("nodes")
-        if isinstance(nodes, list) and fallbacks(graph):  # loop bodies' nodes too
+        api = _get_api()
+        self._graph = api.parse(graph_json)  # the executor's own JSON reader (C++): a Map
+        if fallbacks(self._graph):  # loop bodies' nodes too
             # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
             # so loading an all-native model stays quick
             from ..relay.backend import reference_kernel  # noqa: F401
-        try:
-            self._graph = convert(graph)
-        except (TypeError, OverflowError, RecursionError) as err:  # e.g. an int beyond 64 bits
-            raise _ValueError(f"ExecutorFactoryModule: the graph JSON holds a value tvmlite cannot hold: {err}") \
-                from None
         self._params = {str(k): v if isinstance(v, NDArray) else to_executor_value(v)
                         for k, v in dict(params or {}).items()}
         self._params_map = convert(self._params)
-        _get_api().check(self._graph, self._params_map, _py_factories())  # every malformed part: a ValueError
-        attrs = graph["attrs"]
+        api.check(self._graph, self._params_map, _py_factories())  # every malformed part: a ValueError
+        attrs = self._graph["attrs"]
         #: the memory plan's figures: bytes of the shared storages vs. the sum of all intermediates
         self.planned_bytes = _int_attr(attrs, "planned_bytes")
         self.intermediate_bytes = _int_attr(attrs, "intermediate_bytes")
@@ -226,9 +215,7 @@ class ExecutorFactoryModule:
     def fallbacks(self) -> list[dict[str, str]]:
         """The graph nodes that run on the numpy reference rather than a native kernel, in execution order: dicts
         with name and reason (why no kernel took the node). Empty when the whole model is native."""
-        from .fallbacks import fallbacks
-
-        return fallbacks(json.loads(self._graph_json))
+        return fallbacks(self._graph)
 
     def get_params(self) -> dict[str, NDArray]:
         """The params by name (p0, p1, ...: the module's constants)."""

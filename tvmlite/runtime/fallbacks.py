@@ -5,7 +5,8 @@
         print(f["name"], f["reason"])    # tvmlite_dyn_reshape_0  op dyn.reshape has no native kernel
 
 The lowering (csrc/backend/graph_codegen.cc) writes the reason on each reference node ("reason" beside its
-kernel_attrs); graphs from older files have none (""). A Loop or Scan node ("__loop", "__scan") runs its body, a
+kernel_attrs); graphs from older files have none (""). The executor finds them (graph_executor.fallbacks, which the
+C API's TVMLiteModelLoad uses to name them too). A Loop or Scan node ("__loop", "__scan") runs its body, a
 graph of its own (attrs.body): it is native when its body is; the body's reference nodes are listed too, named
 "<loop node>/<body node>".
 """
@@ -21,23 +22,22 @@ class FallbackWarning(UserWarning):
     """A built model has nodes on the numpy reference: they run, much slower than native kernels."""
 
 
-def _op_nodes(graph, prefix=""):
-    """(name, attrs) of each op node of a graph and, after a loop node, of its body's (named loop/node)."""
-    for node in graph.get("nodes", []) if isinstance(graph, dict) else []:
-        attrs = node.get("attrs") if isinstance(node, dict) else None
-        if not isinstance(attrs, dict) or node.get("op") == "null":
-            continue
-        name = prefix + str(node.get("name", "?"))
-        yield name, attrs
-        if isinstance(attrs.get("body"), dict):
-            yield from _op_nodes(attrs["body"], name + "/")
+def _scan(graph):
+    """(records, number of op nodes) of a graph: its JSON text or the executor's parsed Map (the walk is the
+    executor's, graph_executor.fallbacks)."""
+    from .._ffi import core
+
+    if isinstance(graph, str):
+        graph = core.get_global_func("graph_executor.parse")(graph)
+    scan = core.get_global_func("graph_executor.fallbacks")(graph)
+    records = [{"name": str(r["name"]), "reason": str(r["reason"])} for r in scan["fallbacks"]]
+    return records, int(scan["op_nodes"])
 
 
 def fallbacks(graph):
-    """The reference nodes of a graph (the parsed graph JSON), in execution order, loop bodies' included: dicts
-    with name and reason."""
-    return [{"name": name, "reason": str(attrs.get("reason", ""))}
-            for name, attrs in _op_nodes(graph) if attrs.get("func_name") == REFERENCE]
+    """The reference nodes of a graph (its JSON text, or the Map graph_executor.parse made), in execution order,
+    loop bodies' included: dicts with name and reason."""
+    return _scan(graph)[0]
 
 
 def summary(records, limit=4):
@@ -49,9 +49,8 @@ def summary(records, limit=4):
 
 def warn_fallbacks(graph, where="tvmlite.build"):
     """Warn once (FallbackWarning) when the graph has reference nodes, naming how many and the commonest reasons."""
-    records = fallbacks(graph)
+    records, ops = _scan(graph)
     if not records:
         return
-    ops = sum(1 for _ in _op_nodes(graph))
     warnings.warn(f"{where}: {len(records)} of {ops} graph nodes run on the numpy reference, not native kernels "
                   f"(lib.fallbacks() lists them): {summary(records)}", FallbackWarning, stacklevel=3)

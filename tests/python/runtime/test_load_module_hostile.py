@@ -178,12 +178,13 @@ GRAPHS = {
                                "graph executor: attrs.dltype must list"),
     "a shape of strings": (_set(["attrs", "shape", 1, 0], ["3", "8"]), "graph executor: shape must be a list of ints"),
     "a dim too large": (_set(["attrs", "shape", 1, 0], [1 << 40, 1 << 40]), "does not fit in memory"),
-    "an int beyond 64 bits": (_set(["attrs", "shape", 1, 0], [3, 1 << 70]), "a value tvmlite cannot hold"),
+    "an int beyond 64 bits": (_set(["attrs", "shape", 1, 0], [3, 1 << 70]), "graph executor: malformed JSON at offset"),
     "node_row_ptr missing": (_set(["node_row_ptr"], None), "graph executor: the graph has no 'node_row_ptr'"),
     "heads not entries": (_set(["heads"], [[99, 0, 0]]), "graph executor: a head names no entry"),
     "a kernel node without attrs": (lambda g: _del_attrs(g), "graph executor: the graph has no 'attrs'"),
     "planned_bytes not an int": (_set(["attrs", "planned_bytes"], [1]), "attrs.planned_bytes must be an int"),
-    "nested beyond Python's limit": (lambda g: "[" * 100000 + "]" * 100000, "the graph JSON is malformed"),
+    "nested too deeply": (lambda g: "[" * 100000 + "]" * 100000,
+                          "graph executor: malformed JSON at offset 513: nested too deeply"),
 }
 
 

@@ -5,7 +5,6 @@
 ``optimize(mod) -> mod`` is the pass pipeline of docs/compiler.md; ``lower(mod)`` is csrc/backend/graph_codegen.cc
 (relay.backend.LowerToGraph).
 """
-import json
 
 import numpy as np
 
@@ -94,5 +93,5 @@ def build(mod, params=None):
     mod = optimize_all(mod)
     graph_json, lowered_params = lower(mod)
     lib = ExecutorFactoryModule(graph_json, lowered_params)
-    warn_fallbacks(json.loads(graph_json))
+    warn_fallbacks(graph_json)
     return lib
