@@ -248,3 +248,15 @@ def test_run_copy_and_zero_copy_inputs(capi, relu_model):
         assert "value is NULL" in _error(capi, capi.TVMLiteExecutorSetInput(ex, 0, None))
     finally:
         capi.TVMLiteExecutorFree(ex)
+
+
+def test_the_readme_c_snippet_compiles():
+    import re
+
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    (block,) = re.findall(r"```c\n(.*?)```", readme, flags=re.S)
+    source = f'#include <stdio.h>\n#include "tvmlite/c_executor_api.h"\nvoid f(DLTensor x) {{\n{block}}}\n'
+    cc = shutil.which(os.environ.get("CC", "gcc")) or shutil.which("cc")
+    proc = subprocess.run([cc, "-std=c11", "-Wall", "-Werror", "-fsyntax-only", "-x", "c", "-", "-I", INCLUDE],
+                          input=source, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
