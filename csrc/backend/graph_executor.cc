@@ -66,73 +66,17 @@
  * GIL while waiting would deadlock. A run stays interruptible as before: Ctrl-C raises in the next reference node
  * (a Python callback), else when run returns; a run waiting for the mutex waits for the call holding it.
  */
-#include <tvmlite/runtime/array.h>
-#include <tvmlite/runtime/data_type.h>
+#include "./graph_executor.h"
+
 #include <tvmlite/runtime/json.h>
-#include <tvmlite/runtime/map.h>
-#include <tvmlite/runtime/ndarray.h>
-#include <tvmlite/runtime/registry.h>
-#include <tvmlite/runtime/serialization.h>
-#include <tvmlite/runtime/shape.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cstring>
-#include <memory>
-#include <map>
-#include <mutex>
-#include <unordered_map>
-#include <unordered_set>
-
-#include "./shape_func.h"
 
 namespace tvmlite {
 namespace backend {
-
-using runtime::Any;
-using runtime::AnyView;
-using runtime::Array;
-using runtime::DataType;
-using runtime::Function;
-using runtime::Map;
-using runtime::NDArray;
-using runtime::Object;
-using runtime::ObjectRef;
-using runtime::String;
-
-namespace {
-
-/*! \brief A view of base's memory (from its start) with another shape and dtype; base must be large enough. */
-NDArray ViewOf(const NDArray& base, const std::vector<int64_t>& shape, DLDataType dtype) {
-  const DLTensor& src = base->tensor;
-  DLTensor t{src.data, src.device, static_cast<int32_t>(shape.size()), dtype, const_cast<int64_t*>(shape.data()),
-             nullptr, src.byte_offset};
-  auto* owner = new NDArray(base);
-  return NDArray::FromExternal(t, owner, [](void* p) { delete static_cast<NDArray*>(p); }, 0);
-}
 
 std::string ShapeStr(const std::vector<int64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-int64_t NumBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
-  int64_t n = DataType(dtype).bytes();  // as NDArray lays it out: whole bytes per element
-  for (int64_t d : shape) {
-    TVMLITE_CHECK_KIND(d >= 0 && !__builtin_mul_overflow(n, d, &n), ValueError)
-        << "graph executor: an entry of shape " << ShapeStr(shape) << " does not fit in memory";
-  }
-  return n;
-}
-
-template <typename T>
-T Get(const Map<String, Any>& m, const char* key) {
-  const Any* v = m.get()->Find(Any(String(key)));
-  TVMLITE_CHECK_KIND(v != nullptr, ValueError) << "graph executor: the graph has no '" << key << "'";
-  std::optional<T> t = v->as<T>();
-  TVMLITE_CHECK_KIND(t.has_value(), ValueError) << "graph executor: the graph's '" << key << "' is malformed";
-  return *t;
 }
 
 std::vector<int64_t> IntList(const Any& v, const char* what) {
@@ -147,9 +91,29 @@ std::vector<int64_t> IntList(const Any& v, const char* what) {
   return out;
 }
 
+namespace {
+
+/*! \brief A view of base's memory (from its start) with another shape and dtype; base must be large enough. */
+NDArray ViewOf(const NDArray& base, const std::vector<int64_t>& shape, DLDataType dtype) {
+  const DLTensor& src = base->tensor;
+  DLTensor t{src.data, src.device, static_cast<int32_t>(shape.size()), dtype, const_cast<int64_t*>(shape.data()),
+             nullptr, src.byte_offset};
+  auto* owner = new NDArray(base);
+  return NDArray::FromExternal(t, owner, [](void* p) { delete static_cast<NDArray*>(p); }, 0);
+}
+
+int64_t NumBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
+  int64_t n = DataType(dtype).bytes();  // as NDArray lays it out: whole bytes per element
+  for (int64_t d : shape) {
+    TVMLITE_CHECK_KIND(d >= 0 && !__builtin_mul_overflow(n, d, &n), ValueError)
+        << "graph executor: an entry of shape " << ShapeStr(shape) << " does not fit in memory";
+  }
+  return n;
+}
+
 /*! \brief graph["attrs"][key] = ["list_...", [...]]: the list. */
 Array<Any> AttrList(const Map<String, Any>& attrs, const char* key, size_t n) {
-  Array<Any> pair = Get<Array<Any>>(attrs, key);
+  Array<Any> pair = GraphField<Array<Any>>(attrs, key);
   TVMLITE_CHECK_KIND(pair.size() == 2, ValueError) << "graph executor: attrs." << key << " is malformed";
   std::optional<Array<Any>> list = pair[1].as<Array<Any>>();
   TVMLITE_CHECK_KIND(list && list->size() == n, ValueError)
@@ -177,1114 +141,638 @@ Function ResolveFactory(const std::string& func_name, const std::string& node, c
 
 }  // namespace
 
-class GraphExecutorObj : public Object {
- public:
-  enum Kind { kInput, kParam, kKernel, kReference, kNop, kReturns, kSelect, kLoop };
-  /*! \brief A "__loop" / "__scan" node: what its kernel_attrs say, and its body's executor. */
-  struct LoopSpec {
-    bool is_loop = true, has_trip = false, has_cond = false, batched = false;
-    int64_t n = 0, m = 0, outer = 0;  // carried values (states), scan inputs, outer values
-    std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
-    std::vector<std::string> scan_types;  // the scan outputs' element types (an empty loop's error names them)
-    ObjectRef body_ref;
-    GraphExecutorObj* body = nullptr;
-  };
-  struct Node {
-    Kind kind;
-    std::string name, func_name;
-    Function factory, fn;                  // fn: the bound kernel (not made by a check)
-    Map<String, Any> kernel_attrs;
-    std::vector<int64_t> inputs, outputs;  // entry ids
-    bool view_fixed = false;               // kNop: made at creation
-    ir::Function shape_func;               // outputs of symbolic shape: their shapes per run (see above)
-    std::vector<std::pair<int64_t, bool>> guard;  // runs only when each entry (a bool scalar) holds the value
-    std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
-    bool per_shape = false;                        // its outputs follow from the inputs' shapes ("Per shape")
-    std::shared_ptr<LoopSpec> loop;                // kLoop
-  };
-  /*! \brief A node's output shapes per leaf-shape signature (the last one first). */
-  struct ShapeCache {
-    std::vector<int64_t> last_key;
-    const std::vector<std::vector<int64_t>>* last = nullptr;
-    std::map<std::vector<int64_t>, std::vector<std::vector<int64_t>>> all;
-  };
-
-  // Fixed at Init (read without the lock).
-  std::vector<Node> nodes;
-  std::vector<std::vector<int64_t>> shapes;
-  std::vector<DLDataType> dtypes;
-  std::vector<bool> is_static, is_object;
-  std::vector<bool> in_place;        // per entry: an NDArray the executor rewrites (get_output copies it)
-  std::vector<NDArray> storages;     // a dynamic one is (re)allocated by Run, under the lock
-  std::vector<bool> storage_dynamic;
-  std::vector<int64_t> storage_of_;  // per entry: its storage id (-1: none)
-  std::vector<int64_t> heads;
-  std::vector<int64_t> input_nodes;  // node ids of the inputs, in order
-  std::unordered_map<std::string, int64_t> input_index;
-
-  static constexpr const char* _type_key = "runtime.GraphExecutor";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(GraphExecutorObj, Object);
-
-  /*! \brief Parse and check the graph; unless check_only, also allocate its memory and bind its kernels. */
-  void Init(const Map<String, Any>& graph, const Map<String, Any>& params, const Map<String, Any>* py_factories,
-            bool check_only) {
-    Array<Any> jnodes = Get<Array<Any>>(graph, "nodes");
-    std::vector<int64_t> row_ptr = IntList(Get<Array<Any>>(graph, "node_row_ptr"), "node_row_ptr");
-    TVMLITE_CHECK_KIND(row_ptr.size() == jnodes.size() + 1 && row_ptr[0] == 0, ValueError)
-        << "graph executor: node_row_ptr does not match the nodes";
-    for (size_t i = 1; i < row_ptr.size(); ++i) {
-      TVMLITE_CHECK_KIND(row_ptr[i] >= row_ptr[i - 1], ValueError) << "graph executor: node_row_ptr decreases";
+void GraphExecutorObj::Init(const Map<String, Any>& graph, const Map<String, Any>& params,
+                            const Map<String, Any>* py_factories, bool check_only) {
+  Array<Any> jnodes = GraphField<Array<Any>>(graph, "nodes");
+  std::vector<int64_t> row_ptr = IntList(GraphField<Array<Any>>(graph, "node_row_ptr"), "node_row_ptr");
+  TVMLITE_CHECK_KIND(row_ptr.size() == jnodes.size() + 1 && row_ptr[0] == 0, ValueError)
+      << "graph executor: node_row_ptr does not match the nodes";
+  for (size_t i = 1; i < row_ptr.size(); ++i) {
+    TVMLITE_CHECK_KIND(row_ptr[i] >= row_ptr[i - 1], ValueError) << "graph executor: node_row_ptr decreases";
+  }
+  const size_t num_entries = static_cast<size_t>(row_ptr.back());
+  Map<String, Any> attrs = GraphField<Map<String, Any>>(graph, "attrs");
+  Array<Any> jshape = AttrList(attrs, "shape", num_entries);
+  Array<Any> jdtype = AttrList(attrs, "dltype", num_entries);
+  std::vector<int64_t> sids = IntList(AttrList(attrs, "storage_id", num_entries), "storage_id");
+  storage_of_ = sids;
+  std::vector<int64_t> stat = IntList(AttrList(attrs, "static", num_entries), "static");
+  values_.assign(num_entries, Any());
+  in_place.assign(num_entries, false);
+  for (size_t e = 0; e < num_entries; ++e) {
+    shapes.push_back(IntList(jshape[e], "shape"));
+    std::optional<String> dt = jdtype[e].as<String>();
+    TVMLITE_CHECK_KIND(dt.has_value(), ValueError) << "graph executor: dltype must be strings";
+    // Entries NDArray cannot hold (sequences, optionals: "object"; string tensors) carry any value.
+    bool obj = std::string(*dt) == "object" || DataType(std::string(*dt)).is_string();
+    is_object.push_back(obj);
+    dtypes.push_back(obj ? DLDataType{kDLOpaqueHandle, 0, 0} : DLDataType(DataType(std::string(*dt))));
+    is_static.push_back(stat[e] != 0 && !obj);
+    if (is_static.back()) NumBytes(shapes.back(), dtypes.back());  // dims >= 0, size without overflow
+  }
+  // Storages: as large as the largest static entry placed in each; one holding dynamic entries (symbolic
+  // shapes: a tensor, not an object) holds only such and is sized at run time.
+  std::vector<int64_t> storage_bytes;
+  std::vector<int> storage_kind;  // 0: unused, 1: static, 2: dynamic
+  for (size_t e = 0; e < num_entries; ++e) {
+    if (sids[e] < 0) continue;
+    TVMLITE_CHECK_KIND(!is_object[e] && sids[e] < static_cast<int64_t>(num_entries) * 2 + 1, ValueError)
+        << "graph executor: storage_id " << sids[e] << " of entry " << e << " is invalid";
+    if (static_cast<size_t>(sids[e]) >= storage_bytes.size()) {
+      storage_bytes.resize(sids[e] + 1, 0);
+      storage_kind.resize(sids[e] + 1, 0);
     }
-    const size_t num_entries = static_cast<size_t>(row_ptr.back());
-    Map<String, Any> attrs = Get<Map<String, Any>>(graph, "attrs");
-    Array<Any> jshape = AttrList(attrs, "shape", num_entries);
-    Array<Any> jdtype = AttrList(attrs, "dltype", num_entries);
-    std::vector<int64_t> sids = IntList(AttrList(attrs, "storage_id", num_entries), "storage_id");
-    storage_of_ = sids;
-    std::vector<int64_t> stat = IntList(AttrList(attrs, "static", num_entries), "static");
-    values_.assign(num_entries, Any());
-    in_place.assign(num_entries, false);
-    for (size_t e = 0; e < num_entries; ++e) {
-      shapes.push_back(IntList(jshape[e], "shape"));
-      std::optional<String> dt = jdtype[e].as<String>();
-      TVMLITE_CHECK_KIND(dt.has_value(), ValueError) << "graph executor: dltype must be strings";
-      // Entries NDArray cannot hold (sequences, optionals: "object"; string tensors) carry any value.
-      bool obj = std::string(*dt) == "object" || DataType(std::string(*dt)).is_string();
-      is_object.push_back(obj);
-      dtypes.push_back(obj ? DLDataType{kDLOpaqueHandle, 0, 0} : DLDataType(DataType(std::string(*dt))));
-      is_static.push_back(stat[e] != 0 && !obj);
-      if (is_static.back()) NumBytes(shapes.back(), dtypes.back());  // dims >= 0, size without overflow
-    }
-    // Storages: as large as the largest static entry placed in each; one holding dynamic entries (symbolic
-    // shapes: a tensor, not an object) holds only such and is sized at run time.
-    std::vector<int64_t> storage_bytes;
-    std::vector<int> storage_kind;  // 0: unused, 1: static, 2: dynamic
-    for (size_t e = 0; e < num_entries; ++e) {
-      if (sids[e] < 0) continue;
-      TVMLITE_CHECK_KIND(!is_object[e] && sids[e] < static_cast<int64_t>(num_entries) * 2 + 1, ValueError)
-          << "graph executor: storage_id " << sids[e] << " of entry " << e << " is invalid";
-      if (static_cast<size_t>(sids[e]) >= storage_bytes.size()) {
-        storage_bytes.resize(sids[e] + 1, 0);
-        storage_kind.resize(sids[e] + 1, 0);
-      }
-      const int kind = is_static[e] ? 1 : 2;
-      TVMLITE_CHECK_KIND(storage_kind[sids[e]] == 0 || storage_kind[sids[e]] == kind, ValueError)
-          << "graph executor: storage " << sids[e] << " holds entries of static and of symbolic shape";
-      storage_kind[sids[e]] = kind;
-      if (is_static[e]) storage_bytes[sids[e]] = std::max(storage_bytes[sids[e]], NumBytes(shapes[e], dtypes[e]));
-    }
-    for (size_t sid = 0; sid < storage_bytes.size(); ++sid) {
-      storage_dynamic.push_back(storage_kind[sid] == 2);
-      if (check_only) continue;
-      storages.push_back(storage_kind[sid] == 2 ? NDArray()
-                                                : NDArray::Empty({std::max<int64_t>(storage_bytes[sid], 1)},
-                                                                 DataType::UInt(8)));
-    }
+    const int kind = is_static[e] ? 1 : 2;
+    TVMLITE_CHECK_KIND(storage_kind[sids[e]] == 0 || storage_kind[sids[e]] == kind, ValueError)
+        << "graph executor: storage " << sids[e] << " holds entries of static and of symbolic shape";
+    storage_kind[sids[e]] = kind;
+    if (is_static[e]) storage_bytes[sids[e]] = std::max(storage_bytes[sids[e]], NumBytes(shapes[e], dtypes[e]));
+  }
+  for (size_t sid = 0; sid < storage_bytes.size(); ++sid) {
+    storage_dynamic.push_back(storage_kind[sid] == 2);
+    if (check_only) continue;
+    storages.push_back(storage_kind[sid] == 2 ? NDArray()
+                                              : NDArray::Empty({std::max<int64_t>(storage_bytes[sid], 1)},
+                                                               DataType::UInt(8)));
+  }
 
-    std::unordered_set<std::string> param_nodes;
-    std::unordered_set<int64_t> param_entries;
-    for (size_t i = 0; i < jnodes.size(); ++i) {
-      std::optional<Map<String, Any>> jn = jnodes[i].as<Map<String, Any>>();
-      TVMLITE_CHECK_KIND(jn.has_value(), ValueError) << "graph executor: node " << i << " is not an object";
-      Node n;
-      n.name = std::string(Get<String>(*jn, "name"));
-      std::string op = std::string(Get<String>(*jn, "op"));
-      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) n.outputs.push_back(e);
-      for (const Any& in : Get<Array<Any>>(*jn, "inputs")) {
-        std::vector<int64_t> ref = IntList(in, "a node input");
-        TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
-                               ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
-                           ValueError)
-            << "graph executor: node " << n.name << " reads an entry that is not computed before it";
-        n.inputs.push_back(row_ptr[ref[0]] + ref[1]);
-      }
-      if (op == "null") {
-        TVMLITE_CHECK_KIND(n.outputs.size() == 1, ValueError) << "graph executor: input " << n.name << " has "
-                                                              << n.outputs.size() << " outputs";
-        int64_t e = n.outputs[0];
-        const Any* p = params.get()->Find(Any(String(n.name)));
-        if (p != nullptr) {
-          n.kind = kParam;
-          CheckParam(n.name, e, *p);
-          param_nodes.insert(n.name);
-          param_entries.insert(e);
-          values_[e] = *p;
-        } else {
-          n.kind = kInput;
-          input_index[n.name] = static_cast<int64_t>(input_nodes.size());
-          input_nodes.push_back(static_cast<int64_t>(i));
-          if (is_static[e]) {
-            in_place[e] = true;  // set_input copies into it
-            if (!check_only) values_[e] = NDArray::Empty(shapes[e], dtypes[e]);
-          }
-        }
+  std::unordered_set<std::string> param_nodes;
+  std::unordered_set<int64_t> param_entries;
+  for (size_t i = 0; i < jnodes.size(); ++i) {
+    std::optional<Map<String, Any>> jn = jnodes[i].as<Map<String, Any>>();
+    TVMLITE_CHECK_KIND(jn.has_value(), ValueError) << "graph executor: node " << i << " is not an object";
+    Node n;
+    n.name = std::string(GraphField<String>(*jn, "name"));
+    std::string op = std::string(GraphField<String>(*jn, "op"));
+    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) n.outputs.push_back(e);
+    for (const Any& in : GraphField<Array<Any>>(*jn, "inputs")) {
+      std::vector<int64_t> ref = IntList(in, "a node input");
+      TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
+                             ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
+                         ValueError)
+          << "graph executor: node " << n.name << " reads an entry that is not computed before it";
+      n.inputs.push_back(row_ptr[ref[0]] + ref[1]);
+    }
+    if (op == "null") {
+      TVMLITE_CHECK_KIND(n.outputs.size() == 1, ValueError) << "graph executor: input " << n.name << " has "
+                                                            << n.outputs.size() << " outputs";
+      int64_t e = n.outputs[0];
+      const Any* p = params.get()->Find(Any(String(n.name)));
+      if (p != nullptr) {
+        n.kind = kParam;
+        CheckParam(n.name, e, *p);
+        param_nodes.insert(n.name);
+        param_entries.insert(e);
+        values_[e] = *p;
       } else {
-        TVMLITE_CHECK_KIND(op == "tvm_op", ValueError) << "graph executor: unknown node op '" << op << "'";
-        Map<String, Any> nattrs = Get<Map<String, Any>>(*jn, "attrs");
-        n.func_name = std::string(Get<String>(nattrs, "func_name"));
-        ParseShapeFunc(nattrs, row_ptr, i, &n);
-        ParseGuard(nattrs, row_ptr, i, &n);
-        ParsePerShape(nattrs, &n);
-        if (n.func_name == "__loop" || n.func_name == "__scan") {
-          n.kind = kLoop;
-          const Any* r = nattrs.get()->Find(Any(String("returns")));
-          TVMLITE_CHECK_KIND(r && r->as<String>() && *r->as<String>() == "outputs" && !n.per_shape, ValueError)
-              << "graph executor: " << n.name << " must say \"returns\": \"outputs\" and not be per_shape";
-          ParseLoop(nattrs, sids, param_entries, py_factories, check_only, &n);
-        } else if (n.func_name == "__select") {
-          n.kind = kSelect;
-          TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
-              << "graph executor: select " << n.name << " must read a condition and two values per output";
-          TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name
-                                                       << " cannot be per_shape (its values are the branch's)";
+        n.kind = kInput;
+        input_index[n.name] = static_cast<int64_t>(input_nodes.size());
+        input_nodes.push_back(static_cast<int64_t>(i));
+        if (is_static[e]) {
+          in_place[e] = true;  // set_input copies into it
+          if (!check_only) values_[e] = NDArray::Empty(shapes[e], dtypes[e]);
+        }
+      }
+    } else {
+      TVMLITE_CHECK_KIND(op == "tvm_op", ValueError) << "graph executor: unknown node op '" << op << "'";
+      Map<String, Any> nattrs = GraphField<Map<String, Any>>(*jn, "attrs");
+      n.func_name = std::string(GraphField<String>(nattrs, "func_name"));
+      ParseShapeFunc(nattrs, row_ptr, i, &n);
+      ParseGuard(nattrs, row_ptr, i, &n);
+      ParsePerShape(nattrs, &n);
+      if (n.func_name == "__loop" || n.func_name == "__scan") {
+        n.kind = kLoop;
+        const Any* r = nattrs.get()->Find(Any(String("returns")));
+        TVMLITE_CHECK_KIND(r && r->as<String>() && *r->as<String>() == "outputs" && !n.per_shape, ValueError)
+            << "graph executor: " << n.name << " must say \"returns\": \"outputs\" and not be per_shape";
+        ParseLoop(nattrs, sids, param_entries, py_factories, check_only, &n);
+      } else if (n.func_name == "__select") {
+        n.kind = kSelect;
+        TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
+            << "graph executor: select " << n.name << " must read a condition and two values per output";
+        TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name
+                                                     << " cannot be per_shape (its values are the branch's)";
+        for (int64_t e : n.outputs) {
+          TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
+                                                      << "'s outputs are its inputs': they have no storage";
+          in_place[e] = true;
+        }
+      } else if (n.func_name == "__nop") {
+        n.kind = kNop;
+        TVMLITE_CHECK_KIND(n.inputs.size() == 1 && n.outputs.size() == 1 && !is_object[n.outputs[0]] &&
+                               (is_static[n.outputs[0]] || n.shape_func.defined()),
+                           ValueError)
+            << "graph executor: view " << n.name << " must have one input and one tensor output, static or with a "
+            << "shape_func";
+        in_place[n.outputs[0]] = true;
+      } else {
+        n.kind = n.func_name == kReferenceFactory ? kReference : kKernel;
+        if (const Any* r = nattrs.get()->Find(Any(String("returns")))) {
+          std::optional<String> how = r->as<String>();
+          TVMLITE_CHECK_KIND(n.kind == kKernel && how && (*how == "outputs" || *how == "view"), ValueError)
+              << "graph executor: node " << n.name << "'s 'returns' must be \"outputs\" or \"view\" on a kernel";
+          n.kind = kReturns;
+        }
+        n.factory = ResolveFactory(n.func_name, n.name, py_factories, n.kind == kReference);
+        n.kernel_attrs = GraphField<Map<String, Any>>(nattrs, "kernel_attrs");
+        if (n.kind == kReturns) {
           for (int64_t e : n.outputs) {
-            TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
-                                                        << "'s outputs are its inputs': they have no storage";
-            in_place[e] = true;
+            TVMLITE_CHECK_KIND(sids[e] < 0, ValueError)
+                << "graph executor: node " << n.name << " returns its outputs: they have no storage";
+            in_place[e] = true;  // may be a view of memory the executor rewrites: get_output copies
           }
-        } else if (n.func_name == "__nop") {
-          n.kind = kNop;
-          TVMLITE_CHECK_KIND(n.inputs.size() == 1 && n.outputs.size() == 1 && !is_object[n.outputs[0]] &&
-                                 (is_static[n.outputs[0]] || n.shape_func.defined()),
-                             ValueError)
-              << "graph executor: view " << n.name << " must have one input and one tensor output, static or with a "
-              << "shape_func";
-          in_place[n.outputs[0]] = true;
+        } else if (n.kind == kReference) {
+          const Any* func = n.kernel_attrs.get()->Find(Any(String("func")));
+          TVMLITE_CHECK_KIND(func != nullptr && func->as<String>().has_value(), ValueError)
+              << "graph executor: reference node " << n.name << " has no 'func' (the saved function) string";
         } else {
-          n.kind = n.func_name == kReferenceFactory ? kReference : kKernel;
-          if (const Any* r = nattrs.get()->Find(Any(String("returns")))) {
-            std::optional<String> how = r->as<String>();
-            TVMLITE_CHECK_KIND(n.kind == kKernel && how && (*how == "outputs" || *how == "view"), ValueError)
-                << "graph executor: node " << n.name << "'s 'returns' must be \"outputs\" or \"view\" on a kernel";
-            n.kind = kReturns;
-          }
-          n.factory = ResolveFactory(n.func_name, n.name, py_factories, n.kind == kReference);
-          n.kernel_attrs = Get<Map<String, Any>>(nattrs, "kernel_attrs");
-          if (n.kind == kReturns) {
-            for (int64_t e : n.outputs) {
-              TVMLITE_CHECK_KIND(sids[e] < 0, ValueError)
-                  << "graph executor: node " << n.name << " returns its outputs: they have no storage";
-              in_place[e] = true;  // may be a view of memory the executor rewrites: get_output copies
-            }
-          } else if (n.kind == kReference) {
-            const Any* func = n.kernel_attrs.get()->Find(Any(String("func")));
-            TVMLITE_CHECK_KIND(func != nullptr && func->as<String>().has_value(), ValueError)
-                << "graph executor: reference node " << n.name << " has no 'func' (the saved function) string";
-          } else {
-            for (int64_t e : n.outputs) {
-              TVMLITE_CHECK_KIND(sids[e] >= 0, ValueError)
-                  << "graph executor: kernel node " << n.name << " has an output without storage";
-              TVMLITE_CHECK_KIND(is_static[e] || n.shape_func.defined(), ValueError)
-                  << "graph executor: kernel node " << n.name << " has an output of symbolic shape and no shape_func";
-              in_place[e] = true;
-              if (n.per_shape) GivePrivateStorage(e, check_only);
-              if (!check_only && is_static[e]) values_[e] = ViewOf(storages[storage_of_[e]], shapes[e], dtypes[e]);
-            }
+          for (int64_t e : n.outputs) {
+            TVMLITE_CHECK_KIND(sids[e] >= 0, ValueError)
+                << "graph executor: kernel node " << n.name << " has an output without storage";
+            TVMLITE_CHECK_KIND(is_static[e] || n.shape_func.defined(), ValueError)
+                << "graph executor: kernel node " << n.name << " has an output of symbolic shape and no shape_func";
+            in_place[e] = true;
+            if (n.per_shape) GivePrivateStorage(e, check_only);
+            if (!check_only && is_static[e]) values_[e] = ViewOf(storages[storage_of_[e]], shapes[e], dtypes[e]);
           }
         }
       }
-      if (n.kind == kNop && !check_only && is_static[n.outputs[0]]) {
-        const Any& in = values_[n.inputs[0]];
-        if (std::optional<NDArray> a = in.as<NDArray>(); a && is_static[n.inputs[0]]) {
-          values_[n.outputs[0]] = MakeView(n, *a, shapes[n.outputs[0]]);
-          n.view_fixed = true;
-        }
+    }
+    if (n.kind == kNop && !check_only && is_static[n.outputs[0]]) {
+      const Any& in = values_[n.inputs[0]];
+      if (std::optional<NDArray> a = in.as<NDArray>(); a && is_static[n.inputs[0]]) {
+        values_[n.outputs[0]] = MakeView(n, *a, shapes[n.outputs[0]]);
+        n.view_fixed = true;
       }
-      nodes.push_back(std::move(n));
     }
-    for (const auto& kv : params) {
-      TVMLITE_CHECK_KIND(param_nodes.count(std::string(kv.first)), ValueError)
-          << "graph executor: param '" << std::string(kv.first) << "' is no input of the graph";
-    }
-    for (const Any& h : Get<Array<Any>>(graph, "heads")) {
-      std::vector<int64_t> ref = IntList(h, "a head");
-      TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(nodes.size()) &&
-                             ref[1] >= 0 && ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
-                         ValueError)
-          << "graph executor: a head names no entry";
-      heads.push_back(row_ptr[ref[0]] + ref[1]);
-    }
-    shape_cache_.resize(nodes.size());
-    for (const Node& n : nodes) has_per_shape_ = has_per_shape_ || n.per_shape;
-    computed_at_.assign(nodes.size(), 0);
-    if (check_only) return;
-    // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
-    for (Node& n : nodes) {
-      if (!n.factory.defined()) continue;
-      n.fn = n.factory(n.kernel_attrs).cast<Function>();
-      // A kernel that returns its outputs, called as one writing them (or the reverse), would take an input for
-      // its output: the file's "returns" must say what the kernel is.
-      const bool returns = (n.fn.get()->cell.flags & kTVMLiteFunctionReturnsOutputs) != 0;
-      TVMLITE_CHECK_KIND(n.kind == kReference || returns == (n.kind == kReturns), ValueError)
-          << "graph executor: node " << n.name << "'s kernel " << n.func_name
-          << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
-                                                                                 "must not say \"returns\"");
-    }
+    nodes.push_back(std::move(n));
   }
-
-  /*!
-   * \brief Read a "__loop" / "__scan" node (see "Loop and Scan" above): its kernel_attrs and its body, a graph of its
-   * own whose params are the last len(body_params) inputs of the node (params of this graph). The child executor is
-   * made (or, for a check, checked) here.
-   */
-  void ParseLoop(const Map<String, Any>& nattrs, const std::vector<int64_t>& sids,
-                 const std::unordered_set<int64_t>& param_entries, const Map<String, Any>* py_factories,
-                 bool check_only, Node* n) {
-    auto spec = std::make_shared<LoopSpec>();
-    spec->is_loop = n->func_name == "__loop";
-    Map<String, Any> ka = Get<Map<String, Any>>(nattrs, "kernel_attrs");
-    auto num = [&](const char* key) {
-      const Any* v = ka.get()->Find(Any(String(key)));
-      std::optional<int64_t> i = v && v->type_index() == kTVMLiteInt ? v->as<int64_t>() : std::nullopt;
-      TVMLITE_CHECK_KIND(i && *i >= 0, ValueError)
-          << "graph executor: " << n->name << "'s kernel_attrs." << key << " must be an int >= 0";
-      return *i;
-    };
-    auto ints = [&](const char* key) {
-      const Any* v = ka.get()->Find(Any(String(key)));
-      TVMLITE_CHECK_KIND(v != nullptr, ValueError) << "graph executor: " << n->name << " has no kernel_attrs." << key;
-      return IntList(*v, key);
-    };
-    auto strings = [&](const char* key) {
-      const Any* v = ka.get()->Find(Any(String(key)));
-      std::optional<Array<Any>> a = v ? v->as<Array<Any>>() : std::nullopt;
-      TVMLITE_CHECK_KIND(a.has_value(), ValueError)
-          << "graph executor: " << n->name << "'s kernel_attrs." << key << " must be a list of strings";
-      std::vector<std::string> out;
-      for (const Any& x : *a) {
-        std::optional<String> s = x.as<String>();
-        TVMLITE_CHECK_KIND(s.has_value(), ValueError)
-            << "graph executor: " << n->name << "'s kernel_attrs." << key << " must be a list of strings";
-        out.push_back(std::string(*s));
-      }
-      return out;
-    };
-    int64_t operands;
-    if (spec->is_loop) {
-      spec->has_trip = num("has_trip_count") != 0;
-      spec->has_cond = num("has_cond") != 0;
-      spec->n = num("num_carried");
-      operands = spec->has_trip + spec->has_cond + spec->n;
-    } else {
-      spec->n = num("num_states");
-      spec->m = num("num_scan_inputs");
-      spec->in_axes = ints("scan_input_axes");
-      spec->in_dirs = ints("scan_input_directions");
-      spec->out_axes = ints("scan_output_axes");
-      spec->out_dirs = ints("scan_output_directions");
-      spec->batched = num("batched") != 0;
-      TVMLITE_CHECK_KIND(spec->m >= 1 && (spec->in_axes.empty() || spec->in_axes.size() == size_t(spec->m)) &&
-                             (spec->in_dirs.empty() || spec->in_dirs.size() == size_t(spec->m)),
-                         ValueError)
-          << "graph executor: scan " << n->name << " needs a scan input and one axis and direction per scan input";
-      operands = spec->n + spec->m;
-    }
-    spec->outer = num("num_outer");
-    spec->scan_types = strings("scan_types");
-    std::vector<std::string> body_params = strings("body_params");
-    const size_t want_inputs = static_cast<size_t>(operands + spec->outer) + body_params.size();
-    TVMLITE_CHECK_KIND(n->inputs.size() == want_inputs, ValueError)
-        << "graph executor: " << n->name << " reads " << n->inputs.size() << " entries, its kernel_attrs say "
-        << want_inputs;
-    Map<String, Any> params;
-    for (size_t k = 0; k < body_params.size(); ++k) {
-      const int64_t e = n->inputs[operands + spec->outer + k];
-      TVMLITE_CHECK_KIND(param_entries.count(e), ValueError)
-          << "graph executor: " << n->name << "'s body param " << body_params[k] << " is not a param of the graph";
-      params.Set(String(body_params[k]), values_[e]);
-    }
-    auto child = runtime::make_object<GraphExecutorObj>();
-    child->Init(Get<Map<String, Any>>(nattrs, "body"), params, py_factories, check_only);
-    const size_t body_inputs = (spec->is_loop ? 2 : spec->m) + spec->n + spec->outer;
-    TVMLITE_CHECK_KIND(child->input_nodes.size() == body_inputs, ValueError)
-        << "graph executor: " << n->name << "'s body takes " << child->input_nodes.size() << " inputs, the node gives "
-        << body_inputs;
-    const size_t heads_before = spec->is_loop ? 1 : 0;
-    TVMLITE_CHECK_KIND(child->heads.size() >= heads_before + spec->n &&
-                           n->outputs.size() == child->heads.size() - heads_before &&
-                           spec->scan_types.size() == n->outputs.size() - spec->n,
+  for (const auto& kv : params) {
+    TVMLITE_CHECK_KIND(param_nodes.count(std::string(kv.first)), ValueError)
+        << "graph executor: param '" << std::string(kv.first) << "' is no input of the graph";
+  }
+  for (const Any& h : GraphField<Array<Any>>(graph, "heads")) {
+    std::vector<int64_t> ref = IntList(h, "a head");
+    TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(nodes.size()) &&
+                           ref[1] >= 0 && ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
                        ValueError)
-        << "graph executor: " << n->name << " has " << n->outputs.size() << " outputs, its body " << child->heads.size()
-        << " results";
-    if (!spec->is_loop) {
-      const size_t k = n->outputs.size() - spec->n;
-      TVMLITE_CHECK_KIND((spec->out_axes.empty() || spec->out_axes.size() == k) &&
-                             (spec->out_dirs.empty() || spec->out_dirs.size() == k),
+        << "graph executor: a head names no entry";
+    heads.push_back(row_ptr[ref[0]] + ref[1]);
+  }
+  shape_cache_.resize(nodes.size());
+  for (const Node& n : nodes) has_per_shape_ = has_per_shape_ || n.per_shape;
+  computed_at_.assign(nodes.size(), 0);
+  if (check_only) return;
+  // Bound last, once the whole graph is known good: a file's kernel_attrs reach only kernel factories.
+  for (Node& n : nodes) {
+    if (!n.factory.defined()) continue;
+    n.fn = n.factory(n.kernel_attrs).cast<Function>();
+    // A kernel that returns its outputs, called as one writing them (or the reverse), would take an input for
+    // its output: the file's "returns" must say what the kernel is.
+    const bool returns = (n.fn.get()->cell.flags & kTVMLiteFunctionReturnsOutputs) != 0;
+    TVMLITE_CHECK_KIND(n.kind == kReference || returns == (n.kind == kReturns), ValueError)
+        << "graph executor: node " << n.name << "'s kernel " << n.func_name
+        << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
+                                                                               "must not say \"returns\"");
+  }
+}
+
+void GraphExecutorObj::GivePrivateStorage(int64_t e, bool check_only) {
+  storage_of_[e] = static_cast<int64_t>(storage_dynamic.size());
+  storage_dynamic.push_back(!is_static[e]);
+  if (check_only) return;
+  storages.push_back(is_static[e] ? NDArray::Empty({std::max<int64_t>(NumBytes(shapes[e], dtypes[e]), 1)},
+                                                   DataType::UInt(8))
+                                  : NDArray());
+}
+
+void GraphExecutorObj::ParsePerShape(const Map<String, Any>& nattrs, Node* n) {
+  const Any* p = nattrs.get()->Find(Any(String("per_shape")));
+  if (p == nullptr) return;
+  std::optional<int64_t> v = p->type_index() == kTVMLiteInt ? p->as<int64_t>() : std::nullopt;
+  TVMLITE_CHECK_KIND(v && (*v == 0 || *v == 1), ValueError)
+      << "graph executor: node " << n->name << "'s per_shape must be 0 or 1";
+  n->per_shape = *v == 1;
+}
+
+void GraphExecutorObj::CheckParam(const std::string& name, int64_t e, const Any& value) const {
+  if (is_object[e]) return;
+  std::optional<NDArray> a = value.as<NDArray>();
+  TVMLITE_CHECK_KIND(a.has_value(), ValueError) << "graph executor: param '" << name << "' is not a tensor";
+  DataType want(dtypes[e]), got(a->dtype());
+  TVMLITE_CHECK_KIND(want == got, ValueError) << "graph executor: param '" << name << "' is " << got.str()
+                                              << ", the graph's entry is " << want.str();
+  bool same = a->Shape().size() == shapes[e].size();
+  for (size_t d = 0; same && d < shapes[e].size(); ++d) same = shapes[e][d] < 0 || shapes[e][d] == a->Shape()[d];
+  TVMLITE_CHECK_KIND(same, ValueError) << "graph executor: param '" << name << "' has shape "
+                                       << ShapeStr(a->Shape()) << ", the graph's entry " << ShapeStr(shapes[e]);
+}
+
+NDArray GraphExecutorObj::MakeView(const Node& n, const NDArray& in, const std::vector<int64_t>& shape) const {
+  int64_t out = n.outputs[0];
+  TVMLITE_CHECK_KIND(in.IsContiguous() && in.NBytes() == static_cast<size_t>(NumBytes(shape, dtypes[out])),
+                     ValueError)
+      << n.name << ": cannot view " << ShapeStr(in.Shape()) << " as " << ShapeStr(shape);
+  return ViewOf(in, shape, dtypes[out]);
+}
+
+void GraphExecutorObj::ParseShapeFunc(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i,
+                                      Node* n) {
+  const Any* f = nattrs.get()->Find(Any(String("shape_func")));
+  const Any* a = nattrs.get()->Find(Any(String("shape_args")));
+  if (f == nullptr && a == nullptr) return;
+  TVMLITE_CHECK_KIND(f != nullptr && a != nullptr && f->as<String>().has_value(), ValueError)
+      << "graph executor: node " << n->name << " needs both shape_func (a string) and shape_args";
+  std::optional<ir::Function> func;
+  try {
+    func = runtime::LoadJSON(std::string(f->cast<String>())).as<ir::Function>();
+  } catch (const runtime::Error& err) {
+    TVMLITE_THROW(ValueError) << "graph executor: node " << n->name << "'s shape_func: " << err.message();
+  }
+  TVMLITE_CHECK_KIND(func.has_value(), ValueError) << "graph executor: node " << n->name
+                                                   << "'s shape_func is not a function";
+  std::optional<Array<Any>> args = a->as<Array<Any>>();
+  TVMLITE_CHECK_KIND(args && args->size() == (*func)->params.size(), ValueError)
+      << "graph executor: node " << n->name << "'s shape_args must list one entry list per shape_func param";
+  for (size_t k = 0; k < args->size(); ++k) {
+    std::optional<Array<Any>> refs = (*args)[k].as<Array<Any>>();
+    TVMLITE_CHECK_KIND(refs.has_value(), ValueError) << "graph executor: node " << n->name
+                                                     << "'s shape_args are malformed";
+    std::vector<int64_t> entries;
+    for (const Any& r : *refs) {
+      std::vector<int64_t> ref = IntList(r, "a shape arg");
+      TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
+                             ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
                          ValueError)
-          << "graph executor: scan " << n->name << " needs one axis and direction per scan output";
+          << "graph executor: node " << n->name << "'s shape_args read an entry that is not computed before it";
+      entries.push_back(row_ptr[ref[0]] + ref[1]);
     }
-    for (int64_t e : n->outputs) {
-      TVMLITE_CHECK_KIND(sids[e] < 0 && !is_object[e], ValueError)
-          << "graph executor: " << n->name << " returns its outputs, tensors: they have no storage";
-      in_place[e] = true;  // may be a param of the body: get_output copies
-    }
-    spec->body_ref = ObjectRef(child);
-    spec->body = child.get();
-    n->loop = spec;
+    const ir::Var& p = (*func)->params[k];
+    TVMLITE_CHECK_KIND(p->type_annotation.has_value(), ValueError)
+        << "graph executor: node " << n->name << "'s shape_func has an untyped param";
+    n->shape_args.push_back(std::move(entries));
   }
+  n->shape_func = *func;
+}
 
-  /*! \brief One element of a tensor of one element, as a double (a trip count, a cond). */
-  static double ScalarOf(const Any& v, const std::string& what) {
-    std::optional<NDArray> a = v.as<NDArray>();
-    TVMLITE_CHECK_KIND(a.has_value(), ValueError) << what << " must be a tensor";
-    TVMLITE_CHECK_KIND(a->NumElements() == 1, ValueError)
-        << what << " must hold one value, got shape " << ShapeStr(a->Shape());
-    const DLTensor& t = (*a)->tensor;
-    const char* p = static_cast<const char*>(t.data) + t.byte_offset;
-    switch (t.dtype.code * 100 + t.dtype.bits) {
-      case kDLBool * 100 + 8: case kDLUInt * 100 + 8: return *reinterpret_cast<const uint8_t*>(p);
-      case kDLInt * 100 + 8: return *reinterpret_cast<const int8_t*>(p);
-      case kDLInt * 100 + 16: return *reinterpret_cast<const int16_t*>(p);
-      case kDLInt * 100 + 32: return *reinterpret_cast<const int32_t*>(p);
-      case kDLInt * 100 + 64: return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
-      case kDLUInt * 100 + 16: return *reinterpret_cast<const uint16_t*>(p);
-      case kDLUInt * 100 + 32: return *reinterpret_cast<const uint32_t*>(p);
-      case kDLUInt * 100 + 64: return static_cast<double>(*reinterpret_cast<const uint64_t*>(p));
-      case kDLFloat * 100 + 32: return *reinterpret_cast<const float*>(p);
-      case kDLFloat * 100 + 64: return *reinterpret_cast<const double*>(p);
-      default: TVMLITE_THROW(TypeError) << what << " must be bool, an integer or float32/64, got "
-                                        << DataType(t.dtype).str();
-    }
-  }
-
-  static NDArray TensorOf(const Any& v, const std::string& what) {
-    std::optional<NDArray> a = v.as<NDArray>();
-    TVMLITE_CHECK_KIND(a && a->IsContiguous() && DataType(a->dtype()).bits() % 8 == 0, ValueError)
-        << what << " must be a contiguous tensor of whole bytes per element";
-    return *a;
-  }
-
-  /*!
-   * \brief Entry e as a tensor the node may return: a copy when the executor rewrites it in place (a body that
-   * passes a value through returns what it was given, and the node's outputs outlive that entry's storage).
-   */
-  NDArray Owned(int64_t e, const std::string& what) const {
-    NDArray a = TensorOf(values_[e], what);
-    return in_place[e] ? Copy(a) : a;
-  }
-
-  static NDArray Copy(const NDArray& a) {
-    NDArray c = NDArray::Empty(a.Shape(), a.dtype());
-    c.CopyFrom(a);
-    return c;
-  }
-
-  static char* Data(const NDArray& a) { return static_cast<char*>(a->tensor.data) + a->tensor.byte_offset; }
-
-  /*! \brief x's slice at idx along axis (np.take(x, idx, axis)), written to out (of that shape) or a new array. */
-  static NDArray Take(const NDArray& x, int64_t axis, int64_t idx, NDArray out = NDArray()) {
-    std::vector<int64_t> shape = x.Shape();
-    TVMLITE_CHECK_KIND(axis < static_cast<int64_t>(shape.size()), ValueError)
-        << "scan: a tensor of rank " << shape.size() << " has no axis " << axis;
-    const int64_t len = shape[axis];
-    TVMLITE_CHECK_KIND(idx < len, IndexError)
-        << "scan: index " << idx << " is out of bounds for axis " << axis << " with size " << len;
-    int64_t outer = 1, inner = DataType(x.dtype()).bytes();
-    for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-    shape.erase(shape.begin() + axis);
-    if (!out.defined()) out = NDArray::Empty(shape, x.dtype());
-    if (inner == 0 || outer == 0) return out;
-    const char* src = Data(x);
-    char* dst = Data(out);
-    for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * inner, src + (o * len + idx) * inner, inner);
-    return out;
-  }
-
-  /*! \brief np.stack(items, axis) of tensors of one shape (checked by the caller). */
-  static NDArray Stack(const std::vector<NDArray>& items, int64_t axis) {
-    std::vector<int64_t> shape = items[0].Shape();
-    const int64_t count = static_cast<int64_t>(items.size());
-    int64_t outer = 1, inner = DataType(items[0].dtype()).bytes();
-    for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-    for (size_t d = axis; d < shape.size(); ++d) inner *= shape[d];
-    shape.insert(shape.begin() + axis, count);
-    NDArray out = NDArray::Empty(shape, items[0].dtype());
-    if (inner == 0 || outer == 0) return out;
-    char* dst = Data(out);
-    for (int64_t t = 0; t < count; ++t) {
-      const char* src = Data(items[t]);
-      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + (o * count + t) * inner, src + o * inner, inner);
-    }
-    return out;
-  }
-
-  /*! \brief Body input k (a body's executor) set to a: a static input copied into its buffer, any other shared. */
-  static void SetBodyInput(GraphExecutorObj* body, size_t k, const NDArray& a, const std::string& node) {
-    const int64_t e = body->nodes[body->input_nodes[k]].outputs[0];
-    DataType want(body->dtypes[e]), got(a.dtype());
-    const std::string& name = body->nodes[body->input_nodes[k]].name;
-    TVMLITE_CHECK_KIND(want == got, ValueError)
-        << node << ": the body's input " << name << " is " << want.str() << ", got " << got.str();
-    const auto& declared = body->shapes[e];
-    bool fits = body->is_static[e] ? declared == a.Shape() : declared.empty() || declared.size() == a.Shape().size();
-    for (size_t d = 0; fits && !body->is_static[e] && d < declared.size(); ++d) {
-      fits = declared[d] < 0 || declared[d] == a.Shape()[d];
-    }
-    TVMLITE_CHECK_KIND(fits, ValueError)
-        << node << ": the body's input " << name << " has shape " << ShapeStr(declared) << ", got shape "
-        << ShapeStr(a.Shape());
-    if (body->is_static[e]) {
-      body->values_[e].cast<NDArray>().CopyFrom(a);
-    } else {
-      body->values_[e] = a;
-    }
-    body->input_set_.insert(e);
-  }
-
-  /*! \brief Run the body once; its results (copies of what it rewrites in place). */
-  static std::vector<NDArray> RunBody(GraphExecutorObj* body, const std::string& node) {
-    body->Run();
-    std::vector<NDArray> out;
-    for (int64_t h : body->heads) out.push_back(TensorOf(body->Snapshot(h), node + ": a body result"));
-    return out;
-  }
-
-  /*!
-   * \brief An empty stack (length 0 at axis) of the elements of output entry e (less its leading batch axis when
-   * batched), or the reference's error when the elements' shape is not known.
-   */
-  NDArray EmptyStack(int64_t e, size_t axis, bool batched, const std::string& what, const std::string& type) const {
-    std::vector<int64_t> shape = shapes[e];
-    if (batched && !shape.empty()) shape.erase(shape.begin());
-    TVMLITE_CHECK_KIND(axis < shape.size(), ValueError) << what << ": output axis out of range";
-    shape[axis] = 0;
-    for (int64_t d : shape) {
-      TVMLITE_CHECK_KIND(d >= 0, ValueError) << what << ": no iteration ran, and the stacked output's element type "
-                                             << type << " has symbolic dims";
-    }
-    return NDArray::Empty(shape, dtypes[e]);
-  }
-
-  /*! \brief ONNX Loop as tvmlite/relay/op/_control.py's _loop runs it. */
-  void RunLoop(const Node& n) {
-    const LoopSpec& s = *n.loop;
-    GraphExecutorObj* body = s.body;
-    size_t pos = 0;
-    int64_t limit = -1;
-    bool bounded = false;
-    if (s.has_trip) {
-      limit = static_cast<int64_t>(ScalarOf(values_[n.inputs[pos++]], "loop: max_trip_count"));
-      bounded = true;
-    }
-    bool keep_going = true;
-    if (s.has_cond) keep_going = ScalarOf(values_[n.inputs[pos++]], "loop: cond") != 0;
-    std::vector<NDArray> carried;
-    for (int64_t k = 0; k < s.n; ++k) carried.push_back(Owned(n.inputs[pos++], n.name + ": a carried value"));
-    for (int64_t j = 0; j < s.outer; ++j) {
-      SetBodyInput(body, 2 + s.n + j, Owned(n.inputs[pos++], n.name + ": an outer value"), n.name);
-    }
-    const size_t k_scans = n.outputs.size() - s.n;
-    std::vector<std::vector<NDArray>> scans(k_scans);
-    NDArray iter = NDArray::Empty({}, DataType::Int(64)), cond = NDArray::Empty({}, DataType::Bool());
-    int64_t i = 0;
-    for (; (!bounded || i < limit) && keep_going; ++i) {
-      *reinterpret_cast<int64_t*>(Data(iter)) = i;
-      *reinterpret_cast<uint8_t*>(Data(cond)) = keep_going;
-      SetBodyInput(body, 0, iter, n.name);
-      SetBodyInput(body, 1, cond, n.name);
-      for (int64_t k = 0; k < s.n; ++k) SetBodyInput(body, 2 + k, carried[k], n.name);
-      std::vector<NDArray> out = RunBody(body, n.name);
-      for (int64_t k = 0; k < s.n; ++k) carried[k] = out[1 + k];
-      for (size_t k = 0; k < k_scans; ++k) scans[k].push_back(out[1 + s.n + k]);
-      if (s.has_cond) keep_going = ScalarOf(Any(out[0]), "loop: the body's cond") != 0;
-    }
-    for (int64_t k = 0; k < s.n; ++k) values_[n.outputs[k]] = carried[k];
-    for (size_t k = 0; k < k_scans; ++k) {
-      const int64_t e = n.outputs[s.n + k];
-      if (i == 0) {
-        values_[e] = EmptyStack(e, 0, false, "loop", s.scan_types[k]);
-        continue;
-      }
-      bool same = true;
-      for (const NDArray& a : scans[k]) same = same && a.Shape() == scans[k][0].Shape();
-      if (!same) {
-        std::string shapes_seen;
-        for (const NDArray& a : scans[k]) shapes_seen += (shapes_seen.empty() ? "" : ", ") + ShapeStr(a.Shape());
-        TVMLITE_THROW(ValueError) << "loop: loop scan outputs changed shape across iterations: " << shapes_seen;
-      }
-      values_[e] = Stack(scans[k], 0);
-    }
-  }
-
-  /*! \brief ONNX Scan as _control.py's _scan runs it (opset 8's batched form: one scan per batch row). */
-  void RunScan(const Node& n) {
-    const LoopSpec& s = *n.loop;
-    std::vector<NDArray> states, xs;
-    size_t pos = 0;
-    for (int64_t k = 0; k < s.n; ++k) states.push_back(Owned(n.inputs[pos++], n.name + ": a state"));
-    for (int64_t k = 0; k < s.m; ++k) xs.push_back(TensorOf(values_[n.inputs[pos++]], n.name + ": a scan input"));
-    for (int64_t j = 0; j < s.outer; ++j) {
-      SetBodyInput(s.body, s.n + s.m + j, Owned(n.inputs[pos++], n.name + ": an outer value"), n.name);
-    }
-    std::vector<NDArray> result;
-    if (!s.batched) {
-      result = ScanOne(n, states, xs, /*batched=*/false);
-    } else {
-      TVMLITE_CHECK_KIND(!xs[0].Shape().empty() && xs[0].Shape()[0] > 0, ValueError)
-          << n.name << ": a batched scan of no batch rows";
-      const int64_t batch = xs[0].Shape()[0];
-      std::vector<std::vector<NDArray>> per(n.outputs.size());
-      for (int64_t b = 0; b < batch; ++b) {
-        std::vector<NDArray> sb, xb;
-        for (const NDArray& a : states) sb.push_back(Take(a, 0, b));
-        for (const NDArray& a : xs) xb.push_back(Take(a, 0, b));
-        std::vector<NDArray> r = ScanOne(n, sb, xb, true);
-        for (size_t k = 0; k < r.size(); ++k) per[k].push_back(r[k]);
-      }
-      for (auto& items : per) {
-        for (const NDArray& a : items) {
-          TVMLITE_CHECK_KIND(a.Shape() == items[0].Shape(), ValueError)
-              << "scan: all input arrays must have the same shape";
-        }
-        result.push_back(Stack(items, 0));
-      }
-    }
-    for (size_t k = 0; k < result.size(); ++k) values_[n.outputs[k]] = result[k];
-  }
-
-  std::vector<NDArray> ScanOne(const Node& n, std::vector<NDArray> states, const std::vector<NDArray>& xs,
-                               bool batched) {
-    const LoopSpec& s = *n.loop;
-    GraphExecutorObj* body = s.body;
-    const size_t m = xs.size();
-    std::vector<int64_t> axes(m), dirs(m);
-    for (size_t j = 0; j < m; ++j) {
-      const int64_t ndim = static_cast<int64_t>(xs[j].Shape().size());
-      int64_t a = batched || s.in_axes.empty() ? 0 : s.in_axes[j];
-      a = a < 0 ? a + ndim : a;
-      TVMLITE_CHECK_KIND(a >= 0 && a < ndim, ValueError) << n.name << ": scan input " << j << " has no axis " << a;
-      axes[j] = a;
-      dirs[j] = s.in_dirs.empty() ? 0 : s.in_dirs[j];
-    }
-    const int64_t seq_len = xs[0].Shape()[axes[0]];
-    for (size_t j = 0; j < m; ++j) {
-      TVMLITE_CHECK_KIND(xs[j].Shape()[axes[j]] == seq_len, ValueError)
-          << "scan: scan inputs differ in sequence length: " << xs[j].Shape()[axes[j]] << " vs " << seq_len;
-    }
-    const size_t n_states = states.size(), k_outs = n.outputs.size() - n_states;
-    std::vector<std::vector<NDArray>> outs(k_outs);
-    for (int64_t t = 0; t < seq_len; ++t) {
-      for (size_t k = 0; k < n_states; ++k) SetBodyInput(body, k, states[k], n.name);
-      for (size_t j = 0; j < m; ++j) {
-        const int64_t idx = dirs[j] ? seq_len - 1 - t : t;
-        const int64_t e = body->nodes[body->input_nodes[n_states + j]].outputs[0];
-        NDArray buf = body->is_static[e] ? body->values_[e].cast<NDArray>() : NDArray();
-        std::vector<int64_t> elem = xs[j].Shape();
-        elem.erase(elem.begin() + axes[j]);
-        if (buf.defined() && (buf.Shape() != elem || DataType(buf.dtype()) != DataType(xs[j].dtype()))) {
-          buf = NDArray();
-        }
-        NDArray slice = Take(xs[j], axes[j], idx, buf);
-        if (!buf.defined()) SetBodyInput(body, n_states + j, slice, n.name);
-        else body->input_set_.insert(e);
-      }
-      std::vector<NDArray> res = RunBody(body, n.name);
-      for (size_t k = 0; k < n_states; ++k) states[k] = res[k];
-      for (size_t k = 0; k < k_outs; ++k) outs[k].push_back(res[n_states + k]);
-    }
-    std::vector<NDArray> result;
-    for (size_t k = 0; k < n_states; ++k) result.push_back(states[k]);
-    for (size_t k = 0; k < k_outs; ++k) {
-      const int64_t e = n.outputs[n_states + k];
-      const int64_t rank = static_cast<int64_t>(shapes[e].size()) - (batched ? 1 : 0);
-      int64_t a = s.out_axes.empty() ? 0 : s.out_axes[k];
-      a = a < 0 ? a + rank : a;
-      TVMLITE_CHECK_KIND(a >= 0 && a < rank, ValueError) << n.name << ": scan output " << k << " has no axis " << a;
-      if (seq_len == 0) {
-        result.push_back(EmptyStack(e, a, batched, "scan", s.scan_types[k]));
-        continue;
-      }
-      std::vector<NDArray>& acc = outs[k];
-      for (const NDArray& y : acc) {
-        TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError)
-            << "scan: all input arrays must have the same shape";
-      }
-      if (!s.out_dirs.empty() && s.out_dirs[k]) std::reverse(acc.begin(), acc.end());
-      result.push_back(Stack(acc, a));
-    }
-    return result;
-  }
-
-  /*! \brief A per_shape node's output keeps its value between runs: a storage no other entry shares. */
-  void GivePrivateStorage(int64_t e, bool check_only) {
-    storage_of_[e] = static_cast<int64_t>(storage_dynamic.size());
-    storage_dynamic.push_back(!is_static[e]);
-    if (check_only) return;
-    storages.push_back(is_static[e] ? NDArray::Empty({std::max<int64_t>(NumBytes(shapes[e], dtypes[e]), 1)},
-                                                     DataType::UInt(8))
-                                    : NDArray());
-  }
-
-  /*! \brief Read a node's "per_shape" (0 or 1, or absent). */
-  static void ParsePerShape(const Map<String, Any>& nattrs, Node* n) {
-    const Any* p = nattrs.get()->Find(Any(String("per_shape")));
-    if (p == nullptr) return;
-    std::optional<int64_t> v = p->type_index() == kTVMLiteInt ? p->as<int64_t>() : std::nullopt;
-    TVMLITE_CHECK_KIND(v && (*v == 0 || *v == 1), ValueError)
-        << "graph executor: node " << n->name << "'s per_shape must be 0 or 1";
-    n->per_shape = *v == 1;
-  }
-
-  /*! \brief A param must be what the graph's entry says: its dtype and (static) shape. */
-  void CheckParam(const std::string& name, int64_t e, const Any& value) const {
-    if (is_object[e]) return;
-    std::optional<NDArray> a = value.as<NDArray>();
-    TVMLITE_CHECK_KIND(a.has_value(), ValueError) << "graph executor: param '" << name << "' is not a tensor";
-    DataType want(dtypes[e]), got(a->dtype());
-    TVMLITE_CHECK_KIND(want == got, ValueError) << "graph executor: param '" << name << "' is " << got.str()
-                                                << ", the graph's entry is " << want.str();
-    bool same = a->Shape().size() == shapes[e].size();
-    for (size_t d = 0; same && d < shapes[e].size(); ++d) same = shapes[e][d] < 0 || shapes[e][d] == a->Shape()[d];
-    TVMLITE_CHECK_KIND(same, ValueError) << "graph executor: param '" << name << "' has shape "
-                                         << ShapeStr(a->Shape()) << ", the graph's entry " << ShapeStr(shapes[e]);
-  }
-
-  NDArray MakeView(const Node& n, const NDArray& in, const std::vector<int64_t>& shape) const {
-    int64_t out = n.outputs[0];
-    TVMLITE_CHECK_KIND(in.IsContiguous() && in.NBytes() == static_cast<size_t>(NumBytes(shape, dtypes[out])),
+void GraphExecutorObj::ParseGuard(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i,
+                                  Node* n) {
+  const Any* g = nattrs.get()->Find(Any(String("guard")));
+  if (g == nullptr) return;
+  std::optional<Array<Any>> list = g->as<Array<Any>>();
+  TVMLITE_CHECK_KIND(list.has_value(), ValueError) << "graph executor: node " << n->name << "'s guard is malformed";
+  for (const Any& item : *list) {
+    std::vector<int64_t> ref = IntList(item, "a guard");
+    TVMLITE_CHECK_KIND(ref.size() == 3 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
+                           ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]] && (ref[2] == 0 || ref[2] == 1),
                        ValueError)
-        << n.name << ": cannot view " << ShapeStr(in.Shape()) << " as " << ShapeStr(shape);
-    return ViewOf(in, shape, dtypes[out]);
+        << "graph executor: node " << n->name << "'s guard must name entries computed before it, each with 0 or 1";
+    n->guard.push_back({row_ptr[ref[0]] + ref[1], ref[2] == 1});
   }
+}
 
-  /*! \brief Read a node's "shape_func" and "shape_args" (both or neither); every arg an entry computed before it. */
-  static void ParseShapeFunc(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i,
-                             Node* n) {
-    const Any* f = nattrs.get()->Find(Any(String("shape_func")));
-    const Any* a = nattrs.get()->Find(Any(String("shape_args")));
-    if (f == nullptr && a == nullptr) return;
-    TVMLITE_CHECK_KIND(f != nullptr && a != nullptr && f->as<String>().has_value(), ValueError)
-        << "graph executor: node " << n->name << " needs both shape_func (a string) and shape_args";
-    std::optional<ir::Function> func;
-    try {
-      func = runtime::LoadJSON(std::string(f->cast<String>())).as<ir::Function>();
-    } catch (const runtime::Error& err) {
-      TVMLITE_THROW(ValueError) << "graph executor: node " << n->name << "'s shape_func: " << err.message();
-    }
-    TVMLITE_CHECK_KIND(func.has_value(), ValueError) << "graph executor: node " << n->name
-                                                     << "'s shape_func is not a function";
-    std::optional<Array<Any>> args = a->as<Array<Any>>();
-    TVMLITE_CHECK_KIND(args && args->size() == (*func)->params.size(), ValueError)
-        << "graph executor: node " << n->name << "'s shape_args must list one entry list per shape_func param";
-    for (size_t k = 0; k < args->size(); ++k) {
-      std::optional<Array<Any>> refs = (*args)[k].as<Array<Any>>();
-      TVMLITE_CHECK_KIND(refs.has_value(), ValueError) << "graph executor: node " << n->name
-                                                       << "'s shape_args are malformed";
-      std::vector<int64_t> entries;
-      for (const Any& r : *refs) {
-        std::vector<int64_t> ref = IntList(r, "a shape arg");
-        TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
-                               ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
-                           ValueError)
-            << "graph executor: node " << n->name << "'s shape_args read an entry that is not computed before it";
-        entries.push_back(row_ptr[ref[0]] + ref[1]);
-      }
-      const ir::Var& p = (*func)->params[k];
-      TVMLITE_CHECK_KIND(p->type_annotation.has_value(), ValueError)
-          << "graph executor: node " << n->name << "'s shape_func has an untyped param";
-      n->shape_args.push_back(std::move(entries));
-    }
-    n->shape_func = *func;
+bool GraphExecutorObj::Truth(int64_t e, const Node& n) const {
+  std::optional<NDArray> a = values_[e].as<NDArray>();
+  TVMLITE_CHECK_KIND(a && a->NumElements() == 1, ValueError)
+      << n.name << ": the condition must be a tensor of one element";
+  const DLTensor& t = (*a)->tensor;
+  const char* p = static_cast<const char*>(t.data) + t.byte_offset;
+  TVMLITE_CHECK_KIND(t.dtype.code == kDLBool || t.dtype.code == kDLInt || t.dtype.code == kDLUInt, TypeError)
+      << n.name << ": the condition must be bool or an integer";
+  for (int b = 0; b < (t.dtype.bits + 7) / 8; ++b) {
+    if (p[b] != 0) return true;
   }
+  return false;
+}
 
-  /*! \brief Read a node's "guard": [[node, index, 0 or 1], ...], each an entry computed before it. */
-  static void ParseGuard(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i, Node* n) {
-    const Any* g = nattrs.get()->Find(Any(String("guard")));
-    if (g == nullptr) return;
-    std::optional<Array<Any>> list = g->as<Array<Any>>();
-    TVMLITE_CHECK_KIND(list.has_value(), ValueError) << "graph executor: node " << n->name << "'s guard is malformed";
-    for (const Any& item : *list) {
-      std::vector<int64_t> ref = IntList(item, "a guard");
-      TVMLITE_CHECK_KIND(ref.size() == 3 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(i) && ref[1] >= 0 &&
-                             ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]] && (ref[2] == 0 || ref[2] == 1),
-                         ValueError)
-          << "graph executor: node " << n->name << "'s guard must name entries computed before it, each with 0 or 1";
-      n->guard.push_back({row_ptr[ref[0]] + ref[1], ref[2] == 1});
+ir::Type GraphExecutorObj::ConcreteType(const ir::Type& declared, const std::vector<NDArray>& arrays, size_t* pos) {
+  if (const auto* tt = declared.as<ir::TupleTypeNode>()) {
+    std::vector<ir::Type> fields;
+    for (const ir::Type& f : tt->fields) fields.push_back(ConcreteType(f, arrays, pos));
+    return ir::TupleType(Array<ir::Type>(fields));
+  }
+  TVMLITE_CHECK_KIND(*pos < arrays.size(), ValueError) << "shape function: fewer entries than its params take";
+  const NDArray& a = arrays[(*pos)++];
+  return ir::TensorType(a.Shape(), a.dtype());
+}
+
+const std::vector<std::vector<int64_t>>& GraphExecutorObj::OutShapes(size_t id, const Node& n) {
+  ShapeCache& cache = shape_cache_[id];
+  key_.clear();
+  for (const auto& entries : n.shape_args) {
+    for (int64_t e : entries) {
+      std::optional<NDArray> a = values_[e].as<NDArray>();
+      TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": an input of its shape function is not a tensor";
+      const DLTensor& t = (*a)->tensor;
+      key_.push_back(t.ndim);
+      key_.insert(key_.end(), t.shape, t.shape + t.ndim);
     }
   }
-
-  /*! \brief The truth of a condition entry: a tensor of one bool or integer element. */
-  bool Truth(int64_t e, const Node& n) const {
-    std::optional<NDArray> a = values_[e].as<NDArray>();
-    TVMLITE_CHECK_KIND(a && a->NumElements() == 1, ValueError)
-        << n.name << ": the condition must be a tensor of one element";
-    const DLTensor& t = (*a)->tensor;
-    const char* p = static_cast<const char*>(t.data) + t.byte_offset;
-    TVMLITE_CHECK_KIND(t.dtype.code == kDLBool || t.dtype.code == kDLInt || t.dtype.code == kDLUInt, TypeError)
-        << n.name << ": the condition must be bool or an integer";
-    for (int b = 0; b < (t.dtype.bits + 7) / 8; ++b) {
-      if (p[b] != 0) return true;
+  if (cache.last != nullptr && cache.last_key == key_) return *cache.last;
+  auto it = cache.all.find(key_);
+  if (it == cache.all.end()) {
+    std::vector<ir::Type> args;
+    for (size_t k = 0; k < n.shape_args.size(); ++k) {
+      std::vector<NDArray> arrays;
+      for (int64_t e : n.shape_args[k]) arrays.push_back(values_[e].cast<NDArray>());
+      size_t pos = 0;
+      args.push_back(ConcreteType(*n.shape_func->params[k]->type_annotation, arrays, &pos));
+      TVMLITE_CHECK_KIND(pos == arrays.size(), ValueError) << n.name << ": its shape_args do not match its params";
     }
-    return false;
+    std::vector<std::vector<int64_t>> out = ConcreteShapes(EvalShapeFunc(n.shape_func, args));
+    TVMLITE_CHECK_KIND(out.size() == n.outputs.size(), ValueError)
+        << n.name << ": its shape function gives " << out.size() << " shapes for " << n.outputs.size()
+        << " outputs";
+    for (size_t k = 0; k < out.size(); ++k) {
+      const auto& declared = shapes[n.outputs[k]];
+      bool fits = declared.empty() || declared.size() == out[k].size();
+      for (size_t d = 0; fits && d < declared.size(); ++d) fits = declared[d] < 0 || declared[d] == out[k][d];
+      TVMLITE_CHECK_KIND(fits, ValueError) << n.name << ": output " << k << " would have shape "
+                                           << ShapeStr(out[k]) << ", the graph says " << ShapeStr(declared);
+      NumBytes(out[k], dtypes[n.outputs[k]]);  // fits in memory
+    }
+    if (cache.all.size() >= kMaxShapesPerNode) cache.all.clear();  // a bound on what odd callers can grow
+    it = cache.all.emplace(key_, std::move(out)).first;
   }
+  cache.last_key = key_;
+  cache.last = &it->second;
+  return it->second;
+}
 
-  /*! \brief A param type like declared with the concrete shapes of arrays (consumed from *pos, in order). */
-  static ir::Type ConcreteType(const ir::Type& declared, const std::vector<NDArray>& arrays, size_t* pos) {
-    if (const auto* tt = declared.as<ir::TupleTypeNode>()) {
-      std::vector<ir::Type> fields;
-      for (const ir::Type& f : tt->fields) fields.push_back(ConcreteType(f, arrays, pos));
-      return ir::TupleType(Array<ir::Type>(fields));
-    }
-    TVMLITE_CHECK_KIND(*pos < arrays.size(), ValueError) << "shape function: fewer entries than its params take";
-    const NDArray& a = arrays[(*pos)++];
-    return ir::TensorType(a.Shape(), a.dtype());
+void GraphExecutorObj::BindDynamicOutput(int64_t e, int64_t sid, const std::vector<int64_t>& shape) {
+  const int64_t bytes = NumBytes(shape, dtypes[e]);
+  NDArray& storage = storages[sid];
+  if (!storage.defined() || static_cast<int64_t>(storage.NBytes()) < bytes) {
+    const int64_t old = storage.defined() ? static_cast<int64_t>(storage.NBytes()) : 0;
+    storage = NDArray::Empty({std::max<int64_t>(std::max<int64_t>(bytes, old + old / 4), 1)}, DataType::UInt(8));
   }
-
-  /*! \brief The output shapes of node id (which has a shape_func) for its leaves' current values. */
-  const std::vector<std::vector<int64_t>>& OutShapes(size_t id, const Node& n) {
-    ShapeCache& cache = shape_cache_[id];
-    key_.clear();
-    for (const auto& entries : n.shape_args) {
-      for (int64_t e : entries) {
-        std::optional<NDArray> a = values_[e].as<NDArray>();
-        TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": an input of its shape function is not a tensor";
-        const DLTensor& t = (*a)->tensor;
-        key_.push_back(t.ndim);
-        key_.insert(key_.end(), t.shape, t.shape + t.ndim);
-      }
-    }
-    if (cache.last != nullptr && cache.last_key == key_) return *cache.last;
-    auto it = cache.all.find(key_);
-    if (it == cache.all.end()) {
-      std::vector<ir::Type> args;
-      for (size_t k = 0; k < n.shape_args.size(); ++k) {
-        std::vector<NDArray> arrays;
-        for (int64_t e : n.shape_args[k]) arrays.push_back(values_[e].cast<NDArray>());
-        size_t pos = 0;
-        args.push_back(ConcreteType(*n.shape_func->params[k]->type_annotation, arrays, &pos));
-        TVMLITE_CHECK_KIND(pos == arrays.size(), ValueError) << n.name << ": its shape_args do not match its params";
-      }
-      std::vector<std::vector<int64_t>> out = ConcreteShapes(EvalShapeFunc(n.shape_func, args));
-      TVMLITE_CHECK_KIND(out.size() == n.outputs.size(), ValueError)
-          << n.name << ": its shape function gives " << out.size() << " shapes for " << n.outputs.size()
-          << " outputs";
-      for (size_t k = 0; k < out.size(); ++k) {
-        const auto& declared = shapes[n.outputs[k]];
-        bool fits = declared.empty() || declared.size() == out[k].size();
-        for (size_t d = 0; fits && d < declared.size(); ++d) fits = declared[d] < 0 || declared[d] == out[k][d];
-        TVMLITE_CHECK_KIND(fits, ValueError) << n.name << ": output " << k << " would have shape "
-                                             << ShapeStr(out[k]) << ", the graph says " << ShapeStr(declared);
-        NumBytes(out[k], dtypes[n.outputs[k]]);  // fits in memory
-      }
-      if (cache.all.size() >= kMaxShapesPerNode) cache.all.clear();  // a bound on what odd callers can grow
-      it = cache.all.emplace(key_, std::move(out)).first;
-    }
-    cache.last_key = key_;
-    cache.last = &it->second;
-    return it->second;
+  if (std::optional<NDArray> v = values_[e].as<NDArray>()) {
+    if ((*v)->tensor.data == storage->tensor.data && v->Shape() == shape) return;
   }
+  values_[e] = ViewOf(storage, shape, dtypes[e]);
+}
 
-  /*! \brief Entry e (a kernel's output in dynamic storage sid) as a tensor of this shape: the storage grown when
-   * needed, the view kept when it already is one. */
-  void BindDynamicOutput(int64_t e, int64_t sid, const std::vector<int64_t>& shape) {
-    const int64_t bytes = NumBytes(shape, dtypes[e]);
-    NDArray& storage = storages[sid];
-    if (!storage.defined() || static_cast<int64_t>(storage.NBytes()) < bytes) {
-      const int64_t old = storage.defined() ? static_cast<int64_t>(storage.NBytes()) : 0;
-      storage = NDArray::Empty({std::max<int64_t>(std::max<int64_t>(bytes, old + old / 4), 1)}, DataType::UInt(8));
+void GraphExecutorObj::Run() {
+  std::lock_guard<std::mutex> lock(mu_);
+  CheckInputsSet();
+  has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
+  NoteSignature();
+  std::vector<AnyView> args;
+  for (size_t i = 0; i < nodes.size(); ++i) RunNode(i, &args);
+  has_run_ = true;
+}
+
+void GraphExecutorObj::NoteSignature() {
+  if (!has_per_shape_) return;
+  signature_.clear();
+  for (int64_t id : input_nodes) {
+    const int64_t e = nodes[id].outputs[0];
+    if (is_static[e]) continue;
+    if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
+      signature_.push_back(static_cast<int64_t>(a->Shape().size()));
+      for (int64_t d : a->Shape()) signature_.push_back(d);
+    } else {
+      signature_.push_back(-1);
     }
-    if (std::optional<NDArray> v = values_[e].as<NDArray>()) {
-      if ((*v)->tensor.data == storage->tensor.data && v->Shape() == shape) return;
-    }
-    values_[e] = ViewOf(storage, shape, dtypes[e]);
   }
+  if (generation_ > 0 && signature_ == last_signature_) return;
+  ++generation_;
+  last_signature_.swap(signature_);
+}
 
-  void Run() {
+bool GraphExecutorObj::Taken(const Node& n) const {
+  for (const auto& [e, want] : n.guard) {
+    if (Truth(e, n) != want) return false;
+  }
+  return true;
+}
+
+Array<Any> GraphExecutorObj::Profile() {
+  std::lock_guard<std::mutex> lock(mu_);
+  CheckInputsSet();
+  has_run_ = false;
+  NoteSignature();
+  std::vector<AnyView> args;
+  std::vector<Any> records;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    auto t0 = std::chrono::steady_clock::now();
+    const bool ran = RunNode(i, &args);
+    auto t1 = std::chrono::steady_clock::now();
+    if (n.kind == kInput || n.kind == kParam || !ran) continue;
+    Map<String, Any> r;
+    r.Set(String("name"), String(n.name));
+    r.Set(String("func_name"), String(n.func_name));
+    std::vector<int64_t> shape;
+    if (std::optional<NDArray> a = values_[n.outputs.empty() ? 0 : n.outputs[0]].as<NDArray>()) shape = a->Shape();
+    r.Set(String("shape"), Array<int64_t>(shape));
+    r.Set(String("time_ms"), std::chrono::duration<double, std::milli>(t1 - t0).count());
+    records.push_back(r);
+  }
+  has_run_ = true;
+  return Array<Any>(records);
+}
+
+int64_t GraphExecutorObj::InputEntry(const Any& key) const {
+  if (std::optional<String> s = key.as<String>()) {
+    auto it = input_index.find(std::string(*s));
+    if (it == input_index.end()) {
+      std::string names;
+      for (int64_t id : input_nodes) names += (names.empty() ? "" : ", ") + nodes[id].name;
+      TVMLITE_THROW(KeyError) << "set_input: the model has no input '" << std::string(*s) << "' (inputs: " << names
+                              << ")";
+    }
+    return nodes[input_nodes[it->second]].outputs[0];
+  }
+  std::optional<int64_t> i = key.type_index() == kTVMLiteInt ? key.as<int64_t>() : std::nullopt;
+  TVMLITE_CHECK_KIND(i.has_value(), TypeError) << "set_input: the key must be an input name or index";
+  TVMLITE_CHECK_KIND(*i >= 0 && *i < static_cast<int64_t>(input_nodes.size()), IndexError)
+      << "set_input: input index " << *i << " out of range for " << input_nodes.size() << " inputs";
+  return nodes[input_nodes[*i]].outputs[0];
+}
+
+void GraphExecutorObj::SetInput(const Any& key, const Any& value, bool borrow) {
+  int64_t e = InputEntry(key);
+  const std::string& name = EntryName(e);
+  if (is_object[e]) {
     std::lock_guard<std::mutex> lock(mu_);
-    CheckInputsSet();
-    has_run_ = false;  // until this run completes: a failed one leaves no outputs to read
-    NoteSignature();
-    std::vector<AnyView> args;
-    for (size_t i = 0; i < nodes.size(); ++i) RunNode(i, &args);
-    has_run_ = true;
-  }
-
-  /*! \brief A new generation when the dynamic inputs' shapes differ from the last run's (per_shape nodes rerun). */
-  void NoteSignature() {
-    if (!has_per_shape_) return;
-    signature_.clear();
-    for (int64_t id : input_nodes) {
-      const int64_t e = nodes[id].outputs[0];
-      if (is_static[e]) continue;
-      if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
-        signature_.push_back(static_cast<int64_t>(a->Shape().size()));
-        for (int64_t d : a->Shape()) signature_.push_back(d);
-      } else {
-        signature_.push_back(-1);
-      }
-    }
-    if (generation_ > 0 && signature_ == last_signature_) return;
-    ++generation_;
-    last_signature_.swap(signature_);
-  }
-
-  /*! \brief Whether node n runs this time: every guard holds (nodes outside If branches have none). */
-  bool Taken(const Node& n) const {
-    for (const auto& [e, want] : n.guard) {
-      if (Truth(e, n) != want) return false;
-    }
-    return true;
-  }
-
-  Array<Any> Profile() {
-    std::lock_guard<std::mutex> lock(mu_);
-    CheckInputsSet();
-    has_run_ = false;
-    NoteSignature();
-    std::vector<AnyView> args;
-    std::vector<Any> records;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const Node& n = nodes[i];
-      auto t0 = std::chrono::steady_clock::now();
-      const bool ran = RunNode(i, &args);
-      auto t1 = std::chrono::steady_clock::now();
-      if (n.kind == kInput || n.kind == kParam || !ran) continue;
-      Map<String, Any> r;
-      r.Set(String("name"), String(n.name));
-      r.Set(String("func_name"), String(n.func_name));
-      std::vector<int64_t> shape;
-      if (std::optional<NDArray> a = values_[n.outputs.empty() ? 0 : n.outputs[0]].as<NDArray>()) shape = a->Shape();
-      r.Set(String("shape"), Array<int64_t>(shape));
-      r.Set(String("time_ms"), std::chrono::duration<double, std::milli>(t1 - t0).count());
-      records.push_back(r);
-    }
-    has_run_ = true;
-    return Array<Any>(records);
-  }
-
-  int64_t InputEntry(const Any& key) const {
-    if (std::optional<String> s = key.as<String>()) {
-      auto it = input_index.find(std::string(*s));
-      if (it == input_index.end()) {
-        std::string names;
-        for (int64_t id : input_nodes) names += (names.empty() ? "" : ", ") + nodes[id].name;
-        TVMLITE_THROW(KeyError) << "set_input: the model has no input '" << std::string(*s) << "' (inputs: " << names
-                                << ")";
-      }
-      return nodes[input_nodes[it->second]].outputs[0];
-    }
-    std::optional<int64_t> i = key.type_index() == kTVMLiteInt ? key.as<int64_t>() : std::nullopt;
-    TVMLITE_CHECK_KIND(i.has_value(), TypeError) << "set_input: the key must be an input name or index";
-    TVMLITE_CHECK_KIND(*i >= 0 && *i < static_cast<int64_t>(input_nodes.size()), IndexError)
-        << "set_input: input index " << *i << " out of range for " << input_nodes.size() << " inputs";
-    return nodes[input_nodes[*i]].outputs[0];
-  }
-
-  /*!
-   * \brief Set an input to a copy of value, or with borrow (the C API's zero-copy input) to value itself: the
-   * executor reads that memory on every run until the input is set again.
-   */
-  void SetInput(const Any& key, const Any& value, bool borrow = false) {
-    int64_t e = InputEntry(key);
-    const std::string& name = EntryName(e);
-    if (is_object[e]) {
-      std::lock_guard<std::mutex> lock(mu_);
-      values_[e] = value;
-      input_set_.insert(e);
-      return;
-    }
-    std::optional<NDArray> a = value.as<NDArray>();
-    if (!a.has_value()) {
-      std::string got = value.object() ? value.object()->GetTypeKey()
-                                       : "a value of type index " + std::to_string(value.type_index());
-      TVMLITE_THROW(TypeError) << "set_input: input '" << name << "' is a tensor, got " << got;
-    }
-    DataType want(dtypes[e]), got(a->dtype());
-    TVMLITE_CHECK_KIND(want == got, TypeError) << "set_input: input '" << name << "' is " << want.str()
-                                               << ", got dtype " << got.str();
-    if (is_static[e]) {
-      TVMLITE_CHECK_KIND(a->Shape() == shapes[e], ValueError) << "set_input: input '" << name << "' has shape "
-                                                              << ShapeStr(shapes[e]) << ", got shape "
-                                                              << ShapeStr(a->Shape());
-      std::lock_guard<std::mutex> lock(mu_);
-      if (borrow) {
-        values_[e] = *a;
-        RemakeFixedViews(e);
-      } else {
-        if (bound_.erase(e)) {  // back from a borrowed array to the executor's own buffer
-          values_[e] = NDArray::Empty(shapes[e], dtypes[e]);
-          RemakeFixedViews(e);
-        }
-        values_[e].cast<NDArray>().CopyFrom(*a);
-      }
-      if (borrow) bound_.insert(e);
-      input_set_.insert(e);
-      return;
-    }
-    const auto& want_shape = shapes[e];
-    TVMLITE_CHECK_KIND(want_shape.empty() || a->Shape().size() == want_shape.size(), ValueError)
-        << "set_input: input '" << name << "' has rank " << want_shape.size() << ", got shape "
-        << ShapeStr(a->Shape());
-    for (size_t d = 0; d < want_shape.size(); ++d) {
-      TVMLITE_CHECK_KIND(want_shape[d] < 0 || want_shape[d] == a->Shape()[d], ValueError)
-          << "set_input: input '" << name << "' has shape " << ShapeStr(want_shape) << " (-1: any), got shape "
-          << ShapeStr(a->Shape());
-    }
-    NDArray copy = *a;
-    if (!borrow) {
-      copy = NDArray::Empty(a->Shape(), a->dtype());  // copied before the lock: a new array each time
-      copy.CopyFrom(*a);
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    values_[e] = copy;
+    values_[e] = value;
     input_set_.insert(e);
+    return;
   }
-
-  /*! \brief Remake the views fixed at creation that read static input entry e, directly or through other views
-   * (its buffer changed: a borrowed array, or the executor's own again). Call with the lock held. */
-  void RemakeFixedViews(int64_t e) {
-    std::unordered_set<int64_t> changed{e};
-    for (const Node& n : nodes) {
-      if (n.kind != kNop || !n.view_fixed || !changed.count(n.inputs[0])) continue;
-      values_[n.outputs[0]] = MakeView(n, values_[n.inputs[0]].cast<NDArray>(), shapes[n.outputs[0]]);
-      changed.insert(n.outputs[0]);
-    }
+  std::optional<NDArray> a = value.as<NDArray>();
+  if (!a.has_value()) {
+    std::string got = value.object() ? value.object()->GetTypeKey()
+                                     : "a value of type index " + std::to_string(value.type_index());
+    TVMLITE_THROW(TypeError) << "set_input: input '" << name << "' is a tensor, got " << got;
   }
-
-  /*! \brief [name, dtype, shape] of each input and output (-1: a symbolic dim; dtype "object": not a tensor). */
-  Map<String, Any> Describe() const {
-    auto row = [&](const std::string& name, int64_t e) {
-      std::string dtype = is_object[e] ? "object" : DataType(dtypes[e]).str();
-      return Array<Any>({Any(String(name)), Any(String(dtype)), Any(Array<int64_t>(shapes[e]))});
-    };
-    std::vector<Any> inputs, outputs;
-    for (int64_t id : input_nodes) inputs.push_back(row(nodes[id].name, nodes[id].outputs[0]));
-    for (size_t i = 0; i < heads.size(); ++i) outputs.push_back(row("output" + std::to_string(i), heads[i]));
-    Map<String, Any> out;
-    out.Set(String("inputs"), Array<Any>(inputs));
-    out.Set(String("outputs"), Array<Any>(outputs));
-    return out;
-  }
-
-  const std::string& EntryName(int64_t e) const {
-    for (int64_t id : input_nodes) {
-      if (nodes[id].outputs[0] == e) return nodes[id].name;
-    }
-    static const std::string unknown = "?";
-    return unknown;
-  }
-
-  Any GetOutput(int64_t i) {
-    TVMLITE_CHECK_KIND(i >= 0 && i < static_cast<int64_t>(heads.size()), IndexError)
-        << "get_output: index " << i << " out of range for " << heads.size() << " outputs";
+  DataType want(dtypes[e]), got(a->dtype());
+  TVMLITE_CHECK_KIND(want == got, TypeError) << "set_input: input '" << name << "' is " << want.str()
+                                             << ", got dtype " << got.str();
+  if (is_static[e]) {
+    TVMLITE_CHECK_KIND(a->Shape() == shapes[e], ValueError) << "set_input: input '" << name << "' has shape "
+                                                            << ShapeStr(shapes[e]) << ", got shape "
+                                                            << ShapeStr(a->Shape());
     std::lock_guard<std::mutex> lock(mu_);
-    TVMLITE_CHECK_KIND(has_run_, ValueError)
-        << "get_output: run() has not been called (or the last run failed)";
-    return Snapshot(heads[i]);
-  }
-
-  Any GetInput(const Any& key) {
-    int64_t e = InputEntry(key);
-    std::lock_guard<std::mutex> lock(mu_);
-    return Snapshot(e);
-  }
-
- private:
-  static constexpr const char* kReferenceFactory = "relay.backend.reference";
-
-  /*! \brief Entry e's value, copied when the executor rewrites it in place (call with the lock held). */
-  Any Snapshot(int64_t e) const {
-    if (in_place[e]) {
-      if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
-        NDArray copy = NDArray::Empty(a->Shape(), a->dtype());
-        copy.CopyFrom(*a);
-        return copy;
+    if (borrow) {
+      values_[e] = *a;
+      RemakeFixedViews(e);
+    } else {
+      if (bound_.erase(e)) {  // back from a borrowed array to the executor's own buffer
+        values_[e] = NDArray::Empty(shapes[e], dtypes[e]);
+        RemakeFixedViews(e);
       }
+      values_[e].cast<NDArray>().CopyFrom(*a);
     }
-    return values_[e];
+    if (borrow) bound_.insert(e);
+    input_set_.insert(e);
+    return;
   }
-
-  /*!
-   * \brief Run node id unless a guard says its If branch is not taken, or it is per_shape and ran with these
-   * shapes already; whether it ran.
-   */
-  bool RunNode(size_t id, std::vector<AnyView>* args) {
-    const Node& n = nodes[id];
-    if (!n.guard.empty() && !Taken(n)) return false;
-    if (!n.per_shape) return Execute(id, n, args);
-    if (computed_at_[id] == generation_) return false;
-    Execute(id, n, args);
-    computed_at_[id] = generation_;
-    return true;
+  const auto& want_shape = shapes[e];
+  TVMLITE_CHECK_KIND(want_shape.empty() || a->Shape().size() == want_shape.size(), ValueError)
+      << "set_input: input '" << name << "' has rank " << want_shape.size() << ", got shape "
+      << ShapeStr(a->Shape());
+  for (size_t d = 0; d < want_shape.size(); ++d) {
+    TVMLITE_CHECK_KIND(want_shape[d] < 0 || want_shape[d] == a->Shape()[d], ValueError)
+        << "set_input: input '" << name << "' has shape " << ShapeStr(want_shape) << " (-1: any), got shape "
+        << ShapeStr(a->Shape());
   }
+  NDArray copy = *a;
+  if (!borrow) {
+    copy = NDArray::Empty(a->Shape(), a->dtype());  // copied before the lock: a new array each time
+    copy.CopyFrom(*a);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  values_[e] = copy;
+  input_set_.insert(e);
+}
 
-  bool Execute(size_t id, const Node& n, std::vector<AnyView>* args) {
-    switch (n.kind) {
-      case kInput: case kParam: return true;
-      case kSelect: {
-        const size_t k = n.outputs.size();
-        const size_t from = Truth(n.inputs[0], n) ? 1 : 1 + k;
-        for (size_t i = 0; i < k; ++i) values_[n.outputs[i]] = values_[n.inputs[from + i]];
-        return true;
+void GraphExecutorObj::RemakeFixedViews(int64_t e) {
+  std::unordered_set<int64_t> changed{e};
+  for (const Node& n : nodes) {
+    if (n.kind != kNop || !n.view_fixed || !changed.count(n.inputs[0])) continue;
+    values_[n.outputs[0]] = MakeView(n, values_[n.inputs[0]].cast<NDArray>(), shapes[n.outputs[0]]);
+    changed.insert(n.outputs[0]);
+  }
+}
+
+Map<String, Any> GraphExecutorObj::Describe() const {
+  auto row = [&](const std::string& name, int64_t e) {
+    std::string dtype = is_object[e] ? "object" : DataType(dtypes[e]).str();
+    return Array<Any>({Any(String(name)), Any(String(dtype)), Any(Array<int64_t>(shapes[e]))});
+  };
+  std::vector<Any> inputs, outputs;
+  for (int64_t id : input_nodes) inputs.push_back(row(nodes[id].name, nodes[id].outputs[0]));
+  for (size_t i = 0; i < heads.size(); ++i) outputs.push_back(row("output" + std::to_string(i), heads[i]));
+  Map<String, Any> out;
+  out.Set(String("inputs"), Array<Any>(inputs));
+  out.Set(String("outputs"), Array<Any>(outputs));
+  return out;
+}
+
+const std::string& GraphExecutorObj::EntryName(int64_t e) const {
+  for (int64_t id : input_nodes) {
+    if (nodes[id].outputs[0] == e) return nodes[id].name;
+  }
+  static const std::string unknown = "?";
+  return unknown;
+}
+
+Any GraphExecutorObj::GetOutput(int64_t i) {
+  TVMLITE_CHECK_KIND(i >= 0 && i < static_cast<int64_t>(heads.size()), IndexError)
+      << "get_output: index " << i << " out of range for " << heads.size() << " outputs";
+  std::lock_guard<std::mutex> lock(mu_);
+  TVMLITE_CHECK_KIND(has_run_, ValueError)
+      << "get_output: run() has not been called (or the last run failed)";
+  return Snapshot(heads[i]);
+}
+
+Any GraphExecutorObj::GetInput(const Any& key) {
+  int64_t e = InputEntry(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  return Snapshot(e);
+}
+
+Any GraphExecutorObj::Snapshot(int64_t e) const {
+  if (in_place[e]) {
+    if (std::optional<NDArray> a = values_[e].as<NDArray>()) {
+      NDArray copy = NDArray::Empty(a->Shape(), a->dtype());
+      copy.CopyFrom(*a);
+      return copy;
+    }
+  }
+  return values_[e];
+}
+
+bool GraphExecutorObj::RunNode(size_t id, std::vector<AnyView>* args) {
+  const Node& n = nodes[id];
+  if (!n.guard.empty() && !Taken(n)) return false;
+  if (!n.per_shape) return Execute(id, n, args);
+  if (computed_at_[id] == generation_) return false;
+  Execute(id, n, args);
+  computed_at_[id] = generation_;
+  return true;
+}
+
+bool GraphExecutorObj::Execute(size_t id, const Node& n, std::vector<AnyView>* args) {
+  switch (n.kind) {
+    case kInput: case kParam: return true;
+    case kSelect: {
+      const size_t k = n.outputs.size();
+      const size_t from = Truth(n.inputs[0], n) ? 1 : 1 + k;
+      for (size_t i = 0; i < k; ++i) values_[n.outputs[i]] = values_[n.inputs[from + i]];
+      return true;
+    }
+    case kNop:
+      if (!n.view_fixed) {
+        std::optional<NDArray> a = values_[n.inputs[0]].as<NDArray>();
+        TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": the input of a view is not a tensor";
+        values_[n.outputs[0]] = MakeView(n, *a, n.shape_func.defined() ? OutShapes(id, n)[0]
+                                                                       : shapes[n.outputs[0]]);
       }
-      case kNop:
-        if (!n.view_fixed) {
-          std::optional<NDArray> a = values_[n.inputs[0]].as<NDArray>();
-          TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": the input of a view is not a tensor";
-          values_[n.outputs[0]] = MakeView(n, *a, n.shape_func.defined() ? OutShapes(id, n)[0]
-                                                                         : shapes[n.outputs[0]]);
+      return true;
+    case kKernel: {
+      if (n.shape_func.defined()) {
+        const auto& out_shapes = OutShapes(id, n);
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+          const int64_t e = n.outputs[k];
+          if (!is_static[e]) BindDynamicOutput(e, storage_of_[e], out_shapes[k]);
         }
-        return true;
-      case kKernel: {
-        if (n.shape_func.defined()) {
-          const auto& out_shapes = OutShapes(id, n);
-          for (size_t k = 0; k < n.outputs.size(); ++k) {
-            const int64_t e = n.outputs[k];
-            if (!is_static[e]) BindDynamicOutput(e, storage_of_[e], out_shapes[k]);
-          }
-        }
-        args->clear();
-        for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
-        for (int64_t e : n.outputs) args->push_back(AnyView(values_[e]));
-        Any rv;
-        n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
-        return true;
       }
-      case kLoop:
-        if (n.loop->is_loop) RunLoop(n);
-        else RunScan(n);
-        return true;
-      case kReference: case kReturns: {
-        args->clear();
-        for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
-        Any rv;
-        n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
-        std::optional<Array<Any>> outs = rv.as<Array<Any>>();
-        TVMLITE_CHECK_KIND(outs && outs->size() == n.outputs.size(), ValueError)
-            << n.name << ": the reference kernel must return a list of " << n.outputs.size() << " values";
-        for (size_t k = 0; k < n.outputs.size(); ++k) values_[n.outputs[k]] = (*outs)[k];
-        return true;
-      }
+      args->clear();
+      for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
+      for (int64_t e : n.outputs) args->push_back(AnyView(values_[e]));
+      Any rv;
+      n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
+      return true;
     }
-    return true;
-  }
-
-  void CheckInputsSet() const {
-    std::string missing;
-    for (int64_t id : input_nodes) {
-      int64_t e = nodes[id].outputs[0];
-      if (!input_set_.count(e)) missing += (missing.empty() ? "" : ", ") + nodes[id].name;
+    case kLoop:
+      if (n.loop->is_loop) RunLoop(n);
+      else RunScan(n);
+      return true;
+    case kReference: case kReturns: {
+      args->clear();
+      for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
+      Any rv;
+      n.fn.CallPacked(runtime::PackedArgs(args->data(), static_cast<int32_t>(args->size())), &rv);
+      std::optional<Array<Any>> outs = rv.as<Array<Any>>();
+      TVMLITE_CHECK_KIND(outs && outs->size() == n.outputs.size(), ValueError)
+          << n.name << ": the reference kernel must return a list of " << n.outputs.size() << " values";
+      for (size_t k = 0; k < n.outputs.size(); ++k) values_[n.outputs[k]] = (*outs)[k];
+      return true;
     }
-    TVMLITE_CHECK_KIND(missing.empty(), ValueError) << "run: inputs not set: " << missing;
   }
+  return true;
+}
 
-  static constexpr size_t kMaxShapesPerNode = 1024;
-
-  // Changed by calls: guarded by mu_.
-  std::mutex mu_;
-  std::vector<ShapeCache> shape_cache_;  // per node
-  std::vector<int64_t> key_;             // scratch: a node's leaf-shape signature
-  bool has_per_shape_ = false;           // fixed at Init
-  uint64_t generation_ = 0;              // counts the signatures seen, one after another (NoteSignature)
-  std::vector<uint64_t> computed_at_;    // per node: the generation its per_shape values are of (0: none)
-  std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes, scratch and the last run's
-  std::vector<Any> values_;  // per entry
-  std::unordered_set<int64_t> input_set_;
-  std::unordered_set<int64_t> bound_;  // static inputs set with borrow (their values are the caller's arrays)
-  bool has_run_ = false;
-};
+void GraphExecutorObj::CheckInputsSet() const {
+  std::string missing;
+  for (int64_t id : input_nodes) {
+    int64_t e = nodes[id].outputs[0];
+    if (!input_set_.count(e)) missing += (missing.empty() ? "" : ", ") + nodes[id].name;
+  }
+  TVMLITE_CHECK_KIND(missing.empty(), ValueError) << "run: inputs not set: " << missing;
+}
 
 TVMLITE_REGISTER_OBJECT_TYPE(GraphExecutorObj);
 
