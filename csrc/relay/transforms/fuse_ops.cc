@@ -239,7 +239,7 @@ class Fuser {
 
   /*!
    * \brief A view op ("TIsView": a reshape) over symbolic dims. Static, a group reads it as a view of its input
-   * (graph_codegen.cc, LeafView); symbolic, its shape is known at run time only, so it stays a group of its own (a
+   * (group_lowering.cc, LeafView); symbolic, its shape is known at run time only, so it stays a group of its own (a
    * view the executor shapes per run) and its consumers group without it.
    */
   bool IsSymbolicView(const CallNode* call) const {
@@ -264,7 +264,7 @@ class Fuser {
    * anchor's output: dim by dim equal ints or the same SizeVar (a conv's (N, 64, 56, 56) and its bias add's), or b's
    * dim symbolic where a's is a static other than 1 (b is a's broadcast with something: it can only be a's). Two
    * different symbolic dims may differ at run time (DistilBERT's position embeddings, (?, ?, 768) from a sliced
-   * buffer with 1 at run time, added to (batch, seq, 768)): not the same, as in the lowering (graph_codegen.cc,
+   * buffer with 1 at run time, added to (batch, seq, 768)): not the same, as in the lowering (group_lowering.cc,
    * SameDims).
    */
   static bool SameShape(const TensorTypeNode* b, const TensorTypeNode* a) {

@@ -1,5 +1,5 @@
 """tvmlite.build(target="cpu"): every graph the debug target runs gives the same outputs, through native kernels
-(topi.elemwise, anchors with epilogues), views and reference nodes (csrc/backend/graph_codegen.cc)."""
+(topi.elemwise, anchors with epilogues), views and reference nodes (csrc/backend/group_lowering.cc)."""
 import itertools
 import json
 

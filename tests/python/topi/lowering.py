@@ -2,7 +2,7 @@
 
 
 def lowering_attrs(call):
-    """kernel_attrs as csrc/backend/graph_codegen.cc builds them from a call's attrs (by reflection)."""
+    """kernel_attrs as csrc/backend/group_lowering.cc builds them from a call's attrs (by reflection)."""
     from tvmlite.ir import attrs as ir_attrs
 
     cls = ir_attrs._class_for(call.attrs.type_key)

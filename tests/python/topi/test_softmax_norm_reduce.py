@@ -208,7 +208,7 @@ def test_kernels_are_registered_for_their_ops():
 
 
 def test_kernels_take_the_relay_attrs_as_lowered(rng):
-    """attrs = the relay call's fields as csrc/backend/graph_codegen.cc passes them; absent beta is no tensor."""
+    """attrs = the relay call's fields as csrc/backend/group_lowering.cc passes them; absent beta is no tensor."""
     from tvmlite import relay
 
     x = rng.standard_normal((3, 4, 20)).astype(np.float32)

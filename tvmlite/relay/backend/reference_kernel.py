@@ -1,6 +1,6 @@
 """``relay.backend.reference``: the kernel factory for groups with no native kernel.
 
-The lowering (csrc/backend/graph_codegen.cc) gives such a group its own graph node whose kernel_attrs hold the group
+The lowering (csrc/backend/group_lowering.cc) gives such a group its own graph node whose kernel_attrs hold the group
 as a Function saved with ``save_json`` (``{"func": text}``). The graph executor calls this factory once per node at
 load; the bound kernel evaluates the function with the debug executor's interpreter (the ops' numpy references) on
 every run. Its inputs arrive flattened (a tuple-typed parameter takes one executor entry per field); it returns its

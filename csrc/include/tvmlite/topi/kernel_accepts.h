@@ -12,7 +12,7 @@
  * kernel's attrs as the lowering passes them to the factory, then the dtype and rank of every tensor argument in
  * call order (inputs, epilogue inputs, then out; a kernel returning its outputs: its inputs only). "" means the
  * bound kernel takes such tensors (no TypeError from its dtype dispatch), else a short reason. The lowering
- * (graph_codegen.cc) asks it at build instead of running the kernel; a kernel without one takes float32 only.
+ * (group_lowering.cc) asks it at build instead of running the kernel; a kernel without one takes float32 only.
  * Predicates share the dtype tests (IsIndexDType, ...) with the kernel bodies' dispatch so the two agree.
  */
 #ifndef TVMLITE_TOPI_KERNEL_ACCEPTS_H_
