@@ -260,3 +260,43 @@ def test_the_readme_c_snippet_compiles():
     proc = subprocess.run([cc, "-std=c11", "-Wall", "-Werror", "-fsyntax-only", "-x", "c", "-", "-I", INCLUDE],
                           input=source, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_executors_of_one_model_run_in_parallel_threads(capi, relu_model):
+    """ctypes releases the GIL around each C call: two executors of one model run at once, each with its own inputs,
+    and a failing call on one thread leaves the other thread's error slot alone."""
+    import threading
+
+    failures = []
+
+    def work(k):
+        ex, out, keep = ctypes.c_void_p(), ctypes.POINTER(DLTensor)(), []
+        if capi.TVMLiteExecutorCreate(relu_model, ctypes.byref(ex)) != 0:
+            failures.append(capi.TVMLiteGetLastErrorMessage().decode())
+            return
+        try:
+            for i in range(50):
+                x = np.full((2, 3), k * 100 + i, "float32")
+                ok = capi.TVMLiteExecutorSetInput(ex, 0, ctypes.byref(_tensor(x, keep))) == 0
+                ok = ok and capi.TVMLiteExecutorRun(ex) == 0
+                ok = ok and capi.TVMLiteExecutorGetOutput(ex, 1, ctypes.byref(out)) == 0
+                if not ok:
+                    failures.append(capi.TVMLiteGetLastErrorMessage().decode())
+                    return
+                got = np.ctypeslib.as_array(ctypes.cast(out.contents.data, ctypes.POINTER(ctypes.c_float)), (2, 3))
+                if not np.array_equal(got, x + x):
+                    failures.append(f"thread {k} run {i}: {got}")
+                    return
+                assert capi.TVMLiteExecutorGetOutput(ex, 9, ctypes.byref(out)) == -1  # this thread's error only
+                if "output index 9" not in capi.TVMLiteGetLastErrorMessage().decode():
+                    failures.append(f"thread {k}: another thread's error")
+                    return
+        finally:
+            capi.TVMLiteExecutorFree(ex)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
