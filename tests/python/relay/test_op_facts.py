@@ -29,11 +29,11 @@ VIEWS = ["reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"
 
 
 @contextlib.contextmanager
-def marked(op_name, key):
-    """op_name with attribute key set to True (level 1) for the duration; it must not have had it."""
+def marked(op_name, key, value=True):
+    """op_name with attribute key set to value (True; level 1) for the duration; it must not have had it."""
     op = ir.Op.get(op_name)
     assert op.get_attr_level(key) is None
-    op.set_attr(key, True, 1)
+    op.set_attr(key, value, 1)
     try:
         yield
     finally:
@@ -225,3 +225,58 @@ def test_a_legalize_rule_called_wrongly_raises_naming_it():
     call = relay.split(x, 2).astuple()
     with pytest.raises(ValueError, match="FTVMLiteLegalize of split: 0 args for a call of 1"):
         rule(call, [])
+
+
+def pass_source(name):
+    return (ROOT / "csrc/relay/transforms" / name).read_text()
+
+
+def scaled_matmul(rng):
+    """matmul(x (3, 4), W (4, 5)) * s (5,): the scale is per output channel (W's axis 1, the result's last)."""
+    x = relay.var("x", shape=(3, 4))
+    body = relay.multiply(relay.nn.matmul(x, const(rng, 4, 5)), const(rng, 5, scale=2.0))
+    return ir.IRModule.from_expr(relay.Function([x], body))
+
+
+def test_fold_scale_axis_asks_each_op_where_its_channels_are(run_relay, rng, op_names):
+    """FoldScaleAxis names no anchor: an op's "FTVMLiteScaleAxis" rule (call -> (output axis, weight axis) or None)
+    says whether and where a scale folds into its weight; nn.matmul given one from Python folds like nn.dense."""
+    assert re.findall(r'AsOpCall\([^)]*"nn\.(conv|dense)', pass_source("fold_scale_axis.cc")) == []
+    assert [n for n in ["nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense"]
+            if ir.Op.get(n).get_attr("FTVMLiteScaleAxis") is None] == []
+    mod = scaled_matmul(rng)
+
+    def fold():
+        return relay.transform.FoldConstant()(relay.transform.FoldScaleAxis()(mod))
+
+    assert sorted(op_names(fold())) == ["multiply", "nn.matmul"]
+    seen = []
+
+    def rule(call):
+        seen.append(call.op.name)
+        return [-1, 1]
+
+    with marked("nn.matmul", "FTVMLiteScaleAxis", rule):
+        out = fold()
+    assert seen == ["nn.matmul"] and op_names(out) == ["nn.matmul"]
+    x = rng.standard_normal((3, 4)).astype("float32")
+    np.testing.assert_allclose(run_relay(out, [x])[0], run_relay(mod, [x])[0], rtol=1e-5, atol=1e-5)
+    with marked("nn.matmul", "FTVMLiteScaleAxis", lambda call: None):
+        assert sorted(op_names(fold())) == ["multiply", "nn.matmul"]
+
+
+@pytest.mark.parametrize("result, error, message", [
+    ("channels", TypeError, r"FTVMLiteScaleAxis of nn.matmul must return None or \(output axis, weight axis\), "
+                            r"got .*str"),
+    ([1], TypeError, r"FTVMLiteScaleAxis of nn.matmul must return None or \(output axis, weight axis\), got 1 values"),
+    ([2, 0], ValueError, r"FTVMLiteScaleAxis of nn.matmul gave axes \(2, 0\) for a rank-2 result and a rank-2 weight"),
+    ([0, -3], ValueError, r"FTVMLiteScaleAxis of nn.matmul gave axes \(0, -3\)")])
+def test_a_wrong_scale_axis_rule_raises_naming_it(rng, result, error, message):
+    with marked("nn.matmul", "FTVMLiteScaleAxis", lambda call: result), pytest.raises(error, match=message):
+        relay.transform.FoldScaleAxis()(scaled_matmul(rng))
+
+
+def test_a_scale_axis_rule_called_wrongly_raises_naming_it():
+    rule = ir.Op.get("nn.conv2d").get_attr("FTVMLiteScaleAxis")
+    with pytest.raises(TypeError, match=r"FTVMLiteScaleAxis of nn.conv2d"):
+        rule(1)
