@@ -280,3 +280,60 @@ def test_a_scale_axis_rule_called_wrongly_raises_naming_it():
     rule = ir.Op.get("nn.conv2d").get_attr("FTVMLiteScaleAxis")
     with pytest.raises(TypeError, match=r"FTVMLiteScaleAxis of nn.conv2d"):
         rule(1)
+
+
+DYNAMIC_TO_STATIC = [n for n in ir.list_op_names() if n.startswith("dyn.")] + ["image.resize"]
+
+
+def test_dynamic_to_static_asks_each_op_for_its_rule():
+    """DynamicToStatic names no op: each dyn op's "FTVMLiteDynamicToStatic" rule (dynamic_to_static_rules.cc)
+    gives its static form; a rule set from Python on another op is applied the same way, (call, context) -> an
+    expression (typed by the pass) or None, and one the static relation rejects keeps the call."""
+    source = pass_source("dynamic_to_static.cc")
+    assert re.findall(r'name ==|name\.compare|"dyn\.|"image\.', source) == []
+    assert len(DYNAMIC_TO_STATIC) >= 26
+    assert [n for n in DYNAMIC_TO_STATIC if ir.Op.get(n).get_attr("FTVMLiteDynamicToStatic") is None] == []
+    x = relay.var("x", shape=(2, 3))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.negative(x)))
+    seen = []
+
+    def rule(call, context):
+        seen.append((call.op.name, type(context).__name__))
+        return relay.subtract(relay.const(0.0), call.args[0])
+
+    with marked("negative", "FTVMLiteDynamicToStatic", rule):
+        body = relay.transform.DynamicToStatic()(mod)["main"].body
+    assert body.op.name == "subtract" and seen[0][0] == "negative"
+    with marked("negative", "FTVMLiteDynamicToStatic", lambda call, context: relay.reshape(call.args[0], (7,))):
+        assert relay.transform.DynamicToStatic()(mod)["main"].body.op.name == "negative"
+
+
+def test_a_wrong_dynamic_to_static_rule_raises_naming_it():
+    x = relay.var("x", shape=(2, 3))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.negative(x)))
+    with marked("negative", "FTVMLiteDynamicToStatic", lambda call, context: 3), \
+            pytest.raises(TypeError, match="FTVMLiteDynamicToStatic of negative must return an Expr or None, got int"):
+        relay.transform.DynamicToStatic()(mod)
+
+
+def test_a_dynamic_to_static_rule_called_wrongly_raises_naming_it():
+    """The context a Python rule was given stays valid after the pass (it owns the shape values); a C++ rule given
+    a call of another op, or wrong arguments, raises naming it."""
+    x = relay.var("x", shape=(2, 3))
+    contexts = []
+    with marked("negative", "FTVMLiteDynamicToStatic", lambda call, context: contexts.append(context)):
+        relay.transform.DynamicToStatic()(ir.IRModule.from_expr(relay.Function([x], relay.negative(x))))
+    (context,) = contexts
+    rule = ir.Op.get("dyn.reshape").get_attr("FTVMLiteDynamicToStatic")
+    with pytest.raises(TypeError, match=r"FTVMLiteDynamicToStatic of dyn.reshape: expected \(call, context\), got 1"):
+        rule(1)
+    with pytest.raises(TypeError, match=r"FTVMLiteDynamicToStatic of dyn.reshape: expected \(Call, "
+                                        r"DynamicToStaticContext\), got"):
+        rule(relay.negative(x), 1)
+    with pytest.raises(ValueError, match="FTVMLiteDynamicToStatic of dyn.reshape: expected a call of it, got one "
+                                         "of negative with 1 args"):
+        rule(relay.negative(x), context)
+    typed = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function(
+        [x], relay.reshape(x, relay.const(np.array([3, 2], "int64"))))))["main"].body
+    assert typed.op.name == "dyn.reshape"
+    assert rule(typed, context).op.name == "reshape"
