@@ -337,3 +337,74 @@ def test_a_dynamic_to_static_rule_called_wrongly_raises_naming_it():
         [x], relay.reshape(x, relay.const(np.array([3, 2], "int64"))))))["main"].body
     assert typed.op.name == "dyn.reshape"
     assert rule(typed, context).op.name == "reshape"
+
+
+SHAPE_VALUE_OPS = ["shape_of", "concatenate", "equal", "where", "add", "subtract", "multiply", "floor_divide",
+                   "maximum", "minimum", "negative", "cast", "expand_dims", "squeeze", "reshape", "take",
+                   "strided_slice"]
+
+
+def copied_shape():
+    """main(x) = copy(shape_of(x) + 0): DynamicToStatic folds a shape value whose entries are all static."""
+    x = relay.var("x", shape=(2, 3))
+    zero = relay.const(np.zeros(2, "int64"))
+    return ir.IRModule.from_expr(relay.Function([x], relay.copy(relay.add(relay.shape_of(x), zero))))
+
+
+def test_shape_values_ask_each_op_for_its_rule():
+    """The shape value evaluator names no op: each op's "FTVMLiteShapeValue" rule (shape_value_rules.cc) computes
+    its value; copy given a rule from Python (reusing cast's) is followed like cast, and folds to a constant."""
+    for name in ["shape_value.cc", "shape_value.h"]:
+        assert re.findall(r'name ==|name\.compare|op == "', pass_source(name)) == []
+    assert [n for n in SHAPE_VALUE_OPS if ir.Op.get(n).get_attr("FTVMLiteShapeValue") is None] == []
+    mod = copied_shape()
+    assert relay.transform.DynamicToStatic()(mod)["main"].body.op.name == "copy"
+    cast_rule = ir.Op.get("cast").get_attr("FTVMLiteShapeValue")
+    seen = []
+
+    def rule(call, context):
+        seen.append(call.op.name)
+        return cast_rule(call, context)
+
+    with marked("copy", "FTVMLiteShapeValue", rule):
+        body = relay.transform.DynamicToStatic()(mod)["main"].body
+    assert seen == ["copy"] and isinstance(body, relay.Constant)
+    np.testing.assert_array_equal(body.data.numpy(), [2, 3])
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: None):
+        assert relay.transform.DynamicToStatic()(mod)["main"].body.op.name == "copy"
+
+
+def test_a_wrong_shape_value_rule_raises_naming_it():
+    shape_of_rule = ir.Op.get("shape_of").get_attr("FTVMLiteShapeValue")
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: 3), \
+            pytest.raises(TypeError, match="FTVMLiteShapeValue of copy must return a ShapeValue or None, got int"):
+        relay.transform.DynamicToStatic()(copied_shape())
+    y = relay.var("y", shape=(7,))
+    shape_of_y = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([y], relay.shape_of(y))))
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: shape_of_rule(shape_of_y["main"].body, context)), \
+            pytest.raises(ValueError, match=r"FTVMLiteShapeValue of copy gave 1 entries for a tensor of shape \(2,\)"):
+        relay.transform.DynamicToStatic()(copied_shape())
+
+
+def test_a_shape_value_rule_called_wrongly_raises_naming_it():
+    """A context is live only while its rule runs: kept and used later it is refused, never read."""
+    contexts = []
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: contexts.append(context)):
+        relay.transform.DynamicToStatic()(copied_shape())
+    (context,) = contexts
+    rule = ir.Op.get("shape_of").get_attr("FTVMLiteShapeValue")
+    x = relay.var("x", shape=(2, 3))
+    call = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], relay.shape_of(x))))["main"].body
+    with pytest.raises(TypeError, match=r"FTVMLiteShapeValue of shape_of: expected \(call, context\), got 1"):
+        rule(call)
+    with pytest.raises(TypeError, match=r"FTVMLiteShapeValue of shape_of: expected \(Call, ShapeValueContext\)"):
+        rule(call, 1)
+    with pytest.raises(ValueError, match="FTVMLiteShapeValue of shape_of: the context is used after the rule it was "
+                                         "given to returned"):
+        rule(call, context)
+    take = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function(
+        [x], relay.take(relay.shape_of(x), relay.const(np.array([1, 0], "int64"))))))["main"].body
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: rule(take, context)), \
+            pytest.raises(ValueError, match="FTVMLiteShapeValue of shape_of: expected a typed call of 1 args with a "
+                                            "small integer result, got one of 2 args"):
+        relay.transform.DynamicToStatic()(copied_shape())
