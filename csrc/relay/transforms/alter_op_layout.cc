@@ -449,25 +449,19 @@ const std::unordered_map<std::string, Rule>& LayoutRewriter::Rules() {
 }
 
 /*!
- * \brief a's conv attrs for the blocked op: data in NCHW{in_block}c (NCDHW{in_block}c for S = 3), the weight in
- * kernel_layout, out NCHW{out_block}c; groups and channels when given (> 0) replace a's.
+ * \brief A conv's attrs (in, ConvAttrs<S>) for the blocked op: data in NCHW{in_block}c (NCDHW{in_block}c for S = 3),
+ * the weight in kernel_layout, out NCHW{out_block}c; groups and channels when given (> 0) replace in's.
  */
 template <int S>
-Attrs BlockedConvAttrs(const ConvAttrs<S>* a, int64_t in_block, const std::string& kernel_layout, int64_t out_block,
+Attrs BlockedConvAttrs(const Attrs& in, int64_t in_block, const std::string& kernel_layout, int64_t out_block,
                        int64_t groups = 0, int64_t channels = 0) {
   const std::string plain = ChannelFirstLayout(S);
-  auto attrs = make_object<ConvAttrs<S>>();
-  attrs->strides = a->strides;
-  attrs->padding = a->padding;
-  attrs->dilation = a->dilation;
-  attrs->groups = groups > 0 ? groups : a->groups;
-  attrs->channels = channels > 0 ? Optional<int64_t>(channels) : a->channels;
-  attrs->kernel_size = a->kernel_size;
-  attrs->data_layout = BlockedChannelFirst(plain, in_block);
-  attrs->kernel_layout = kernel_layout;
-  attrs->out_layout = BlockedChannelFirst(plain, out_block);
-  attrs->out_dtype = a->out_dtype;
-  return Attrs(std::move(attrs));
+  std::map<std::string, Any> changes{{"data_layout", Any(runtime::String(BlockedChannelFirst(plain, in_block)))},
+                                     {"kernel_layout", Any(runtime::String(kernel_layout))},
+                                     {"out_layout", Any(runtime::String(BlockedChannelFirst(plain, out_block)))}};
+  if (groups > 0) changes["groups"] = Any(groups);
+  if (channels > 0) changes["channels"] = Any(channels);
+  return WithAttrFields(in, changes, "AlterOpLayout");
 }
 
 /*!
@@ -537,7 +531,7 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
     std::string kernel_layout = "OIHW1i" + std::to_string(block) + "o";
     static const Op op = Op::Get("nn.contrib_depthwise_conv2d_NCHWc");
     *out = {Call(op, {Blocked(data, block, padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
-                 BlockedConvAttrs<2>(a, block, kernel_layout, block, padded, padded)),
+                 BlockedConvAttrs<2>(call->attrs, block, kernel_layout, block, padded, padded)),
             block, padded};
     return true;
   }
@@ -579,7 +573,7 @@ bool LayoutRewriter::Conv2D(const CallNode* call, Value* out) {
   std::string kernel_layout = "OIHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
   static const Op op = Op::Get("nn.contrib_conv2d_NCHWc");
   Call direct(op, {Blocked(data, ic, in_padded), MakeLayoutTransform(w, "OIHW", kernel_layout)},
-              BlockedConvAttrs<2>(a, ic, kernel_layout, oc, groups / merge, out_padded));
+              BlockedConvAttrs<2>(call->attrs, ic, kernel_layout, oc, groups / merge, out_padded));
   *out = {groups == 1 ? WinogradPerShape(call, a, w, in_channels, out_channels, oc, direct) : direct, oc, out_padded};
   return true;
 }
@@ -604,7 +598,7 @@ bool LayoutRewriter::Conv3D(const CallNode* call, Value* out) {
     std::string kernel_layout = "OIDHW1i" + std::to_string(block) + "o";
     static const Op op = Op::Get("nn.contrib_depthwise_conv3d_NCDHWc");
     *out = {Call(op, {Blocked(data, block), MakeLayoutTransform(Plain(weight), "OIDHW", kernel_layout)},
-                 BlockedConvAttrs<3>(a, block, kernel_layout, block)),
+                 BlockedConvAttrs<3>(call->attrs, block, kernel_layout, block)),
             block};
     return true;
   }
@@ -615,7 +609,7 @@ bool LayoutRewriter::Conv3D(const CallNode* call, Value* out) {
   std::string kernel_layout = "OIDHW" + std::to_string(ic) + "i" + std::to_string(oc) + "o";
   static const Op op = Op::Get("nn.contrib_conv3d_NCDHWc");
   *out = {Call(op, {Blocked(data, ic), MakeLayoutTransform(Plain(weight), "OIDHW", kernel_layout)},
-               BlockedConvAttrs<3>(a, ic, kernel_layout, oc)),
+               BlockedConvAttrs<3>(call->attrs, ic, kernel_layout, oc)),
           oc};
   return true;
 }
@@ -633,19 +627,8 @@ bool LayoutRewriter::ConvTranspose(const CallNode* call, Value* out) {
   std::optional<std::vector<int64_t>> ws = StaticShape(weight);
   if (!ws || ws->size() != N + 2 || a->groups < 1 || (*ws)[0] % a->groups != 0 || (*ws)[0] == 0) return false;
   const std::string packed = plain + std::to_string((*ws)[0] / a->groups) + "i";
-  auto attrs = make_object<ConvTransposeAttrs<N>>();
-  attrs->strides = a->strides;
-  attrs->padding = a->padding;
-  attrs->dilation = a->dilation;
-  attrs->output_padding = a->output_padding;
-  attrs->groups = a->groups;
-  attrs->channels = a->channels;
-  attrs->kernel_size = a->kernel_size;
-  attrs->data_layout = a->data_layout;
-  attrs->kernel_layout = packed;
-  attrs->out_layout = a->out_layout;
-  attrs->out_dtype = a->out_dtype;
-  *out = {Call(call->op, {Plain(data), MakeLayoutTransform(weight, plain, packed)}, Attrs(std::move(attrs))), 0};
+  Attrs attrs = WithAttrFields(call->attrs, {{"kernel_layout", Any(runtime::String(packed))}}, "AlterOpLayout");
+  *out = {Call(call->op, {Plain(data), MakeLayoutTransform(weight, plain, packed)}, attrs), 0};
   return true;
 }
 
@@ -757,18 +740,9 @@ template <PoolKind K>
 Attrs BlockedPoolAttrs(const Attrs& in, int64_t block) {
   const auto* a = in.as<PoolAttrs<K, 2>>();
   if (a == nullptr || a->layout != "NCHW" || !(a->out_layout.empty() || a->out_layout == "NCHW")) return Attrs();
-  auto attrs = make_object<PoolAttrs<K, 2>>();
-  attrs->pool_size = a->pool_size;
-  attrs->strides = a->strides;
-  attrs->dilation = a->dilation;
-  attrs->padding = a->padding;
-  attrs->layout = BlockedNCHW(block);
-  attrs->out_layout = "";
-  attrs->ceil_mode = a->ceil_mode;
-  attrs->count_include_pad = a->count_include_pad;
-  attrs->p = a->p;
-  attrs->storage_order = a->storage_order;
-  return Attrs(std::move(attrs));
+  return WithAttrFields(
+      in, {{"layout", Any(runtime::String(BlockedNCHW(block)))}, {"out_layout", Any(runtime::String(""))}},
+      "AlterOpLayout");
 }
 
 bool LayoutRewriter::Pool2D(const CallNode* call, Value* out) {
@@ -789,10 +763,8 @@ bool LayoutRewriter::GlobalPool(const CallNode* call, Value* out) {
       !(a->layout.empty() || a->layout == "NCHW")) {
     return false;
   }
-  auto attrs = make_object<GlobalPoolAttrs>();
-  attrs->layout = BlockedNCHW(in.block);
-  attrs->p = a->p;
-  *out = {Call(call->op, {in.expr}, Attrs(std::move(attrs))), in.block, in.padded};
+  Attrs attrs = WithAttrFields(call->attrs, {{"layout", Any(runtime::String(BlockedNCHW(in.block)))}}, "AlterOpLayout");
+  *out = {Call(call->op, {in.expr}, attrs), in.block, in.padded};
   return true;
 }
 
@@ -916,10 +888,8 @@ bool LayoutRewriter::Pad(const CallNode* call, Value* out) {
   for (size_t i = 0; i < a->pad_width.size(); ++i) widths.push_back(a->pad_width[i]);
   widths.push_back(0);
   widths.push_back(0);
-  auto attrs = make_object<PadAttrs>();
-  attrs->pad_width = Array<int64_t>(widths);
-  attrs->pad_mode = a->pad_mode;
-  *out = {Call(call->op, {in.expr, Plain(call->args[1])}, Attrs(std::move(attrs))), in.block, in.padded};
+  Attrs attrs = WithAttrFields(call->attrs, {{"pad_width", Any(Array<int64_t>(widths))}}, "AlterOpLayout");
+  *out = {Call(call->op, {in.expr, Plain(call->args[1])}, attrs), in.block, in.padded};
   return true;
 }
 

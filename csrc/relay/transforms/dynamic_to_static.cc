@@ -8,10 +8,13 @@
  * are Constants; the static op then has typed dims, and the native backend its fast paths.
  *
  * Algorithm. Type the module, then one mutator walk, children first, keeping every node typed as it goes (a
- * rebuilt node is typed by InferTypeExpr, which stops at the typed children: only the new node costs). A call of
- * a dyn.* op whose shape-like inputs are all Constants (integer, or float for what ONNX lets be float, read on the
- * CPU) is rebuilt as the static op with the values as attrs, with exactly the dyn op's semantics (its numpy
- * reference, tvmlite/relay/op/_transform.py, _reduce.py, _algorithm.py):
+ * rebuilt node is typed by InferTypeExpr, which stops at the typed children: only the new node costs). A shape
+ * computation whose entries are all static becomes a constant. A call whose op has an "FTVMLiteDynamicToStatic"
+ * rule (dynamic_to_static.h; the rules, each registered with its op, in dynamic_to_static_rules.cc) is what the
+ * rule returns, given the call and the pass's context (the function's shape values). The rules rebuild a dyn.*
+ * call whose shape-like inputs are all Constants (integer, or float for what ONNX lets be float, read on the CPU)
+ * as the static op with the values as attrs, with exactly the dyn op's semantics (its numpy reference,
+ * tvmlite/relay/op/_transform.py, _reduce.py, _algorithm.py):
  *   dyn.reshape(x, s)                 -> reshape(x, newshape=s, allowzero kept)   (0 copies / -1 infers as ONNX)
  *   dyn.squeeze(x, a)                 -> squeeze(x, axis=a)
  *   dyn.expand_dims(x, a)             -> expand_dims(x, p, 1) for each output position p of a, ascending
@@ -35,88 +38,61 @@
  * not fit the data: the values the dyn op would reject at run time) the dyn call stays, so the pass never turns a
  * graph that builds into one that does not. A dyn call with an input that is not constant stays too. The module
  * is typed again at the end; FoldConstant after this pass folds what became computable (a full of a constant).
+ * This file names no op.
  */
-#include <tvmlite/relay/attrs/image.h>
-#include <tvmlite/relay/attrs/nn.h>
-#include <tvmlite/relay/attrs/reduce.h>
-#include <tvmlite/relay/attrs/sort.h>
-#include <tvmlite/relay/attrs/transform.h>
-#include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
 #include <vector>
 
+#include "dynamic_to_static.h"
 #include "shape_rewrites.h"
-#include "shape_value.h"
 
 namespace tvmlite {
 namespace relay {
 
+TVMLITE_REGISTER_OBJECT_TYPE(DynamicToStaticContextNode);
+
 namespace {
 
-using Ints = std::vector<int64_t>;
-
-/*! \brief The one value of a constant holding exactly one element (the references' _scalar). */
-std::optional<int64_t> ConstScalar(const Expr& e) {
-  std::optional<Ints> v = ConstInts(e);
-  if (!v.has_value() || v->size() != 1) return std::nullopt;
-  return (*v)[0];
-}
-
-Array<int64_t> ToArray(const Ints& v) { return Array<int64_t>(v); }
-
-/*! \brief The rank of e's tensor type, or -1. */
-int64_t RankOf(const Expr& e) {
-  const TensorTypeNode* t = TensorTypeOf(e);
-  return t == nullptr ? -1 : static_cast<int64_t>(t->ndim());
-}
-
-/*! \brief axes normalised against rank (the references' _norm_axes); nullopt when one is out of range or repeats. */
-std::optional<Ints> NormAxes(const Ints& axes, int64_t rank) {
-  Ints out;
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) return std::nullopt;
-    out.push_back(a < 0 ? a + rank : a);
-  }
-  Ints sorted = out;
-  std::sort(sorted.begin(), sorted.end());
-  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return std::nullopt;
-  return out;
-}
-
 class DynamicToStaticMutator : public ExprMutator {
+ public:
+  DynamicToStaticMutator()
+      : context_(make_object<DynamicToStaticContextNode>()), rules_("FTVMLiteDynamicToStatic") {}
+
  protected:
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
     Expr node = ExprMutator::Rewrite(original, new_children);
     if (!node->checked_type_.defined() && !node.as<OpNode>()) node = InferTypeExpr(node);
-    node = NameResultDims(&shapes_, node);
-    const auto* call = node.as<CallNode>();
-    const auto* op = call ? call->op.as<OpNode>() : nullptr;
-    if (op != nullptr && op->name == "image.resize") return StaticResize(node, call);
+    node = NameResultDims(&context_->shapes, node);
     if (Expr folded = StaticShapeValue(node); folded.defined()) return folded;
-    if (op == nullptr || op->name.compare(0, 4, "dyn.") != 0) return node;
-    Expr candidate = Static(call, op->name.substr(4));
-    if (!candidate.defined()) return node;
+    const auto* call = node.as<CallNode>();
+    if (call == nullptr || call->op.as<OpNode>() == nullptr) return node;
+    const Op op = runtime::Downcast<Op>(call->op);
+    if (!rules_.count(op)) return node;
+    const Any candidate = rules_[op](node, context_);
+    if (candidate.is_none()) return node;
+    std::optional<Expr> expr = candidate.as<Expr>();
+    TVMLITE_CHECK_KIND(expr.has_value(), TypeError) << "FTVMLiteDynamicToStatic of " << op->name
+                                                    << " must return an Expr or None, got "
+                                                    << runtime::AnyTypeStr(*candidate.raw());
     try {
-      return InferTypeExpr(candidate);  // the static relation: values the dyn op would reject keep it dynamic
+      return InferTypeExpr(*expr);  // the static relation: values the dyn op would reject keep it dynamic
     } catch (const runtime::Error&) {
       return node;
     }
   }
 
  private:
-  ShapeValueEvaluator shapes_;
+  DynamicToStaticContext context_;
+  OpAttrMap<runtime::Function> rules_;
 
   /*! \brief A shape computation whose entries are all static (the head size of (batch, seq, 12, 64)) as a
    * constant, or an undefined Expr. */
   Expr StaticShapeValue(const Expr& node) {
     if (!node.as<CallNode>()) return Expr();
-    const ShapeValue* v = shapes_.Eval(node);
-    std::optional<Ints> values = v ? v->StaticValues() : std::nullopt;
+    const ShapeValue* v = context_->shapes.Eval(node);
+    std::optional<std::vector<int64_t>> values = v ? v->StaticValues() : std::nullopt;
     if (!values) return Expr();
     DataType dtype = TensorTypeOf(node)->dtype;
     std::vector<int64_t> shape;
@@ -134,513 +110,6 @@ class DynamicToStaticMutator : public ExprMutator {
       }
     }
     return InferTypeExpr(Constant(a));
-  }
-
-  /*!
-   * \brief The newshape of a reshape of x into a shape value known as dims: a static entry as it is, a dim of x
-   * at its own position 0 (copy), one other -1 (inferred from the element count); nullopt when two entries are
-   * neither (or allowzero, where 0 is a zero dim).
-   */
-  std::optional<Ints> ReshapeTarget(const Expr& x, const Expr& shape, bool allowzero) {
-    const ShapeValue* v = shapes_.Eval(shape);
-    const TensorTypeNode* t = TensorTypeOf(x);
-    if (v == nullptr || t == nullptr || v->scalar) return std::nullopt;
-    Ints out;
-    bool inferred = false;
-    for (size_t i = 0; i < v->dims.size(); ++i) {
-      const Any& d = v->dims[i];
-      if (d.type_index() == kTVMLiteInt) {
-        out.push_back(d.cast<int64_t>());
-        inferred = inferred || out.back() == -1;
-      } else if (!allowzero && i < t->ndim() && shapes_.Same(*v, i, t->shape[i])) {
-        out.push_back(0);
-      } else if (!inferred) {
-        out.push_back(-1);
-        inferred = true;
-      } else {
-        return std::nullopt;
-      }
-    }
-    return out;
-  }
-
-  /*!
-   * \brief A reshape of x into (a..., dims r0..r1 of one tensor y, b...), a and b static (GPT-2's
-   * x.view(x.size()[:-1] + (nf,)) after a dense on the flattened (batch * seq, nf)): a static reshape to
-   * (a..., -1, b...), then reshape_like putting y's dims for the -1, so the result has y's named dims. An
-   * undefined Expr when the target is not of that form.
-   */
-  Expr ReshapeLike(const Array<Expr>& args, bool allowzero) {
-    const ShapeValue* v = shapes_.Eval(args[1]);
-    if (v == nullptr || v->scalar) return Expr();
-    if (Expr whole = ReshapeToShapeOf(args[0], *v, allowzero); whole.defined()) return whole;
-    Ints newshape;
-    int64_t at = -1, r0 = -1, r1 = -1;
-    Expr like;
-    for (size_t i = 0; i < v->dims.size(); ++i) {
-      const Any& d = v->dims[i];
-      if (d.type_index() == kTVMLiteInt) {
-        const int64_t n = d.cast<int64_t>();
-        // -1 is the run's; a copying 0 after the run would copy another position of x than the target's.
-        if (n < 0 || (n == 0 && !allowzero && at >= 0)) return Expr();
-        newshape.push_back(n);
-        continue;
-      }
-      const DimSource source = SourceOf(*v, i);
-      if (!source.tensor.defined()) return Expr();
-      if (at < 0) {
-        at = static_cast<int64_t>(i);
-        like = source.tensor;
-        r0 = r1 = source.axis;
-        newshape.push_back(-1);
-      } else if (like.same_as(source.tensor) && source.axis == r1 + 1 && static_cast<int64_t>(i) == at + r1 - r0 + 1) {
-        r1 = source.axis;
-      } else {
-        return Expr();
-      }
-    }
-    if (at < 0) return Expr();
-    auto flat = make_object<ReshapeAttrs>();
-    flat->newshape = ToArray(newshape);
-    flat->allowzero = allowzero;
-    auto attrs = make_object<ReshapeLikeAttrs>();
-    attrs->lhs_begin = at;
-    attrs->lhs_end = at + 1;
-    attrs->rhs_begin = r0;
-    attrs->rhs_end = r1 + 1;
-    return MakeCall("reshape_like", {MakeCall("reshape", {args[0]}, Attrs(flat)), like}, Attrs(attrs));
-  }
-
-  /*!
-   * \brief A reshape of x into the whole shape of one tensor y (GPT-2's mask: reshape(m, shape_of(idx)) after a
-   * take by idx): reshape_like(x, y), every entry y's dim at its own position (a static one or one read there).
-   */
-  Expr ReshapeToShapeOf(const Expr& x, const ShapeValue& v, bool allowzero) {
-    Expr like;
-    for (size_t i = 0; i < v.dims.size() && !like.defined(); ++i) like = v.sources[i].tensor;
-    const TensorTypeNode* y = like.defined() ? TensorTypeOf(like) : nullptr;
-    if (y == nullptr || y->ndim() != v.dims.size()) return Expr();
-    for (size_t i = 0; i < v.dims.size(); ++i) {
-      const DimSource& source = v.sources[i];
-      const bool read_here = source.tensor.same_as(like) && source.axis == static_cast<int64_t>(i);
-      const bool copies = !allowzero && DimIs(v.dims[i], 0);  // a 0 copying x's dim, not y's
-      if (!read_here && (copies || !(v.dims[i].type_index() == kTVMLiteInt && DimEqual(v.dims[i], y->shape[i])))) {
-        return Expr();
-      }
-    }
-    return MakeCall("reshape_like", {x, like}, Attrs(make_object<ReshapeLikeAttrs>()));
-  }
-
-  /*! \brief The static form of call (a dyn.<name> call whose children are typed), or an undefined Expr. */
-  Expr Static(const CallNode* call, const std::string& name) {
-    const Array<Expr>& args = call->args;
-    if (name == "reshape") {
-      const auto* old = call->attrs.as<ReshapeAttrs>();
-      std::optional<Ints> s = ConstInts(args[1]);
-      if (old != nullptr && !s) s = ReshapeTarget(args[0], args[1], old->allowzero);
-      if (old != nullptr && !s) return ReshapeLike(args, old->allowzero);
-      if (old == nullptr || !s) return Expr();
-      auto attrs = make_object<ReshapeAttrs>();
-      attrs->newshape = ToArray(*s);
-      attrs->allowzero = old->allowzero;
-      return MakeCall("reshape", {args[0]}, Attrs(attrs));
-    }
-    if (name == "squeeze") {
-      std::optional<Ints> a = ConstInts(args[1]);
-      if (!a) return Expr();
-      auto attrs = make_object<SqueezeAttrs>();
-      attrs->axis = ToArray(*a);
-      return MakeCall("squeeze", {args[0]}, Attrs(attrs));
-    }
-    if (name == "expand_dims") return ExpandDims(args);
-    if (name == "broadcast_to" || name == "tile") {
-      std::optional<Ints> s = ConstInts(args[1]);
-      if (name == "broadcast_to" && !s) s = BroadcastTarget(args[0], args[1]);
-      if (name == "broadcast_to" && !s) return BroadcastLike(args);
-      if (!s) return Expr();
-      if (name == "tile") {
-        auto attrs = make_object<TileAttrs>();
-        attrs->reps = ToArray(*s);
-        return MakeCall("tile", {args[0]}, Attrs(attrs));
-      }
-      auto attrs = make_object<BroadcastToAttrs>();
-      attrs->shape = ToArray(*s);
-      return MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
-    }
-    if (name == "strided_slice") {
-      std::optional<Ints> b = ConstInts(args[1]), s = ConstInts(args[3]), a = ConstInts(args[4]);
-      std::optional<Ints> e = ConstInts(args[2]);
-      if (!b && s && a) b = SliceBegins(args[0], args[1], *s, *a);
-      if (!e && b && s && a) e = SliceEnds(args[0], args[2], *s, *a);
-      if (!b || !e || !s || !a) return SliceLike(args);
-      if (IsWholeSlice(*b, *e, *s)) return args[0];  // x[0:] on every axis sliced (bias[:, :, -seq:] of seq)
-      auto attrs = make_object<StridedSliceAttrs>();
-      attrs->begin = ToArray(*b);
-      attrs->end = ToArray(*e);
-      attrs->strides = ToArray(*s);
-      attrs->axes = ToArray(*a);
-      attrs->slice_mode = "end";
-      return MakeCall("strided_slice", {args[0]}, Attrs(attrs));
-    }
-    if (name == "one_hot") {
-      const auto* old = call->attrs.as<OneHotAttrs>();
-      std::optional<Ints> d = ConstInts(args[3], /*allow_float=*/true);  // the reference reads depth[0]
-      if (old == nullptr || !d || d->empty()) return Expr();
-      auto attrs = make_object<OneHotAttrs>();
-      attrs->depth = (*d)[0];
-      attrs->axis = old->axis;
-      attrs->dtype = old->dtype;
-      return MakeCall("one_hot", {args[0], args[1], args[2]}, Attrs(attrs));
-    }
-    if (name == "topk") {
-      const auto* old = call->attrs.as<TopKAttrs>();
-      std::optional<int64_t> k = ConstScalar(args[1]);
-      if (old == nullptr || !k) return Expr();
-      auto attrs = make_object<TopKAttrs>();
-      attrs->k = *k;
-      attrs->axis = old->axis;
-      attrs->ret_type = old->ret_type;
-      attrs->is_ascend = old->is_ascend;
-      attrs->dtype = old->dtype;
-      return MakeCall("topk", {args[0]}, Attrs(attrs));
-    }
-    if (name == "cumsum" || name == "cumprod") {
-      const auto* old = call->attrs.as<ScanopAttrs>();
-      std::optional<int64_t> axis = ConstScalar(args[1]);
-      if (old == nullptr || !axis) return Expr();
-      auto attrs = make_object<ScanopAttrs>();
-      attrs->axis = *axis;
-      attrs->dtype = old->dtype;
-      attrs->exclusive = old->exclusive;
-      attrs->reverse = old->reverse;
-      return MakeCall(name, {args[0]}, Attrs(attrs));
-    }
-    if (name == "nn.pad") return Pad(call);
-    if (name == "nn.col2im") {
-      const auto* old = call->attrs.as<Col2ImAttrs>();
-      std::optional<Ints> image = ConstInts(args[1]), block = ConstInts(args[2]);
-      if (old == nullptr || !image || !block) return Expr();
-      auto attrs = make_object<Col2ImAttrs>();
-      attrs->image_shape = ToArray(*image);
-      attrs->block_shape = ToArray(*block);
-      attrs->strides = old->strides;
-      attrs->dilation = old->dilation;
-      attrs->padding = old->padding;
-      return MakeCall(name, {args[0]}, Attrs(attrs));
-    }
-    if (name == "nn.max_unpool1d") return MaxUnpool<1>(call, name);
-    if (name == "nn.max_unpool2d") return MaxUnpool<2>(call, name);
-    if (name == "nn.max_unpool3d") return MaxUnpool<3>(call, name);
-    if (name == "full") {
-      const auto* old = call->attrs.as<FullAttrs>();
-      std::optional<Ints> s = ConstInts(args[1]);
-      const TensorTypeNode* value = TensorTypeOf(args[0]);
-      // A shape of other tensors' dims: the value broadcast to them (BroadcastLike), of the same dtype.
-      const auto* result = call->checked_type_.as<TensorTypeNode>();
-      if (!s && value != nullptr && result != nullptr && value->dtype == result->dtype) return BroadcastLike(args);
-      if (old == nullptr || !s) return Expr();
-      auto attrs = make_object<FullAttrs>();
-      attrs->shape = ToArray(*s);
-      attrs->dtype = old->dtype;
-      return MakeCall("full", {args[0]}, Attrs(attrs));
-    }
-    if (call->attrs.as<DynReduceAttrs>() != nullptr) return Reduce(call, name);  // every dyn.<reduce> has them
-    return Expr();
-  }
-
-  /*!
-   * \brief The static target of a broadcast of x to a shape value known as dims: a dim of x at its aligned
-   * position becomes 1 (it broadcasts to itself); nullopt when another entry is symbolic.
-   */
-  std::optional<Ints> BroadcastTarget(const Expr& x, const Expr& shape) {
-    const ShapeValue* v = shapes_.Eval(shape);
-    const TensorTypeNode* t = TensorTypeOf(x);
-    if (v == nullptr || t == nullptr || v->scalar) return std::nullopt;
-    Ints out;
-    size_t n = v->dims.size(), rank = t->ndim();
-    for (size_t i = 0; i < n; ++i) {
-      const Any& d = v->dims[i];
-      if (d.type_index() == kTVMLiteInt) {
-        out.push_back(d.cast<int64_t>());
-      } else if (i + rank >= n && shapes_.Same(*v, i, t->shape[i + rank - n])) {
-        out.push_back(1);
-      } else {
-        return std::nullopt;
-      }
-    }
-    return out;
-  }
-
-  /*!
-   * \brief A broadcast of x to a shape value whose other symbolic entries are dims of other tensors, where x has 1
-   * (BERT's mask (batch, 1, 1, seq) expanded to (batch, 1, seq, seq)): a static broadcast_to for the static entries
-   * and x's own dims, then one broadcast_to_like per tensor whose dims x takes, so the result has their named dims.
-   * An undefined Expr when an entry is neither.
-   */
-  Expr BroadcastLike(const Array<Expr>& args) {
-    const ShapeValue* v = shapes_.Eval(args[1]);
-    const TensorTypeNode* t = TensorTypeOf(args[0]);
-    if (v == nullptr || t == nullptr || v->scalar || v->dims.size() < t->ndim()) return Expr();
-    const size_t n = v->dims.size(), skip = n - t->ndim();  // x's dim i - skip is aligned with entry i
-    Ints target;
-    std::vector<Expr> likes;
-    std::vector<Ints> axes, like_axes;
-    for (size_t i = 0; i < n; ++i) {
-      const Any& d = v->dims[i];
-      if (d.type_index() == kTVMLiteInt) {
-        target.push_back(d.cast<int64_t>());
-        continue;
-      }
-      target.push_back(1);
-      if (i >= skip && shapes_.Same(*v, i, t->shape[i - skip])) continue;  // x's own dim: broadcasts to itself
-      const DimSource source = SourceOf(*v, i);
-      if (!source.tensor.defined() || (i >= skip && !DimIs(t->shape[i - skip], 1))) return Expr();
-      size_t k = 0;
-      while (k < likes.size() && !likes[k].same_as(source.tensor)) ++k;
-      if (k == likes.size()) {
-        likes.push_back(source.tensor);
-        axes.emplace_back();
-        like_axes.emplace_back();
-      }
-      axes[k].push_back(static_cast<int64_t>(i));
-      like_axes[k].push_back(source.axis);
-    }
-    if (likes.empty()) return Expr();
-    auto attrs = make_object<BroadcastToAttrs>();
-    attrs->shape = ToArray(target);
-    Expr out = MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
-    for (size_t k = 0; k < likes.size(); ++k) {
-      auto like = make_object<BroadcastToLikeAttrs>();
-      like->axes = ToArray(axes[k]);
-      like->like_axes = ToArray(like_axes[k]);
-      out = MakeCall("broadcast_to_like", {out, likes[k]}, Attrs(like));
-    }
-    return out;
-  }
-
-  /*!
-   * \brief The static ends of a slice of x whose ends are a shape value known as dims: a forward slice ending at
-   * its axis's own dim ends at the end; nullopt when another entry is symbolic.
-   */
-  std::optional<Ints> SliceEnds(const Expr& x, const Expr& ends, const Ints& steps, const Ints& axes) {
-    const ShapeValue* v = shapes_.Eval(ends);
-    const TensorTypeNode* t = TensorTypeOf(x);
-    if (v == nullptr || t == nullptr || v->scalar || v->dims.size() != axes.size()) return std::nullopt;
-    Ints out;
-    int64_t rank = static_cast<int64_t>(t->ndim());
-    for (size_t i = 0; i < axes.size(); ++i) {
-      const Any& d = v->dims[i];
-      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
-      if (d.type_index() == kTVMLiteInt) {
-        out.push_back(d.cast<int64_t>());
-      } else if (axis >= 0 && axis < rank && (steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0]) > 0 &&
-                 shapes_.Same(*v, i, t->shape[axis])) {
-        out.push_back(std::numeric_limits<int64_t>::max());
-      } else {
-        return std::nullopt;
-      }
-    }
-    return out;
-  }
-
-  /*! \brief Whether a slice keeps every element: begins 0, steps 1, ends at the end (int64 max). */
-  static bool IsWholeSlice(const Ints& begins, const Ints& ends, const Ints& steps) {
-    auto is = [](const Ints& v, int64_t x) {
-      return std::all_of(v.begin(), v.end(), [x](int64_t y) { return y == x; });
-    };
-    return is(begins, 0) && is(steps, 1) && is(ends, std::numeric_limits<int64_t>::max());
-  }
-
-  /*! \brief Where entry i of v is a tensor's dim: the shape_of it was read from, else a place holding its sum. */
-  DimSource SourceOf(const ShapeValue& v, size_t i) const {
-    if (v.sources[i].tensor.defined() || !v.sums[i]) return v.sources[i];
-    return shapes_.Locate(*v.sums[i]).value_or(DimSource());
-  }
-
-  /*!
-   * \brief The static begins of a slice of x whose begins are a shape value known as dims: a forward slice from
-   * minus its axis's own dim (T5's bias[:, :, -seq:, :] on a (.., seq, ..) bias) starts at 0, exactly; nullopt
-   * when another entry is symbolic.
-   */
-  std::optional<Ints> SliceBegins(const Expr& x, const Expr& begins, const Ints& steps, const Ints& axes) {
-    const ShapeValue* v = shapes_.Eval(begins);
-    const TensorTypeNode* t = TensorTypeOf(x);
-    if (v == nullptr || t == nullptr || v->scalar || v->dims.size() != axes.size()) return std::nullopt;
-    Ints out;
-    int64_t rank = static_cast<int64_t>(t->ndim());
-    for (size_t i = 0; i < axes.size(); ++i) {
-      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
-      const int64_t step = steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0];
-      std::optional<Affine> own = axis >= 0 && axis < rank ? shapes_.SumOf(t->shape[axis]) : std::nullopt;
-      std::optional<Affine> minus = own ? Affine::AddScaled(Affine(), *own, -1) : std::nullopt;
-      if (v->dims[i].type_index() == kTVMLiteInt) {
-        out.push_back(v->dims[i].cast<int64_t>());
-      } else if (step > 0 && minus && v->sums[i] && *v->sums[i] == *minus) {
-        out.push_back(0);  // -d + d; for d = 0 the begin is 0 as well
-      } else {
-        return std::nullopt;
-      }
-    }
-    return out;
-  }
-
-  /*!
-   * \brief x[0:n] where each symbolic end n is dim `axis` of one tensor y, read at x's own axis (the position ids
-   * sliced to the sequence length: buffer[:, :shape_of(input_ids)[1]]): slice_like(x, y) on those axes, after a
-   * static slice for the static ends, so the result has y's named dim. The dyn slice would clamp an n above x's
-   * dim, slice_like rejects it at run time (such a model fails later anyway: its table is shorter than the
-   * sequence). An undefined Expr when the slice is not of that form.
-   */
-  Expr SliceLike(const Array<Expr>& args) {
-    std::optional<Ints> b = ConstInts(args[1]), s = ConstInts(args[3]), a = ConstInts(args[4]);
-    const ShapeValue* e = shapes_.Eval(args[2]);
-    const TensorTypeNode* t = TensorTypeOf(args[0]);
-    if (!b || !s || !a || e == nullptr || t == nullptr || e->scalar || e->dims.size() != a->size() ||
-        b->size() != a->size()) {
-      return Expr();
-    }
-    std::optional<Ints> axes = NormAxes(*a, static_cast<int64_t>(t->ndim()));
-    if (!axes) return Expr();
-    Ints static_axes, static_ends, like_axes;
-    Expr like;
-    for (size_t i = 0; i < axes->size(); ++i) {
-      const int64_t step = s->size() > 1 ? (*s)[i] : s->empty() ? 1 : (*s)[0];
-      if ((*b)[i] != 0 || step != 1) return Expr();
-      if (e->dims[i].type_index() == kTVMLiteInt) {
-        static_axes.push_back((*axes)[i]);
-        static_ends.push_back(e->dims[i].cast<int64_t>());
-        continue;
-      }
-      const DimSource source = SourceOf(*e, i);
-      if (!source.tensor.defined() || source.axis != (*axes)[i] || (like.defined() && !like.same_as(source.tensor))) {
-        return Expr();
-      }
-      like = source.tensor;
-      like_axes.push_back((*axes)[i]);
-    }
-    if (!like.defined()) return Expr();
-    Expr x = args[0];
-    if (!static_axes.empty()) {
-      auto attrs = make_object<StridedSliceAttrs>();
-      attrs->begin = ToArray(Ints(static_axes.size(), 0));
-      attrs->end = ToArray(static_ends);
-      attrs->strides = ToArray(Ints{1});
-      attrs->axes = ToArray(static_axes);
-      attrs->slice_mode = "end";
-      x = MakeCall("strided_slice", {x}, Attrs(attrs));
-    }
-    auto attrs = make_object<SliceLikeAttrs>();
-    attrs->axes = ToArray(like_axes);
-    return MakeCall("slice_like", {x, like}, Attrs(attrs));
-  }
-
-  /*!
-   * \brief image.resize takes scales / sizes as inputs and types its result from the output_size attr: once they
-   * are constants, output_size comes from the same Python rule the frontend uses for constants at import
-   * (relay.op.image._static_output_size, the spec's arithmetic in one place).
-   */
-  static Expr StaticResize(const Expr& node, const CallNode* call) {
-    const auto* old = call->attrs.as<ResizeAttrs>();
-    static const runtime::Function rule = runtime::Registry::Get("relay.op.image._static_output_size");
-    if (old == nullptr || !old->output_size.empty() || !rule.defined() || call->args.size() != 4) return node;
-    const TensorTypeNode* data = TensorTypeOf(call->args[0]);
-    if (data == nullptr) return node;
-    Array<Any> operands;  // roi, scales, sizes: an NDArray, None when omitted; anything else stays dynamic
-    for (size_t i = 1; i < 4; ++i) {
-      const Expr& a = call->args[i];
-      if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) {
-        operands.push_back(Any());
-      } else if (const auto* c = a.as<ConstantNode>()) {
-        operands.push_back(Any(c->data));
-      } else {
-        return node;
-      }
-    }
-    std::vector<int64_t> shape;
-    for (const Any& d : data->shape) shape.push_back(d.as<int64_t>().value_or(-1));
-    Array<int64_t> size = rule(Array<int64_t>(shape), call->attrs, operands[0], operands[1], operands[2])
-                              .cast<Array<int64_t>>();
-    if (size.empty()) return node;
-    auto attrs = make_object<ResizeAttrs>();
-    attrs->axes = old->axes;
-    attrs->mode = old->mode;
-    attrs->coordinate_transformation_mode = old->coordinate_transformation_mode;
-    attrs->nearest_mode = old->nearest_mode;
-    attrs->cubic_coeff_a = old->cubic_coeff_a;
-    attrs->exclude_outside = old->exclude_outside;
-    attrs->extrapolation_value = old->extrapolation_value;
-    attrs->antialias = old->antialias;
-    attrs->keep_aspect_ratio_policy = old->keep_aspect_ratio_policy;
-    attrs->output_size = size;
-    try {
-      return InferTypeExpr(Call(call->op, call->args, Attrs(attrs)));
-    } catch (const runtime::Error&) {
-      return node;
-    }
-  }
-
-  static Expr ExpandDims(const Array<Expr>& args) {
-    std::optional<Ints> a = ConstInts(args[1]);
-    int64_t ndim = RankOf(args[0]);
-    if (!a || ndim < 0) return Expr();
-    std::optional<Ints> positions = NormAxes(*a, ndim + static_cast<int64_t>(a->size()));
-    if (!positions) return Expr();
-    std::sort(positions->begin(), positions->end());
-    Expr out = args[0];
-    for (int64_t p : *positions) {  // ascending: each insertion leaves the earlier positions in place
-      auto attrs = make_object<ExpandDimsAttrs>();
-      attrs->axis = p;
-      attrs->num_newaxis = 1;
-      out = MakeCall("expand_dims", {out}, Attrs(attrs));
-    }
-    return out;
-  }
-
-  /*! \brief dyn.nn.max_unpool{N}d with a constant output_shape (batch, channels, spatial...): its spatial dims. */
-  template <int N>
-  static Expr MaxUnpool(const CallNode* call, const std::string& name) {
-    const auto* old = call->attrs.as<MaxUnpoolAttrs<N>>();
-    std::optional<Ints> shape = ConstInts(call->args[2]);
-    if (old == nullptr || !shape || shape->size() != static_cast<size_t>(N + 2)) return Expr();
-    auto attrs = make_object<MaxUnpoolAttrs<N>>();
-    attrs->pool_size = old->pool_size;
-    attrs->strides = old->strides;
-    attrs->padding = old->padding;
-    attrs->output_size = ToArray(Ints(shape->begin() + 2, shape->end()));
-    return MakeCall(name, {call->args[0], call->args[1]}, Attrs(attrs));
-  }
-
-  static Expr Pad(const CallNode* call) {
-    const auto* old = call->attrs.as<PadAttrs>();
-    std::optional<Ints> pads = ConstInts(call->args[1]), axes = ConstInts(call->args[3]);
-    int64_t ndim = RankOf(call->args[0]);
-    if (old == nullptr || !pads || !axes || ndim < 0 || pads->size() != 2 * axes->size()) return Expr();
-    std::optional<Ints> norm = NormAxes(*axes, ndim);
-    if (!norm) return Expr();
-    Ints width(static_cast<size_t>(2 * ndim), 0);
-    for (size_t i = 0; i < norm->size(); ++i) {
-      width[2 * (*norm)[i]] = (*pads)[i];
-      width[2 * (*norm)[i] + 1] = (*pads)[i + norm->size()];
-    }
-    auto attrs = make_object<PadAttrs>();
-    attrs->pad_width = ToArray(width);
-    attrs->pad_mode = old->pad_mode;
-    return MakeCall("nn.pad", {call->args[0], call->args[2]}, Attrs(attrs));
-  }
-
-  static Expr Reduce(const CallNode* call, const std::string& name) {
-    const auto* old = call->attrs.as<DynReduceAttrs>();
-    std::optional<Ints> a = ConstInts(call->args[1]);
-    if (old == nullptr || !a) return Expr();
-    auto attrs = make_object<ReduceAttrs>();
-    if (!a->empty()) {
-      attrs->axis = ToArray(*a);
-    } else if (old->noop_with_empty_axes) {
-      attrs->axis = Array<int64_t>();  // [] reduces nothing
-    }  // else None: every axis
-    attrs->keepdims = old->keepdims;
-    attrs->exclude = false;
-    return MakeCall(name, {call->args[0]}, Attrs(attrs));
   }
 };
 

@@ -1,28 +1,33 @@
 /*!
  * \file fold_scale_axis.cc
- * \brief FoldScaleAxis: a constant per-output-channel multiply after a conv (1-D, 2-D, 3-D) or dense moves into the
- * weight.
+ * \brief FoldScaleAxis: a constant per-output-channel multiply after a conv (1-D, 2-D, 3-D), a dense or any op with
+ * an "FTVMLiteScaleAxis" rule moves into the weight.
  *
  * Algorithm (TVM's backward folding, its common case). Type the function and count each node's consumers. Then
  * one mutator walk rewrites every multiply(y, s) (either operand order) where s is a Constant that is
- * *per-channel* for y and y is one of
- *     nn.conv2d(x, W)                               NCHW data, OIHW weight: channels are axis 1 of y, axis 0 of W
- *     nn.conv1d(x, W), nn.conv3d(x, W)              likewise, NCW / OIW and NCDHW / OIDHW
- *     nn.dense(x, W)                                W (units, in): channels are the last axis of y, axis 0 of W
- *     add(A, b) / add(b, A) / nn.bias_add(A, b)     A one of the two above, b a Constant per-channel for A
- * into the same anchor on W * s (s reshaped to (C, 1, ...) along W's output axis) and, with a bias, b * s:
+ * *per-channel* for y and y is
+ *     an anchor: a call f(x, W, ...) whose op's "FTVMLiteScaleAxis" rule, asked with the call, gives
+ *                (output axis, weight axis): y's output channels are that axis of y and that axis of W (its second
+ *                argument), and y is linear in W. Registered with the ops: nn.conv{1,2,3}d (channel-first layouts:
+ *                (1, 0); others None), nn.dense ((-1, 0)). None: this call cannot absorb a scale.
+ *     add(A, b) / add(b, A) / nn.bias_add(A, b)     A an anchor, b a Constant per-channel for A
+ * into the same anchor on W * s (s reshaped to (1, .., C, .., 1) along W's output axis) and, with a bias, b * s:
  *     (x * W + b) * s = x * (W * s) + b * s
  * which is exact algebra, so no sign condition on s. "Per-channel" means s has at most y's rank and, aligned
  * to y's trailing dims, every dim is 1 except the channel axis, which is 1 or C: multiplying by it never grows
  * y. The anchor's output (and the bias add's) must have no consumer but the next step of the pattern, or the
  * unscaled value would still be needed. The weight products are left as expressions on constants: FoldConstant
- * makes them new constant weights.
+ * makes them new constant weights. The pass names only the ops of the pattern it rewrites (multiply, add,
+ * nn.bias_add), no anchor.
  */
 #include <tvmlite/relay/attrs/nn.h>
 #include <tvmlite/relay/attrs/transform.h>
 #include <tvmlite/runtime/registry.h>
 
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pass_util.h"
 
@@ -31,17 +36,20 @@ namespace relay {
 
 namespace {
 
-/*! \brief An anchor whose output channels are axis `axis` of its rank-`rank` result and axis 0 of its weight. */
+/*! \brief An anchor whose output channels are axis `axis` of its rank-`rank` result and axis `weight_axis` of its
+ * weight (its argument 1). */
 struct Anchor {
   const CallNode* call = nullptr;
   int64_t axis = 0;
+  int64_t weight_axis = 0;
   int64_t rank = 0;
   int64_t channels = 0;
 };
 
 class ScaleFolder : public ExprMutator {
  public:
-  explicit ScaleFolder(std::unordered_map<const Object*, int> uses) : uses_(std::move(uses)) {}
+  explicit ScaleFolder(std::unordered_map<const Object*, int> uses)
+      : uses_(std::move(uses)), rules_("FTVMLiteScaleAxis") {}
 
  protected:
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
@@ -63,38 +71,31 @@ class ScaleFolder : public ExprMutator {
     return it != uses_.end() && it->second == 1;
   }
 
-  /*! \brief y as an anchor whose scale can fold, or a null call. */
+  /*! \brief y as an anchor whose scale can fold (its op's "FTVMLiteScaleAxis" rule says where), or a null call. */
   Anchor AsAnchor(const Expr& y) const {
     Anchor a;
+    const auto* call = y.as<CallNode>();
     const TensorTypeNode* t = TensorTypeOf(y);
-    if (t == nullptr || !SingleUse(y)) return a;
-    if (const CallNode* conv = AsOpCall(y, "nn.conv2d")) {
-      return ConvAnchor<2>(conv);
-    } else if (const CallNode* conv1 = AsOpCall(y, "nn.conv1d")) {
-      return ConvAnchor<1>(conv1);
-    } else if (const CallNode* conv3 = AsOpCall(y, "nn.conv3d")) {
-      return ConvAnchor<3>(conv3);
-    } else if (const CallNode* dense = AsOpCall(y, "nn.dense")) {
-      const TensorTypeNode* w = TensorTypeOf(dense->args[1]);
-      if (w == nullptr || w->ndim() != 2 || !w->static_dim(0)) return a;
-      a.call = dense, a.rank = static_cast<int64_t>(t->ndim()), a.axis = a.rank - 1;
-      a.channels = *w->static_dim(0);
-    }
-    return a;
-  }
-
-  /*! \brief A channel-first N-D conv (NC... data, OI... weight) as an anchor, or a null call. */
-  template <int N>
-  static Anchor ConvAnchor(const CallNode* conv) {
-    Anchor a;
-    const auto* attrs = conv->attrs.as<ConvAttrs<N>>();
-    const TensorTypeNode* w = TensorTypeOf(conv->args[1]);
-    const std::string data = ChannelFirstLayout(N);
-    if (attrs == nullptr || attrs->data_layout != data || attrs->kernel_layout != ConvKernelLayout(N) ||
-        !(attrs->out_layout.empty() || attrs->out_layout == data) || w == nullptr || !w->static_dim(0)) {
-      return a;
-    }
-    a.call = conv, a.axis = 1, a.rank = N + 2, a.channels = *w->static_dim(0);
+    if (call == nullptr || call->op.as<OpNode>() == nullptr || t == nullptr || !SingleUse(y)) return a;
+    const Op op = runtime::Downcast<Op>(call->op);
+    if (!rules_.count(op) || call->args.size() < 2) return a;
+    const Any axes = rules_[op](y);
+    if (axes.is_none()) return a;
+    const TensorTypeNode* w = TensorTypeOf(call->args[1]);
+    const std::optional<Array<int64_t>> pair = axes.as<Array<int64_t>>();
+    TVMLITE_CHECK_KIND(pair.has_value() && pair->size() == 2, TypeError)
+        << "FTVMLiteScaleAxis of " << op->name << " must return None or (output axis, weight axis), got "
+        << (pair.has_value() ? std::to_string(pair->size()) + " values" : runtime::AnyTypeStr(*axes.raw()));
+    const int64_t rank = static_cast<int64_t>(t->ndim());
+    const int64_t weight_rank = w == nullptr ? 0 : static_cast<int64_t>(w->ndim());
+    const int64_t axis = (*pair)[0] < 0 ? (*pair)[0] + rank : (*pair)[0];
+    const int64_t weight_axis = (*pair)[1] < 0 ? (*pair)[1] + weight_rank : (*pair)[1];
+    TVMLITE_CHECK_KIND(axis >= 0 && axis < rank && weight_axis >= 0 && weight_axis < weight_rank, ValueError)
+        << "FTVMLiteScaleAxis of " << op->name << " gave axes (" << (*pair)[0] << ", " << (*pair)[1]
+        << ") for a rank-" << rank << " result and a rank-" << weight_rank << " weight";
+    if (!w->static_dim(weight_axis)) return a;
+    a.call = call, a.axis = axis, a.weight_axis = weight_axis, a.rank = rank;
+    a.channels = *w->static_dim(weight_axis);
     return a;
   }
 
@@ -154,12 +155,14 @@ class ScaleFolder : public ExprMutator {
     const TensorTypeNode* yt = TensorTypeOf(y);
     const TensorTypeNode* st = TensorTypeOf(s);
     if (n < 0 || yt == nullptr || st == nullptr || st->dtype != yt->dtype) return Expr();
-    // W (C, ...) * s as (n, 1, ...): the weight's other axes broadcast.
+    // W * s as (1, .., n, .., 1), n on W's output axis: the weight's other axes broadcast.
     const TensorTypeNode* wt = TensorTypeOf(anchor.call->args[1]);
     std::vector<int64_t> wshape(wt->ndim(), 1);
-    wshape[0] = n;
+    wshape[anchor.weight_axis] = n;
     Expr weight = MakeCall("multiply", {New(anchor.call->args[1]), Reshape(s, wshape)});
-    Expr out = Call(anchor.call->op, {New(anchor.call->args[0]), weight}, anchor.call->attrs);
+    Array<Expr> args;
+    for (const Expr& arg : anchor.call->args) args.push_back(args.size() == 1 ? weight : New(arg));
+    Expr out = Call(anchor.call->op, args, anchor.call->attrs);
     if (bias_call) {
       Expr scaled_bias = bias_call->op.same_as(Op::Get("nn.bias_add"))
                              ? MakeCall("multiply", {New(bias), Reshape(s, {n})})
@@ -170,6 +173,7 @@ class ScaleFolder : public ExprMutator {
   }
 
   std::unordered_map<const Object*, int> uses_;
+  OpAttrMap<runtime::Function> rules_;
 };
 
 }  // namespace

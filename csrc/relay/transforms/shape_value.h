@@ -14,11 +14,13 @@
  * "0", copy; one other is "-1", inferred) whose result keeps the input's named dims, and a value whose entries
  * are all static into a constant (the head size in sqrt(head_size)).
  *
- * EvalShapeValue follows shape_of through the integer ops exporters use on shapes: take / expand_dims / squeeze
+ * The evaluator follows shape_of through the integer ops exporters use on shapes, each by its op's
+ * "FTVMLiteShapeValue" rule (shape_value_rule.h; the rules in shape_value_rules.cc): take / expand_dims / squeeze
  * / reshape / concatenate / strided_slice / cast to an integer type, and elementwise add, subtract, multiply,
  * floor_divide, maximum, minimum (computed where the operands are static; x + 0, x * 1, x // 1 keep a symbolic
  * x), negative, equal and where (a dim is never negative: where(shape == -1, 1, shape), torch's expand, keeps the
- * shape). An entry it cannot know (batch * 12) is unknown; a tensor it cannot follow has no value (nullptr).
+ * shape). An entry it cannot know (batch * 12) is unknown; a tensor it cannot follow (an op without a rule) has no
+ * value (nullptr). This file names no op.
  *
  * Sums. Each entry also carries its value as a sum c + k1 d1 + k2 d2 + ... over dims (an Affine): past + seq (a
  * decoder's key length) stays known through add and subtract, so (past + seq) - past is seq again, a dim with a
@@ -37,6 +39,21 @@
 
 namespace tvmlite {
 namespace relay {
+
+// A shape value is short (a shape, a few indices): longer tensors are not followed.
+constexpr size_t kMaxShapeValueEntries = 64;
+
+/*! \brief Whether e is typed as a rank-0 or rank-1 integer tensor of at most kMaxShapeValueEntries entries: a
+ * tensor the evaluator follows. */
+bool IsShapeValueTensor(const Expr& e);
+
+/*! \brief A dim's value when it is an int. */
+inline std::optional<int64_t> StaticOf(const Any& dim) {
+  return dim.type_index() == kTVMLiteInt ? std::optional<int64_t>(dim.cast<int64_t>()) : std::nullopt;
+}
+
+/*! \brief Whether a dim is a SizeVar: a tensor's dim, never negative. */
+inline bool IsDimVar(const Any& dim) { return dim.as<SizeVar>().has_value(); }
 
 /*! \brief The values of a constant integer (or, with allow_float, float: truncated as Python's int()) CPU tensor,
  * flattened; nullopt when e is not such a constant. */
@@ -88,6 +105,8 @@ struct ShapeValue {
 /*! \brief EvalShapeValue with a memo over the (typed) expressions of one pass. */
 class ShapeValueEvaluator {
  public:
+  ShapeValueEvaluator();
+
   /*! \brief e's value as dims, or nullptr when e is not a shape computation it follows. */
   const ShapeValue* Eval(const Expr& e);
 
@@ -105,13 +124,16 @@ class ShapeValueEvaluator {
    * it at the first tensor noted for it (its place, returned). */
   DimSource NoteSum(const Expr& tensor, int64_t axis, const Affine& sum);
 
- private:
+  // For the ops' rules (shape_value_rules.cc):
+  /*! \brief dim was read as dim `source.axis` of `source.tensor` (a shape_of): Locate finds it there. */
   void NoteSource(const Any& dim, const DimSource& source);
   /*! \brief Pushes a computed sum: its dim (DimFor) and place (Locate). */
   void PushSum(ShapeValue* out, const std::optional<Affine>& sum) const;
+
+ private:
+  /*! \brief e's value: a constant's, or what its op's rule computes. */
   std::optional<ShapeValue> Compute(const Expr& e);
-  std::optional<ShapeValue> Elementwise(const std::string& op, const Array<Expr>& args);
-  std::optional<ShapeValue> Select(const std::string& op, const Array<Expr>& args);
+  OpAttrMap<runtime::Function> rules_;  // "FTVMLiteShapeValue", as set when the evaluator was made
   // Keyed by node; the Expr keeps the node alive (and its address unique) as long as the memo.
   std::unordered_map<const Object*, std::pair<Expr, std::optional<ShapeValue>>> memo_;
   // Where each dim (by DimEqual) was read, and each noted sum's place and dim; short lists, searched in order.

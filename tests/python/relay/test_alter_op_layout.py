@@ -3,6 +3,8 @@ results before and after on random input, convolutions become the blocked ops wi
 layout_transforms on activations are the minimal ones (one in after the input, one out per value leaving the
 blocked part)."""
 import gc
+import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -497,3 +499,19 @@ def test_matmul_by_a_constant_is_a_dense(run_relay, rng, transpose_b):
         new = check(run_relay, rng, relay.nn.matmul(x, w, transpose_b=transpose_b), [x])
         assert not calls(new, "nn.matmul")
         assert len(calls(new, "nn.contrib_dense_pack" if packed else "nn.dense")) == 1
+
+
+def test_blocked_ops_keep_every_other_attr(run_relay, rng):
+    """The blocked op's attrs are the original's with the layouts changed (WithAttrFields), so a field the rewrite
+    does not know (ceil_mode, count_include_pad here; one added later) is kept, never reset to its default."""
+    x = relay.var("x", shape=(1, 8, 7, 7))
+    body = relay.nn.avg_pool2d(conv(rng, x, 8, 16, dilation=(2, 2), padding=2), pool_size=(2, 2), strides=(2, 2),
+                               padding=(1, 1), ceil_mode=True, count_include_pad=True)
+    new = check(run_relay, rng, body, [x])
+    (pool,) = calls(new, "nn.avg_pool2d")
+    assert (pool.attrs.layout, pool.attrs.ceil_mode, pool.attrs.count_include_pad) == ("NCHW16c", True, True)
+    (blocked,) = calls(new, "nn.contrib_conv2d_NCHWc")
+    assert (list(blocked.attrs.dilation), blocked.attrs.data_layout) == ([2, 2], "NCHW8c")
+    source = (pathlib.Path(__file__).resolve().parents[3] / "csrc/relay/transforms/alter_op_layout.cc").read_text()
+    # The one field-by-field copy left fills another op's attrs (nn.matmul's out_dtype into nn.dense's).
+    assert re.findall(r"attrs->(\w+) = a->\1;", source) == ["out_dtype"]

@@ -29,11 +29,11 @@ VIEWS = ["reshape", "squeeze", "expand_dims", "nn.batch_flatten", "reshape_like"
 
 
 @contextlib.contextmanager
-def marked(op_name, key):
-    """op_name with attribute key set to True (level 1) for the duration; it must not have had it."""
+def marked(op_name, key, value=True):
+    """op_name with attribute key set to value (True; level 1) for the duration; it must not have had it."""
     op = ir.Op.get(op_name)
     assert op.get_attr_level(key) is None
-    op.set_attr(key, True, 1)
+    op.set_attr(key, value, 1)
     try:
         yield
     finally:
@@ -225,3 +225,186 @@ def test_a_legalize_rule_called_wrongly_raises_naming_it():
     call = relay.split(x, 2).astuple()
     with pytest.raises(ValueError, match="FTVMLiteLegalize of split: 0 args for a call of 1"):
         rule(call, [])
+
+
+def pass_source(name):
+    return (ROOT / "csrc/relay/transforms" / name).read_text()
+
+
+def scaled_matmul(rng):
+    """matmul(x (3, 4), W (4, 5)) * s (5,): the scale is per output channel (W's axis 1, the result's last)."""
+    x = relay.var("x", shape=(3, 4))
+    body = relay.multiply(relay.nn.matmul(x, const(rng, 4, 5)), const(rng, 5, scale=2.0))
+    return ir.IRModule.from_expr(relay.Function([x], body))
+
+
+def test_fold_scale_axis_asks_each_op_where_its_channels_are(run_relay, rng, op_names):
+    """FoldScaleAxis names no anchor: an op's "FTVMLiteScaleAxis" rule (call -> (output axis, weight axis) or None)
+    says whether and where a scale folds into its weight; nn.matmul given one from Python folds like nn.dense."""
+    assert re.findall(r'AsOpCall\([^)]*"nn\.(conv|dense)', pass_source("fold_scale_axis.cc")) == []
+    assert [n for n in ["nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense"]
+            if ir.Op.get(n).get_attr("FTVMLiteScaleAxis") is None] == []
+    mod = scaled_matmul(rng)
+
+    def fold():
+        return relay.transform.FoldConstant()(relay.transform.FoldScaleAxis()(mod))
+
+    assert sorted(op_names(fold())) == ["multiply", "nn.matmul"]
+    seen = []
+
+    def rule(call):
+        seen.append(call.op.name)
+        return [-1, 1]
+
+    with marked("nn.matmul", "FTVMLiteScaleAxis", rule):
+        out = fold()
+    assert seen == ["nn.matmul"] and op_names(out) == ["nn.matmul"]
+    x = rng.standard_normal((3, 4)).astype("float32")
+    np.testing.assert_allclose(run_relay(out, [x])[0], run_relay(mod, [x])[0], rtol=1e-5, atol=1e-5)
+    with marked("nn.matmul", "FTVMLiteScaleAxis", lambda call: None):
+        assert sorted(op_names(fold())) == ["multiply", "nn.matmul"]
+
+
+@pytest.mark.parametrize("result, error, message", [
+    ("channels", TypeError, r"FTVMLiteScaleAxis of nn.matmul must return None or \(output axis, weight axis\), "
+                            r"got .*str"),
+    ([1], TypeError, r"FTVMLiteScaleAxis of nn.matmul must return None or \(output axis, weight axis\), got 1 values"),
+    ([2, 0], ValueError, r"FTVMLiteScaleAxis of nn.matmul gave axes \(2, 0\) for a rank-2 result and a rank-2 weight"),
+    ([0, -3], ValueError, r"FTVMLiteScaleAxis of nn.matmul gave axes \(0, -3\)")])
+def test_a_wrong_scale_axis_rule_raises_naming_it(rng, result, error, message):
+    with marked("nn.matmul", "FTVMLiteScaleAxis", lambda call: result), pytest.raises(error, match=message):
+        relay.transform.FoldScaleAxis()(scaled_matmul(rng))
+
+
+def test_a_scale_axis_rule_called_wrongly_raises_naming_it():
+    rule = ir.Op.get("nn.conv2d").get_attr("FTVMLiteScaleAxis")
+    with pytest.raises(TypeError, match=r"FTVMLiteScaleAxis of nn.conv2d"):
+        rule(1)
+
+
+DYNAMIC_TO_STATIC = [n for n in ir.list_op_names() if n.startswith("dyn.")] + ["image.resize"]
+
+
+def test_dynamic_to_static_asks_each_op_for_its_rule():
+    """DynamicToStatic names no op: each dyn op's "FTVMLiteDynamicToStatic" rule (dynamic_to_static_rules.cc)
+    gives its static form; a rule set from Python on another op is applied the same way, (call, context) -> an
+    expression (typed by the pass) or None, and one the static relation rejects keeps the call."""
+    source = pass_source("dynamic_to_static.cc")
+    assert re.findall(r'name ==|name\.compare|"dyn\.|"image\.', source) == []
+    assert len(DYNAMIC_TO_STATIC) >= 26
+    assert [n for n in DYNAMIC_TO_STATIC if ir.Op.get(n).get_attr("FTVMLiteDynamicToStatic") is None] == []
+    x = relay.var("x", shape=(2, 3))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.negative(x)))
+    seen = []
+
+    def rule(call, context):
+        seen.append((call.op.name, type(context).__name__))
+        return relay.subtract(relay.const(0.0), call.args[0])
+
+    with marked("negative", "FTVMLiteDynamicToStatic", rule):
+        body = relay.transform.DynamicToStatic()(mod)["main"].body
+    assert body.op.name == "subtract" and seen[0][0] == "negative"
+    with marked("negative", "FTVMLiteDynamicToStatic", lambda call, context: relay.reshape(call.args[0], (7,))):
+        assert relay.transform.DynamicToStatic()(mod)["main"].body.op.name == "negative"
+
+
+def test_a_wrong_dynamic_to_static_rule_raises_naming_it():
+    x = relay.var("x", shape=(2, 3))
+    mod = ir.IRModule.from_expr(relay.Function([x], relay.negative(x)))
+    with marked("negative", "FTVMLiteDynamicToStatic", lambda call, context: 3), \
+            pytest.raises(TypeError, match="FTVMLiteDynamicToStatic of negative must return an Expr or None, got int"):
+        relay.transform.DynamicToStatic()(mod)
+
+
+def test_a_dynamic_to_static_rule_called_wrongly_raises_naming_it():
+    """The context a Python rule was given stays valid after the pass (it owns the shape values); a C++ rule given
+    a call of another op, or wrong arguments, raises naming it."""
+    x = relay.var("x", shape=(2, 3))
+    contexts = []
+    with marked("negative", "FTVMLiteDynamicToStatic", lambda call, context: contexts.append(context)):
+        relay.transform.DynamicToStatic()(ir.IRModule.from_expr(relay.Function([x], relay.negative(x))))
+    (context,) = contexts
+    rule = ir.Op.get("dyn.reshape").get_attr("FTVMLiteDynamicToStatic")
+    with pytest.raises(TypeError, match=r"FTVMLiteDynamicToStatic of dyn.reshape: expected \(call, context\), got 1"):
+        rule(1)
+    with pytest.raises(TypeError, match=r"FTVMLiteDynamicToStatic of dyn.reshape: expected \(Call, "
+                                        r"DynamicToStaticContext\), got"):
+        rule(relay.negative(x), 1)
+    with pytest.raises(ValueError, match="FTVMLiteDynamicToStatic of dyn.reshape: expected a call of it, got one "
+                                         "of negative with 1 args"):
+        rule(relay.negative(x), context)
+    typed = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function(
+        [x], relay.reshape(x, relay.const(np.array([3, 2], "int64"))))))["main"].body
+    assert typed.op.name == "dyn.reshape"
+    assert rule(typed, context).op.name == "reshape"
+
+
+SHAPE_VALUE_OPS = ["shape_of", "concatenate", "equal", "where", "add", "subtract", "multiply", "floor_divide",
+                   "maximum", "minimum", "negative", "cast", "expand_dims", "squeeze", "reshape", "take",
+                   "strided_slice"]
+
+
+def copied_shape():
+    """main(x) = copy(shape_of(x) + 0): DynamicToStatic folds a shape value whose entries are all static."""
+    x = relay.var("x", shape=(2, 3))
+    zero = relay.const(np.zeros(2, "int64"))
+    return ir.IRModule.from_expr(relay.Function([x], relay.copy(relay.add(relay.shape_of(x), zero))))
+
+
+def test_shape_values_ask_each_op_for_its_rule():
+    """The shape value evaluator names no op: each op's "FTVMLiteShapeValue" rule (shape_value_rules.cc) computes
+    its value; copy given a rule from Python (reusing cast's) is followed like cast, and folds to a constant."""
+    for name in ["shape_value.cc", "shape_value.h"]:
+        assert re.findall(r'name ==|name\.compare|op == "', pass_source(name)) == []
+    assert [n for n in SHAPE_VALUE_OPS if ir.Op.get(n).get_attr("FTVMLiteShapeValue") is None] == []
+    mod = copied_shape()
+    assert relay.transform.DynamicToStatic()(mod)["main"].body.op.name == "copy"
+    cast_rule = ir.Op.get("cast").get_attr("FTVMLiteShapeValue")
+    seen = []
+
+    def rule(call, context):
+        seen.append(call.op.name)
+        return cast_rule(call, context)
+
+    with marked("copy", "FTVMLiteShapeValue", rule):
+        body = relay.transform.DynamicToStatic()(mod)["main"].body
+    assert seen == ["copy"] and isinstance(body, relay.Constant)
+    np.testing.assert_array_equal(body.data.numpy(), [2, 3])
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: None):
+        assert relay.transform.DynamicToStatic()(mod)["main"].body.op.name == "copy"
+
+
+def test_a_wrong_shape_value_rule_raises_naming_it():
+    shape_of_rule = ir.Op.get("shape_of").get_attr("FTVMLiteShapeValue")
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: 3), \
+            pytest.raises(TypeError, match="FTVMLiteShapeValue of copy must return a ShapeValue or None, got int"):
+        relay.transform.DynamicToStatic()(copied_shape())
+    y = relay.var("y", shape=(7,))
+    shape_of_y = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([y], relay.shape_of(y))))
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: shape_of_rule(shape_of_y["main"].body, context)), \
+            pytest.raises(ValueError, match=r"FTVMLiteShapeValue of copy gave 1 entries for a tensor of shape \(2,\)"):
+        relay.transform.DynamicToStatic()(copied_shape())
+
+
+def test_a_shape_value_rule_called_wrongly_raises_naming_it():
+    """A context is live only while its rule runs: kept and used later it is refused, never read."""
+    contexts = []
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: contexts.append(context)):
+        relay.transform.DynamicToStatic()(copied_shape())
+    (context,) = contexts
+    rule = ir.Op.get("shape_of").get_attr("FTVMLiteShapeValue")
+    x = relay.var("x", shape=(2, 3))
+    call = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], relay.shape_of(x))))["main"].body
+    with pytest.raises(TypeError, match=r"FTVMLiteShapeValue of shape_of: expected \(call, context\), got 1"):
+        rule(call)
+    with pytest.raises(TypeError, match=r"FTVMLiteShapeValue of shape_of: expected \(Call, ShapeValueContext\)"):
+        rule(call, 1)
+    with pytest.raises(ValueError, match="FTVMLiteShapeValue of shape_of: the context is used after the rule it was "
+                                         "given to returned"):
+        rule(call, context)
+    take = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function(
+        [x], relay.take(relay.shape_of(x), relay.const(np.array([1, 0], "int64"))))))["main"].body
+    with marked("copy", "FTVMLiteShapeValue", lambda call, context: rule(take, context)), \
+            pytest.raises(ValueError, match="FTVMLiteShapeValue of shape_of: expected a typed call of 1 args with a "
+                                            "small integer result, got one of 2 args"):
+        relay.transform.DynamicToStatic()(copied_shape())

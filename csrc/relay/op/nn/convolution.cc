@@ -214,6 +214,21 @@ void ReflectConvAttrs() {
       .def_ro("out_dtype", &AttrsT::out_dtype);
 }
 
+/*!
+ * \brief conv{N}d's "FTVMLiteScaleAxis" (FoldScaleAxis, fold_scale_axis.cc): in the channel-first layouts the
+ * output channels are axis 1 of the result and axis 0 of the weight; in others the rule declines (None).
+ */
+template <int N>
+runtime::Any ConvScaleAxis(const Call& call) {
+  const auto* a = call->attrs.as<ConvAttrs<N>>();
+  const std::string data = ChannelFirstLayout(N);
+  if (a == nullptr || a->data_layout != data || a->kernel_layout != ConvKernelLayout(N) ||
+      !(a->out_layout.empty() || a->out_layout == data)) {
+    return runtime::Any();
+  }
+  return Array<int64_t>{1, 0};
+}
+
 template <int N>
 void RegisterConv() {
   ReflectConvAttrs<ConvAttrs<N>>();
@@ -227,7 +242,9 @@ void RegisterConv() {
       .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels / groups, kernel...).")
       .template set_attrs_type<ConvAttrs<N>>()
       .add_type_rel("Conv", ConvRel<N>)
-      .template set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+      .template set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
+      .set_attr("FTVMLiteScaleAxis",
+                runtime::Function::FromTyped(ConvScaleAxis<N>, "FTVMLiteScaleAxis of nn.conv" + dims));
   OpRegEntry::RegisterOrGet("nn.conv" + dims + "_transpose")
       .describe(std::to_string(N) + "-D transposed convolution (the gradient of conv" + dims + " w.r.t. its input): "
                 "data " + ChannelFirstLayout(N) + ", weight " + ConvTransposeKernelLayout(N) + ".")

@@ -159,6 +159,9 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("transpose_b", &BatchMatmulAttrs::transpose_b);
 });
 
+/*! \brief nn.dense's "FTVMLiteScaleAxis" (FoldScaleAxis): its units are the result's last axis, the weight's axis 0. */
+runtime::Any DenseScaleAxis(const Call&) { return Array<int64_t>{-1, 0}; }
+
 TVMLITE_REGISTER_OP("nn.dense")
     .describe("Fully connected layer: data (..., K) times weight (units, K) transposed -> (..., units).")
     .set_num_inputs(2)
@@ -166,7 +169,8 @@ TVMLITE_REGISTER_OP("nn.dense")
     .add_argument("weight", "Tensor", "The weights, (units, in_features).")
     .set_attrs_type<DenseAttrs>()
     .add_type_rel("Dense", DenseRel)
-    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
+    .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
+    .set_attr("FTVMLiteScaleAxis", runtime::Function::FromTyped(DenseScaleAxis, "FTVMLiteScaleAxis of nn.dense"));
 
 TVMLITE_REGISTER_OP("nn.matmul")
     .describe("numpy.matmul: batch dims broadcast, 1-D operands are vectors; optional transposes of the last two "
