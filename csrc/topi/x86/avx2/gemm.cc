@@ -1,8 +1,8 @@
 /*!
  * \file gemm.cc
- * \brief AVX2 + FMA micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 6 rows x
- * 2 ymm (16 columns) over packed panels (12 accumulators of the 16 ymm), and the dot-product rows of nn.dense's
- * matrix-vector path. Same structure as the AVX-512 file; see there.
+ * \brief AVX2 + FMA micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): the register tile (../gemm_tile.inc)
+ * of up to 6 rows x 2 ymm (16 columns) over packed panels (12 accumulators of the 16 ymm), the transposing pack of B
+ * given as rows, and the dot-product rows of nn.dense's matrix-vector path.
  */
 #include <immintrin.h>
 
@@ -21,71 +21,13 @@ namespace {
 #include "vec.inc"
 #include "../vec_math.inc"
 
-template <int R, int NV>
-void Micro(const Tile& t) {
-  // Loops over R and NV fully unrolled and no division for panels of 8, as in the AVX-512 tile (see there)
-  __m256 acc[R][NV];
-  const float* bp[NV];
-  if (t.nb == 8) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + v * t.panel;
-  } else {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + (v * 8 / t.nb) * t.panel + (v * 8) % t.nb;
-  }
-  const float* ap[R];
-#pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
-  if (t.accumulate) {
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_loadu_ps(t.c + r * t.ldc + v * 8);
-    }
-  } else {
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_setzero_ps();
-    }
-  }
-  const int64_t ldb = t.ldb;
-  for (int64_t k = 0; k < t.k; ++k) {
-    __m256 b[NV];
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) b[v] = _mm256_loadu_ps(bp[v] + k * ldb);
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      __m256 a = _mm256_broadcast_ss(ap[r] + k);
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);
-    }
-  }
-  if (t.tail != nullptr) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      const TailRegs tail = LoadTail(*t.tail, t.col + v * 8);  // columns [col + 8 v, col + 8 v + 8)
-#pragma GCC unroll 6
-      for (int r = 0; r < R; ++r) {
-        _mm256_storeu_ps(t.c + r * t.ldc + v * 8, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 8));
-      }
-    }
-    if (t.tail->act == FusedTail::kGelu) GeluRows(t.c, t.ldc, R, NV * 8);
-    return;
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) _mm256_storeu_ps(t.c + r * t.ldc + v * 8, acc[r][v]);
-  }
-}
-
-using MicroFn = void (*)(const Tile&);
+constexpr int kMaxRows = 6, kMaxVecs = 2;  // 12 ymm accumulators of the 16, the 2 B vectors and the broadcast
+#include "../gemm_tile.inc"
 
 template <int R>
-constexpr MicroFn kRow[2] = {Micro<R, 1>, Micro<R, 2>};
+constexpr MicroFn kRow[kMaxVecs] = {Micro<R, 1>, Micro<R, 2>};
 
-constexpr const MicroFn* kTable[6] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>};
+constexpr const MicroFn* kTable[kMaxRows] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>};
 
 float HSum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

@@ -1,14 +1,12 @@
 /*!
  * \file gemm.cc
- * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 8 rows x 3 zmm
- * (48 columns) or 4 rows x 4 zmm (64) over packed panels, the transposing pack of B given as rows, and the
- * dot-product rows of nn.dense's matrix-vector path.
+ * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): the register tile (../gemm_tile.inc) of
+ * up to 8 rows x 3 zmm (48 columns) or 4 rows x 4 zmm (64) over packed panels, the transposing pack of B given as
+ * rows, and the dot-product rows of nn.dense's matrix-vector path.
  *
- * The tile keeps rows x vecs accumulators over the K block: each k step loads one zmm per column vector from the
- * panels, broadcasts one A value per row and issues rows x vecs FMAs. Shapes are template parameters, so every
- * accumulator stays a register; GemmTileAVX512 picks the instance. Which of 8 x 3 and 4 x 4 is faster depends on
- * the caller (gemm.h TileShape); for the matmul family 4 x 3, 5 x 4 and 6 x 4 were no better than 4 x 4, and 3 x 4
- * and 2 x 4 15-20% slower (too few accumulators to hide the FMA latency).
+ * GemmTileAVX512 picks the tile's instance. Which of 8 x 3 and 4 x 4 is faster depends on the caller (gemm.h
+ * TileShape); for the matmul family 4 x 3, 5 x 4 and 6 x 4 were no better than 4 x 4, and 3 x 4 and 2 x 4 15-20%
+ * slower (too few accumulators to hide the FMA latency).
  */
 // GCC 12 reports its own AVX-512 cast intrinsics (_mm512_undefined_ps inside) as reading uninitialized values.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -38,73 +36,14 @@ float HSum(__m512 v) {
   return _mm_cvtss_f32(s);
 }
 
-template <int R, int NV>
-void Micro(const Tile& t) {
-  // Every loop over R and NV fully unrolled: otherwise GCC keeps acc on the stack around the K loop (16-24 zmm stores
-  // and loads per call, a tenth of a call at K = 64)
-  __m512 acc[R][NV];
-  const float* bp[NV];
-  if (t.nb == 16) {  // no division (3 idiv per call at K = 64 cost ~2%)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + v * t.panel;
-  } else {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
-  }
-  const float* ap[R];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
-  if (t.accumulate) {
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_loadu_ps(t.c + r * t.ldc + v * 16);
-    }
-  } else {
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
-    }
-  }
-  const int64_t ldb = t.ldb;
-  for (int64_t k = 0; k < t.k; ++k) {
-    __m512 b[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * ldb);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      __m512 a = _mm512_set1_ps(ap[r][k]);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
-    }
-  }
-  if (t.tail != nullptr) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const TailRegs tail = LoadTail(*t.tail, t.col + v * 16);  // columns [col + 16 v, col + 16 v + 16)
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
-      }
-    }
-    if (t.tail->act == FusedTail::kGelu) GeluRows(t.c, t.ldc, R, NV * 16);
-    return;
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);
-  }
-}
-
-using MicroFn = void (*)(const Tile&);
+constexpr int kMaxRows = 8, kMaxVecs = 4;
+#include "../gemm_tile.inc"
 
 // 4 vecs only up to 4 rows (32 accumulators would not fit with the B vectors); the driver never asks for more
 template <int R>
-constexpr MicroFn kRow[4] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>, R <= 4 ? Micro<R <= 4 ? R : 4, 4> : nullptr};
+constexpr MicroFn kRow[kMaxVecs] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>, R <= 4 ? Micro<R <= 4 ? R : 4, 4> : nullptr};
 
-constexpr const MicroFn* kTable[8] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
+constexpr const MicroFn* kTable[kMaxRows] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
 
 inline float Dot(const float* x, const float* w, int64_t k) {
   __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
