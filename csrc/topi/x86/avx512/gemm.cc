@@ -16,7 +16,9 @@
 #include <tvmlite/topi/nn/gemm.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "fused_tail.h"
 
@@ -36,14 +38,10 @@ float HSum(__m512 v) {
   return _mm_cvtss_f32(s);
 }
 
+// The tile: up to 8 rows x 3 zmm or 4 x 4. 4 vecs only up to 4 rows (32 accumulators would not fit with the B
+// vectors); the driver never asks for more.
 constexpr int kMaxRows = 8, kMaxVecs = 4;
-#include "../gemm_tile.inc"
-
-// 4 vecs only up to 4 rows (32 accumulators would not fit with the B vectors); the driver never asks for more
-template <int R>
-constexpr MicroFn kRow[kMaxVecs] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>, R <= 4 ? Micro<R <= 4 ? R : 4, 4> : nullptr};
-
-constexpr const MicroFn* kTable[kMaxRows] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
+constexpr bool TileFits(int rows, int vecs) { return vecs < 4 || rows <= 4; }
 
 inline float Dot(const float* x, const float* w, int64_t k) {
   __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
@@ -114,8 +112,8 @@ void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* ne
   for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
 }
 
-/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles. */
-__attribute__((always_inline)) inline void Transpose16(const __m512 (&in)[16], __m512 (&out)[16]) {
+/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles (gemm_pack.inc). */
+__attribute__((always_inline)) inline void TransposeBlock(const __m512 (&in)[16], __m512 (&out)[16]) {
   __m512 t[16], u[16];
 #pragma GCC unroll 16
   for (int i = 0; i < 16; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
@@ -145,46 +143,13 @@ __attribute__((always_inline)) inline void Transpose16(const __m512 (&in)[16], _
   }
 }
 
-/*! \brief One 16 x 16 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (16 a step). */
-template <bool kFull>
-__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
-                                                     float* dst) {
-  const __mmask16 m = kFull ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
-  __m512 in[16], out[16];
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) {
-    in[i] = kFull ? _mm512_loadu_ps(src + i * ld) : i < rows ? _mm512_maskz_loadu_ps(m, src + i * ld)
-                                                             : _mm512_setzero_ps();
-  }
-  Transpose16(in, out);
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) {
-    if (kFull || i < depth) _mm512_storeu_ps(dst + i * 16, out[i]);
-  }
-}
+/*! \brief The first n lanes (n in [1, 16]): the partial blocks of gemm_pack.inc. */
+typedef __mmask16 LaneMask;
+LaneMask FirstLanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
+V LoadFirst(const float* p, LaneMask mask) { return _mm512_maskz_loadu_ps(mask, p); }
+constexpr bool kPrefetchNextPanel = true;
 
 }  // namespace
-
-void GemmTileAVX512(const Tile& t) { kTable[t.rows - 1][t.cols / 16 - 1](t); }
-
-void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
-  for (int64_t p = p0; p < p1; ++p) {
-    float* dst = out + p * k * 16;
-    const int64_t rows = std::min<int64_t>(16, n - p * 16);
-    const float* src = b + p * 16 * ld;
-    const float* next = src + 16 * ld;
-    const int64_t next_rows = p + 1 < p1 ? std::min<int64_t>(16, n - (p + 1) * 16) : 0;
-    for (int64_t q = 0; q < k; q += 16) {
-      for (int64_t i = 0; i < next_rows; ++i) _mm_prefetch(reinterpret_cast<const char*>(next + i * ld + q), _MM_HINT_T0);
-      const int64_t depth = std::min<int64_t>(16, k - q);
-      if (rows == 16 && depth == 16) {
-        PackBlock<true>(src + q, ld, rows, depth, dst + q * 16);
-      } else {
-        PackBlock<false>(src + q, ld, rows, depth, dst + q * 16);
-      }
-    }
-  }
-}
 
 void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;
@@ -197,6 +162,11 @@ void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t
     for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
   }
 }
+
+#define TVMLITE_GEMM_TILE_ENTRY GemmTileAVX512
+#include "../gemm_tile.inc"
+#define TVMLITE_GEMM_PACK_ENTRY PackBTransposedAVX512
+#include "../gemm_pack.inc"
 
 }  // namespace gemm
 }  // namespace topi
