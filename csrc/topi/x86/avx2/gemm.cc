@@ -1,15 +1,17 @@
 /*!
  * \file gemm.cc
- * \brief AVX2 + FMA micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 6 rows x
- * 2 ymm (16 columns) over packed panels (12 accumulators of the 16 ymm), and the dot-product rows of nn.dense's
- * matrix-vector path. Same structure as the AVX-512 file; see there.
+ * \brief AVX2 + FMA micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): the register tile (../gemm_tile.inc)
+ * of up to 6 rows x 2 ymm (16 columns) over packed panels (12 accumulators of the 16 ymm), the transposing pack of B
+ * given as rows, and the dot-product rows of nn.dense's matrix-vector path.
  */
 #include <immintrin.h>
 
 #include <tvmlite/topi/nn/gemm.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "../fused_tail_ymm.h"
 
@@ -21,71 +23,9 @@ namespace {
 #include "vec.inc"
 #include "../vec_math.inc"
 
-template <int R, int NV>
-void Micro(const Tile& t) {
-  // Loops over R and NV fully unrolled and no division for panels of 8, as in the AVX-512 tile (see there)
-  __m256 acc[R][NV];
-  const float* bp[NV];
-  if (t.nb == 8) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + v * t.panel;
-  } else {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + (v * 8 / t.nb) * t.panel + (v * 8) % t.nb;
-  }
-  const float* ap[R];
-#pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
-  if (t.accumulate) {
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_loadu_ps(t.c + r * t.ldc + v * 8);
-    }
-  } else {
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_setzero_ps();
-    }
-  }
-  const int64_t ldb = t.ldb;
-  for (int64_t k = 0; k < t.k; ++k) {
-    __m256 b[NV];
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) b[v] = _mm256_loadu_ps(bp[v] + k * ldb);
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      __m256 a = _mm256_broadcast_ss(ap[r] + k);
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);
-    }
-  }
-  if (t.tail != nullptr) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      const TailRegs tail = LoadTail(*t.tail, t.col + v * 8);  // columns [col + 8 v, col + 8 v + 8)
-#pragma GCC unroll 6
-      for (int r = 0; r < R; ++r) {
-        _mm256_storeu_ps(t.c + r * t.ldc + v * 8, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 8));
-      }
-    }
-    if (t.tail->act == FusedTail::kGelu) GeluRows(t.c, t.ldc, R, NV * 8);
-    return;
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) _mm256_storeu_ps(t.c + r * t.ldc + v * 8, acc[r][v]);
-  }
-}
-
-using MicroFn = void (*)(const Tile&);
-
-template <int R>
-constexpr MicroFn kRow[2] = {Micro<R, 1>, Micro<R, 2>};
-
-constexpr const MicroFn* kTable[6] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>};
+// The tile: up to 6 rows x 2 ymm, 12 accumulators of the 16 registers, the 2 B vectors and the broadcast.
+constexpr int kMaxRows = 6, kMaxVecs = 2;
+constexpr bool TileFits(int /*rows*/, int /*vecs*/) { return true; }
 
 float HSum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -129,8 +69,8 @@ float Dot(const float* x, const float* w, int64_t k) {
   return HSum(_mm256_add_ps(s0, s1)) + tail;
 }
 
-/*! \brief out[i] = column i of the 8 x 8 block in[0..7] (rows), in registers: 24 shuffles. */
-__attribute__((always_inline)) inline void Transpose8(const __m256 (&in)[8], __m256 (&out)[8]) {
+/*! \brief out[i] = column i of the 8 x 8 block in[0..7] (rows), in registers: 24 shuffles (gemm_pack.inc). */
+__attribute__((always_inline)) inline void TransposeBlock(const __m256 (&in)[8], __m256 (&out)[8]) {
   __m256 t[8], u[8];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
@@ -151,46 +91,15 @@ __attribute__((always_inline)) inline void Transpose8(const __m256 (&in)[8], __m
   }
 }
 
-/*! \brief One 8 x 8 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (8 a step). */
-template <bool kFull>
-__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
-                                                     float* dst) {
-  __m256 in[8], out[8];
-  if (kFull) {
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) in[i] = _mm256_loadu_ps(src + i * ld);
-  } else {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(depth)), lane);
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) in[i] = i < rows ? _mm256_maskload_ps(src + i * ld, mask) : _mm256_setzero_ps();
-  }
-  Transpose8(in, out);
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {
-    if (kFull || i < depth) _mm256_storeu_ps(dst + i * 8, out[i]);
-  }
+/*! \brief The first n lanes (n in [1, 8]), all ones in them: the partial blocks of gemm_pack.inc. */
+typedef __m256i LaneMask;
+LaneMask FirstLanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
+V LoadFirst(const float* p, LaneMask mask) { return _mm256_maskload_ps(p, mask); }
+constexpr bool kPrefetchNextPanel = false;
 
 }  // namespace
-
-void GemmTileAVX2(const Tile& t) { kTable[t.rows - 1][t.cols / 8 - 1](t); }
-
-void PackBTransposedAVX2(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
-  for (int64_t p = p0; p < p1; ++p) {
-    float* dst = out + p * k * 8;
-    const int64_t rows = std::min<int64_t>(8, n - p * 8);
-    const float* src = b + p * 8 * ld;
-    for (int64_t q = 0; q < k; q += 8) {
-      const int64_t depth = std::min<int64_t>(8, k - q);
-      if (rows == 8 && depth == 8) {
-        PackBlock<true>(src + q, ld, rows, depth, dst + q * 8);
-      } else {
-        PackBlock<false>(src + q, ld, rows, depth, dst + q * 8);
-      }
-    }
-  }
-}
 
 void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;
@@ -201,6 +110,11 @@ void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k
     for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
   }
 }
+
+#define TVMLITE_GEMM_TILE_ENTRY GemmTileAVX2
+#include "../gemm_tile.inc"
+#define TVMLITE_GEMM_PACK_ENTRY PackBTransposedAVX2
+#include "../gemm_pack.inc"
 
 }  // namespace gemm
 }  // namespace topi

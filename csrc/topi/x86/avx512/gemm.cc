@@ -1,14 +1,12 @@
 /*!
  * \file gemm.cc
- * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): a register tile of up to 8 rows x 3 zmm
- * (48 columns) or 4 rows x 4 zmm (64) over packed panels, the transposing pack of B given as rows, and the
- * dot-product rows of nn.dense's matrix-vector path.
+ * \brief AVX-512 micro-kernels of the GEMM family (tvmlite/topi/nn/gemm.h): the register tile (../gemm_tile.inc) of
+ * up to 8 rows x 3 zmm (48 columns) or 4 rows x 4 zmm (64) over packed panels, the transposing pack of B given as
+ * rows, and the dot-product rows of nn.dense's matrix-vector path.
  *
- * The tile keeps rows x vecs accumulators over the K block: each k step loads one zmm per column vector from the
- * panels, broadcasts one A value per row and issues rows x vecs FMAs. Shapes are template parameters, so every
- * accumulator stays a register; GemmTileAVX512 picks the instance. Which of 8 x 3 and 4 x 4 is faster depends on
- * the caller (gemm.h TileShape); for the matmul family 4 x 3, 5 x 4 and 6 x 4 were no better than 4 x 4, and 3 x 4
- * and 2 x 4 15-20% slower (too few accumulators to hide the FMA latency).
+ * GemmTileAVX512 picks the tile's instance. Which of 8 x 3 and 4 x 4 is faster depends on the caller (gemm.h
+ * TileShape); for the matmul family 4 x 3, 5 x 4 and 6 x 4 were no better than 4 x 4, and 3 x 4 and 2 x 4 15-20%
+ * slower (too few accumulators to hide the FMA latency).
  */
 // GCC 12 reports its own AVX-512 cast intrinsics (_mm512_undefined_ps inside) as reading uninitialized values.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -18,7 +16,9 @@
 #include <tvmlite/topi/nn/gemm.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "fused_tail.h"
 
@@ -38,73 +38,10 @@ float HSum(__m512 v) {
   return _mm_cvtss_f32(s);
 }
 
-template <int R, int NV>
-void Micro(const Tile& t) {
-  // Every loop over R and NV fully unrolled: otherwise GCC keeps acc on the stack around the K loop (16-24 zmm stores
-  // and loads per call, a tenth of a call at K = 64)
-  __m512 acc[R][NV];
-  const float* bp[NV];
-  if (t.nb == 16) {  // no division (3 idiv per call at K = 64 cost ~2%)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + v * t.panel;
-  } else {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bp[v] = t.b + (v * 16 / t.nb) * t.panel + (v * 16) % t.nb;
-  }
-  const float* ap[R];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) ap[r] = t.a + r * t.lda;
-  if (t.accumulate) {
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_loadu_ps(t.c + r * t.ldc + v * 16);
-    }
-  } else {
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
-    }
-  }
-  const int64_t ldb = t.ldb;
-  for (int64_t k = 0; k < t.k; ++k) {
-    __m512 b[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(bp[v] + k * ldb);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      __m512 a = _mm512_set1_ps(ap[r][k]);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
-    }
-  }
-  if (t.tail != nullptr) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const TailRegs tail = LoadTail(*t.tail, t.col + v * 16);  // columns [col + 16 v, col + 16 v + 16)
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        _mm512_storeu_ps(t.c + r * t.ldc + v * 16, ApplyTail<true>(tail, acc[r][v], t.c_flat + r * t.ldc + v * 16));
-      }
-    }
-    if (t.tail->act == FusedTail::kGelu) GeluRows(t.c, t.ldc, R, NV * 16);
-    return;
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(t.c + r * t.ldc + v * 16, acc[r][v]);
-  }
-}
-
-using MicroFn = void (*)(const Tile&);
-
-// 4 vecs only up to 4 rows (32 accumulators would not fit with the B vectors); the driver never asks for more
-template <int R>
-constexpr MicroFn kRow[4] = {Micro<R, 1>, Micro<R, 2>, Micro<R, 3>, R <= 4 ? Micro<R <= 4 ? R : 4, 4> : nullptr};
-
-constexpr const MicroFn* kTable[8] = {kRow<1>, kRow<2>, kRow<3>, kRow<4>, kRow<5>, kRow<6>, kRow<7>, kRow<8>};
+// The tile: up to 8 rows x 3 zmm or 4 x 4. 4 vecs only up to 4 rows (32 accumulators would not fit with the B
+// vectors); the driver never asks for more.
+constexpr int kMaxRows = 8, kMaxVecs = 4;
+constexpr bool TileFits(int rows, int vecs) { return vecs < 4 || rows <= 4; }
 
 inline float Dot(const float* x, const float* w, int64_t k) {
   __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
@@ -175,8 +112,8 @@ void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* ne
   for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
 }
 
-/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles. */
-__attribute__((always_inline)) inline void Transpose16(const __m512 (&in)[16], __m512 (&out)[16]) {
+/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles (gemm_pack.inc). */
+__attribute__((always_inline)) inline void TransposeBlock(const __m512 (&in)[16], __m512 (&out)[16]) {
   __m512 t[16], u[16];
 #pragma GCC unroll 16
   for (int i = 0; i < 16; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
@@ -206,46 +143,13 @@ __attribute__((always_inline)) inline void Transpose16(const __m512 (&in)[16], _
   }
 }
 
-/*! \brief One 16 x 16 block of the transposed pack: rows src[0 .. rows), depth floats each, into dst (16 a step). */
-template <bool kFull>
-__attribute__((always_inline)) inline void PackBlock(const float* src, int64_t ld, int64_t rows, int64_t depth,
-                                                     float* dst) {
-  const __mmask16 m = kFull ? __mmask16(0xFFFF) : __mmask16((1u << depth) - 1);
-  __m512 in[16], out[16];
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) {
-    in[i] = kFull ? _mm512_loadu_ps(src + i * ld) : i < rows ? _mm512_maskz_loadu_ps(m, src + i * ld)
-                                                             : _mm512_setzero_ps();
-  }
-  Transpose16(in, out);
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) {
-    if (kFull || i < depth) _mm512_storeu_ps(dst + i * 16, out[i]);
-  }
-}
+/*! \brief The first n lanes (n in [1, 16]): the partial blocks of gemm_pack.inc. */
+typedef __mmask16 LaneMask;
+LaneMask FirstLanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
+V LoadFirst(const float* p, LaneMask mask) { return _mm512_maskz_loadu_ps(mask, p); }
+constexpr bool kPrefetchNextPanel = true;
 
 }  // namespace
-
-void GemmTileAVX512(const Tile& t) { kTable[t.rows - 1][t.cols / 16 - 1](t); }
-
-void PackBTransposedAVX512(const float* b, int64_t ld, int64_t k, int64_t n, int64_t p0, int64_t p1, float* out) {
-  for (int64_t p = p0; p < p1; ++p) {
-    float* dst = out + p * k * 16;
-    const int64_t rows = std::min<int64_t>(16, n - p * 16);
-    const float* src = b + p * 16 * ld;
-    const float* next = src + 16 * ld;
-    const int64_t next_rows = p + 1 < p1 ? std::min<int64_t>(16, n - (p + 1) * 16) : 0;
-    for (int64_t q = 0; q < k; q += 16) {
-      for (int64_t i = 0; i < next_rows; ++i) _mm_prefetch(reinterpret_cast<const char*>(next + i * ld + q), _MM_HINT_T0);
-      const int64_t depth = std::min<int64_t>(16, k - q);
-      if (rows == 16 && depth == 16) {
-        PackBlock<true>(src + q, ld, rows, depth, dst + q * 16);
-      } else {
-        PackBlock<false>(src + q, ld, rows, depth, dst + q * 16);
-      }
-    }
-  }
-}
 
 void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
   int64_t j = 0;
@@ -258,6 +162,11 @@ void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t
     for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
   }
 }
+
+#define TVMLITE_GEMM_TILE_ENTRY GemmTileAVX512
+#include "../gemm_tile.inc"
+#define TVMLITE_GEMM_PACK_ENTRY PackBTransposedAVX512
+#include "../gemm_pack.inc"
 
 }  // namespace gemm
 }  // namespace topi
