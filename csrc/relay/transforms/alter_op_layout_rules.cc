@@ -29,6 +29,7 @@
 
 #include "alter_op_layout.h"
 #include "pass_util.h"
+#include "rule_args.h"
 
 namespace tvmlite {
 namespace relay {
@@ -580,26 +581,15 @@ bool PackWeight(const CallNode* call, AlterOpLayoutContextNode* ctx, const std::
  * the rule declines.
  */
 void SetRule(const std::string& op_name, Rule rule) {
+  static constexpr const char* kAttr = "FTVMLiteAlterOpLayout";
   runtime::Function f([op_name, rule](runtime::PackedArgs args, Any* rv) {
-    TVMLITE_CHECK_KIND(args.size() == 2, TypeError) << "FTVMLiteAlterOpLayout of " << op_name
-                                                    << ": expected (call, context), got " << args.size()
-                                                    << " arguments";
-    std::optional<Call> call = args[0].as<Call>();
-    std::optional<AlterOpLayoutContext> context = args[1].as<AlterOpLayoutContext>();
-    TVMLITE_CHECK_KIND(call.has_value() && context.has_value(), TypeError)
-        << "FTVMLiteAlterOpLayout of " << op_name << ": expected (Call, AlterOpLayoutContext), got ("
-        << runtime::AnyTypeStr(*args[0].raw()) << ", " << runtime::AnyTypeStr(*args[1].raw()) << ")";
-    const auto* op = (*call)->op.as<OpNode>();
-    const size_t n = (*call)->args.size();
-    TVMLITE_CHECK_KIND(op != nullptr && op->name == op_name && (op->num_inputs < 0 || n == size_t(op->num_inputs)),
-                       ValueError)
-        << "FTVMLiteAlterOpLayout of " << op_name << ": expected a call of it, got one of "
-        << (op != nullptr ? op->name : "a function") << " with " << n << " args";
+    auto [call, context] = RuleArgs<AlterOpLayoutContext>(kAttr, op_name, "AlterOpLayoutContext", args);
+    CheckRuleCallOf(kAttr, op_name, call);
     Value out;
-    if (rule(call->get(), (*context).operator->(), &out)) *rv = Array<Any>{out.expr, out.block, out.padded};
+    if (rule(call.get(), context.operator->(), &out)) *rv = Array<Any>{out.expr, out.block, out.padded};
   });
   // RegisterOrGet: this file may initialise before the op's own registration (static init order across files).
-  ir::OpRegEntry::RegisterOrGet(op_name).set_attr("FTVMLiteAlterOpLayout", f);
+  ir::OpRegEntry::RegisterOrGet(op_name).set_attr(kAttr, f);
 }
 
 void RegisterRules() {
