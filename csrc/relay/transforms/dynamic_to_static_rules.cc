@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "dynamic_to_static.h"
+#include "rule_args.h"
 
 namespace tvmlite {
 namespace relay {
@@ -554,26 +555,15 @@ Expr StaticResize(const CallNode* call) {
 /*! \brief Register rule(call, shapes) -> Expr (null: keep the call) as op_name's "FTVMLiteDynamicToStatic". */
 template <typename F>
 void SetRule(const std::string& op_name, F rule) {
+  static constexpr const char* kAttr = "FTVMLiteDynamicToStatic";
   runtime::Function f([op_name, rule](runtime::PackedArgs args, Any* rv) {
-    TVMLITE_CHECK_KIND(args.size() == 2, TypeError) << "FTVMLiteDynamicToStatic of " << op_name
-                                                    << ": expected (call, context), got " << args.size()
-                                                    << " arguments";
-    std::optional<Call> call = args[0].as<Call>();
-    std::optional<DynamicToStaticContext> context = args[1].as<DynamicToStaticContext>();
-    TVMLITE_CHECK_KIND(call.has_value() && context.has_value(), TypeError)
-        << "FTVMLiteDynamicToStatic of " << op_name << ": expected (Call, DynamicToStaticContext), got ("
-        << runtime::AnyTypeStr(*args[0].raw()) << ", " << runtime::AnyTypeStr(*args[1].raw()) << ")";
-    const auto* op = (*call)->op.as<OpNode>();
-    const size_t n = (*call)->args.size();
-    TVMLITE_CHECK_KIND(op != nullptr && op->name == op_name && (op->num_inputs < 0 || n == size_t(op->num_inputs)),
-                       ValueError)
-        << "FTVMLiteDynamicToStatic of " << op_name << ": expected a call of it, got one of "
-        << (op != nullptr ? op->name : "a function") << " with " << n << " args";
-    Expr out = rule(call->get(), &(*context)->shapes);
+    auto [call, context] = RuleArgs<DynamicToStaticContext>(kAttr, op_name, "DynamicToStaticContext", args);
+    CheckRuleCallOf(kAttr, op_name, call);
+    Expr out = rule(call.get(), &context->shapes);
     if (out.defined()) *rv = out;
   });
   // RegisterOrGet: this file may initialise before the op's own registration (static init order across files).
-  ir::OpRegEntry::RegisterOrGet(op_name).set_attr("FTVMLiteDynamicToStatic", f);
+  ir::OpRegEntry::RegisterOrGet(op_name).set_attr(kAttr, f);
 }
 
 void RegisterRules() {

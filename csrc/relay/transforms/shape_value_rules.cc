@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "rule_args.h"
 #include "shape_value_rule.h"
 
 namespace tvmlite {
@@ -243,36 +244,30 @@ std::optional<ShapeValue> StridedSlice(const CallNode* call, ShapeValueEvaluator
  */
 template <typename F>
 void SetRule(const std::string& op_name, F rule) {
+  static constexpr const char* kAttr = "FTVMLiteShapeValue";
   runtime::Function f([op_name, rule](runtime::PackedArgs args, Any* rv) {
-    TVMLITE_CHECK_KIND(args.size() == 2, TypeError) << "FTVMLiteShapeValue of " << op_name
-                                                    << ": expected (call, context), got " << args.size()
-                                                    << " arguments";
-    std::optional<Call> call = args[0].as<Call>();
-    std::optional<ShapeValueContext> context = args[1].as<ShapeValueContext>();
-    TVMLITE_CHECK_KIND(call.has_value() && context.has_value(), TypeError)
-        << "FTVMLiteShapeValue of " << op_name << ": expected (Call, ShapeValueContext), got ("
-        << runtime::AnyTypeStr(*args[0].raw()) << ", " << runtime::AnyTypeStr(*args[1].raw()) << ")";
-    TVMLITE_CHECK_KIND((*context)->shapes != nullptr, ValueError)
+    auto [call, context] = RuleArgs<ShapeValueContext>(kAttr, op_name, "ShapeValueContext", args);
+    TVMLITE_CHECK_KIND(context->shapes != nullptr, ValueError)
         << "FTVMLiteShapeValue of " << op_name << ": the context is used after the rule it was given to returned";
     // Any op's call of as many args (a rule set from Python may reuse this one for another op); attrs are checked
     // where read.
     const int64_t inputs = ir::Op::Get(op_name)->num_inputs;
-    const size_t n = (*call)->args.size();
-    TVMLITE_CHECK_KIND((*call)->op.as<OpNode>() != nullptr && (inputs < 0 || n == size_t(inputs)) &&
-                           IsShapeValueTensor(*call),
+    const size_t n = call->args.size();
+    TVMLITE_CHECK_KIND(call->op.as<OpNode>() != nullptr && (inputs < 0 || n == size_t(inputs)) &&
+                           IsShapeValueTensor(call),
                        ValueError)
         << "FTVMLiteShapeValue of " << op_name << ": expected a typed call of " << inputs
         << " args with a small integer result, got one of " << n << " args";
     ShapeValue out;
-    out.scalar = TensorTypeOf(*call)->ndim() == 0;
-    std::optional<ShapeValue> value = rule(call->get(), (*context)->shapes, std::move(out));
+    out.scalar = TensorTypeOf(call)->ndim() == 0;
+    std::optional<ShapeValue> value = rule(call.get(), context->shapes, std::move(out));
     if (!value) return;
     ObjectPtr<ShapeValueObj> result = make_object<ShapeValueObj>();
     result->value = std::move(*value);
     *rv = ShapeValueRef(result);
   });
   // RegisterOrGet: this file may initialise before the op's own registration (static init order across files).
-  ir::OpRegEntry::RegisterOrGet(op_name).set_attr("FTVMLiteShapeValue", f);
+  ir::OpRegEntry::RegisterOrGet(op_name).set_attr(kAttr, f);
 }
 
 void RegisterRules() {

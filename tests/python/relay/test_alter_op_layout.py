@@ -512,6 +512,7 @@ def test_blocked_ops_keep_every_other_attr(run_relay, rng):
     assert (pool.attrs.layout, pool.attrs.ceil_mode, pool.attrs.count_include_pad) == ("NCHW16c", True, True)
     (blocked,) = calls(new, "nn.contrib_conv2d_NCHWc")
     assert (list(blocked.attrs.dilation), blocked.attrs.data_layout) == ([2, 2], "NCHW8c")
-    source = (pathlib.Path(__file__).resolve().parents[3] / "csrc/relay/transforms/alter_op_layout.cc").read_text()
+    transforms = pathlib.Path(__file__).resolve().parents[3] / "csrc/relay/transforms"
+    source = "".join((transforms / name).read_text() for name in ["alter_op_layout.cc", "alter_op_layout_rules.cc"])
     # The one field-by-field copy left fills another op's attrs (nn.matmul's out_dtype into nn.dense's).
     assert re.findall(r"attrs->(\w+) = a->\1;", source) == ["out_dtype"]

@@ -408,3 +408,77 @@ def test_a_shape_value_rule_called_wrongly_raises_naming_it():
             pytest.raises(ValueError, match="FTVMLiteShapeValue of shape_of: expected a typed call of 1 args with a "
                                             "small integer result, got one of 2 args"):
         relay.transform.DynamicToStatic()(copied_shape())
+
+
+ALTER_OP_LAYOUT = ["nn.conv2d", "nn.conv3d", "nn.conv2d_transpose", "nn.conv3d_transpose", "nn.max_pool2d",
+                   "nn.avg_pool2d", "nn.global_avg_pool", "nn.global_max_pool", "concatenate", "strided_slice", "mean",
+                   "sum", "max", "min", "nn.pad", "nn.bias_add", "nn.dense", "nn.matmul"]
+
+
+def test_alter_op_layout_asks_each_op_for_its_rule(run_relay, rng):
+    """AlterOpLayout names no op in a table: each op's "FTVMLiteAlterOpLayout" rule (alter_op_layout_rules.cc, TVM's
+    FTVMAlterOpLayout) rewrites its call, and a rule set from Python is applied the same way: (call, context) ->
+    [expr, block, padded], or None to fall back to the elementwise rewrite."""
+    source = pass_source("alter_op_layout.cc")
+    assert re.findall(r'->name ==|kRules|Rules\(\)', source) == []
+    assert [n for n in ALTER_OP_LAYOUT if ir.Op.get(n).get_attr("FTVMLiteAlterOpLayout") is None] == []
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    body = relay.atan(conv(rng, x, 8, 16))
+    seen = []
+
+    def decline(call, context):
+        seen.append(call.op.name)
+
+    with marked("atan", "FTVMLiteAlterOpLayout", decline):
+        assert arg_op(alter(run_relay, rng, body, x), "atan") == "nn.contrib_conv2d_NCHWc"
+    assert seen == ["atan"]
+    # A rule's expression in the original layout (block 0): here the original call itself, copied.
+    with marked("atan", "FTVMLiteAlterOpLayout", lambda call, context: [relay.copy(call), 0, 0]):
+        new = alter(run_relay, rng, body, x)
+    assert new["main"].body.op.name == "copy" and arg_op(new, "atan") == "nn.conv2d"
+
+
+@pytest.mark.parametrize("result, error, message", [
+    (3, TypeError, r"FTVMLiteAlterOpLayout of atan must return \[expr, block, padded\] or None, got int"),
+    ([1, 0, 0], TypeError, r"FTVMLiteAlterOpLayout of atan must return \[expr, block, padded\] or None"),
+    ("block3", ValueError, r"FTVMLiteAlterOpLayout of atan gave block 3 and padded 0: the block must be 0, 1, 2, 4, 8"),
+    ("padded", ValueError, r"FTVMLiteAlterOpLayout of atan gave block 0 and padded 16")])
+def test_a_wrong_alter_op_layout_rule_raises_naming_it(rng, result, error, message):
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    mod = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], relay.atan(conv(rng, x, 8, 16)))))
+
+    def rule(call, context):
+        if result == "block3":
+            return [call, 3, 0]
+        if result == "padded":
+            return [call, 0, 16]
+        return result
+
+    with marked("atan", "FTVMLiteAlterOpLayout", rule), pytest.raises(error, match=message):
+        AlterOpLayout(max_block=8)(mod)
+
+
+def test_an_alter_op_layout_rule_called_wrongly_raises_naming_it(rng):
+    """The context a Python rule was given stays valid after the pass (it owns the values and their function): a C++
+    rule asked with it rewrites a call of that function again; a call of another op, of another function, or wrong
+    arguments raise naming the rule."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    mod = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], relay.atan(conv(rng, x, 8, 16)))))
+    kept = []
+    with marked("atan", "FTVMLiteAlterOpLayout", lambda call, context: kept.append((call, context))):
+        AlterOpLayout(max_block=8)(mod)
+    ((atan, context),) = kept
+    rule = ir.Op.get("nn.conv2d").get_attr("FTVMLiteAlterOpLayout")
+    with pytest.raises(TypeError, match=r"FTVMLiteAlterOpLayout of nn.conv2d: expected \(call, context\), got 1"):
+        rule(1)
+    with pytest.raises(TypeError, match=r"FTVMLiteAlterOpLayout of nn.conv2d: expected \(Call, AlterOpLayoutContext\)"):
+        rule(atan.args[0], 1)
+    with pytest.raises(ValueError, match="FTVMLiteAlterOpLayout of nn.conv2d: expected a call of it, got one of atan "
+                                         "with 1 args"):
+        rule(atan, context)
+    expr, block, padded = rule(atan.args[0], context)
+    assert (expr.op.name, block, padded) == ("nn.contrib_conv2d_NCHWc", 8, 0)
+    y = relay.var("y", shape=(1, 8, 6, 6))
+    other = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([y], conv(rng, y, 8, 16))))
+    with pytest.raises(ValueError, match="is no node of the function this context rewrites"):
+        rule(other["main"].body, context)
