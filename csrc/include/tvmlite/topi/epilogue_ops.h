@@ -9,7 +9,8 @@
  *   scalar  one lane's value, a float expression of the floats x, z, alpha, beta (an instruction's immediates,
  *           0 when absent) over <cmath>/<algorithm> and epilogue.cc's helpers (Sigmoid, Clamp01, Softplus)
  *   vector  W lanes' value, a V expression of the same names and the splats zero, one, over the primitives of
- *           x86/vec_ops.inc and the math of x86/vec_math.inc (ExpV, GeluV, ...)
+ *           x86/vec_ops.inc and the math of x86/vec_math.inc (ExpV, GeluV, ...); or PortableLoop() for an opcode
+ *           that runs its scalar form on every ISA
  * Each expansion sees only its own column; the other columns are tokens it drops. They expand into: the enum EpiOp
  * and its name and arity (epilogue.h, epilogue.cc: parse, print), the portable loops (EpiRun in epilogue.cc) and
  * the AVX2 / AVX-512 loops (x86/epilogue_vec.inc, compiled once per ISA folder with that folder's flags). Each
@@ -39,9 +40,9 @@
                        Select(Unord(x, z), Set1(NAN), Max(x, z)))                                                   \
   X(Min,   "min",   2, std::isnan(x) || std::isnan(z) ? NAN : std::min(x, z),                                       \
                        Select(Unord(x, z), Set1(NAN), Min(x, z)))                                                   \
-  /* libm's powf on every path: it is the accurate one */                                                           \
+  /* libm's powf, the accurate one, on every ISA */                                                                \
   X(Pow,   "pow",   2, std::pow(x, z),                                                                              \
-                       PowV(x, z))                                                                                  \
+                       PortableLoop())                                                                              \
   /* z is the slope below zero */                                                                                   \
   X(PRelu, "prelu", 2, x < 0 ? x * z : x,                                                                           \
                        Select(Lt(x, zero), Mul(x, z), x))                                                           \
