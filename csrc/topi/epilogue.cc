@@ -37,13 +37,11 @@ struct OpInfo {
 };
 
 constexpr OpInfo kOps[] = {
-    {"add", 2}, {"sub", 2}, {"mul", 2}, {"div", 2}, {"max", 2}, {"min", 2}, {"pow", 2}, {"prelu", 2},
-    {"copy", 1}, {"relu", 1}, {"clip", 1}, {"sigmoid", 1}, {"tanh", 1}, {"exp", 1}, {"log", 1}, {"sqrt", 1},
-    {"rsqrt", 1}, {"neg", 1}, {"abs", 1}, {"erf", 1}, {"gelu", 1}, {"gelu_tanh", 1}, {"silu", 1},
-    {"leaky_relu", 1}, {"elu", 1}, {"selu", 1}, {"hard_sigmoid", 1}, {"hard_swish", 1}, {"softplus", 1},
-    {"floor", 1}, {"ceil", 1}, {"round", 1}, {"reciprocal", 1}, {"sign", 1}, {"mish", 1},
+#define TVMLITE_EPI_OP_INFO(name, text, arity, scalar, vec) {text, arity},
+    TVMLITE_EPILOGUE_OPS(TVMLITE_EPI_OP_INFO)
+#undef TVMLITE_EPI_OP_INFO
 };
-static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<size_t>(EpiOp::kNumOps), "one name per EpiOp");
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<size_t>(EpiOp::kNumOps), "one row per EpiOp");
 
 std::string FormatFloat(float v) {
   char buf[32];
@@ -75,6 +73,8 @@ std::string SrcText(const EpiSrc& s) {
   if (s.kind == EpiSrc::kInput) return "in" + std::to_string(s.index);
   return FormatFloat(s.imm);
 }
+
+// The helpers of the opcode table's scalar forms (epilogue_ops.h).
 
 /*! \brief exp(-|x|) cannot overflow, so sigmoid of a very negative x is its (denormal) value, not 1 / inf. */
 inline float Sigmoid(float x) {
@@ -345,54 +345,21 @@ void BoundEpilogue::ApplyTo(float* dst, int64_t begin, int64_t n) const {
 
 void EpiRun(const EpiInstr& ins, float* y, const float* a, const float* b, int64_t n) {
   const float alpha = ins.alpha, beta = ins.beta;
-#define TVMLITE_EPI_LOOP(expr)                                \
-  for (int64_t i = 0; i < n; ++i) {                           \
-    const float x = a[i], z = b[i];                           \
-    (void)z;                                                  \
-    y[i] = (expr);                                            \
-  }                                                           \
-  return
+  (void)alpha, (void)beta;
+  // One loop per opcode, over its row's scalar form (epilogue_ops.h).
+#define TVMLITE_EPI_SCALAR_CASE(name, text, arity, scalar, vec) \
+  case EpiOp::k##name:                                          \
+    for (int64_t i = 0; i < n; ++i) {                           \
+      const float x = a[i], z = b[i];                           \
+      (void)z;                                                  \
+      y[i] = (scalar);                                          \
+    }                                                           \
+    return;
   switch (ins.op) {
-    case EpiOp::kAdd: TVMLITE_EPI_LOOP(x + z);
-    case EpiOp::kSub: TVMLITE_EPI_LOOP(x - z);
-    case EpiOp::kMul: TVMLITE_EPI_LOOP(x * z);
-    case EpiOp::kDiv: TVMLITE_EPI_LOOP(x / z);
-    case EpiOp::kMax: TVMLITE_EPI_LOOP(std::isnan(x) || std::isnan(z) ? NAN : std::max(x, z));
-    case EpiOp::kMin: TVMLITE_EPI_LOOP(std::isnan(x) || std::isnan(z) ? NAN : std::min(x, z));
-    case EpiOp::kPow: TVMLITE_EPI_LOOP(std::pow(x, z));
-    case EpiOp::kPRelu: TVMLITE_EPI_LOOP(x < 0 ? x * z : x);
-    case EpiOp::kCopy: TVMLITE_EPI_LOOP(x);
-    case EpiOp::kRelu: TVMLITE_EPI_LOOP(x < 0 ? 0.0f : x);
-    case EpiOp::kClip: TVMLITE_EPI_LOOP(x < alpha ? alpha : (x > beta ? beta : x));
-    case EpiOp::kSigmoid: TVMLITE_EPI_LOOP(Sigmoid(x));
-    case EpiOp::kTanh: TVMLITE_EPI_LOOP(std::tanh(x));
-    case EpiOp::kExp: TVMLITE_EPI_LOOP(std::exp(x));
-    case EpiOp::kLog: TVMLITE_EPI_LOOP(std::log(x));
-    case EpiOp::kSqrt: TVMLITE_EPI_LOOP(std::sqrt(x));
-    case EpiOp::kRsqrt: TVMLITE_EPI_LOOP(1.0f / std::sqrt(x));
-    case EpiOp::kNeg: TVMLITE_EPI_LOOP(-x);
-    case EpiOp::kAbs: TVMLITE_EPI_LOOP(std::fabs(x));
-    case EpiOp::kErf: TVMLITE_EPI_LOOP(std::erf(x));
-    // 1 + erf(z) = erfc(-z): no cancellation in the left tail.
-    case EpiOp::kGelu: TVMLITE_EPI_LOOP(0.5f * x * std::erfc(x * -0.70710678118654752f));
-    case EpiOp::kGeluTanh:
-      TVMLITE_EPI_LOOP(0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x))));
-    case EpiOp::kSilu: TVMLITE_EPI_LOOP(x * Sigmoid(x));
-    case EpiOp::kLeakyRelu: TVMLITE_EPI_LOOP(x < 0 ? alpha * x : x);
-    case EpiOp::kElu: TVMLITE_EPI_LOOP(x < 0 ? alpha * std::expm1(x) : x);
-    case EpiOp::kSelu: TVMLITE_EPI_LOOP(beta * (x <= 0 ? alpha * std::expm1(x) : x));
-    case EpiOp::kHardSigmoid: TVMLITE_EPI_LOOP(Clamp01(alpha * x + beta));
-    case EpiOp::kHardSwish: TVMLITE_EPI_LOOP(x * Clamp01(x * (1.0f / 6.0f) + 0.5f));
-    case EpiOp::kSoftplus: TVMLITE_EPI_LOOP(Softplus(x));
-    case EpiOp::kFloor: TVMLITE_EPI_LOOP(std::floor(x));
-    case EpiOp::kCeil: TVMLITE_EPI_LOOP(std::ceil(x));
-    case EpiOp::kRound: TVMLITE_EPI_LOOP(std::nearbyint(x));
-    case EpiOp::kReciprocal: TVMLITE_EPI_LOOP(1.0f / x);
-    case EpiOp::kSign: TVMLITE_EPI_LOOP(x > 0 ? 1.0f : (x < 0 ? -1.0f : x));
-    case EpiOp::kMish: TVMLITE_EPI_LOOP(x * std::tanh(Softplus(x)));
+    TVMLITE_EPILOGUE_OPS(TVMLITE_EPI_SCALAR_CASE)
     case EpiOp::kNumOps: break;
   }
-#undef TVMLITE_EPI_LOOP
+#undef TVMLITE_EPI_SCALAR_CASE
 }
 
 }  // namespace topi

@@ -16,6 +16,7 @@
 #define TVMLITE_TOPI_EPILOGUE_H_
 
 #include <tvmlite/runtime/ndarray.h>
+#include <tvmlite/topi/epilogue_ops.h>
 
 #include <cstdint>
 #include <string>
@@ -24,13 +25,11 @@
 namespace tvmlite {
 namespace topi {
 
+/*! \brief An opcode: EpiOp::kName for each row X(Name, ...) of TVMLITE_EPILOGUE_OPS (topi/epilogue_ops.h). */
 enum class EpiOp : uint8_t {
-  // binary
-  kAdd, kSub, kMul, kDiv, kMax, kMin, kPow, kPRelu,
-  // unary (alpha, beta where noted)
-  kCopy, kRelu, kClip /*alpha=min, beta=max*/, kSigmoid, kTanh, kExp, kLog, kSqrt, kRsqrt, kNeg, kAbs, kErf,
-  kGelu, kGeluTanh, kSilu, kLeakyRelu /*alpha*/, kElu /*alpha*/, kSelu /*alpha, beta=gamma*/,
-  kHardSigmoid /*alpha, beta*/, kHardSwish, kSoftplus, kFloor, kCeil, kRound, kReciprocal, kSign, kMish,
+#define TVMLITE_EPI_ENUMERATOR(name, text, arity, scalar, vec) k##name,
+  TVMLITE_EPILOGUE_OPS(TVMLITE_EPI_ENUMERATOR)
+#undef TVMLITE_EPI_ENUMERATOR
   kNumOps
 };
 
