@@ -169,8 +169,6 @@ class GraphBuilder {
   std::optional<std::vector<Call>> GroupCalls(const Group& g);
 
   // -- views ---------------------------------------------------------------------------------------------------
-  /*! \brief A layout_transform that only adds or drops sub-axes of factor 1 (NCHW -> NCHW1c): a reshape. */
-  static bool SameMemoryOrder(const CallNode* c);
 
   /*!
    * \brief When c (not the group's root) is a reshape-like op or broadcast_to of a group input (one entry, float32,

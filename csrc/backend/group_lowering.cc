@@ -115,28 +115,10 @@ class Substituter : public ExprMutator {
 // Views
 // ---------------------------------------------------------------------------------------------------------------
 
-bool GraphBuilder::SameMemoryOrder(const CallNode* c) {
-  const auto* a = c->attrs.as<relay::LayoutTransformAttrs>();
-  if (a == nullptr) return false;
-  auto strip = [](const std::string& layout) {
-    std::string out;
-    for (size_t i = 0; i < layout.size(); ++i) {
-      if (layout[i] == '1' && i + 1 < layout.size() && layout[i + 1] >= 'a' && layout[i + 1] <= 'z' &&
-          (i == 0 || !(layout[i - 1] >= '0' && layout[i - 1] <= '9'))) {
-        ++i;  // "1c": a factor-1 sub-axis
-        continue;
-      }
-      out += layout[i];
-    }
-    return out;
-  };
-  return strip(a->src_layout) == strip(a->dst_layout);
-}
-
 std::optional<PendingView> GraphBuilder::LeafView(const Group& g, const CallNode* c) {
   const auto* op = c->op.as<OpNode>();
   if (op == nullptr || c == g.root.get() || c->args.empty()) return std::nullopt;
-  const bool broadcast = op->name == "broadcast_to";
+  const bool broadcast = facts_.BroadcastsFirstInput(Downcast<Op>(c->op));
   if (!broadcast && !facts_.IsView(Downcast<Op>(c->op))) return std::nullopt;
   auto li = g.leaf_index.find(c->args[0].get());
   if (li == g.leaf_index.end() || g.leaf_entries[li->second].size() != 1) return std::nullopt;
@@ -155,9 +137,7 @@ std::optional<std::vector<Entry>> GraphBuilder::TryView(const Group& g) {
     if (c == nullptr) return std::nullopt;
     const auto* op = c->op.as<OpNode>();
     if (op == nullptr || c->args.empty()) return std::nullopt;
-    if (!facts_.IsView(Downcast<Op>(c->op)) && !(op->name == "layout_transform" && SameMemoryOrder(c))) {
-      return std::nullopt;
-    }
+    if (!facts_.IsView(Downcast<Call>(e))) return std::nullopt;  // a reshape, or a transform keeping the order
     e = c->args[0];
   }
   auto it = g.leaf_index.find(e.get());

@@ -19,7 +19,10 @@ OpFacts::OpFacts()
       shape_data_dependent_("TShapeDataDependent"),
       axis_semantics_("TAxisSemantics"),
       keeps_finite_("TKeepsFinite"),
-      is_view_("TIsView") {}
+      is_view_("TIsView"),
+      broadcasts_first_input_("TBroadcastsFirstInput"),
+      keeps_finite_rule_("FTVMLiteKeepsFinite"),
+      is_view_rule_("FTVMLiteIsView") {}
 
 namespace {
 bool Lists(const runtime::Any* args, int64_t arg) {
@@ -33,6 +36,28 @@ bool Lists(const runtime::Any* args, int64_t arg) {
 bool OpFacts::Flag(const ir::OpAttrMapBase& attr, const ir::Op& op) {
   const runtime::Any* flag = attr.Find(op);
   return flag != nullptr && flag->cast<bool>();
+}
+
+bool OpFacts::AskRule(const ir::OpAttrMapBase& attr, const char* name, const ir::Call& call) {
+  const ir::Op op = runtime::Downcast<ir::Op>(call->op);
+  const runtime::Any* rule = attr.Find(op);
+  if (rule == nullptr) return false;
+  runtime::Any out = rule->cast<runtime::Function>()(call);
+  std::optional<bool> b = out.type_index() == kTVMLiteBool ? out.as<bool>() : std::nullopt;
+  TVMLITE_CHECK_KIND(b.has_value(), TypeError) << name << " of " << op->name << ": expected a bool, got a value of type "
+                                               << (out.object() ? out.object()->GetTypeKey()
+                                                                : "index " + std::to_string(out.type_index()));
+  return *b;
+}
+
+bool OpFacts::KeepsFinite(const ir::Call& call) const {
+  if (call->op.as<ir::OpNode>() == nullptr) return false;
+  return KeepsFinite(runtime::Downcast<ir::Op>(call->op)) || AskRule(keeps_finite_rule_, "FTVMLiteKeepsFinite", call);
+}
+
+bool OpFacts::IsView(const ir::Call& call) const {
+  if (call->op.as<ir::OpNode>() == nullptr) return false;
+  return IsView(runtime::Downcast<ir::Op>(call->op)) || AskRule(is_view_rule_, "FTVMLiteIsView", call);
 }
 
 bool OpFacts::Deterministic(const ir::Op& op) const {

@@ -288,15 +288,10 @@ Expr PackPerChannel(const Expr& c, size_t rank, bool leading_one, int64_t block)
  * \brief Whether call keeps a padded operand's filler finite (docs/compiler.md, "Padded channels"): the next conv
  * multiplies it by zero weights, which a NaN or an infinity would survive. The filler starts as the padded convs'
  * zeros and meets only zeros (padded constants), scalars and channel-free maps, so an op marked "TKeepsFinite"
- * (op_facts.h) keeps it small; a divide only by a nonzero scalar constant.
+ * (op_facts.h) keeps it small, and one whose "FTVMLiteKeepsFinite" rule says so (a divide by a nonzero scalar
+ * constant).
  */
-bool KeepsFillerFinite(const OpFacts& facts, const CallNode* call) {
-  const Op op = runtime::Downcast<Op>(call->op);
-  if (facts.KeepsFinite(op)) return true;
-  if (op->name != "divide" || call->args.size() != 2) return false;
-  std::optional<float> divisor = ScalarConstant(call->args[1]);
-  return divisor && *divisor != 0.0f;
-}
+bool KeepsFillerFinite(const OpFacts& facts, const Call& call) { return facts.KeepsFinite(call); }
 
 /*!
  * \brief Whether an operand of shape s, broadcast against a rank-`rank` NCHW-family result, has no channel dim of its
@@ -440,7 +435,7 @@ bool LayoutRewriter::Elementwise(const Expr& old, const CallNode* call, Value* o
   }
   if (block == 0 || !full) return false;
   if (padded > 0) {
-    if (!KeepsFillerFinite(context_->facts, call)) return false;
+    if (!KeepsFillerFinite(context_->facts, runtime::Downcast<Call>(old))) return false;
     block = padded_block;
   }
   std::vector<Expr> args;

@@ -154,6 +154,44 @@ def test_is_view_makes_the_lowering_alias_storage(rng):
         assert kernels(func, inputs)[-1] == "__nop"
 
 
+def test_the_facts_with_a_condition_are_rules_on_their_ops():
+    """What the pass and the lowering tested by name: divide keeps finite by a nonzero scalar, layout_transform is a
+    view between layouts of one memory order, broadcast_to's input is read as it is."""
+    assert callable(ir.Op.get("divide").get_attr("FTVMLiteKeepsFinite"))
+    assert callable(ir.Op.get("layout_transform").get_attr("FTVMLiteIsView"))
+    assert ir.Op.get("broadcast_to").get_attr("TBroadcastsFirstInput") is True
+    for name in ("alter_op_layout.cc", "group_lowering.cc"):
+        path = ROOT / ("csrc/relay/transforms" if name.startswith("alter") else "csrc/backend") / name
+        assert re.findall(r'->name [!=]= "', path.read_text()) == []
+
+
+def test_keeps_finite_rule_lets_padded_channels_through_a_divide(run_relay, rng):
+    """12 channels padded to 16: a divide by a nonzero scalar keeps the padding; by zero it gets the 12 real ones."""
+    x = relay.var("x", shape=(1, 8, 6, 6))
+    for divisor, kept in ((2.0, True), (0.0, False)):
+        body = relay.divide(conv(rng, x, 8, 12), relay.const(np.float32(divisor)))
+        new = alter(run_relay, rng, body, x) if divisor else _alter_only(body, x)
+        assert (arg_op(new, "divide") == "nn.contrib_conv2d_NCHWc") is kept
+
+
+def _alter_only(body, x):
+    mod = relay.transform.InferType()(ir.IRModule.from_expr(relay.Function([x], body)))
+    return AlterOpLayout(max_block=8)(mod)
+
+
+def test_is_view_rule_makes_a_call_a_view(rng):
+    """copy marked with an FTVMLiteIsView rule that says yes lowers to a view; a rule returning no bool is a
+    TypeError naming the attribute and the op."""
+    x = relay.var("x", shape=(3, 4))
+    func = relay.Function([x], relay.copy(relay.nn.relu(x)))
+    inputs = {"x": rng.standard_normal((3, 4)).astype("float32")}
+    with marked("copy", "FTVMLiteIsView", lambda call: True):
+        assert kernels(func, inputs)[-1] == "__nop"
+    with marked("copy", "FTVMLiteIsView", lambda call: "yes"):
+        with pytest.raises(TypeError, match="FTVMLiteIsView of copy: expected a bool"):
+            kernels(func, inputs)
+
+
 def test_the_importer_asks_the_compiler_whether_an_op_is_deterministic(monkeypatch):
     """frontend/onnx/fold.py keeps no rule of its own: it asks OpFacts::Deterministic (relay.OpDeterministic)."""
     asked = []

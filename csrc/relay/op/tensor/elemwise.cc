@@ -8,6 +8,8 @@
  */
 #include <tvmlite/relay/type_rel.h>
 
+#include <cstring>
+
 namespace tvmlite {
 namespace relay {
 
@@ -56,12 +58,30 @@ Type PredicateRel(const Array<Type>& args, const Attrs&) {
       .add_type_rel("Broadcast", Rel)                                    \
       .set_attr<TOpPattern>("TOpPattern", kBroadcast)
 
+namespace {
+/*!
+ * \brief divide's "FTVMLiteKeepsFinite" (op_facts.h): dividing by a nonzero float32 scalar constant keeps a small
+ * finite filler finite (AlterOpLayout's padded channels), dividing by anything else may not.
+ */
+bool DividesByNonzeroScalar(const Call& call) {
+  if (call->args.size() != 2) return false;
+  const auto* c = call->args[1].as<ConstantNode>();
+  if (c == nullptr || DataType(c->data->tensor.dtype) != DataType::Float(32)) return false;
+  if (!c->data.IsContiguous() || c->data.NBytes() != sizeof(float)) return false;
+  float v;
+  std::memcpy(&v, static_cast<const char*>(c->data->tensor.data) + c->data->tensor.byte_offset, sizeof(float));
+  return v != 0.0f;
+}
+}  // namespace
+
 // "TKeepsFinite" (tvmlite/relay/op_facts.h): small finite operands give a finite result; not divide (a zero
 // divisor), power, mod.
 TVMLITE_REGISTER_BINARY_OP("add", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("subtract", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("multiply", BroadcastRel).set_attr("TKeepsFinite", true);
-TVMLITE_REGISTER_BINARY_OP("divide", BroadcastRel);
+TVMLITE_REGISTER_BINARY_OP("divide", BroadcastRel)
+    .set_attr("FTVMLiteKeepsFinite", runtime::Function::FromTyped(DividesByNonzeroScalar,
+                                                                   "FTVMLiteKeepsFinite of divide"));
 TVMLITE_REGISTER_BINARY_OP("floor_divide", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("power", PowerRel);  // the base's dtype; the exponent may be any numeric type
 TVMLITE_REGISTER_BINARY_OP("maximum", BroadcastRel).set_attr("TKeepsFinite", true);

@@ -42,6 +42,28 @@ Type LayoutTransformRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(shape, data->dtype);
 }
 
+/*!
+ * \brief layout_transform's "FTVMLiteIsView" (op_facts.h): a transform that only adds or drops sub-axes of factor 1
+ * (NCHW -> NCHW1c) keeps the memory order: a reshape.
+ */
+bool SameMemoryOrder(const Call& call) {
+  const auto* a = call->attrs.as<LayoutTransformAttrs>();
+  if (a == nullptr) return false;
+  auto strip = [](const std::string& layout) {
+    std::string out;
+    for (size_t i = 0; i < layout.size(); ++i) {
+      if (layout[i] == '1' && i + 1 < layout.size() && layout[i + 1] >= 'a' && layout[i + 1] <= 'z' &&
+          (i == 0 || !(layout[i - 1] >= '0' && layout[i - 1] <= '9'))) {
+        ++i;  // "1c": a factor-1 sub-axis
+        continue;
+      }
+      out += layout[i];
+    }
+    return out;
+  };
+  return strip(a->src_layout) == strip(a->dst_layout);
+}
+
 }  // namespace
 
 TVMLITE_REGISTER_OP("layout_transform")
@@ -51,7 +73,8 @@ TVMLITE_REGISTER_OP("layout_transform")
     .set_attrs_type<LayoutTransformAttrs>()
     .add_type_rel("LayoutTransform", LayoutTransformRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.layout_transform"));
+    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.layout_transform"))
+    .set_attr("FTVMLiteIsView", runtime::Function::FromTyped(SameMemoryOrder, "FTVMLiteIsView of layout_transform"));
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -507,7 +507,8 @@ TVMLITE_REGISTER_OP("broadcast_to")
     .set_attrs_type<BroadcastToAttrs>()
     .add_type_rel("BroadcastTo", BroadcastToRel)
     .set_attr<TOpPattern>("TOpPattern", kBroadcast)
-    .set_attr("TAxisSemantics", true);
+    .set_attr("TAxisSemantics", true)
+    .set_attr("TBroadcastsFirstInput", true);
 
 TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .describe("Broadcast data with the shape held by a 1-D integer tensor (numpy rules, both ways).")
