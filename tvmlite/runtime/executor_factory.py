@@ -23,7 +23,7 @@ import numpy as np
 from .._ffi import core
 from .._ffi.error import get_error_class
 from .container import convert
-from .fallbacks import fallbacks
+from .fallbacks import scan
 from .ndarray import NDArray, array, cpu
 
 __all__ = ["ExecutorFactoryModule", "GraphExecutor", "register_kernel_factory", "to_executor_value",
@@ -188,7 +188,8 @@ class ExecutorFactoryModule:
         self._graph_json = graph_json
         api = _get_api()
         self._graph = api.parse(graph_json)  # the executor's own JSON reader (C++): a Map
-        if fallbacks(self._graph):  # loop bodies' nodes too
+        self._fallbacks, self._op_nodes = scan(self._graph)  # loop bodies' nodes too
+        if self._fallbacks:
             # registers relay.backend.reference (which imports relay): only graphs with reference nodes need it,
             # so loading an all-native model stays quick
             from ..relay.backend import reference_kernel  # noqa: F401
@@ -215,7 +216,7 @@ class ExecutorFactoryModule:
     def fallbacks(self) -> list[dict[str, str]]:
         """The graph nodes that run on the numpy reference rather than a native kernel, in execution order: dicts
         with name and reason (why no kernel took the node). Empty when the whole model is native."""
-        return fallbacks(self._graph)
+        return [dict(r) for r in self._fallbacks]
 
     def get_params(self) -> dict[str, NDArray]:
         """The params by name (p0, p1, ...: the module's constants)."""

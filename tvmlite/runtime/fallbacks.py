@@ -13,7 +13,7 @@ graph of its own (attrs.body): it is native when its body is; the body's referen
 import collections
 import warnings
 
-__all__ = ["FallbackWarning", "fallbacks", "warn_fallbacks"]
+__all__ = ["FallbackWarning", "fallbacks", "scan", "warn_fallbacks"]
 
 REFERENCE = "relay.backend.reference"
 
@@ -22,7 +22,7 @@ class FallbackWarning(UserWarning):
     """A built model has nodes on the numpy reference: they run, much slower than native kernels."""
 
 
-def _scan(graph):
+def scan(graph):
     """(records, number of op nodes) of a graph: its JSON text or the executor's parsed Map (the walk is the
     executor's, graph_executor.fallbacks)."""
     from .._ffi import core
@@ -37,7 +37,7 @@ def _scan(graph):
 def fallbacks(graph):
     """The reference nodes of a graph (its JSON text, or the Map graph_executor.parse made), in execution order,
     loop bodies' included: dicts with name and reason."""
-    return _scan(graph)[0]
+    return scan(graph)[0]
 
 
 def summary(records, limit=4):
@@ -47,9 +47,9 @@ def summary(records, limit=4):
     return text + ("; ..." if len(counts) > limit else "")
 
 
-def warn_fallbacks(graph, where="tvmlite.build"):
-    """Warn once (FallbackWarning) when the graph has reference nodes, naming how many and the commonest reasons."""
-    records, ops = _scan(graph)
+def warn_fallbacks(records, ops, where="tvmlite.build"):
+    """Warn once (FallbackWarning) when records (fallbacks' list) is not empty, naming how many of the ops op nodes
+    they are and the commonest reasons."""
     if not records:
         return
     warnings.warn(f"{where}: {len(records)} of {ops} graph nodes run on the numpy reference, not native kernels "

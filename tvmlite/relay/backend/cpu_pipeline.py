@@ -93,5 +93,5 @@ def build(mod, params=None):
     mod = optimize_all(mod)
     graph_json, lowered_params = lower(mod)
     lib = ExecutorFactoryModule(graph_json, lowered_params)
-    warn_fallbacks(graph_json)
+    warn_fallbacks(lib.fallbacks(), lib._op_nodes)  # the graph parsed and scanned once, by the factory
     return lib
