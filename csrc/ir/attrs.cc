@@ -75,7 +75,7 @@ Attrs WithAttrFields(const Attrs& attrs, const std::map<std::string, Any>& chang
 
 TVMLITE_STATIC_INIT_BLOCK({
   refl::ObjectDef<AttrsNode>();
-  refl::ObjectDef<DictAttrsNode>().def_ro("dict", &DictAttrsNode::dict);
+  TVMLITE_REFLECT_FIELDS(DictAttrsNode, dict);
 });
 
 TVMLITE_REGISTER_GLOBAL("ir.DictAttrs").set_body_typed([](Map<String, Any> dict) {

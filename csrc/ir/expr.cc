@@ -106,13 +106,10 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def_ro("type_annotation", &VarNode::type_annotation)
       .def(refl::init<std::string, Optional<Type>>());
   runtime::MarkVarType(VarNode::RuntimeTypeIndex());
-  refl::ObjectDef<ConstantNode>().def_ro("data", &ConstantNode::data).def(refl::init<NDArray>());
-  refl::ObjectDef<CallNode>()
-      .def_ro("op", &CallNode::op)
-      .def_ro("args", &CallNode::args)
-      .def_ro("attrs", &CallNode::attrs)
+  TVMLITE_REFLECT_FIELDS(ConstantNode, data).def(refl::init<NDArray>());
+  TVMLITE_REFLECT_FIELDS(CallNode, op, args, attrs)
       .def(refl::init<Expr, Array<Expr>, Optional<Attrs>>());
-  refl::ObjectDef<TupleNode>().def_ro("fields", &TupleNode::fields).def(refl::init<Array<Expr>>());
+  TVMLITE_REFLECT_FIELDS(TupleNode, fields).def(refl::init<Array<Expr>>());
   refl::ObjectDef<TupleGetItemNode>()
       .def_ro("tuple_value", &TupleGetItemNode::tuple)
       .def_ro("index", &TupleGetItemNode::index)

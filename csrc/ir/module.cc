@@ -61,7 +61,7 @@ Array<Var> FreeVars(const Expr& expr) {
 }
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<IRModuleNode>().def_ro("functions", &IRModuleNode::functions);
+  TVMLITE_REFLECT_FIELDS(IRModuleNode, functions);
 });
 
 TVMLITE_REGISTER_GLOBAL("ir.IRModule").set_body_typed([](Map<String, Function> functions) {

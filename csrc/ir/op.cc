@@ -205,6 +205,7 @@ OpRegEntry& OpRegEntry::describe(const std::string& text) {
 }
 OpRegEntry& OpRegEntry::set_num_inputs(int64_t n) {
   node()->num_inputs = n;
+  num_inputs_set_ = true;
   return *this;
 }
 OpRegEntry& OpRegEntry::add_argument(const std::string& name, const std::string& type,
@@ -212,6 +213,7 @@ OpRegEntry& OpRegEntry::add_argument(const std::string& name, const std::string&
   ObjectPtr<OpArgumentNode> a = make_object<OpArgumentNode>();
   a->name = name, a->type_info = type, a->description = description;
   node()->arguments.push_back(ObjectRef(std::move(a)));
+  if (!num_inputs_set_) node()->num_inputs = static_cast<int64_t>(node()->arguments.size());
   return *this;
 }
 OpRegEntry& OpRegEntry::set_support_level(int64_t level) {
@@ -225,19 +227,22 @@ OpRegEntry& OpRegEntry::set_attrs_type_index(int32_t index, const char* key) {
 }
 OpRegEntry& OpRegEntry::add_type_rel(const std::string& rel_name, TypeRelFn fn) {
   std::string what = op_->name + " type relation " + rel_name;
+  // The op's arity is checked here, once for every relation (a variadic op's relation checks its own).
+  const OpNode* op = op_.get();
   runtime::Function f = runtime::Function::FromTyped(
-      [fn](Array<Type> arg_types, Optional<Attrs> attrs) { return fn(arg_types, attrs.value_or(Attrs())); }, what);
+      [fn, op](Array<Type> arg_types, Optional<Attrs> attrs) {
+        TVMLITE_CHECK_KIND(op->num_inputs < 0 || static_cast<int64_t>(arg_types.size()) == op->num_inputs, TypeError)
+            << "expected " << op->num_inputs << " inputs, got " << arg_types.size();
+        return fn(arg_types, attrs.value_or(Attrs()));
+      },
+      what);
   OpSetAttr(op_, "FTypeRelation", Any(std::move(f)), 10);
   return *this;
 }
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<OpArgumentNode>()
-      .def_ro("name", &OpArgumentNode::name)
-      .def_ro("type_info", &OpArgumentNode::type_info)
-      .def_ro("description", &OpArgumentNode::description);
-  refl::ObjectDef<OpNode>()
-      .def_ro("name", &OpNode::name)
+  TVMLITE_REFLECT_FIELDS(OpArgumentNode, name, type_info, description);
+  TVMLITE_REFLECT_FIELDS(OpNode, name)
       .def_ro("description", &OpNode::description, kTVMLiteFieldNoCompare)
       .def_ro("arguments", &OpNode::arguments, kTVMLiteFieldNoCompare)
       .def_ro("num_inputs", &OpNode::num_inputs, kTVMLiteFieldNoCompare)

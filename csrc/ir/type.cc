@@ -84,25 +84,18 @@ std::string TypeToString(const Type& type) {
 }
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<SizeVarNode>()
-      .def_ro("name_hint", &SizeVarNode::name_hint)
+  TVMLITE_REFLECT_FIELDS(SizeVarNode, name_hint)
       .def(refl::init<std::string>());
   refl::ObjectDef<TypeNode>();
-  refl::ObjectDef<TensorTypeNode>()
-      .def_ro("shape", &TensorTypeNode::shape)
-      .def_ro("dtype", &TensorTypeNode::dtype)
+  TVMLITE_REFLECT_FIELDS(TensorTypeNode, shape, dtype)
       .def(refl::init<Array<Any>, DataType>());
-  refl::ObjectDef<DynTensorTypeNode>().def_ro("dtype", &DynTensorTypeNode::dtype).def(refl::init<DataType>());
-  refl::ObjectDef<TupleTypeNode>().def_ro("fields", &TupleTypeNode::fields).def(refl::init<Array<Type>>());
-  refl::ObjectDef<FuncTypeNode>()
-      .def_ro("arg_types", &FuncTypeNode::arg_types)
-      .def_ro("ret_type", &FuncTypeNode::ret_type)
+  TVMLITE_REFLECT_FIELDS(DynTensorTypeNode, dtype).def(refl::init<DataType>());
+  TVMLITE_REFLECT_FIELDS(TupleTypeNode, fields).def(refl::init<Array<Type>>());
+  TVMLITE_REFLECT_FIELDS(FuncTypeNode, arg_types, ret_type)
       .def(refl::init<Array<Type>, Type>());
-  refl::ObjectDef<SequenceTypeNode>()
-      .def_ro("elem_type", &SequenceTypeNode::elem_type)
+  TVMLITE_REFLECT_FIELDS(SequenceTypeNode, elem_type)
       .def(refl::init<Type>());
-  refl::ObjectDef<OptionalTypeNode>()
-      .def_ro("elem_type", &OptionalTypeNode::elem_type)
+  TVMLITE_REFLECT_FIELDS(OptionalTypeNode, elem_type)
       .def(refl::init<Type>());
 });
 

@@ -200,9 +200,7 @@ int64_t ChannelFirstBlockOf(const std::string& layout, const std::string& plain)
 }
 
 TVMLITE_STATIC_INIT_BLOCK({
-  runtime::refl::ObjectDef<LayoutTransformAttrs>()
-      .def_ro("src_layout", &LayoutTransformAttrs::src_layout)
-      .def_ro("dst_layout", &LayoutTransformAttrs::dst_layout);
+  TVMLITE_REFLECT_FIELDS(LayoutTransformAttrs, src_layout, dst_layout);
 });
 
 TVMLITE_REGISTER_GLOBAL("relay._layout.ParseLayout").set_body_typed([](std::string name) {

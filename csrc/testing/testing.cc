@@ -33,9 +33,7 @@ class PairObj : public Object {
 };
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<PairObj>()
-      .def_ro("first", &PairObj::first)
-      .def_ro("second", &PairObj::second)
+  TVMLITE_REFLECT_FIELDS(PairObj, first, second)
       .def(refl::init<Any, Any>());
 });
 

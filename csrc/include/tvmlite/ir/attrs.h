@@ -7,7 +7,7 @@
  *     static constexpr const char* _type_key = "relay.attrs.ConcatenateAttrs";
  *     TVMLITE_DECLARE_ATTRS(ConcatenateAttrs);
  *   };
- *   TVMLITE_STATIC_INIT_BLOCK({ refl::ObjectDef<ConcatenateAttrs>().def_ro("axis", &ConcatenateAttrs::axis); });
+ *   TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(ConcatenateAttrs, axis); });
  *
  * An op's attrs type is set at its registration (set_attrs_type<T>()); its `relay.op._make.*` function fills the
  * fields in declaration order through the checked reflection setters, so no op needs a hand-written maker.
@@ -58,9 +58,10 @@ class DictAttrsNode : public AttrsNode {
   TVMLITE_DECLARE_FINAL_OBJECT_INFO(DictAttrsNode, AttrsNode);
 };
 
-/*! \brief Declare a final attrs struct (put its _type_key first). */
-#define TVMLITE_DECLARE_ATTRS(TypeName) \
-  TVMLITE_DYNAMIC_TYPE_INDEX;           \
+/*! \brief Declare a final attrs struct and its type key (TVM's TVM_DECLARE_ATTRS(ClassName, TypeKey)). */
+#define TVMLITE_DECLARE_ATTRS(TypeName, TypeKey)   \
+  static constexpr const char* _type_key = TypeKey; \
+  TVMLITE_DYNAMIC_TYPE_INDEX;                       \
   TVMLITE_DECLARE_FINAL_OBJECT_INFO(TypeName, ::tvmlite::ir::AttrsNode)
 
 /*!

@@ -4,7 +4,7 @@
  *
  *   TVMLITE_REGISTER_OP("nn.conv2d")
  *       .describe("2D convolution (NCHW data, OIHW weight).")
- *       .set_num_inputs(2)
+ *       
  *       .add_argument("data", "Tensor", "The input.")
  *       .add_argument("weight", "Tensor", "The filters.")
  *       .set_attrs_type<Conv2DAttrs>()
@@ -13,9 +13,10 @@
  *
  * Registering an op also registers its maker, TVM's `relay.op._make.*`: "nn.conv2d" gets
  * `relay.op.nn._make.conv2d(data, weight, <attrs fields in declaration order>...)`, which checks the inputs are
- * expressions (a list becomes a Tuple) and fills the attrs through the checked reflection setters. An op with
- * set_num_inputs(-1) takes a variable number of inputs (ONNX's optional inputs): its maker takes them as one
- * list first, `relay.op._make.foo([a, b], attrs...)`, and its attrs say which optional inputs are present.
+ * expressions (a list becomes a Tuple) and fills the attrs through the checked reflection setters. An op takes
+ * as many inputs as it has arguments unless set_num_inputs says otherwise: one with set_num_inputs(-1) takes a
+ * variable number of inputs (ONNX's optional inputs): its maker takes them as one list first,
+ * `relay.op._make.foo([a, b], attrs...)`, and its attrs say which optional inputs are present.
  *
  * Attributes ("TOpPattern", "FTypeRelation", "FReference", ...) are values keyed by name, each with a priority
  * level: a registration at a higher level replaces a lower one (TVM's plevel), one at the same level is a
@@ -157,6 +158,7 @@ class OpRegEntry {
   OpNode* node() { return const_cast<OpNode*>(op_.get()); }
   OpRegEntry& set_attrs_type_index(int32_t index, const char* key);
   Op op_;
+  bool num_inputs_set_ = false;  // set_num_inputs was called: add_argument no longer counts the inputs
   friend class OpRegistry;
 };
 

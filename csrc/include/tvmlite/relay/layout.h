@@ -110,8 +110,7 @@ struct LayoutTransformAttrs : public ir::AttrsNode {
   std::string src_layout;
   std::string dst_layout;
 
-  static constexpr const char* _type_key = "relay.attrs.LayoutTransformAttrs";
-  TVMLITE_DECLARE_ATTRS(LayoutTransformAttrs);
+  TVMLITE_DECLARE_ATTRS(LayoutTransformAttrs, "relay.attrs.LayoutTransformAttrs");
 };
 
 /*! \brief "NCHW{c}c" for c > 0, "NCHW" for c == 0: the blocked activation layouts of the cpu target. */

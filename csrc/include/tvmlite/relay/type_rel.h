@@ -3,12 +3,13 @@
  * \brief Helpers for writing type relations: argument checks, dims and numpy broadcasting.
  *
  *   Type AddRel(const Array<Type>& args, const Attrs&) {
- *     CheckNumArgs(args, 2);
  *     const TensorTypeNode* a = TensorArg(args, 0);
  *     const TensorTypeNode* b = TensorArg(args, 1);
  *     return TensorType(BroadcastShape(a, b), MatchDtype(a, b));
  *   }
  *
+ * The op's arity (its arguments, or set_num_inputs) is checked before a relation registered with add_type_rel
+ * runs; a variadic op's relation, or one called directly, checks its own with CheckNumArgs.
  * A relation throws TVMLITE_THROW(TypeError / ValueError) with what disagrees ("shapes (2, 3) and (4,) do not
  * broadcast"); InferType adds the op, the call and its argument types to the message.
  */

@@ -9,6 +9,10 @@
  *         .def(refl::init<Any, Any>());   // Python: Pair(first, second)
  *   });
  *
+ * Fields read-only under their member names, the common case, are named once:
+ *
+ *   TVMLITE_REFLECT_FIELDS(PairObj, first, second).def(refl::init<Any, Any>());
+ *
  * refl::init<Args...> registers the global "<type_key>.__init__" (a typed function making the object with
  * `new T(args...)`): register_object gives the Python class an __init__ that calls it through
  * __init_handle_by_constructor__, so a new node type needs no hand-written maker or Python __init__.
@@ -131,4 +135,34 @@ class ObjectDef {
 }  // namespace refl
 }  // namespace runtime
 }  // namespace tvmlite
+
+/*!
+ * \brief refl::ObjectDef<T>() with .def_ro("f", &T::f) for each field named, in order (up to 16), as nlohmann's
+ * NLOHMANN_DEFINE_TYPE_INTRUSIVE names them: a field's name and member cannot disagree. Chain more calls after it.
+ */
+#define TVMLITE_REFLECT_FIELDS(T, ...)       \
+  ::tvmlite::runtime::refl::ObjectDef<T>() \
+      TVMLITE_REFL_PICK(__VA_ARGS__, TVMLITE_REFL_16, TVMLITE_REFL_15, TVMLITE_REFL_14, TVMLITE_REFL_13,  \
+                        TVMLITE_REFL_12, TVMLITE_REFL_11, TVMLITE_REFL_10, TVMLITE_REFL_9, TVMLITE_REFL_8,  \
+                        TVMLITE_REFL_7, TVMLITE_REFL_6, TVMLITE_REFL_5, TVMLITE_REFL_4, TVMLITE_REFL_3,     \
+                        TVMLITE_REFL_2, TVMLITE_REFL_1)(T, __VA_ARGS__)
+#define TVMLITE_REFL_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, NAME, ...) NAME
+// Each TVMLITE_REFL_<n> defines the first field and hands the rest to TVMLITE_REFL_<n - 1>.
+#define TVMLITE_REFL_1(T, f) .def_ro(#f, &T::f)
+#define TVMLITE_REFL_2(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_1(T, __VA_ARGS__)
+#define TVMLITE_REFL_3(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_2(T, __VA_ARGS__)
+#define TVMLITE_REFL_4(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_3(T, __VA_ARGS__)
+#define TVMLITE_REFL_5(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_4(T, __VA_ARGS__)
+#define TVMLITE_REFL_6(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_5(T, __VA_ARGS__)
+#define TVMLITE_REFL_7(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_6(T, __VA_ARGS__)
+#define TVMLITE_REFL_8(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_7(T, __VA_ARGS__)
+#define TVMLITE_REFL_9(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_8(T, __VA_ARGS__)
+#define TVMLITE_REFL_10(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_9(T, __VA_ARGS__)
+#define TVMLITE_REFL_11(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_10(T, __VA_ARGS__)
+#define TVMLITE_REFL_12(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_11(T, __VA_ARGS__)
+#define TVMLITE_REFL_13(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_12(T, __VA_ARGS__)
+#define TVMLITE_REFL_14(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_13(T, __VA_ARGS__)
+#define TVMLITE_REFL_15(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_14(T, __VA_ARGS__)
+#define TVMLITE_REFL_16(T, f, ...) TVMLITE_REFL_1(T, f) TVMLITE_REFL_15(T, __VA_ARGS__)
+
 #endif  // TVMLITE_RUNTIME_REFLECTION_H_

@@ -27,15 +27,9 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<ScanAttrs>()
-      .def_ro("scan_input_axes", &ScanAttrs::scan_input_axes)
-      .def_ro("scan_input_directions", &ScanAttrs::scan_input_directions)
-      .def_ro("scan_output_axes", &ScanAttrs::scan_output_axes)
-      .def_ro("scan_output_directions", &ScanAttrs::scan_output_directions)
-      .def_ro("batched", &ScanAttrs::batched);
-  refl::ObjectDef<RaiseErrorAttrs>()
-      .def_ro("message", &RaiseErrorAttrs::message)
-      .def_ro("ret_type", &RaiseErrorAttrs::ret_type);
+  TVMLITE_REFLECT_FIELDS(ScanAttrs, scan_input_axes, scan_input_directions, scan_output_axes, scan_output_directions,
+                         batched);
+  TVMLITE_REFLECT_FIELDS(RaiseErrorAttrs, message, ret_type);
 });
 
 namespace {
@@ -140,7 +134,6 @@ Type JoinTypes(const Type& a, const Type& b) {
 bool TypeHolds(const Type& general, const Type& specific) { return TypeEqual(JoinTypes(general, specific), general); }
 
 Type IfRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 3);
   CheckScalarOrAbsent(args[0], "the condition", true);
   TVMLITE_CHECK_KIND(!IsAbsent(args[0]), TypeError) << "the condition is required";
   const FuncTypeNode* then_fn = FuncArg(args, 1, "then_branch");
@@ -155,7 +148,6 @@ Type IfRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type RaiseErrorRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 0);
   const auto* a = AttrsAs<RaiseErrorAttrs>(attrs);
   TVMLITE_CHECK_KIND(a->ret_type.defined() && a->ret_type.as<TensorTypeNode>(), TypeError)
       << "ret_type must be a tensor type, got " << (a->ret_type.defined() ? TypeToString(a->ret_type) : "none");
@@ -163,7 +155,6 @@ Type RaiseErrorRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type IfCallRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 4);
   CheckScalarOrAbsent(args[0], "the condition", true);
   TVMLITE_CHECK_KIND(!IsAbsent(args[0]), TypeError) << "the condition is required";
   const TupleTypeNode* given = TupleArg(args, 1, "args");
@@ -182,7 +173,6 @@ Type IfCallRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type LoopRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 4);
   CheckScalarOrAbsent(args[0], "max_trip_count", false);
   CheckScalarOrAbsent(args[1], "cond", true);
   const TupleTypeNode* init = TupleArg(args, 2, "loop-carried initial values");
@@ -238,7 +228,6 @@ int64_t AxisOr0(const Array<int64_t>& axes, size_t i, const char* what, size_t c
 }  // namespace
 
 Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<ScanAttrs>(attrs);
   const TupleTypeNode* states = TupleArg(args, 0, "initial states");
   const TupleTypeNode* xs = TupleArg(args, 1, "scan inputs");
@@ -314,7 +303,6 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type SequenceMapRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TupleTypeNode* ins = TupleArg(args, 0, "inputs");
   const FuncTypeNode* body = FuncArg(args, 1, "body");
   TVMLITE_CHECK_KIND(!ins->fields.empty() && ins->fields[0].as<SequenceTypeNode>(), TypeError)
@@ -337,7 +325,6 @@ Type SequenceMapRel(const Array<Type>& args, const Attrs&) {
 
 TVMLITE_REGISTER_OP("if")
     .describe("Evaluate then_branch() when cond is true, else else_branch() (ONNX If).")
-    .set_num_inputs(3)
     .add_argument("cond", "Tensor", "A bool scalar.")
     .add_argument("then_branch", "Function", "fn() -> T.")
     .add_argument("else_branch", "Function", "fn() -> T.")
@@ -347,7 +334,6 @@ TVMLITE_REGISTER_OP("if")
 TVMLITE_REGISTER_OP("if_call")
     .describe("then_branch(*args) when cond is true, else else_branch(*args): an If whose branches take the outer "
               "values they read as parameters (the cpu build's form, so each branch optimises as a graph).")
-    .set_num_inputs(4)
     .add_argument("cond", "Tensor", "A bool scalar.")
     .add_argument("args", "Tuple", "The values the branches read.")
     .add_argument("then_branch", "Function", "fn(args...) -> T.")
@@ -376,7 +362,6 @@ TVMLITE_REGISTER_OP("loop")
 
 TVMLITE_REGISTER_OP("scan")
     .describe("ONNX Scan: run body over slices of the scan inputs, carrying states.")
-    .set_num_inputs(3)
     .add_argument("initial_states", "Tuple", "The states' initial values.")
     .add_argument("scan_inputs", "Tuple", "The tensors scanned.")
     .add_argument("body", "Function", "fn(state..., x...) -> (state..., y...).")
@@ -386,7 +371,6 @@ TVMLITE_REGISTER_OP("scan")
 
 TVMLITE_REGISTER_OP("sequence_map")
     .describe("ONNX SequenceMap: apply body to the elements of the input sequences.")
-    .set_num_inputs(2)
     .add_argument("inputs", "Tuple", "Sequences (iterated) and tensors (passed whole).")
     .add_argument("body", "Function", "fn(elem...) -> (out...).")
     .add_type_rel("SequenceMap", SequenceMapRel)

@@ -19,14 +19,10 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<SequenceEmptyAttrs>().def_ro("dtype", &SequenceEmptyAttrs::dtype);
-  refl::ObjectDef<SplitToSequenceAttrs>()
-      .def_ro("axis", &SplitToSequenceAttrs::axis)
-      .def_ro("keepdims", &SplitToSequenceAttrs::keepdims);
-  refl::ObjectDef<ConcatFromSequenceAttrs>()
-      .def_ro("axis", &ConcatFromSequenceAttrs::axis)
-      .def_ro("new_axis", &ConcatFromSequenceAttrs::new_axis);
-  refl::ObjectDef<OptionalEmptyAttrs>().def_ro("elem_type", &OptionalEmptyAttrs::elem_type);
+  TVMLITE_REFLECT_FIELDS(SequenceEmptyAttrs, dtype);
+  TVMLITE_REFLECT_FIELDS(SplitToSequenceAttrs, axis, keepdims);
+  TVMLITE_REFLECT_FIELDS(ConcatFromSequenceAttrs, axis, new_axis);
+  TVMLITE_REFLECT_FIELDS(OptionalEmptyAttrs, elem_type);
 });
 
 namespace {

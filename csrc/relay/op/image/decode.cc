@@ -12,7 +12,6 @@ namespace tvmlite {
 namespace relay {
 
 Type ImageDecodeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ImageDecodeAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(data->shape.size() == 1, ValueError)
@@ -29,12 +28,11 @@ Type ImageDecodeRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<ImageDecodeAttrs>().def_ro("pixel_format", &ImageDecodeAttrs::pixel_format);
+  TVMLITE_REFLECT_FIELDS(ImageDecodeAttrs, pixel_format);
 });
 
 TVMLITE_REGISTER_OP("image.decode")
     .describe("Decode an encoded image file (ONNX ImageDecoder) into (H, W, C) uint8.")
-    .set_num_inputs(1)
     .add_argument("encoded", "Tensor", "1-D uint8: the file's bytes.")
     .set_attrs_type<ImageDecodeAttrs>()
     .add_type_rel("ImageDecode", ImageDecodeRel)

@@ -37,7 +37,6 @@ void CheckDimsAgree(const Any& a, const Any& b, const char* what, const Array<An
 }  // namespace
 
 Type GridSampleRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<GridSampleAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* grid = TensorArg(args, 1);
@@ -65,7 +64,6 @@ Type GridSampleRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type AffineGridRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<AffineGridAttrs>(attrs);
   const TensorTypeNode* theta = TensorArg(args, 0);
   const TensorTypeNode* size = TensorArg(args, 1);
@@ -103,18 +101,12 @@ Type AffineGridRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<GridSampleAttrs>()
-      .def_ro("mode", &GridSampleAttrs::mode)
-      .def_ro("padding_mode", &GridSampleAttrs::padding_mode)
-      .def_ro("align_corners", &GridSampleAttrs::align_corners);
-  refl::ObjectDef<AffineGridAttrs>()
-      .def_ro("align_corners", &AffineGridAttrs::align_corners)
-      .def_ro("output_size", &AffineGridAttrs::output_size);
+  TVMLITE_REFLECT_FIELDS(GridSampleAttrs, mode, padding_mode, align_corners);
+  TVMLITE_REFLECT_FIELDS(AffineGridAttrs, align_corners, output_size);
 });
 
 TVMLITE_REGISTER_OP("image.grid_sample")
     .describe("Sample data at the normalized grid coordinates (ONNX GridSample).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "(N, C, D1..Dr).")
     .add_argument("grid", "Tensor", "(N, O1..Or, r) coordinates in [-1, 1].")
     .set_attrs_type<GridSampleAttrs>()
@@ -123,7 +115,6 @@ TVMLITE_REGISTER_OP("image.grid_sample")
 
 TVMLITE_REGISTER_OP("image.affine_grid")
     .describe("The sampling grid of a batch of affine transforms (ONNX AffineGrid).")
-    .set_num_inputs(2)
     .add_argument("theta", "Tensor", "(N, 2, 3) or (N, 3, 4) affine matrices.")
     .add_argument("size", "Tensor", "1-D int: [N, C, D1..Dr].")
     .set_attrs_type<AffineGridAttrs>()

@@ -30,7 +30,6 @@ void CheckOneOf(const std::string& what, const std::string& value, std::initiali
 }  // namespace
 
 Type ResizeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 4);
   const auto* a = AttrsAs<ResizeAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const int64_t rank = static_cast<int64_t>(data->shape.size());
@@ -79,17 +78,8 @@ Type ResizeRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<ResizeAttrs>()
-      .def_ro("axes", &ResizeAttrs::axes)
-      .def_ro("mode", &ResizeAttrs::mode)
-      .def_ro("coordinate_transformation_mode", &ResizeAttrs::coordinate_transformation_mode)
-      .def_ro("nearest_mode", &ResizeAttrs::nearest_mode)
-      .def_ro("cubic_coeff_a", &ResizeAttrs::cubic_coeff_a)
-      .def_ro("exclude_outside", &ResizeAttrs::exclude_outside)
-      .def_ro("extrapolation_value", &ResizeAttrs::extrapolation_value)
-      .def_ro("antialias", &ResizeAttrs::antialias)
-      .def_ro("keep_aspect_ratio_policy", &ResizeAttrs::keep_aspect_ratio_policy)
-      .def_ro("output_size", &ResizeAttrs::output_size);
+  TVMLITE_REFLECT_FIELDS(ResizeAttrs, axes, mode, coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+                         exclude_outside, extrapolation_value, antialias, keep_aspect_ratio_policy, output_size);
 });
 
 TVMLITE_REGISTER_OP("image.resize")

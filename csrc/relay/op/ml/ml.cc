@@ -17,23 +17,11 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<BinarizerAttrs>().def_ro("threshold", &BinarizerAttrs::threshold);
-  refl::ObjectDef<TreeEnsembleAttrs>()
-      .def_ro("n_targets", &TreeEnsembleAttrs::n_targets)
-      .def_ro("aggregate_function", &TreeEnsembleAttrs::aggregate_function)
-      .def_ro("post_transform", &TreeEnsembleAttrs::post_transform)
-      .def_ro("tree_roots", &TreeEnsembleAttrs::tree_roots)
-      .def_ro("nodes_featureids", &TreeEnsembleAttrs::nodes_featureids)
-      .def_ro("nodes_modes", &TreeEnsembleAttrs::nodes_modes)
-      .def_ro("nodes_splits", &TreeEnsembleAttrs::nodes_splits)
-      .def_ro("nodes_truenodeids", &TreeEnsembleAttrs::nodes_truenodeids)
-      .def_ro("nodes_trueleafs", &TreeEnsembleAttrs::nodes_trueleafs)
-      .def_ro("nodes_falsenodeids", &TreeEnsembleAttrs::nodes_falsenodeids)
-      .def_ro("nodes_falseleafs", &TreeEnsembleAttrs::nodes_falseleafs)
-      .def_ro("nodes_missing_value_tracks_true", &TreeEnsembleAttrs::nodes_missing_value_tracks_true)
-      .def_ro("membership_values", &TreeEnsembleAttrs::membership_values)
-      .def_ro("leaf_targetids", &TreeEnsembleAttrs::leaf_targetids)
-      .def_ro("leaf_weights", &TreeEnsembleAttrs::leaf_weights);
+  TVMLITE_REFLECT_FIELDS(BinarizerAttrs, threshold);
+  TVMLITE_REFLECT_FIELDS(TreeEnsembleAttrs, n_targets, aggregate_function, post_transform, tree_roots, nodes_featureids,
+                         nodes_modes, nodes_splits, nodes_truenodeids, nodes_trueleafs, nodes_falsenodeids,
+                         nodes_falseleafs, nodes_missing_value_tracks_true, membership_values, leaf_targetids,
+                         leaf_weights);
 });
 
 namespace {
@@ -46,7 +34,6 @@ Type BinarizerRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ArrayFeatureExtractorRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* x = TensorArg(args, 0);
   const TensorTypeNode* idx = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(idx->dtype == DataType::Int(64), TypeError) << "the indices must be int64";
@@ -87,7 +74,6 @@ Type TreeEnsembleRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_REGISTER_OP("ml.binarizer")
     .describe("1 where the input exceeds the threshold, else 0 (ONNX ai.onnx.ml Binarizer).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<BinarizerAttrs>()
     .add_type_rel("Binarizer", BinarizerRel)
@@ -95,7 +81,6 @@ TVMLITE_REGISTER_OP("ml.binarizer")
 
 TVMLITE_REGISTER_OP("ml.array_feature_extractor")
     .describe("Elements of the last axis at the given indices (ONNX ai.onnx.ml ArrayFeatureExtractor).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "int64 indices into the last axis.")
     .add_type_rel("ArrayFeatureExtractor", ArrayFeatureExtractorRel)
@@ -103,7 +88,6 @@ TVMLITE_REGISTER_OP("ml.array_feature_extractor")
 
 TVMLITE_REGISTER_OP("ml.tree_ensemble")
     .describe("A forest of decision trees: one score per target (ONNX ai.onnx.ml TreeEnsemble).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "(N, F) features.")
     .set_attrs_type<TreeEnsembleAttrs>()
     .add_type_rel("TreeEnsemble", TreeEnsembleRel)

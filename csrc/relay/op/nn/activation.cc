@@ -23,9 +23,9 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<ActivationAttrs>().def_ro("alpha", &ActivationAttrs::alpha).def_ro("beta", &ActivationAttrs::beta);
-  refl::ObjectDef<GeluAttrs>().def_ro("approximate", &GeluAttrs::approximate);
-  refl::ObjectDef<DropoutAttrs>().def_ro("seed", &DropoutAttrs::seed).def_ro("mask_dtype", &DropoutAttrs::mask_dtype);
+  TVMLITE_REFLECT_FIELDS(ActivationAttrs, alpha, beta);
+  TVMLITE_REFLECT_FIELDS(GeluAttrs, approximate);
+  TVMLITE_REFLECT_FIELDS(DropoutAttrs, seed, mask_dtype);
 });
 
 Type FloatUnaryRel(const Array<Type>& args, const Attrs&) {
@@ -42,7 +42,6 @@ Type GeluRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type PReluRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* slope = TensorArg(args, 1);
   CheckFloating(data->dtype, "data");
@@ -63,7 +62,6 @@ void CheckBound(const Array<Type>& args, size_t i, const TensorTypeNode* data, c
 }
 
 Type ClipRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 3);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(!data->dtype.is_bool(), TypeError) << "data must be numeric, got bool";
   CheckBound(args, 1, data, "min");
@@ -72,7 +70,6 @@ Type ClipRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type DropoutRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<DropoutAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -95,7 +92,6 @@ Type DropoutRel(const Array<Type>& args, const Attrs& attrs) {
 #define TVMLITE_REGISTER_ACTIVATION(OpName, Text, AttrsT, Rel) \
   TVMLITE_REGISTER_OP(OpName)                                 \
       .describe(Text)                                         \
-      .set_num_inputs(1)                                      \
       .add_argument("data", "Tensor", "The input.")           \
       .set_attrs_type<AttrsT>()                               \
       .add_type_rel("Activation", Rel)                        \
@@ -127,7 +123,6 @@ TVMLITE_REGISTER_ACTIVATION("nn.gelu", "x * Phi(x) (approximate 'none': erf; 'ta
 #define TVMLITE_REGISTER_PLAIN_ACTIVATION(OpName, Text) \
   TVMLITE_REGISTER_OP(OpName)                          \
       .describe(Text)                                  \
-      .set_num_inputs(1)                               \
       .add_argument("data", "Tensor", "The input.")    \
       .add_type_rel("Activation", FloatUnaryRel)       \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
@@ -139,7 +134,6 @@ TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.mish", "x * tanh(softplus(x)).").set_attr(
 
 TVMLITE_REGISTER_OP("nn.prelu")
     .describe("x if x >= 0 else slope * x, slope broadcast to data (unidirectionally).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("slope", "Tensor", "The slope, broadcastable to data.")
     .add_type_rel("PRelu", PReluRel)

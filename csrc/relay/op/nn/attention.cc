@@ -27,20 +27,9 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<AttentionAttrs>()
-      .def_ro("q_num_heads", &AttentionAttrs::q_num_heads)
-      .def_ro("kv_num_heads", &AttentionAttrs::kv_num_heads)
-      .def_ro("is_causal", &AttentionAttrs::is_causal)
-      .def_ro("scale", &AttentionAttrs::scale)
-      .def_ro("softcap", &AttentionAttrs::softcap)
-      .def_ro("softmax_precision", &AttentionAttrs::softmax_precision)
-      .def_ro("qk_matmul_output_mode", &AttentionAttrs::qk_matmul_output_mode)
-      .def_ro("left_window_size", &AttentionAttrs::left_window_size)
-      .def_ro("right_window_size", &AttentionAttrs::right_window_size);
-  refl::ObjectDef<RotaryEmbeddingAttrs>()
-      .def_ro("interleaved", &RotaryEmbeddingAttrs::interleaved)
-      .def_ro("num_heads", &RotaryEmbeddingAttrs::num_heads)
-      .def_ro("rotary_embedding_dim", &RotaryEmbeddingAttrs::rotary_embedding_dim);
+  TVMLITE_REFLECT_FIELDS(AttentionAttrs, q_num_heads, kv_num_heads, is_causal, scale, softcap, softmax_precision,
+                         qk_matmul_output_mode, left_window_size, right_window_size);
+  TVMLITE_REFLECT_FIELDS(RotaryEmbeddingAttrs, interleaved, num_heads, rotary_embedding_dim);
 });
 
 namespace {
@@ -76,7 +65,6 @@ Heads View(const TensorTypeNode* t, int64_t num_heads, const char* what) {
 }  // namespace
 
 Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 7);
   const auto* a = AttrsAs<AttentionAttrs>(attrs);
   const TensorTypeNode* q = TensorArg(args, 0);
   const TensorTypeNode* k = TensorArg(args, 1);
@@ -168,7 +156,6 @@ Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type RotaryEmbeddingRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 4);
   const auto* a = AttrsAs<RotaryEmbeddingAttrs>(attrs);
   const TensorTypeNode* x = TensorArg(args, 0);
   const TensorTypeNode* cos = TensorArg(args, 1);
@@ -237,7 +224,6 @@ TVMLITE_REGISTER_OP("nn.attention")
 
 TVMLITE_REGISTER_OP("nn.rotary_embedding")
     .describe("Rotary position embedding (ONNX RotaryEmbedding), halves or interleaved pairs.")
-    .set_num_inputs(4)
     .add_argument("x", "Tensor", "The input.")
     .add_argument("cos_cache", "Tensor", "Cosines.")
     .add_argument("sin_cache", "Tensor", "Sines.")

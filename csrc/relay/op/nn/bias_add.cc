@@ -17,7 +17,6 @@ namespace refl = ::tvmlite::runtime::refl;
 namespace {
 
 Type BiasAddRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<BiasAddAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* bias = TensorArg(args, 1);
@@ -34,11 +33,10 @@ Type BiasAddRel(const Array<Type>& args, const Attrs& attrs) {
 
 }  // namespace
 
-TVMLITE_STATIC_INIT_BLOCK({ refl::ObjectDef<BiasAddAttrs>().def_ro("axis", &BiasAddAttrs::axis); });
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(BiasAddAttrs, axis); });
 
 TVMLITE_REGISTER_OP("nn.bias_add")
     .describe("data plus a 1-D bias broadcast along `axis` (default 1, the channels of NC... data).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("bias", "Tensor", "The bias, (data.shape[axis],).")
     .set_attrs_type<BiasAddAttrs>()

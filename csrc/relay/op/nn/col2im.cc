@@ -44,7 +44,6 @@ Type Col2ImShape(const TensorTypeNode* data, const Col2ImAttrs* a) {
 }
 
 Type Col2ImRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<Col2ImAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, 3, "data (batch, channels * prod(block_shape), blocks)");
@@ -63,17 +62,11 @@ Type Col2ImRel(const Array<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<Col2ImAttrs>()
-      .def_ro("image_shape", &Col2ImAttrs::image_shape)
-      .def_ro("block_shape", &Col2ImAttrs::block_shape)
-      .def_ro("strides", &Col2ImAttrs::strides)
-      .def_ro("dilation", &Col2ImAttrs::dilation)
-      .def_ro("padding", &Col2ImAttrs::padding);
+  TVMLITE_REFLECT_FIELDS(Col2ImAttrs, image_shape, block_shape, strides, dilation, padding);
 });
 
 TVMLITE_REGISTER_OP("nn.col2im")
     .describe("Sliding-block columns (B, C * prod(block_shape), L) -> image (B, C, *image_shape), overlaps summed.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The columns, (batch, channels * prod(block_shape), blocks).")
     .set_attrs_type<Col2ImAttrs>()
     .add_type_rel("Col2Im", Col2ImRel)

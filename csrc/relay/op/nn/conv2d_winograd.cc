@@ -43,7 +43,6 @@ void CheckStride(int64_t stride) {
 }
 
 Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ConvWinogradWeightTransformAttrs>(attrs);
   CheckTileSize(a->tile_size);
   CheckStride(a->stride);
@@ -61,7 +60,6 @@ Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<Conv2DWinogradAttrs>(attrs);
   CheckTileSize(a->tile_size);
   Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
@@ -112,22 +110,10 @@ Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<ConvWinogradWeightTransformAttrs>()
-      .def_ro("tile_size", &ConvWinogradWeightTransformAttrs::tile_size)
-      .def_ro("stride", &ConvWinogradWeightTransformAttrs::stride);
+  TVMLITE_REFLECT_FIELDS(ConvWinogradWeightTransformAttrs, tile_size, stride);
   using A = Conv2DWinogradAttrs;
-  refl::ObjectDef<A>()
-      .def_ro("tile_size", &A::tile_size)
-      .def_ro("strides", &A::strides)
-      .def_ro("padding", &A::padding)
-      .def_ro("dilation", &A::dilation)
-      .def_ro("groups", &A::groups)
-      .def_ro("channels", &A::channels)
-      .def_ro("kernel_size", &A::kernel_size)
-      .def_ro("data_layout", &A::data_layout)
-      .def_ro("kernel_layout", &A::kernel_layout)
-      .def_ro("out_layout", &A::out_layout)
-      .def_ro("out_dtype", &A::out_dtype);
+  TVMLITE_REFLECT_FIELDS(A, tile_size, strides, padding, dilation, groups, channels, kernel_size, data_layout,
+                         kernel_layout, out_layout, out_dtype);
 });
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
@@ -142,7 +128,6 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
     .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(m x m, 2 x 2) over the input's parity "
               "phases) on blocked data, the filters transformed.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The transformed filters, (alpha, alpha, out_channels / oc, in_channels, oc).")
     .set_attrs_type<Conv2DWinogradAttrs>()

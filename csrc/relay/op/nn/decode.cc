@@ -20,28 +20,11 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<CausalConvWithStateAttrs>()
-      .def_ro("activation", &CausalConvWithStateAttrs::activation)
-      .def_ro("has_bias", &CausalConvWithStateAttrs::has_bias)
-      .def_ro("has_past_state", &CausalConvWithStateAttrs::has_past_state);
-  refl::ObjectDef<LinearAttentionAttrs>()
-      .def_ro("q_num_heads", &LinearAttentionAttrs::q_num_heads)
-      .def_ro("kv_num_heads", &LinearAttentionAttrs::kv_num_heads)
-      .def_ro("scale", &LinearAttentionAttrs::scale)
-      .def_ro("update_rule", &LinearAttentionAttrs::update_rule)
-      .def_ro("chunk_size", &LinearAttentionAttrs::chunk_size)
-      .def_ro("has_past_state", &LinearAttentionAttrs::has_past_state)
-      .def_ro("has_decay", &LinearAttentionAttrs::has_decay)
-      .def_ro("has_beta", &LinearAttentionAttrs::has_beta);
-  refl::ObjectDef<FlexAttentionAttrs>()
-      .def_ro("scale", &FlexAttentionAttrs::scale)
-      .def_ro("softmax_dtype", &FlexAttentionAttrs::softmax_dtype)
-      .def_ro("has_score_mod", &FlexAttentionAttrs::has_score_mod)
-      .def_ro("has_prob_mod", &FlexAttentionAttrs::has_prob_mod);
-  refl::ObjectDef<TensorScatterAttrs>()
-      .def_ro("mode", &TensorScatterAttrs::mode)
-      .def_ro("axis", &TensorScatterAttrs::axis)
-      .def_ro("has_write_indices", &TensorScatterAttrs::has_write_indices);
+  TVMLITE_REFLECT_FIELDS(CausalConvWithStateAttrs, activation, has_bias, has_past_state);
+  TVMLITE_REFLECT_FIELDS(LinearAttentionAttrs, q_num_heads, kv_num_heads, scale, update_rule, chunk_size,
+                         has_past_state, has_decay, has_beta);
+  TVMLITE_REFLECT_FIELDS(FlexAttentionAttrs, scale, softmax_dtype, has_score_mod, has_prob_mod);
+  TVMLITE_REFLECT_FIELDS(TensorScatterAttrs, mode, axis, has_write_indices);
 });
 
 namespace {

@@ -92,23 +92,12 @@ Type DeformableConv2DRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   using A = DeformableConv2DAttrs;
-  refl::ObjectDef<A>()
-      .def_ro("strides", &A::strides)
-      .def_ro("padding", &A::padding)
-      .def_ro("dilation", &A::dilation)
-      .def_ro("deformable_groups", &A::deformable_groups)
-      .def_ro("groups", &A::groups)
-      .def_ro("channels", &A::channels)
-      .def_ro("kernel_size", &A::kernel_size)
-      .def_ro("data_layout", &A::data_layout)
-      .def_ro("kernel_layout", &A::kernel_layout)
-      .def_ro("out_layout", &A::out_layout)
-      .def_ro("out_dtype", &A::out_dtype);
+  TVMLITE_REFLECT_FIELDS(A, strides, padding, dilation, deformable_groups, groups, channels, kernel_size, data_layout,
+                         kernel_layout, out_layout, out_dtype);
 });
 
 TVMLITE_REGISTER_OP("nn.deformable_conv2d")
     .describe("Deformable 2-D convolution: kernel taps sample data bilinearly at offset positions.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input, (batch, in_channels, height, width).")
     .add_argument("offset", "Tensor", "(dy, dx) per tap: (batch, deformable_groups * 2 * KH * KW, OH, OW).")
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels / groups, KH, KW).")
@@ -118,7 +107,6 @@ TVMLITE_REGISTER_OP("nn.deformable_conv2d")
 
 TVMLITE_REGISTER_OP("nn.modulated_deformable_conv2d")
     .describe("Deformable 2-D convolution with a per-tap mask (DCNv2, ONNX DeformConv).")
-    .set_num_inputs(4)
     .add_argument("data", "Tensor", "The input, (batch, in_channels, height, width).")
     .add_argument("offset", "Tensor", "(dy, dx) per tap: (batch, deformable_groups * 2 * KH * KW, OH, OW).")
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels / groups, KH, KW).")

@@ -40,7 +40,6 @@ void CheckReduceDim(const Any& ka, const Any& kb, const TensorTypeNode* a, const
 Any Unify(const Any& a, const Any& b) { return a.type_index() == kTVMLiteInt ? a : b; }
 
 Type DenseRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* attr = AttrsAs<DenseAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
@@ -81,7 +80,6 @@ Array<Any> MatmulShape(const TensorTypeNode* a, const TensorTypeNode* b, bool ta
 }
 
 Type MatmulRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* attr = AttrsAs<MatmulAttrs>(attrs);
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
@@ -93,7 +91,6 @@ Type MatmulRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type BatchMatmulRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* attr = AttrsAs<BatchMatmulAttrs>(attrs);
   const TensorTypeNode* x = TensorArg(args, 0);
   const TensorTypeNode* y = TensorArg(args, 1);
@@ -116,7 +113,6 @@ Type BatchMatmulRel(const Array<Type>& args, const Attrs& attrs) {
  * b_zero_point: a scalar or one per column of b (N). Zero points have their operand's dtype.
  */
 Type MatmulIntegerRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 4);
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   const TensorTypeNode* za = TensorArg(args, 2);
@@ -148,15 +144,9 @@ Type MatmulIntegerRel(const Array<Type>& args, const Attrs&) {
 }  // namespace
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<DenseAttrs>().def_ro("units", &DenseAttrs::units).def_ro("out_dtype", &DenseAttrs::out_dtype);
-  refl::ObjectDef<MatmulAttrs>()
-      .def_ro("out_dtype", &MatmulAttrs::out_dtype)
-      .def_ro("transpose_a", &MatmulAttrs::transpose_a)
-      .def_ro("transpose_b", &MatmulAttrs::transpose_b);
-  refl::ObjectDef<BatchMatmulAttrs>()
-      .def_ro("out_dtype", &BatchMatmulAttrs::out_dtype)
-      .def_ro("transpose_a", &BatchMatmulAttrs::transpose_a)
-      .def_ro("transpose_b", &BatchMatmulAttrs::transpose_b);
+  TVMLITE_REFLECT_FIELDS(DenseAttrs, units, out_dtype);
+  TVMLITE_REFLECT_FIELDS(MatmulAttrs, out_dtype, transpose_a, transpose_b);
+  TVMLITE_REFLECT_FIELDS(BatchMatmulAttrs, out_dtype, transpose_a, transpose_b);
 });
 
 /*! \brief nn.dense's "FTVMLiteScaleAxis" (FoldScaleAxis): its units are the result's last axis, the weight's axis 0. */
@@ -164,7 +154,6 @@ runtime::Any DenseScaleAxis(const Call&) { return Array<int64_t>{-1, 0}; }
 
 TVMLITE_REGISTER_OP("nn.dense")
     .describe("Fully connected layer: data (..., K) times weight (units, K) transposed -> (..., units).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (..., in_features).")
     .add_argument("weight", "Tensor", "The weights, (units, in_features).")
     .set_attrs_type<DenseAttrs>()
@@ -184,7 +173,6 @@ TVMLITE_REGISTER_OP("nn.matmul")
 
 TVMLITE_REGISTER_OP("nn.batch_matmul")
     .describe("Batched matrix product of rank-3 tensors: x (B, M, K), y (B, N, K) -> (B, M, N) (transpose_b).")
-    .set_num_inputs(2)
     .add_argument("x", "Tensor", "The left operand, (batch, M, K).")
     .add_argument("y", "Tensor", "The right operand, (batch, N, K), or (batch, K, N) without transpose_b.")
     .set_attrs_type<BatchMatmulAttrs>()
@@ -198,7 +186,6 @@ namespace tvmlite {
 namespace relay {
 TVMLITE_REGISTER_OP("nn.matmul_integer")
     .describe("ONNX MatMulInteger: numpy.matmul of (a - a_zero_point) and (b - b_zero_point), int32 result.")
-    .set_num_inputs(4)
     .add_argument("a", "Tensor", "The left operand (int8 / uint8).")
     .add_argument("b", "Tensor", "The right operand (int8 / uint8).")
     .add_argument("a_zero_point", "Tensor", "Scalar or per-row zero point of a.")

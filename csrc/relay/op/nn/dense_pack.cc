@@ -28,8 +28,7 @@ struct DensePackAttrs : public AttrsNode {
   Optional<DataType> out_dtype;
   std::string weight_layout = "NK16n";
 
-  static constexpr const char* _type_key = "relay.attrs.DensePackAttrs";
-  TVMLITE_DECLARE_ATTRS(DensePackAttrs);
+  TVMLITE_DECLARE_ATTRS(DensePackAttrs, "relay.attrs.DensePackAttrs");
 };
 
 namespace {
@@ -46,7 +45,6 @@ int64_t LayoutBlock(const std::string& layout) {
 }
 
 Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* attr = AttrsAs<DensePackAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
@@ -86,16 +84,12 @@ Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<DensePackAttrs>()
-      .def_ro("units", &DensePackAttrs::units)
-      .def_ro("out_dtype", &DensePackAttrs::out_dtype)
-      .def_ro("weight_layout", &DensePackAttrs::weight_layout);
+  TVMLITE_REFLECT_FIELDS(DensePackAttrs, units, out_dtype, weight_layout);
 });
 
 TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
     .describe("nn.dense with a pre-packed weight: data (..., K), weight (ceil(N / nb), K, nb) (\"NK{nb}n\") -> "
               "(..., N).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input, (..., K).")
     .add_argument("weight", "Tensor", "The packed weights, (ceil(N / nb), K, nb), zero past N.")
     .set_attrs_type<DensePackAttrs>()

@@ -25,7 +25,6 @@ int64_t ShapeArgLength(const Array<Type>& args, size_t i, const char* what) {
 }
 
 Type DynCol2ImRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   AttrsAs<Col2ImAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, 3, "data (batch, channels * prod(block_shape), blocks)");
@@ -72,7 +71,6 @@ void RegisterDynMaxUnpool() {
 
 TVMLITE_REGISTER_OP("dyn.nn.col2im")
     .describe("nn.col2im with image_shape and block_shape held by 1-D integer tensors (ONNX Col2Im).")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The columns, (batch, channels * prod(block_shape), blocks).")
     .add_argument("image_shape", "Tensor", "The image's spatial dims.")
     .add_argument("block_shape", "Tensor", "The sliding block's dims.")

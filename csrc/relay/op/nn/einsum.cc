@@ -61,7 +61,6 @@ Any UnifyLabelDim(const Any& have, const Any& next, char letter, const std::stri
 }
 
 Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<EinsumAttrs>(attrs);
   const auto* tuple = args[0].as<TupleTypeNode>();
   TVMLITE_CHECK_KIND(tuple != nullptr, TypeError) << "einsum takes a tuple of tensors, got " << TypeToString(args[0]);
@@ -141,11 +140,10 @@ Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
 
 }  // namespace
 
-TVMLITE_STATIC_INIT_BLOCK({ refl::ObjectDef<EinsumAttrs>().def_ro("equation", &EinsumAttrs::equation); });
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(EinsumAttrs, equation); });
 
 TVMLITE_REGISTER_OP("einsum")
     .describe("Einstein summation over a tuple of tensors (numpy.einsum's equation grammar, '...' included).")
-    .set_num_inputs(1)
     .add_argument("tensors", "Tuple", "The operands.")
     .set_attrs_type<EinsumAttrs>()
     .add_type_rel("Einsum", EinsumRel)

@@ -18,13 +18,10 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<NLLLossAttrs>()
-      .def_ro("reduction", &NLLLossAttrs::reduction)
-      .def_ro("ignore_index", &NLLLossAttrs::ignore_index);
+  TVMLITE_REFLECT_FIELDS(NLLLossAttrs, reduction, ignore_index);
 });
 
 Type NLLLossRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<NLLLossAttrs>(attrs);
   TVMLITE_CHECK_KIND(a->reduction == "none" || a->reduction == "sum" || a->reduction == "mean", ValueError)
       << "reduction must be 'none', 'sum' or 'mean', got '" << a->reduction << "'";
@@ -53,7 +50,6 @@ Type NLLLossRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_REGISTER_OP("nn.nll_loss")
     .describe("Negative log-likelihood loss: -weights[t] * predictions[n, t, ...] per target t, reduced.")
-    .set_num_inputs(3)
     .add_argument("predictions", "Tensor", "Log-probabilities (N, C, d1, ...).")
     .add_argument("targets", "Tensor", "Class indices (N, d1, ...).")
     .add_argument("weights", "Tensor or ()", "Per-class weights (C,).")

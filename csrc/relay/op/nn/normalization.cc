@@ -19,31 +19,14 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<BatchNormAttrs>()
-      .def_ro("axis", &BatchNormAttrs::axis)
-      .def_ro("epsilon", &BatchNormAttrs::epsilon)
-      .def_ro("center", &BatchNormAttrs::center)
-      .def_ro("scale", &BatchNormAttrs::scale)
-      .def_ro("momentum", &BatchNormAttrs::momentum)
-      .def_ro("training", &BatchNormAttrs::training);
-  refl::ObjectDef<LayerNormAttrs>()
-      .def_ro("axis", &LayerNormAttrs::axis)
-      .def_ro("epsilon", &LayerNormAttrs::epsilon)
-      .def_ro("stash_type", &LayerNormAttrs::stash_type);
-  refl::ObjectDef<InstanceNormAttrs>().def_ro("epsilon", &InstanceNormAttrs::epsilon);
-  refl::ObjectDef<GroupNormAttrs>()
-      .def_ro("num_groups", &GroupNormAttrs::num_groups)
-      .def_ro("epsilon", &GroupNormAttrs::epsilon)
-      .def_ro("stash_type", &GroupNormAttrs::stash_type);
-  refl::ObjectDef<LRNAttrs>()
-      .def_ro("size", &LRNAttrs::size)
-      .def_ro("axis", &LRNAttrs::axis)
-      .def_ro("bias", &LRNAttrs::bias)
-      .def_ro("alpha", &LRNAttrs::alpha)
-      .def_ro("beta", &LRNAttrs::beta);
-  refl::ObjectDef<LpNormalizeAttrs>().def_ro("axis", &LpNormalizeAttrs::axis).def_ro("p", &LpNormalizeAttrs::p);
-  refl::ObjectDef<MVNAttrs>().def_ro("axes", &MVNAttrs::axes).def_ro("epsilon", &MVNAttrs::epsilon);
-  refl::ObjectDef<SoftmaxAttrs>().def_ro("axis", &SoftmaxAttrs::axis).def_ro("flatten", &SoftmaxAttrs::flatten);
+  TVMLITE_REFLECT_FIELDS(BatchNormAttrs, axis, epsilon, center, scale, momentum, training);
+  TVMLITE_REFLECT_FIELDS(LayerNormAttrs, axis, epsilon, stash_type);
+  TVMLITE_REFLECT_FIELDS(InstanceNormAttrs, epsilon);
+  TVMLITE_REFLECT_FIELDS(GroupNormAttrs, num_groups, epsilon, stash_type);
+  TVMLITE_REFLECT_FIELDS(LRNAttrs, size, axis, bias, alpha, beta);
+  TVMLITE_REFLECT_FIELDS(LpNormalizeAttrs, axis, p);
+  TVMLITE_REFLECT_FIELDS(MVNAttrs, axes, epsilon);
+  TVMLITE_REFLECT_FIELDS(SoftmaxAttrs, axis, flatten);
 });
 
 namespace {
@@ -71,7 +54,6 @@ Any ChannelDim(const TensorTypeNode* data, int64_t axis, size_t min_rank) {
 
 /*! \brief (data, gamma, beta, moving_mean, moving_var) -> (out, mean_out, var_out). */
 Type BatchNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 5);
   const auto* a = AttrsAs<BatchNormAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -121,7 +103,6 @@ int64_t CheckNormalizedShape(const Array<Type>& args, const LayerNormAttrs* a, c
 
 /*! \brief (data, gamma, beta-or-()) -> (out, mean, inv_std_dev), statistics of shape data[:axis] + 1s. */
 Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const TensorTypeNode* data = TensorArg(args, 0);
   const int64_t axis = CheckNormalizedShape(args, AttrsAs<LayerNormAttrs>(attrs), data);
   if (const TensorTypeNode* beta = OptionalTensorArg(args, 2)) {
@@ -135,7 +116,6 @@ Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
 
 /*! \brief (data, gamma) -> out, normalised by the root mean square over [axis, ndim). */
 Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   CheckNormalizedShape(args, AttrsAs<LayerNormAttrs>(attrs), TensorArg(args, 0));
   return args[0];
 }
@@ -152,7 +132,6 @@ void CheckScaleShift(const Array<Type>& args, const TensorTypeNode* data, const 
 
 /*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out. */
 Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   CheckEpsilon(AttrsAs<InstanceNormAttrs>(attrs)->epsilon);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -163,7 +142,6 @@ Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
 
 /*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out; C divisible by num_groups. */
 Type GroupNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<GroupNormAttrs>(attrs);
   CheckEpsilon(a->epsilon);
   CheckStashType(a->stash_type);
@@ -181,7 +159,6 @@ Type GroupNormRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type LRNRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<LRNAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -191,7 +168,6 @@ Type LRNRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type LpNormalizeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<LpNormalizeAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -201,7 +177,6 @@ Type LpNormalizeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type MVNRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<MVNAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -217,7 +192,6 @@ Type MVNRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type SoftmaxRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<SoftmaxAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
@@ -250,7 +224,6 @@ TVMLITE_REGISTER_OP("nn.layer_norm")
 
 TVMLITE_REGISTER_OP("nn.rms_norm")
     .describe("RMS normalization over the axes [axis, ndim): data / sqrt(mean(data^2) + epsilon) * gamma.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("gamma", "Tensor", "Scale, broadcast to data.shape[axis:].")
     .set_attrs_type<LayerNormAttrs>()
@@ -259,7 +232,6 @@ TVMLITE_REGISTER_OP("nn.rms_norm")
 
 TVMLITE_REGISTER_OP("nn.instance_norm")
     .describe("Instance normalization: each (n, c) slice normalised over its spatial axes.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .add_argument("gamma", "Tensor", "Scale (C,).")
     .add_argument("beta", "Tensor", "Offset (C,).")
@@ -269,7 +241,6 @@ TVMLITE_REGISTER_OP("nn.instance_norm")
 
 TVMLITE_REGISTER_OP("nn.group_norm")
     .describe("Group normalization: channels split into num_groups, each group normalised with its spatial axes.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .add_argument("gamma", "Tensor", "Scale (C,).")
     .add_argument("beta", "Tensor", "Offset (C,).")
@@ -279,7 +250,6 @@ TVMLITE_REGISTER_OP("nn.group_norm")
 
 TVMLITE_REGISTER_OP("nn.lrn")
     .describe("Local response normalization: x / (bias + alpha / size * sum of squares over size channels)^beta.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .set_attrs_type<LRNAttrs>()
     .add_type_rel("LRN", LRNRel)
@@ -295,7 +265,6 @@ TVMLITE_REGISTER_OP("nn.lp_normalize")
 
 TVMLITE_REGISTER_OP("nn.mean_variance_normalization")
     .describe("(data - mean) / (sqrt(variance) + epsilon) with the statistics taken over axes.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<MVNAttrs>()
     .add_type_rel("MVN", MVNRel)
@@ -304,7 +273,6 @@ TVMLITE_REGISTER_OP("nn.mean_variance_normalization")
 #define TVMLITE_REGISTER_SOFTMAX_OP(OpName, Text)              \
   TVMLITE_REGISTER_OP(OpName)                                 \
       .describe(Text)                                         \
-      .set_num_inputs(1)                                      \
       .add_argument("data", "Tensor", "The input.")           \
       .set_attrs_type<SoftmaxAttrs>()                         \
       .add_type_rel("Softmax", SoftmaxRel)                    \

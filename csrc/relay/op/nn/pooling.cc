@@ -87,7 +87,6 @@ Type PoolRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type GlobalPoolRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<GlobalPoolAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(a->p > 0 && a->p < 1e300, ValueError) << "p = " << a->p << " must be positive and finite";
@@ -181,11 +180,7 @@ void RegisterPools() {
   RegisterPool<PoolKind::kAvg, N>("avg_pool", "average pooling");
   RegisterPool<PoolKind::kLp, N>("lp_pool", "Lp pooling ((sum |x|^p)^(1/p) over each window)");
   using U = MaxUnpoolAttrs<N>;
-  refl::ObjectDef<U>()
-      .def_ro("pool_size", &U::pool_size)
-      .def_ro("strides", &U::strides)
-      .def_ro("padding", &U::padding)
-      .def_ro("output_size", &U::output_size);
+  TVMLITE_REFLECT_FIELDS(U, pool_size, strides, padding, output_size);
   OpRegEntry::RegisterOrGet("nn.max_unpool" + std::to_string(N) + "d")
       .describe(std::to_string(N) + "-D max unpooling: scatter data to the flat indices of a zero tensor.")
       .set_num_inputs(2)
@@ -202,12 +197,11 @@ TVMLITE_STATIC_INIT_BLOCK({
   RegisterPools<1>();
   RegisterPools<2>();
   RegisterPools<3>();
-  refl::ObjectDef<GlobalPoolAttrs>().def_ro("layout", &GlobalPoolAttrs::layout).def_ro("p", &GlobalPoolAttrs::p);
+  TVMLITE_REFLECT_FIELDS(GlobalPoolAttrs, layout, p);
 });
 
 TVMLITE_REGISTER_OP("nn.global_avg_pool")
     .describe("Mean over every spatial dim of NC... data: (B, C, *S) -> (B, C, 1, ...).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
     .set_attrs_type<GlobalPoolAttrs>()
     .add_type_rel("GlobalPool", GlobalPoolRel)
@@ -215,7 +209,6 @@ TVMLITE_REGISTER_OP("nn.global_avg_pool")
 
 TVMLITE_REGISTER_OP("nn.global_max_pool")
     .describe("Max over every spatial dim of NC... data: (B, C, *S) -> (B, C, 1, ...).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
     .set_attrs_type<GlobalPoolAttrs>()
     .add_type_rel("GlobalPool", GlobalPoolRel)
@@ -223,7 +216,6 @@ TVMLITE_REGISTER_OP("nn.global_max_pool")
 
 TVMLITE_REGISTER_OP("nn.global_lp_pool")
     .describe("(sum |x|^p)^(1/p) over every spatial dim of NC... data: (B, C, *S) -> (B, C, 1, ...).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
     .set_attrs_type<GlobalPoolAttrs>()
     .add_type_rel("GlobalPool", GlobalPoolRel)

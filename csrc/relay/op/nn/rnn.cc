@@ -15,17 +15,8 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<RNNAttrs>()
-      .def_ro("mode", &RNNAttrs::mode)
-      .def_ro("hidden_size", &RNNAttrs::hidden_size)
-      .def_ro("direction", &RNNAttrs::direction)
-      .def_ro("activations", &RNNAttrs::activations)
-      .def_ro("activation_alpha", &RNNAttrs::activation_alpha)
-      .def_ro("activation_beta", &RNNAttrs::activation_beta)
-      .def_ro("clip", &RNNAttrs::clip)
-      .def_ro("linear_before_reset", &RNNAttrs::linear_before_reset)
-      .def_ro("input_forget", &RNNAttrs::input_forget)
-      .def_ro("layout", &RNNAttrs::layout);
+  TVMLITE_REFLECT_FIELDS(RNNAttrs, mode, hidden_size, direction, activations, activation_alpha, activation_beta, clip,
+                         linear_before_reset, input_forget, layout);
 });
 
 namespace {
@@ -50,7 +41,6 @@ void CheckShape(const Array<Type>& args, size_t i, const char* name, const std::
 }  // namespace
 
 Type RNNRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 8);
   const auto* a = AttrsAs<RNNAttrs>(attrs);
   int64_t gates = a->mode == "RNN" ? 1 : a->mode == "GRU" ? 3 : a->mode == "LSTM" ? 4 : 0;
   TVMLITE_CHECK_KIND(gates > 0, ValueError) << "mode must be RNN, GRU or LSTM, got '" << a->mode << "'";

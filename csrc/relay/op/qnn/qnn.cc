@@ -21,20 +21,9 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<QuantizeAttrs>()
-      .def_ro("axis", &QuantizeAttrs::axis)
-      .def_ro("block_size", &QuantizeAttrs::block_size)
-      .def_ro("out_dtype", &QuantizeAttrs::out_dtype)
-      .def_ro("saturate", &QuantizeAttrs::saturate);
-  refl::ObjectDef<DequantizeAttrs>()
-      .def_ro("axis", &DequantizeAttrs::axis)
-      .def_ro("block_size", &DequantizeAttrs::block_size)
-      .def_ro("out_dtype", &DequantizeAttrs::out_dtype);
-  refl::ObjectDef<QLinearConvAttrs>()
-      .def_ro("strides", &QLinearConvAttrs::strides)
-      .def_ro("padding", &QLinearConvAttrs::padding)
-      .def_ro("dilation", &QLinearConvAttrs::dilation)
-      .def_ro("groups", &QLinearConvAttrs::groups);
+  TVMLITE_REFLECT_FIELDS(QuantizeAttrs, axis, block_size, out_dtype, saturate);
+  TVMLITE_REFLECT_FIELDS(DequantizeAttrs, axis, block_size, out_dtype);
+  TVMLITE_REFLECT_FIELDS(QLinearConvAttrs, strides, padding, dilation, groups);
 });
 
 namespace {
@@ -95,7 +84,6 @@ void CheckScale(const TensorTypeNode* x, const Array<Type>& args, int64_t axis_a
 }  // namespace
 
 Type QuantizeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<QuantizeAttrs>(attrs);
   const TensorTypeNode* x = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(x->dtype.code() == kDLFloat || x->dtype.code() == kDLBfloat || x->dtype == DataType::Int(32),
@@ -111,7 +99,6 @@ Type QuantizeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DequantizeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<DequantizeAttrs>(attrs);
   const TensorTypeNode* x = TensorArg(args, 0);
   CheckScale(x, args, a->axis, a->block_size, false);
@@ -126,7 +113,6 @@ Type DequantizeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynamicQuantizeRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* x = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(x->dtype == DataType::Float(32), TypeError) << "the input must be float32, got "
                                                                  << TypeToString(args[0]);
@@ -153,7 +139,6 @@ const TensorTypeNode* Int8Arg(const Array<Type>& args, size_t i, const char* wha
 }  // namespace
 
 Type QLinearMatMulRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 8);
   const TensorTypeNode* a = Int8Arg(args, 0, "a");
   const TensorTypeNode* b = Int8Arg(args, 3, "b");
   const char* names[] = {"a_scale", "a_zero_point", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
@@ -184,7 +169,6 @@ Type QLinearMatMulRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type QLinearConvRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 9);
   const auto* a = AttrsAs<QLinearConvAttrs>(attrs);
   const TensorTypeNode* x = Int8Arg(args, 0, "x");
   const TensorTypeNode* w = Int8Arg(args, 3, "w");
@@ -234,7 +218,6 @@ Type QLinearConvRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_REGISTER_OP("qnn.quantize")
     .describe("ONNX QuantizeLinear: saturate(round(x / scale) + zero_point).")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "x.")
     .add_argument("scale", "Tensor", "y_scale.")
     .add_argument("zero_point", "Tensor", "y_zero_point, or ().")
@@ -245,7 +228,6 @@ TVMLITE_REGISTER_OP("qnn.quantize")
 
 TVMLITE_REGISTER_OP("qnn.dequantize")
     .describe("ONNX DequantizeLinear: (x - zero_point) * scale.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "x.")
     .add_argument("scale", "Tensor", "x_scale.")
     .add_argument("zero_point", "Tensor", "x_zero_point, or ().")
@@ -256,14 +238,12 @@ TVMLITE_REGISTER_OP("qnn.dequantize")
 
 TVMLITE_REGISTER_OP("qnn.dynamic_quantize")
     .describe("ONNX DynamicQuantizeLinear: uint8 quantization with a scale and zero point from x's range.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "x (float32).")
     .add_type_rel("DynamicQuantize", DynamicQuantizeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("qnn.qlinear_matmul")
     .describe("ONNX QLinearMatMul: integer matmul of dequantized operands, requantized.")
-    .set_num_inputs(8)
     .add_argument("a", "Tensor", "").add_argument("a_scale", "Tensor", "").add_argument("a_zero_point", "Tensor", "")
     .add_argument("b", "Tensor", "").add_argument("b_scale", "Tensor", "").add_argument("b_zero_point", "Tensor", "")
     .add_argument("y_scale", "Tensor", "").add_argument("y_zero_point", "Tensor", "")
@@ -272,7 +252,6 @@ TVMLITE_REGISTER_OP("qnn.qlinear_matmul")
 
 TVMLITE_REGISTER_OP("qnn.qlinear_conv")
     .describe("ONNX QLinearConv: integer convolution (int32 accumulation), requantized.")
-    .set_num_inputs(9)
     .add_argument("x", "Tensor", "").add_argument("x_scale", "Tensor", "").add_argument("x_zero_point", "Tensor", "")
     .add_argument("w", "Tensor", "").add_argument("w_scale", "Tensor", "").add_argument("w_zero_point", "Tensor", "")
     .add_argument("y_scale", "Tensor", "").add_argument("y_zero_point", "Tensor", "()")

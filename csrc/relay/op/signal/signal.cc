@@ -49,7 +49,6 @@ void CheckPositive(const Optional<int64_t>& v, const char* name) {
 }  // namespace
 
 Type DFTRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<DFTAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* length = TensorArg(args, 1);
@@ -113,7 +112,6 @@ Type DFTRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type STFTRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 4);
   const auto* a = AttrsAs<STFTAttrs>(attrs);
   const TensorTypeNode* sig = TensorArg(args, 0);
   const TensorTypeNode* step = TensorArg(args, 1);
@@ -160,7 +158,6 @@ Type STFTRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type WindowRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<WindowAttrs>(attrs);
   const TensorTypeNode* size = TensorArg(args, 0);
   CheckScalarLike(size, "size");
@@ -176,7 +173,6 @@ Type WindowRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type MelWeightMatrixRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 5);
   const auto* a = AttrsAs<MelWeightMatrixAttrs>(attrs);
   const char* names[] = {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"};
   for (size_t i = 0; i < 5; ++i) CheckScalarLike(TensorArg(args, i), names[i]);
@@ -192,24 +188,10 @@ Type MelWeightMatrixRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<DFTAttrs>()
-      .def_ro("inverse", &DFTAttrs::inverse)
-      .def_ro("onesided", &DFTAttrs::onesided)
-      .def_ro("axis", &DFTAttrs::axis)
-      .def_ro("dft_length", &DFTAttrs::dft_length);
-  refl::ObjectDef<STFTAttrs>()
-      .def_ro("onesided", &STFTAttrs::onesided)
-      .def_ro("frame_step", &STFTAttrs::frame_step)
-      .def_ro("frame_length", &STFTAttrs::frame_length);
-  refl::ObjectDef<WindowAttrs>()
-      .def_ro("kind", &WindowAttrs::kind)
-      .def_ro("periodic", &WindowAttrs::periodic)
-      .def_ro("dtype", &WindowAttrs::dtype)
-      .def_ro("size", &WindowAttrs::size);
-  refl::ObjectDef<MelWeightMatrixAttrs>()
-      .def_ro("dtype", &MelWeightMatrixAttrs::dtype)
-      .def_ro("num_mel_bins", &MelWeightMatrixAttrs::num_mel_bins)
-      .def_ro("dft_length", &MelWeightMatrixAttrs::dft_length);
+  TVMLITE_REFLECT_FIELDS(DFTAttrs, inverse, onesided, axis, dft_length);
+  TVMLITE_REFLECT_FIELDS(STFTAttrs, onesided, frame_step, frame_length);
+  TVMLITE_REFLECT_FIELDS(WindowAttrs, kind, periodic, dtype, size);
+  TVMLITE_REFLECT_FIELDS(MelWeightMatrixAttrs, dtype, num_mel_bins, dft_length);
 });
 
 TVMLITE_REGISTER_OP("signal.dft")
@@ -224,7 +206,6 @@ TVMLITE_REGISTER_OP("signal.dft")
 
 TVMLITE_REGISTER_OP("signal.stft")
     .describe("Short-time Fourier transform (ONNX STFT).")
-    .set_num_inputs(4)
     .add_argument("signal", "Tensor", "(batch, length, 1|2).")
     .add_argument("frame_step", "Tensor", "int scalar.")
     .add_argument("window", "Tensor", "1-D window, or empty (0,) for a rectangular one.")
@@ -235,7 +216,6 @@ TVMLITE_REGISTER_OP("signal.stft")
 
 TVMLITE_REGISTER_OP("signal.window")
     .describe("A Hann, Hamming or Blackman window (ONNX HannWindow, HammingWindow, BlackmanWindow).")
-    .set_num_inputs(1)
     .add_argument("size", "Tensor", "int scalar: the window length.")
     .set_attrs_type<WindowAttrs>()
     .add_type_rel("Window", WindowRel)
@@ -243,7 +223,6 @@ TVMLITE_REGISTER_OP("signal.window")
 
 TVMLITE_REGISTER_OP("signal.mel_weight_matrix")
     .describe("The mel filterbank matrix of a onesided spectrum (ONNX MelWeightMatrix).")
-    .set_num_inputs(5)
     .add_argument("num_mel_bins", "Tensor", "int scalar.")
     .add_argument("dft_length", "Tensor", "int scalar.")
     .add_argument("sample_rate", "Tensor", "int scalar.")

@@ -14,13 +14,8 @@ namespace relay {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<CastAttrs>()
-      .def_ro("dtype", &CastAttrs::dtype)
-      .def_ro("saturate", &CastAttrs::saturate)
-      .def_ro("round_mode", &CastAttrs::round_mode);
-  refl::ObjectDef<CastLikeAttrs>()
-      .def_ro("saturate", &CastLikeAttrs::saturate)
-      .def_ro("round_mode", &CastLikeAttrs::round_mode);
+  TVMLITE_REFLECT_FIELDS(CastAttrs, dtype, saturate, round_mode);
+  TVMLITE_REFLECT_FIELDS(CastLikeAttrs, saturate, round_mode);
 });
 
 namespace {
@@ -41,7 +36,6 @@ void CheckRoundMode(const std::string& mode) {
 }  // namespace
 
 Type CastRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<CastAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckTensorDtype(a->dtype, "the target dtype");
@@ -50,7 +44,6 @@ Type CastRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type CastLikeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<CastLikeAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
@@ -60,7 +53,6 @@ Type CastLikeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ReinterpretRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<CastAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckTensorDtype(a->dtype, "the target dtype");
@@ -72,7 +64,6 @@ Type ReinterpretRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_REGISTER_OP("cast")
     .describe("Convert to another dtype (ONNX Cast semantics, saturating float8 conversion by default).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<CastAttrs>()
     .add_type_rel("Cast", CastRel)
@@ -80,7 +71,6 @@ TVMLITE_REGISTER_OP("cast")
 
 TVMLITE_REGISTER_OP("cast_like")
     .describe("Convert to the dtype of a second tensor.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("like", "Tensor", "The tensor whose dtype is the target.")
     .set_attrs_type<CastLikeAttrs>()
@@ -90,7 +80,6 @@ TVMLITE_REGISTER_OP("cast_like")
 
 TVMLITE_REGISTER_OP("reinterpret")
     .describe("The same bits seen as another dtype of the same width (ONNX BitCast).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<CastAttrs>()
     .add_type_rel("Reinterpret", ReinterpretRel)

@@ -11,7 +11,6 @@ namespace relay {
 namespace {
 
 Type CollapseSumLikeRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
   MatchDtype(data, like);
@@ -32,7 +31,6 @@ Type CollapseSumLikeRel(const Array<Type>& args, const Attrs&) {
 
 TVMLITE_REGISTER_OP("collapse_sum_like")
     .describe("Sum data over the axes along which like was broadcast to data's shape.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The tensor to sum.")
     .add_argument("like", "Tensor", "The tensor whose shape the result has.")
     .add_type_rel("CollapseSumLike", CollapseSumLikeRel)

@@ -52,7 +52,6 @@ Type PredicateRel(const Array<Type>& args, const Attrs&) {
 #define TVMLITE_REGISTER_BINARY_OP(OpName, Rel)                           \
   TVMLITE_REGISTER_OP(OpName)                                            \
       .describe("Elementwise " OpName " with numpy broadcasting.")        \
-      .set_num_inputs(2)                                                 \
       .add_argument("lhs", "Tensor", "The left operand.")                \
       .add_argument("rhs", "Tensor", "The right operand.")               \
       .add_type_rel("Broadcast", Rel)                                    \
@@ -106,7 +105,6 @@ TVMLITE_REGISTER_BINARY_OP("greater_equal", BroadcastCompareRel);
 #define TVMLITE_REGISTER_UNARY_OP(OpName, Rel)          \
   TVMLITE_REGISTER_OP(OpName)                          \
       .describe("Elementwise " OpName ".")              \
-      .set_num_inputs(1)                               \
       .add_argument("data", "Tensor", "The input.")    \
       .add_type_rel("Identity", Rel)                   \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)

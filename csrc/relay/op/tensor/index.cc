@@ -56,7 +56,6 @@ std::vector<int64_t> SliceLikeAxes(const TensorTypeNode* data, const TensorTypeN
 }
 
 Type SliceLikeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
   const auto* a = AttrsAs<SliceLikeAttrs>(attrs);
@@ -72,7 +71,6 @@ Type SliceLikeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type StridedSliceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<StridedSliceAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -122,7 +120,6 @@ Type StridedSliceRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynStridedSliceRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 5);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.strided_slice: begin");
   const char* names[] = {"end", "strides", "axes"};
@@ -144,7 +141,6 @@ const TensorTypeNode* IndicesArg(const Array<Type>& args, size_t i, const char* 
 }
 
 Type TakeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "take");
   const auto* a = AttrsAs<TakeAttrs>(attrs);
@@ -172,7 +168,6 @@ Type TakeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type GatherRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "gather");
   const auto* a = AttrsAs<GatherAttrs>(attrs);
@@ -184,7 +179,6 @@ Type GatherRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type GatherNDRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "gather_nd");
   const auto* a = AttrsAs<GatherNDAttrs>(attrs);
@@ -212,7 +206,6 @@ void CheckReduction(const std::string& r, const char* op) {
 }
 
 Type ScatterElementsRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "scatter_elements");
   const TensorTypeNode* upd = TensorArg(args, 2);
@@ -235,7 +228,6 @@ Type ScatterElementsRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ScatterNDRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "scatter_nd");
   const TensorTypeNode* upd = TensorArg(args, 2);
@@ -263,7 +255,6 @@ Type ScatterNDRel(const Array<Type>& args, const Attrs& attrs) {
 // ------------------------------------------------------------------------- argwhere, one_hot, reverse, where
 
 Type ArgwhereRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   return TensorType(Array<Any>({UnknownDim(), Any(static_cast<int64_t>(data->ndim()))}), DataType::Int(64));
 }
@@ -304,7 +295,6 @@ Type OneHotRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ReverseSequenceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* lens = IndicesArg(args, 1, "reverse_sequence");
   const auto* a = AttrsAs<ReverseSequenceAttrs>(attrs);
@@ -323,7 +313,6 @@ Type ReverseSequenceRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type WhereRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 3);
   const TensorTypeNode* cond = TensorArg(args, 0);
   const TensorTypeNode* x = TensorArg(args, 1);
   const TensorTypeNode* y = TensorArg(args, 2);
@@ -337,7 +326,6 @@ Type WhereRel(const Array<Type>& args, const Attrs&) {
 
 TVMLITE_REGISTER_OP("strided_slice")
     .describe("data[begin:end:strides] on the listed axes (numpy slicing, bounds clamped).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<StridedSliceAttrs>()
     .add_type_rel("StridedSlice", StridedSliceRel)
@@ -345,7 +333,6 @@ TVMLITE_REGISTER_OP("strided_slice")
 
 TVMLITE_REGISTER_OP("slice_like")
     .describe("data[0:like.shape[a]] on each of axes: the result takes like's dims there (TVM's slice_like).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes on axes (its values are not read).")
     .set_attrs_type<SliceLikeAttrs>()
@@ -353,11 +340,10 @@ TVMLITE_REGISTER_OP("slice_like")
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
-TVMLITE_STATIC_INIT_BLOCK({ runtime::refl::ObjectDef<SliceLikeAttrs>().def_ro("axes", &SliceLikeAttrs::axes); });
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(SliceLikeAttrs, axes); });
 
 TVMLITE_REGISTER_OP("dyn.strided_slice")
     .describe("strided_slice with begin, end, strides and axes held by 1-D integer tensors (ONNX Slice).")
-    .set_num_inputs(5)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("begin", "Tensor", "Start of each sliced axis.")
     .add_argument("end", "Tensor", "End (exclusive) of each sliced axis.")
@@ -370,7 +356,6 @@ TVMLITE_REGISTER_OP("dyn.strided_slice")
 
 TVMLITE_REGISTER_OP("take")
     .describe("Select slices of data along axis by indices (ONNX Gather).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer indices.")
     .set_attrs_type<TakeAttrs>()
@@ -379,7 +364,6 @@ TVMLITE_REGISTER_OP("take")
 
 TVMLITE_REGISTER_OP("gather")
     .describe("out[i][j][k] = data[i][indices[i][j][k]][k] on axis 1, and so on (ONNX GatherElements).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer indices, the rank of data.")
     .set_attrs_type<GatherAttrs>()
@@ -388,7 +372,6 @@ TVMLITE_REGISTER_OP("gather")
 
 TVMLITE_REGISTER_OP("gather_nd")
     .describe("Gather slices addressed by the index tuples in the last dim of indices (ONNX GatherND).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer index tuples (..., k).")
     .set_attrs_type<GatherNDAttrs>()
@@ -397,7 +380,6 @@ TVMLITE_REGISTER_OP("gather_nd")
 
 TVMLITE_REGISTER_OP("scatter_elements")
     .describe("A copy of data with updates written (or reduced) at per-element indices along axis.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer indices, the shape of updates.")
     .add_argument("updates", "Tensor", "The values written.")
@@ -407,7 +389,6 @@ TVMLITE_REGISTER_OP("scatter_elements")
 
 TVMLITE_REGISTER_OP("scatter_nd")
     .describe("A copy of data with update slices written (or reduced) at index tuples (ONNX ScatterND).")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer index tuples (..., k).")
     .add_argument("updates", "Tensor", "The slices written.")
@@ -417,14 +398,12 @@ TVMLITE_REGISTER_OP("scatter_nd")
 
 TVMLITE_REGISTER_OP("argwhere")
     .describe("The indices of the non-zero elements, one row each: (count, rank), int64.")
-    .set_num_inputs(1)
     .add_argument("condition", "Tensor", "The input.")
     .add_type_rel("Argwhere", ArgwhereRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("one_hot")
     .describe("One-hot encode indices along a new axis of size depth.")
-    .set_num_inputs(3)
     .add_argument("indices", "Tensor", "Integer indices.")
     .add_argument("on_value", "Tensor", "Scalar written at the index.")
     .add_argument("off_value", "Tensor", "Scalar written elsewhere.")
@@ -434,7 +413,6 @@ TVMLITE_REGISTER_OP("one_hot")
 
 TVMLITE_REGISTER_OP("dyn.one_hot")
     .describe("one_hot with depth held by a scalar tensor (ONNX OneHot).")
-    .set_num_inputs(4)
     .add_argument("indices", "Tensor", "Integer indices.")
     .add_argument("on_value", "Tensor", "Scalar written at the index.")
     .add_argument("off_value", "Tensor", "Scalar written elsewhere.")
@@ -447,7 +425,6 @@ TVMLITE_REGISTER_OP("dyn.one_hot")
 
 TVMLITE_REGISTER_OP("reverse_sequence")
     .describe("Reverse the first seq_lengths[b] items along seq_axis for each batch item b.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("seq_lengths", "Tensor", "1-D lengths, one per batch item.")
     .set_attrs_type<ReverseSequenceAttrs>()
@@ -456,7 +433,6 @@ TVMLITE_REGISTER_OP("reverse_sequence")
 
 TVMLITE_REGISTER_OP("where")
     .describe("condition ? x : y elementwise, the three broadcast together.")
-    .set_num_inputs(3)
     .add_argument("condition", "Tensor", "bool selector.")
     .add_argument("x", "Tensor", "Chosen where condition holds.")
     .add_argument("y", "Tensor", "Chosen elsewhere.")

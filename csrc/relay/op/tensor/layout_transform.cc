@@ -18,7 +18,6 @@ namespace relay {
 namespace {
 
 Type LayoutTransformRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<LayoutTransformAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   Layout src(a->src_layout), dst(a->dst_layout);
@@ -68,7 +67,6 @@ bool SameMemoryOrder(const Call& call) {
 
 TVMLITE_REGISTER_OP("layout_transform")
     .describe("The same tensor in another layout (NCHW <-> NCHW16c, OIHW -> OIHW16i16o, NK -> NK16n, ...).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The tensor, in src_layout.")
     .set_attrs_type<LayoutTransformAttrs>()
     .add_type_rel("LayoutTransform", LayoutTransformRel)

@@ -17,18 +17,9 @@ namespace relay {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<ReduceAttrs>()
-      .def_ro("axis", &ReduceAttrs::axis)
-      .def_ro("keepdims", &ReduceAttrs::keepdims)
-      .def_ro("exclude", &ReduceAttrs::exclude);
-  refl::ObjectDef<ArgReduceAttrs>()
-      .def_ro("axis", &ArgReduceAttrs::axis)
-      .def_ro("keepdims", &ArgReduceAttrs::keepdims)
-      .def_ro("exclude", &ArgReduceAttrs::exclude)
-      .def_ro("select_last_index", &ArgReduceAttrs::select_last_index);
-  refl::ObjectDef<DynReduceAttrs>()
-      .def_ro("keepdims", &DynReduceAttrs::keepdims)
-      .def_ro("noop_with_empty_axes", &DynReduceAttrs::noop_with_empty_axes);
+  TVMLITE_REFLECT_FIELDS(ReduceAttrs, axis, keepdims, exclude);
+  TVMLITE_REFLECT_FIELDS(ArgReduceAttrs, axis, keepdims, exclude, select_last_index);
+  TVMLITE_REFLECT_FIELDS(DynReduceAttrs, keepdims, noop_with_empty_axes);
 });
 
 namespace {
@@ -66,7 +57,6 @@ Array<Any> ReducedShape(const Array<Any>& shape, const std::vector<bool>& reduce
 }  // namespace
 
 Type ReduceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ReduceAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t ndim = static_cast<int64_t>(data->shape.size());
@@ -74,7 +64,6 @@ Type ReduceRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ArgReduceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ArgReduceAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t ndim = static_cast<int64_t>(data->shape.size());
@@ -88,7 +77,6 @@ Type ArgReduceRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynReduceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<DynReduceAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* axes = TensorArg(args, 1);
@@ -113,7 +101,6 @@ Type DynReduceRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DetRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   size_t n = data->shape.size();
   TVMLITE_CHECK_KIND(n >= 2, ValueError) << "det needs (..., M, M), got shape " << ShapeToString(data->shape);
@@ -131,14 +118,12 @@ Type DetRel(const Array<Type>& args, const Attrs&) {
 #define TVMLITE_REGISTER_REDUCE_OP(OpName, Desc)                                                \
   TVMLITE_REGISTER_OP(OpName)                                                                  \
       .describe(Desc)                                                                          \
-      .set_num_inputs(1)                                                                       \
       .add_argument("data", "Tensor", "The input.")                                            \
       .set_attrs_type<ReduceAttrs>()                                                           \
       .add_type_rel("Reduce", ReduceRel)                                                       \
       .set_attr<TOpPattern>("TOpPattern", kCommReduce);                                         \
   TVMLITE_REGISTER_OP("dyn." OpName)                                                           \
       .describe(Desc " Axes from a run-time tensor.")                                          \
-      .set_num_inputs(2)                                                                       \
       .add_argument("data", "Tensor", "The input.")                                            \
       .add_argument("axes", "Tensor", "1-D integer axes (negative counts from the end).")      \
       .set_attrs_type<DynReduceAttrs>()                                                        \
@@ -160,7 +145,6 @@ TVMLITE_REGISTER_REDUCE_OP("sum_square", "sum(x * x) over axes.");
 #define TVMLITE_REGISTER_ARG_REDUCE_OP(OpName, Desc)     \
   TVMLITE_REGISTER_OP(OpName)                           \
       .describe(Desc)                                   \
-      .set_num_inputs(1)                                \
       .add_argument("data", "Tensor", "The input.")     \
       .set_attrs_type<ArgReduceAttrs>()                 \
       .add_type_rel("ArgReduce", ArgReduceRel)          \
@@ -171,7 +155,6 @@ TVMLITE_REGISTER_ARG_REDUCE_OP("argmin", "int64 index of the minimum over axes (
 
 TVMLITE_REGISTER_OP("det")
     .describe("Determinant of each square matrix in the last two dims.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "(..., M, M) floats.")
     .add_type_rel("Det", DetRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);

@@ -97,14 +97,12 @@ Array<Any> InferReshape(const Array<Any>& in, const Array<int64_t>& newshape, bo
 }
 
 Type ReshapeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<ReshapeAttrs>(attrs);
   return TensorType(InferReshape(data->shape, a->newshape, a->allowzero), data->dtype);
 }
 
 Type DynReshapeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   AttrsAs<ReshapeAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.reshape: newshape");
@@ -122,7 +120,6 @@ std::pair<int64_t, int64_t> ReshapeLikeRange(int64_t begin, const Optional<int64
 }
 
 Type ReshapeLikeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
   const auto* a = AttrsAs<ReshapeLikeAttrs>(attrs);
@@ -147,7 +144,6 @@ Type ReshapeLikeRel(const Array<Type>& args, const Attrs& attrs) {
 // ------------------------------------------------------------------------------------------------- transpose
 
 Type TransposeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<TransposeAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -168,7 +164,6 @@ Type TransposeRel(const Array<Type>& args, const Attrs& attrs) {
 // -------------------------------------------------------------------------------------- squeeze, expand_dims
 
 Type SqueezeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<SqueezeAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -192,7 +187,6 @@ Type SqueezeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynSqueezeRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.squeeze: axes");
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -202,7 +196,6 @@ Type DynSqueezeRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type ExpandDimsRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<ExpandDimsAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -219,7 +212,6 @@ Type ExpandDimsRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynExpandDimsRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.expand_dims: axes");
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -231,7 +223,6 @@ Type DynExpandDimsRel(const Array<Type>& args, const Attrs&) {
 // ---------------------------------------------------------------------------- batch_flatten, depth <-> space
 
 Type BatchFlattenRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(data->ndim() >= 1, ValueError) << "nn.batch_flatten: the input must have rank >= 1, got a scalar";
   std::vector<Any> rest = Dims(data->shape, 1);
@@ -277,7 +268,6 @@ Type SubPixelRel(const Array<Type>& args, const Attrs& attrs) {
 // ------------------------------------------------------------------------------------- broadcast_to, tile
 
 Type BroadcastToRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<BroadcastToAttrs>(attrs);
   TVMLITE_CHECK_KIND(static_cast<int64_t>(a->shape.size()) <= kMaxRank, ValueError)
@@ -291,7 +281,6 @@ Type BroadcastToRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type BroadcastToLikeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
   const auto* a = AttrsAs<BroadcastToLikeAttrs>(attrs);
@@ -320,7 +309,6 @@ Type BroadcastToLikeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynBroadcastToRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.broadcast_to: shape");
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -336,7 +324,6 @@ Type DynBroadcastToRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type TileRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<TileAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim()), nreps = static_cast<int64_t>(a->reps.size());
@@ -355,7 +342,6 @@ Type TileRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynTileRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.tile: reps");
   return TensorType(UnknownShape(std::max<int64_t>(n, static_cast<int64_t>(data->ndim()))), data->dtype);
@@ -378,7 +364,6 @@ Type ShapeOfRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_REGISTER_OP("reshape")
     .describe("Reshape to newshape (0 copies an input dim unless allowzero, -1 infers one dim).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("Reshape", ReshapeRel)
@@ -387,7 +372,6 @@ TVMLITE_REGISTER_OP("reshape")
 
 TVMLITE_REGISTER_OP("reshape_like")
     .describe("data's dims [lhs_begin, lhs_end) replaced by shape_like's [rhs_begin, rhs_end) (TVM's reshape_like).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
     .set_attrs_type<ReshapeLikeAttrs>()
@@ -397,16 +381,11 @@ TVMLITE_REGISTER_OP("reshape_like")
     .set_attr("TIsView", true);
 
 TVMLITE_STATIC_INIT_BLOCK({
-  runtime::refl::ObjectDef<ReshapeLikeAttrs>()
-      .def_ro("lhs_begin", &ReshapeLikeAttrs::lhs_begin)
-      .def_ro("lhs_end", &ReshapeLikeAttrs::lhs_end)
-      .def_ro("rhs_begin", &ReshapeLikeAttrs::rhs_begin)
-      .def_ro("rhs_end", &ReshapeLikeAttrs::rhs_end);
+  TVMLITE_REFLECT_FIELDS(ReshapeLikeAttrs, lhs_begin, lhs_end, rhs_begin, rhs_end);
 });
 
 TVMLITE_REGISTER_OP("broadcast_to_like")
     .describe("data broadcast to shape_like's shape, or to its dims like_axes on axes (TVM's, with axes).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
     .set_attrs_type<BroadcastToLikeAttrs>()
@@ -415,14 +394,11 @@ TVMLITE_REGISTER_OP("broadcast_to_like")
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
 TVMLITE_STATIC_INIT_BLOCK({
-  runtime::refl::ObjectDef<BroadcastToLikeAttrs>()
-      .def_ro("axes", &BroadcastToLikeAttrs::axes)
-      .def_ro("like_axes", &BroadcastToLikeAttrs::like_axes);
+  TVMLITE_REFLECT_FIELDS(BroadcastToLikeAttrs, axes, like_axes);
 });
 
 TVMLITE_REGISTER_OP("dyn.reshape")
     .describe("Reshape to the shape held by a 1-D integer tensor (ONNX 0/-1 rules, allowzero).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("newshape", "Tensor", "The target shape (1-D, static length).")
     .set_attrs_type<ReshapeAttrs>()
@@ -433,7 +409,6 @@ TVMLITE_REGISTER_OP("dyn.reshape")
 
 TVMLITE_REGISTER_OP("transpose")
     .describe("Permute the axes (reverse them when axes is empty).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<TransposeAttrs>()
     .add_type_rel("Transpose", TransposeRel)
@@ -441,7 +416,6 @@ TVMLITE_REGISTER_OP("transpose")
 
 TVMLITE_REGISTER_OP("squeeze")
     .describe("Remove dims of size 1 (the listed axes, or every static 1 when axis is None).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<SqueezeAttrs>()
     .add_type_rel("Squeeze", SqueezeRel)
@@ -450,7 +424,6 @@ TVMLITE_REGISTER_OP("squeeze")
 
 TVMLITE_REGISTER_OP("dyn.squeeze")
     .describe("Remove the size-1 dims listed by a 1-D integer tensor.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("axes", "Tensor", "The axes (1-D, static length).")
     .add_type_rel("DynSqueeze", DynSqueezeRel)
@@ -459,7 +432,6 @@ TVMLITE_REGISTER_OP("dyn.squeeze")
 
 TVMLITE_REGISTER_OP("expand_dims")
     .describe("Insert num_newaxis dims of size 1 at axis.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<ExpandDimsAttrs>()
     .add_type_rel("ExpandDims", ExpandDimsRel)
@@ -469,7 +441,6 @@ TVMLITE_REGISTER_OP("expand_dims")
 
 TVMLITE_REGISTER_OP("dyn.expand_dims")
     .describe("Insert size-1 dims at the output positions listed by a 1-D integer tensor (ONNX Unsqueeze).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("axes", "Tensor", "The output positions (1-D, static length).")
     .add_type_rel("DynExpandDims", DynExpandDimsRel)
@@ -478,7 +449,6 @@ TVMLITE_REGISTER_OP("dyn.expand_dims")
 
 TVMLITE_REGISTER_OP("nn.batch_flatten")
     .describe("Flatten every dim after the first: (d0, d1 * ... * dn).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .add_type_rel("BatchFlatten", BatchFlattenRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
@@ -502,7 +472,6 @@ TVMLITE_REGISTER_OP("nn.space_to_depth")
 
 TVMLITE_REGISTER_OP("broadcast_to")
     .describe("Broadcast data with shape (numpy rules, both ways: ONNX Expand).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<BroadcastToAttrs>()
     .add_type_rel("BroadcastTo", BroadcastToRel)
@@ -512,7 +481,6 @@ TVMLITE_REGISTER_OP("broadcast_to")
 
 TVMLITE_REGISTER_OP("dyn.broadcast_to")
     .describe("Broadcast data with the shape held by a 1-D integer tensor (numpy rules, both ways).")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .add_type_rel("DynBroadcastTo", DynBroadcastToRel)
@@ -522,7 +490,6 @@ TVMLITE_REGISTER_OP("dyn.broadcast_to")
 
 TVMLITE_REGISTER_OP("tile")
     .describe("Repeat the input reps[i] times along axis i (numpy.tile).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<TileAttrs>()
     .add_type_rel("Tile", TileRel)
@@ -530,7 +497,6 @@ TVMLITE_REGISTER_OP("tile")
 
 TVMLITE_REGISTER_OP("dyn.tile")
     .describe("numpy.tile with reps held by a 1-D integer tensor.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("reps", "Tensor", "The repetitions (1-D, static length).")
     .add_type_rel("DynTile", DynTileRel)
@@ -540,7 +506,6 @@ TVMLITE_REGISTER_OP("dyn.tile")
 
 TVMLITE_REGISTER_OP("shape_of")
     .describe("The input's shape as a 1-D tensor of dtype.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<DtypeAttrs>()
     .add_type_rel("ShapeOf", ShapeOfRel<false>)
@@ -549,7 +514,6 @@ TVMLITE_REGISTER_OP("shape_of")
 
 TVMLITE_REGISTER_OP("ndarray_size")
     .describe("The input's element count as a scalar of dtype.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<DtypeAttrs>()
     .add_type_rel("NdarraySize", ShapeOfRel<true>)

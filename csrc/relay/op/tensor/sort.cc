@@ -16,22 +16,10 @@ namespace relay {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<ScanopAttrs>()
-      .def_ro("axis", &ScanopAttrs::axis)
-      .def_ro("dtype", &ScanopAttrs::dtype)
-      .def_ro("exclusive", &ScanopAttrs::exclusive)
-      .def_ro("reverse", &ScanopAttrs::reverse);
-  refl::ObjectDef<TopKAttrs>()
-      .def_ro("k", &TopKAttrs::k)
-      .def_ro("axis", &TopKAttrs::axis)
-      .def_ro("ret_type", &TopKAttrs::ret_type)
-      .def_ro("is_ascend", &TopKAttrs::is_ascend)
-      .def_ro("dtype", &TopKAttrs::dtype);
-  refl::ObjectDef<ArgsortAttrs>()
-      .def_ro("axis", &ArgsortAttrs::axis)
-      .def_ro("is_ascend", &ArgsortAttrs::is_ascend)
-      .def_ro("dtype", &ArgsortAttrs::dtype);
-  refl::ObjectDef<UniqueAttrs>().def_ro("sorted", &UniqueAttrs::sorted).def_ro("axis", &UniqueAttrs::axis);
+  TVMLITE_REFLECT_FIELDS(ScanopAttrs, axis, dtype, exclusive, reverse);
+  TVMLITE_REFLECT_FIELDS(TopKAttrs, k, axis, ret_type, is_ascend, dtype);
+  TVMLITE_REFLECT_FIELDS(ArgsortAttrs, axis, is_ascend, dtype);
+  TVMLITE_REFLECT_FIELDS(UniqueAttrs, sorted, axis);
 });
 
 namespace {
@@ -83,7 +71,6 @@ Type TopKResult(const TensorTypeNode* data, const TopKAttrs* a, const Any& k_dim
 }  // namespace
 
 Type CumulativeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ScanopAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   DataType dtype = a->dtype.bits() == 0 ? data->dtype : a->dtype;
@@ -96,7 +83,6 @@ Type CumulativeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynCumulativeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<ScanopAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckScalarInput(TensorArg(args, 1), "axis");
@@ -105,7 +91,6 @@ Type DynCumulativeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type TopKRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<TopKAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(a->k >= 0, ValueError) << "k must be >= 0, got " << a->k;
@@ -117,7 +102,6 @@ Type TopKRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynTopKRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const auto* a = AttrsAs<TopKAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckScalarInput(TensorArg(args, 1), "k");
@@ -125,7 +109,6 @@ Type DynTopKRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ArgsortRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ArgsortAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckIndexDtype(a->dtype);
@@ -134,7 +117,6 @@ Type ArgsortRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type SortRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<ArgsortAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   TensorAxis(a->axis, static_cast<int64_t>(data->shape.size()));
@@ -142,7 +124,6 @@ Type SortRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<UniqueAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   DataType i64 = DataType::Int(64);
@@ -163,14 +144,12 @@ Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
 #define TVMLITE_REGISTER_SCAN_OP(OpName, Desc)                                                        \
   TVMLITE_REGISTER_OP(OpName)                                                                        \
       .describe(Desc)                                                                                \
-      .set_num_inputs(1)                                                                             \
       .add_argument("data", "Tensor", "The input.")                                                  \
       .set_attrs_type<ScanopAttrs>()                                                                 \
       .add_type_rel("Scan", CumulativeRel)                                                                 \
       .set_attr<TOpPattern>("TOpPattern", kOpaque);                                                  \
   TVMLITE_REGISTER_OP("dyn." OpName)                                                                 \
       .describe(Desc " The axis comes from a run-time scalar tensor.")                               \
-      .set_num_inputs(2)                                                                             \
       .add_argument("data", "Tensor", "The input.")                                                  \
       .add_argument("axis", "Tensor", "Integer scalar axis (negative counts from the end).")          \
       .set_attrs_type<ScanopAttrs>()                                                                 \
@@ -183,7 +162,6 @@ TVMLITE_REGISTER_SCAN_OP("cumprod", "Cumulative product along an axis (exclusive
 
 TVMLITE_REGISTER_OP("topk")
     .describe("The k largest (or smallest) elements along an axis, sorted, ties by the lower index.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<TopKAttrs>()
     .add_type_rel("TopK", TopKRel)
@@ -191,18 +169,16 @@ TVMLITE_REGISTER_OP("topk")
 
 TVMLITE_REGISTER_OP("dyn.topk")
     .describe("topk with k from a run-time scalar tensor.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("k", "Tensor", "Integer scalar k.")
     .set_attrs_type<TopKAttrs>()
     .add_type_rel("DynTopK", DynTopKRel)
-    .set_attr<TOpPattern>("TOpPattern", kOpaque)\
+    .set_attr<TOpPattern>("TOpPattern", kOpaque)
     .set_attr("TAxisSemantics", true)
     .set_attr("TShapeDataDependent", runtime::Array<int64_t>({1}));
 
 TVMLITE_REGISTER_OP("argsort")
     .describe("Indices that sort the data along an axis (stable).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<ArgsortAttrs>()
     .add_type_rel("Argsort", ArgsortRel)
@@ -210,7 +186,6 @@ TVMLITE_REGISTER_OP("argsort")
 
 TVMLITE_REGISTER_OP("sort")
     .describe("The data sorted along an axis.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<ArgsortAttrs>()
     .add_type_rel("Sort", SortRel)
@@ -218,7 +193,6 @@ TVMLITE_REGISTER_OP("sort")
 
 TVMLITE_REGISTER_OP("unique")
     .describe("Unique elements (or slices along axis): (Y, first indices, inverse indices, counts), int64 indices.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .set_attrs_type<UniqueAttrs>()
     .add_type_rel("Unique", UniqueRel)

@@ -85,7 +85,6 @@ std::vector<int64_t> NormalizeAxes(const Array<int64_t>& axes, int64_t ndim, con
 // ------------------------------------------------------------------------------------- concatenate, split
 
 Type ConcatenateRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* tuple = args[0].as<TupleTypeNode>();
   TVMLITE_CHECK_KIND(tuple != nullptr, TypeError)
       << "concatenate: the input must be a tuple of tensors, got " << TypeToString(args[0]);
@@ -135,7 +134,6 @@ Type ConcatenateRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type SplitRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<SplitAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
@@ -187,7 +185,6 @@ void CheckPadMode(const std::string& mode, const char* op) {
 }
 
 Type PadRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* value = ScalarArg(args, 1, "nn.pad: pad_value");
   const auto* a = AttrsAs<PadAttrs>(attrs);
@@ -208,7 +205,6 @@ Type PadRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type DynPadRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 4);
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t npads = StaticLengthArg(args, 1, "dyn.nn.pad: pads");
   const TensorTypeNode* value = ScalarArg(args, 2, "dyn.nn.pad: pad_value");
@@ -243,7 +239,6 @@ Type FullRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type ArangeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   // A 1-element tensor is taken as its element, as the kernel and the reference do (onnx's expanded AffineGrid
   // node tests give Range a Slice of a shape).
   const TensorTypeNode* start = ScalarArg(args, 0, "arange: start", true);
@@ -258,7 +253,6 @@ Type ArangeRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type TriluRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* k = ScalarArg(args, 1, "trilu: k", true);
   AttrsAs<TriluAttrs>(attrs);
@@ -269,7 +263,6 @@ Type TriluRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type EyeLikeRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   const auto* a = AttrsAs<EyeLikeAttrs>(attrs);
   TVMLITE_CHECK_KIND(data->ndim() == 2, ValueError) << "eye_like: the input must be 2-D, got "
@@ -280,58 +273,32 @@ Type EyeLikeRel(const Array<Type>& args, const Attrs& attrs) {
 // ------------------------------------------------------------------------------------------- registrations
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<ReshapeAttrs>()
-      .def_ro("newshape", &ReshapeAttrs::newshape)
-      .def_ro("allowzero", &ReshapeAttrs::allowzero);
-  refl::ObjectDef<TransposeAttrs>().def_ro("axes", &TransposeAttrs::axes);
-  refl::ObjectDef<ConcatenateAttrs>().def_ro("axis", &ConcatenateAttrs::axis);
-  refl::ObjectDef<SplitAttrs>()
-      .def_ro("sections", &SplitAttrs::sections)
-      .def_ro("indices", &SplitAttrs::indices)
-      .def_ro("axis", &SplitAttrs::axis);
-  refl::ObjectDef<StridedSliceAttrs>()
-      .def_ro("begin", &StridedSliceAttrs::begin)
-      .def_ro("end", &StridedSliceAttrs::end)
-      .def_ro("strides", &StridedSliceAttrs::strides)
-      .def_ro("axes", &StridedSliceAttrs::axes)
-      .def_ro("slice_mode", &StridedSliceAttrs::slice_mode);
-  refl::ObjectDef<TakeAttrs>()
-      .def_ro("batch_dims", &TakeAttrs::batch_dims)
-      .def_ro("axis", &TakeAttrs::axis)
-      .def_ro("mode", &TakeAttrs::mode);
-  refl::ObjectDef<GatherAttrs>().def_ro("axis", &GatherAttrs::axis);
-  refl::ObjectDef<GatherNDAttrs>().def_ro("batch_dims", &GatherNDAttrs::batch_dims);
-  refl::ObjectDef<ScatterElementsAttrs>()
-      .def_ro("axis", &ScatterElementsAttrs::axis)
-      .def_ro("reduction", &ScatterElementsAttrs::reduction);
-  refl::ObjectDef<ScatterNDAttrs>().def_ro("mode", &ScatterNDAttrs::mode);
-  refl::ObjectDef<BroadcastToAttrs>().def_ro("shape", &BroadcastToAttrs::shape);
-  refl::ObjectDef<TileAttrs>().def_ro("reps", &TileAttrs::reps);
-  refl::ObjectDef<PadAttrs>().def_ro("pad_width", &PadAttrs::pad_width).def_ro("pad_mode", &PadAttrs::pad_mode);
-  refl::ObjectDef<SqueezeAttrs>().def_ro("axis", &SqueezeAttrs::axis);
-  refl::ObjectDef<ExpandDimsAttrs>()
-      .def_ro("axis", &ExpandDimsAttrs::axis)
-      .def_ro("num_newaxis", &ExpandDimsAttrs::num_newaxis);
-  refl::ObjectDef<SubPixelAttrs>()
-      .def_ro("block_size", &SubPixelAttrs::block_size)
-      .def_ro("layout", &SubPixelAttrs::layout)
-      .def_ro("mode", &SubPixelAttrs::mode);
-  refl::ObjectDef<DtypeAttrs>().def_ro("dtype", &DtypeAttrs::dtype);
-  refl::ObjectDef<FullAttrs>().def_ro("dtype", &FullAttrs::dtype).def_ro("shape", &FullAttrs::shape);
-  refl::ObjectDef<TriluAttrs>().def_ro("upper", &TriluAttrs::upper);
-  refl::ObjectDef<EyeLikeAttrs>().def_ro("k", &EyeLikeAttrs::k).def_ro("dtype", &EyeLikeAttrs::dtype);
-  refl::ObjectDef<OneHotAttrs>()
-      .def_ro("depth", &OneHotAttrs::depth)
-      .def_ro("axis", &OneHotAttrs::axis)
-      .def_ro("dtype", &OneHotAttrs::dtype);
-  refl::ObjectDef<ReverseSequenceAttrs>()
-      .def_ro("seq_axis", &ReverseSequenceAttrs::seq_axis)
-      .def_ro("batch_axis", &ReverseSequenceAttrs::batch_axis);
+  TVMLITE_REFLECT_FIELDS(ReshapeAttrs, newshape, allowzero);
+  TVMLITE_REFLECT_FIELDS(TransposeAttrs, axes);
+  TVMLITE_REFLECT_FIELDS(ConcatenateAttrs, axis);
+  TVMLITE_REFLECT_FIELDS(SplitAttrs, sections, indices, axis);
+  TVMLITE_REFLECT_FIELDS(StridedSliceAttrs, begin, end, strides, axes, slice_mode);
+  TVMLITE_REFLECT_FIELDS(TakeAttrs, batch_dims, axis, mode);
+  TVMLITE_REFLECT_FIELDS(GatherAttrs, axis);
+  TVMLITE_REFLECT_FIELDS(GatherNDAttrs, batch_dims);
+  TVMLITE_REFLECT_FIELDS(ScatterElementsAttrs, axis, reduction);
+  TVMLITE_REFLECT_FIELDS(ScatterNDAttrs, mode);
+  TVMLITE_REFLECT_FIELDS(BroadcastToAttrs, shape);
+  TVMLITE_REFLECT_FIELDS(TileAttrs, reps);
+  TVMLITE_REFLECT_FIELDS(PadAttrs, pad_width, pad_mode);
+  TVMLITE_REFLECT_FIELDS(SqueezeAttrs, axis);
+  TVMLITE_REFLECT_FIELDS(ExpandDimsAttrs, axis, num_newaxis);
+  TVMLITE_REFLECT_FIELDS(SubPixelAttrs, block_size, layout, mode);
+  TVMLITE_REFLECT_FIELDS(DtypeAttrs, dtype);
+  TVMLITE_REFLECT_FIELDS(FullAttrs, dtype, shape);
+  TVMLITE_REFLECT_FIELDS(TriluAttrs, upper);
+  TVMLITE_REFLECT_FIELDS(EyeLikeAttrs, k, dtype);
+  TVMLITE_REFLECT_FIELDS(OneHotAttrs, depth, axis, dtype);
+  TVMLITE_REFLECT_FIELDS(ReverseSequenceAttrs, seq_axis, batch_axis);
 });
 
 TVMLITE_REGISTER_OP("concatenate")
     .describe("Join a tuple of tensors along axis.")
-    .set_num_inputs(1)
     .add_argument("data", "Tuple", "The tensors.")
     .set_attrs_type<ConcatenateAttrs>()
     .add_type_rel("Concatenate", ConcatenateRel)
@@ -347,7 +314,6 @@ TVMLITE_REGISTER_OP("split")
 
 TVMLITE_REGISTER_OP("nn.pad")
     .describe("Pad (or, with negative widths, crop) each axis: constant, reflect, edge or wrap.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("pad_value", "Tensor", "The scalar used by constant mode.")
     .set_attrs_type<PadAttrs>()
@@ -356,7 +322,6 @@ TVMLITE_REGISTER_OP("nn.pad")
 
 TVMLITE_REGISTER_OP("dyn.nn.pad")
     .describe("nn.pad with pads ([begins..., ends...], ONNX order) and axes held by 1-D integer tensors.")
-    .set_num_inputs(4)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("pads", "Tensor", "Begins then ends, one per listed axis.")
     .add_argument("pad_value", "Tensor", "The scalar used by constant mode.")
@@ -369,7 +334,6 @@ TVMLITE_REGISTER_OP("dyn.nn.pad")
 
 TVMLITE_REGISTER_OP("full")
     .describe("A tensor of shape filled with fill_value.")
-    .set_num_inputs(1)
     .add_argument("fill_value", "Tensor", "The scalar value.")
     .set_attrs_type<FullAttrs>()
     .add_type_rel("Full", FullRel<false>)
@@ -378,7 +342,6 @@ TVMLITE_REGISTER_OP("full")
 
 TVMLITE_REGISTER_OP("dyn.full")
     .describe("A tensor of the shape held by a 1-D integer tensor, filled with fill_value.")
-    .set_num_inputs(2)
     .add_argument("fill_value", "Tensor", "The scalar value.")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
     .set_attrs_type<FullAttrs>()
@@ -399,7 +362,6 @@ TVMLITE_REGISTER_OP("arange")
 
 TVMLITE_REGISTER_OP("trilu")
     .describe("Keep the upper (or lower) triangle of the last two dims, diagonal shifted by k.")
-    .set_num_inputs(2)
     .add_argument("data", "Tensor", "The input (rank >= 2).")
     .add_argument("k", "Tensor", "Integer diagonal offset (scalar).")
     .set_attrs_type<TriluAttrs>()
@@ -408,7 +370,6 @@ TVMLITE_REGISTER_OP("trilu")
 
 TVMLITE_REGISTER_OP("eye_like")
     .describe("Ones on diagonal k of a 2-D tensor shaped as the input, zeros elsewhere.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The 2-D input (its shape is used).")
     .set_attrs_type<EyeLikeAttrs>()
     .add_type_rel("EyeLike", EyeLikeRel)

@@ -19,21 +19,10 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<StringSplitAttrs>()
-      .def_ro("delimiter", &StringSplitAttrs::delimiter)
-      .def_ro("has_delimiter", &StringSplitAttrs::has_delimiter)
-      .def_ro("maxsplit", &StringSplitAttrs::maxsplit);
-  refl::ObjectDef<StringNormalizerAttrs>()
-      .def_ro("case_change_action", &StringNormalizerAttrs::case_change_action)
-      .def_ro("is_case_sensitive", &StringNormalizerAttrs::is_case_sensitive)
-      .def_ro("locale", &StringNormalizerAttrs::locale)
-      .def_ro("stopwords", &StringNormalizerAttrs::stopwords);
-  refl::ObjectDef<RegexFullMatchAttrs>().def_ro("pattern", &RegexFullMatchAttrs::pattern);
-  refl::ObjectDef<LabelEncoderAttrs>()
-      .def_ro("keys", &LabelEncoderAttrs::keys)
-      .def_ro("values", &LabelEncoderAttrs::values)
-      .def_ro("default_value", &LabelEncoderAttrs::default_value)
-      .def_ro("out_dtype", &LabelEncoderAttrs::out_dtype);
+  TVMLITE_REFLECT_FIELDS(StringSplitAttrs, delimiter, has_delimiter, maxsplit);
+  TVMLITE_REFLECT_FIELDS(StringNormalizerAttrs, case_change_action, is_case_sensitive, locale, stopwords);
+  TVMLITE_REFLECT_FIELDS(RegexFullMatchAttrs, pattern);
+  TVMLITE_REFLECT_FIELDS(LabelEncoderAttrs, keys, values, default_value, out_dtype);
 });
 
 namespace {
@@ -46,7 +35,6 @@ const TensorTypeNode* StringArg(const Array<Type>& args, size_t i) {
 }
 
 Type StringConcatRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* a = StringArg(args, 0);
   const TensorTypeNode* b = StringArg(args, 1);
   return TensorType(BroadcastShapes(a->shape, b->shape), a->dtype);
@@ -95,7 +83,6 @@ Type LabelEncoderRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_REGISTER_OP("text.string_concat")
     .describe("Elementwise concatenation of two string tensors with numpy broadcasting (ONNX StringConcat).")
-    .set_num_inputs(2)
     .add_argument("lhs", "Tensor", "Strings.")
     .add_argument("rhs", "Tensor", "Strings.")
     .add_type_rel("StringConcat", StringConcatRel)
@@ -103,7 +90,6 @@ TVMLITE_REGISTER_OP("text.string_concat")
 
 TVMLITE_REGISTER_OP("text.string_split")
     .describe("Split each string (ONNX StringSplit): substrings padded with \"\" and their counts.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "Strings.")
     .set_attrs_type<StringSplitAttrs>()
     .add_type_rel("StringSplit", StringSplitRel)
@@ -111,7 +97,6 @@ TVMLITE_REGISTER_OP("text.string_split")
 
 TVMLITE_REGISTER_OP("text.string_normalizer")
     .describe("Remove stopwords and change case (ONNX StringNormalizer).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "(C,) or (1, C) strings.")
     .set_attrs_type<StringNormalizerAttrs>()
     .add_type_rel("StringNormalizer", StringNormalizerRel)
@@ -119,7 +104,6 @@ TVMLITE_REGISTER_OP("text.string_normalizer")
 
 TVMLITE_REGISTER_OP("text.regex_full_match")
     .describe("Whether each string matches a regular expression in full (ONNX RegexFullMatch).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "Strings.")
     .set_attrs_type<RegexFullMatchAttrs>()
     .add_type_rel("RegexFullMatch", RegexFullMatchRel)
@@ -127,7 +111,6 @@ TVMLITE_REGISTER_OP("text.regex_full_match")
 
 TVMLITE_REGISTER_OP("ml.label_encoder")
     .describe("Map each value through a table, with a default for missing keys (ONNX ai.onnx.ml LabelEncoder).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "Strings, ints or floats.")
     .set_attrs_type<LabelEncoderAttrs>()
     .add_type_rel("LabelEncoder", LabelEncoderRel)

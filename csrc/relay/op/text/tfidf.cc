@@ -13,7 +13,6 @@ namespace tvmlite {
 namespace relay {
 
 Type TfIdfVectorizerRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
   const auto* a = AttrsAs<TfIdfVectorizerAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(data->shape.size() == 1 || data->shape.size() == 2, ValueError)
@@ -57,20 +56,12 @@ Type TfIdfVectorizerRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<TfIdfVectorizerAttrs>()
-      .def_ro("mode", &TfIdfVectorizerAttrs::mode)
-      .def_ro("min_gram_length", &TfIdfVectorizerAttrs::min_gram_length)
-      .def_ro("max_gram_length", &TfIdfVectorizerAttrs::max_gram_length)
-      .def_ro("max_skip_count", &TfIdfVectorizerAttrs::max_skip_count)
-      .def_ro("ngram_counts", &TfIdfVectorizerAttrs::ngram_counts)
-      .def_ro("ngram_indexes", &TfIdfVectorizerAttrs::ngram_indexes)
-      .def_ro("pool_int64s", &TfIdfVectorizerAttrs::pool_int64s)
-      .def_ro("weights", &TfIdfVectorizerAttrs::weights);
+  TVMLITE_REFLECT_FIELDS(TfIdfVectorizerAttrs, mode, min_gram_length, max_gram_length, max_skip_count, ngram_counts,
+                         ngram_indexes, pool_int64s, weights);
 });
 
 TVMLITE_REGISTER_OP("text.tfidf_vectorizer")
     .describe("Counts (TF), presence (IDF) or weighted counts (TFIDF) of a pool of skip n-grams per row.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "(C,) or (N, C) integer tokens.")
     .set_attrs_type<TfIdfVectorizerAttrs>()
     .add_type_rel("TfIdfVectorizer", TfIdfVectorizerRel)

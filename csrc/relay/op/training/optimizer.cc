@@ -19,14 +19,8 @@ namespace relay {
 namespace refl = ::tvmlite::runtime::refl;
 
 TVMLITE_STATIC_INIT_BLOCK({
-  refl::ObjectDef<OptimizerAttrs>()
-      .def_ro("norm_coefficient", &OptimizerAttrs::norm_coefficient)
-      .def_ro("norm_coefficient_post", &OptimizerAttrs::norm_coefficient_post)
-      .def_ro("alpha", &OptimizerAttrs::alpha)
-      .def_ro("beta", &OptimizerAttrs::beta)
-      .def_ro("epsilon", &OptimizerAttrs::epsilon)
-      .def_ro("decay_factor", &OptimizerAttrs::decay_factor)
-      .def_ro("mode", &OptimizerAttrs::mode);
+  TVMLITE_REFLECT_FIELDS(OptimizerAttrs, norm_coefficient, norm_coefficient_post, alpha, beta, epsilon, decay_factor,
+                         mode);
 });
 
 namespace {

@@ -31,7 +31,6 @@ void CheckScalarLike(const TensorTypeNode* t, const char* name) {
 }  // namespace
 
 Type ROIAlignRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 3);
   const auto* a = AttrsAs<ROIAlignAttrs>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* rois = TensorArg(args, 1);
@@ -67,7 +66,6 @@ Type ROIAlignRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type NonMaxSuppressionRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 5);
   const auto* a = AttrsAs<NonMaximumSuppressionAttrs>(attrs);
   const TensorTypeNode* boxes = TensorArg(args, 0);
   const TensorTypeNode* scores = TensorArg(args, 1);
@@ -90,20 +88,13 @@ Type NonMaxSuppressionRel(const Array<Type>& args, const Attrs& attrs) {
 
 TVMLITE_STATIC_INIT_BLOCK({
   namespace refl = ::tvmlite::runtime::refl;
-  refl::ObjectDef<ROIAlignAttrs>()
-      .def_ro("output_height", &ROIAlignAttrs::output_height)
-      .def_ro("output_width", &ROIAlignAttrs::output_width)
-      .def_ro("sampling_ratio", &ROIAlignAttrs::sampling_ratio)
-      .def_ro("spatial_scale", &ROIAlignAttrs::spatial_scale)
-      .def_ro("mode", &ROIAlignAttrs::mode)
-      .def_ro("coordinate_transformation_mode", &ROIAlignAttrs::coordinate_transformation_mode);
-  refl::ObjectDef<NonMaximumSuppressionAttrs>().def_ro("center_point_box",
-                                                       &NonMaximumSuppressionAttrs::center_point_box);
+  TVMLITE_REFLECT_FIELDS(ROIAlignAttrs, output_height, output_width, sampling_ratio, spatial_scale, mode,
+                         coordinate_transformation_mode);
+  TVMLITE_REFLECT_FIELDS(NonMaximumSuppressionAttrs, center_point_box);
 });
 
 TVMLITE_REGISTER_OP("vision.roi_align")
     .describe("Region-of-interest align: bilinear samples pooled per output bin (ONNX RoiAlign).")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "(N, C, H, W).")
     .add_argument("rois", "Tensor", "(num_rois, 4) boxes [x1, y1, x2, y2] in input coordinates.")
     .add_argument("batch_indices", "Tensor", "(num_rois,) the image of each box.")
@@ -113,7 +104,6 @@ TVMLITE_REGISTER_OP("vision.roi_align")
 
 TVMLITE_REGISTER_OP("vision.non_max_suppression")
     .describe("Greedy per-class non-maximum suppression (ONNX NonMaxSuppression): selected [batch, class, box].")
-    .set_num_inputs(5)
     .add_argument("boxes", "Tensor", "(batch, num_boxes, 4).")
     .add_argument("scores", "Tensor", "(batch, num_classes, num_boxes).")
     .add_argument("max_output_boxes_per_class", "Tensor", "int64 scalar (0: select none).")

@@ -30,8 +30,7 @@ struct CastAttrs : public ir::AttrsNode {
   /*! \brief Rounding to float8_e8m0fnu: "up" (away from zero), "down" (toward zero) or "nearest" (ties up). */
   std::string round_mode = "up";
 
-  static constexpr const char* _type_key = "relay.attrs.CastAttrs";
-  TVMLITE_DECLARE_ATTRS(CastAttrs);
+  TVMLITE_DECLARE_ATTRS(CastAttrs, "relay.attrs.CastAttrs");
 };
 
 /*! \brief cast_like: the target dtype is the second input's. */
@@ -39,8 +38,7 @@ struct CastLikeAttrs : public ir::AttrsNode {
   bool saturate = true;
   std::string round_mode = "up";
 
-  static constexpr const char* _type_key = "relay.attrs.CastLikeAttrs";
-  TVMLITE_DECLARE_ATTRS(CastLikeAttrs);
+  TVMLITE_DECLARE_ATTRS(CastLikeAttrs, "relay.attrs.CastLikeAttrs");
 };
 
 }  // namespace relay

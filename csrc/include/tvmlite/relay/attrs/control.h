@@ -39,35 +39,30 @@ struct ScanAttrs : public AttrsNode {
   Array<int64_t> scan_output_axes;
   Array<int64_t> scan_output_directions;
   bool batched = false;
-  static constexpr const char* _type_key = "relay.attrs.ScanAttrs";
-  TVMLITE_DECLARE_ATTRS(ScanAttrs);
+  TVMLITE_DECLARE_ATTRS(ScanAttrs, "relay.attrs.ScanAttrs");
 };
 
 struct SequenceEmptyAttrs : public AttrsNode {
   DataType dtype = DataType::Float(32);
-  static constexpr const char* _type_key = "relay.attrs.SequenceEmptyAttrs";
-  TVMLITE_DECLARE_ATTRS(SequenceEmptyAttrs);
+  TVMLITE_DECLARE_ATTRS(SequenceEmptyAttrs, "relay.attrs.SequenceEmptyAttrs");
 };
 
 struct SplitToSequenceAttrs : public AttrsNode {
   int64_t axis = 0;
   bool keepdims = true;  // only when split is omitted (chunks of 1)
-  static constexpr const char* _type_key = "relay.attrs.SplitToSequenceAttrs";
-  TVMLITE_DECLARE_ATTRS(SplitToSequenceAttrs);
+  TVMLITE_DECLARE_ATTRS(SplitToSequenceAttrs, "relay.attrs.SplitToSequenceAttrs");
 };
 
 struct ConcatFromSequenceAttrs : public AttrsNode {
   int64_t axis = 0;
   bool new_axis = false;
-  static constexpr const char* _type_key = "relay.attrs.ConcatFromSequenceAttrs";
-  TVMLITE_DECLARE_ATTRS(ConcatFromSequenceAttrs);
+  TVMLITE_DECLARE_ATTRS(ConcatFromSequenceAttrs, "relay.attrs.ConcatFromSequenceAttrs");
 };
 
 /*! \brief An empty optional of elem_type. */
 struct OptionalEmptyAttrs : public AttrsNode {
   ir::Type elem_type;
-  static constexpr const char* _type_key = "relay.attrs.OptionalEmptyAttrs";
-  TVMLITE_DECLARE_ATTRS(OptionalEmptyAttrs);
+  TVMLITE_DECLARE_ATTRS(OptionalEmptyAttrs, "relay.attrs.OptionalEmptyAttrs");
 };
 
 /*!
@@ -78,8 +73,7 @@ struct OptionalEmptyAttrs : public AttrsNode {
 struct RaiseErrorAttrs : public AttrsNode {
   runtime::String message;
   ir::Type ret_type;
-  static constexpr const char* _type_key = "relay.attrs.RaiseErrorAttrs";
-  TVMLITE_DECLARE_ATTRS(RaiseErrorAttrs);
+  TVMLITE_DECLARE_ATTRS(RaiseErrorAttrs, "relay.attrs.RaiseErrorAttrs");
 };
 
 }  // namespace relay

@@ -20,8 +20,7 @@ struct CausalConvWithStateAttrs : public ir::AttrsNode {
   bool has_bias = false;
   bool has_past_state = false;
 
-  static constexpr const char* _type_key = "relay.attrs.CausalConvWithStateAttrs";
-  TVMLITE_DECLARE_ATTRS(CausalConvWithStateAttrs);
+  TVMLITE_DECLARE_ATTRS(CausalConvWithStateAttrs, "relay.attrs.CausalConvWithStateAttrs");
 };
 
 /*! \brief Inputs: query, key, value[, past_state][, decay][, beta]. */
@@ -35,8 +34,7 @@ struct LinearAttentionAttrs : public ir::AttrsNode {
   bool has_decay = false;
   bool has_beta = false;
 
-  static constexpr const char* _type_key = "relay.attrs.LinearAttentionAttrs";
-  TVMLITE_DECLARE_ATTRS(LinearAttentionAttrs);
+  TVMLITE_DECLARE_ATTRS(LinearAttentionAttrs, "relay.attrs.LinearAttentionAttrs");
 };
 
 /*! \brief Inputs: q, k, v[, score_mod: fn(scores) -> scores][, prob_mod: fn(probs) -> probs]. */
@@ -46,8 +44,7 @@ struct FlexAttentionAttrs : public ir::AttrsNode {
   bool has_score_mod = false;
   bool has_prob_mod = false;
 
-  static constexpr const char* _type_key = "relay.attrs.FlexAttentionAttrs";
-  TVMLITE_DECLARE_ATTRS(FlexAttentionAttrs);
+  TVMLITE_DECLARE_ATTRS(FlexAttentionAttrs, "relay.attrs.FlexAttentionAttrs");
 };
 
 /*! \brief Inputs: past_cache, update[, write_indices]. */
@@ -56,8 +53,7 @@ struct TensorScatterAttrs : public ir::AttrsNode {
   int64_t axis = -2;
   bool has_write_indices = false;
 
-  static constexpr const char* _type_key = "relay.attrs.TensorScatterAttrs";
-  TVMLITE_DECLARE_ATTRS(TensorScatterAttrs);
+  TVMLITE_DECLARE_ATTRS(TensorScatterAttrs, "relay.attrs.TensorScatterAttrs");
 };
 
 }  // namespace relay

@@ -45,8 +45,7 @@ struct ResizeAttrs : public ir::AttrsNode {
   /*! \brief The static output shape (one entry per data dim, -1 = known at run time); empty: unknown. */
   Array<int64_t> output_size;
 
-  static constexpr const char* _type_key = "relay.attrs.ResizeAttrs";
-  TVMLITE_DECLARE_ATTRS(ResizeAttrs);
+  TVMLITE_DECLARE_ATTRS(ResizeAttrs, "relay.attrs.ResizeAttrs");
 };
 
 /*! \brief image.grid_sample: ONNX GridSample. */
@@ -57,8 +56,7 @@ struct GridSampleAttrs : public ir::AttrsNode {
   std::string padding_mode = "zeros";
   bool align_corners = false;
 
-  static constexpr const char* _type_key = "relay.attrs.GridSampleAttrs";
-  TVMLITE_DECLARE_ATTRS(GridSampleAttrs);
+  TVMLITE_DECLARE_ATTRS(GridSampleAttrs, "relay.attrs.GridSampleAttrs");
 };
 
 /*! \brief image.affine_grid: ONNX AffineGrid. */
@@ -67,8 +65,7 @@ struct AffineGridAttrs : public ir::AttrsNode {
   /*! \brief The static `size` input [N, C, D1..Dr] when known; empty: the spatial dims are symbolic. */
   Array<int64_t> output_size;
 
-  static constexpr const char* _type_key = "relay.attrs.AffineGridAttrs";
-  TVMLITE_DECLARE_ATTRS(AffineGridAttrs);
+  TVMLITE_DECLARE_ATTRS(AffineGridAttrs, "relay.attrs.AffineGridAttrs");
 };
 
 /*! \brief image.decode: ONNX ImageDecoder. */
@@ -76,8 +73,7 @@ struct ImageDecodeAttrs : public ir::AttrsNode {
   /*! \brief "RGB", "BGR" or "Grayscale". */
   std::string pixel_format = "RGB";
 
-  static constexpr const char* _type_key = "relay.attrs.ImageDecodeAttrs";
-  TVMLITE_DECLARE_ATTRS(ImageDecodeAttrs);
+  TVMLITE_DECLARE_ATTRS(ImageDecodeAttrs, "relay.attrs.ImageDecodeAttrs");
 };
 
 }  // namespace relay

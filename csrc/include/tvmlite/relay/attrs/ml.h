@@ -15,8 +15,7 @@ using runtime::Array;
 struct BinarizerAttrs : public ir::AttrsNode {
   double threshold = 0.0;
 
-  static constexpr const char* _type_key = "relay.attrs.BinarizerAttrs";
-  TVMLITE_DECLARE_ATTRS(BinarizerAttrs);
+  TVMLITE_DECLARE_ATTRS(BinarizerAttrs, "relay.attrs.BinarizerAttrs");
 };
 
 /*!
@@ -40,8 +39,7 @@ struct TreeEnsembleAttrs : public ir::AttrsNode {
   Array<int64_t> leaf_targetids;
   Array<double> leaf_weights;
 
-  static constexpr const char* _type_key = "relay.attrs.TreeEnsembleAttrs";
-  TVMLITE_DECLARE_ATTRS(TreeEnsembleAttrs);
+  TVMLITE_DECLARE_ATTRS(TreeEnsembleAttrs, "relay.attrs.TreeEnsembleAttrs");
 };
 
 }  // namespace relay

@@ -53,9 +53,9 @@ struct ConvAttrs : public AttrsNode {
   std::string out_layout = "";
   Optional<DataType> out_dtype;
 
-  static constexpr const char* _type_key =
-      N == 1 ? "relay.attrs.Conv1DAttrs" : N == 2 ? "relay.attrs.Conv2DAttrs" : "relay.attrs.Conv3DAttrs";
-  TVMLITE_DECLARE_ATTRS(ConvAttrs);
+  TVMLITE_DECLARE_ATTRS(ConvAttrs, N == 1   ? "relay.attrs.Conv1DAttrs"
+                                  : N == 2 ? "relay.attrs.Conv2DAttrs"
+                                           : "relay.attrs.Conv3DAttrs");
 };
 using Conv1DAttrs = ConvAttrs<1>;
 using Conv2DAttrs = ConvAttrs<2>;
@@ -69,8 +69,7 @@ struct ConvWinogradWeightTransformAttrs : public AttrsNode {
   int64_t tile_size = 4;
   int64_t stride = 1;
 
-  static constexpr const char* _type_key = "relay.attrs.ConvWinogradWeightTransformAttrs";
-  TVMLITE_DECLARE_ATTRS(ConvWinogradWeightTransformAttrs);
+  TVMLITE_DECLARE_ATTRS(ConvWinogradWeightTransformAttrs, "relay.attrs.ConvWinogradWeightTransformAttrs");
 };
 
 /*!
@@ -90,8 +89,7 @@ struct Conv2DWinogradAttrs : public AttrsNode {
   std::string out_layout = "";
   Optional<DataType> out_dtype;
 
-  static constexpr const char* _type_key = "relay.attrs.Conv2DWinogradAttrs";
-  TVMLITE_DECLARE_ATTRS(Conv2DWinogradAttrs);
+  TVMLITE_DECLARE_ATTRS(Conv2DWinogradAttrs, "relay.attrs.Conv2DWinogradAttrs");
 };
 
 /*!
@@ -114,8 +112,7 @@ struct DeformableConv2DAttrs : public AttrsNode {
   std::string out_layout = "";
   Optional<DataType> out_dtype;
 
-  static constexpr const char* _type_key = "relay.attrs.DeformableConv2DAttrs";
-  TVMLITE_DECLARE_ATTRS(DeformableConv2DAttrs);
+  TVMLITE_DECLARE_ATTRS(DeformableConv2DAttrs, "relay.attrs.DeformableConv2DAttrs");
 };
 
 /*!
@@ -137,10 +134,9 @@ struct ConvTransposeAttrs : public AttrsNode {
   std::string out_layout = "";
   Optional<DataType> out_dtype;
 
-  static constexpr const char* _type_key = N == 1   ? "relay.attrs.Conv1DTransposeAttrs"
+  TVMLITE_DECLARE_ATTRS(ConvTransposeAttrs, N == 1   ? "relay.attrs.Conv1DTransposeAttrs"
                                            : N == 2 ? "relay.attrs.Conv2DTransposeAttrs"
-                                                    : "relay.attrs.Conv3DTransposeAttrs";
-  TVMLITE_DECLARE_ATTRS(ConvTransposeAttrs);
+                                                    : "relay.attrs.Conv3DTransposeAttrs");
 };
 
 /*! \brief Which pooling a windowed pool op computes; selects the attrs fields it has. */
@@ -184,8 +180,7 @@ struct PoolAttrs : public AttrsNode {
       return N == 1 ? "relay.attrs.LPPool1DAttrs" : N == 2 ? "relay.attrs.LPPool2DAttrs" : "relay.attrs.LPPool3DAttrs";
     }
   }
-  static constexpr const char* _type_key = KeyOf();
-  TVMLITE_DECLARE_ATTRS(PoolAttrs);
+  TVMLITE_DECLARE_ATTRS(PoolAttrs, KeyOf());
 };
 
 /*!
@@ -196,8 +191,7 @@ struct GlobalPoolAttrs : public AttrsNode {
   std::string layout = "";  // "" or the channel-first layout of the input's rank
   double p = 2.0;
 
-  static constexpr const char* _type_key = "relay.attrs.GlobalPoolAttrs";
-  TVMLITE_DECLARE_ATTRS(GlobalPoolAttrs);
+  TVMLITE_DECLARE_ATTRS(GlobalPoolAttrs, "relay.attrs.GlobalPoolAttrs");
 };
 
 /*!
@@ -213,10 +207,9 @@ struct MaxUnpoolAttrs : public AttrsNode {
   Array<int64_t> padding;
   Array<int64_t> output_size;  // empty: the inferred size; else N values
 
-  static constexpr const char* _type_key = N == 1   ? "relay.attrs.MaxUnpool1DAttrs"
-                                           : N == 2 ? "relay.attrs.MaxUnpool2DAttrs"
-                                                    : "relay.attrs.MaxUnpool3DAttrs";
-  TVMLITE_DECLARE_ATTRS(MaxUnpoolAttrs);
+  TVMLITE_DECLARE_ATTRS(MaxUnpoolAttrs, N == 1   ? "relay.attrs.MaxUnpool1DAttrs"
+                                       : N == 2 ? "relay.attrs.MaxUnpool2DAttrs"
+                                                : "relay.attrs.MaxUnpool3DAttrs");
 };
 
 /*!
@@ -231,8 +224,7 @@ struct Col2ImAttrs : public AttrsNode {
   Array<int64_t> dilation;
   Array<int64_t> padding;
 
-  static constexpr const char* _type_key = "relay.attrs.Col2ImAttrs";
-  TVMLITE_DECLARE_ATTRS(Col2ImAttrs);
+  TVMLITE_DECLARE_ATTRS(Col2ImAttrs, "relay.attrs.Col2ImAttrs");
 };
 
 /*! \brief nn.dense: data (..., K), weight (units, K) -> (..., units). */
@@ -240,8 +232,7 @@ struct DenseAttrs : public AttrsNode {
   Optional<int64_t> units;
   Optional<DataType> out_dtype;
 
-  static constexpr const char* _type_key = "relay.attrs.DenseAttrs";
-  TVMLITE_DECLARE_ATTRS(DenseAttrs);
+  TVMLITE_DECLARE_ATTRS(DenseAttrs, "relay.attrs.DenseAttrs");
 };
 
 /*!
@@ -254,8 +245,7 @@ struct MatmulAttrs : public AttrsNode {
   bool transpose_a = false;
   bool transpose_b = false;
 
-  static constexpr const char* _type_key = "relay.attrs.MatmulAttrs";
-  TVMLITE_DECLARE_ATTRS(MatmulAttrs);
+  TVMLITE_DECLARE_ATTRS(MatmulAttrs, "relay.attrs.MatmulAttrs");
 };
 
 struct BatchMatmulAttrs : public AttrsNode {
@@ -263,24 +253,21 @@ struct BatchMatmulAttrs : public AttrsNode {
   bool transpose_a = false;
   bool transpose_b = true;
 
-  static constexpr const char* _type_key = "relay.attrs.BatchMatmulAttrs";
-  TVMLITE_DECLARE_ATTRS(BatchMatmulAttrs);
+  TVMLITE_DECLARE_ATTRS(BatchMatmulAttrs, "relay.attrs.BatchMatmulAttrs");
 };
 
 /*! \brief nn.bias_add: data (..., C at axis, ...) plus bias (C,) broadcast along axis. */
 struct BiasAddAttrs : public AttrsNode {
   int64_t axis = 1;
 
-  static constexpr const char* _type_key = "relay.attrs.BiasAddAttrs";
-  TVMLITE_DECLARE_ATTRS(BiasAddAttrs);
+  TVMLITE_DECLARE_ATTRS(BiasAddAttrs, "relay.attrs.BiasAddAttrs");
 };
 
 /*! \brief einsum(Tuple of tensors): numpy's einsum equation, explicit ("ij,jk->ik") or implicit ("ij,jk"). */
 struct EinsumAttrs : public AttrsNode {
   std::string equation;
 
-  static constexpr const char* _type_key = "relay.attrs.EinsumAttrs";
-  TVMLITE_DECLARE_ATTRS(EinsumAttrs);
+  TVMLITE_DECLARE_ATTRS(EinsumAttrs, "relay.attrs.EinsumAttrs");
 };
 
 }  // namespace relay

@@ -33,8 +33,7 @@ struct BatchNormAttrs : public AttrsNode {
   bool scale = true;       // multiply by gamma
   double momentum = 0.9;   // training: running = running * momentum + batch * (1 - momentum)
   bool training = false;   // normalise with the batch's statistics and return the updated running ones
-  static constexpr const char* _type_key = "relay.attrs.BatchNormAttrs";
-  TVMLITE_DECLARE_ATTRS(BatchNormAttrs);
+  TVMLITE_DECLARE_ATTRS(BatchNormAttrs, "relay.attrs.BatchNormAttrs");
 };
 
 /*! \brief nn.layer_norm / nn.rms_norm: normalise over the axes [axis, ndim). */
@@ -42,15 +41,13 @@ struct LayerNormAttrs : public AttrsNode {
   int64_t axis = -1;
   double epsilon = 1e-5;
   std::string stash_type = "float32";
-  static constexpr const char* _type_key = "relay.attrs.LayerNormAttrs";
-  TVMLITE_DECLARE_ATTRS(LayerNormAttrs);
+  TVMLITE_DECLARE_ATTRS(LayerNormAttrs, "relay.attrs.LayerNormAttrs");
 };
 
 /*! \brief nn.instance_norm. */
 struct InstanceNormAttrs : public AttrsNode {
   double epsilon = 1e-5;
-  static constexpr const char* _type_key = "relay.attrs.InstanceNormAttrs";
-  TVMLITE_DECLARE_ATTRS(InstanceNormAttrs);
+  TVMLITE_DECLARE_ATTRS(InstanceNormAttrs, "relay.attrs.InstanceNormAttrs");
 };
 
 /*! \brief nn.group_norm: channels (axis 1) split into num_groups groups; gamma/beta are per channel. */
@@ -58,8 +55,7 @@ struct GroupNormAttrs : public AttrsNode {
   int64_t num_groups = 1;
   double epsilon = 1e-5;
   std::string stash_type = "float32";
-  static constexpr const char* _type_key = "relay.attrs.GroupNormAttrs";
-  TVMLITE_DECLARE_ATTRS(GroupNormAttrs);
+  TVMLITE_DECLARE_ATTRS(GroupNormAttrs, "relay.attrs.GroupNormAttrs");
 };
 
 /*! \brief nn.lrn: local response normalisation across channels (axis). */
@@ -69,24 +65,21 @@ struct LRNAttrs : public AttrsNode {
   double bias = 2.0;
   double alpha = 1e-4;
   double beta = 0.75;
-  static constexpr const char* _type_key = "relay.attrs.LRNAttrs";
-  TVMLITE_DECLARE_ATTRS(LRNAttrs);
+  TVMLITE_DECLARE_ATTRS(LRNAttrs, "relay.attrs.LRNAttrs");
 };
 
 /*! \brief nn.lp_normalize: x / ||x||_p along axis (p is 1 or 2). */
 struct LpNormalizeAttrs : public AttrsNode {
   int64_t axis = -1;
   int64_t p = 2;
-  static constexpr const char* _type_key = "relay.attrs.LpNormalizeAttrs";
-  TVMLITE_DECLARE_ATTRS(LpNormalizeAttrs);
+  TVMLITE_DECLARE_ATTRS(LpNormalizeAttrs, "relay.attrs.LpNormalizeAttrs");
 };
 
 /*! \brief nn.mean_variance_normalization: (x - mean) / (sqrt(var) + epsilon) over axes (ONNX's form). */
 struct MVNAttrs : public AttrsNode {
   Array<int64_t> axes;
   double epsilon = 1e-9;
-  static constexpr const char* _type_key = "relay.attrs.MVNAttrs";
-  TVMLITE_DECLARE_ATTRS(MVNAttrs);
+  TVMLITE_DECLARE_ATTRS(MVNAttrs, "relay.attrs.MVNAttrs");
 };
 
 /*!
@@ -96,8 +89,7 @@ struct MVNAttrs : public AttrsNode {
 struct SoftmaxAttrs : public AttrsNode {
   int64_t axis = -1;
   bool flatten = false;
-  static constexpr const char* _type_key = "relay.attrs.SoftmaxAttrs";
-  TVMLITE_DECLARE_ATTRS(SoftmaxAttrs);
+  TVMLITE_DECLARE_ATTRS(SoftmaxAttrs, "relay.attrs.SoftmaxAttrs");
 };
 
 /*!
@@ -107,8 +99,7 @@ struct SoftmaxAttrs : public AttrsNode {
 struct DropoutAttrs : public AttrsNode {
   Optional<int64_t> seed;
   std::string mask_dtype = "bool";
-  static constexpr const char* _type_key = "relay.attrs.DropoutAttrs";
-  TVMLITE_DECLARE_ATTRS(DropoutAttrs);
+  TVMLITE_DECLARE_ATTRS(DropoutAttrs, "relay.attrs.DropoutAttrs");
 };
 
 /*! \brief Activations with one or two scalar parameters (leaky_relu, elu, celu, selu, hard_sigmoid,
@@ -116,23 +107,20 @@ struct DropoutAttrs : public AttrsNode {
 struct ActivationAttrs : public AttrsNode {
   double alpha = 0.0;
   double beta = 0.0;
-  static constexpr const char* _type_key = "relay.attrs.ActivationAttrs";
-  TVMLITE_DECLARE_ATTRS(ActivationAttrs);
+  TVMLITE_DECLARE_ATTRS(ActivationAttrs, "relay.attrs.ActivationAttrs");
 };
 
 /*! \brief nn.gelu: approximate is "none" (erf) or "tanh". */
 struct GeluAttrs : public AttrsNode {
   std::string approximate = "none";
-  static constexpr const char* _type_key = "relay.attrs.GeluAttrs";
-  TVMLITE_DECLARE_ATTRS(GeluAttrs);
+  TVMLITE_DECLARE_ATTRS(GeluAttrs, "relay.attrs.GeluAttrs");
 };
 
 /*! \brief nn.nll_loss(predictions, targets, weights-or-()): reduction "none" | "sum" | "mean". */
 struct NLLLossAttrs : public AttrsNode {
   std::string reduction = "mean";
   Optional<int64_t> ignore_index;
-  static constexpr const char* _type_key = "relay.attrs.NLLLossAttrs";
-  TVMLITE_DECLARE_ATTRS(NLLLossAttrs);
+  TVMLITE_DECLARE_ATTRS(NLLLossAttrs, "relay.attrs.NLLLossAttrs");
 };
 
 /*!
@@ -150,8 +138,7 @@ struct AttentionAttrs : public AttrsNode {
   int64_t qk_matmul_output_mode = 0;
   int64_t left_window_size = -1;
   int64_t right_window_size = -1;
-  static constexpr const char* _type_key = "relay.attrs.AttentionAttrs";
-  TVMLITE_DECLARE_ATTRS(AttentionAttrs);
+  TVMLITE_DECLARE_ATTRS(AttentionAttrs, "relay.attrs.AttentionAttrs");
 };
 
 /*! \brief nn.rotary_embedding (ONNX RotaryEmbedding); rotary_embedding_dim 0 = the whole head. */
@@ -159,8 +146,7 @@ struct RotaryEmbeddingAttrs : public AttrsNode {
   bool interleaved = false;
   int64_t num_heads = 0;
   int64_t rotary_embedding_dim = 0;
-  static constexpr const char* _type_key = "relay.attrs.RotaryEmbeddingAttrs";
-  TVMLITE_DECLARE_ATTRS(RotaryEmbeddingAttrs);
+  TVMLITE_DECLARE_ATTRS(RotaryEmbeddingAttrs, "relay.attrs.RotaryEmbeddingAttrs");
 };
 
 }  // namespace relay

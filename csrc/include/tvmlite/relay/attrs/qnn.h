@@ -18,16 +18,14 @@ struct QuantizeAttrs : public ir::AttrsNode {
   int64_t block_size = 0;
   runtime::DataType out_dtype = runtime::DataType::UInt(8);
   bool saturate = true;  // float8 targets: clamp to the finite range
-  static constexpr const char* _type_key = "relay.attrs.QuantizeAttrs";
-  TVMLITE_DECLARE_ATTRS(QuantizeAttrs);
+  TVMLITE_DECLARE_ATTRS(QuantizeAttrs, "relay.attrs.QuantizeAttrs");
 };
 
 struct DequantizeAttrs : public ir::AttrsNode {
   int64_t axis = 1;
   int64_t block_size = 0;
   runtime::DataType out_dtype = runtime::DataType::Float(32);
-  static constexpr const char* _type_key = "relay.attrs.DequantizeAttrs";
-  TVMLITE_DECLARE_ATTRS(DequantizeAttrs);
+  TVMLITE_DECLARE_ATTRS(DequantizeAttrs, "relay.attrs.DequantizeAttrs");
 };
 
 struct QLinearConvAttrs : public ir::AttrsNode {
@@ -35,8 +33,7 @@ struct QLinearConvAttrs : public ir::AttrsNode {
   runtime::Array<int64_t> padding;  // begin..., end...
   runtime::Array<int64_t> dilation;
   int64_t groups = 1;
-  static constexpr const char* _type_key = "relay.attrs.QLinearConvAttrs";
-  TVMLITE_DECLARE_ATTRS(QLinearConvAttrs);
+  TVMLITE_DECLARE_ATTRS(QLinearConvAttrs, "relay.attrs.QLinearConvAttrs");
 };
 
 }  // namespace relay

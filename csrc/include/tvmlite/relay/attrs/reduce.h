@@ -29,8 +29,7 @@ struct ReduceAttrs : public ir::AttrsNode {
   /*! \brief Reduce every axis except those listed. */
   bool exclude = false;
 
-  static constexpr const char* _type_key = "relay.attrs.ReduceAttrs";
-  TVMLITE_DECLARE_ATTRS(ReduceAttrs);
+  TVMLITE_DECLARE_ATTRS(ReduceAttrs, "relay.attrs.ReduceAttrs");
 };
 
 /*! \brief argmax / argmin: a ReduceAttrs plus which of equal extremes wins. Output int64 indices. */
@@ -41,8 +40,7 @@ struct ArgReduceAttrs : public ir::AttrsNode {
   /*! \brief Index of the last extreme instead of the first. */
   bool select_last_index = false;
 
-  static constexpr const char* _type_key = "relay.attrs.ArgReduceAttrs";
-  TVMLITE_DECLARE_ATTRS(ArgReduceAttrs);
+  TVMLITE_DECLARE_ATTRS(ArgReduceAttrs, "relay.attrs.ArgReduceAttrs");
 };
 
 /*! \brief dyn.<reduction>(data, axes): axes is a 1-D integer tensor read at run time. */
@@ -51,8 +49,7 @@ struct DynReduceAttrs : public ir::AttrsNode {
   /*! \brief An empty axes tensor reduces nothing (true) or every axis (false), ONNX's noop_with_empty_axes. */
   bool noop_with_empty_axes = false;
 
-  static constexpr const char* _type_key = "relay.attrs.DynReduceAttrs";
-  TVMLITE_DECLARE_ATTRS(DynReduceAttrs);
+  TVMLITE_DECLARE_ATTRS(DynReduceAttrs, "relay.attrs.DynReduceAttrs");
 };
 
 }  // namespace relay

@@ -30,8 +30,7 @@ struct RNNAttrs : public ir::AttrsNode {
   bool linear_before_reset = false;
   bool input_forget = false;
   int64_t layout = 0;
-  static constexpr const char* _type_key = "relay.attrs.RNNAttrs";
-  TVMLITE_DECLARE_ATTRS(RNNAttrs);
+  TVMLITE_DECLARE_ATTRS(RNNAttrs, "relay.attrs.RNNAttrs");
 };
 
 }  // namespace relay

@@ -36,8 +36,7 @@ struct DFTAttrs : public ir::AttrsNode {
   /*! \brief dft_length when static and given. */
   Optional<int64_t> dft_length;
 
-  static constexpr const char* _type_key = "relay.attrs.DFTAttrs";
-  TVMLITE_DECLARE_ATTRS(DFTAttrs);
+  TVMLITE_DECLARE_ATTRS(DFTAttrs, "relay.attrs.DFTAttrs");
 };
 
 /*! \brief signal.stft: ONNX STFT. */
@@ -46,8 +45,7 @@ struct STFTAttrs : public ir::AttrsNode {
   Optional<int64_t> frame_step;
   Optional<int64_t> frame_length;
 
-  static constexpr const char* _type_key = "relay.attrs.STFTAttrs";
-  TVMLITE_DECLARE_ATTRS(STFTAttrs);
+  TVMLITE_DECLARE_ATTRS(STFTAttrs, "relay.attrs.STFTAttrs");
 };
 
 /*! \brief signal.window: ONNX HannWindow / HammingWindow / BlackmanWindow. */
@@ -58,8 +56,7 @@ struct WindowAttrs : public ir::AttrsNode {
   runtime::DataType dtype = runtime::DataType::Float(32);
   Optional<int64_t> size;
 
-  static constexpr const char* _type_key = "relay.attrs.WindowAttrs";
-  TVMLITE_DECLARE_ATTRS(WindowAttrs);
+  TVMLITE_DECLARE_ATTRS(WindowAttrs, "relay.attrs.WindowAttrs");
 };
 
 /*! \brief signal.mel_weight_matrix: ONNX MelWeightMatrix. */
@@ -68,8 +65,7 @@ struct MelWeightMatrixAttrs : public ir::AttrsNode {
   Optional<int64_t> num_mel_bins;
   Optional<int64_t> dft_length;
 
-  static constexpr const char* _type_key = "relay.attrs.MelWeightMatrixAttrs";
-  TVMLITE_DECLARE_ATTRS(MelWeightMatrixAttrs);
+  TVMLITE_DECLARE_ATTRS(MelWeightMatrixAttrs, "relay.attrs.MelWeightMatrixAttrs");
 };
 
 }  // namespace relay

@@ -32,8 +32,7 @@ struct ScanopAttrs : public ir::AttrsNode {
   /*! \brief Scan from the end of the axis. */
   bool reverse = false;
 
-  static constexpr const char* _type_key = "relay.attrs.ScanopAttrs";
-  TVMLITE_DECLARE_ATTRS(ScanopAttrs);
+  TVMLITE_DECLARE_ATTRS(ScanopAttrs, "relay.attrs.ScanopAttrs");
 };
 
 /*! \brief topk: the k largest (or smallest) along axis, sorted, ties broken by the lower index. */
@@ -48,8 +47,7 @@ struct TopKAttrs : public ir::AttrsNode {
   /*! \brief The indices' integer dtype. */
   DataType dtype = DataType::Int(64);
 
-  static constexpr const char* _type_key = "relay.attrs.TopKAttrs";
-  TVMLITE_DECLARE_ATTRS(TopKAttrs);
+  TVMLITE_DECLARE_ATTRS(TopKAttrs, "relay.attrs.TopKAttrs");
 };
 
 /*! \brief argsort / sort along axis (stable). */
@@ -59,8 +57,7 @@ struct ArgsortAttrs : public ir::AttrsNode {
   /*! \brief argsort's index dtype. */
   DataType dtype = DataType::Int(64);
 
-  static constexpr const char* _type_key = "relay.attrs.ArgsortAttrs";
-  TVMLITE_DECLARE_ATTRS(ArgsortAttrs);
+  TVMLITE_DECLARE_ATTRS(ArgsortAttrs, "relay.attrs.ArgsortAttrs");
 };
 
 /*! \brief unique (ONNX Unique): unique values or slices along axis. */
@@ -70,8 +67,7 @@ struct UniqueAttrs : public ir::AttrsNode {
   /*! \brief Unique slices along this axis; None: unique elements of the flattened data. */
   Optional<int64_t> axis;
 
-  static constexpr const char* _type_key = "relay.attrs.UniqueAttrs";
-  TVMLITE_DECLARE_ATTRS(UniqueAttrs);
+  TVMLITE_DECLARE_ATTRS(UniqueAttrs, "relay.attrs.UniqueAttrs");
 };
 
 }  // namespace relay

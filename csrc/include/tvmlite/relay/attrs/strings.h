@@ -23,8 +23,7 @@ struct StringSplitAttrs : public ir::AttrsNode {
   bool has_delimiter = false;
   int64_t maxsplit = -1;        // < 0: no limit
 
-  static constexpr const char* _type_key = "relay.attrs.StringSplitAttrs";
-  TVMLITE_DECLARE_ATTRS(StringSplitAttrs);
+  TVMLITE_DECLARE_ATTRS(StringSplitAttrs, "relay.attrs.StringSplitAttrs");
 };
 
 struct StringNormalizerAttrs : public ir::AttrsNode {
@@ -33,15 +32,13 @@ struct StringNormalizerAttrs : public ir::AttrsNode {
   std::string locale;
   Array<String> stopwords;
 
-  static constexpr const char* _type_key = "relay.attrs.StringNormalizerAttrs";
-  TVMLITE_DECLARE_ATTRS(StringNormalizerAttrs);
+  TVMLITE_DECLARE_ATTRS(StringNormalizerAttrs, "relay.attrs.StringNormalizerAttrs");
 };
 
 struct RegexFullMatchAttrs : public ir::AttrsNode {
   std::string pattern;
 
-  static constexpr const char* _type_key = "relay.attrs.RegexFullMatchAttrs";
-  TVMLITE_DECLARE_ATTRS(RegexFullMatchAttrs);
+  TVMLITE_DECLARE_ATTRS(RegexFullMatchAttrs, "relay.attrs.RegexFullMatchAttrs");
 };
 
 /*! \brief keys[i] -> values[i]; keys and values are strings, ints or floats (the *_dtype fields say which). */
@@ -51,8 +48,7 @@ struct LabelEncoderAttrs : public ir::AttrsNode {
   Any default_value;
   std::string out_dtype;  // the values' dtype: "string", "int64", "float32", ...
 
-  static constexpr const char* _type_key = "relay.attrs.LabelEncoderAttrs";
-  TVMLITE_DECLARE_ATTRS(LabelEncoderAttrs);
+  TVMLITE_DECLARE_ATTRS(LabelEncoderAttrs, "relay.attrs.LabelEncoderAttrs");
 };
 
 }  // namespace relay

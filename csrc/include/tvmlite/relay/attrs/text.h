@@ -33,8 +33,7 @@ struct TfIdfVectorizerAttrs : public ir::AttrsNode {
   /*! \brief One weight per pool n-gram (empty: all ones). */
   runtime::Array<double> weights;
 
-  static constexpr const char* _type_key = "relay.attrs.TfIdfVectorizerAttrs";
-  TVMLITE_DECLARE_ATTRS(TfIdfVectorizerAttrs);
+  TVMLITE_DECLARE_ATTRS(TfIdfVectorizerAttrs, "relay.attrs.TfIdfVectorizerAttrs");
 };
 
 }  // namespace relay

@@ -22,8 +22,7 @@ struct OptimizerAttrs : public ir::AttrsNode {
   double decay_factor = 0.0;           // Adagrad
   std::string mode = "standard";       // Momentum: "standard" or "nesterov"
 
-  static constexpr const char* _type_key = "relay.attrs.OptimizerAttrs";
-  TVMLITE_DECLARE_ATTRS(OptimizerAttrs);
+  TVMLITE_DECLARE_ATTRS(OptimizerAttrs, "relay.attrs.OptimizerAttrs");
 };
 
 }  // namespace relay

@@ -37,8 +37,7 @@ using runtime::Optional;
 struct ReshapeAttrs : public AttrsNode {
   Array<int64_t> newshape;
   bool allowzero = false;
-  static constexpr const char* _type_key = "relay.attrs.ReshapeAttrs";
-  TVMLITE_DECLARE_ATTRS(ReshapeAttrs);
+  TVMLITE_DECLARE_ATTRS(ReshapeAttrs, "relay.attrs.ReshapeAttrs");
 };
 
 /*!
@@ -50,22 +49,19 @@ struct ReshapeLikeAttrs : public AttrsNode {
   Optional<int64_t> lhs_end;
   int64_t rhs_begin = 0;
   Optional<int64_t> rhs_end;
-  static constexpr const char* _type_key = "relay.attrs.ReshapeLikeAttrs";
-  TVMLITE_DECLARE_ATTRS(ReshapeLikeAttrs);
+  TVMLITE_DECLARE_ATTRS(ReshapeLikeAttrs, "relay.attrs.ReshapeLikeAttrs");
 };
 
 /*! \brief transpose: a permutation of the axes; empty reverses them (numpy's default). */
 struct TransposeAttrs : public AttrsNode {
   Array<int64_t> axes;
-  static constexpr const char* _type_key = "relay.attrs.TransposeAttrs";
-  TVMLITE_DECLARE_ATTRS(TransposeAttrs);
+  TVMLITE_DECLARE_ATTRS(TransposeAttrs, "relay.attrs.TransposeAttrs");
 };
 
 /*! \brief concatenate (a Tuple input) along axis. */
 struct ConcatenateAttrs : public AttrsNode {
   int64_t axis = 0;
-  static constexpr const char* _type_key = "relay.attrs.ConcatenateAttrs";
-  TVMLITE_DECLARE_ATTRS(ConcatenateAttrs);
+  TVMLITE_DECLARE_ATTRS(ConcatenateAttrs, "relay.attrs.ConcatenateAttrs");
 };
 
 /*!
@@ -76,8 +72,7 @@ struct SplitAttrs : public AttrsNode {
   int64_t sections = 0;
   Array<int64_t> indices;
   int64_t axis = 0;
-  static constexpr const char* _type_key = "relay.attrs.SplitAttrs";
-  TVMLITE_DECLARE_ATTRS(SplitAttrs);
+  TVMLITE_DECLARE_ATTRS(SplitAttrs, "relay.attrs.SplitAttrs");
 };
 
 /*!
@@ -90,8 +85,7 @@ struct StridedSliceAttrs : public AttrsNode {
   Array<int64_t> strides;
   Optional<Array<int64_t>> axes;
   std::string slice_mode = "end";
-  static constexpr const char* _type_key = "relay.attrs.StridedSliceAttrs";
-  TVMLITE_DECLARE_ATTRS(StridedSliceAttrs);
+  TVMLITE_DECLARE_ATTRS(StridedSliceAttrs, "relay.attrs.StridedSliceAttrs");
 };
 
 /*!
@@ -100,8 +94,7 @@ struct StridedSliceAttrs : public AttrsNode {
  */
 struct SliceLikeAttrs : public AttrsNode {
   Array<int64_t> axes;
-  static constexpr const char* _type_key = "relay.attrs.SliceLikeAttrs";
-  TVMLITE_DECLARE_ATTRS(SliceLikeAttrs);
+  TVMLITE_DECLARE_ATTRS(SliceLikeAttrs, "relay.attrs.SliceLikeAttrs");
 };
 
 /*!
@@ -112,15 +105,13 @@ struct TakeAttrs : public AttrsNode {
   int64_t batch_dims = 0;
   int64_t axis = 0;
   std::string mode = "fast";
-  static constexpr const char* _type_key = "relay.attrs.TakeAttrs";
-  TVMLITE_DECLARE_ATTRS(TakeAttrs);
+  TVMLITE_DECLARE_ATTRS(TakeAttrs, "relay.attrs.TakeAttrs");
 };
 
 /*! \brief gather (ONNX GatherElements) and scatter_elements: per-element indexing along axis. */
 struct GatherAttrs : public AttrsNode {
   int64_t axis = 0;
-  static constexpr const char* _type_key = "relay.attrs.GatherAttrs";
-  TVMLITE_DECLARE_ATTRS(GatherAttrs);
+  TVMLITE_DECLARE_ATTRS(GatherAttrs, "relay.attrs.GatherAttrs");
 };
 
 /*!
@@ -129,30 +120,26 @@ struct GatherAttrs : public AttrsNode {
  */
 struct GatherNDAttrs : public AttrsNode {
   int64_t batch_dims = 0;
-  static constexpr const char* _type_key = "relay.attrs.GatherNDAttrs";
-  TVMLITE_DECLARE_ATTRS(GatherNDAttrs);
+  TVMLITE_DECLARE_ATTRS(GatherNDAttrs, "relay.attrs.GatherNDAttrs");
 };
 
 /*! \brief scatter_elements: reduction "update" (ONNX "none"), "add", "mul", "min", "max". */
 struct ScatterElementsAttrs : public AttrsNode {
   int64_t axis = 0;
   std::string reduction = "update";
-  static constexpr const char* _type_key = "relay.attrs.ScatterElementsAttrs";
-  TVMLITE_DECLARE_ATTRS(ScatterElementsAttrs);
+  TVMLITE_DECLARE_ATTRS(ScatterElementsAttrs, "relay.attrs.ScatterElementsAttrs");
 };
 
 /*! \brief scatter_nd in ONNX's layout (indices (..., k)); mode "update", "add", "mul", "min", "max". */
 struct ScatterNDAttrs : public AttrsNode {
   std::string mode = "update";
-  static constexpr const char* _type_key = "relay.attrs.ScatterNDAttrs";
-  TVMLITE_DECLARE_ATTRS(ScatterNDAttrs);
+  TVMLITE_DECLARE_ATTRS(ScatterNDAttrs, "relay.attrs.ScatterNDAttrs");
 };
 
 /*! \brief broadcast_to: numpy broadcasting of data's shape with `shape` (ONNX Expand is bidirectional). */
 struct BroadcastToAttrs : public AttrsNode {
   Array<int64_t> shape;
-  static constexpr const char* _type_key = "relay.attrs.BroadcastToAttrs";
-  TVMLITE_DECLARE_ATTRS(BroadcastToAttrs);
+  TVMLITE_DECLARE_ATTRS(BroadcastToAttrs, "relay.attrs.BroadcastToAttrs");
 };
 
 /*!
@@ -162,15 +149,13 @@ struct BroadcastToAttrs : public AttrsNode {
 struct BroadcastToLikeAttrs : public AttrsNode {
   Array<int64_t> axes;
   Array<int64_t> like_axes;
-  static constexpr const char* _type_key = "relay.attrs.BroadcastToLikeAttrs";
-  TVMLITE_DECLARE_ATTRS(BroadcastToLikeAttrs);
+  TVMLITE_DECLARE_ATTRS(BroadcastToLikeAttrs, "relay.attrs.BroadcastToLikeAttrs");
 };
 
 /*! \brief tile: numpy.tile (reps shorter than the rank are padded with leading 1s, and vice versa). */
 struct TileAttrs : public AttrsNode {
   Array<int64_t> reps;
-  static constexpr const char* _type_key = "relay.attrs.TileAttrs";
-  TVMLITE_DECLARE_ATTRS(TileAttrs);
+  TVMLITE_DECLARE_ATTRS(TileAttrs, "relay.attrs.TileAttrs");
 };
 
 /*!
@@ -180,23 +165,20 @@ struct TileAttrs : public AttrsNode {
 struct PadAttrs : public AttrsNode {
   Array<int64_t> pad_width;
   std::string pad_mode = "constant";
-  static constexpr const char* _type_key = "relay.attrs.PadAttrs";
-  TVMLITE_DECLARE_ATTRS(PadAttrs);
+  TVMLITE_DECLARE_ATTRS(PadAttrs, "relay.attrs.PadAttrs");
 };
 
 /*! \brief squeeze: the listed axes (each of size 1), or every dim known to be 1 when axis is None. */
 struct SqueezeAttrs : public AttrsNode {
   Optional<Array<int64_t>> axis;
-  static constexpr const char* _type_key = "relay.attrs.SqueezeAttrs";
-  TVMLITE_DECLARE_ATTRS(SqueezeAttrs);
+  TVMLITE_DECLARE_ATTRS(SqueezeAttrs, "relay.attrs.SqueezeAttrs");
 };
 
 /*! \brief expand_dims: num_newaxis dims of size 1 inserted at axis (in [-rank-1, rank]). */
 struct ExpandDimsAttrs : public AttrsNode {
   int64_t axis = 0;
   int64_t num_newaxis = 1;
-  static constexpr const char* _type_key = "relay.attrs.ExpandDimsAttrs";
-  TVMLITE_DECLARE_ATTRS(ExpandDimsAttrs);
+  TVMLITE_DECLARE_ATTRS(ExpandDimsAttrs, "relay.attrs.ExpandDimsAttrs");
 };
 
 /*! \brief nn.depth_to_space / nn.space_to_depth on NCHW; mode "DCR" or "CRD". */
@@ -204,38 +186,33 @@ struct SubPixelAttrs : public AttrsNode {
   int64_t block_size = 1;
   std::string layout = "NCHW";
   std::string mode = "DCR";
-  static constexpr const char* _type_key = "relay.attrs.SubPixelAttrs";
-  TVMLITE_DECLARE_ATTRS(SubPixelAttrs);
+  TVMLITE_DECLARE_ATTRS(SubPixelAttrs, "relay.attrs.SubPixelAttrs");
 };
 
 /*! \brief shape_of, ndarray_size, argwhere, arange, full, eye_like: the result dtype. */
 struct DtypeAttrs : public AttrsNode {
   DataType dtype = DataType::Int(64);
-  static constexpr const char* _type_key = "relay.attrs.DtypeAttrs";
-  TVMLITE_DECLARE_ATTRS(DtypeAttrs);
+  TVMLITE_DECLARE_ATTRS(DtypeAttrs, "relay.attrs.DtypeAttrs");
 };
 
 /*! \brief full: fill_value (a scalar input) broadcast to shape, as dtype (void: fill_value's). */
 struct FullAttrs : public AttrsNode {
   Array<int64_t> shape;
   DataType dtype;
-  static constexpr const char* _type_key = "relay.attrs.FullAttrs";
-  TVMLITE_DECLARE_ATTRS(FullAttrs);
+  TVMLITE_DECLARE_ATTRS(FullAttrs, "relay.attrs.FullAttrs");
 };
 
 /*! \brief trilu (the k input shifts the diagonal): the upper or the lower triangle. */
 struct TriluAttrs : public AttrsNode {
   bool upper = true;
-  static constexpr const char* _type_key = "relay.attrs.TriluAttrs";
-  TVMLITE_DECLARE_ATTRS(TriluAttrs);
+  TVMLITE_DECLARE_ATTRS(TriluAttrs, "relay.attrs.TriluAttrs");
 };
 
 /*! \brief eye_like: ones on diagonal k of a 2-D tensor shaped as the input, as dtype (void: the input's). */
 struct EyeLikeAttrs : public AttrsNode {
   int64_t k = 0;
   DataType dtype;
-  static constexpr const char* _type_key = "relay.attrs.EyeLikeAttrs";
-  TVMLITE_DECLARE_ATTRS(EyeLikeAttrs);
+  TVMLITE_DECLARE_ATTRS(EyeLikeAttrs, "relay.attrs.EyeLikeAttrs");
 };
 
 /*!
@@ -246,16 +223,14 @@ struct OneHotAttrs : public AttrsNode {
   int64_t depth = 1;
   int64_t axis = -1;
   DataType dtype;
-  static constexpr const char* _type_key = "relay.attrs.OneHotAttrs";
-  TVMLITE_DECLARE_ATTRS(OneHotAttrs);
+  TVMLITE_DECLARE_ATTRS(OneHotAttrs, "relay.attrs.OneHotAttrs");
 };
 
 /*! \brief reverse_sequence: reverse the first seq_lengths[b] items along seq_axis for each b on batch_axis. */
 struct ReverseSequenceAttrs : public AttrsNode {
   int64_t seq_axis = 1;
   int64_t batch_axis = 0;
-  static constexpr const char* _type_key = "relay.attrs.ReverseSequenceAttrs";
-  TVMLITE_DECLARE_ATTRS(ReverseSequenceAttrs);
+  TVMLITE_DECLARE_ATTRS(ReverseSequenceAttrs, "relay.attrs.ReverseSequenceAttrs");
 };
 
 }  // namespace relay

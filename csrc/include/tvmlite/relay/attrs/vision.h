@@ -29,8 +29,7 @@ struct ROIAlignAttrs : public ir::AttrsNode {
   /*! \brief "half_pixel" (shift by -0.5) or "output_half_pixel" (no shift, the opset-10 behaviour). */
   std::string coordinate_transformation_mode = "half_pixel";
 
-  static constexpr const char* _type_key = "relay.attrs.ROIAlignAttrs";
-  TVMLITE_DECLARE_ATTRS(ROIAlignAttrs);
+  TVMLITE_DECLARE_ATTRS(ROIAlignAttrs, "relay.attrs.ROIAlignAttrs");
 };
 
 /*! \brief vision.non_max_suppression: ONNX NonMaxSuppression. */
@@ -38,8 +37,7 @@ struct NonMaximumSuppressionAttrs : public ir::AttrsNode {
   /*! \brief 0: boxes are [y1, x1, y2, x2] (any diagonal); 1: [x_center, y_center, width, height]. */
   int64_t center_point_box = 0;
 
-  static constexpr const char* _type_key = "relay.attrs.NonMaximumSuppressionAttrs";
-  TVMLITE_DECLARE_ATTRS(NonMaximumSuppressionAttrs);
+  TVMLITE_DECLARE_ATTRS(NonMaximumSuppressionAttrs, "relay.attrs.NonMaximumSuppressionAttrs");
 };
 
 }  // namespace relay
