@@ -102,9 +102,7 @@ class GraphExecutorObj : public Object {
   std::vector<int64_t> input_nodes;  // node ids of the inputs, in order
   std::unordered_map<std::string, int64_t> input_index;
 
-  static constexpr const char* _type_key = "runtime.GraphExecutor";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(GraphExecutorObj, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("runtime.GraphExecutor", GraphExecutorObj, Object);
 
   /*! \brief Parse and check the graph; unless check_only, also allocate its memory and bind its kernels. */
   void Init(const Map<String, Any>& graph, const Map<String, Any>& params, const Map<String, Any>* py_factories,

@@ -225,7 +225,8 @@ OpRegEntry& OpRegEntry::set_attrs_type_index(int32_t index, const char* key) {
   node()->attrs_type_key = key;
   return *this;
 }
-OpRegEntry& OpRegEntry::add_type_rel(const std::string& rel_name, TypeRelFn fn) {
+OpRegEntry& OpRegEntry::SetTypeRelation(const std::string& rel_name,
+                                        std::function<Type(const Array<Type>&, const Attrs&)> fn) {
   std::string what = op_->name + " type relation " + rel_name;
   // The op's arity is checked here, once for every relation (a variadic op's relation checks its own).
   const OpNode* op = op_.get();

@@ -27,9 +27,7 @@ class PairObj : public Object {
   PairObj() = default;
   PairObj(Any first_in, Any second_in) : first(std::move(first_in)), second(std::move(second_in)) {}
 
-  static constexpr const char* _type_key = "testing.Pair";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(PairObj, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("testing.Pair", PairObj, Object);
 };
 
 TVMLITE_STATIC_INIT_BLOCK({
@@ -115,9 +113,7 @@ class TestingVarObj : public Object {
   std::string name;
   Any annotation;
 
-  static constexpr const char* _type_key = "testing.Var";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TestingVarObj, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("testing.Var", TestingVarObj, Object);
 };
 
 /*! \brief testing.Lambda: binds `params` (a definition field) in `body`. */
@@ -126,9 +122,7 @@ class TestingLambdaObj : public Object {
   Array<Any> params;
   Any body;
 
-  static constexpr const char* _type_key = "testing.Lambda";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TestingLambdaObj, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("testing.Lambda", TestingLambdaObj, Object);
 };
 
 TVMLITE_STATIC_INIT_BLOCK({

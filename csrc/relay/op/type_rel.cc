@@ -21,6 +21,15 @@ const TensorTypeNode* TensorArg(const Array<Type>& args, size_t i) {
   return tt;  // args holds the type alive for the relation's duration
 }
 
+void CheckOneOf(const std::string& what, const std::string& value, std::initializer_list<const char*> allowed) {
+  for (const char* a : allowed) {
+    if (value == a) return;
+  }
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  TVMLITE_THROW(ValueError) << what << " must be one of " << list << ", got '" << value << "'";
+}
+
 bool DimEqual(const Any& a, const Any& b) {
   if (a.type_index() == kTVMLiteInt && b.type_index() == kTVMLiteInt) return a.cast<int64_t>() == b.cast<int64_t>();
   std::optional<SizeVar> va = a.as<SizeVar>(), vb = b.as<SizeVar>();

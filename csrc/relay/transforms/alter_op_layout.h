@@ -125,9 +125,7 @@ class AlterOpLayoutContextNode : public Object {
    */
   Expr Blocked(const Expr& old, int64_t block, int64_t padded = 0);
 
-  static constexpr const char* _type_key = "relay.AlterOpLayoutContext";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(AlterOpLayoutContextNode, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.AlterOpLayoutContext", AlterOpLayoutContextNode, Object);
 
  private:
   std::unordered_map<const Object*, Value> values_;

@@ -102,15 +102,24 @@ Expr MergeGroups(const Expr& w, const std::vector<int64_t>& ws, int64_t groups, 
   return reshape(Call(Op::Get("multiply"), {split, Constant(eye)}), {O, k * group_in, ws[2], ws[3]});
 }
 
+/*! \brief conv{N}d's attrs when the call is a float32 conv in the channel-first layouts the blocked kernels take. */
+template <int N>
+const ConvAttrs<N>* ChannelFirstFloatConv(const CallNode* call) {
+  const auto* a = call->attrs.as<ConvAttrs<N>>();
+  if (a == nullptr || a->data_layout != ChannelFirstLayout(N) || a->kernel_layout != ConvKernelLayout(N) ||
+      !(a->out_layout.empty() || a->out_layout == ChannelFirstLayout(N)) ||
+      (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(call->args[0]) ||
+      !IsFloat32(call->args[1])) {
+    return nullptr;
+  }
+  return a;
+}
+
 bool Conv2D(const CallNode* call, AlterOpLayoutContextNode* ctx, Value* out) {
-  const auto* a = call->attrs.as<Conv2DAttrs>();
+  const Conv2DAttrs* a = ChannelFirstFloatConv<2>(call);
+  if (a == nullptr) return false;
   const Expr& data = call->args[0];
   const Expr& weight = call->args[1];
-  if (a == nullptr || a->data_layout != "NCHW" || a->kernel_layout != "OIHW" ||
-      !(a->out_layout.empty() || a->out_layout == "NCHW") ||
-      (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(data) || !IsFloat32(weight)) {
-    return false;
-  }
   // The blocks and the kernel are chosen from the channels and the weight: N, H and W may be symbolic.
   std::optional<int64_t> channels = StaticDim(data, 1);
   std::optional<std::vector<int64_t>> ws = StaticShape(weight);
@@ -185,14 +194,10 @@ bool Conv2D(const CallNode* call, AlterOpLayoutContextNode* ctx, Value* out) {
 }
 
 bool Conv3D(const CallNode* call, AlterOpLayoutContextNode* ctx, Value* out) {
-  const auto* a = call->attrs.as<Conv3DAttrs>();
+  const Conv3DAttrs* a = ChannelFirstFloatConv<3>(call);
+  if (a == nullptr) return false;
   const Expr& data = call->args[0];
   const Expr& weight = call->args[1];
-  if (a == nullptr || a->data_layout != "NCDHW" || a->kernel_layout != "OIDHW" ||
-      !(a->out_layout.empty() || a->out_layout == "NCDHW") ||
-      (a->out_dtype.has_value() && *a->out_dtype != DataType::Float(32)) || !IsFloat32(data) || !IsFloat32(weight)) {
-    return false;
-  }
   std::optional<int64_t> channels = StaticDim(data, 1);  // N, D, H and W may be symbolic
   std::optional<std::vector<int64_t>> ws = StaticShape(weight);
   if (RankOf(data.get()) != 5 || !channels || !ws || ws->size() != 5) return false;

@@ -28,9 +28,7 @@ class DynamicToStaticContextNode : public Object {
   /*! \brief Memoised shape values; mutable: evaluating fills the memo, it changes no value. */
   mutable ShapeValueEvaluator shapes;
 
-  static constexpr const char* _type_key = "relay.DynamicToStaticContext";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(DynamicToStaticContextNode, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.DynamicToStaticContext", DynamicToStaticContextNode, Object);
 };
 
 class DynamicToStaticContext : public ObjectRef {

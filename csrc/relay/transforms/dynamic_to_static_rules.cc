@@ -254,56 +254,32 @@ Expr BroadcastLike(ShapeValueEvaluator* shapes, const Array<Expr>& args) {
 }
 
 /*!
- * \brief The static ends of a slice of x whose ends are a shape value known as dims: a forward slice ending at
- * its axis's own dim ends at the end; nullopt when another entry is symbolic.
+ * \brief The static begins (or ends) of a slice of x given as a shape value: an int entry is itself; a symbolic one
+ * is static where a forward slice starts at minus its axis's own dim (begins: 0, exactly; T5's bias[:, :, -seq:, :]
+ * on a (.., seq, ..) bias) or ends at that dim (ends: the end). nullopt when another entry is symbolic.
  */
-std::optional<Ints> SliceEnds(ShapeValueEvaluator* shapes, const Expr& x, const Expr& ends, const Ints& steps,
-                              const Ints& axes) {
-  const ShapeValue* v = shapes->Eval(ends);
+std::optional<Ints> SliceBounds(ShapeValueEvaluator* shapes, const Expr& x, const Expr& bounds, const Ints& steps,
+                                const Ints& axes, bool ends) {
+  const ShapeValue* v = shapes->Eval(bounds);
   const TensorTypeNode* t = TensorTypeOf(x);
   if (v == nullptr || t == nullptr || v->scalar || v->dims.size() != axes.size()) return std::nullopt;
   Ints out;
-  int64_t rank = static_cast<int64_t>(t->ndim());
+  const int64_t rank = static_cast<int64_t>(t->ndim());
   for (size_t i = 0; i < axes.size(); ++i) {
-    const Any& d = v->dims[i];
-    int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
-    if (d.type_index() == kTVMLiteInt) {
-      out.push_back(d.cast<int64_t>());
-    } else if (axis >= 0 && axis < rank && (steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0]) > 0 &&
-               shapes->Same(*v, i, t->shape[axis])) {
-      out.push_back(std::numeric_limits<int64_t>::max());
-    } else {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
-
-
-
-/*!
- * \brief The static begins of a slice of x whose begins are a shape value known as dims: a forward slice from
- * minus its axis's own dim (T5's bias[:, :, -seq:, :] on a (.., seq, ..) bias) starts at 0, exactly; nullopt
- * when another entry is symbolic.
- */
-std::optional<Ints> SliceBegins(ShapeValueEvaluator* shapes, const Expr& x, const Expr& begins, const Ints& steps,
-                                const Ints& axes) {
-  const ShapeValue* v = shapes->Eval(begins);
-  const TensorTypeNode* t = TensorTypeOf(x);
-  if (v == nullptr || t == nullptr || v->scalar || v->dims.size() != axes.size()) return std::nullopt;
-  Ints out;
-  int64_t rank = static_cast<int64_t>(t->ndim());
-  for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
     const int64_t step = steps.size() > 1 ? steps[i] : steps.empty() ? 1 : steps[0];
-    std::optional<Affine> own = axis >= 0 && axis < rank ? shapes->SumOf(t->shape[axis]) : std::nullopt;
-    std::optional<Affine> minus = own ? Affine::AddScaled(Affine(), *own, -1) : std::nullopt;
     if (v->dims[i].type_index() == kTVMLiteInt) {
       out.push_back(v->dims[i].cast<int64_t>());
-    } else if (step > 0 && minus && v->sums[i] && *v->sums[i] == *minus) {
-      out.push_back(0);  // -d + d; for d = 0 the begin is 0 as well
+      continue;
+    }
+    if (step <= 0 || axis < 0 || axis >= rank) return std::nullopt;
+    if (ends) {
+      if (!shapes->Same(*v, i, t->shape[axis])) return std::nullopt;
+      out.push_back(std::numeric_limits<int64_t>::max());
     } else {
-      return std::nullopt;
+      std::optional<Affine> own = shapes->SumOf(t->shape[axis]);
+      if (!own || !v->sums[i] || !(*v->sums[i] == Affine::AddScaled(Affine(), *own, -1))) return std::nullopt;
+      out.push_back(0);  // -d + d; for d = 0 the begin is 0 as well
     }
   }
   return out;
@@ -423,8 +399,8 @@ Expr StridedSlice(const CallNode* call, ShapeValueEvaluator* shapes) {
   const Array<Expr>& args = call->args;
   std::optional<Ints> b = ConstInts(args[1]), s = ConstInts(args[3]), a = ConstInts(args[4]);
   std::optional<Ints> e = ConstInts(args[2]);
-  if (!b && s && a) b = SliceBegins(shapes, args[0], args[1], *s, *a);
-  if (!e && b && s && a) e = SliceEnds(shapes, args[0], args[2], *s, *a);
+  if (!b && s && a) b = SliceBounds(shapes, args[0], args[1], *s, *a, /*ends=*/false);
+  if (!e && b && s && a) e = SliceBounds(shapes, args[0], args[2], *s, *a, /*ends=*/true);
   if (!b || !e || !s || !a) return SliceLike(shapes, args);
   if (IsWholeSlice(*b, *e, *s)) return args[0];  // x[0:] on every axis sliced (bias[:, :, -seq:] of seq)
   auto attrs = make_object<StridedSliceAttrs>();

@@ -178,14 +178,7 @@ class ScaleFolder : public ExprMutator {
 
 }  // namespace
 
-IRModule FoldScaleAxis(const IRModule& mod) {
-  IRModule typed = InferType(mod);
-  return MapFunctions(typed, [](const Function& f) {
-    UseCounter counter;
-    counter.VisitExpr(f);
-    return runtime::Downcast<Function>(ScaleFolder(std::move(counter.uses)).Mutate(f));
-  });
-}
+IRModule FoldScaleAxis(const IRModule& mod) { return RewriteWithUses<ScaleFolder>(mod); }
 
 TVMLITE_REGISTER_GLOBAL("relay._transform.FoldScaleAxis").set_body_typed([](IRModule mod) {
   return FoldScaleAxis(mod);

@@ -87,6 +87,16 @@ class UseCounter : public ExprVisitor {
   void VisitExpr_(const FunctionNode* n) override { ++uses[n->body.get()]; }
 };
 
+/*! \brief mod typed, each function rewritten by a Rewriter made from its users' counts (UseCounter::uses). */
+template <typename Rewriter>
+IRModule RewriteWithUses(const IRModule& mod) {
+  return MapFunctions(InferType(mod), [](const Function& f) {
+    UseCounter counter;
+    counter.VisitExpr(f);
+    return runtime::Downcast<Function>(Rewriter(std::move(counter.uses)).Mutate(f));
+  });
+}
+
 }  // namespace relay
 }  // namespace tvmlite
 #endif  // TVMLITE_RELAY_TRANSFORMS_PASS_UTIL_H_

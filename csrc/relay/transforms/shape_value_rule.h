@@ -28,9 +28,7 @@ class ShapeValueContextNode : public Object {
  public:
   ShapeValueEvaluator* shapes = nullptr;
 
-  static constexpr const char* _type_key = "relay.ShapeValueContext";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(ShapeValueContextNode, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.ShapeValueContext", ShapeValueContextNode, Object);
 };
 
 class ShapeValueContext : public ObjectRef {
@@ -43,9 +41,7 @@ class ShapeValueObj : public Object {
  public:
   ShapeValue value;
 
-  static constexpr const char* _type_key = "relay.ShapeValue";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(ShapeValueObj, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.ShapeValue", ShapeValueObj, Object);
 };
 
 class ShapeValueRef : public ObjectRef {

@@ -273,14 +273,7 @@ class ExprSimplifier : public ExprMutator {
 
 }  // namespace
 
-IRModule SimplifyExpr(const IRModule& mod) {
-  IRModule typed = InferType(mod);
-  return MapFunctions(typed, [](const Function& f) {
-    UseCounter counter;
-    counter.VisitExpr(f);
-    return runtime::Downcast<Function>(ExprSimplifier(std::move(counter.uses)).Mutate(f));
-  });
-}
+IRModule SimplifyExpr(const IRModule& mod) { return RewriteWithUses<ExprSimplifier>(mod); }
 
 TVMLITE_REGISTER_GLOBAL("relay._transform.SimplifyExpr").set_body_typed([](IRModule mod) {
   return SimplifyExpr(mod);

@@ -68,3 +68,33 @@ def test_type_relation_from_the_registry_is_callable():
     assert str(out) == "Tensor[(2, 3), float32]"
     with pytest.raises(ValueError, match=r"shapes \(2,\) and \(3,\) do not broadcast"):
         rel([ir.TensorType((2,), "float32"), ir.TensorType((3,), "float32")], None)
+
+
+def test_arity_comes_from_the_arguments_and_is_checked_before_the_relation():
+    # Registrations state the arguments once: the op's input count is theirs, and the relation's wrapper checks it
+    # for every relation (no relation repeats it).
+    for name in ("nn.dense", "where", "nn.conv2d", "image.resize", "nn.layer_norm", "qnn.quantize"):
+        op = ir.Op.get(name)
+        assert op.num_inputs == len(op.arguments) > 0, name
+    assert ir.Op.get("concatenate").num_inputs == 1  # one Tuple argument
+    assert ir.Op.get("raise_error").num_inputs == 0 and not ir.Op.get("raise_error").arguments
+    t = ir.TensorType((2, 3), "float32")
+    for name, n in (("nn.dense", 2), ("exp", 1), ("where", 3)):
+        rel = ir.Op.get(name).get_attr("FTypeRelation")
+        with pytest.raises(TypeError, match=f"expected {n} inputs, got {n + 1}"):
+            rel([t] * (n + 1), None)
+
+
+def test_a_typed_relation_sets_the_attrs_type_and_rejects_other_attrs():
+    # DenseRel takes DenseAttrs: registering it set the op's attrs type (there is no set_attrs_type in its chain).
+    dense = ir.Op.get("nn.dense")
+    assert dense.attrs_type_key == "relay.attrs.DenseAttrs"
+    rel = dense.get_attr("FTypeRelation")
+    data, weight = ir.TensorType((4, 8), "float32"), ir.TensorType((5, 8), "float32")
+    dense_call = relay.nn.dense(relay.var("x", shape=(4, 8)), relay.var("w", shape=(5, 8)))
+    assert str(rel([data, weight], dense_call.attrs)) == "Tensor[(4, 5), float32]"
+    other = relay.nn.softmax(relay.var("y", shape=(4, 8))).attrs
+    with pytest.raises(TypeError, match="expected attrs relay.attrs.DenseAttrs, got relay.attrs.SoftmaxAttrs"):
+        rel([data, weight], other)
+    with pytest.raises(TypeError, match="expected attrs relay.attrs.DenseAttrs, got None"):
+        rel([data, weight], None)

@@ -53,16 +53,21 @@ class DictAttrsNode : public AttrsNode {
  public:
   Map<String, Any> dict;
 
-  static constexpr const char* _type_key = "ir.DictAttrs";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(DictAttrsNode, AttrsNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.DictAttrs", DictAttrsNode, AttrsNode);
 };
 
 /*! \brief Declare a final attrs struct and its type key (TVM's TVM_DECLARE_ATTRS(ClassName, TypeKey)). */
-#define TVMLITE_DECLARE_ATTRS(TypeName, TypeKey)   \
-  static constexpr const char* _type_key = TypeKey; \
-  TVMLITE_DYNAMIC_TYPE_INDEX;                       \
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TypeName, ::tvmlite::ir::AttrsNode)
+#define TVMLITE_DECLARE_ATTRS(TypeName, TypeKey) \
+  TVMLITE_DECLARE_FINAL_OBJECT(TypeKey, TypeName, ::tvmlite::ir::AttrsNode)
+
+/*! \brief The attrs as T; TypeError (an internal mix-up) otherwise. */
+template <typename T>
+const T* AttrsAs(const Attrs& attrs) {
+  const T* a = attrs.as<T>();
+  TVMLITE_CHECK_KIND(a != nullptr, TypeError)
+      << "expected attrs " << T::_type_key << ", got " << (attrs.defined() ? attrs->GetTypeKey() : "None");
+  return a;
+}
 
 /*!
  * \brief A default attrs object of type_index with its reflected fields set from values in declaration order

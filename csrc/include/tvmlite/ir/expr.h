@@ -55,9 +55,7 @@ class VarNode : public RelayExprNode {
   VarNode() = default;
   VarNode(std::string name_hint, Optional<Type> type_annotation);
 
-  static constexpr const char* _type_key = "relay.Var";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(VarNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.Var", VarNode, RelayExprNode);
 };
 
 class Var : public Expr {
@@ -74,9 +72,7 @@ class ConstantNode : public RelayExprNode {
   ConstantNode() = default;
   explicit ConstantNode(NDArray data);
 
-  static constexpr const char* _type_key = "relay.Constant";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(ConstantNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.Constant", ConstantNode, RelayExprNode);
 };
 
 class Constant : public Expr {
@@ -95,9 +91,7 @@ class CallNode : public RelayExprNode {
   CallNode() = default;
   CallNode(Expr op, Array<Expr> args, Optional<Attrs> attrs);
 
-  static constexpr const char* _type_key = "relay.Call";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(CallNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.Call", CallNode, RelayExprNode);
 };
 
 class Call : public Expr {
@@ -114,9 +108,7 @@ class TupleNode : public RelayExprNode {
   TupleNode() = default;
   explicit TupleNode(Array<Expr> fields);
 
-  static constexpr const char* _type_key = "relay.Tuple";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TupleNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.Tuple", TupleNode, RelayExprNode);
 };
 
 class Tuple : public Expr {
@@ -134,9 +126,7 @@ class TupleGetItemNode : public RelayExprNode {
   TupleGetItemNode() = default;
   TupleGetItemNode(Expr tuple, int64_t index);
 
-  static constexpr const char* _type_key = "relay.TupleGetItem";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TupleGetItemNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.TupleGetItem", TupleGetItemNode, RelayExprNode);
 };
 
 class TupleGetItem : public Expr {
@@ -161,9 +151,7 @@ class FunctionNode : public RelayExprNode {
   /*! \brief attrs[key], or None. */
   Any GetAttr(const std::string& key) const;
 
-  static constexpr const char* _type_key = "relay.Function";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(FunctionNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("relay.Function", FunctionNode, RelayExprNode);
 };
 
 class Function : public Expr {

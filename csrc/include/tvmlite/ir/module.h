@@ -22,9 +22,7 @@ class IRModuleNode : public Object {
   /*! \brief The function named name; KeyError naming the module's functions when absent. */
   Function Lookup(const std::string& name) const;
 
-  static constexpr const char* _type_key = "ir.IRModule";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(IRModuleNode, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.IRModule", IRModuleNode, Object);
 };
 
 class IRModule : public ObjectRef {

@@ -7,8 +7,7 @@
  *       
  *       .add_argument("data", "Tensor", "The input.")
  *       .add_argument("weight", "Tensor", "The filters.")
- *       .set_attrs_type<Conv2DAttrs>()
- *       .add_type_rel("Conv2D", ConvRel<2>)
+ *       .add_type_rel("Conv2D", ConvRel<2>)      // Type ConvRel<2>(const Array<Type>&, const Conv2DAttrs&)
  *       .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
  *
  * Registering an op also registers its maker, TVM's `relay.op._make.*`: "nn.conv2d" gets
@@ -29,6 +28,7 @@
 #include <tvmlite/ir/expr.h>
 #include <tvmlite/runtime/registry.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,9 +55,7 @@ class OpArgumentNode : public Object {
   std::string type_info;
   std::string description;
 
-  static constexpr const char* _type_key = "ir.OpArgument";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(OpArgumentNode, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.OpArgument", OpArgumentNode, Object);
 };
 
 class OpNode : public RelayExprNode {
@@ -77,9 +75,7 @@ class OpNode : public RelayExprNode {
   uint32_t registry_index = kUnregistered;
   static constexpr uint32_t kUnregistered = 0xFFFFFFFFu;
 
-  static constexpr const char* _type_key = "ir.Op";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(OpNode, RelayExprNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.Op", OpNode, RelayExprNode);
 };
 
 class Op : public Expr {
@@ -146,7 +142,19 @@ class OpRegEntry {
     return set_attrs_type_index(AttrsT::RuntimeTypeIndex(), AttrsT::_type_key);
   }
   /*! \brief The relation InferType runs (stored as the "FTypeRelation" attribute at level 10). */
-  OpRegEntry& add_type_rel(const std::string& rel_name, TypeRelFn fn);
+  OpRegEntry& add_type_rel(const std::string& rel_name, TypeRelFn fn) {
+    return SetTypeRelation(rel_name, [fn](const Array<Type>& args, const Attrs& attrs) { return fn(args, attrs); });
+  }
+  /*!
+   * \brief A relation of the op's attrs type, Type (*)(const Array<Type>& args, const AttrsT& attrs): it also sets
+   * the op's attrs type (no set_attrs_type), and a call carrying other attrs is a TypeError before it runs.
+   */
+  template <typename AttrsT>
+  OpRegEntry& add_type_rel(const std::string& rel_name, Type (*fn)(const Array<Type>&, const AttrsT&)) {
+    set_attrs_type<AttrsT>();
+    return SetTypeRelation(rel_name,
+                           [fn](const Array<Type>& args, const Attrs& attrs) { return fn(args, *AttrsAs<AttrsT>(attrs)); });
+  }
   template <typename V>
   OpRegEntry& set_attr(const std::string& key, V value, int plevel = 10) {
     OpSetAttr(op_, key, Any(std::move(value)), plevel);
@@ -157,6 +165,7 @@ class OpRegEntry {
   explicit OpRegEntry(Op op) : op_(std::move(op)) {}
   OpNode* node() { return const_cast<OpNode*>(op_.get()); }
   OpRegEntry& set_attrs_type_index(int32_t index, const char* key);
+  OpRegEntry& SetTypeRelation(const std::string& rel_name, std::function<Type(const Array<Type>&, const Attrs&)> fn);
   Op op_;
   bool num_inputs_set_ = false;  // set_num_inputs was called: add_argument no longer counts the inputs
   friend class OpRegistry;

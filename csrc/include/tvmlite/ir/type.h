@@ -42,9 +42,7 @@ class SizeVarNode : public Object {
   SizeVarNode() = default;
   explicit SizeVarNode(std::string name) : name_hint(std::move(name)) {}
 
-  static constexpr const char* _type_key = "ir.SizeVar";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(SizeVarNode, Object);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.SizeVar", SizeVarNode, Object);
 };
 
 class SizeVar : public ObjectRef {
@@ -85,9 +83,7 @@ class TensorTypeNode : public TypeNode {
   /*! \brief All dims as ints, or nullopt when one is symbolic. */
   std::optional<std::vector<int64_t>> static_shape() const;
 
-  static constexpr const char* _type_key = "ir.TensorType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TensorTypeNode, TypeNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.TensorType", TensorTypeNode, TypeNode);
 };
 
 class TensorType : public Type {
@@ -105,9 +101,7 @@ class TupleTypeNode : public TypeNode {
   TupleTypeNode() = default;
   explicit TupleTypeNode(Array<Type> fields) : fields(std::move(fields)) {}
 
-  static constexpr const char* _type_key = "ir.TupleType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TupleTypeNode, TypeNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.TupleType", TupleTypeNode, TypeNode);
 };
 
 class TupleType : public Type {
@@ -125,9 +119,7 @@ class DynTensorTypeNode : public TypeNode {
   DynTensorTypeNode() = default;
   explicit DynTensorTypeNode(DataType dtype) : dtype(dtype) {}
 
-  static constexpr const char* _type_key = "ir.DynTensorType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(DynTensorTypeNode, TypeNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.DynTensorType", DynTensorTypeNode, TypeNode);
 };
 
 class DynTensorType : public Type {
@@ -146,9 +138,7 @@ class FuncTypeNode : public TypeNode {
   FuncTypeNode(Array<Type> arg_types, Type ret_type)
       : arg_types(std::move(arg_types)), ret_type(std::move(ret_type)) {}
 
-  static constexpr const char* _type_key = "ir.FuncType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(FuncTypeNode, TypeNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.FuncType", FuncTypeNode, TypeNode);
 };
 
 class FuncType : public Type {
@@ -166,9 +156,7 @@ class SequenceTypeNode : public TypeNode {
   SequenceTypeNode() = default;
   explicit SequenceTypeNode(Type elem_type) : elem_type(std::move(elem_type)) {}
 
-  static constexpr const char* _type_key = "ir.SequenceType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(SequenceTypeNode, TypeNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.SequenceType", SequenceTypeNode, TypeNode);
 };
 
 class SequenceType : public Type {
@@ -185,9 +173,7 @@ class OptionalTypeNode : public TypeNode {
   OptionalTypeNode() = default;
   explicit OptionalTypeNode(Type elem_type) : elem_type(std::move(elem_type)) {}
 
-  static constexpr const char* _type_key = "ir.OptionalType";
-  TVMLITE_DYNAMIC_TYPE_INDEX;
-  TVMLITE_DECLARE_FINAL_OBJECT_INFO(OptionalTypeNode, TypeNode);
+  TVMLITE_DECLARE_FINAL_OBJECT("ir.OptionalType", OptionalTypeNode, TypeNode);
 };
 
 class OptionalType : public Type {

@@ -18,7 +18,9 @@
 
 #include <tvmlite/ir/op.h>
 
+#include <initializer_list>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tvmlite {
@@ -31,14 +33,8 @@ using runtime::DataType;
 void CheckNumArgs(const Array<Type>& args, size_t n);
 /*! \brief Argument i as a tensor type; TypeError naming it otherwise. */
 const TensorTypeNode* TensorArg(const Array<Type>& args, size_t i);
-/*! \brief The attrs as T; TypeError (an internal mix-up) otherwise. */
-template <typename T>
-const T* AttrsAs(const Attrs& attrs) {
-  const T* a = attrs.as<T>();
-  TVMLITE_CHECK_KIND(a != nullptr, TypeError)
-      << "expected attrs " << T::_type_key << ", got " << (attrs.defined() ? attrs->GetTypeKey() : "None");
-  return a;
-}
+/*! \brief ValueError naming what, the value and the allowed values unless value is one of them. */
+void CheckOneOf(const std::string& what, const std::string& value, std::initializer_list<const char*> allowed);
 
 /*! \brief A dim known to be n. */
 inline bool DimIs(const Any& dim, int64_t n) {

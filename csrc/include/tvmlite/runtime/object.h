@@ -251,6 +251,15 @@ struct ObjectPtrEqual {
 #define TVMLITE_DYNAMIC_TYPE_INDEX static constexpr int32_t _type_index = ::tvmlite::runtime::kDynamicTypeIndex
 
 /*!
+ * \brief A final object type whose index is assigned at run time, declared with its key in one line (tvm-ffi's
+ * TVM_FFI_DECLARE_OBJECT_INFO_FINAL(TypeKey, TypeName, ParentType) form).
+ */
+#define TVMLITE_DECLARE_FINAL_OBJECT(TypeKey, TypeName, ParentType) \
+  static constexpr const char* _type_key = TypeKey;                 \
+  TVMLITE_DYNAMIC_TYPE_INDEX;                                       \
+  TVMLITE_DECLARE_FINAL_OBJECT_INFO(TypeName, ParentType)
+
+/*!
  * \brief Constructors and accessors of a reference class TypeName wrapping ObjectName.
  * The reference is not nullable from the FFI: a None argument is a TypeError (use Optional<T> for that).
  */

@@ -147,11 +147,10 @@ Type IfRel(const Array<Type>& args, const Attrs&) {
   }
 }
 
-Type RaiseErrorRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<RaiseErrorAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->ret_type.defined() && a->ret_type.as<TensorTypeNode>(), TypeError)
-      << "ret_type must be a tensor type, got " << (a->ret_type.defined() ? TypeToString(a->ret_type) : "none");
-  return a->ret_type;
+Type RaiseErrorRel(const Array<Type>&, const RaiseErrorAttrs& a) {
+  TVMLITE_CHECK_KIND(a.ret_type.defined() && a.ret_type.as<TensorTypeNode>(), TypeError)
+      << "ret_type must be a tensor type, got " << (a.ret_type.defined() ? TypeToString(a.ret_type) : "none");
+  return a.ret_type;
 }
 
 Type IfCallRel(const Array<Type>& args, const Attrs&) {
@@ -227,8 +226,7 @@ int64_t AxisOr0(const Array<int64_t>& axes, size_t i, const char* what, size_t c
 
 }  // namespace
 
-Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ScanAttrs>(attrs);
+Type ScanRel(const Array<Type>& args, const ScanAttrs& a) {
   const TupleTypeNode* states = TupleArg(args, 0, "initial states");
   const TupleTypeNode* xs = TupleArg(args, 1, "scan inputs");
   const FuncTypeNode* body = FuncArg(args, 2, "body");
@@ -241,9 +239,9 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(ret && ret->fields.size() >= n, TypeError)
       << "the body must return (" << n << " states, scan outputs...), it returns " << TypeToString(body->ret_type);
   size_t k = ret->fields.size() - n;
-  size_t lead = a->batched ? 1 : 0;
-  for (size_t j = 0; j < a->scan_input_directions.size(); ++j) {
-    TVMLITE_CHECK_KIND(a->scan_input_directions[j] == 0 || a->scan_input_directions[j] == 1, ValueError)
+  size_t lead = a.batched ? 1 : 0;
+  for (size_t j = 0; j < a.scan_input_directions.size(); ++j) {
+    TVMLITE_CHECK_KIND(a.scan_input_directions[j] == 0 || a.scan_input_directions[j] == 1, ValueError)
         << "scan_input_directions must be 0 or 1";
   }
   Any seq_len = SizeVar::Any();
@@ -252,8 +250,8 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
     const auto* x = xs->fields[j].as<TensorTypeNode>();
     TVMLITE_CHECK_KIND(x != nullptr, TypeError) << "scan input " << j << " must be a tensor";
     TVMLITE_CHECK_KIND(x->ndim() >= 1 + lead, ValueError) << "scan input " << j << " has rank 0";
-    int64_t axis = NormalizeAxis(AxisOr0(a->scan_input_axes, j, "scan_input_axes", m), x->ndim() - lead) + lead;
-    if (a->batched) {
+    int64_t axis = NormalizeAxis(AxisOr0(a.scan_input_axes, j, "scan_input_axes", m), x->ndim() - lead) + lead;
+    if (a.batched) {
       TVMLITE_CHECK_KIND(axis == 1, ValueError) << "batched scan takes scan axis 1";
     }
     if (j == 0) {
@@ -289,7 +287,7 @@ Type ScanRel(const Array<Type>& args, const Attrs& attrs) {
   for (size_t i = 0; i < k; ++i) {
     const auto* y = ret->fields[n + i].as<TensorTypeNode>();
     TVMLITE_CHECK_KIND(y != nullptr, TypeError) << "scan output " << i << " must be a tensor";
-    int64_t axis = NormalizeAxis(AxisOr0(a->scan_output_axes, i, "scan_output_axes", k), y->ndim() + 1);
+    int64_t axis = NormalizeAxis(AxisOr0(a.scan_output_axes, i, "scan_output_axes", k), y->ndim() + 1);
     std::vector<Any> dims;
     if (lead) dims.push_back(batch);
     for (size_t d = 0; d < y->ndim(); ++d) {
@@ -345,7 +343,6 @@ TVMLITE_REGISTER_OP("raise_error")
     .describe("A value of type ret_type whose evaluation raises ValueError(message) (an If branch that cannot be "
               "typed at the given shapes: the error comes when it is taken).")
     .set_num_inputs(0)
-    .set_attrs_type<RaiseErrorAttrs>()
     .add_type_rel("RaiseError", RaiseErrorRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)
     .set_attr<bool>("TNonDeterministic", true);  // an effect: never folded at build, never hoisted
@@ -365,7 +362,6 @@ TVMLITE_REGISTER_OP("scan")
     .add_argument("initial_states", "Tuple", "The states' initial values.")
     .add_argument("scan_inputs", "Tuple", "The tensors scanned.")
     .add_argument("body", "Function", "fn(state..., x...) -> (state..., y...).")
-    .set_attrs_type<ScanAttrs>()
     .add_type_rel("Scan", ScanRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

@@ -11,17 +11,16 @@
 namespace tvmlite {
 namespace relay {
 
-Type ImageDecodeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ImageDecodeAttrs>(attrs);
+Type ImageDecodeRel(const Array<Type>& args, const ImageDecodeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(data->shape.size() == 1, ValueError)
       << "the encoded stream must be 1-D, got shape " << ShapeToString(data->shape);
   TVMLITE_CHECK_KIND(data->dtype == DataType::UInt(8), TypeError)
       << "the encoded stream must be uint8, got " << data->dtype.str();
-  TVMLITE_CHECK_KIND(a->pixel_format == "RGB" || a->pixel_format == "BGR" || a->pixel_format == "Grayscale",
+  TVMLITE_CHECK_KIND(a.pixel_format == "RGB" || a.pixel_format == "BGR" || a.pixel_format == "Grayscale",
                      ValueError)
-      << "pixel_format must be RGB, BGR or Grayscale, got '" << a->pixel_format << "'";
-  int64_t channels = a->pixel_format == "Grayscale" ? 1 : 3;
+      << "pixel_format must be RGB, BGR or Grayscale, got '" << a.pixel_format << "'";
+  int64_t channels = a.pixel_format == "Grayscale" ? 1 : 3;
   std::vector<Any> out{Any(SizeVar::Any()), Any(SizeVar::Any()), Any(channels)};
   return TensorType(Array<Any>(out), DataType::UInt(8));
 }
@@ -34,7 +33,6 @@ TVMLITE_STATIC_INIT_BLOCK({
 TVMLITE_REGISTER_OP("image.decode")
     .describe("Decode an encoded image file (ONNX ImageDecoder) into (H, W, C) uint8.")
     .add_argument("encoded", "Tensor", "1-D uint8: the file's bytes.")
-    .set_attrs_type<ImageDecodeAttrs>()
     .add_type_rel("ImageDecode", ImageDecodeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

@@ -9,22 +9,12 @@
 #include <tvmlite/relay/attrs/image.h>
 #include <tvmlite/relay/type_rel.h>
 
-#include <initializer_list>
 #include <vector>
 
 namespace tvmlite {
 namespace relay {
 
 namespace {
-
-void CheckOneOf(const std::string& what, const std::string& value, std::initializer_list<const char*> allowed) {
-  for (const char* a : allowed) {
-    if (value == a) return;
-  }
-  std::string list;
-  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-  TVMLITE_THROW(ValueError) << what << " must be one of " << list << ", got '" << value << "'";
-}
 
 /*! \brief Check that dims a and b agree when both are static. */
 void CheckDimsAgree(const Any& a, const Any& b, const char* what, const Array<Any>& sa, const Array<Any>& sb) {
@@ -36,8 +26,7 @@ void CheckDimsAgree(const Any& a, const Any& b, const char* what, const Array<An
 
 }  // namespace
 
-Type GridSampleRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<GridSampleAttrs>(attrs);
+Type GridSampleRel(const Array<Type>& args, const GridSampleAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* grid = TensorArg(args, 1);
   const size_t rank = data->shape.size();
@@ -47,8 +36,8 @@ Type GridSampleRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(grid->shape.size() == rank, ValueError)
       << "grid must have the data's rank " << rank << ", got grid shape "
       << ShapeToString(grid->shape) << " for data " << ShapeToString(data->shape);
-  CheckOneOf("mode", a->mode, {"linear", "bilinear", "nearest", "cubic", "bicubic"});
-  CheckOneOf("padding_mode", a->padding_mode, {"zeros", "border", "reflection"});
+  CheckOneOf("mode", a.mode, {"linear", "bilinear", "nearest", "cubic", "bicubic"});
+  CheckOneOf("padding_mode", a.padding_mode, {"zeros", "border", "reflection"});
   CheckDimsAgree(data->shape[0], grid->shape[0], "data and grid batch sizes differ",
                  data->shape, grid->shape);
   if (grid->shape[rank - 1].type_index() == kTVMLiteInt) {
@@ -63,8 +52,7 @@ Type GridSampleRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type AffineGridRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<AffineGridAttrs>(attrs);
+Type AffineGridRel(const Array<Type>& args, const AffineGridAttrs& a) {
   const TensorTypeNode* theta = TensorArg(args, 0);
   const TensorTypeNode* size = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(theta->shape.size() == 3 && (DimIs(theta->shape[1], 2) || DimIs(theta->shape[1], 3)),
@@ -81,17 +69,17 @@ Type AffineGridRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(size->dtype.is_int(), TypeError) << "size must be an integer tensor, got "
                                                       << size->dtype.str();
   std::vector<Any> out{theta->shape[0]};
-  if (!a->output_size.empty()) {
-    TVMLITE_CHECK_KIND(static_cast<int64_t>(a->output_size.size()) == r + 2, ValueError)
-        << "output_size has " << a->output_size.size() << " values, expected " << r + 2;
+  if (!a.output_size.empty()) {
+    TVMLITE_CHECK_KIND(static_cast<int64_t>(a.output_size.size()) == r + 2, ValueError)
+        << "output_size has " << a.output_size.size() << " values, expected " << r + 2;
     for (int64_t i = 0; i < r + 2; ++i) {
-      TVMLITE_CHECK_KIND(a->output_size[i] >= 0, ValueError)
-          << "size[" << i << "] = " << a->output_size[i] << " is negative";
+      TVMLITE_CHECK_KIND(a.output_size[i] >= 0, ValueError)
+          << "size[" << i << "] = " << a.output_size[i] << " is negative";
     }
-    CheckDimsAgree(theta->shape[0], Any(a->output_size[0]), "size[0] differs from theta's batch",
-                   theta->shape, Array<Any>(std::vector<Any>{Any(a->output_size[0])}));
-    out[0] = Any(a->output_size[0]);
-    for (int64_t i = 2; i < r + 2; ++i) out.push_back(Any(a->output_size[i]));
+    CheckDimsAgree(theta->shape[0], Any(a.output_size[0]), "size[0] differs from theta's batch",
+                   theta->shape, Array<Any>(std::vector<Any>{Any(a.output_size[0])}));
+    out[0] = Any(a.output_size[0]);
+    for (int64_t i = 2; i < r + 2; ++i) out.push_back(Any(a.output_size[i]));
   } else {
     for (int64_t i = 0; i < r; ++i) out.push_back(Any(SizeVar::Any()));
   }
@@ -109,7 +97,6 @@ TVMLITE_REGISTER_OP("image.grid_sample")
     .describe("Sample data at the normalized grid coordinates (ONNX GridSample).")
     .add_argument("data", "Tensor", "(N, C, D1..Dr).")
     .add_argument("grid", "Tensor", "(N, O1..Or, r) coordinates in [-1, 1].")
-    .set_attrs_type<GridSampleAttrs>()
     .add_type_rel("GridSample", GridSampleRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -117,7 +104,6 @@ TVMLITE_REGISTER_OP("image.affine_grid")
     .describe("The sampling grid of a batch of affine transforms (ONNX AffineGrid).")
     .add_argument("theta", "Tensor", "(N, 2, 3) or (N, 3, 4) affine matrices.")
     .add_argument("size", "Tensor", "1-D int: [N, C, D1..Dr].")
-    .set_attrs_type<AffineGridAttrs>()
     .add_type_rel("AffineGrid", AffineGridRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 

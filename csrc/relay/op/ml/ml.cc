@@ -26,9 +26,7 @@ TVMLITE_STATIC_INIT_BLOCK({
 
 namespace {
 
-Type BinarizerRel(const Array<Type>& args, const Attrs& attrs) {
-  AttrsAs<BinarizerAttrs>(attrs);
-  CheckNumArgs(args, 1);
+Type BinarizerRel(const Array<Type>& args, const BinarizerAttrs&) {
   const TensorTypeNode* x = TensorArg(args, 0);
   return TensorType(x->shape, x->dtype);
 }
@@ -48,26 +46,24 @@ Type ArrayFeatureExtractorRel(const Array<Type>& args, const Attrs&) {
   return TensorType(Array<Any>(out), x->dtype);
 }
 
-Type TreeEnsembleRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<TreeEnsembleAttrs>(attrs);
-  CheckNumArgs(args, 1);
+Type TreeEnsembleRel(const Array<Type>& args, const TreeEnsembleAttrs& a) {
   const TensorTypeNode* x = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(x->ndim() == 2, ValueError) << "the input must be (N, F), got " << ShapeToString(x->shape);
   TVMLITE_CHECK_KIND(x->dtype.is_float(), TypeError) << "the input must be floating point";
-  TVMLITE_CHECK_KIND(a->n_targets >= 1, ValueError) << "n_targets must be at least 1, got " << a->n_targets;
-  TVMLITE_CHECK_KIND(a->aggregate_function >= 0 && a->aggregate_function <= 3, ValueError)
-      << "aggregate_function must be 0..3, got " << a->aggregate_function;
-  TVMLITE_CHECK_KIND(a->post_transform >= 0 && a->post_transform <= 4, ValueError)
-      << "post_transform must be 0..4, got " << a->post_transform;
-  size_t n = a->nodes_featureids.size();
-  for (const Array<int64_t>& v : {a->nodes_modes, a->nodes_truenodeids, a->nodes_trueleafs, a->nodes_falsenodeids,
-                                  a->nodes_falseleafs}) {
+  TVMLITE_CHECK_KIND(a.n_targets >= 1, ValueError) << "n_targets must be at least 1, got " << a.n_targets;
+  TVMLITE_CHECK_KIND(a.aggregate_function >= 0 && a.aggregate_function <= 3, ValueError)
+      << "aggregate_function must be 0..3, got " << a.aggregate_function;
+  TVMLITE_CHECK_KIND(a.post_transform >= 0 && a.post_transform <= 4, ValueError)
+      << "post_transform must be 0..4, got " << a.post_transform;
+  size_t n = a.nodes_featureids.size();
+  for (const Array<int64_t>& v : {a.nodes_modes, a.nodes_truenodeids, a.nodes_trueleafs, a.nodes_falsenodeids,
+                                  a.nodes_falseleafs}) {
     TVMLITE_CHECK_KIND(v.size() == n, ValueError) << "every nodes_* attribute must have " << n << " entries";
   }
-  TVMLITE_CHECK_KIND(a->nodes_splits.size() == n, ValueError) << "nodes_splits must have " << n << " entries";
-  TVMLITE_CHECK_KIND(a->leaf_targetids.size() == a->leaf_weights.size(), ValueError)
+  TVMLITE_CHECK_KIND(a.nodes_splits.size() == n, ValueError) << "nodes_splits must have " << n << " entries";
+  TVMLITE_CHECK_KIND(a.leaf_targetids.size() == a.leaf_weights.size(), ValueError)
       << "leaf_targetids and leaf_weights differ in length";
-  return TensorType(Array<Any>{x->shape[0], Any(a->n_targets)}, x->dtype);
+  return TensorType(Array<Any>{x->shape[0], Any(a.n_targets)}, x->dtype);
 }
 
 }  // namespace
@@ -75,7 +71,6 @@ Type TreeEnsembleRel(const Array<Type>& args, const Attrs& attrs) {
 TVMLITE_REGISTER_OP("ml.binarizer")
     .describe("1 where the input exceeds the threshold, else 0 (ONNX ai.onnx.ml Binarizer).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<BinarizerAttrs>()
     .add_type_rel("Binarizer", BinarizerRel)
     .set_attr<TOpPattern>("TOpPattern", kElemWise);
 
@@ -89,7 +84,6 @@ TVMLITE_REGISTER_OP("ml.array_feature_extractor")
 TVMLITE_REGISTER_OP("ml.tree_ensemble")
     .describe("A forest of decision trees: one score per target (ONNX ai.onnx.ml TreeEnsemble).")
     .add_argument("data", "Tensor", "(N, F) features.")
-    .set_attrs_type<TreeEnsembleAttrs>()
     .add_type_rel("TreeEnsemble", TreeEnsembleRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

@@ -69,8 +69,7 @@ Type ClipRel(const Array<Type>& args, const Attrs&) {
   return args[0];
 }
 
-Type DropoutRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<DropoutAttrs>(attrs);
+Type DropoutRel(const Array<Type>& args, const DropoutAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
   const TensorTypeNode* ratio = TensorArg(args, 1);
@@ -81,9 +80,9 @@ Type DropoutRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(training->dtype.is_bool() && training->shape.empty(), TypeError)
       << "training_mode must be a bool scalar, got " << TypeToString(args[2]);
   DataType mask_dtype = data->dtype;
-  if (a->mask_dtype != data->dtype.str()) {
-    TVMLITE_CHECK_KIND(a->mask_dtype == "bool", ValueError)
-        << "mask_dtype must be bool or data's dtype " << data->dtype.str() << ", got '" << a->mask_dtype << "'";
+  if (a.mask_dtype != data->dtype.str()) {
+    TVMLITE_CHECK_KIND(a.mask_dtype == "bool", ValueError)
+        << "mask_dtype must be bool or data's dtype " << data->dtype.str() << ", got '" << a.mask_dtype << "'";
     mask_dtype = DataType::Bool();
   }
   return TupleType({args[0], TensorType(data->shape, mask_dtype)});
@@ -157,7 +156,6 @@ TVMLITE_REGISTER_OP("nn.dropout")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("ratio", "Tensor", "The drop probability, a float scalar.")
     .add_argument("training_mode", "Tensor", "A bool scalar.")
-    .set_attrs_type<DropoutAttrs>()
     .add_type_rel("Dropout", DropoutRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

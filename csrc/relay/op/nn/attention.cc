@@ -64,8 +64,7 @@ Heads View(const TensorTypeNode* t, int64_t num_heads, const char* what) {
 
 }  // namespace
 
-Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<AttentionAttrs>(attrs);
+Type AttentionRel(const Array<Type>& args, const AttentionAttrs& a) {
   const TensorTypeNode* q = TensorArg(args, 0);
   const TensorTypeNode* k = TensorArg(args, 1);
   const TensorTypeNode* v = TensorArg(args, 2);
@@ -77,26 +76,26 @@ Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
       << "q, k and v must all be 3-D (batch, seq, hidden) or all 4-D (batch, heads, seq, head_size), got "
       << ShapeToString(q->shape) << ", " << ShapeToString(k->shape) << ", " << ShapeToString(v->shape);
   if (rank == 3) {
-    TVMLITE_CHECK_KIND(a->q_num_heads > 0 && a->kv_num_heads > 0, ValueError)
-        << "3-D inputs need positive q_num_heads and kv_num_heads, got " << a->q_num_heads << " and "
-        << a->kv_num_heads;
+    TVMLITE_CHECK_KIND(a.q_num_heads > 0 && a.kv_num_heads > 0, ValueError)
+        << "3-D inputs need positive q_num_heads and kv_num_heads, got " << a.q_num_heads << " and "
+        << a.kv_num_heads;
   } else {
-    TVMLITE_CHECK_KIND(a->q_num_heads >= 0 && a->kv_num_heads >= 0, ValueError)
+    TVMLITE_CHECK_KIND(a.q_num_heads >= 0 && a.kv_num_heads >= 0, ValueError)
         << "q_num_heads and kv_num_heads must not be negative";
   }
-  TVMLITE_CHECK_KIND(a->qk_matmul_output_mode >= 0 && a->qk_matmul_output_mode <= 3, ValueError)
-      << "qk_matmul_output_mode must be 0..3, got " << a->qk_matmul_output_mode;
-  TVMLITE_CHECK_KIND(a->left_window_size >= -1 && a->right_window_size >= -1, ValueError)
-      << "window sizes must be -1 or non-negative, got " << a->left_window_size << " and " << a->right_window_size;
-  TVMLITE_CHECK_KIND(a->softcap >= 0.0, ValueError) << "softcap must be >= 0, got " << a->softcap;
-  TVMLITE_CHECK_KIND(a->softmax_precision.empty() || a->softmax_precision == "float32" ||
-                         a->softmax_precision == "float64" || a->softmax_precision == "float16" ||
-                         a->softmax_precision == "bfloat16",
+  TVMLITE_CHECK_KIND(a.qk_matmul_output_mode >= 0 && a.qk_matmul_output_mode <= 3, ValueError)
+      << "qk_matmul_output_mode must be 0..3, got " << a.qk_matmul_output_mode;
+  TVMLITE_CHECK_KIND(a.left_window_size >= -1 && a.right_window_size >= -1, ValueError)
+      << "window sizes must be -1 or non-negative, got " << a.left_window_size << " and " << a.right_window_size;
+  TVMLITE_CHECK_KIND(a.softcap >= 0.0, ValueError) << "softcap must be >= 0, got " << a.softcap;
+  TVMLITE_CHECK_KIND(a.softmax_precision.empty() || a.softmax_precision == "float32" ||
+                         a.softmax_precision == "float64" || a.softmax_precision == "float16" ||
+                         a.softmax_precision == "bfloat16",
                      ValueError)
-      << "softmax_precision must be a float dtype, got '" << a->softmax_precision << "'";
-  Heads hq = View(q, a->q_num_heads, "q");
-  Heads hk = View(k, a->kv_num_heads, "k");
-  Heads hv = View(v, a->kv_num_heads, "v");
+      << "softmax_precision must be a float dtype, got '" << a.softmax_precision << "'";
+  Heads hq = View(q, a.q_num_heads, "q");
+  Heads hk = View(k, a.kv_num_heads, "k");
+  Heads hv = View(v, a.kv_num_heads, "v");
   ExpectDim(hk.batch, hq.batch, "k batch");
   ExpectDim(hv.batch, hq.batch, "v batch");
   ExpectDim(hk.head_size, hq.head_size, "k head size (q " + ShapeToString(q->shape) + ", k " +
@@ -155,8 +154,7 @@ Type AttentionRel(const Array<Type>& args, const Attrs& attrs) {
                     TensorType(scores, q->dtype)});
 }
 
-Type RotaryEmbeddingRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<RotaryEmbeddingAttrs>(attrs);
+Type RotaryEmbeddingRel(const Array<Type>& args, const RotaryEmbeddingAttrs& a) {
   const TensorTypeNode* x = TensorArg(args, 0);
   const TensorTypeNode* cos = TensorArg(args, 1);
   const TensorTypeNode* sin = TensorArg(args, 2);
@@ -171,14 +169,14 @@ Type RotaryEmbeddingRel(const Array<Type>& args, const Attrs& attrs) {
     seq = x->shape[2];
     head_size = x->shape[3];
   } else {
-    TVMLITE_CHECK_KIND(a->num_heads > 0, ValueError)
-        << "3-D x " << ShapeToString(x->shape) << " needs a positive num_heads, got " << a->num_heads;
+    TVMLITE_CHECK_KIND(a.num_heads > 0, ValueError)
+        << "3-D x " << ShapeToString(x->shape) << " needs a positive num_heads, got " << a.num_heads;
     seq = x->shape[1];
-    head_size = DimDiv(x->shape[2], a->num_heads, "x", x->shape);
+    head_size = DimDiv(x->shape[2], a.num_heads, "x", x->shape);
   }
-  TVMLITE_CHECK_KIND(a->rotary_embedding_dim >= 0 && a->rotary_embedding_dim % 2 == 0, ValueError)
-      << "rotary_embedding_dim must be even and >= 0, got " << a->rotary_embedding_dim;
-  Any rot = a->rotary_embedding_dim > 0 ? Any(a->rotary_embedding_dim) : head_size;
+  TVMLITE_CHECK_KIND(a.rotary_embedding_dim >= 0 && a.rotary_embedding_dim % 2 == 0, ValueError)
+      << "rotary_embedding_dim must be even and >= 0, got " << a.rotary_embedding_dim;
+  Any rot = a.rotary_embedding_dim > 0 ? Any(a.rotary_embedding_dim) : head_size;
   if (Static(rot) && Static(head_size)) {
     TVMLITE_CHECK_KIND(rot.cast<int64_t>() <= head_size.cast<int64_t>() && rot.cast<int64_t>() % 2 == 0, ValueError)
         << "rotary_embedding_dim " << rot.cast<int64_t>() << " must be even and at most the head size "
@@ -218,7 +216,6 @@ TVMLITE_REGISTER_OP("nn.attention")
     .add_argument("past_key", "Tensor or ()", "Cached keys (B, Hkv, P, D).")
     .add_argument("past_value", "Tensor or ()", "Cached values (B, Hkv, P, Dv).")
     .add_argument("nonpad_kv_seqlen", "Tensor or ()", "Valid key count per batch (B,).")
-    .set_attrs_type<AttentionAttrs>()
     .add_type_rel("Attention", AttentionRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -228,7 +225,6 @@ TVMLITE_REGISTER_OP("nn.rotary_embedding")
     .add_argument("cos_cache", "Tensor", "Cosines.")
     .add_argument("sin_cache", "Tensor", "Sines.")
     .add_argument("position_ids", "Tensor or ()", "Positions (B, S) indexing the caches.")
-    .set_attrs_type<RotaryEmbeddingAttrs>()
     .add_type_rel("RotaryEmbedding", RotaryEmbeddingRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

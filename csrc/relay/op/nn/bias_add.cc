@@ -16,12 +16,11 @@ namespace refl = ::tvmlite::runtime::refl;
 
 namespace {
 
-Type BiasAddRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<BiasAddAttrs>(attrs);
+Type BiasAddRel(const Array<Type>& args, const BiasAddAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* bias = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(data->ndim() >= 1, ValueError) << "data must have rank >= 1, got a scalar";
-  int64_t axis = NormalizeAxis(a->axis, static_cast<int64_t>(data->ndim()));
+  int64_t axis = NormalizeAxis(a.axis, static_cast<int64_t>(data->ndim()));
   CheckRank(bias, 1, "bias");
   const Any &c = data->shape[axis], &n = bias->shape[0];
   TVMLITE_CHECK_KIND(DimEqual(c, n) || c.type_index() != kTVMLiteInt || n.type_index() != kTVMLiteInt, ValueError)
@@ -39,7 +38,6 @@ TVMLITE_REGISTER_OP("nn.bias_add")
     .describe("data plus a 1-D bias broadcast along `axis` (default 1, the channels of NC... data).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("bias", "Tensor", "The bias, (data.shape[axis],).")
-    .set_attrs_type<BiasAddAttrs>()
     .add_type_rel("BiasAdd", BiasAddRel)
     .set_attr<TOpPattern>("TOpPattern", kBroadcast)
     .set_attr("TAxisSemantics", true);

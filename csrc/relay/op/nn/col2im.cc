@@ -43,19 +43,18 @@ Type Col2ImShape(const TensorTypeNode* data, const Col2ImAttrs* a) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type Col2ImRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<Col2ImAttrs>(attrs);
+Type Col2ImRel(const Array<Type>& args, const Col2ImAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, 3, "data (batch, channels * prod(block_shape), blocks)");
-  switch (a->image_shape.size()) {
+  switch (a.image_shape.size()) {
     case 1:
-      return Col2ImShape<1>(data, a);
+      return Col2ImShape<1>(data, &a);
     case 2:
-      return Col2ImShape<2>(data, a);
+      return Col2ImShape<2>(data, &a);
     case 3:
-      return Col2ImShape<3>(data, a);
+      return Col2ImShape<3>(data, &a);
     default:
-      TVMLITE_THROW(ValueError) << "image_shape needs 1 to 3 values, got " << a->image_shape.size();
+      TVMLITE_THROW(ValueError) << "image_shape needs 1 to 3 values, got " << a.image_shape.size();
   }
 }
 
@@ -68,7 +67,6 @@ TVMLITE_STATIC_INIT_BLOCK({
 TVMLITE_REGISTER_OP("nn.col2im")
     .describe("Sliding-block columns (B, C * prod(block_shape), L) -> image (B, C, *image_shape), overlaps summed.")
     .add_argument("data", "Tensor", "The columns, (batch, channels * prod(block_shape), blocks).")
-    .set_attrs_type<Col2ImAttrs>()
     .add_type_rel("Col2Im", Col2ImRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

@@ -42,69 +42,67 @@ void CheckStride(int64_t stride) {
       << "Winograd convolution takes stride 1 or 2, got stride " << stride;
 }
 
-Type WeightTransformRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ConvWinogradWeightTransformAttrs>(attrs);
-  CheckTileSize(a->tile_size);
-  CheckStride(a->stride);
+Type WeightTransformRel(const Array<Type>& args, const ConvWinogradWeightTransformAttrs& a) {
+  CheckTileSize(a.tile_size);
+  CheckStride(a.stride);
   const TensorTypeNode* weight = TensorArg(args, 0);
   CheckRank(weight, 4, "weight (out_channels, in_channels, 3, 3)");
   TVMLITE_CHECK_KIND(DimIs(weight->shape[2], 3) && DimIs(weight->shape[3], 3), ValueError)
       << "Winograd needs a 3x3 kernel, got weight " << ShapeToString(weight->shape);
-  const int64_t alpha = topi::winograd::AlphaOf(a->tile_size, a->stride);
+  const int64_t alpha = topi::winograd::AlphaOf(a.tile_size, a.stride);
   Any in = weight->shape[1];
-  if (a->stride == 2) {  // the four phases' channels
+  if (a.stride == 2) {  // the four phases' channels
     std::optional<int64_t> c = in.as<int64_t>();
     in = c ? Any(BoundedMul(*c, 4, "in_channels")) : Any(SizeVar::Any());
   }
   return TensorType(Array<Any>{Any(alpha), Any(alpha), weight->shape[0], in}, weight->dtype);
 }
 
-Type WinogradConvRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<Conv2DWinogradAttrs>(attrs);
-  CheckTileSize(a->tile_size);
-  Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
+Type WinogradConvRel(const Array<Type>& args, const Conv2DWinogradAttrs& a) {
+  CheckTileSize(a.tile_size);
+  Window<2> w = NormalizeWindow<2>(a.strides, a.padding, a.dilation);
   TVMLITE_CHECK_KIND(w.stride[0] == w.stride[1] && w.dilation[0] == 1 && w.dilation[1] == 1, ValueError)
       << "Winograd convolution needs equal strides and dilation of 1";
   const int64_t stride = w.stride[0];
   CheckStride(stride);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
-  const int64_t ic = NCHWBlockOf(a->data_layout);
+  const int64_t ic = NCHWBlockOf(a.data_layout);
   TVMLITE_CHECK_KIND(ic > 0, NotImplementedError)
-      << "data_layout '" << a->data_layout << "' is not supported (only NCHW{c}c, e.g. NCHW16c)";
-  Layout kernel(a->kernel_layout);
+      << "data_layout '" << a.data_layout << "' is not supported (only NCHW{c}c, e.g. NCHW16c)";
+  Layout kernel(a.kernel_layout);
   TVMLITE_CHECK_KIND(kernel.ndim() == 5 && kernel.PrimalAxes() == "HWOI" && kernel[4].name == 'o', NotImplementedError)
-      << "kernel_layout '" << a->kernel_layout << "' is not supported (only HWOI{oc}o, e.g. HWOI16o)";
+      << "kernel_layout '" << a.kernel_layout << "' is not supported (only HWOI{oc}o, e.g. HWOI16o)";
   const int64_t oc = kernel[4].factor;
-  TVMLITE_CHECK_KIND(a->out_layout.empty() || NCHWBlockOf(a->out_layout) == oc, ValueError)
-      << "out_layout '" << a->out_layout << "' disagrees with kernel_layout '" << a->kernel_layout << "'";
+  TVMLITE_CHECK_KIND(a.out_layout.empty() || NCHWBlockOf(a.out_layout) == oc, ValueError)
+      << "out_layout '" << a.out_layout << "' disagrees with kernel_layout '" << a.kernel_layout << "'";
   CheckRank(data, 5, "data (batch, channels / block, height, width, block)");
   CheckRank(weight, 5, "weight (alpha, alpha, out_channels / oc, in_channels, oc)");
   TVMLITE_CHECK_KIND(DimIs(data->shape[4], ic), ValueError)
       << "data " << ShapeToString(data->shape) << " must end in its block " << ic;
-  const int64_t alpha = topi::winograd::AlphaOf(a->tile_size, stride), phases = stride * stride;
+  const int64_t alpha = topi::winograd::AlphaOf(a.tile_size, stride), phases = stride * stride;
   TVMLITE_CHECK_KIND(DimIs(weight->shape[0], alpha) && DimIs(weight->shape[1], alpha) &&
                          DimIs(weight->shape[4], oc), ValueError)
       << "weight " << ShapeToString(weight->shape) << " must be (" << alpha << ", " << alpha << ", O / " << oc
-      << ", " << (phases == 1 ? "C" : "4C") << ", " << oc << ") for tile_size " << a->tile_size << " and stride "
+      << ", " << (phases == 1 ? "C" : "4C") << ", " << oc << ") for tile_size " << a.tile_size << " and stride "
       << stride;
-  TVMLITE_CHECK_KIND(a->groups == 1, ValueError) << "Winograd convolution needs groups = 1, got " << a->groups;
+  TVMLITE_CHECK_KIND(a.groups == 1, ValueError) << "Winograd convolution needs groups = 1, got " << a.groups;
   std::optional<int64_t> cb = data->shape[1].as<int64_t>(), c = weight->shape[3].as<int64_t>();
   if (cb && c) {
     TVMLITE_CHECK_KIND(BoundedMul(BoundedMul(*cb, ic, "in_channels"), phases, "in_channels") == *c, ValueError)
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << *cb * ic << ", weight "
         << ShapeToString(weight->shape) << " " << *c;
   }
-  if (a->channels.has_value()) {
+  if (a.channels.has_value()) {
     if (std::optional<int64_t> ob = weight->shape[2].as<int64_t>()) {
-      TVMLITE_CHECK_KIND(*a->channels == BoundedMul(*ob, oc, "out_channels"), ValueError)
-          << "channels = " << *a->channels << " disagrees with weight " << ShapeToString(weight->shape);
+      TVMLITE_CHECK_KIND(*a.channels == BoundedMul(*ob, oc, "out_channels"), ValueError)
+          << "channels = " << *a.channels << " disagrees with weight " << ShapeToString(weight->shape);
     }
   }
   std::vector<Any> out{data->shape[0], weight->shape[2]};
   for (int i = 0; i < 2; ++i) out.push_back(WindowOut<2>(data->shape[2 + i], Any(int64_t(3)), w, i, false));
   out.push_back(Any(oc));
-  return TensorType(Array<Any>(out), OutDtype(a->out_dtype, data->dtype));
+  return TensorType(Array<Any>(out), OutDtype(a.out_dtype, data->dtype));
 }
 
 }  // namespace
@@ -121,7 +119,6 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
               "(alpha, alpha, O, 4C), the parity phases' filters.")
     .set_num_inputs(1)
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels, 3, 3).")
-    .set_attrs_type<ConvWinogradWeightTransformAttrs>()
     .add_type_rel("Conv2DWinogradWeightTransform", WeightTransformRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -130,7 +127,6 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
               "phases) on blocked data, the filters transformed.")
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The transformed filters, (alpha, alpha, out_channels / oc, in_channels, oc).")
-    .set_attrs_type<Conv2DWinogradAttrs>()
     .add_type_rel("Conv2DWinograd", WinogradConvRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 

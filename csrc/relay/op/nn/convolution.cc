@@ -102,33 +102,32 @@ Type ConvRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 template <int N>
-Type ConvTransposeRel(const Array<Type>& args, const Attrs& attrs) {
+Type ConvTransposeRel(const Array<Type>& args, const ConvTransposeAttrs<N>& a) {
   CheckNumArgs(args, 2);
-  const auto* a = AttrsAs<ConvTransposeAttrs<N>>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
-  CheckLayout(a->data_layout, "data_layout", ChannelFirstLayout(N));
-  const int64_t packed = PackedInputBlock(a->kernel_layout, ConvTransposeKernelLayout(N));
-  CheckLayout(a->out_layout, "out_layout", ChannelFirstLayout(N), true);
+  CheckLayout(a.data_layout, "data_layout", ChannelFirstLayout(N));
+  const int64_t packed = PackedInputBlock(a.kernel_layout, ConvTransposeKernelLayout(N));
+  CheckLayout(a.out_layout, "out_layout", ChannelFirstLayout(N), true);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
   if (packed) {
     CheckRank(weight, N + 3, "packed weight (groups, out_channels / groups, kernel..., in_channels / groups)");
   } else {
     CheckRank(weight, N + 2, "weight (in_channels, out_channels / groups, kernel...)");
   }
-  DataType dtype = ConvDtype(data, weight, a->out_dtype);
-  CheckGroups(a->groups);
-  Window<N> w = NormalizeWindow<N>(a->strides, a->padding, a->dilation);
-  std::array<int64_t, N> out_pad = PerDim<N>(a->output_padding, "output_padding", 0, 0);
-  CheckDivisible(data->shape[1], a->groups, "in_channels", data, "data");
+  DataType dtype = ConvDtype(data, weight, a.out_dtype);
+  CheckGroups(a.groups);
+  Window<N> w = NormalizeWindow<N>(a.strides, a.padding, a.dilation);
+  std::array<int64_t, N> out_pad = PerDim<N>(a.output_padding, "output_padding", 0, 0);
+  CheckDivisible(data->shape[1], a.groups, "in_channels", data, "data");
   if (packed) {
-    TVMLITE_CHECK_KIND(DimIs(weight->shape[0], a->groups) && DimIs(weight->shape[N + 2], packed), ValueError)
-        << "packed weight " << ShapeToString(weight->shape) << " must be (groups = " << a->groups
-        << ", out_channels / groups, kernel..., " << packed << ") for kernel_layout '" << a->kernel_layout << "'";
+    TVMLITE_CHECK_KIND(DimIs(weight->shape[0], a.groups) && DimIs(weight->shape[N + 2], packed), ValueError)
+        << "packed weight " << ShapeToString(weight->shape) << " must be (groups = " << a.groups
+        << ", out_channels / groups, kernel..., " << packed << ") for kernel_layout '" << a.kernel_layout << "'";
     std::optional<int64_t> c = data->shape[1].as<int64_t>();
-    TVMLITE_CHECK_KIND(!c || *c == static_cast<__int128>(packed) * a->groups, ValueError)
+    TVMLITE_CHECK_KIND(!c || *c == static_cast<__int128>(packed) * a.groups, ValueError)
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << *c << " channels, weight "
-        << ShapeToString(weight->shape) << " is packed for " << a->groups << " groups of " << packed;
+        << ShapeToString(weight->shape) << " is packed for " << a.groups << " groups of " << packed;
   } else {
     TVMLITE_CHECK_KIND(DimEqual(data->shape[1], weight->shape[0]) || !data->shape[1].as<int64_t>() ||
                            !weight->shape[0].as<int64_t>(),
@@ -136,10 +135,10 @@ Type ConvTransposeRel(const Array<Type>& args, const Attrs& attrs) {
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << DimToString(data->shape[1])
         << " channels, weight " << ShapeToString(weight->shape) << " has " << DimToString(weight->shape[0]);
   }
-  std::array<Any, N> k = KernelDims<N>(weight, a->kernel_size);
+  std::array<Any, N> k = KernelDims<N>(weight, a.kernel_size);
   Any oc = weight->shape[1];
-  if (std::optional<int64_t> v = oc.as<int64_t>()) oc = Any(BoundedMul(*v, a->groups, "out_channels"));
-  std::vector<Any> out{data->shape[0], OutChannels(oc, a->channels, weight)};
+  if (std::optional<int64_t> v = oc.as<int64_t>()) oc = Any(BoundedMul(*v, a.groups, "out_channels"));
+  std::vector<Any> out{data->shape[0], OutChannels(oc, a.channels, weight)};
   for (int i = 0; i < N; ++i) {
     std::optional<int64_t> x = BoundedDim(data->shape[2 + i], "input dim"), kk = BoundedDim(k[i], "kernel size");
     if (!x || !kk) {

@@ -39,20 +39,19 @@ void CheckReduceDim(const Any& ka, const Any& kb, const TensorTypeNode* a, const
 /*! \brief The static one of two dims that must be equal. */
 Any Unify(const Any& a, const Any& b) { return a.type_index() == kTVMLiteInt ? a : b; }
 
-Type DenseRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* attr = AttrsAs<DenseAttrs>(attrs);
+Type DenseRel(const Array<Type>& args, const DenseAttrs& attr) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(data->ndim() >= 1, ValueError) << "data must have rank >= 1, got a scalar";
   CheckRank(weight, 2, "weight (units, in_features)");
-  DataType dtype = ProductDtype(data, weight, attr->out_dtype);
+  DataType dtype = ProductDtype(data, weight, attr.out_dtype);
   CheckReduceDim(data->shape[data->ndim() - 1], weight->shape[1], data, weight);
   Any units = weight->shape[0];
-  if (attr->units.has_value()) {
+  if (attr.units.has_value()) {
     std::optional<int64_t> u = units.as<int64_t>();
-    TVMLITE_CHECK_KIND(*attr->units >= 0 && (!u || *u == *attr->units), ValueError)
-        << "units = " << *attr->units << " disagrees with weight shape " << ShapeToString(weight->shape);
-    units = Any(*attr->units);
+    TVMLITE_CHECK_KIND(*attr.units >= 0 && (!u || *u == *attr.units), ValueError)
+        << "units = " << *attr.units << " disagrees with weight shape " << ShapeToString(weight->shape);
+    units = Any(*attr.units);
   }
   std::vector<Any> out = ToVector(data->shape);
   out.back() = units;
@@ -79,31 +78,29 @@ Array<Any> MatmulShape(const TensorTypeNode* a, const TensorTypeNode* b, bool ta
   return Array<Any>(out);
 }
 
-Type MatmulRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* attr = AttrsAs<MatmulAttrs>(attrs);
+Type MatmulRel(const Array<Type>& args, const MatmulAttrs& attr) {
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(a->ndim() >= 1 && b->ndim() >= 1, ValueError)
       << "matmul operands must have rank >= 1, got " << ShapeToString(a->shape) << " and "
       << ShapeToString(b->shape);
-  DataType dtype = ProductDtype(a, b, attr->out_dtype);
-  return TensorType(MatmulShape(a, b, attr->transpose_a, attr->transpose_b, true), dtype);
+  DataType dtype = ProductDtype(a, b, attr.out_dtype);
+  return TensorType(MatmulShape(a, b, attr.transpose_a, attr.transpose_b, true), dtype);
 }
 
-Type BatchMatmulRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* attr = AttrsAs<BatchMatmulAttrs>(attrs);
+Type BatchMatmulRel(const Array<Type>& args, const BatchMatmulAttrs& attr) {
   const TensorTypeNode* x = TensorArg(args, 0);
   const TensorTypeNode* y = TensorArg(args, 1);
   CheckRank(x, 3, "x (batch, M, K)");
   CheckRank(y, 3, "y (batch, N, K)");
-  DataType dtype = ProductDtype(x, y, attr->out_dtype);
+  DataType dtype = ProductDtype(x, y, attr.out_dtype);
   const Any &bx = x->shape[0], &by = y->shape[0];
   TVMLITE_CHECK_KIND(DimIs(bx, 1) || DimIs(by, 1) || DimEqual(bx, by) || bx.type_index() != kTVMLiteInt ||
                          by.type_index() != kTVMLiteInt,
                      ValueError)
       << "batch dims disagree: " << ShapeToString(x->shape) << " and " << ShapeToString(y->shape);
   Any batch = DimIs(bx, 1) ? by : DimIs(by, 1) ? bx : Unify(bx, by);
-  Array<Any> mn = MatmulShape(x, y, attr->transpose_a, attr->transpose_b, false);
+  Array<Any> mn = MatmulShape(x, y, attr.transpose_a, attr.transpose_b, false);
   return TensorType(Array<Any>({batch, mn[0], mn[1]}), dtype);
 }
 
@@ -156,7 +153,6 @@ TVMLITE_REGISTER_OP("nn.dense")
     .describe("Fully connected layer: data (..., K) times weight (units, K) transposed -> (..., units).")
     .add_argument("data", "Tensor", "The input, (..., in_features).")
     .add_argument("weight", "Tensor", "The weights, (units, in_features).")
-    .set_attrs_type<DenseAttrs>()
     .add_type_rel("Dense", DenseRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
     .set_attr("FTVMLiteScaleAxis", runtime::Function::FromTyped(DenseScaleAxis, "FTVMLiteScaleAxis of nn.dense"));
@@ -167,7 +163,6 @@ TVMLITE_REGISTER_OP("nn.matmul")
     .set_num_inputs(2)
     .add_argument("tensor_a", "Tensor", "The left operand, (..., M, K) or (K,).")
     .add_argument("tensor_b", "Tensor", "The right operand, (..., K, N) or (K,).")
-    .set_attrs_type<MatmulAttrs>()
     .add_type_rel("Matmul", MatmulRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
@@ -175,7 +170,6 @@ TVMLITE_REGISTER_OP("nn.batch_matmul")
     .describe("Batched matrix product of rank-3 tensors: x (B, M, K), y (B, N, K) -> (B, M, N) (transpose_b).")
     .add_argument("x", "Tensor", "The left operand, (batch, M, K).")
     .add_argument("y", "Tensor", "The right operand, (batch, N, K), or (batch, K, N) without transpose_b.")
-    .set_attrs_type<BatchMatmulAttrs>()
     .add_type_rel("BatchMatmul", BatchMatmulRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 

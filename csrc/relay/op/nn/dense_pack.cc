@@ -44,19 +44,18 @@ int64_t LayoutBlock(const std::string& layout) {
   return nb;
 }
 
-Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* attr = AttrsAs<DensePackAttrs>(attrs);
+Type DensePackRel(const Array<Type>& args, const DensePackAttrs& attr) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(data->ndim() >= 1, ValueError) << "data must have rank >= 1, got a scalar";
   CheckRank(weight, 3, "weight (N / nb, K, nb)");
-  int64_t nb = LayoutBlock(attr->weight_layout);
+  int64_t nb = LayoutBlock(attr.weight_layout);
   TVMLITE_CHECK_KIND(nb >= 1, ValueError) << "weight_layout must be NK{nb}n with nb >= 1, got '"
-                                          << attr->weight_layout << "'";
+                                          << attr.weight_layout << "'";
   TVMLITE_CHECK_KIND(weight->shape[2].type_index() != kTVMLiteInt || DimIs(weight->shape[2], nb), ValueError)
-      << "weight " << ShapeToString(weight->shape) << " does not match weight_layout '" << attr->weight_layout
+      << "weight " << ShapeToString(weight->shape) << " does not match weight_layout '" << attr.weight_layout
       << "' (its last dim must be " << nb << ")";
-  TVMLITE_CHECK_KIND(data->dtype == weight->dtype || attr->out_dtype.has_value(), TypeError)
+  TVMLITE_CHECK_KIND(data->dtype == weight->dtype || attr.out_dtype.has_value(), TypeError)
       << "operand dtypes differ (" << data->dtype.str() << " vs " << weight->dtype.str()
       << "); set out_dtype to mix them";
   const Any& kd = data->shape[data->ndim() - 1];
@@ -65,10 +64,10 @@ Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
       << "reduction dims disagree: data " << ShapeToString(data->shape) << " and weight "
       << ShapeToString(weight->shape) << " (K is weight dim 1)";
   Any units = DimMulChecked(weight->shape[0], Any(nb));
-  if (attr->units.has_value()) {
+  if (attr.units.has_value()) {
     // N that no panel width divides: the last panel is zero-padded, so units is in ((panels - 1) nb, panels nb].
     std::optional<int64_t> u = units.as<int64_t>();
-    const int64_t want = *attr->units;
+    const int64_t want = *attr.units;
     TVMLITE_CHECK_KIND(want >= 0 && (!u || (want <= *u && want > *u - nb)), ValueError)
         << "units = " << want << " disagrees with packed weight " << ShapeToString(weight->shape)
         << (u ? " (its " + std::to_string(*u) + " columns in panels of " + std::to_string(nb) + " hold units in (" +
@@ -78,7 +77,7 @@ Type DensePackRel(const Array<Type>& args, const Attrs& attrs) {
   }
   std::vector<Any> out = ToVector(data->shape);
   out.back() = units;
-  return TensorType(Array<Any>(out), OutDtype(attr->out_dtype, data->dtype));
+  return TensorType(Array<Any>(out), OutDtype(attr.out_dtype, data->dtype));
 }
 
 }  // namespace
@@ -92,7 +91,6 @@ TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
               "(..., N).")
     .add_argument("data", "Tensor", "The input, (..., K).")
     .add_argument("weight", "Tensor", "The packed weights, (ceil(N / nb), K, nb), zero past N.")
-    .set_attrs_type<DensePackAttrs>()
     .add_type_rel("DensePack", DensePackRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 

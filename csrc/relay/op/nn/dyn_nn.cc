@@ -24,8 +24,7 @@ int64_t ShapeArgLength(const Array<Type>& args, size_t i, const char* what) {
   return t->shape[0].cast<int64_t>();
 }
 
-Type DynCol2ImRel(const Array<Type>& args, const Attrs& attrs) {
-  AttrsAs<Col2ImAttrs>(attrs);
+Type DynCol2ImRel(const Array<Type>& args, const Col2ImAttrs&) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, 3, "data (batch, channels * prod(block_shape), blocks)");
   int64_t n = ShapeArgLength(args, 1, "image_shape");
@@ -38,9 +37,8 @@ Type DynCol2ImRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 template <int N>
-Type DynMaxUnpoolRel(const Array<Type>& args, const Attrs& attrs) {
+Type DynMaxUnpoolRel(const Array<Type>& args, const MaxUnpoolAttrs<N>&) {
   CheckNumArgs(args, 3);
-  AttrsAs<MaxUnpoolAttrs<N>>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
   const TensorTypeNode* indices = TensorArg(args, 1);
@@ -74,7 +72,6 @@ TVMLITE_REGISTER_OP("dyn.nn.col2im")
     .add_argument("data", "Tensor", "The columns, (batch, channels * prod(block_shape), blocks).")
     .add_argument("image_shape", "Tensor", "The image's spatial dims.")
     .add_argument("block_shape", "Tensor", "The sliding block's dims.")
-    .set_attrs_type<Col2ImAttrs>()
     .add_type_rel("DynCol2Im", DynCol2ImRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)
     .set_attr("TAxisSemantics", true);

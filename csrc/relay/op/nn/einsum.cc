@@ -60,12 +60,11 @@ Any UnifyLabelDim(const Any& have, const Any& next, char letter, const std::stri
   return have.type_index() == kTVMLiteInt ? have : next;
 }
 
-Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<EinsumAttrs>(attrs);
+Type EinsumRel(const Array<Type>& args, const EinsumAttrs& a) {
   const auto* tuple = args[0].as<TupleTypeNode>();
   TVMLITE_CHECK_KIND(tuple != nullptr, TypeError) << "einsum takes a tuple of tensors, got " << TypeToString(args[0]);
   std::string eq;
-  for (char ch : a->equation) {
+  for (char ch : a.equation) {
     if (ch != ' ') eq.push_back(ch);
   }
   size_t arrow = eq.find("->");
@@ -75,12 +74,12 @@ Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
   while (true) {
     size_t comma = lhs.find(',', start);
     terms.push_back(ParseTerm(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start),
-                              a->equation));
+                              a.equation));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   TVMLITE_CHECK_KIND(terms.size() == tuple->fields.size(), ValueError)
-      << "einsum equation '" << a->equation << "' has " << terms.size() << " input terms for "
+      << "einsum equation '" << a.equation << "' has " << terms.size() << " input terms for "
       << tuple->fields.size() << " inputs";
   std::map<char, Any> dims;
   std::map<char, int> counts;
@@ -96,7 +95,7 @@ Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
     const Term& term = terms[i];
     size_t n_letters = term.letters.size() - (term.ellipsis ? 1 : 0);
     TVMLITE_CHECK_KIND(term.ellipsis ? t->ndim() >= n_letters : t->ndim() == n_letters, ValueError)
-        << "einsum equation '" << a->equation << "': term " << i << " names " << n_letters << " dims"
+        << "einsum equation '" << a.equation << "': term " << i << " names " << n_letters << " dims"
         << (term.ellipsis ? " (plus '...')" : "") << " but input " << i << " has shape " << ShapeToString(t->shape);
     size_t n_ell = t->ndim() - n_letters, d = 0;
     for (char ch : term.letters) {
@@ -109,7 +108,7 @@ Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
       }
       Any dim = t->shape[d++];
       auto it = dims.find(ch);
-      dims[ch] = it == dims.end() ? dim : UnifyLabelDim(it->second, dim, ch, a->equation);
+      dims[ch] = it == dims.end() ? dim : UnifyLabelDim(it->second, dim, ch, a.equation);
       ++counts[ch];
     }
   }
@@ -120,7 +119,7 @@ Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
       if (n == 1) out.push_back(dims[ch]);
     }
   } else {
-    Term o = ParseTerm(eq.substr(arrow + 2), a->equation);
+    Term o = ParseTerm(eq.substr(arrow + 2), a.equation);
     std::string seen;
     for (char ch : o.letters) {
       if (ch == '.') {
@@ -128,9 +127,9 @@ Type EinsumRel(const Array<Type>& args, const Attrs& attrs) {
         continue;
       }
       TVMLITE_CHECK_KIND(dims.count(ch), ValueError)
-          << "einsum equation '" << a->equation << "': output label '" << ch << "' is in no input";
+          << "einsum equation '" << a.equation << "': output label '" << ch << "' is in no input";
       TVMLITE_CHECK_KIND(seen.find(ch) == std::string::npos, ValueError)
-          << "einsum equation '" << a->equation << "': output label '" << ch << "' is repeated";
+          << "einsum equation '" << a.equation << "': output label '" << ch << "' is repeated";
       seen.push_back(ch);
       out.push_back(dims[ch]);
     }
@@ -145,7 +144,6 @@ TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(EinsumAttrs, equation); });
 TVMLITE_REGISTER_OP("einsum")
     .describe("Einstein summation over a tuple of tensors (numpy.einsum's equation grammar, '...' included).")
     .add_argument("tensors", "Tuple", "The operands.")
-    .set_attrs_type<EinsumAttrs>()
     .add_type_rel("Einsum", EinsumRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 

@@ -21,10 +21,9 @@ TVMLITE_STATIC_INIT_BLOCK({
   TVMLITE_REFLECT_FIELDS(NLLLossAttrs, reduction, ignore_index);
 });
 
-Type NLLLossRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<NLLLossAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->reduction == "none" || a->reduction == "sum" || a->reduction == "mean", ValueError)
-      << "reduction must be 'none', 'sum' or 'mean', got '" << a->reduction << "'";
+Type NLLLossRel(const Array<Type>& args, const NLLLossAttrs& a) {
+  TVMLITE_CHECK_KIND(a.reduction == "none" || a.reduction == "sum" || a.reduction == "mean", ValueError)
+      << "reduction must be 'none', 'sum' or 'mean', got '" << a.reduction << "'";
   const TensorTypeNode* pred = TensorArg(args, 0);
   const TensorTypeNode* target = TensorArg(args, 1);
   CheckFloating(pred->dtype, "predictions");
@@ -44,7 +43,7 @@ Type NLLLossRel(const Array<Type>& args, const Attrs& attrs) {
     MatchDtype(pred, w);
     CheckChannelParam(w, pred->shape[1], "weights", pred->shape);
   }
-  if (a->reduction == "none") return TensorType(target->shape, pred->dtype);
+  if (a.reduction == "none") return TensorType(target->shape, pred->dtype);
   return TensorType(Array<Any>(), pred->dtype);
 }
 
@@ -53,7 +52,6 @@ TVMLITE_REGISTER_OP("nn.nll_loss")
     .add_argument("predictions", "Tensor", "Log-probabilities (N, C, d1, ...).")
     .add_argument("targets", "Tensor", "Class indices (N, d1, ...).")
     .add_argument("weights", "Tensor or ()", "Per-class weights (C,).")
-    .set_attrs_type<NLLLossAttrs>()
     .add_type_rel("NLLLoss", NLLLossRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

@@ -53,12 +53,11 @@ Any ChannelDim(const TensorTypeNode* data, int64_t axis, size_t min_rank) {
 }  // namespace
 
 /*! \brief (data, gamma, beta, moving_mean, moving_var) -> (out, mean_out, var_out). */
-Type BatchNormRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<BatchNormAttrs>(attrs);
+Type BatchNormRel(const Array<Type>& args, const BatchNormAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
-  CheckEpsilon(a->epsilon);
-  Any channels = ChannelDim(data, a->axis, 1);
+  CheckEpsilon(a.epsilon);
+  Any channels = ChannelDim(data, a.axis, 1);
   static const char* names[] = {"", "gamma", "beta", "moving_mean", "moving_var"};
   for (size_t i = 1; i < 5; ++i) {
     const TensorTypeNode* p = TensorArg(args, i);
@@ -102,9 +101,9 @@ int64_t CheckNormalizedShape(const Array<Type>& args, const LayerNormAttrs* a, c
 }
 
 /*! \brief (data, gamma, beta-or-()) -> (out, mean, inv_std_dev), statistics of shape data[:axis] + 1s. */
-Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
+Type LayerNormRel(const Array<Type>& args, const LayerNormAttrs& attrs) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const int64_t axis = CheckNormalizedShape(args, AttrsAs<LayerNormAttrs>(attrs), data);
+  const int64_t axis = CheckNormalizedShape(args, &attrs, data);
   if (const TensorTypeNode* beta = OptionalTensorArg(args, 2)) {
     CheckUnidirectional(beta->shape, TailShape(data->shape, axis), "beta", "the normalized shape");
     TVMLITE_CHECK_KIND(beta->dtype == data->dtype, TypeError)
@@ -115,8 +114,8 @@ Type LayerNormRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 /*! \brief (data, gamma) -> out, normalised by the root mean square over [axis, ndim). */
-Type RMSNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNormalizedShape(args, AttrsAs<LayerNormAttrs>(attrs), TensorArg(args, 0));
+Type RMSNormRel(const Array<Type>& args, const LayerNormAttrs& attrs) {
+  CheckNormalizedShape(args, &attrs, TensorArg(args, 0));
   return args[0];
 }
 
@@ -131,8 +130,8 @@ void CheckScaleShift(const Array<Type>& args, const TensorTypeNode* data, const 
 }
 
 /*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out. */
-Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckEpsilon(AttrsAs<InstanceNormAttrs>(attrs)->epsilon);
+Type InstanceNormRel(const Array<Type>& args, const InstanceNormAttrs& attrs) {
+  CheckEpsilon(attrs.epsilon);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
   Any channels = ChannelDim(data, 1, 2);
@@ -141,49 +140,45 @@ Type InstanceNormRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 /*! \brief (data (N, C, ...), gamma (C,), beta (C,)) -> out; C divisible by num_groups. */
-Type GroupNormRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<GroupNormAttrs>(attrs);
-  CheckEpsilon(a->epsilon);
-  CheckStashType(a->stash_type);
+Type GroupNormRel(const Array<Type>& args, const GroupNormAttrs& a) {
+  CheckEpsilon(a.epsilon);
+  CheckStashType(a.stash_type);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
   Any channels = ChannelDim(data, 1, 2);
-  TVMLITE_CHECK_KIND(a->num_groups > 0, ValueError) << "num_groups must be positive, got " << a->num_groups;
+  TVMLITE_CHECK_KIND(a.num_groups > 0, ValueError) << "num_groups must be positive, got " << a.num_groups;
   if (std::optional<int64_t> c = channels.as<int64_t>()) {
-    TVMLITE_CHECK_KIND(*c % a->num_groups == 0, ValueError)
+    TVMLITE_CHECK_KIND(*c % a.num_groups == 0, ValueError)
         << "the " << *c << " channels of data " << ShapeToString(data->shape) << " do not split into "
-        << a->num_groups << " groups";
+        << a.num_groups << " groups";
   }
   CheckScaleShift(args, data, channels);
   return args[0];
 }
 
-Type LRNRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<LRNAttrs>(attrs);
+Type LRNRel(const Array<Type>& args, const LRNAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
-  TVMLITE_CHECK_KIND(a->size > 0, ValueError) << "size must be positive, got " << a->size;
-  ChannelDim(data, a->axis, 1);
+  TVMLITE_CHECK_KIND(a.size > 0, ValueError) << "size must be positive, got " << a.size;
+  ChannelDim(data, a.axis, 1);
   return args[0];
 }
 
-Type LpNormalizeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<LpNormalizeAttrs>(attrs);
+Type LpNormalizeRel(const Array<Type>& args, const LpNormalizeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
-  TVMLITE_CHECK_KIND(a->p == 1 || a->p == 2, ValueError) << "p must be 1 or 2, got " << a->p;
-  NormalizeAxis(a->axis, static_cast<int64_t>(data->shape.size()));
+  TVMLITE_CHECK_KIND(a.p == 1 || a.p == 2, ValueError) << "p must be 1 or 2, got " << a.p;
+  NormalizeAxis(a.axis, static_cast<int64_t>(data->shape.size()));
   return args[0];
 }
 
-Type MVNRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<MVNAttrs>(attrs);
+Type MVNRel(const Array<Type>& args, const MVNAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
-  CheckEpsilon(a->epsilon);
+  CheckEpsilon(a.epsilon);
   int64_t ndim = static_cast<int64_t>(data->shape.size());
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
-  for (int64_t axis : a->axes) {
+  for (int64_t axis : a.axes) {
     int64_t ax = NormalizeAxis(axis, ndim);
     TVMLITE_CHECK_KIND(!seen[ax], ValueError) << "axis " << axis << " is repeated in axes";
     seen[ax] = true;
@@ -191,11 +186,10 @@ Type MVNRel(const Array<Type>& args, const Attrs& attrs) {
   return args[0];
 }
 
-Type SoftmaxRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<SoftmaxAttrs>(attrs);
+Type SoftmaxRel(const Array<Type>& args, const SoftmaxAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckFloating(data->dtype, "data");
-  NormalizeAxis(a->axis, static_cast<int64_t>(data->shape.size()));
+  NormalizeAxis(a.axis, static_cast<int64_t>(data->shape.size()));
   return args[0];
 }
 
@@ -208,7 +202,6 @@ TVMLITE_REGISTER_OP("nn.batch_norm")
     .add_argument("beta", "Tensor", "Offset (C,).")
     .add_argument("moving_mean", "Tensor", "Running mean (C,).")
     .add_argument("moving_var", "Tensor", "Running variance (C,).")
-    .set_attrs_type<BatchNormAttrs>()
     .add_type_rel("BatchNorm", BatchNormRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
@@ -218,7 +211,6 @@ TVMLITE_REGISTER_OP("nn.layer_norm")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("gamma", "Tensor", "Scale, broadcast to data.shape[axis:].")
     .add_argument("beta", "Tensor or ()", "Offset, broadcast to data.shape[axis:]; () for none.")
-    .set_attrs_type<LayerNormAttrs>()
     .add_type_rel("LayerNorm", LayerNormRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -226,7 +218,6 @@ TVMLITE_REGISTER_OP("nn.rms_norm")
     .describe("RMS normalization over the axes [axis, ndim): data / sqrt(mean(data^2) + epsilon) * gamma.")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("gamma", "Tensor", "Scale, broadcast to data.shape[axis:].")
-    .set_attrs_type<LayerNormAttrs>()
     .add_type_rel("RMSNorm", RMSNormRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -235,7 +226,6 @@ TVMLITE_REGISTER_OP("nn.instance_norm")
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .add_argument("gamma", "Tensor", "Scale (C,).")
     .add_argument("beta", "Tensor", "Offset (C,).")
-    .set_attrs_type<InstanceNormAttrs>()
     .add_type_rel("InstanceNorm", InstanceNormRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -244,14 +234,12 @@ TVMLITE_REGISTER_OP("nn.group_norm")
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .add_argument("gamma", "Tensor", "Scale (C,).")
     .add_argument("beta", "Tensor", "Offset (C,).")
-    .set_attrs_type<GroupNormAttrs>()
     .add_type_rel("GroupNorm", GroupNormRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.lrn")
     .describe("Local response normalization: x / (bias + alpha / size * sum of squares over size channels)^beta.")
     .add_argument("data", "Tensor", "The input (N, C, ...).")
-    .set_attrs_type<LRNAttrs>()
     .add_type_rel("LRN", LRNRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -259,14 +247,12 @@ TVMLITE_REGISTER_OP("nn.lp_normalize")
     .describe("data / ||data||_p along axis (p = 1 or 2; a zero norm gives 0).")
     .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<LpNormalizeAttrs>()
     .add_type_rel("LpNormalize", LpNormalizeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.mean_variance_normalization")
     .describe("(data - mean) / (sqrt(variance) + epsilon) with the statistics taken over axes.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<MVNAttrs>()
     .add_type_rel("MVN", MVNRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -274,7 +260,6 @@ TVMLITE_REGISTER_OP("nn.mean_variance_normalization")
   TVMLITE_REGISTER_OP(OpName)                                 \
       .describe(Text)                                         \
       .add_argument("data", "Tensor", "The input.")           \
-      .set_attrs_type<SoftmaxAttrs>()                         \
       .add_type_rel("Softmax", SoftmaxRel)                    \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)
 

@@ -42,21 +42,20 @@ int64_t PoolBlock(const std::string& layout, const std::string& out_layout, cons
 }
 
 template <PoolKind K, int N>
-Type PoolRel(const Array<Type>& args, const Attrs& attrs) {
+Type PoolRel(const Array<Type>& args, const PoolAttrs<K, N>& a) {
   CheckNumArgs(args, 1);
-  const auto* a = AttrsAs<PoolAttrs<K, N>>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   constexpr bool kBlockable = N == 2 && (K == PoolKind::kMax || K == PoolKind::kAvg);
-  int64_t block = kBlockable ? PoolBlock(a->layout, a->out_layout, data) : 0;
+  int64_t block = kBlockable ? PoolBlock(a.layout, a.out_layout, data) : 0;
   if (block == 0) {
-    CheckLayout(a->layout, "layout", ChannelFirstLayout(N));
-    CheckLayout(a->out_layout, "out_layout", ChannelFirstLayout(N), true);
+    CheckLayout(a.layout, "layout", ChannelFirstLayout(N));
+    CheckLayout(a.out_layout, "out_layout", ChannelFirstLayout(N), true);
     CheckRank(data, N + 2, "data (batch, channels, spatial...)");
   }
-  TVMLITE_CHECK_KIND(a->pool_size.size() == static_cast<size_t>(N) || a->pool_size.size() == 1, ValueError)
-      << "pool_size needs 1 or " << N << " values, got " << a->pool_size.size();
-  std::array<int64_t, N> k = PerDim<N>(a->pool_size, "pool_size", 1, 1);
-  Window<N> w = NormalizeWindow<N>(a->strides, a->padding, a->dilation);
+  TVMLITE_CHECK_KIND(a.pool_size.size() == static_cast<size_t>(N) || a.pool_size.size() == 1, ValueError)
+      << "pool_size needs 1 or " << N << " values, got " << a.pool_size.size();
+  std::array<int64_t, N> k = PerDim<N>(a.pool_size, "pool_size", 1, 1);
+  Window<N> w = NormalizeWindow<N>(a.strides, a.padding, a.dilation);
   for (int i = 0; i < N; ++i) {
     // A window made only of padding has no value to take: ONNX requires pads smaller than the kernel.
     __int128 extent = static_cast<__int128>(w.dilation[i]) * (k[i] - 1) + 1;
@@ -65,18 +64,18 @@ Type PoolRel(const Array<Type>& args, const Attrs& attrs) {
         << " must be smaller than the pooling window (" << k[i] << ", dilation " << w.dilation[i] << ")";
   }
   if constexpr (K == PoolKind::kLp) {
-    TVMLITE_CHECK_KIND(a->p > 0 && a->p < 1e300, ValueError) << "p = " << a->p << " must be positive and finite";
+    TVMLITE_CHECK_KIND(a.p > 0 && a.p < 1e300, ValueError) << "p = " << a.p << " must be positive and finite";
   }
   if constexpr (K == PoolKind::kAvg || K == PoolKind::kLp) {
     TVMLITE_CHECK_KIND(data->dtype.is_float(), TypeError)
         << "average / lp pooling needs a float input, got " << data->dtype.str();
   }
   if constexpr (K == PoolKind::kMaxArgmax) {
-    TVMLITE_CHECK_KIND(a->storage_order == 0 || a->storage_order == 1, ValueError)
-        << "storage_order = " << a->storage_order << " must be 0 (row-major) or 1 (column-major)";
+    TVMLITE_CHECK_KIND(a.storage_order == 0 || a.storage_order == 1, ValueError)
+        << "storage_order = " << a.storage_order << " must be 0 (row-major) or 1 (column-major)";
   }
   std::vector<Any> out{data->shape[0], data->shape[1]};
-  for (int i = 0; i < N; ++i) out.push_back(WindowOut<N>(data->shape[2 + i], Any(k[i]), w, i, a->ceil_mode));
+  for (int i = 0; i < N; ++i) out.push_back(WindowOut<N>(data->shape[2 + i], Any(k[i]), w, i, a.ceil_mode));
   if (block) out.push_back(data->shape[4]);
   TensorType values(Array<Any>(out), data->dtype);
   if constexpr (K == PoolKind::kMaxArgmax) {
@@ -86,26 +85,24 @@ Type PoolRel(const Array<Type>& args, const Attrs& attrs) {
   }
 }
 
-Type GlobalPoolRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<GlobalPoolAttrs>(attrs);
+Type GlobalPoolRel(const Array<Type>& args, const GlobalPoolAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  TVMLITE_CHECK_KIND(a->p > 0 && a->p < 1e300, ValueError) << "p = " << a->p << " must be positive and finite";
-  if (PoolBlock(a->layout, "", data)) {
+  TVMLITE_CHECK_KIND(a.p > 0 && a.p < 1e300, ValueError) << "p = " << a.p << " must be positive and finite";
+  if (PoolBlock(a.layout, "", data)) {
     return TensorType({data->shape[0], data->shape[1], Any(int64_t(1)), Any(int64_t(1)), data->shape[4]},
                       data->dtype);
   }
   TVMLITE_CHECK_KIND(data->ndim() >= 3 && data->ndim() <= 5, ValueError)
       << "data must have rank 3 to 5 (batch, channels, spatial...), got shape " << ShapeToString(data->shape);
-  CheckLayout(a->layout, "layout", ChannelFirstLayout(static_cast<int>(data->ndim()) - 2), true);
+  CheckLayout(a.layout, "layout", ChannelFirstLayout(static_cast<int>(data->ndim()) - 2), true);
   std::vector<Any> out{data->shape[0], data->shape[1]};
   for (size_t i = 2; i < data->ndim(); ++i) out.push_back(Any(int64_t(1)));
   return TensorType(Array<Any>(out), data->dtype);
 }
 
 template <int N>
-Type MaxUnpoolRel(const Array<Type>& args, const Attrs& attrs) {
+Type MaxUnpoolRel(const Array<Type>& args, const MaxUnpoolAttrs<N>& a) {
   CheckNumArgs(args, 2);
-  const auto* a = AttrsAs<MaxUnpoolAttrs<N>>(attrs);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* indices = TensorArg(args, 1);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
@@ -118,12 +115,12 @@ Type MaxUnpoolRel(const Array<Type>& args, const Attrs& attrs) {
   }
   TVMLITE_CHECK_KIND(same, ValueError) << "indices " << ShapeToString(indices->shape) << " must have data's shape "
                                        << ShapeToString(data->shape);
-  TVMLITE_CHECK_KIND(a->pool_size.size() == static_cast<size_t>(N) || a->pool_size.size() == 1, ValueError)
-      << "pool_size needs 1 or " << N << " values, got " << a->pool_size.size();
-  std::array<int64_t, N> k = PerDim<N>(a->pool_size, "pool_size", 1, 1);
-  Window<N> w = NormalizeWindow<N>(a->strides, a->padding, Array<int64_t>());
-  TVMLITE_CHECK_KIND(a->output_size.empty() || a->output_size.size() == static_cast<size_t>(N), ValueError)
-      << "output_size needs " << N << " values, got " << a->output_size.size();
+  TVMLITE_CHECK_KIND(a.pool_size.size() == static_cast<size_t>(N) || a.pool_size.size() == 1, ValueError)
+      << "pool_size needs 1 or " << N << " values, got " << a.pool_size.size();
+  std::array<int64_t, N> k = PerDim<N>(a.pool_size, "pool_size", 1, 1);
+  Window<N> w = NormalizeWindow<N>(a.strides, a.padding, Array<int64_t>());
+  TVMLITE_CHECK_KIND(a.output_size.empty() || a.output_size.size() == static_cast<size_t>(N), ValueError)
+      << "output_size needs " << N << " values, got " << a.output_size.size();
   std::vector<Any> out{data->shape[0], data->shape[1]};
   for (int i = 0; i < N; ++i) {
     std::optional<int64_t> x = BoundedDim(data->shape[2 + i], "input dim");
@@ -135,11 +132,11 @@ Type MaxUnpoolRel(const Array<Type>& args, const Attrs& attrs) {
           << w.stride[i] << ", padding (" << w.pad_begin[i] << ", " << w.pad_end[i] << "), kernel " << k[i] << ")";
       inferred = static_cast<int64_t>(v);
     }
-    if (a->output_size.empty()) {
+    if (a.output_size.empty()) {
       out.push_back(inferred ? Any(*inferred) : Any(SizeVar::Any()));
       continue;
     }
-    int64_t size = a->output_size[i];
+    int64_t size = a.output_size[i];
     TVMLITE_CHECK_KIND(size >= 0 && size <= kMaxWindowValue && (!inferred || size >= *inferred), ValueError)
         << "output_size[" << i << "] = " << size << " is smaller than the unpooled size "
         << (inferred ? std::to_string(*inferred) : "?") << " (or out of range)";
@@ -203,21 +200,18 @@ TVMLITE_STATIC_INIT_BLOCK({
 TVMLITE_REGISTER_OP("nn.global_avg_pool")
     .describe("Mean over every spatial dim of NC... data: (B, C, *S) -> (B, C, 1, ...).")
     .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
-    .set_attrs_type<GlobalPoolAttrs>()
     .add_type_rel("GlobalPool", GlobalPoolRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("nn.global_max_pool")
     .describe("Max over every spatial dim of NC... data: (B, C, *S) -> (B, C, 1, ...).")
     .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
-    .set_attrs_type<GlobalPoolAttrs>()
     .add_type_rel("GlobalPool", GlobalPoolRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("nn.global_lp_pool")
     .describe("(sum |x|^p)^(1/p) over every spatial dim of NC... data: (B, C, *S) -> (B, C, 1, ...).")
     .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
-    .set_attrs_type<GlobalPoolAttrs>()
     .add_type_rel("GlobalPool", GlobalPoolRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 

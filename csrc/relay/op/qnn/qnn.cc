@@ -83,33 +83,31 @@ void CheckScale(const TensorTypeNode* x, const Array<Type>& args, int64_t axis_a
 
 }  // namespace
 
-Type QuantizeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<QuantizeAttrs>(attrs);
+Type QuantizeRel(const Array<Type>& args, const QuantizeAttrs& a) {
   const TensorTypeNode* x = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(x->dtype.code() == kDLFloat || x->dtype.code() == kDLBfloat || x->dtype == DataType::Int(32),
                      TypeError)
       << "the input must be float or int32, got " << TypeToString(args[0]);
-  CheckScale(x, args, a->axis, a->block_size, true);
+  CheckScale(x, args, a.axis, a.block_size, true);
   if (!Absent(args[2])) {
     const TensorTypeNode* zp = TensorArg(args, 2);
-    TVMLITE_CHECK_KIND(zp->dtype == a->out_dtype, TypeError)
-        << "the zero point is " << zp->dtype << " but out_dtype is " << a->out_dtype;
+    TVMLITE_CHECK_KIND(zp->dtype == a.out_dtype, TypeError)
+        << "the zero point is " << zp->dtype << " but out_dtype is " << a.out_dtype;
   }
-  return TensorType(x->shape, a->out_dtype);
+  return TensorType(x->shape, a.out_dtype);
 }
 
-Type DequantizeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<DequantizeAttrs>(attrs);
+Type DequantizeRel(const Array<Type>& args, const DequantizeAttrs& a) {
   const TensorTypeNode* x = TensorArg(args, 0);
-  CheckScale(x, args, a->axis, a->block_size, false);
+  CheckScale(x, args, a.axis, a.block_size, false);
   if (!Absent(args[2])) {
     const TensorTypeNode* zp = TensorArg(args, 2);
     TVMLITE_CHECK_KIND(zp->dtype == x->dtype, TypeError)
         << "the zero point is " << zp->dtype << " but the input is " << x->dtype;
   }
-  TVMLITE_CHECK_KIND(a->out_dtype.code() == kDLFloat || a->out_dtype.code() == kDLBfloat, TypeError)
-      << "out_dtype must be float, got " << a->out_dtype;
-  return TensorType(x->shape, a->out_dtype);
+  TVMLITE_CHECK_KIND(a.out_dtype.code() == kDLFloat || a.out_dtype.code() == kDLBfloat, TypeError)
+      << "out_dtype must be float, got " << a.out_dtype;
+  return TensorType(x->shape, a.out_dtype);
 }
 
 Type DynamicQuantizeRel(const Array<Type>& args, const Attrs&) {
@@ -168,8 +166,7 @@ Type QLinearMatMulRel(const Array<Type>& args, const Attrs&) {
   return TensorType(Array<Any>(out), yzp->dtype);
 }
 
-Type QLinearConvRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<QLinearConvAttrs>(attrs);
+Type QLinearConvRel(const Array<Type>& args, const QLinearConvAttrs& a) {
   const TensorTypeNode* x = Int8Arg(args, 0, "x");
   const TensorTypeNode* w = Int8Arg(args, 3, "w");
   QuantParam(args, 1, "x_scale");
@@ -182,10 +179,10 @@ Type QLinearConvRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(x->ndim() >= 3 && w->ndim() == x->ndim(), ValueError)
       << "x and w must have one rank >= 3, got " << ShapeToString(x->shape) << " and " << ShapeToString(w->shape);
   size_t nsp = x->ndim() - 2;
-  TVMLITE_CHECK_KIND(a->strides.size() == nsp && a->dilation.size() == nsp && a->padding.size() == 2 * nsp,
+  TVMLITE_CHECK_KIND(a.strides.size() == nsp && a.dilation.size() == nsp && a.padding.size() == 2 * nsp,
                      ValueError)
       << "strides/dilation need " << nsp << " values and padding " << 2 * nsp;
-  TVMLITE_CHECK_KIND(a->groups >= 1, ValueError) << "groups must be >= 1";
+  TVMLITE_CHECK_KIND(a.groups >= 1, ValueError) << "groups must be >= 1";
   if (!Absent(args[8])) {
     const TensorTypeNode* bias = TensorArg(args, 8);
     TVMLITE_CHECK_KIND(bias->ndim() == 1 && bias->dtype == DataType::Int(32), TypeError)
@@ -193,14 +190,14 @@ Type QLinearConvRel(const Array<Type>& args, const Attrs& attrs) {
   }
   std::optional<int64_t> cin = x->static_dim(1), wc = w->static_dim(1);
   if (cin && wc) {
-    TVMLITE_CHECK_KIND(*wc * a->groups == *cin, ValueError)
-        << "input channels " << *cin << " != weight channels " << *wc << " * groups " << a->groups;
+    TVMLITE_CHECK_KIND(*wc * a.groups == *cin, ValueError)
+        << "input channels " << *cin << " != weight channels " << *wc << " * groups " << a.groups;
   }
   std::vector<Any> out{x->shape[0], w->shape[0]};
   constexpr int64_t kBig = int64_t(1) << 40;  // bounds that keep the arithmetic below far from overflow
   for (size_t i = 0; i < nsp; ++i) {
     std::optional<int64_t> in = x->static_dim(2 + i), k = w->static_dim(2 + i);
-    int64_t s = a->strides[i], d = a->dilation[i], pb = a->padding[i], pe = a->padding[nsp + i];
+    int64_t s = a.strides[i], d = a.dilation[i], pb = a.padding[i], pe = a.padding[nsp + i];
     TVMLITE_CHECK_KIND(s >= 1 && d >= 1 && pb >= 0 && pe >= 0, ValueError)
         << "strides and dilations must be >= 1 and padding >= 0";
     TVMLITE_CHECK_KIND(s < kBig && d < kBig && pb < kBig && pe < kBig, ValueError)
@@ -221,7 +218,6 @@ TVMLITE_REGISTER_OP("qnn.quantize")
     .add_argument("data", "Tensor", "x.")
     .add_argument("scale", "Tensor", "y_scale.")
     .add_argument("zero_point", "Tensor", "y_zero_point, or ().")
-    .set_attrs_type<QuantizeAttrs>()
     .add_type_rel("Quantize", QuantizeRel)
     .set_attr<TOpPattern>("TOpPattern", kElemWise)
     .set_attr("TAxisSemantics", true);
@@ -231,7 +227,6 @@ TVMLITE_REGISTER_OP("qnn.dequantize")
     .add_argument("data", "Tensor", "x.")
     .add_argument("scale", "Tensor", "x_scale.")
     .add_argument("zero_point", "Tensor", "x_zero_point, or ().")
-    .set_attrs_type<DequantizeAttrs>()
     .add_type_rel("Dequantize", DequantizeRel)
     .set_attr<TOpPattern>("TOpPattern", kElemWise)
     .set_attr("TAxisSemantics", true);
@@ -256,7 +251,6 @@ TVMLITE_REGISTER_OP("qnn.qlinear_conv")
     .add_argument("w", "Tensor", "").add_argument("w_scale", "Tensor", "").add_argument("w_zero_point", "Tensor", "")
     .add_argument("y_scale", "Tensor", "").add_argument("y_zero_point", "Tensor", "()")
     .add_argument("bias", "Tensor", "int32, or ().")
-    .set_attrs_type<QLinearConvAttrs>()
     .add_type_rel("QLinearConv", QLinearConvRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 

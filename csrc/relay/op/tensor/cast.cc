@@ -35,37 +35,33 @@ void CheckRoundMode(const std::string& mode) {
 
 }  // namespace
 
-Type CastRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<CastAttrs>(attrs);
+Type CastRel(const Array<Type>& args, const CastAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  CheckTensorDtype(a->dtype, "the target dtype");
-  CheckRoundMode(a->round_mode);
-  return TensorType(data->shape, a->dtype);
+  CheckTensorDtype(a.dtype, "the target dtype");
+  CheckRoundMode(a.round_mode);
+  return TensorType(data->shape, a.dtype);
 }
 
-Type CastLikeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<CastLikeAttrs>(attrs);
+Type CastLikeRel(const Array<Type>& args, const CastLikeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
   CheckTensorDtype(like->dtype, "the target dtype");
-  CheckRoundMode(a->round_mode);
+  CheckRoundMode(a.round_mode);
   return TensorType(data->shape, like->dtype);
 }
 
-Type ReinterpretRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<CastAttrs>(attrs);
+Type ReinterpretRel(const Array<Type>& args, const CastAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  CheckTensorDtype(a->dtype, "the target dtype");
-  TVMLITE_CHECK_KIND(a->dtype.bits() == data->dtype.bits() && a->dtype.lanes() == data->dtype.lanes(), TypeError)
+  CheckTensorDtype(a.dtype, "the target dtype");
+  TVMLITE_CHECK_KIND(a.dtype.bits() == data->dtype.bits() && a.dtype.lanes() == data->dtype.lanes(), TypeError)
       << "reinterpret needs types of the same width: " << data->dtype.str() << " is " << data->dtype.bits()
-      << " bits, " << a->dtype.str() << " is " << a->dtype.bits();
-  return TensorType(data->shape, a->dtype);
+      << " bits, " << a.dtype.str() << " is " << a.dtype.bits();
+  return TensorType(data->shape, a.dtype);
 }
 
 TVMLITE_REGISTER_OP("cast")
     .describe("Convert to another dtype (ONNX Cast semantics, saturating float8 conversion by default).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<CastAttrs>()
     .add_type_rel("Cast", CastRel)
     .set_attr<TOpPattern>("TOpPattern", kElemWise);
 
@@ -73,7 +69,6 @@ TVMLITE_REGISTER_OP("cast_like")
     .describe("Convert to the dtype of a second tensor.")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("like", "Tensor", "The tensor whose dtype is the target.")
-    .set_attrs_type<CastLikeAttrs>()
     .add_type_rel("CastLike", CastLikeRel)
     .set_attr<TOpPattern>("TOpPattern", kElemWise)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
@@ -81,7 +76,6 @@ TVMLITE_REGISTER_OP("cast_like")
 TVMLITE_REGISTER_OP("reinterpret")
     .describe("The same bits seen as another dtype of the same width (ONNX BitCast).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<CastAttrs>()
     .add_type_rel("Reinterpret", ReinterpretRel)
     .set_attr<TOpPattern>("TOpPattern", kElemWise);
 

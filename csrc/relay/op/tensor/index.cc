@@ -55,12 +55,11 @@ std::vector<int64_t> SliceLikeAxes(const TensorTypeNode* data, const TensorTypeN
   return out;
 }
 
-Type SliceLikeRel(const Array<Type>& args, const Attrs& attrs) {
+Type SliceLikeRel(const Array<Type>& args, const SliceLikeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
-  const auto* a = AttrsAs<SliceLikeAttrs>(attrs);
   std::vector<Any> out = Dims(data->shape);
-  for (int64_t axis : SliceLikeAxes(data, like, a->axes)) {
+  for (int64_t axis : SliceLikeAxes(data, like, a.axes)) {
     const Any &d = data->shape[axis], &l = like->shape[axis];
     TVMLITE_CHECK_KIND(!IsStatic(d) || !IsStatic(l) || StaticValue(l) <= StaticValue(d), ValueError)
         << "slice_like: shape_like " << ShapeToString(like->shape) << " exceeds data " << ShapeToString(data->shape)
@@ -70,34 +69,33 @@ Type SliceLikeRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type StridedSliceRel(const Array<Type>& args, const Attrs& attrs) {
+Type StridedSliceRel(const Array<Type>& args, const StridedSliceAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<StridedSliceAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
-  size_t n = a->begin.size();
-  TVMLITE_CHECK_KIND(a->end.size() == n, ValueError)
-      << "strided_slice: begin has " << n << " entries, end has " << a->end.size();
-  TVMLITE_CHECK_KIND(a->strides.empty() || a->strides.size() == n || a->strides.size() == 1, ValueError)
-      << "strided_slice: strides has " << a->strides.size() << " entries for " << n << " sliced axes";
-  TVMLITE_CHECK_KIND(a->slice_mode == "end" || a->slice_mode == "size", ValueError)
-      << "strided_slice: slice_mode '" << a->slice_mode << "' (expected 'end' or 'size')";
+  size_t n = a.begin.size();
+  TVMLITE_CHECK_KIND(a.end.size() == n, ValueError)
+      << "strided_slice: begin has " << n << " entries, end has " << a.end.size();
+  TVMLITE_CHECK_KIND(a.strides.empty() || a.strides.size() == n || a.strides.size() == 1, ValueError)
+      << "strided_slice: strides has " << a.strides.size() << " entries for " << n << " sliced axes";
+  TVMLITE_CHECK_KIND(a.slice_mode == "end" || a.slice_mode == "size", ValueError)
+      << "strided_slice: slice_mode '" << a.slice_mode << "' (expected 'end' or 'size')";
   std::vector<int64_t> axes;
-  if (a->axes.has_value()) {
-    TVMLITE_CHECK_KIND(a->axes->size() == n, ValueError)
-        << "strided_slice: axes has " << a->axes->size() << " entries, begin has " << n;
-    axes = NormalizeAxes(*a->axes, ndim, "strided_slice");
+  if (a.axes.has_value()) {
+    TVMLITE_CHECK_KIND(a.axes->size() == n, ValueError)
+        << "strided_slice: axes has " << a.axes->size() << " entries, begin has " << n;
+    axes = NormalizeAxes(*a.axes, ndim, "strided_slice");
   } else {
     TVMLITE_CHECK_KIND(static_cast<int64_t>(n) <= ndim, ValueError)
         << "strided_slice: " << n << " bounds for an input of rank " << ndim << " " << ShapeToString(data->shape);
     for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
   }
   std::vector<Any> out = Dims(data->shape);
-  bool size_mode = a->slice_mode == "size";
+  bool size_mode = a.slice_mode == "size";
   for (size_t i = 0; i < n; ++i) {
-    int64_t step = a->strides.empty() ? 1 : a->strides[a->strides.size() == 1 ? 0 : i];
+    int64_t step = a.strides.empty() ? 1 : a.strides[a.strides.size() == 1 ? 0 : i];
     if (size_mode) step = 1;
     TVMLITE_CHECK_KIND(step != 0, ValueError) << "strided_slice: step 0 on axis " << axes[i];
-    int64_t begin = a->begin[i], end = a->end[i];
+    int64_t begin = a.begin[i], end = a.end[i];
     const Any& d = data->shape[axes[i]];
     if (size_mode) {
       TVMLITE_CHECK_KIND(end >= -1, ValueError) << "strided_slice: size " << end << " on axis " << axes[i];
@@ -140,18 +138,17 @@ const TensorTypeNode* IndicesArg(const Array<Type>& args, size_t i, const char* 
   return t;
 }
 
-Type TakeRel(const Array<Type>& args, const Attrs& attrs) {
+Type TakeRel(const Array<Type>& args, const TakeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "take");
-  const auto* a = AttrsAs<TakeAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->mode == "fast" || a->mode == "clip" || a->mode == "wrap", ValueError)
-      << "take: mode '" << a->mode << "' (expected fast, clip or wrap)";
+  TVMLITE_CHECK_KIND(a.mode == "fast" || a.mode == "clip" || a.mode == "wrap", ValueError)
+      << "take: mode '" << a.mode << "' (expected fast, clip or wrap)";
   int64_t r = static_cast<int64_t>(data->ndim()), q = static_cast<int64_t>(idx->ndim());
   TVMLITE_CHECK_KIND(r >= 1, ValueError) << "take: data must have rank >= 1, got a scalar";
-  int64_t axis = NormalizeAxis(a->axis, r);
-  int64_t bd = a->batch_dims < 0 ? a->batch_dims + q : a->batch_dims;
+  int64_t axis = NormalizeAxis(a.axis, r);
+  int64_t bd = a.batch_dims < 0 ? a.batch_dims + q : a.batch_dims;
   TVMLITE_CHECK_KIND(bd >= 0 && bd <= q && bd <= axis, ValueError)
-      << "take: batch_dims " << a->batch_dims << " must be in [0, min(indices rank " << q << ", axis " << axis
+      << "take: batch_dims " << a.batch_dims << " must be in [0, min(indices rank " << q << ", axis " << axis
       << ")]";
   for (int64_t i = 0; i < bd; ++i) {
     TVMLITE_CHECK_KIND(!IsStatic(data->shape[i]) || !IsStatic(idx->shape[i]) ||
@@ -167,27 +164,25 @@ Type TakeRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type GatherRel(const Array<Type>& args, const Attrs& attrs) {
+Type GatherRel(const Array<Type>& args, const GatherAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "gather");
-  const auto* a = AttrsAs<GatherAttrs>(attrs);
   TVMLITE_CHECK_KIND(data->ndim() == idx->ndim() && data->ndim() >= 1, ValueError)
       << "gather: indices " << ShapeToString(idx->shape) << " must have the rank of data "
       << ShapeToString(data->shape) << " (>= 1)";
-  NormalizeAxis(a->axis, static_cast<int64_t>(data->ndim()));
+  NormalizeAxis(a.axis, static_cast<int64_t>(data->ndim()));
   return TensorType(idx->shape, data->dtype);
 }
 
-Type GatherNDRel(const Array<Type>& args, const Attrs& attrs) {
+Type GatherNDRel(const Array<Type>& args, const GatherNDAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "gather_nd");
-  const auto* a = AttrsAs<GatherNDAttrs>(attrs);
   int64_t r = static_cast<int64_t>(data->ndim()), q = static_cast<int64_t>(idx->ndim());
   TVMLITE_CHECK_KIND(q >= 1, ValueError) << "gather_nd: indices must have rank >= 1, got a scalar";
   std::optional<int64_t> k = idx->static_dim(q - 1);
   TVMLITE_CHECK_KIND(k.has_value(), ValueError)
       << "gather_nd: the last dim of indices " << ShapeToString(idx->shape) << " must be static";
-  int64_t b = a->batch_dims;
+  int64_t b = a.batch_dims;
   TVMLITE_CHECK_KIND(b >= 0 && b < q && b < r, ValueError)
       << "gather_nd: batch_dims " << b << " must be in [0, min(rank(data) " << r << ", rank(indices) " << q << "))";
   TVMLITE_CHECK_KIND(*k >= 0 && *k <= r - b, ValueError)
@@ -205,12 +200,11 @@ void CheckReduction(const std::string& r, const char* op) {
       << op << ": reduction '" << r << "' (expected update, add, mul, min or max)";
 }
 
-Type ScatterElementsRel(const Array<Type>& args, const Attrs& attrs) {
+Type ScatterElementsRel(const Array<Type>& args, const ScatterElementsAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "scatter_elements");
   const TensorTypeNode* upd = TensorArg(args, 2);
-  const auto* a = AttrsAs<ScatterElementsAttrs>(attrs);
-  CheckReduction(a->reduction, "scatter_elements");
+  CheckReduction(a.reduction, "scatter_elements");
   TVMLITE_CHECK_KIND(upd->dtype == data->dtype, TypeError)
       << "scatter_elements: updates are " << upd->dtype.str() << ", data is " << data->dtype.str();
   TVMLITE_CHECK_KIND(idx->ndim() == data->ndim() && upd->ndim() == data->ndim() && data->ndim() >= 1, ValueError)
@@ -223,16 +217,15 @@ Type ScatterElementsRel(const Array<Type>& args, const Attrs& attrs) {
         << "scatter_elements: indices " << ShapeToString(idx->shape) << " and updates "
         << ShapeToString(upd->shape) << " differ";
   }
-  NormalizeAxis(a->axis, static_cast<int64_t>(data->ndim()));
+  NormalizeAxis(a.axis, static_cast<int64_t>(data->ndim()));
   return args[0];
 }
 
-Type ScatterNDRel(const Array<Type>& args, const Attrs& attrs) {
+Type ScatterNDRel(const Array<Type>& args, const ScatterNDAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "scatter_nd");
   const TensorTypeNode* upd = TensorArg(args, 2);
-  const auto* a = AttrsAs<ScatterNDAttrs>(attrs);
-  CheckReduction(a->mode, "scatter_nd");
+  CheckReduction(a.mode, "scatter_nd");
   TVMLITE_CHECK_KIND(upd->dtype == data->dtype, TypeError)
       << "scatter_nd: updates are " << upd->dtype.str() << ", data is " << data->dtype.str();
   int64_t r = static_cast<int64_t>(data->ndim()), q = static_cast<int64_t>(idx->ndim());
@@ -260,7 +253,7 @@ Type ArgwhereRel(const Array<Type>& args, const Attrs&) {
 }
 
 template <bool kDyn>
-Type OneHotRel(const Array<Type>& args, const Attrs& attrs) {
+Type OneHotRel(const Array<Type>& args, const OneHotAttrs& a) {
   const char* op = kDyn ? "dyn.one_hot" : "one_hot";
   CheckNumArgs(args, kDyn ? 4 : 3);
   const TensorTypeNode* idx = TensorArg(args, 0);  // ONNX OneHot casts any number to an index
@@ -270,8 +263,7 @@ Type OneHotRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* off = ScalarArg(args, 2, "off_value");
   TVMLITE_CHECK_KIND(on->dtype == off->dtype, TypeError)
       << op << ": on_value is " << on->dtype.str() << ", off_value is " << off->dtype.str();
-  const auto* a = AttrsAs<OneHotAttrs>(attrs);
-  DataType dtype = IsVoidDtype(a->dtype) ? on->dtype : a->dtype;
+  DataType dtype = IsVoidDtype(a.dtype) ? on->dtype : a.dtype;
   TVMLITE_CHECK_KIND(dtype == on->dtype, TypeError)
       << op << ": dtype " << dtype.str() << " differs from on_value's " << on->dtype.str();
   Any depth;
@@ -281,27 +273,26 @@ Type OneHotRel(const Array<Type>& args, const Attrs& attrs) {
         << op << ": depth must be a number, got " << d->dtype.str();
     depth = UnknownDim();
   } else {
-    TVMLITE_CHECK_KIND(a->depth >= 0, ValueError) << op << ": depth " << a->depth << " must be >= 0";
-    depth = Any(a->depth);
+    TVMLITE_CHECK_KIND(a.depth >= 0, ValueError) << op << ": depth " << a.depth << " must be >= 0";
+    depth = Any(a.depth);
   }
   int64_t r = static_cast<int64_t>(idx->ndim());
   TVMLITE_CHECK_KIND(r < kMaxRank, ValueError) << op << ": the result rank exceeds " << kMaxRank;
-  TVMLITE_CHECK_KIND(a->axis >= -r - 1 && a->axis <= r, IndexError)
-      << op << ": axis " << a->axis << " is out of range for a result of rank " << r + 1;
-  int64_t axis = a->axis < 0 ? a->axis + r + 1 : a->axis;
+  TVMLITE_CHECK_KIND(a.axis >= -r - 1 && a.axis <= r, IndexError)
+      << op << ": axis " << a.axis << " is out of range for a result of rank " << r + 1;
+  int64_t axis = a.axis < 0 ? a.axis + r + 1 : a.axis;
   std::vector<Any> out = Dims(idx->shape);
   out.insert(out.begin() + axis, depth);
   return TensorType(Array<Any>(out), dtype);
 }
 
-Type ReverseSequenceRel(const Array<Type>& args, const Attrs& attrs) {
+Type ReverseSequenceRel(const Array<Type>& args, const ReverseSequenceAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* lens = IndicesArg(args, 1, "reverse_sequence");
-  const auto* a = AttrsAs<ReverseSequenceAttrs>(attrs);
   int64_t r = static_cast<int64_t>(data->ndim());
   TVMLITE_CHECK_KIND(r >= 2, ValueError) << "reverse_sequence: data must have rank >= 2, got "
                                          << ShapeToString(data->shape);
-  int64_t seq = NormalizeAxis(a->seq_axis, r), batch = NormalizeAxis(a->batch_axis, r);
+  int64_t seq = NormalizeAxis(a.seq_axis, r), batch = NormalizeAxis(a.batch_axis, r);
   TVMLITE_CHECK_KIND(seq != batch, ValueError) << "reverse_sequence: seq_axis and batch_axis are both " << seq;
   TVMLITE_CHECK_KIND(lens->ndim() == 1, ValueError)
       << "reverse_sequence: seq_lengths must be 1-D, got " << ShapeToString(lens->shape);
@@ -327,7 +318,6 @@ Type WhereRel(const Array<Type>& args, const Attrs&) {
 TVMLITE_REGISTER_OP("strided_slice")
     .describe("data[begin:end:strides] on the listed axes (numpy slicing, bounds clamped).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<StridedSliceAttrs>()
     .add_type_rel("StridedSlice", StridedSliceRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -335,7 +325,6 @@ TVMLITE_REGISTER_OP("slice_like")
     .describe("data[0:like.shape[a]] on each of axes: the result takes like's dims there (TVM's slice_like).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes on axes (its values are not read).")
-    .set_attrs_type<SliceLikeAttrs>()
     .add_type_rel("SliceLike", SliceLikeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
@@ -358,7 +347,6 @@ TVMLITE_REGISTER_OP("take")
     .describe("Select slices of data along axis by indices (ONNX Gather).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer indices.")
-    .set_attrs_type<TakeAttrs>()
     .add_type_rel("Take", TakeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -366,7 +354,6 @@ TVMLITE_REGISTER_OP("gather")
     .describe("out[i][j][k] = data[i][indices[i][j][k]][k] on axis 1, and so on (ONNX GatherElements).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer indices, the rank of data.")
-    .set_attrs_type<GatherAttrs>()
     .add_type_rel("Gather", GatherRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -374,7 +361,6 @@ TVMLITE_REGISTER_OP("gather_nd")
     .describe("Gather slices addressed by the index tuples in the last dim of indices (ONNX GatherND).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer index tuples (..., k).")
-    .set_attrs_type<GatherNDAttrs>()
     .add_type_rel("GatherND", GatherNDRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -383,7 +369,6 @@ TVMLITE_REGISTER_OP("scatter_elements")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer indices, the shape of updates.")
     .add_argument("updates", "Tensor", "The values written.")
-    .set_attrs_type<ScatterElementsAttrs>()
     .add_type_rel("ScatterElements", ScatterElementsRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -392,7 +377,6 @@ TVMLITE_REGISTER_OP("scatter_nd")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("indices", "Tensor", "Integer index tuples (..., k).")
     .add_argument("updates", "Tensor", "The slices written.")
-    .set_attrs_type<ScatterNDAttrs>()
     .add_type_rel("ScatterND", ScatterNDRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -407,7 +391,6 @@ TVMLITE_REGISTER_OP("one_hot")
     .add_argument("indices", "Tensor", "Integer indices.")
     .add_argument("on_value", "Tensor", "Scalar written at the index.")
     .add_argument("off_value", "Tensor", "Scalar written elsewhere.")
-    .set_attrs_type<OneHotAttrs>()
     .add_type_rel("OneHot", OneHotRel<false>)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
@@ -417,7 +400,6 @@ TVMLITE_REGISTER_OP("dyn.one_hot")
     .add_argument("on_value", "Tensor", "Scalar written at the index.")
     .add_argument("off_value", "Tensor", "Scalar written elsewhere.")
     .add_argument("depth", "Tensor", "The new axis' size (scalar).")
-    .set_attrs_type<OneHotAttrs>()
     .add_type_rel("DynOneHot", OneHotRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
     .set_attr("TAxisSemantics", true)
@@ -427,7 +409,6 @@ TVMLITE_REGISTER_OP("reverse_sequence")
     .describe("Reverse the first seq_lengths[b] items along seq_axis for each batch item b.")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("seq_lengths", "Tensor", "1-D lengths, one per batch item.")
-    .set_attrs_type<ReverseSequenceAttrs>()
     .add_type_rel("ReverseSequence", ReverseSequenceRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 

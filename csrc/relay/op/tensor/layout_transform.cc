@@ -17,10 +17,9 @@ namespace relay {
 
 namespace {
 
-Type LayoutTransformRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<LayoutTransformAttrs>(attrs);
+Type LayoutTransformRel(const Array<Type>& args, const LayoutTransformAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  Layout src(a->src_layout), dst(a->dst_layout);
+  Layout src(a.src_layout), dst(a.dst_layout);
   std::vector<int64_t> dims;
   for (size_t i = 0; i < data->ndim(); ++i) {
     std::optional<int64_t> v = data->shape[i].as<int64_t>();
@@ -68,7 +67,6 @@ bool SameMemoryOrder(const Call& call) {
 TVMLITE_REGISTER_OP("layout_transform")
     .describe("The same tensor in another layout (NCHW <-> NCHW16c, OIHW -> OIHW16i16o, NK -> NK16n, ...).")
     .add_argument("data", "Tensor", "The tensor, in src_layout.")
-    .set_attrs_type<LayoutTransformAttrs>()
     .add_type_rel("LayoutTransform", LayoutTransformRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.layout_transform"))

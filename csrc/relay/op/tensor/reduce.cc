@@ -56,28 +56,25 @@ Array<Any> ReducedShape(const Array<Any>& shape, const std::vector<bool>& reduce
 
 }  // namespace
 
-Type ReduceRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ReduceAttrs>(attrs);
+Type ReduceRel(const Array<Type>& args, const ReduceAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t ndim = static_cast<int64_t>(data->shape.size());
-  return TensorType(ReducedShape(data->shape, ReducedAxes(a->axis, a->exclude, ndim), a->keepdims), data->dtype);
+  return TensorType(ReducedShape(data->shape, ReducedAxes(a.axis, a.exclude, ndim), a.keepdims), data->dtype);
 }
 
-Type ArgReduceRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ArgReduceAttrs>(attrs);
+Type ArgReduceRel(const Array<Type>& args, const ArgReduceAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t ndim = static_cast<int64_t>(data->shape.size());
-  std::vector<bool> reduced = ReducedAxes(a->axis, a->exclude, ndim);
+  std::vector<bool> reduced = ReducedAxes(a.axis, a.exclude, ndim);
   for (size_t i = 0; i < reduced.size(); ++i) {
     TVMLITE_CHECK_KIND(!reduced[i] || !DimIs(data->shape[i], 0), ValueError)
         << "cannot take the arg-extreme over axis " << i << " of size 0 (shape " << ShapeToString(data->shape)
         << ")";
   }
-  return TensorType(ReducedShape(data->shape, reduced, a->keepdims), DataType::Int(64));
+  return TensorType(ReducedShape(data->shape, reduced, a.keepdims), DataType::Int(64));
 }
 
-Type DynReduceRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<DynReduceAttrs>(attrs);
+Type DynReduceRel(const Array<Type>& args, const DynReduceAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* axes = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(axes->shape.size() == 1, ValueError)
@@ -85,7 +82,7 @@ Type DynReduceRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(axes->dtype.is_int(), TypeError) << "axes must be integers, got " << axes->dtype.str();
   int64_t ndim = static_cast<int64_t>(data->shape.size());
   std::vector<Any> out;
-  if (a->keepdims) {
+  if (a.keepdims) {
     // Which dims are reduced is known at run time only: a dim of 1 stays 1, others are unknown.
     for (const Any& d : data->shape) out.push_back(DimIs(d, 1) ? d : Any(SizeVar::Any()));
     return TensorType(Array<Any>(out), data->dtype);
@@ -95,7 +92,7 @@ Type DynReduceRel(const Array<Type>& args, const Attrs& attrs) {
       << "without keepdims the axes tensor needs a static length (the output rank depends on it), got shape "
       << ShapeToString(axes->shape);
   TVMLITE_CHECK_KIND(*k <= ndim, ValueError) << *k << " axes for a tensor of rank " << ndim;
-  int64_t rank = *k == 0 ? (a->noop_with_empty_axes ? ndim : 0) : ndim - *k;
+  int64_t rank = *k == 0 ? (a.noop_with_empty_axes ? ndim : 0) : ndim - *k;
   for (int64_t i = 0; i < rank; ++i) out.push_back(Any(SizeVar::Any()));
   return TensorType(Array<Any>(out), data->dtype);
 }
@@ -119,14 +116,12 @@ Type DetRel(const Array<Type>& args, const Attrs&) {
   TVMLITE_REGISTER_OP(OpName)                                                                  \
       .describe(Desc)                                                                          \
       .add_argument("data", "Tensor", "The input.")                                            \
-      .set_attrs_type<ReduceAttrs>()                                                           \
       .add_type_rel("Reduce", ReduceRel)                                                       \
       .set_attr<TOpPattern>("TOpPattern", kCommReduce);                                         \
   TVMLITE_REGISTER_OP("dyn." OpName)                                                           \
       .describe(Desc " Axes from a run-time tensor.")                                          \
       .add_argument("data", "Tensor", "The input.")                                            \
       .add_argument("axes", "Tensor", "1-D integer axes (negative counts from the end).")      \
-      .set_attrs_type<DynReduceAttrs>()                                                        \
       .add_type_rel("DynReduce", DynReduceRel)                                                 \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)                                             \
       .set_attr("TAxisSemantics", true)
@@ -146,7 +141,6 @@ TVMLITE_REGISTER_REDUCE_OP("sum_square", "sum(x * x) over axes.");
   TVMLITE_REGISTER_OP(OpName)                           \
       .describe(Desc)                                   \
       .add_argument("data", "Tensor", "The input.")     \
-      .set_attrs_type<ArgReduceAttrs>()                 \
       .add_type_rel("ArgReduce", ArgReduceRel)          \
       .set_attr<TOpPattern>("TOpPattern", kCommReduce)
 

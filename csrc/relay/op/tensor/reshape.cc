@@ -96,14 +96,12 @@ Array<Any> InferReshape(const Array<Any>& in, const Array<int64_t>& newshape, bo
   return Array<Any>(out);
 }
 
-Type ReshapeRel(const Array<Type>& args, const Attrs& attrs) {
+Type ReshapeRel(const Array<Type>& args, const ReshapeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<ReshapeAttrs>(attrs);
-  return TensorType(InferReshape(data->shape, a->newshape, a->allowzero), data->dtype);
+  return TensorType(InferReshape(data->shape, a.newshape, a.allowzero), data->dtype);
 }
 
-Type DynReshapeRel(const Array<Type>& args, const Attrs& attrs) {
-  AttrsAs<ReshapeAttrs>(attrs);
+Type DynReshapeRel(const Array<Type>& args, const ReshapeAttrs&) {
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t n = StaticLengthArg(args, 1, "dyn.reshape: newshape");
   return TensorType(UnknownShape(n), data->dtype);
@@ -119,12 +117,11 @@ std::pair<int64_t, int64_t> ReshapeLikeRange(int64_t begin, const Optional<int64
   return {b, e};
 }
 
-Type ReshapeLikeRel(const Array<Type>& args, const Attrs& attrs) {
+Type ReshapeLikeRel(const Array<Type>& args, const ReshapeLikeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
-  const auto* a = AttrsAs<ReshapeLikeAttrs>(attrs);
-  auto [lb, le] = ReshapeLikeRange(a->lhs_begin, a->lhs_end, static_cast<int64_t>(data->ndim()), "lhs");
-  auto [rb, re] = ReshapeLikeRange(a->rhs_begin, a->rhs_end, static_cast<int64_t>(like->ndim()), "rhs");
+  auto [lb, le] = ReshapeLikeRange(a.lhs_begin, a.lhs_end, static_cast<int64_t>(data->ndim()), "lhs");
+  auto [rb, re] = ReshapeLikeRange(a.rhs_begin, a.rhs_end, static_cast<int64_t>(like->ndim()), "rhs");
   std::vector<Any> in = Dims(data->shape), dims = Dims(like->shape);
   std::vector<Any> out(in.begin(), in.begin() + lb);
   out.insert(out.end(), dims.begin() + rb, dims.begin() + re);
@@ -143,18 +140,17 @@ Type ReshapeLikeRel(const Array<Type>& args, const Attrs& attrs) {
 
 // ------------------------------------------------------------------------------------------------- transpose
 
-Type TransposeRel(const Array<Type>& args, const Attrs& attrs) {
+Type TransposeRel(const Array<Type>& args, const TransposeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<TransposeAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
   std::vector<int64_t> perm;
-  if (a->axes.empty()) {
+  if (a.axes.empty()) {
     for (int64_t i = ndim - 1; i >= 0; --i) perm.push_back(i);
   } else {
-    TVMLITE_CHECK_KIND(static_cast<int64_t>(a->axes.size()) == ndim, ValueError)
-        << "transpose: axes has " << a->axes.size() << " entries for an input of rank " << ndim << " "
+    TVMLITE_CHECK_KIND(static_cast<int64_t>(a.axes.size()) == ndim, ValueError)
+        << "transpose: axes has " << a.axes.size() << " entries for an input of rank " << ndim << " "
         << ShapeToString(data->shape);
-    perm = NormalizeAxes(a->axes, ndim, "transpose");
+    perm = NormalizeAxes(a.axes, ndim, "transpose");
   }
   std::vector<Any> out;
   for (int64_t p : perm) out.push_back(data->shape[p]);
@@ -163,15 +159,14 @@ Type TransposeRel(const Array<Type>& args, const Attrs& attrs) {
 
 // -------------------------------------------------------------------------------------- squeeze, expand_dims
 
-Type SqueezeRel(const Array<Type>& args, const Attrs& attrs) {
+Type SqueezeRel(const Array<Type>& args, const SqueezeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<SqueezeAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
   std::vector<bool> drop(ndim, false);
-  if (!a->axis.has_value()) {
+  if (!a.axis.has_value()) {
     for (int64_t i = 0; i < ndim; ++i) drop[i] = DimIs(data->shape[i], 1);
   } else {
-    for (int64_t ax : NormalizeAxes(*a->axis, ndim, "squeeze")) {
+    for (int64_t ax : NormalizeAxes(*a.axis, ndim, "squeeze")) {
       const Any& d = data->shape[ax];
       TVMLITE_CHECK_KIND(!IsStatic(d) || StaticValue(d) == 1, ValueError)
           << "squeeze: axis " << ax << " of " << ShapeToString(data->shape) << " has size " << DimToString(d)
@@ -195,19 +190,18 @@ Type DynSqueezeRel(const Array<Type>& args, const Attrs&) {
   return TensorType(UnknownShape(ndim - n), data->dtype);
 }
 
-Type ExpandDimsRel(const Array<Type>& args, const Attrs& attrs) {
+Type ExpandDimsRel(const Array<Type>& args, const ExpandDimsAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<ExpandDimsAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
-  TVMLITE_CHECK_KIND(a->num_newaxis >= 0 && a->num_newaxis <= kMaxRank - ndim, ValueError)
-      << "expand_dims: num_newaxis " << a->num_newaxis << " must be in [0, " << kMaxRank - ndim
+  TVMLITE_CHECK_KIND(a.num_newaxis >= 0 && a.num_newaxis <= kMaxRank - ndim, ValueError)
+      << "expand_dims: num_newaxis " << a.num_newaxis << " must be in [0, " << kMaxRank - ndim
       << "] for an input of rank " << ndim;
-  TVMLITE_CHECK_KIND(a->axis >= -ndim - 1 && a->axis <= ndim, IndexError)
-      << "expand_dims: axis " << a->axis << " is out of range for rank " << ndim << " (valid: [" << -ndim - 1
+  TVMLITE_CHECK_KIND(a.axis >= -ndim - 1 && a.axis <= ndim, IndexError)
+      << "expand_dims: axis " << a.axis << " is out of range for rank " << ndim << " (valid: [" << -ndim - 1
       << ", " << ndim << "])";
-  int64_t axis = a->axis < 0 ? a->axis + ndim + 1 : a->axis;
+  int64_t axis = a.axis < 0 ? a.axis + ndim + 1 : a.axis;
   std::vector<Any> out = Dims(data->shape);
-  out.insert(out.begin() + axis, static_cast<size_t>(a->num_newaxis), Any(int64_t(1)));
+  out.insert(out.begin() + axis, static_cast<size_t>(a.num_newaxis), Any(int64_t(1)));
   return TensorType(Array<Any>(out), data->dtype);
 }
 
@@ -237,19 +231,18 @@ Type BatchFlattenRel(const Array<Type>& args, const Attrs&) {
 
 /*! \brief depth_to_space (to_space) or space_to_depth on NCHW. */
 template <bool kToSpace>
-Type SubPixelRel(const Array<Type>& args, const Attrs& attrs) {
+Type SubPixelRel(const Array<Type>& args, const SubPixelAttrs& a) {
   const char* op = kToSpace ? "nn.depth_to_space" : "nn.space_to_depth";
   CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<SubPixelAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->layout == "NCHW", ValueError) << op << ": layout '" << a->layout << "' (only NCHW)";
-  TVMLITE_CHECK_KIND(a->mode == "DCR" || a->mode == "CRD", ValueError)
-      << op << ": mode '" << a->mode << "' (expected DCR or CRD)";
+  TVMLITE_CHECK_KIND(a.layout == "NCHW", ValueError) << op << ": layout '" << a.layout << "' (only NCHW)";
+  TVMLITE_CHECK_KIND(a.mode == "DCR" || a.mode == "CRD", ValueError)
+      << op << ": mode '" << a.mode << "' (expected DCR or CRD)";
   TVMLITE_CHECK_KIND(data->ndim() == 4, ValueError)
       << op << ": the input must be NCHW (rank 4), got " << ShapeToString(data->shape);
-  TVMLITE_CHECK_KIND(a->block_size >= 1 && a->block_size <= (int64_t(1) << 20), ValueError)
-      << op << ": block_size " << a->block_size << " must be in [1, 2^20]";
-  int64_t b = a->block_size, bb = b * b;
+  TVMLITE_CHECK_KIND(a.block_size >= 1 && a.block_size <= (int64_t(1) << 20), ValueError)
+      << op << ": block_size " << a.block_size << " must be in [1, 2^20]";
+  int64_t b = a.block_size, bb = b * b;
   const Any &n = data->shape[0], &c = data->shape[1], &h = data->shape[2], &w = data->shape[3];
   auto div = [&](const Any& d, int64_t f, const char* name) -> Any {
     if (f == 1) return d;
@@ -267,36 +260,34 @@ Type SubPixelRel(const Array<Type>& args, const Attrs& attrs) {
 
 // ------------------------------------------------------------------------------------- broadcast_to, tile
 
-Type BroadcastToRel(const Array<Type>& args, const Attrs& attrs) {
+Type BroadcastToRel(const Array<Type>& args, const BroadcastToAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<BroadcastToAttrs>(attrs);
-  TVMLITE_CHECK_KIND(static_cast<int64_t>(a->shape.size()) <= kMaxRank, ValueError)
-      << "broadcast_to: shape has " << a->shape.size() << " dims, more than the maximum rank " << kMaxRank;
+  TVMLITE_CHECK_KIND(static_cast<int64_t>(a.shape.size()) <= kMaxRank, ValueError)
+      << "broadcast_to: shape has " << a.shape.size() << " dims, more than the maximum rank " << kMaxRank;
   std::vector<Any> shape;
-  for (int64_t d : a->shape) {
+  for (int64_t d : a.shape) {
     TVMLITE_CHECK_KIND(d >= 0, ValueError) << "broadcast_to: shape has a negative dim " << d;
     shape.push_back(Any(d));
   }
   return TensorType(BroadcastShapes(data->shape, Array<Any>(shape)), data->dtype);
 }
 
-Type BroadcastToLikeRel(const Array<Type>& args, const Attrs& attrs) {
+Type BroadcastToLikeRel(const Array<Type>& args, const BroadcastToLikeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* like = TensorArg(args, 1);
-  const auto* a = AttrsAs<BroadcastToLikeAttrs>(attrs);
-  if (a->axes.empty()) {
-    TVMLITE_CHECK_KIND(a->like_axes.empty(), ValueError) << "broadcast_to_like: like_axes without axes";
+  if (a.axes.empty()) {
+    TVMLITE_CHECK_KIND(a.like_axes.empty(), ValueError) << "broadcast_to_like: like_axes without axes";
     BroadcastShapes(data->shape, like->shape);  // a ValueError naming both when they cannot
     TVMLITE_CHECK_KIND(data->ndim() <= like->ndim(), ValueError)
         << "broadcast_to_like: data " << ShapeToString(data->shape) << " has more dims than shape_like "
         << ShapeToString(like->shape);
     return TensorType(like->shape, data->dtype);
   }
-  TVMLITE_CHECK_KIND(a->axes.size() == a->like_axes.size(), ValueError)
-      << "broadcast_to_like: " << a->axes.size() << " axes but " << a->like_axes.size() << " like_axes";
-  std::vector<int64_t> axes = NormalizeAxes(a->axes, static_cast<int64_t>(data->ndim()), "broadcast_to_like");
+  TVMLITE_CHECK_KIND(a.axes.size() == a.like_axes.size(), ValueError)
+      << "broadcast_to_like: " << a.axes.size() << " axes but " << a.like_axes.size() << " like_axes";
+  std::vector<int64_t> axes = NormalizeAxes(a.axes, static_cast<int64_t>(data->ndim()), "broadcast_to_like");
   std::vector<int64_t> like_axes =
-      NormalizeAxes(a->like_axes, static_cast<int64_t>(like->ndim()), "broadcast_to_like");
+      NormalizeAxes(a.like_axes, static_cast<int64_t>(like->ndim()), "broadcast_to_like");
   std::vector<Any> out = Dims(data->shape);
   for (size_t j = 0; j < axes.size(); ++j) {
     const Any &d = data->shape[axes[j]], &l = like->shape[like_axes[j]];
@@ -323,10 +314,9 @@ Type DynBroadcastToRel(const Array<Type>& args, const Attrs&) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type TileRel(const Array<Type>& args, const Attrs& attrs) {
+Type TileRel(const Array<Type>& args, const TileAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<TileAttrs>(attrs);
-  int64_t ndim = static_cast<int64_t>(data->ndim()), nreps = static_cast<int64_t>(a->reps.size());
+  int64_t ndim = static_cast<int64_t>(data->ndim()), nreps = static_cast<int64_t>(a.reps.size());
   int64_t rank = std::max(ndim, nreps);
   TVMLITE_CHECK_KIND(rank <= kMaxRank, ValueError) << "tile: reps has " << nreps << " entries, more than the "
                                                    << "maximum rank " << kMaxRank;
@@ -334,7 +324,7 @@ Type TileRel(const Array<Type>& args, const Attrs& attrs) {
   for (int64_t i = 0; i < rank; ++i) {
     int64_t j = i - (rank - ndim), k = i - (rank - nreps);
     Any d = j >= 0 ? data->shape[j] : Any(int64_t(1));
-    int64_t r = k >= 0 ? a->reps[k] : 1;
+    int64_t r = k >= 0 ? a.reps[k] : 1;
     TVMLITE_CHECK_KIND(r >= 0, ValueError) << "tile: reps[" << k << "] is " << r << " (must be >= 0)";
     out[i] = r == 0 ? Any(int64_t(0)) : MulDim(d, r);
   }
@@ -350,14 +340,13 @@ Type DynTileRel(const Array<Type>& args, const Attrs&) {
 // -------------------------------------------------------------------------------------- shape_of, ndarray_size
 
 template <bool kSize>
-Type ShapeOfRel(const Array<Type>& args, const Attrs& attrs) {
+Type ShapeOfRel(const Array<Type>& args, const DtypeAttrs& a) {
   CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<DtypeAttrs>(attrs);
-  TVMLITE_CHECK_KIND(IsIntegerDtype(a->dtype) && a->dtype.lanes() == 1, TypeError)
-      << (kSize ? "ndarray_size" : "shape_of") << ": dtype must be an integer type, got " << a->dtype.str();
-  if (kSize) return TensorType(Array<Any>(), a->dtype);
-  return TensorType(Array<Any>({Any(static_cast<int64_t>(data->ndim()))}), a->dtype);
+  TVMLITE_CHECK_KIND(IsIntegerDtype(a.dtype) && a.dtype.lanes() == 1, TypeError)
+      << (kSize ? "ndarray_size" : "shape_of") << ": dtype must be an integer type, got " << a.dtype.str();
+  if (kSize) return TensorType(Array<Any>(), a.dtype);
+  return TensorType(Array<Any>({Any(static_cast<int64_t>(data->ndim()))}), a.dtype);
 }
 
 // ------------------------------------------------------------------------------------------- registrations
@@ -365,7 +354,6 @@ Type ShapeOfRel(const Array<Type>& args, const Attrs& attrs) {
 TVMLITE_REGISTER_OP("reshape")
     .describe("Reshape to newshape (0 copies an input dim unless allowzero, -1 infers one dim).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("Reshape", ReshapeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr("TIsView", true);
@@ -374,7 +362,6 @@ TVMLITE_REGISTER_OP("reshape_like")
     .describe("data's dims [lhs_begin, lhs_end) replaced by shape_like's [rhs_begin, rhs_end) (TVM's reshape_like).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
-    .set_attrs_type<ReshapeLikeAttrs>()
     .add_type_rel("ReshapeLike", ReshapeLikeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}))
@@ -388,7 +375,6 @@ TVMLITE_REGISTER_OP("broadcast_to_like")
     .describe("data broadcast to shape_like's shape, or to its dims like_axes on axes (TVM's, with axes).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("shape_like", "Tensor", "A tensor whose dims the result takes (its values are not read).")
-    .set_attrs_type<BroadcastToLikeAttrs>()
     .add_type_rel("BroadcastToLike", BroadcastToLikeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel takes no epilogue: a group alone
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
@@ -401,7 +387,6 @@ TVMLITE_REGISTER_OP("dyn.reshape")
     .describe("Reshape to the shape held by a 1-D integer tensor (ONNX 0/-1 rules, allowzero).")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("newshape", "Tensor", "The target shape (1-D, static length).")
-    .set_attrs_type<ReshapeAttrs>()
     .add_type_rel("DynReshape", DynReshapeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
     .set_attr("TAxisSemantics", true)
@@ -410,14 +395,12 @@ TVMLITE_REGISTER_OP("dyn.reshape")
 TVMLITE_REGISTER_OP("transpose")
     .describe("Permute the axes (reverse them when axes is empty).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<TransposeAttrs>()
     .add_type_rel("Transpose", TransposeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
 TVMLITE_REGISTER_OP("squeeze")
     .describe("Remove dims of size 1 (the listed axes, or every static 1 when axis is None).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<SqueezeAttrs>()
     .add_type_rel("Squeeze", SqueezeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr("TIsView", true);
@@ -433,7 +416,6 @@ TVMLITE_REGISTER_OP("dyn.squeeze")
 TVMLITE_REGISTER_OP("expand_dims")
     .describe("Insert num_newaxis dims of size 1 at axis.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<ExpandDimsAttrs>()
     .add_type_rel("ExpandDims", ExpandDimsRel)
     .set_attr<TOpPattern>("TOpPattern", kBroadcast)
     .set_attr("TAxisSemantics", true)
@@ -458,7 +440,6 @@ TVMLITE_REGISTER_OP("nn.depth_to_space")
     .describe("Move channel blocks into block_size x block_size spatial blocks (NCHW; DCR or CRD order).")
     .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input (NCHW).")
-    .set_attrs_type<SubPixelAttrs>()
     .add_type_rel("DepthToSpace", SubPixelRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -466,14 +447,12 @@ TVMLITE_REGISTER_OP("nn.space_to_depth")
     .describe("Move block_size x block_size spatial blocks into channels (NCHW; DCR or CRD order).")
     .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input (NCHW).")
-    .set_attrs_type<SubPixelAttrs>()
     .add_type_rel("SpaceToDepth", SubPixelRel<false>)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
 TVMLITE_REGISTER_OP("broadcast_to")
     .describe("Broadcast data with shape (numpy rules, both ways: ONNX Expand).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<BroadcastToAttrs>()
     .add_type_rel("BroadcastTo", BroadcastToRel)
     .set_attr<TOpPattern>("TOpPattern", kBroadcast)
     .set_attr("TAxisSemantics", true)
@@ -491,7 +470,6 @@ TVMLITE_REGISTER_OP("dyn.broadcast_to")
 TVMLITE_REGISTER_OP("tile")
     .describe("Repeat the input reps[i] times along axis i (numpy.tile).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<TileAttrs>()
     .add_type_rel("Tile", TileRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -507,7 +485,6 @@ TVMLITE_REGISTER_OP("dyn.tile")
 TVMLITE_REGISTER_OP("shape_of")
     .describe("The input's shape as a 1-D tensor of dtype.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<DtypeAttrs>()
     .add_type_rel("ShapeOf", ShapeOfRel<false>)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({0}));
@@ -515,7 +492,6 @@ TVMLITE_REGISTER_OP("shape_of")
 TVMLITE_REGISTER_OP("ndarray_size")
     .describe("The input's element count as a scalar of dtype.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<DtypeAttrs>()
     .add_type_rel("NdarraySize", ShapeOfRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({0}));

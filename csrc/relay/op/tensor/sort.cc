@@ -70,71 +70,64 @@ Type TopKResult(const TensorTypeNode* data, const TopKAttrs* a, const Any& k_dim
 
 }  // namespace
 
-Type CumulativeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ScanopAttrs>(attrs);
+Type CumulativeRel(const Array<Type>& args, const ScanopAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  DataType dtype = a->dtype.bits() == 0 ? data->dtype : a->dtype;
-  if (!a->axis.has_value()) {
+  DataType dtype = a.dtype.bits() == 0 ? data->dtype : a.dtype;
+  if (!a.axis.has_value()) {
     std::vector<Any> dims = Dims(data->shape);
     return TensorType(Array<Any>(std::vector<Any>{DimProduct(dims)}), dtype);
   }
-  TensorAxis(*a->axis, static_cast<int64_t>(data->shape.size()));
+  TensorAxis(*a.axis, static_cast<int64_t>(data->shape.size()));
   return TensorType(data->shape, dtype);
 }
 
-Type DynCumulativeRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ScanopAttrs>(attrs);
+Type DynCumulativeRel(const Array<Type>& args, const ScanopAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckScalarInput(TensorArg(args, 1), "axis");
   TVMLITE_CHECK_KIND(!data->shape.empty(), ValueError) << "needs a tensor of rank >= 1, got a scalar";
-  return TensorType(data->shape, a->dtype.bits() == 0 ? data->dtype : a->dtype);
+  return TensorType(data->shape, a.dtype.bits() == 0 ? data->dtype : a.dtype);
 }
 
-Type TopKRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<TopKAttrs>(attrs);
+Type TopKRel(const Array<Type>& args, const TopKAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  TVMLITE_CHECK_KIND(a->k >= 0, ValueError) << "k must be >= 0, got " << a->k;
-  int64_t axis = TensorAxis(a->axis, static_cast<int64_t>(data->shape.size()));
+  TVMLITE_CHECK_KIND(a.k >= 0, ValueError) << "k must be >= 0, got " << a.k;
+  int64_t axis = TensorAxis(a.axis, static_cast<int64_t>(data->shape.size()));
   std::optional<int64_t> n = data->shape[axis].as<int64_t>();
-  TVMLITE_CHECK_KIND(!n.has_value() || a->k <= *n, ValueError)
-      << "k = " << a->k << " is larger than axis " << axis << " of shape " << ShapeToString(data->shape);
-  return TopKResult(data, a, Any(a->k));
+  TVMLITE_CHECK_KIND(!n.has_value() || a.k <= *n, ValueError)
+      << "k = " << a.k << " is larger than axis " << axis << " of shape " << ShapeToString(data->shape);
+  return TopKResult(data, &a, Any(a.k));
 }
 
-Type DynTopKRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<TopKAttrs>(attrs);
+Type DynTopKRel(const Array<Type>& args, const TopKAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckScalarInput(TensorArg(args, 1), "k");
-  return TopKResult(data, a, Any(SizeVar::Any()));
+  return TopKResult(data, &a, Any(SizeVar::Any()));
 }
 
-Type ArgsortRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ArgsortAttrs>(attrs);
+Type ArgsortRel(const Array<Type>& args, const ArgsortAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  CheckIndexDtype(a->dtype);
-  TensorAxis(a->axis, static_cast<int64_t>(data->shape.size()));
-  return TensorType(data->shape, a->dtype);
+  CheckIndexDtype(a.dtype);
+  TensorAxis(a.axis, static_cast<int64_t>(data->shape.size()));
+  return TensorType(data->shape, a.dtype);
 }
 
-Type SortRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ArgsortAttrs>(attrs);
+Type SortRel(const Array<Type>& args, const ArgsortAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  TensorAxis(a->axis, static_cast<int64_t>(data->shape.size()));
+  TensorAxis(a.axis, static_cast<int64_t>(data->shape.size()));
   return TensorType(data->shape, data->dtype);
 }
 
-Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<UniqueAttrs>(attrs);
+Type UniqueRel(const Array<Type>& args, const UniqueAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   DataType i64 = DataType::Int(64);
   auto vec = [&](Any n) { return TensorType(Array<Any>(std::vector<Any>{n}), i64); };
   Type indices = vec(Any(SizeVar::Any())), counts = vec(Any(SizeVar::Any()));
-  if (!a->axis.has_value()) {
+  if (!a.axis.has_value()) {
     std::vector<Any> dims = Dims(data->shape);
     Type y = TensorType(Array<Any>(std::vector<Any>{Any(SizeVar::Any())}), data->dtype);
     return TupleType({y, indices, vec(DimProduct(dims)), counts});
   }
-  int64_t axis = TensorAxis(*a->axis, static_cast<int64_t>(data->shape.size()));
+  int64_t axis = TensorAxis(*a.axis, static_cast<int64_t>(data->shape.size()));
   std::vector<Any> shape = Dims(data->shape);
   Any n = shape[axis];
   shape[axis] = Any(SizeVar::Any());
@@ -145,14 +138,12 @@ Type UniqueRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_REGISTER_OP(OpName)                                                                        \
       .describe(Desc)                                                                                \
       .add_argument("data", "Tensor", "The input.")                                                  \
-      .set_attrs_type<ScanopAttrs>()                                                                 \
       .add_type_rel("Scan", CumulativeRel)                                                                 \
       .set_attr<TOpPattern>("TOpPattern", kOpaque);                                                  \
   TVMLITE_REGISTER_OP("dyn." OpName)                                                                 \
       .describe(Desc " The axis comes from a run-time scalar tensor.")                               \
       .add_argument("data", "Tensor", "The input.")                                                  \
       .add_argument("axis", "Tensor", "Integer scalar axis (negative counts from the end).")          \
-      .set_attrs_type<ScanopAttrs>()                                                                 \
       .add_type_rel("DynScan", DynCumulativeRel)                                                           \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)                                                   \
       .set_attr("TAxisSemantics", true)
@@ -163,7 +154,6 @@ TVMLITE_REGISTER_SCAN_OP("cumprod", "Cumulative product along an axis (exclusive
 TVMLITE_REGISTER_OP("topk")
     .describe("The k largest (or smallest) elements along an axis, sorted, ties by the lower index.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<TopKAttrs>()
     .add_type_rel("TopK", TopKRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -171,7 +161,6 @@ TVMLITE_REGISTER_OP("dyn.topk")
     .describe("topk with k from a run-time scalar tensor.")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("k", "Tensor", "Integer scalar k.")
-    .set_attrs_type<TopKAttrs>()
     .add_type_rel("DynTopK", DynTopKRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)
     .set_attr("TAxisSemantics", true)
@@ -180,21 +169,18 @@ TVMLITE_REGISTER_OP("dyn.topk")
 TVMLITE_REGISTER_OP("argsort")
     .describe("Indices that sort the data along an axis (stable).")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<ArgsortAttrs>()
     .add_type_rel("Argsort", ArgsortRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("sort")
     .describe("The data sorted along an axis.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<ArgsortAttrs>()
     .add_type_rel("Sort", SortRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("unique")
     .describe("Unique elements (or slices along axis): (Y, first indices, inverse indices, counts), int64 indices.")
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<UniqueAttrs>()
     .add_type_rel("Unique", UniqueRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

@@ -84,12 +84,11 @@ std::vector<int64_t> NormalizeAxes(const Array<int64_t>& axes, int64_t ndim, con
 
 // ------------------------------------------------------------------------------------- concatenate, split
 
-Type ConcatenateRel(const Array<Type>& args, const Attrs& attrs) {
+Type ConcatenateRel(const Array<Type>& args, const ConcatenateAttrs& a) {
   const auto* tuple = args[0].as<TupleTypeNode>();
   TVMLITE_CHECK_KIND(tuple != nullptr, TypeError)
       << "concatenate: the input must be a tuple of tensors, got " << TypeToString(args[0]);
   TVMLITE_CHECK_KIND(!tuple->fields.empty(), ValueError) << "concatenate: the tuple is empty";
-  const auto* a = AttrsAs<ConcatenateAttrs>(attrs);
   std::vector<const TensorTypeNode*> ts;
   for (size_t i = 0; i < tuple->fields.size(); ++i) {
     const auto* t = tuple->fields[i].as<TensorTypeNode>();
@@ -99,7 +98,7 @@ Type ConcatenateRel(const Array<Type>& args, const Attrs& attrs) {
   }
   int64_t ndim = static_cast<int64_t>(ts[0]->ndim());
   TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << "concatenate: scalars cannot be concatenated";
-  int64_t axis = NormalizeAxis(a->axis, ndim);
+  int64_t axis = NormalizeAxis(a.axis, ndim);
   std::vector<Any> out = Dims(ts[0]->shape);
   int64_t total = 0;
   bool total_known = true;
@@ -133,19 +132,18 @@ Type ConcatenateRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>(out), ts[0]->dtype);
 }
 
-Type SplitRel(const Array<Type>& args, const Attrs& attrs) {
+Type SplitRel(const Array<Type>& args, const SplitAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<SplitAttrs>(attrs);
   int64_t ndim = static_cast<int64_t>(data->ndim());
   TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << "split: the input must have rank >= 1, got a scalar";
-  int64_t axis = NormalizeAxis(a->axis, ndim);
+  int64_t axis = NormalizeAxis(a.axis, ndim);
   const Any& d = data->shape[axis];
   std::vector<Any> dims;
-  if (a->sections > 0 || a->indices.empty()) {
-    int64_t sections = a->sections > 0 ? a->sections : 1;
+  if (a.sections > 0 || a.indices.empty()) {
+    int64_t sections = a.sections > 0 ? a.sections : 1;
     TVMLITE_CHECK_KIND(sections <= (int64_t(1) << 16), ValueError)
         << "split: " << sections << " sections (at most 65536)";
-    TVMLITE_CHECK_KIND(a->indices.empty(), ValueError) << "split: give sections or indices, not both";
+    TVMLITE_CHECK_KIND(a.indices.empty(), ValueError) << "split: give sections or indices, not both";
     Any piece = UnknownDim();
     if (IsStatic(d)) {
       TVMLITE_CHECK_KIND(StaticValue(d) % sections == 0, ValueError)
@@ -155,15 +153,15 @@ Type SplitRel(const Array<Type>& args, const Attrs& attrs) {
     }
     dims.assign(sections, piece);
   } else {
-    TVMLITE_CHECK_KIND(a->indices.size() < (size_t(1) << 16), ValueError) << "split: too many indices";
+    TVMLITE_CHECK_KIND(a.indices.size() < (size_t(1) << 16), ValueError) << "split: too many indices";
     int64_t prev = 0;
-    for (size_t i = 0; i <= a->indices.size(); ++i) {
+    for (size_t i = 0; i <= a.indices.size(); ++i) {
       if (!IsStatic(d)) {
         dims.push_back(UnknownDim());
         continue;
       }
       int64_t n = StaticValue(d);
-      int64_t cur = i < a->indices.size() ? std::min(std::max<int64_t>(a->indices[i], 0), n) : n;
+      int64_t cur = i < a.indices.size() ? std::min(std::max<int64_t>(a.indices[i], 0), n) : n;
       dims.push_back(Any(std::max<int64_t>(cur - prev, 0)));  // numpy: piece i is [point i-1, point i)
       prev = cur;
     }
@@ -184,33 +182,31 @@ void CheckPadMode(const std::string& mode, const char* op) {
       << op << ": pad_mode '" << mode << "' (expected constant, reflect, edge or wrap)";
 }
 
-Type PadRel(const Array<Type>& args, const Attrs& attrs) {
+Type PadRel(const Array<Type>& args, const PadAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* value = ScalarArg(args, 1, "nn.pad: pad_value");
-  const auto* a = AttrsAs<PadAttrs>(attrs);
-  CheckPadMode(a->pad_mode, "nn.pad");
+  CheckPadMode(a.pad_mode, "nn.pad");
   TVMLITE_CHECK_KIND(value->dtype == data->dtype, TypeError)
       << "nn.pad: pad_value is " << value->dtype.str() << ", data is " << data->dtype.str();
   size_t ndim = data->ndim();
-  TVMLITE_CHECK_KIND(a->pad_width.size() == 2 * ndim, ValueError)
-      << "nn.pad: pad_width has " << a->pad_width.size() << " values, expected 2 per axis of "
+  TVMLITE_CHECK_KIND(a.pad_width.size() == 2 * ndim, ValueError)
+      << "nn.pad: pad_width has " << a.pad_width.size() << " values, expected 2 per axis of "
       << ShapeToString(data->shape);
   std::vector<Any> out;
   for (size_t i = 0; i < ndim; ++i) {
-    int64_t before = a->pad_width[2 * i], after = a->pad_width[2 * i + 1], sum;
+    int64_t before = a.pad_width[2 * i], after = a.pad_width[2 * i + 1], sum;
     TVMLITE_CHECK_KIND(!__builtin_add_overflow(before, after, &sum), ValueError) << "nn.pad: pad_width overflows";
     out.push_back(AddDim(data->shape[i], sum, "nn.pad"));
   }
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type DynPadRel(const Array<Type>& args, const Attrs& attrs) {
+Type DynPadRel(const Array<Type>& args, const PadAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   int64_t npads = StaticLengthArg(args, 1, "dyn.nn.pad: pads");
   const TensorTypeNode* value = ScalarArg(args, 2, "dyn.nn.pad: pad_value");
   int64_t naxes = StaticLengthArg(args, 3, "dyn.nn.pad: axes");
-  const auto* a = AttrsAs<PadAttrs>(attrs);
-  CheckPadMode(a->pad_mode, "dyn.nn.pad");
+  CheckPadMode(a.pad_mode, "dyn.nn.pad");
   TVMLITE_CHECK_KIND(value->dtype == data->dtype, TypeError)
       << "dyn.nn.pad: pad_value is " << value->dtype.str() << ", data is " << data->dtype.str();
   TVMLITE_CHECK_KIND(npads == 2 * naxes && naxes <= static_cast<int64_t>(data->ndim()), ValueError)
@@ -222,23 +218,22 @@ Type DynPadRel(const Array<Type>& args, const Attrs& attrs) {
 // ------------------------------------------------------------------------------ full, arange, trilu, eye_like
 
 template <bool kDyn>
-Type FullRel(const Array<Type>& args, const Attrs& attrs) {
+Type FullRel(const Array<Type>& args, const FullAttrs& a) {
   CheckNumArgs(args, kDyn ? 2 : 1);
   const TensorTypeNode* fill = ScalarArg(args, 0, kDyn ? "dyn.full: fill_value" : "full: fill_value");
-  const auto* a = AttrsAs<FullAttrs>(attrs);
-  DataType dtype = IsVoidDtype(a->dtype) ? fill->dtype : a->dtype;
+  DataType dtype = IsVoidDtype(a.dtype) ? fill->dtype : a.dtype;
   if (kDyn) return TensorType(UnknownShape(StaticLengthArg(args, 1, "dyn.full: shape")), dtype);
-  TVMLITE_CHECK_KIND(static_cast<int64_t>(a->shape.size()) <= kMaxRank, ValueError)
-      << "full: shape has " << a->shape.size() << " dims, more than the maximum rank " << kMaxRank;
+  TVMLITE_CHECK_KIND(static_cast<int64_t>(a.shape.size()) <= kMaxRank, ValueError)
+      << "full: shape has " << a.shape.size() << " dims, more than the maximum rank " << kMaxRank;
   std::vector<Any> shape;
-  for (int64_t d : a->shape) {
+  for (int64_t d : a.shape) {
     TVMLITE_CHECK_KIND(d >= 0, ValueError) << "full: shape has a negative dim " << d;
     shape.push_back(Any(d));
   }
   return TensorType(Array<Any>(shape), dtype);
 }
 
-Type ArangeRel(const Array<Type>& args, const Attrs& attrs) {
+Type ArangeRel(const Array<Type>& args, const FullAttrs& a) {
   // A 1-element tensor is taken as its element, as the kernel and the reference do (onnx's expanded AffineGrid
   // node tests give Range a Slice of a shape).
   const TensorTypeNode* start = ScalarArg(args, 0, "arange: start", true);
@@ -247,27 +242,24 @@ Type ArangeRel(const Array<Type>& args, const Attrs& attrs) {
   TVMLITE_CHECK_KIND(start->dtype == stop->dtype && start->dtype == step->dtype, TypeError)
       << "arange: start, stop and step differ in dtype (" << start->dtype.str() << ", " << stop->dtype.str()
       << ", " << step->dtype.str() << ")";
-  const auto* a = AttrsAs<FullAttrs>(attrs);
-  DataType dtype = IsVoidDtype(a->dtype) ? start->dtype : a->dtype;
+  DataType dtype = IsVoidDtype(a.dtype) ? start->dtype : a.dtype;
   return TensorType(Array<Any>({UnknownDim()}), dtype);
 }
 
-Type TriluRel(const Array<Type>& args, const Attrs& attrs) {
+Type TriluRel(const Array<Type>& args, const TriluAttrs&) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* k = ScalarArg(args, 1, "trilu: k", true);
-  AttrsAs<TriluAttrs>(attrs);
   TVMLITE_CHECK_KIND(IsIntegerDtype(k->dtype), TypeError) << "trilu: k must be an integer, got " << k->dtype.str();
   TVMLITE_CHECK_KIND(data->ndim() >= 2, ValueError) << "trilu: the input must have rank >= 2, got "
                                                     << ShapeToString(data->shape);
   return args[0];
 }
 
-Type EyeLikeRel(const Array<Type>& args, const Attrs& attrs) {
+Type EyeLikeRel(const Array<Type>& args, const EyeLikeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  const auto* a = AttrsAs<EyeLikeAttrs>(attrs);
   TVMLITE_CHECK_KIND(data->ndim() == 2, ValueError) << "eye_like: the input must be 2-D, got "
                                                     << ShapeToString(data->shape);
-  return TensorType(data->shape, IsVoidDtype(a->dtype) ? data->dtype : a->dtype);
+  return TensorType(data->shape, IsVoidDtype(a.dtype) ? data->dtype : a.dtype);
 }
 
 // ------------------------------------------------------------------------------------------- registrations
@@ -300,7 +292,6 @@ TVMLITE_STATIC_INIT_BLOCK({
 TVMLITE_REGISTER_OP("concatenate")
     .describe("Join a tuple of tensors along axis.")
     .add_argument("data", "Tuple", "The tensors.")
-    .set_attrs_type<ConcatenateAttrs>()
     .add_type_rel("Concatenate", ConcatenateRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -308,7 +299,6 @@ TVMLITE_REGISTER_OP("split")
     .describe("Split along axis into equal sections or at indices; returns a tuple.")
     .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
-    .set_attrs_type<SplitAttrs>()
     .add_type_rel("Split", SplitRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -316,7 +306,6 @@ TVMLITE_REGISTER_OP("nn.pad")
     .describe("Pad (or, with negative widths, crop) each axis: constant, reflect, edge or wrap.")
     .add_argument("data", "Tensor", "The input.")
     .add_argument("pad_value", "Tensor", "The scalar used by constant mode.")
-    .set_attrs_type<PadAttrs>()
     .add_type_rel("Pad", PadRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
@@ -326,7 +315,6 @@ TVMLITE_REGISTER_OP("dyn.nn.pad")
     .add_argument("pads", "Tensor", "Begins then ends, one per listed axis.")
     .add_argument("pad_value", "Tensor", "The scalar used by constant mode.")
     .add_argument("axes", "Tensor", "The padded axes.")
-    .set_attrs_type<PadAttrs>()
     .add_type_rel("DynPad", DynPadRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
     .set_attr("TAxisSemantics", true)
@@ -335,7 +323,6 @@ TVMLITE_REGISTER_OP("dyn.nn.pad")
 TVMLITE_REGISTER_OP("full")
     .describe("A tensor of shape filled with fill_value.")
     .add_argument("fill_value", "Tensor", "The scalar value.")
-    .set_attrs_type<FullAttrs>()
     .add_type_rel("Full", FullRel<false>)
     .set_attr<TOpPattern>("TOpPattern", kElemWise)
     .set_attr("TAxisSemantics", true);
@@ -344,7 +331,6 @@ TVMLITE_REGISTER_OP("dyn.full")
     .describe("A tensor of the shape held by a 1-D integer tensor, filled with fill_value.")
     .add_argument("fill_value", "Tensor", "The scalar value.")
     .add_argument("shape", "Tensor", "The shape (1-D, static length).")
-    .set_attrs_type<FullAttrs>()
     .add_type_rel("DynFull", FullRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel makes its own output: a group alone
     .set_attr("TAxisSemantics", true)
@@ -356,7 +342,6 @@ TVMLITE_REGISTER_OP("arange")
     .add_argument("start", "Tensor", "Scalar start.")
     .add_argument("stop", "Tensor", "Scalar stop (exclusive).")
     .add_argument("step", "Tensor", "Scalar step.")
-    .set_attrs_type<FullAttrs>()
     .add_type_rel("Arange", ArangeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
@@ -364,14 +349,12 @@ TVMLITE_REGISTER_OP("trilu")
     .describe("Keep the upper (or lower) triangle of the last two dims, diagonal shifted by k.")
     .add_argument("data", "Tensor", "The input (rank >= 2).")
     .add_argument("k", "Tensor", "Integer diagonal offset (scalar).")
-    .set_attrs_type<TriluAttrs>()
     .add_type_rel("Trilu", TriluRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
 TVMLITE_REGISTER_OP("eye_like")
     .describe("Ones on diagonal k of a 2-D tensor shaped as the input, zeros elsewhere.")
     .add_argument("data", "Tensor", "The 2-D input (its shape is used).")
-    .set_attrs_type<EyeLikeAttrs>()
     .add_type_rel("EyeLike", EyeLikeRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective)
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({0}));

@@ -40,9 +40,7 @@ Type StringConcatRel(const Array<Type>& args, const Attrs&) {
   return TensorType(BroadcastShapes(a->shape, b->shape), a->dtype);
 }
 
-Type StringSplitRel(const Array<Type>& args, const Attrs& attrs) {
-  AttrsAs<StringSplitAttrs>(attrs);
-  CheckNumArgs(args, 1);
+Type StringSplitRel(const Array<Type>& args, const StringSplitAttrs&) {
   const TensorTypeNode* x = StringArg(args, 0);
   std::vector<Any> parts;
   for (const Any& d : x->shape) parts.push_back(d);
@@ -50,12 +48,11 @@ Type StringSplitRel(const Array<Type>& args, const Attrs& attrs) {
   return TupleType({TensorType(Array<Any>(parts), x->dtype), TensorType(x->shape, DataType::Int(64))});
 }
 
-Type StringNormalizerRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<StringNormalizerAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->case_change_action == "LOWER" || a->case_change_action == "UPPER" ||
-                         a->case_change_action == "NONE",
+Type StringNormalizerRel(const Array<Type>& args, const StringNormalizerAttrs& a) {
+  TVMLITE_CHECK_KIND(a.case_change_action == "LOWER" || a.case_change_action == "UPPER" ||
+                         a.case_change_action == "NONE",
                      ValueError)
-      << "case_change_action must be LOWER, UPPER or NONE, got '" << a->case_change_action << "'";
+      << "case_change_action must be LOWER, UPPER or NONE, got '" << a.case_change_action << "'";
   CheckNumArgs(args, 1);
   const TensorTypeNode* x = StringArg(args, 0);
   TVMLITE_CHECK_KIND(x->ndim() == 1 || (x->ndim() == 2 && DimIs(x->shape[0], 1)), ValueError)
@@ -64,19 +61,15 @@ Type StringNormalizerRel(const Array<Type>& args, const Attrs& attrs) {
   return TensorType(Array<Any>{Any(int64_t(1)), Any(SizeVar::Any())}, x->dtype);
 }
 
-Type RegexFullMatchRel(const Array<Type>& args, const Attrs& attrs) {
-  AttrsAs<RegexFullMatchAttrs>(attrs);
-  CheckNumArgs(args, 1);
+Type RegexFullMatchRel(const Array<Type>& args, const RegexFullMatchAttrs&) {
   return TensorType(StringArg(args, 0)->shape, DataType::Bool());
 }
 
-Type LabelEncoderRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<LabelEncoderAttrs>(attrs);
-  CheckNumArgs(args, 1);
+Type LabelEncoderRel(const Array<Type>& args, const LabelEncoderAttrs& a) {
   const TensorTypeNode* x = TensorArg(args, 0);
-  TVMLITE_CHECK_KIND(a->keys.size() == a->values.size(), ValueError)
-      << "there are " << a->keys.size() << " keys but " << a->values.size() << " values";
-  return TensorType(x->shape, DataType(a->out_dtype));
+  TVMLITE_CHECK_KIND(a.keys.size() == a.values.size(), ValueError)
+      << "there are " << a.keys.size() << " keys but " << a.values.size() << " values";
+  return TensorType(x->shape, DataType(a.out_dtype));
 }
 
 }  // namespace
@@ -91,28 +84,24 @@ TVMLITE_REGISTER_OP("text.string_concat")
 TVMLITE_REGISTER_OP("text.string_split")
     .describe("Split each string (ONNX StringSplit): substrings padded with \"\" and their counts.")
     .add_argument("data", "Tensor", "Strings.")
-    .set_attrs_type<StringSplitAttrs>()
     .add_type_rel("StringSplit", StringSplitRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("text.string_normalizer")
     .describe("Remove stopwords and change case (ONNX StringNormalizer).")
     .add_argument("data", "Tensor", "(C,) or (1, C) strings.")
-    .set_attrs_type<StringNormalizerAttrs>()
     .add_type_rel("StringNormalizer", StringNormalizerRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("text.regex_full_match")
     .describe("Whether each string matches a regular expression in full (ONNX RegexFullMatch).")
     .add_argument("data", "Tensor", "Strings.")
-    .set_attrs_type<RegexFullMatchAttrs>()
     .add_type_rel("RegexFullMatch", RegexFullMatchRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("ml.label_encoder")
     .describe("Map each value through a table, with a default for missing keys (ONNX ai.onnx.ml LabelEncoder).")
     .add_argument("data", "Tensor", "Strings, ints or floats.")
-    .set_attrs_type<LabelEncoderAttrs>()
     .add_type_rel("LabelEncoder", LabelEncoderRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 

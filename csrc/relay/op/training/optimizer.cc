@@ -27,10 +27,9 @@ namespace {
 
 /*! \brief The relation of an optimizer keeping kStates state tensors per optimized tensor. */
 template <int kStates>
-Type OptimizerRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<OptimizerAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->mode == "standard" || a->mode == "nesterov", ValueError)
-      << "mode must be standard or nesterov, got '" << a->mode << "'";
+Type OptimizerRel(const Array<Type>& args, const OptimizerAttrs& a) {
+  TVMLITE_CHECK_KIND(a.mode == "standard" || a.mode == "nesterov", ValueError)
+      << "mode must be standard or nesterov, got '" << a.mode << "'";
   constexpr size_t kGroup = 2 + kStates;  // X, G and the states
   TVMLITE_CHECK_KIND(args.size() > 2 && (args.size() - 2) % kGroup == 0, TypeError)
       << "expected R, T and " << kGroup << " tensors per optimized tensor, got " << args.size() << " inputs";
@@ -63,7 +62,6 @@ Type OptimizerRel(const Array<Type>& args, const Attrs& attrs) {
       .describe(Doc)                                                          \
       .set_num_inputs(-1)                                                     \
       .add_argument("inputs", "Tensor...", "R, T, then X..., G... and states") \
-      .set_attrs_type<OptimizerAttrs>()                                       \
       .add_type_rel("Optimizer", OptimizerRel<States>)                        \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)
 

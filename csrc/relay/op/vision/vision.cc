@@ -30,8 +30,7 @@ void CheckScalarLike(const TensorTypeNode* t, const char* name) {
 
 }  // namespace
 
-Type ROIAlignRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<ROIAlignAttrs>(attrs);
+Type ROIAlignRel(const Array<Type>& args, const ROIAlignAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* rois = TensorArg(args, 1);
   const TensorTypeNode* idx = TensorArg(args, 2);
@@ -49,24 +48,23 @@ Type ROIAlignRel(const Array<Type>& args, const Attrs& attrs) {
       << "rois dtype " << rois->dtype.str() << " differs from data dtype " << data->dtype.str();
   TVMLITE_CHECK_KIND(idx->dtype.is_int(), TypeError)
       << "batch_indices must be integers, got " << idx->dtype.str();
-  TVMLITE_CHECK_KIND(a->output_height >= 1 && a->output_width >= 1, ValueError)
-      << "output_height and output_width must be >= 1, got " << a->output_height << " and "
-      << a->output_width;
-  TVMLITE_CHECK_KIND(a->sampling_ratio >= 0, ValueError)
-      << "sampling_ratio must be >= 0, got " << a->sampling_ratio;
-  TVMLITE_CHECK_KIND(a->mode == "avg" || a->mode == "max", ValueError)
-      << "mode must be avg or max, got '" << a->mode << "'";
-  TVMLITE_CHECK_KIND(a->coordinate_transformation_mode == "half_pixel" ||
-                         a->coordinate_transformation_mode == "output_half_pixel",
+  TVMLITE_CHECK_KIND(a.output_height >= 1 && a.output_width >= 1, ValueError)
+      << "output_height and output_width must be >= 1, got " << a.output_height << " and "
+      << a.output_width;
+  TVMLITE_CHECK_KIND(a.sampling_ratio >= 0, ValueError)
+      << "sampling_ratio must be >= 0, got " << a.sampling_ratio;
+  TVMLITE_CHECK_KIND(a.mode == "avg" || a.mode == "max", ValueError)
+      << "mode must be avg or max, got '" << a.mode << "'";
+  TVMLITE_CHECK_KIND(a.coordinate_transformation_mode == "half_pixel" ||
+                         a.coordinate_transformation_mode == "output_half_pixel",
                      ValueError)
       << "coordinate_transformation_mode must be half_pixel or output_half_pixel, got '"
-      << a->coordinate_transformation_mode << "'";
-  std::vector<Any> out{rois->shape[0], data->shape[1], Any(a->output_height), Any(a->output_width)};
+      << a.coordinate_transformation_mode << "'";
+  std::vector<Any> out{rois->shape[0], data->shape[1], Any(a.output_height), Any(a.output_width)};
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-Type NonMaxSuppressionRel(const Array<Type>& args, const Attrs& attrs) {
-  const auto* a = AttrsAs<NonMaximumSuppressionAttrs>(attrs);
+Type NonMaxSuppressionRel(const Array<Type>& args, const NonMaximumSuppressionAttrs& a) {
   const TensorTypeNode* boxes = TensorArg(args, 0);
   const TensorTypeNode* scores = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(boxes->shape.size() == 3 && (boxes->shape[2].type_index() != kTVMLiteInt ||
@@ -79,8 +77,8 @@ Type NonMaxSuppressionRel(const Array<Type>& args, const Attrs& attrs) {
   std::string shapes = " (boxes " + ShapeToString(boxes->shape) + ", scores " + ShapeToString(scores->shape) + ")";
   CheckDimsAgree(boxes->shape[0], scores->shape[0], "batch sizes differ" + shapes);
   CheckDimsAgree(boxes->shape[1], scores->shape[2], "box counts differ" + shapes);
-  TVMLITE_CHECK_KIND(a->center_point_box == 0 || a->center_point_box == 1, ValueError)
-      << "center_point_box must be 0 or 1, got " << a->center_point_box;
+  TVMLITE_CHECK_KIND(a.center_point_box == 0 || a.center_point_box == 1, ValueError)
+      << "center_point_box must be 0 or 1, got " << a.center_point_box;
   const char* names[] = {"max_output_boxes_per_class", "iou_threshold", "score_threshold"};
   for (size_t i = 2; i < 5; ++i) CheckScalarLike(TensorArg(args, i), names[i - 2]);
   return TensorType(Array<Any>(std::vector<Any>{Any(SizeVar::Any()), Any(int64_t(3))}), DataType::Int(64));
@@ -98,7 +96,6 @@ TVMLITE_REGISTER_OP("vision.roi_align")
     .add_argument("data", "Tensor", "(N, C, H, W).")
     .add_argument("rois", "Tensor", "(num_rois, 4) boxes [x1, y1, x2, y2] in input coordinates.")
     .add_argument("batch_indices", "Tensor", "(num_rois,) the image of each box.")
-    .set_attrs_type<ROIAlignAttrs>()
     .add_type_rel("ROIAlign", ROIAlignRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
@@ -109,7 +106,6 @@ TVMLITE_REGISTER_OP("vision.non_max_suppression")
     .add_argument("max_output_boxes_per_class", "Tensor", "int64 scalar (0: select none).")
     .add_argument("iou_threshold", "Tensor", "float scalar.")
     .add_argument("score_threshold", "Tensor", "float scalar.")
-    .set_attrs_type<NonMaximumSuppressionAttrs>()
     .add_type_rel("NonMaxSuppression", NonMaxSuppressionRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
