@@ -8,7 +8,8 @@ Fixtures:
   rng          a numpy Generator seeded per test (reproducible data).
   run_relay    run_relay(func_or_mod, inputs: dict or list, params=None) -> list of numpy outputs, through
                tvmlite.build(target="debug") and GraphModule, as a user would.
-  op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them.
+  op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them (ir_calls.py;
+               relay tests import it and calls_of from there too).
 
 In CI (CI=true, as .ci/run runs) a test or module skipped because an import failed (pytest.importorskip of an oracle
 such as onnxruntime) fails instead: the test extra installs every oracle, so such a skip is a broken install that
@@ -20,6 +21,8 @@ import numpy as np
 import pytest
 
 import tvmlite.testing  # noqa: F401  (loads libtvmlite_testing.so)
+
+import ir_calls
 
 
 @pytest.fixture
@@ -47,24 +50,9 @@ def run_relay():
     return _run_relay
 
 
-def _op_names(mod):
-    from tvmlite import ir, relay
-
-    names = []
-
-    class Collect(relay.ExprVisitor):
-        def visit_call(self, call):
-            if isinstance(call.op, ir.Op):
-                names.append(call.op.name)
-            super().visit_call(call)
-
-    Collect().visit(mod["main"])
-    return names
-
-
 @pytest.fixture
 def op_names():
-    return _op_names
+    return ir_calls.op_names
 
 
 _CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -7,24 +7,16 @@ import pytest
 import tvmlite
 from tvmlite import ir, relay
 
+import relay_helpers
+from ir_calls import op_names
+
 _EPILOGUE_OPS = ["add", "subtract", "multiply", "nn.relu", "sigmoid", "exp", "tanh"]
 
 
 @pytest.fixture(autouse=True)
 def epilogue_ops():
-    """The lowering registers "FTVMLiteEpilogue"; until it is present, register it at a low level (a lowering
-    registration, at a higher level, wins) and remove only what this fixture added."""
-    added = []
-    for name in _EPILOGUE_OPS:
-        op = ir.Op.get(name)
-        if op.get_attr_level("FTVMLiteEpilogue") is None:
-            op.set_attr("FTVMLiteEpilogue", lambda *args: None, 1)
-            added.append(op)
-    try:
+    with relay_helpers.epilogue_ops(_EPILOGUE_OPS):
         yield
-    finally:
-        for op in added:
-            op.reset_attr("FTVMLiteEpilogue")
 
 
 def _conv(x, rng, out_c, in_c, k=3):
@@ -61,25 +53,13 @@ def _calls_in_order(expr):
     return order
 
 
-def _ops_of(func):
-    names = []
-
-    class Collect(relay.ExprVisitor):
-        def visit_call(self, call):
-            if isinstance(call.op, ir.Op):
-                names.append(call.op.name)
-
-    Collect().visit(func.body)
-    return names
-
-
 def _structure(mod):
     """main as a list: a group is the list of its op names (topological), a bare op call its name."""
     out = []
     for call in _calls_in_order(mod["main"].body):
         if isinstance(call.op, relay.Function) and "Primitive" in call.op.attrs:
             assert int(call.op.attrs["Primitive"]) == 1
-            out.append(_ops_of(call.op))
+            out.append(op_names(call.op))
         elif isinstance(call.op, relay.Function):
             out.append("fn")
         else:
@@ -289,7 +269,7 @@ def _random_graph(rng, n_ops):
 
 
 def _count_ops(func):
-    return len(_ops_of(func))
+    return len(op_names(func))
 
 
 @pytest.mark.parametrize("seed", range(25))
