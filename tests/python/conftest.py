@@ -7,7 +7,7 @@ interpreter does not get this: it imports tvmlite.testing itself.
 Fixtures:
   rng          a numpy Generator seeded per test (reproducible data).
   run_relay    run_relay(func_or_mod, inputs: dict or list, params=None) -> list of numpy outputs, through
-               tvmlite.build(target="debug") and GraphModule, as a user would.
+               tvmlite.build(target="debug") and GraphModule, as a user would (debug_run.py).
   op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them (ir_calls.py;
                relay tests import it and calls_of from there too).
 
@@ -22,6 +22,7 @@ import pytest
 
 import tvmlite.testing  # noqa: F401  (loads libtvmlite_testing.so)
 
+import debug_run
 import ir_calls
 
 
@@ -30,24 +31,9 @@ def rng():
     return np.random.default_rng(0)
 
 
-def _run_relay(func_or_mod, inputs, params=None):
-    import tvmlite
-    from tvmlite import ir
-
-    mod = func_or_mod if isinstance(func_or_mod, ir.IRModule) else ir.IRModule.from_expr(func_or_mod)
-    lib = tvmlite.build(mod, target="debug", params=params)
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    if not isinstance(inputs, dict):
-        inputs = dict(zip(gm.get_input_names(), inputs))
-    gm.set_input(**inputs)
-    gm.run()
-    outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
-    return [o.numpy() if hasattr(o, "numpy") else o for o in outs]
-
-
 @pytest.fixture
 def run_relay():
-    return _run_relay
+    return debug_run.run_relay
 
 
 @pytest.fixture

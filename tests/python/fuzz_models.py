@@ -231,14 +231,20 @@ def _label(n):
     return f"{n.op_type}({n.name or (n.output[0] if n.output else '')})"
 
 
+def _pick_attr(rng, model):
+    """(node, attribute) chosen among all the model's (subgraphs included), or None when it has none."""
+    cands = [(n, a) for _, n in all_nodes(model) for a in n.attribute]
+    return rng.choice(cands) if cands else None
+
+
 def m_attr_value(rng, model, case):
     import onnx
 
     A = onnx.AttributeProto
-    cands = [(n, a) for _, n in all_nodes(model) for a in n.attribute]
-    if not cands:
+    picked = _pick_attr(rng, model)
+    if picked is None:
         return None
-    n, a = rng.choice(cands)
+    n, a = picked
     if a.type == A.INT:
         a.i = rng.choice(INTS)
         v = a.i
@@ -287,10 +293,10 @@ def m_attr_kind(rng, model, case):
     import onnx
 
     A = onnx.AttributeProto
-    cands = [(n, a) for _, n in all_nodes(model) for a in n.attribute]
-    if not cands:
+    picked = _pick_attr(rng, model)
+    if picked is None:
         return None
-    n, a = rng.choice(cands)
+    n, a = picked
     name = a.name
     new = rng.choice([A.INT, A.FLOAT, A.INTS, A.FLOATS, A.STRING, A.STRINGS, A.TENSOR, A.GRAPH, A.UNDEFINED,
                       A.SPARSE_TENSOR, A.TYPE_PROTO])
@@ -762,6 +768,8 @@ def parse_module(data):
         pos += -pos % ALIGN
         params.append({"name": texts[0], "dtype": texts[1], "shape": shape, "data": data[pos:pos + nbytes]})
         pos += nbytes
+    if data[pos:] != END:
+        raise ValueError(f"parse_module: {len(data) - pos} bytes after the params are not the end mark {END!r}")
     return graph, params
 
 

@@ -6,8 +6,9 @@ epilogue-op registration the fusion tests need.
 """
 import contextlib
 
-import tvmlite
 from tvmlite import ir, relay
+
+from debug_run import run_relay
 
 
 def typed(expr, *params):
@@ -25,26 +26,17 @@ def _vars(inputs):
     return [relay.var(name, shape=a.shape, dtype=a.dtype.name) for name, a in inputs.items()]
 
 
-def _run_debug(params, body, inputs, num_outputs):
-    lib = tvmlite.build(relay.IRModule.from_expr(relay.Function(params, body)), target="debug")
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    for name, a in inputs.items():
-        gm.set_input(name, a)
-    gm.run()
-    return [gm.get_output(i).numpy() for i in range(num_outputs)]
-
-
 def run(expr, inputs):
     """Build expr (a function of the vars named in inputs, {name: numpy array}) for the debug target and run it."""
     params = _vars(inputs)
-    return _run_debug(params, expr(*params), inputs, 1)[0]
+    return run_relay(relay.Function(params, expr(*params)), inputs)[0]
 
 
 def run_tuple(expr, inputs, n):
     """Like run, for an expr whose call gives an n-tuple: its n outputs."""
     params = _vars(inputs)
     call = expr(*params)
-    return _run_debug(params, relay.Tuple([relay.TupleGetItem(call, i) for i in range(n)]), inputs, n)
+    return run_relay(relay.Function(params, relay.Tuple([relay.TupleGetItem(call, i) for i in range(n)])), inputs)
 
 
 @contextlib.contextmanager
