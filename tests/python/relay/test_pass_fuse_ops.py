@@ -6,6 +6,7 @@ import pytest
 
 import tvmlite
 from tvmlite import ir, relay
+from tvmlite.relay.expr_functor import children
 
 import relay_helpers
 from ir_calls import op_names
@@ -29,27 +30,20 @@ def _bias(rng, c):
 
 
 def _calls_in_order(expr):
-    """Calls of main's body in evaluation order (nested Primitive functions not entered)."""
+    """Calls of main's body in evaluation order, each once (nested functions, Primitive groups among them, not
+    entered: relay.ExprVisitor would enter them). The test graphs are shallow enough to recurse."""
     order, seen = [], set()
-    stack = [(expr, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            if isinstance(node, relay.Call):
-                order.append(node)
-            continue
-        if node in seen:
-            continue
+
+    def visit(node):
+        if node in seen or isinstance(node, relay.Function):
+            return
         seen.add(node)
-        stack.append((node, True))
-        kids = []
+        for kid in children(node):
+            visit(kid)
         if isinstance(node, relay.Call):
-            kids = list(node.args) + ([] if isinstance(node.op, (ir.Op, relay.Function)) else [node.op])
-        elif isinstance(node, relay.Tuple):
-            kids = list(node.fields)
-        elif isinstance(node, relay.TupleGetItem):
-            kids = [node.tuple_value]
-        stack.extend((k, False) for k in reversed(kids))
+            order.append(node)
+
+    visit(expr)
     return order
 
 
