@@ -1,6 +1,8 @@
 """Run a test's worker in several threads at once."""
 import threading
 
+import numpy as np
+
 
 def run_threads(work, n):
     """work(0), ..., work(n - 1), each in its own thread, all started before any is joined; returns when all ended.
@@ -16,8 +18,6 @@ def same_results_in_threads(run, cases, repeats):
     """Each case's run(case, rng) -> (got, ref) made once, then again `repeats` times in a thread of its own while the
     other cases run in theirs (each seeded as its single call was): asserts every threaded got equals the single
     call's exactly, and returns the single calls' (got, ref) for the caller's own check against ref."""
-    import numpy as np
-
     expected = [run(case, np.random.default_rng(i)) for i, case in enumerate(cases)]
     failures = []
 

@@ -1,8 +1,8 @@
 """Helpers the relay op and pass tests share: the type of an expression, a run on the debug target, and the
 epilogue-op registration the fusion tests need.
 
-    typed(relay.nn.relu(x), x).shape          -> the body's checked type
-    run(lambda a, b: relay.add(a, b), {"a": a, "b": b})   -> numpy output
+    typed(relay.nn.relu(x), x)                            -> the body's checked type
+    run(lambda a, b: relay.add(a, b), {"a": a, "b": b})   -> its numpy output
 """
 import contextlib
 
