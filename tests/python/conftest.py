@@ -7,8 +7,9 @@ interpreter does not get this: it imports tvmlite.testing itself.
 Fixtures:
   rng          a numpy Generator seeded per test (reproducible data).
   run_relay    run_relay(func_or_mod, inputs: dict or list, params=None) -> list of numpy outputs, through
-               tvmlite.build(target="debug") and GraphModule, as a user would.
-  op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them.
+               tvmlite.build(target="debug") and GraphModule, as a user would (debug_run.py).
+  op_names     op_names(mod) -> the op names of main's calls, in the order a visitor meets them (ir_calls.py;
+               relay tests import it and calls_of from there too).
 
 In CI (CI=true, as .ci/run runs) a test or module skipped because an import failed (pytest.importorskip of an oracle
 such as onnxruntime) fails instead: the test extra installs every oracle, so such a skip is a broken install that
@@ -21,50 +22,23 @@ import pytest
 
 import tvmlite.testing  # noqa: F401  (loads libtvmlite_testing.so)
 
+import debug_run
+import ir_calls
+
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
 
 
-def _run_relay(func_or_mod, inputs, params=None):
-    import tvmlite
-    from tvmlite import ir
-
-    mod = func_or_mod if isinstance(func_or_mod, ir.IRModule) else ir.IRModule.from_expr(func_or_mod)
-    lib = tvmlite.build(mod, target="debug", params=params)
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    if not isinstance(inputs, dict):
-        inputs = dict(zip(gm.get_input_names(), inputs))
-    gm.set_input(**inputs)
-    gm.run()
-    outs = [gm.get_output(i) for i in range(gm.get_num_outputs())]
-    return [o.numpy() if hasattr(o, "numpy") else o for o in outs]
-
-
 @pytest.fixture
 def run_relay():
-    return _run_relay
-
-
-def _op_names(mod):
-    from tvmlite import ir, relay
-
-    names = []
-
-    class Collect(relay.ExprVisitor):
-        def visit_call(self, call):
-            if isinstance(call.op, ir.Op):
-                names.append(call.op.name)
-            super().visit_call(call)
-
-    Collect().visit(mod["main"])
-    return names
+    return debug_run.run_relay
 
 
 @pytest.fixture
 def op_names():
-    return _op_names
+    return ir_calls.op_names
 
 
 _CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -231,14 +231,25 @@ def _label(n):
     return f"{n.op_type}({n.name or (n.output[0] if n.output else '')})"
 
 
+def _pick_node(rng, model):
+    """(graph, node) chosen among all the model's nodes (subgraphs included); (None, None) when it has none."""
+    nodes = all_nodes(model)
+    return rng.choice(nodes) if nodes else (None, None)
+
+
+def _pick_attr(rng, model):
+    """(node, attribute) chosen among all the model's (subgraphs included); (None, None) when it has none."""
+    cands = [(n, a) for _, n in all_nodes(model) for a in n.attribute]
+    return rng.choice(cands) if cands else (None, None)
+
+
 def m_attr_value(rng, model, case):
     import onnx
 
     A = onnx.AttributeProto
-    cands = [(n, a) for _, n in all_nodes(model) for a in n.attribute]
-    if not cands:
+    n, a = _pick_attr(rng, model)
+    if a is None:
         return None
-    n, a = rng.choice(cands)
     if a.type == A.INT:
         a.i = rng.choice(INTS)
         v = a.i
@@ -287,10 +298,9 @@ def m_attr_kind(rng, model, case):
     import onnx
 
     A = onnx.AttributeProto
-    cands = [(n, a) for _, n in all_nodes(model) for a in n.attribute]
-    if not cands:
+    n, a = _pick_attr(rng, model)
+    if a is None:
         return None
-    n, a = rng.choice(cands)
     name = a.name
     new = rng.choice([A.INT, A.FLOAT, A.INTS, A.FLOATS, A.STRING, A.STRINGS, A.TENSOR, A.GRAPH, A.UNDEFINED,
                       A.SPARSE_TENSOR, A.TYPE_PROTO])
@@ -324,10 +334,9 @@ def m_attr_kind(rng, model, case):
 def m_attr_unknown(rng, model, case):
     import onnx
 
-    nodes = all_nodes(model)
-    if not nodes:
+    _, n = _pick_node(rng, model)
+    if n is None:
         return None
-    _, n = rng.choice(nodes)
     name = rng.choice(["frobnicate", "axis2", "_x", "", "strides", "axis", "mode", "kernel_shape"]
                       + [a.name for a in n.attribute])
     value = rng.choice([rng.choice(INTS), rng.choice(FLOATS), rng.choice(STRS), [1, 2], [0.5]])
@@ -628,10 +637,9 @@ def m_opset(rng, model, case):
 
 
 def m_op_type(rng, model, case):
-    nodes = all_nodes(model)
-    if not nodes:
+    _, n = _pick_node(rng, model)
+    if n is None:
         return None
-    _, n = rng.choice(nodes)
     old = _label(n)
     if rng.random() < 0.8:
         n.op_type = rng.choice(OP_TYPES)
@@ -641,10 +649,9 @@ def m_op_type(rng, model, case):
 
 
 def m_arity(rng, model, case):
-    nodes = all_nodes(model)
-    if not nodes:
+    g, n = _pick_node(rng, model)
+    if n is None:
         return None
-    g, n = rng.choice(nodes)
     how = rng.randrange(4)
     if how == 0 and n.input:
         n.input.append(rng.choice(list(n.input) + [""]))
@@ -762,6 +769,8 @@ def parse_module(data):
         pos += -pos % ALIGN
         params.append({"name": texts[0], "dtype": texts[1], "shape": shape, "data": data[pos:pos + nbytes]})
         pos += nbytes
+    if data[pos:] != END:
+        raise ValueError(f"parse_module: {len(data) - pos} bytes after the params are not the end mark {END!r}")
     return graph, params
 
 

@@ -14,17 +14,9 @@ from tvmlite._ffi import core
 from tvmlite.runtime import Array, Map, NDArray, ShapeTuple
 from tvmlite.testing import Pair
 
-Function = core.Function
+from ffi_helpers import add_int, apply, call_n, concat, echo, get_field, make_pair, nop, sum_array
 
-echo = tvmlite.get_global_func("testing.echo")
-nop = tvmlite.get_global_func("testing.nop")
-apply = tvmlite.get_global_func("testing.apply")
-call_n = tvmlite.get_global_func("testing.call_n")
-add_int = tvmlite.get_global_func("testing.add_int")
-concat = tvmlite.get_global_func("testing.concat")
-sum_array = tvmlite.get_global_func("testing.sum_array")
-get_field = tvmlite.get_global_func("testing.get_field")
-make_pair = tvmlite.get_global_func("testing.Pair")
+Function = core.Function
 
 
 def _run(code, timeout=120):

@@ -11,6 +11,8 @@ import pytest
 from tvmlite._ffi import core as active_core
 from tvmlite._ffi._ctypes import core as ct
 
+from ffi_helpers import raise_through
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(TESTS_DIR))
 
@@ -92,14 +94,7 @@ def test_callback_called_from_cpp():
 
 
 def test_exception_in_callback_is_the_same_object():
-    err = KeyError("boom")
-
-    def bad():
-        raise err
-
-    with pytest.raises(KeyError) as info:
-        ct.get_global_func("testing.apply")(bad)
-    assert info.value is err
+    raise_through(ct.get_global_func("testing.apply"), KeyError("boom"))
 
 
 def test_cpp_errors_and_bad_arguments():

@@ -8,9 +8,7 @@ import pytest
 import tvmlite
 from tvmlite.error import OpAttributeInvalid, TVMLiteError, get_error_class, register_error, with_context
 
-apply = tvmlite.get_global_func("testing.apply")
-call_n = tvmlite.get_global_func("testing.call_n")
-raise_ = tvmlite.get_global_func("testing.raise")
+from ffi_helpers import apply, call_n, raise_, raise_through
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -189,14 +187,7 @@ def test_exception_with_unprintable_message():
         def __str__(self):
             raise RuntimeError("cannot format")
 
-    err = BadStr()
-
-    def bad():
-        raise err
-
-    with pytest.raises(BadStr) as info:
-        apply(bad)
-    assert info.value is err
+    raise_through(apply, BadStr())
 
 
 def test_error_in_call_n_callback_stops_the_loop():
@@ -226,14 +217,7 @@ def test_error_in_first_call_n_iteration():
 
 @pytest.mark.parametrize("exc_type", [KeyboardInterrupt, SystemExit, GeneratorExit])
 def test_base_exception_in_callback_propagates_as_itself(exc_type):
-    err = exc_type()
-
-    def bad():
-        raise err
-
-    with pytest.raises(exc_type) as info:
-        apply(bad)
-    assert info.value is err
+    info = raise_through(apply, exc_type())
     assert not isinstance(info.value, TVMLiteError)
 
 

@@ -11,13 +11,7 @@ import tvmlite
 from tvmlite.runtime import Array, Map
 from tvmlite.testing import Pair, object_count
 
-echo = tvmlite.get_global_func("testing.echo")
-nop = tvmlite.get_global_func("testing.nop")
-apply = tvmlite.get_global_func("testing.apply")
-call_n = tvmlite.get_global_func("testing.call_n")
-add_int = tvmlite.get_global_func("testing.add_int")
-raise_ = tvmlite.get_global_func("testing.raise")
-get_field = tvmlite.get_global_func("testing.get_field")
+from ffi_helpers import add_int, apply, call_n, echo, get_field, nop, raise_
 
 RSS_BOUND = 20 * 1024 * 1024
 

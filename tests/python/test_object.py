@@ -8,14 +8,7 @@ from tvmlite._ffi import core
 from tvmlite.runtime import Array, Map
 from tvmlite.testing import Pair
 
-echo = tvmlite.get_global_func("testing.echo")
-apply = tvmlite.get_global_func("testing.apply")
-get_field = tvmlite.get_global_func("testing.get_field")
-
-
-def fresh(obj):
-    """A new Python wrapper for obj, materialised from C++ (echo may hand back the argument object itself)."""
-    return Array([obj])[0]
+from ffi_helpers import apply, echo, fresh, get_field
 
 
 # A Python-defined hierarchy used to check the class mapping of types that have no registered class.

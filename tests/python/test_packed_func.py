@@ -4,8 +4,7 @@ import pytest
 import tvmlite
 from tvmlite.testing import Pair
 
-echo = tvmlite.get_global_func("testing.echo")
-nop = tvmlite.get_global_func("testing.nop")
+from ffi_helpers import echo, nop, raise_through
 
 
 @pytest.mark.parametrize("value", [None, True, False, 0, -1, 2**62, 1.5, -0.0, "", "hello", "üñí", b"", b"x\x00y"])
@@ -77,14 +76,7 @@ def test_exception_in_callback_is_the_same_object():
     class MyError(Exception):
         pass
 
-    err = MyError("boom")
-
-    def bad():
-        raise err
-
-    with pytest.raises(MyError) as info:
-        tvmlite.get_global_func("testing.apply")(bad)
-    assert info.value is err
+    info = raise_through(tvmlite.get_global_func("testing.apply"), MyError("boom"))
     assert info.traceback[-1].name == "bad"
 
 

@@ -14,12 +14,7 @@ import pytest
 import tvmlite
 from tvmlite.testing import Pair, object_count
 
-echo = tvmlite.get_global_func("testing.echo")
-apply = tvmlite.get_global_func("testing.apply")
-call_n = tvmlite.get_global_func("testing.call_n")
-add_int = tvmlite.get_global_func("testing.add_int")
-raise_ = tvmlite.get_global_func("testing.raise")
-sleep_ms = tvmlite.get_global_func("testing.sleep_ms")
+from ffi_helpers import add_int, apply, call_n, echo, raise_, sleep_ms
 
 NUM_THREADS = 8
 

@@ -9,6 +9,8 @@ from onnx import TensorProto, helper  # noqa: E402
 import tvmlite  # noqa: E402
 from tvmlite.error import OpAttributeInvalid  # noqa: E402
 
+from debug_run import run_relay  # noqa: E402
+
 
 def make_model(op, inputs, outputs, opset, initializers=(), **attrs):
     """A one-node model; inputs/outputs are (name, elem_type, shape) with "" names left out of the graph."""
@@ -26,12 +28,7 @@ def convert(model, freeze=True):
 
 
 def run(mod, params, **inputs):
-    lib = tvmlite.build(mod, target="debug", params=params)
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    for k, v in inputs.items():
-        gm.set_input(k, v)
-    gm.run()
-    return gm.get_output(0).numpy()
+    return run_relay(mod, inputs, params)[0]
 
 
 def out_shape(mod):

@@ -15,6 +15,8 @@ from tvmlite.relay.frontend.onnx import OnnxOpConverter, register_converter  # n
 from tvmlite.relay.frontend.onnx.common import registered_ops  # noqa: E402
 from tvmlite.relay.frontend.onnx.fold import ConstantFolder, NotConstant, TypeOnly  # noqa: E402
 
+from debug_run import run_relay  # noqa: E402
+
 F = TensorProto.FLOAT
 TEST_DOMAIN = "tvmlite.test"
 
@@ -74,12 +76,7 @@ def vi(name, shape, elem=F):
 
 
 def run(mod, params, **inputs):
-    lib = tvmlite.build(mod, target="debug", params=params)
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    for name, value in inputs.items():
-        gm.set_input(name, value)
-    gm.run()
-    return [gm.get_output(i).numpy() for i in range(gm.get_num_outputs())]
+    return run_relay(mod, inputs, params)
 
 
 def count_calls(mod):

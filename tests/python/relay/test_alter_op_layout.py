@@ -12,8 +12,9 @@ import pytest
 import tvmlite
 from tvmlite import relay
 from tvmlite.relay.expr import Call, Constant
-from tvmlite.relay.expr_functor import ExprVisitor
 from tvmlite.relay.transform_layout import AlterOpLayout
+
+from ir_calls import calls_of
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -22,19 +23,8 @@ def _collect_cycles():
     gc.collect()
 
 
-class _Calls(ExprVisitor):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def visit_call(self, call):
-        self.calls.append(call)
-
-
 def calls(mod, name=None):
-    v = _Calls()
-    v.visit(mod["main"].body)
-    return [c for c in v.calls if name is None or getattr(c.op, "name", None) == name]
+    return [c for c in calls_of(mod["main"].body) if name is None or getattr(c.op, "name", None) == name]
 
 
 def activation_transforms(mod):

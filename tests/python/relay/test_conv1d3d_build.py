@@ -16,31 +16,14 @@ import pytest
 import tvmlite
 from tvmlite import ir, relay
 from tvmlite.relay.expr import Call
-from tvmlite.relay.expr_functor import ExprVisitor
 from tvmlite.relay.transform_layout import AlterOpLayout
 from tvmlite.runtime import GraphModule
 
-
-class _Calls(ExprVisitor):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def visit_call(self, call):
-        self.calls.append(call)
-
-
-def op_names(mod):
-    """The op calls of main, producers first."""
-    v = _Calls()
-    v.visit(mod["main"].body)
-    return [c.op.name for c in v.calls if isinstance(c.op, ir.Op)]
+from ir_calls import calls_of, op_names
 
 
 def calls(mod, name):
-    v = _Calls()
-    v.visit(mod["main"].body)
-    return [c for c in v.calls if isinstance(c.op, ir.Op) and c.op.name == name]
+    return [c for c in calls_of(mod["main"].body) if isinstance(c.op, ir.Op) and c.op.name == name]
 
 
 def _constant_subgraph(e):

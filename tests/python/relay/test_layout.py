@@ -6,36 +6,18 @@ import gc
 import numpy as np
 import pytest
 
-import tvmlite
 from tvmlite import relay
 from tvmlite.ir import SizeVar
 from tvmlite.relay.op.layout import parse_layout, transform_shape
 from tvmlite.relay.op.op import get_reference
+
+from relay_helpers import run, shape_of, typed
 
 
 @pytest.fixture(autouse=True, scope="module")
 def _collect_cycles():
     yield
     gc.collect()
-
-
-def typed(expr, *params):
-    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function(list(params), expr)))
-    return mod["main"].body.checked_type
-
-
-def shape_of(ty):
-    return tuple(d if isinstance(d, int) else d.name_hint for d in ty.shape)
-
-
-def run(expr, inputs):
-    params = [relay.var(name, shape=a.shape, dtype=a.dtype.name) for name, a in inputs.items()]
-    lib = tvmlite.build(relay.IRModule.from_expr(relay.Function(params, expr(*params))), target="debug")
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    for name, a in inputs.items():
-        gm.set_input(name, a)
-    gm.run()
-    return gm.get_output(0).numpy()
 
 
 def pack_nchw(x, c):

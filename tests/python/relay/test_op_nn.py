@@ -6,9 +6,10 @@ import itertools
 import numpy as np
 import pytest
 
-import tvmlite
 from tvmlite import relay
 from tvmlite.ir import SizeVar
+
+from relay_helpers import run, run_tuple, shape_of, typed
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -17,39 +18,6 @@ def _collect_cycles():
     module ends so later tests that count live objects (test_ctypes_backend, test_leak) start from a clean heap."""
     yield
     gc.collect()
-
-
-def typed(expr, *params):
-    mod = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function(list(params), expr)))
-    return mod["main"].body.checked_type
-
-
-def shape_of(ty):
-    return tuple(d if isinstance(d, int) else d.name_hint for d in ty.shape)
-
-
-def run(expr, inputs):
-    """Build expr (a function of the vars named in inputs) for the debug target and run it."""
-    params = [relay.var(name, shape=a.shape, dtype=a.dtype.name) for name, a in inputs.items()]
-    body = expr(*params)
-    lib = tvmlite.build(relay.IRModule.from_expr(relay.Function(params, body)), target="debug")
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    for name, a in inputs.items():
-        gm.set_input(name, a)
-    gm.run()
-    return gm.get_output(0).numpy()
-
-
-def run_tuple(expr, inputs, n):
-    params = [relay.var(name, shape=a.shape, dtype=a.dtype.name) for name, a in inputs.items()]
-    call = expr(*params)
-    body = relay.Tuple([relay.TupleGetItem(call, i) for i in range(n)])
-    lib = tvmlite.build(relay.IRModule.from_expr(relay.Function(params, body)), target="debug")
-    gm = tvmlite.runtime.GraphModule(lib["default"](tvmlite.cpu(0)))
-    for name, a in inputs.items():
-        gm.set_input(name, a)
-    gm.run()
-    return [gm.get_output(i).numpy() for i in range(n)]
 
 
 # ---- direct loop implementations (the test's own oracle) -----------------------------------------------------

@@ -11,19 +11,13 @@ import tvmlite
 from tvmlite import ir, relay
 from tvmlite.relay import transform
 
+from ir_calls import op_names
+
 I64_MAX = np.iinfo(np.int64).max
 
 
 def _ops(mod):
-    names = []
-
-    class Collect(relay.ExprVisitor):
-        def visit_call(self, call):
-            if isinstance(call.op, ir.Op):
-                names.append(call.op.name)
-
-    Collect().visit(mod["main"])
-    return sorted(names)
+    return sorted(op_names(mod))
 
 
 def _static(ty):

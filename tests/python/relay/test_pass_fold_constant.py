@@ -6,17 +6,11 @@ import pytest
 import tvmlite
 from tvmlite import ir, relay
 
+from ir_calls import op_names
+
 
 def _ops(mod):
-    names = []
-
-    class Collect(relay.ExprVisitor):
-        def visit_call(self, call):
-            if isinstance(call.op, ir.Op):
-                names.append(call.op.name)
-
-    Collect().visit(mod["main"])
-    return sorted(names)
+    return sorted(op_names(mod))
 
 
 def _fold(func):

@@ -6,25 +6,18 @@ import pytest
 
 import tvmlite
 from tvmlite import ir, relay
+from tvmlite.relay.expr_functor import children
+
+import relay_helpers
+from ir_calls import op_names
 
 _EPILOGUE_OPS = ["add", "subtract", "multiply", "nn.relu", "sigmoid", "exp", "tanh"]
 
 
 @pytest.fixture(autouse=True)
 def epilogue_ops():
-    """The lowering registers "FTVMLiteEpilogue"; until it is present, register it at a low level (a lowering
-    registration, at a higher level, wins) and remove only what this fixture added."""
-    added = []
-    for name in _EPILOGUE_OPS:
-        op = ir.Op.get(name)
-        if op.get_attr_level("FTVMLiteEpilogue") is None:
-            op.set_attr("FTVMLiteEpilogue", lambda *args: None, 1)
-            added.append(op)
-    try:
+    with relay_helpers.epilogue_ops(_EPILOGUE_OPS):
         yield
-    finally:
-        for op in added:
-            op.reset_attr("FTVMLiteEpilogue")
 
 
 def _conv(x, rng, out_c, in_c, k=3):
@@ -37,40 +30,21 @@ def _bias(rng, c):
 
 
 def _calls_in_order(expr):
-    """Calls of main's body in evaluation order (nested Primitive functions not entered)."""
+    """Calls of main's body in evaluation order, each once (nested functions, Primitive groups among them, not
+    entered: relay.ExprVisitor would enter them). The test graphs are shallow enough to recurse."""
     order, seen = [], set()
-    stack = [(expr, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            if isinstance(node, relay.Call):
-                order.append(node)
-            continue
-        if node in seen:
-            continue
+
+    def visit(node):
+        if node in seen or isinstance(node, relay.Function):
+            return
         seen.add(node)
-        stack.append((node, True))
-        kids = []
+        for kid in children(node):
+            visit(kid)
         if isinstance(node, relay.Call):
-            kids = list(node.args) + ([] if isinstance(node.op, (ir.Op, relay.Function)) else [node.op])
-        elif isinstance(node, relay.Tuple):
-            kids = list(node.fields)
-        elif isinstance(node, relay.TupleGetItem):
-            kids = [node.tuple_value]
-        stack.extend((k, False) for k in reversed(kids))
+            order.append(node)
+
+    visit(expr)
     return order
-
-
-def _ops_of(func):
-    names = []
-
-    class Collect(relay.ExprVisitor):
-        def visit_call(self, call):
-            if isinstance(call.op, ir.Op):
-                names.append(call.op.name)
-
-    Collect().visit(func.body)
-    return names
 
 
 def _structure(mod):
@@ -79,7 +53,7 @@ def _structure(mod):
     for call in _calls_in_order(mod["main"].body):
         if isinstance(call.op, relay.Function) and "Primitive" in call.op.attrs:
             assert int(call.op.attrs["Primitive"]) == 1
-            out.append(_ops_of(call.op))
+            out.append(op_names(call.op))
         elif isinstance(call.op, relay.Function):
             out.append("fn")
         else:
@@ -289,7 +263,7 @@ def _random_graph(rng, n_ops):
 
 
 def _count_ops(func):
-    return len(_ops_of(func))
+    return len(op_names(func))
 
 
 @pytest.mark.parametrize("seed", range(25))

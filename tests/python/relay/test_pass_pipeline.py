@@ -10,22 +10,15 @@ from tvmlite import ir, relay
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
+import relay_helpers  # noqa: E402
+
 _EPILOGUE_OPS = ["add", "multiply", "nn.relu", "sigmoid"]
 
 
 @pytest.fixture(autouse=True)
 def epilogue_ops():
-    added = []
-    for name in _EPILOGUE_OPS:
-        op = ir.Op.get(name)
-        if op.get_attr_level("FTVMLiteEpilogue") is None:
-            op.set_attr("FTVMLiteEpilogue", lambda *args: None, 1)
-            added.append(op)
-    try:
+    with relay_helpers.epilogue_ops(_EPILOGUE_OPS):
         yield
-    finally:
-        for op in added:
-            op.reset_attr("FTVMLiteEpilogue")
 
 
 def _model(rng):

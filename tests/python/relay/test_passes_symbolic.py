@@ -18,6 +18,8 @@ from tvmlite.frontend import from_onnx
 from tvmlite.models import cnn
 from tvmlite.relay.backend import cpu_pipeline
 
+from ir_calls import calls_of
+
 
 def _block_layout():
     """The blocked layout of 16 or 32 channels on this CPU: AlterOpLayout's block is the ISA's vector width."""
@@ -32,30 +34,15 @@ def _optimized_onnx(model):
     return _optimized(*from_onnx(model))
 
 
-class _Calls(relay.ExprVisitor):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def visit_call(self, call):
-        self.calls.append(call)
-
-
-def _calls(expr):
-    v = _Calls()
-    v.visit(expr)
-    return v.calls
-
-
 def _structure(mod):
     """(groups, convs): the multiset of fused groups, each the sorted op names of one Primitive function (a bare op
     call outside any group is a group of its own), and the multiset of (conv op, data_layout) over the module."""
-    calls = _calls(mod["main"].body)
+    calls = calls_of(mod["main"].body)
     inside = set()
     groups = collections.Counter()
     for call in calls:
         if isinstance(call.op, relay.Function):
-            members = [c for c in _calls(call.op.body) if isinstance(c.op, ir.Op)]
+            members = [c for c in calls_of(call.op.body) if isinstance(c.op, ir.Op)]
             inside.update(members)
             groups[tuple(sorted(c.op.name for c in members))] += 1
     for call in calls:
@@ -241,7 +228,7 @@ def test_symbolic_plane_residual_fuses(rng):
     per_shape = bool(len(tvmlite.get_global_func("topi.nn.conv2d_winograd_tiles")(16, 16, 1)))
     anchor = "nn.contrib_conv2d_winograd_per_shape" if per_shape else "nn.contrib_conv2d_NCHWc"
     assert convs == {(anchor, _block_layout()): 2}
-    transforms = [c for c in _calls(opt["main"].body) if getattr(c.op, "name", None) == "layout_transform"]
+    transforms = [c for c in calls_of(opt["main"].body) if getattr(c.op, "name", None) == "layout_transform"]
     assert len(transforms) == 2  # one into the blocks after the input, one out at the result
     assert groups == {("layout_transform",): 2, (anchor, "nn.relu"): 1, ("add", anchor, "nn.relu"): 1}
     assert str(opt["main"].body.checked_type) == "Tensor[(N, 16, H, W), float32]"

@@ -17,6 +17,8 @@ import tvmlite
 from tvmlite import models, relay
 from tvmlite.runtime import GraphModule, load_module
 
+from thread_helpers import run_threads
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 LIB_DIR = os.path.join(os.path.dirname(tvmlite.__file__), "lib")
 INCLUDE = os.path.join(ROOT, "csrc", "include")
@@ -265,8 +267,6 @@ def test_the_readme_c_snippet_compiles():
 def test_executors_of_one_model_run_in_parallel_threads(capi, relu_model):
     """ctypes releases the GIL around each C call: two executors of one model run at once, each with its own inputs,
     and a failing call on one thread leaves the other thread's error slot alone."""
-    import threading
-
     failures = []
 
     def work(k):
@@ -294,9 +294,5 @@ def test_executors_of_one_model_run_in_parallel_threads(capi, relu_model):
         finally:
             capi.TVMLiteExecutorFree(ex)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 4)
     assert failures == []

@@ -1,6 +1,5 @@
 """The C++ graph executor (csrc/backend/graph_executor.cc) and its memory plan (csrc/backend/memory_plan.cc)."""
 import io
-import threading
 
 import numpy as np
 import pytest
@@ -8,6 +7,8 @@ import pytest
 import tvmlite
 from tvmlite import relay
 from tvmlite.runtime import GraphModule
+
+from thread_helpers import run_threads
 
 
 def _plan(bytes_, alias, planned, node_in, node_out, outputs):
@@ -225,11 +226,7 @@ def test_executors_share_params_and_run_concurrently(rng):
         except Exception as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 4)
     assert not errors, errors
     assert all(r is not None for r in results)
 

@@ -2,7 +2,6 @@
 file, and a graph node may name only a kernel factory, never any other registered function."""
 import json
 import os
-import struct
 import subprocess
 import sys
 import textwrap
@@ -15,49 +14,22 @@ from tvmlite import relay
 from tvmlite.runtime import GraphModule, load_module
 from tvmlite.runtime.executor_factory import register_kernel_factory
 
-MAGIC, END = b"TVMLITE-GRAPHLIB", b"TVMLEND\0"
+from fuzz_models import pack_module, parse_module
 
 
 # -- a real exported file, unpacked and packed again ----------------------------------------------------------------
 
 def _unpack(data):
-    """(graph dict, [[name, dtype, shape, raw bytes], ...]) of a version-2 file (the layout in runtime/module.py)."""
-    pos = len(MAGIC) + 4
-    (n,) = struct.unpack_from("<Q", data, pos)
-    graph = json.loads(data[pos + 8:pos + 8 + n])
-    pos += 8 + n
-    (count,) = struct.unpack_from("<I", data, pos)
-    pos += 4
-    params = []
-    for _ in range(count):
-        texts = []
-        for _ in range(2):
-            (k,) = struct.unpack_from("<I", data, pos)
-            texts.append(data[pos + 4:pos + 4 + k].decode())
-            pos += 4 + k
-        (ndim,) = struct.unpack_from("<I", data, pos)
-        shape = list(struct.unpack_from(f"<{ndim}q", data, pos + 4))
-        (nbytes,) = struct.unpack_from("<Q", data, pos + 4 + 8 * ndim)
-        pos += 4 + 8 * ndim + 8
-        pos += -pos % 64
-        params.append([texts[0], texts[1], shape, data[pos:pos + nbytes]])
-        pos += nbytes
-    assert data[pos:] == END
-    return graph, params
+    """(graph dict, [[name, dtype, shape, raw bytes], ...]) of a version-2 file (the layout in runtime/module.py;
+    fuzz_models.py reads and writes it for the model fuzzer)."""
+    text, params = parse_module(data)
+    return json.loads(text), [[p["name"], p["dtype"], p["shape"], p["data"]] for p in params]
 
 
 def _pack(graph, params):
     """The file of graph (a dict, or JSON text as it is) and params, each record's fields written as they are."""
     text = graph if isinstance(graph, str) else json.dumps(graph)
-    out = bytearray(MAGIC + struct.pack("<I", 2))
-    g = text.encode()
-    out += struct.pack("<Q", len(g)) + g + struct.pack("<I", len(params))
-    for name, dtype, shape, raw in params:
-        for t in (name, dtype):
-            out += struct.pack("<I", len(t.encode())) + t.encode()
-        out += struct.pack("<I", len(shape)) + struct.pack(f"<{len(shape)}q", *shape) + struct.pack("<Q", len(raw))
-        out += b"\0" * (-len(out) % 64) + raw
-    return bytes(out + END)
+    return pack_module(text, [{"name": n, "dtype": d, "shape": s, "data": raw} for n, d, s, raw in params])
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ import pytest
 import tvmlite
 from tvmlite.ir.op import Op
 
+from thread_helpers import same_results_in_threads
+
 conv2d_nchwc = tvmlite.get_global_func("topi.nn.conv2d_nchwc")
 
 KERNEL = "topi.nn.conv2d_nchwc"
@@ -262,24 +264,7 @@ def test_repeated_calls_reuse_the_bound_kernel(rng):
 
 def test_concurrent_callers_get_their_own_padded_input(rng):
     """Two Python threads running padded convs of different sizes at once (each pads into its own buffer)."""
-    import threading
-
-    cases = [CASES["3x3_s1_p1_13"], CASES["stem_7x7_s2_ic3"]]
-    expected = [run_case(case, np.random.default_rng(i)) for i, case in enumerate(cases)]
-    failures = []
-
-    def worker(i):
-        for _ in range(20):
-            got, ref = run_case(cases[i], np.random.default_rng(i))
-            if not np.allclose(got, expected[i][0], rtol=0, atol=0):
-                failures.append(i)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
+    expected = same_results_in_threads(run_case, [CASES["3x3_s1_p1_13"], CASES["stem_7x7_s2_ic3"]], 20)
     for got, ref in expected:
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3)
 

@@ -6,7 +6,6 @@ Tensors are plain: data (N, C, H, W) NCHW, weight (C, O / groups, KH, KW) IOHW, 
 import json
 import os
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -18,6 +17,7 @@ from tvmlite.runtime import GraphModule
 
 sys.path.insert(0, os.path.dirname(__file__))
 from lowering import lowering_attrs  # noqa: E402
+from thread_helpers import same_results_in_threads  # noqa: E402
 
 conv2d_transpose = tvmlite.get_global_func("topi.nn.conv2d_transpose")
 
@@ -213,22 +213,7 @@ def test_empty_tensors():
 def test_repeated_and_concurrent_calls(rng):
     """One bound kernel called from two Python threads at once with different shapes (each has its own scratch),
     many times: the answers stay those of a single call."""
-    cases = [CASES["3x3_s2_p1_op1"], CASES["parallel_3x3_s2_batch2"]]
-    expected = [run_case(case, np.random.default_rng(i)) for i, case in enumerate(cases)]
-    failures = []
-
-    def worker(i):
-        for _ in range(10):
-            got, _ = run_case(cases[i], np.random.default_rng(i))
-            if not np.array_equal(got, expected[i][0]):
-                failures.append(i)
-
-    workers = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
-    for t in workers:
-        t.start()
-    for t in workers:
-        t.join()
-    assert failures == []
+    expected = same_results_in_threads(run_case, [CASES["3x3_s2_p1_op1"], CASES["parallel_3x3_s2_batch2"]], 10)
     for got, ref in expected:
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
 

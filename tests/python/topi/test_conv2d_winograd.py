@@ -146,17 +146,23 @@ def test_winograd_epilogue(rng, threads, program, fn, m, stride):
     np.testing.assert_allclose(unpack(got), fn(conv, bias, res), rtol=1e-4, atol=1e-4)
 
 
+def _assert_correlation(at, bt, g, m, r, rng):
+    """A^T [(G k G^T) * (B^T d B)] A, for F(m x m, r x r)'s matrices, is the valid r x r correlation of a random
+    (m + r - 1)^2 tile d with a random filter k."""
+    t = m + r - 1
+    assert at.shape == (m, t) and bt.shape == (t, t) and g.shape == (t, r)
+    d = rng.standard_normal((t, t))
+    k = rng.standard_normal((r, r))
+    y = at @ ((g @ k @ g.T) * (bt @ d @ bt.T)) @ at.T
+    want = np.array([[np.sum(d[i:i + r, j:j + r] * k) for j in range(m)] for i in range(m)])
+    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("m", [2, 4])
 def test_matrices_compute_a_correlation(rng, m):
     """A^T [(G g G^T) * (B^T d B)] A is the valid 3x3 correlation of an (m + 2)^2 tile: the identity the kernel
     and the relay references rely on."""
-    at, bt, g = matrices(m)
-    assert at.shape == (m, m + 2) and bt.shape == (m + 2, m + 2) and g.shape == (m + 2, 3)
-    d = rng.standard_normal((m + 2, m + 2))
-    k = rng.standard_normal((3, 3))
-    y = at @ ((g @ k @ g.T) * (bt @ d @ bt.T)) @ at.T
-    want = np.array([[np.sum(d[i:i + 3, j:j + 3] * k) for j in range(m)] for i in range(m)])
-    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+    _assert_correlation(*matrices(m), m, 3, rng)
 
 
 @pytest.mark.parametrize("m", [2, 4])
@@ -165,12 +171,7 @@ def test_stride2_matrices_compute_the_phases(rng, m):
     filter's row or column (an odd phase's) transforms to zero in the last element, which the kernel skips, and B^T's
     other rows never read the tile's last row, which an odd phase's window leaves out."""
     at, bt, g = matrices(m, 2)
-    assert at.shape == (m, m + 1) and bt.shape == (m + 1, m + 1) and g.shape == (m + 1, 2)
-    e = rng.standard_normal((m + 1, m + 1))
-    k = rng.standard_normal((2, 2))
-    y = at @ ((g @ k @ g.T) * (bt @ e @ bt.T)) @ at.T
-    want = np.array([[np.sum(e[i:i + 2, j:j + 2] * k) for j in range(m)] for i in range(m)])
-    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+    _assert_correlation(at, bt, g, m, 2, rng)
     assert (g @ np.array([1.5, 0.0]))[m] == 0
     assert not bt[:m, m].any()
 

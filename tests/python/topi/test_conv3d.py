@@ -175,6 +175,14 @@ CASES = {
 }
 
 
+def _call(kernel, attrs, data, weight, extra, ref, out_block):
+    """kernel(attrs) on numpy data, weight and epilogue tensors, into an output of ref's shape (NCDHW{out_block}c when
+    out_block is set): (got, ref), got back in NCDHW."""
+    out = tvmlite.nd.empty(ref.shape if out_block is None else pack_data(ref, out_block).shape)
+    kernel(attrs)(tvmlite.nd.array(data), tvmlite.nd.array(weight), *[tvmlite.nd.array(e) for e in extra], out)
+    return (out.numpy() if out_block is None else unpack(out.numpy())), ref
+
+
 def run_conv3d(case, rng):
     n, c, d, h, w, o, k, strides, padding, dilation, groups, ic, oc, epi = case
     x = rng.standard_normal((n, c, d, h, w)).astype("float32")
@@ -186,9 +194,7 @@ def run_conv3d(case, rng):
     weight = pack_weight(wt, ic, oc) if blocked else wt
     attrs = {"strides": strides, "padding": padding, "dilation": dilation, "groups": groups,
              "epilogue": EPILOGUES[epi]}
-    out = tvmlite.nd.empty(pack_data(ref, oc).shape if blocked else ref.shape)
-    conv3d(attrs)(tvmlite.nd.array(data), tvmlite.nd.array(weight), *[tvmlite.nd.array(e) for e in extra], out)
-    return (unpack(out.numpy()) if blocked else out.numpy()), ref
+    return _call(conv3d, attrs, data, weight, extra, ref, oc if blocked else None)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -273,9 +279,7 @@ def run_depthwise3d(case, rng):
     data = pack_data(x, blk) if blocked else x
     weight = pack_weight(wt, 1, blk) if blocked else wt
     attrs = {"strides": strides, "padding": padding, "dilation": dilation, "groups": c, "epilogue": EPILOGUES[epi]}
-    out = tvmlite.nd.empty(pack_data(ref, blk).shape if blocked else ref.shape)
-    depthwise3d(attrs)(tvmlite.nd.array(data), tvmlite.nd.array(weight), *[tvmlite.nd.array(e) for e in extra], out)
-    return (unpack(out.numpy()) if blocked else out.numpy()), ref
+    return _call(depthwise3d, attrs, data, weight, extra, ref, blk if blocked else None)
 
 
 @pytest.mark.parametrize("name", list(DW_CASES))

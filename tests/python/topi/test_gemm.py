@@ -8,6 +8,7 @@ import pytest
 
 import tvmlite
 from lowering import lowering_attrs
+from thread_helpers import run_threads
 from tvmlite import ir, relay
 from tvmlite.ir.op import Op
 from tvmlite.relay.op.op import get_reference
@@ -526,8 +527,6 @@ def test_kernels_take_the_relay_attrs_as_lowered(rng):
 def test_concurrent_calls_keep_their_own_scratch(rng):
     """Per-call packing uses thread-local scratch: Python threads running the kernels at once (GIL released) each
     get their own product."""
-    import threading
-
     cases = []
     for i in range(4):
         a = rng.standard_normal((3, 40 + 7 * i, 33 + i)).astype(np.float32)
@@ -548,9 +547,5 @@ def test_concurrent_calls_keep_their_own_scratch(rng):
         except Exception as e:  # noqa: BLE001  (reported below, on the main thread)
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=c) for c in cases]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(lambda k: work(*cases[k]), len(cases))
     assert not errors, errors[0]

@@ -24,6 +24,12 @@ def run(name, attrs, inputs, out_shape, out_dtype):
     return out.numpy()
 
 
+def check_reference(op, attrs, inputs, dtype):
+    """topi.<op>(attrs) on numpy inputs gives exactly what relay's reference of op gives."""
+    want = get_reference(op)(SimpleNamespace(**attrs), *inputs)
+    np.testing.assert_array_equal(run("topi." + op, attrs, inputs, want.shape, dtype), want)
+
+
 def _data(rng, shape, dtype):
     if dtype.startswith("float"):
         return rng.standard_normal(shape).astype(dtype)
@@ -85,9 +91,7 @@ def test_concatenate_errors():
 ])
 def test_transpose(shape, axes, dtype, threads, rng):
     x = _data(rng, shape, dtype)
-    want = get_reference("transpose")(SimpleNamespace(axes=axes), x)
-    got = run("topi.transpose", {"axes": axes}, [x], want.shape, dtype)
-    np.testing.assert_array_equal(got, want)
+    check_reference("transpose", {"axes": axes}, [x], dtype)
 
 
 def test_transpose_errors():
@@ -125,9 +129,7 @@ def test_take(shape, axis, ishape, batch_dims, mode, itype, dtype, threads, rng)
     lo, hi = (-n, n) if mode == "fast" else (-3 * n, 3 * n)
     idx = rng.integers(lo, hi, size=ishape).astype(itype)
     attrs = dict(axis=axis, batch_dims=batch_dims, mode=mode)
-    want = get_reference("take")(SimpleNamespace(**attrs), x, idx)
-    got = run("topi.take", attrs, [x, idx], want.shape, dtype)
-    np.testing.assert_array_equal(got, want)
+    check_reference("take", attrs, [x, idx], dtype)
 
 
 def test_take_negative_and_out_of_range():
@@ -172,9 +174,7 @@ def test_gather(shape, axis, ishape, itype, dtype, threads, rng):
     x = _data(rng, shape, dtype)
     n = shape[axis]
     idx = rng.integers(-n, n, size=ishape).astype(itype)
-    want = get_reference("gather")(SimpleNamespace(axis=axis), x, idx)
-    got = run("topi.gather", {"axis": axis}, [x, idx], want.shape, dtype)
-    np.testing.assert_array_equal(got, want)
+    check_reference("gather", {"axis": axis}, [x, idx], dtype)
 
 
 def test_gather_errors():
@@ -210,9 +210,7 @@ def test_gather_nd(shape, ishape, batch_dims, itype, dtype, threads, rng):
     k = ishape[-1]
     idx = np.stack([rng.integers(-shape[batch_dims + j], shape[batch_dims + j], size=ishape[:-1]) for j in range(k)],
                    axis=-1).astype(itype) if k else np.zeros(ishape, itype)
-    want = get_reference("gather_nd")(SimpleNamespace(batch_dims=batch_dims), x, idx)
-    got = run("topi.gather_nd", {"batch_dims": batch_dims}, [x, idx], want.shape, dtype)
-    np.testing.assert_array_equal(got, want)
+    check_reference("gather_nd", {"batch_dims": batch_dims}, [x, idx], dtype)
 
 
 def test_gather_nd_errors():
@@ -294,9 +292,7 @@ def test_pad(shape, widths, mode, dtype, threads, rng):
     x = _data(rng, shape, dtype)
     value = np.array(7, dtype=dtype)
     attrs = dict(pad_width=widths, pad_mode=mode)
-    want = get_reference("nn.pad")(SimpleNamespace(**attrs), x, value)
-    got = run("topi.nn.pad", attrs, [x, value], want.shape, dtype)
-    np.testing.assert_array_equal(got, want)
+    check_reference("nn.pad", attrs, [x, value], dtype)
 
 
 def test_pad_value_shape_one():

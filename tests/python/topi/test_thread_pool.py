@@ -13,6 +13,8 @@ import pytest
 
 import tvmlite
 
+from thread_helpers import run_threads
+
 set_num_threads = tvmlite.get_global_func("runtime.set_num_threads")
 num_threads = tvmlite.get_global_func("runtime.num_threads")
 max_concurrency = tvmlite.get_global_func("runtime.max_concurrency")
@@ -105,11 +107,7 @@ def test_concurrent_calls_from_python_threads(rng):
         except BaseException as e:  # noqa: BLE001 - reported below, with the thread's number
             errors.append((k, e))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 8)
     assert not errors, errors
 
 
@@ -157,11 +155,7 @@ def test_errors_from_threads():
             except ValueError as e:
                 caught.append(str(e))
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(lambda _: work(), 8)
     assert len(caught) == 160 and all("does not broadcast" in m for m in caught)
     f(big, big, out)
     np.testing.assert_array_equal(out.numpy(), 2)
@@ -215,11 +209,7 @@ def test_exception_from_threads_inside_chunks():
             except ValueError as e:
                 caught.append(str(e))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 8)
     assert len(caught) == 400
 
 
