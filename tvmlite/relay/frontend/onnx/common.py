@@ -55,6 +55,7 @@ and never an IndexError, KeyError or numpy AxisError from deep inside a converte
     choice_attr(attr, "mode", "constant", modes)  one of a fixed set of strings
     dtype_attr(attr, "to")                        an ONNX TensorProto data type, as the IR dtype string
     input_at(inputs, i)                           optional input i, None when the node leaves it out
+    required_attr(attr, "to")                     a required attribute's value (several names: a list)
 
 Typed inputs are read through ``dims_of(x)`` (the dims, ints or SizeVars), ``dtype_of(x)`` ("float32") and
 ``is_static(dims)``. A converter whose opset versions differ in details only is one ``_convert(cls, inputs, attr,
@@ -66,8 +67,8 @@ from ....error import OpAttributeInvalid, OpAttributeRequired, OpNotImplemented
 
 __all__ = ["OnnxOpConverter", "register_converter", "get_convert_map", "registered_ops", "AttrCvt", "Renamer",
            "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr", "normalize_axes",
-           "check_perm", "choice_attr", "dtype_attr", "input_at", "dims_of", "dtype_of", "is_static",
-           "opset_versions"]
+           "check_perm", "choice_attr", "dtype_attr", "input_at", "required_attr", "dims_of", "dtype_of",
+           "is_static", "opset_versions"]
 
 _REGISTRY = {}  # (domain, op_type) -> converter class
 _MAP_CACHE = {}  # (domain, opset) -> {op_type: bound converter}
@@ -270,6 +271,16 @@ def input_at(inputs, i):
     return inputs[i] if i < len(inputs) else None
 
 
+def required_attr(attr, *names):
+    """The value of the attribute the node must set (several names: a list of their values); OpAttributeRequired
+    naming the first one it leaves out."""
+    for name in names:
+        if name not in attr:
+            raise OpAttributeRequired(f"attribute '{name}' is required")
+    values = [attr[name] for name in names]
+    return values[0] if len(names) == 1 else values
+
+
 class AttrCvt:
     """Convert by renaming the op and its attributes (TVM's AttrCvt), for converters that are a direct mapping.
 
@@ -292,9 +303,7 @@ class AttrCvt:
         self.required = list(required or ())
 
     def __call__(self, inputs, attr, ctx=None):
-        for name in self.required:
-            if name not in attr:
-                raise OpAttributeRequired(f"attribute '{name}' is required")
+        required_attr(attr, *self.required)
         out = dict(self.defaults)
         for name, value in attr.items():
             if name in self.ignores:

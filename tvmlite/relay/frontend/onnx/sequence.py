@@ -2,11 +2,11 @@
 SequenceMap (a subgraph per element), Optional, OptionalHasElement, OptionalGetElement."""
 import numpy as np
 
-from ....error import OpAttributeRequired, get_error_class
+from ....error import get_error_class
 from ....ir.type import SequenceType
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter
+from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter, required_attr
 
 
 @register_converter("SequenceConstruct")
@@ -64,14 +64,13 @@ class SplitToSequence(OnnxOpConverter):
 class ConcatFromSequence(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        if "axis" not in attr:
-            raise OpAttributeRequired("attribute 'axis' is required")
+        axis = required_attr(attr, "axis")
         new_axis = bool(attr.get("new_axis", 0))
         ty = inputs[0].checked_type
         rank = rank_of(ty.elem_type) if isinstance(ty, SequenceType) else None
         if rank is not None:  # an axis of the elements, or with new_axis of the result (one rank more)
-            normalize_axis(attr["axis"], rank + new_axis, "axis")
-        return _op.concat_from_sequence(inputs[0], attr["axis"], new_axis)
+            normalize_axis(axis, rank + new_axis, "axis")
+        return _op.concat_from_sequence(inputs[0], axis, new_axis)
 
 
 @register_converter("SequenceMap")
