@@ -66,9 +66,9 @@ import threading
 from ....error import OpAttributeInvalid, OpAttributeRequired, OpNotImplemented
 
 __all__ = ["OnnxOpConverter", "register_converter", "get_convert_map", "registered_ops", "AttrCvt", "Renamer",
-           "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr", "normalize_axes",
-           "check_perm", "choice_attr", "dtype_attr", "input_at", "required_attr", "dims_of", "dtype_of",
-           "is_static", "opset_versions"]
+           "register_renamed", "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr",
+           "normalize_axes", "check_perm", "choice_attr", "dtype_attr", "input_at", "required_attr", "dims_of",
+           "dtype_of", "is_static", "opset_versions"]
 
 _REGISTRY = {}  # (domain, op_type) -> converter class
 _MAP_CACHE = {}  # (domain, opset) -> {op_type: bound converter}
@@ -331,6 +331,14 @@ class Renamer:
 
     def __call__(self, inputs, attr, ctx=None):
         return self.op_builder(*[i for i in inputs if i is not None])
+
+
+def register_renamed(op_type, since, op_builder, domain=""):
+    """Register op_type's converter from opset since as Renamer(op_builder): the op is op_builder on the node's
+    inputs, attributes ignored (SequenceAt is relay.sequence_at)."""
+    renamer = Renamer(op_builder)
+    impl = classmethod(lambda cls, inputs, attr, ctx: renamer(inputs, attr, ctx))
+    return register_converter(op_type, domain)(type(op_type, (OnnxOpConverter,), {f"_impl_v{since}": impl}))
 
 
 class ConverterContext:

@@ -23,7 +23,7 @@ from ... import op as _op
 from ...backend.dtypes import to_numpy_dtype
 from ...expr import TupleGetItem, const
 from .common import (OnnxOpConverter, axis_attr, choice_attr, dtype_attr, dtype_of, normalize_axes, rank_of,
-                     opset_versions, register_converter, required_attr, unsupported)
+                     opset_versions, register_converter, register_renamed, required_attr, unsupported)
 from .elemwise import legacy_broadcast
 
 
@@ -147,11 +147,7 @@ class Unique(OnnxOpConverter):
         return [TupleGetItem(call, i) for i in range(4)]
 
 
-@register_converter("Det")
-class Det(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.det(inputs[0])
+register_renamed("Det", 11, _op.det)
 
 
 # -- elementwise -----------------------------------------------------------------------------------------------

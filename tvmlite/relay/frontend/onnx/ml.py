@@ -3,7 +3,7 @@ import numpy as np
 
 from ....error import OpAttributeRequired
 from ...op import ml as _ml
-from .common import OnnxOpConverter, register_converter, required_attr
+from .common import OnnxOpConverter, register_converter, register_renamed, required_attr
 
 _DOMAIN = "ai.onnx.ml"
 
@@ -15,11 +15,7 @@ class Binarizer(OnnxOpConverter):
         return _ml.binarizer(inputs[0], attr.get("threshold", 0.0))
 
 
-@register_converter("ArrayFeatureExtractor", domain=_DOMAIN)
-class ArrayFeatureExtractor(OnnxOpConverter):
-    @classmethod
-    def _impl_v1(cls, inputs, attr, ctx):
-        return _ml.array_feature_extractor(inputs[0], inputs[1])
+register_renamed("ArrayFeatureExtractor", 1, _ml.array_feature_extractor, _DOMAIN)
 
 
 def _values(attr, name, default=None):

@@ -6,7 +6,8 @@ from ....error import get_error_class
 from ....ir.type import SequenceType
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter, required_attr
+from .common import (OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter,
+                     register_renamed, required_attr)
 
 
 @register_converter("SequenceConstruct")
@@ -23,32 +24,10 @@ class SequenceEmpty(OnnxOpConverter):
         return _op.sequence_empty(dtype_attr(attr, "dtype", 1))
 
 
-@register_converter("SequenceInsert")
-class SequenceInsert(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_insert(inputs[0], inputs[1], inputs[2] if len(inputs) > 2 else None)
-
-
-@register_converter("SequenceErase")
-class SequenceErase(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_erase(inputs[0], inputs[1] if len(inputs) > 1 else None)
-
-
-@register_converter("SequenceAt")
-class SequenceAt(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_at(inputs[0], inputs[1])
-
-
-@register_converter("SequenceLength")
-class SequenceLength(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_length(inputs[0])
+register_renamed("SequenceInsert", 11, _op.sequence_insert)
+register_renamed("SequenceErase", 11, _op.sequence_erase)
+register_renamed("SequenceAt", 11, _op.sequence_at)
+register_renamed("SequenceLength", 11, _op.sequence_length)
 
 
 @register_converter("SplitToSequence")
@@ -110,8 +89,4 @@ class OptionalHasElement(OnnxOpConverter):
         return _op.optional_has_element(inputs[0])
 
 
-@register_converter("OptionalGetElement")
-class OptionalGetElement(OnnxOpConverter):
-    @classmethod
-    def _impl_v15(cls, inputs, attr, ctx):
-        return _op.optional_get_element(inputs[0])
+register_renamed("OptionalGetElement", 15, _op.optional_get_element)
