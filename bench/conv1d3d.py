@@ -30,13 +30,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 
 import numpy as np
 
 import tvmlite
 from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
-from workers import Workers  # bench/workers.py
+from workers import Workers, take_turns  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -158,15 +157,10 @@ def measure(runtimes, threads, names, args):
                     raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {other} differ by {err}")
         del outputs
         samples = {rt: [[] for _ in names] for rt in runtimes}
-        for r in range(args.rounds):
-            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
-                n = args.ref_repeat if rt == "ref" else args.repeat
-                n = n // args.rounds + (r < n % args.rounds)
-                if n == 0:
-                    continue
-                for per_layer, new in zip(samples[rt], call(rt, "round", n)):
-                    per_layer.extend(new)
-            print(f"  {threads} thread(s): round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
+        repeat = {rt: args.ref_repeat if rt == "ref" else args.repeat for rt in runtimes}
+        for rt, new in take_turns(call, runtimes, args.rounds, repeat, threads):
+            for per_layer, cell in zip(samples[rt], new):
+                per_layer.extend(cell)
     return samples
 
 

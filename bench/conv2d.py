@@ -51,14 +51,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
 
 import tvmlite
 from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
-from workers import Workers  # bench/workers.py
+from workers import Workers, take_turns  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -323,12 +322,9 @@ def measure(runtimes, threads, layers, opts, repeat, rounds):
                     raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {RUNTIMES[rt]} differ by {err}")
         del outputs
         samples = {rt: [[] for _ in layers] for rt in runtimes}
-        for r in range(rounds):
-            n = repeat // rounds + (r < repeat % rounds)
-            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
-                for per_layer, new in zip(samples[rt], call(rt, "round", n)):
-                    per_layer.extend(new)
-            print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
+        for rt, new in take_turns(call, runtimes, rounds, repeat, threads):
+            for per_layer, cell in zip(samples[rt], new):
+                per_layer.extend(cell)
     return samples
 
 
