@@ -292,7 +292,7 @@ class Gemm(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         a, b = inputs[0], inputs[1]
-        c = inputs[2] if len(inputs) > 2 else None
+        c = input_at(inputs, 2)
         for name, x in (("A", a), ("B", b)):
             if len(dims_of(x)) != 2:
                 raise ValueError(f"input {name} must be 2-D, got shape {tuple(dims_of(x))}")
@@ -427,8 +427,8 @@ class DeformConv(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         data, weight, offset = inputs[0], inputs[1], inputs[2]
-        bias = inputs[3] if len(inputs) > 3 else None
-        mask = inputs[4] if len(inputs) > 4 else None
+        bias = input_at(inputs, 3)
+        mask = input_at(inputs, 4)
         rank = _rank_of(data, "DeformConv", ranks=(2,))
         kernel = _kernel(attr, weight, rank, "DeformConv")
         strides = _spatial_attr(attr, "strides", rank, 1)

@@ -6,7 +6,7 @@ from ....error import get_error_class
 from ....ir.type import SequenceType
 from ... import expr as _expr
 from ... import op as _op
-from .common import (OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter,
+from .common import (OnnxOpConverter, axis_attr, dtype_attr, input_at, normalize_axis, rank_of, register_converter,
                      register_renamed, required_attr)
 
 
@@ -34,7 +34,7 @@ register_renamed("SequenceLength", 11, _op.sequence_length)
 class SplitToSequence(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        split = inputs[1] if len(inputs) > 1 else None
+        split = input_at(inputs, 1)
         keepdims = bool(attr.get("keepdims", 1)) if split is None else True
         return _op.split_to_sequence(inputs[0], split, axis=axis_attr(attr, "axis", 0, inputs[0]), keepdims=keepdims)
 

@@ -12,7 +12,7 @@ import numpy as np
 from .... import error as _error
 from ... import expr as _expr
 from ... import op as _op
-from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dims_of, dtype_attr, is_static,
+from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dims_of, dtype_attr, input_at, is_static,
                      normalize_axes, normalize_axis, opset_versions, rank_of, register_converter, required_attr,
                      unsupported)
 from .importer import within_fold_limit
@@ -162,8 +162,8 @@ class Slice(OnnxOpConverter):
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
         data, starts, ends = inputs[0], inputs[1], inputs[2]
-        axes = inputs[3] if len(inputs) > 3 else None
-        steps = inputs[4] if len(inputs) > 4 else None
+        axes = input_at(inputs, 3)
+        steps = input_at(inputs, 4)
         values = [_const_ints(ctx, v) for v in (starts, ends, axes, steps)]
         if all(v is not None or e is None for v, e in zip(values, (starts, ends, axes, steps))):
             s, e, a, st = values
@@ -345,8 +345,8 @@ class Pad(OnnxOpConverter):
     @classmethod
     def _inputs(cls, inputs, attr, ctx, modes):
         data, pads_e = inputs[0], inputs[1]
-        value = inputs[2] if len(inputs) > 2 else None
-        axes_e = inputs[3] if len(inputs) > 3 else None
+        value = input_at(inputs, 2)
+        axes_e = input_at(inputs, 3)
         pads, axes = _const_ints(ctx, pads_e), _const_ints(ctx, axes_e)
         if axes_e is not None and axes is not None:
             axes_e = None
