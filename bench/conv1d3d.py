@@ -34,8 +34,8 @@ import statistics
 import numpy as np
 
 import tvmlite
-from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
-from workers import Workers, take_turns  # bench/workers.py
+from timing import OrtCall, calibrate, warm, warm_samples  # bench/timing.py
+from workers import Workers, samples_per_item, take_turns  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -140,10 +140,7 @@ class Worker:
     def round(self, n):
         samples = []
         for name, loops in zip(self.names, self.loops):
-            fn = self.build(name)
-            warm(fn)
-            samples.append([sample(fn, loops) for _ in range(n)])
-            del fn
+            samples.append(warm_samples(self.build(name), loops, n))  # the callable is freed before the next one
         return samples
 
 
@@ -156,12 +153,8 @@ def measure(runtimes, threads, names, args):
                 if err > 1e-3 * max(1.0, float(np.abs(want).max())):
                     raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {other} differ by {err}")
         del outputs
-        samples = {rt: [[] for _ in names] for rt in runtimes}
         repeat = {rt: args.ref_repeat if rt == "ref" else args.repeat for rt in runtimes}
-        for rt, new in take_turns(call, runtimes, args.rounds, repeat, threads):
-            for per_layer, cell in zip(samples[rt], new):
-                per_layer.extend(cell)
-    return samples
+        return samples_per_item(take_turns(call, runtimes, args.rounds, repeat, threads), runtimes, len(names))
 
 
 def main():

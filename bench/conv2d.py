@@ -56,8 +56,8 @@ import time
 import numpy as np
 
 import tvmlite
-from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
-from workers import Workers, take_turns  # bench/workers.py
+from timing import OrtCall, calibrate, warm, warm_samples  # bench/timing.py
+from workers import Workers, samples_per_item, take_turns  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -297,10 +297,7 @@ class Worker:
         samples = []
         time.sleep(0.05)  # the previous worker's idle threads (torch's OpenMP ones spin after a call) settle first
         for layer, loops in zip(self.layers, self.loops):
-            fn = self.build(layer)
-            warm(fn)
-            samples.append([sample(fn, loops) for _ in range(n)])
-            del fn
+            samples.append(warm_samples(self.build(layer), loops, n))
         return samples
 
 
@@ -321,11 +318,7 @@ def measure(runtimes, threads, layers, opts, repeat, rounds):
                 if err > 1e-3 * max(1.0, float(np.abs(want).max())):
                     raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {RUNTIMES[rt]} differ by {err}")
         del outputs
-        samples = {rt: [[] for _ in layers] for rt in runtimes}
-        for rt, new in take_turns(call, runtimes, rounds, repeat, threads):
-            for per_layer, cell in zip(samples[rt], new):
-                per_layer.extend(cell)
-    return samples
+        return samples_per_item(take_turns(call, runtimes, rounds, repeat, threads), runtimes, len(layers))
 
 
 def main():

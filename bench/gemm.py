@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from timing import ort_session  # noqa: E402  (bench/timing.py)
+from timing import ort_session, sample  # noqa: E402  (bench/timing.py)
 from workers import Workers, take_turns  # noqa: E402  (bench/workers.py)
 
 # (M, K, N) for dense rows; (B, M, K, N, transpose_b) for attention rows
@@ -170,13 +170,7 @@ class Worker:
             fn = build(*key, self.threads)
             for _ in range(3):
                 fn()
-            cell = []
-            for _ in range(n):
-                t0 = time.perf_counter()
-                for _ in range(self.loops[key]):
-                    fn()
-                cell.append((time.perf_counter() - t0) / self.loops[key])
-            samples[key] = cell
+            samples[key] = [sample(fn, self.loops[key]) for _ in range(n)]
             del fn
         return samples
 

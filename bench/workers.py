@@ -64,3 +64,12 @@ def take_turns(call, runtimes, rounds, repeat, threads, pause_s=0.0):
             time.sleep(pause_s)
             yield rt, call(rt, "round", n)
         print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
+
+
+def samples_per_item(turns, runtimes, n_items):
+    """{runtime: [the samples of item i]} gathered from take_turns' yields, each one list of samples per item."""
+    samples = {rt: [[] for _ in range(n_items)] for rt in runtimes}
+    for rt, new in turns:
+        for per_item, cell in zip(samples[rt], new):
+            per_item.extend(cell)
+    return samples
