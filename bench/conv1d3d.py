@@ -30,13 +30,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 
 import numpy as np
 
 import tvmlite
-from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
-from workers import Workers  # bench/workers.py
+from timing import OrtCall, calibrate, warm, warm_samples  # bench/timing.py
+from workers import Workers, samples_per_item, take_turns  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -141,10 +140,7 @@ class Worker:
     def round(self, n):
         samples = []
         for name, loops in zip(self.names, self.loops):
-            fn = self.build(name)
-            warm(fn)
-            samples.append([sample(fn, loops) for _ in range(n)])
-            del fn
+            samples.append(warm_samples(self.build(name), loops, n))  # the callable is freed before the next one
         return samples
 
 
@@ -157,17 +153,8 @@ def measure(runtimes, threads, names, args):
                 if err > 1e-3 * max(1.0, float(np.abs(want).max())):
                     raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {other} differ by {err}")
         del outputs
-        samples = {rt: [[] for _ in names] for rt in runtimes}
-        for r in range(args.rounds):
-            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
-                n = args.ref_repeat if rt == "ref" else args.repeat
-                n = n // args.rounds + (r < n % args.rounds)
-                if n == 0:
-                    continue
-                for per_layer, new in zip(samples[rt], call(rt, "round", n)):
-                    per_layer.extend(new)
-            print(f"  {threads} thread(s): round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
-    return samples
+        repeat = {rt: args.ref_repeat if rt == "ref" else args.repeat for rt in runtimes}
+        return samples_per_item(take_turns(call, runtimes, args.rounds, repeat, threads), runtimes, len(names))
 
 
 def main():

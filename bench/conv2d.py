@@ -51,14 +51,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
 
 import tvmlite
-from timing import OrtCall, calibrate, sample, warm  # bench/timing.py
-from workers import Workers  # bench/workers.py
+from timing import OrtCall, calibrate, warm, warm_samples  # bench/timing.py
+from workers import Workers, samples_per_item, take_turns  # bench/workers.py
 
 try:
     import onnxruntime as ort
@@ -298,10 +297,7 @@ class Worker:
         samples = []
         time.sleep(0.05)  # the previous worker's idle threads (torch's OpenMP ones spin after a call) settle first
         for layer, loops in zip(self.layers, self.loops):
-            fn = self.build(layer)
-            warm(fn)
-            samples.append([sample(fn, loops) for _ in range(n)])
-            del fn
+            samples.append(warm_samples(self.build(layer), loops, n))
         return samples
 
 
@@ -322,14 +318,7 @@ def measure(runtimes, threads, layers, opts, repeat, rounds):
                 if err > 1e-3 * max(1.0, float(np.abs(want).max())):
                     raise SystemExit(f"{name}, {threads} thread(s): tvmlite and {RUNTIMES[rt]} differ by {err}")
         del outputs
-        samples = {rt: [[] for _ in layers] for rt in runtimes}
-        for r in range(rounds):
-            n = repeat // rounds + (r < repeat % rounds)
-            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
-                for per_layer, new in zip(samples[rt], call(rt, "round", n)):
-                    per_layer.extend(new)
-            print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
-    return samples
+        return samples_per_item(take_turns(call, runtimes, rounds, repeat, threads), runtimes, len(layers))
 
 
 def main():

@@ -20,21 +20,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
 import tvmlite
+from timing import timed_runs  # bench/timing.py
 
 
 def _time(fn, repeats):
-    fn()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+    return statistics.median(timed_runs(fn, repeats))
 
 
 def main():

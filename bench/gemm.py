@@ -33,8 +33,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from timing import ort_session  # noqa: E402  (bench/timing.py)
-from workers import Workers  # noqa: E402  (bench/workers.py)
+from timing import ort_session, sample  # noqa: E402  (bench/timing.py)
+from workers import Workers, take_turns  # noqa: E402  (bench/workers.py)
 
 # (M, K, N) for dense rows; (B, M, K, N, transpose_b) for attention rows
 SHAPES = [(1, 768, 3072), (1, 3072, 768), (1, 768, 768), (128, 768, 768), (128, 768, 3072), (128, 3072, 768),
@@ -170,13 +170,7 @@ class Worker:
             fn = build(*key, self.threads)
             for _ in range(3):
                 fn()
-            cell = []
-            for _ in range(n):
-                t0 = time.perf_counter()
-                for _ in range(self.loops[key]):
-                    fn()
-                cell.append((time.perf_counter() - t0) / self.loops[key])
-            samples[key] = cell
+            samples[key] = [sample(fn, self.loops[key]) for _ in range(n)]
             del fn
         return samples
 
@@ -192,13 +186,9 @@ def measure(runtimes, threads, shapes, repeat, rounds, target_s):
                 err = np.abs(got - want).max()
                 if err > 1e-3 * max(1.0, float(np.abs(want).max())):
                     raise SystemExit(f"{column} {row_name(shape)}, {threads} thread(s): off by {err}")
-        for r in range(rounds):
-            n = repeat // rounds + (r < repeat % rounds)
-            for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
-                time.sleep(PAUSE_S)
-                for key, cell in call(rt, "round", n).items():
-                    samples.setdefault(key, []).extend(cell)
-            print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
+        for _, new in take_turns(call, runtimes, rounds, repeat, threads, pause_s=PAUSE_S):
+            for key, cell in new.items():
+                samples.setdefault(key, []).extend(cell)
     return samples
 
 

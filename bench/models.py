@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import tvmlite  # noqa: E402
 from tvmlite import models  # noqa: E402
-from timing import ort_session  # noqa: E402  (bench/timing.py)
+from timing import ort_session, timed_runs  # noqa: E402  (bench/timing.py)
 from workers import Workers  # noqa: E402  (bench/workers.py)
 
 DEFAULT_MODELS = ["resnet50", "resnet18", "mobilenet_v2", "inception_v1", "transformer"]
@@ -134,13 +134,7 @@ class Worker:
 
     def turn(self, n):
         """One untimed run, then n timed ones (seconds)."""
-        self.run()
-        times = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            self.run()
-            times.append(time.perf_counter() - t0)
-        return times
+        return timed_runs(self.run, n)
 
 
 def measure(call, names, repeat, warmup):

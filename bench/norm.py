@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 
 import numpy as np
 
@@ -28,6 +27,7 @@ import tvmlite
 from tvmlite import relay
 from tvmlite.ir import register_op_attr
 from tvmlite.runtime import GraphModule
+from timing import timed_runs  # bench/timing.py
 
 CASES = [("instance_norm", "nn.instance_norm", (1, 64, 128, 128), {}),
          ("group_norm", "nn.group_norm", (1, 320, 64, 64), {"num_groups": 32}),
@@ -56,13 +56,7 @@ def _module(op, shape, attrs, seed=0):
 
 
 def _time(gm, repeats):
-    gm.run()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        gm.run()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1e3
+    return statistics.median(timed_runs(gm.run, repeats)) * 1e3
 
 
 def main():

@@ -45,6 +45,23 @@ def calibrate(fn, target_s):
     return max(1, int(target_s / max(time.perf_counter() - t0, 1e-7)))
 
 
+def warm_samples(fn, loops, n):
+    """n samples of fn (see sample), warmed up first (see warm)."""
+    warm(fn)
+    return [sample(fn, loops) for _ in range(n)]
+
+
+def timed_runs(fn, n):
+    """One untimed call (caches, lazily built state), then n timed ones: their seconds each."""
+    fn()
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
 def sample(fn, loops):
     """Seconds per call over `loops` calls."""
     t0 = time.perf_counter()

@@ -12,6 +12,8 @@ A worker class must be importable by name in the child (module level in the scri
 guard its entry point with `if __name__ == "__main__"` (the "spawn" start re-imports it in each child).
 """
 import multiprocessing
+import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 _worker = None  # the object a worker process serves
@@ -47,3 +49,27 @@ class Workers:
     def __exit__(self, *exc):
         for key in list(self.pools):
             self.close(key)
+
+
+def take_turns(call, runtimes, rounds, repeat, threads, pause_s=0.0):
+    """Yield (runtime, call(runtime, "round", n)) as the runtimes' workers take turns: every round each one, the
+    order reversed every other round (neither always runs first); repeat samples (an int, or {runtime: int}) spread
+    over the rounds, a turn of none skipped. A line on stderr after each round."""
+    for r in range(rounds):
+        for rt in (runtimes if r % 2 == 0 else runtimes[::-1]):
+            total = repeat[rt] if isinstance(repeat, dict) else repeat
+            n = total // rounds + (r < total % rounds)
+            if n == 0:
+                continue
+            time.sleep(pause_s)
+            yield rt, call(rt, "round", n)
+        print(f"  {threads} thread(s): round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
+
+
+def samples_per_item(turns, runtimes, n_items):
+    """{runtime: [the samples of item i]} gathered from take_turns' yields, each one list of samples per item."""
+    samples = {rt: [[] for _ in range(n_items)] for rt in runtimes}
+    for rt, new in turns:
+        for per_item, cell in zip(samples[rt], new):
+            per_item.extend(cell)
+    return samples

@@ -41,18 +41,27 @@ def _cell_size(self, kind, size_offset):
 _KEYS = {kTVMLiteArray: "runtime.Array", kTVMLiteMap: "runtime.Map", kTVMLiteShape: "runtime.ShapeTuple"}
 
 
-class ArrayBase(ObjectBase):
-    """Base of tvmlite.runtime.Array: len and item (or slice) access."""
+class _CellSequence(ObjectBase):
+    """len and item (or slice) access over a cell {data, size, ...}: a subclass names its kind, the size field's
+    offset, the name in messages (_WHAT), what a slice returns (_SLICE) and reads item i (_item)."""
     __slots__ = ()
 
     def __len__(self):
-        return _cell_size(self, kTVMLiteArray, SEQ_SIZE_OFFSET)
+        return _cell_size(self, self._KIND, self._SIZE_OFFSET)
 
     def __getitem__(self, idx):
-        size = _cell_size(self, kTVMLiteArray, SEQ_SIZE_OFFSET)
+        size = _cell_size(self, self._KIND, self._SIZE_OFFSET)
         if isinstance(idx, slice):
-            return [self[j] for j in range(*idx.indices(size))]
-        i = _normalize_index(idx, size, "Array")
+            return self._SLICE(self[j] for j in range(*idx.indices(size)))
+        return self._item(_normalize_index(idx, size, self._WHAT))
+
+
+class ArrayBase(_CellSequence):
+    """Base of tvmlite.runtime.Array: len and item (or slice) access."""
+    __slots__ = ()
+    _KIND, _SIZE_OFFSET, _WHAT, _SLICE = kTVMLiteArray, SEQ_SIZE_OFFSET, "Array", list
+
+    def _item(self, i):
         v = _any_at(_ptr_at(self.chandle + SEQ_DATA_OFFSET).value + ANY_SIZE * i)
         if v.type_index >= kTVMLiteStaticObjectBegin:  # make_ret takes over a reference: give it one
             ObjectIncRef(v.v_obj)
@@ -91,18 +100,12 @@ class MapBase(ObjectBase):
         return out
 
 
-class ShapeTupleBase(ObjectBase):
+class ShapeTupleBase(_CellSequence):
     """Base of tvmlite.runtime.ShapeTuple: len and dimension (or slice) access."""
     __slots__ = ()
+    _KIND, _SIZE_OFFSET, _WHAT, _SLICE = kTVMLiteShape, SHAPE_SIZE_OFFSET, "ShapeTuple", tuple
 
-    def __len__(self):
-        return _cell_size(self, kTVMLiteShape, SHAPE_SIZE_OFFSET)
-
-    def __getitem__(self, idx):
-        size = _cell_size(self, kTVMLiteShape, SHAPE_SIZE_OFFSET)
-        if isinstance(idx, slice):
-            return tuple(self[j] for j in range(*idx.indices(size)))
-        i = _normalize_index(idx, size, "ShapeTuple")
+    def _item(self, i):
         return _i64_at(_ptr_at(self.chandle + SHAPE_DATA_OFFSET).value + _DIM_SIZE * i).value
 
 

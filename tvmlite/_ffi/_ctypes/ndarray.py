@@ -4,13 +4,13 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_int, c_int32, c_int64,
 
 from .base import (DLPACK_FLAG_BITMASK_READ_ONLY, LIB, NDARRAY_FLAGS_OFFSET, NDARRAY_TENSOR_OFFSET, RELEASE_HELD_ADDR,
                    TYPE_INDEX_OFFSET, DLDataType, DLDevice, DLTensor, DLManagedTensor, DLManagedTensorVersioned,
-                   ObjectDecRef, ObjectIncRef, as_c_int, check_call, hold, kTVMLiteMaxNDim, kTVMLiteNDArray, leak,
+                   ObjectDecRef, as_c_int, check_call, hold, kTVMLiteMaxNDim, kTVMLiteNDArray, leak,
                    string_cell_bytes)
 from .base import (kDLBool, kDLCPU, kDLCUDA, kDLCUDAHost, kDLExtDev, kDLFloat, kDLHexagon, kDLInt, kDLMetal,
                    kDLOneAPI, kDLOpenCL, kDLROCM, kDLUInt, kDLVulkan, kDLWebGPU)
 from . import _capsule as _capsule_destructors
 from ..values import data_type_eq, device_numbers, dlpack_export_version, dtype_name, shape_dims
-from .object import ObjectBase, make_object, set_default_class
+from .object import ObjectBase, make_object, new_reference, set_default_class
 
 MAX_NDIM = kTVMLiteMaxNDim
 
@@ -363,10 +363,7 @@ def ndarray_handle_from_buffer(obj):
 
 def ndarray_handle_from_python(obj):
     if isinstance(obj, NDArrayBase):
-        if not obj.chandle:
-            raise ValueError("NDArray handle is null")
-        ObjectIncRef(obj.chandle)
-        return obj.chandle
+        return new_reference(obj, "NDArray handle is null")
     if check_buffer(obj):
         return ndarray_handle_from_buffer(obj)
     if hasattr(obj, "__dlpack__"):

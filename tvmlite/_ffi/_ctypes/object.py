@@ -2,9 +2,10 @@
 import ctypes
 from ctypes import byref, c_int32, c_void_p
 
-from .base import (LIB, TYPE_INDEX_OFFSET, ObjectDecRef, TVMLiteAny, TVMLiteByteArray, TVMLiteDynFieldSpec, as_c_int,
-                   byte_array_str, check_call, drop_last_error, kTVMLiteDynFieldSelf, kTVMLiteFieldOptional,
-                   kTVMLiteFieldWritable, kTVMLiteObject, kTVMLiteStaticObjectBegin, raise_last_error)
+from .base import (LIB, TYPE_INDEX_OFFSET, ObjectDecRef, ObjectIncRef, TVMLiteAny, TVMLiteByteArray,
+                   TVMLiteDynFieldSpec, as_c_int, byte_array_str, check_call, drop_last_error, kTVMLiteDynFieldSelf,
+                   kTVMLiteFieldOptional, kTVMLiteFieldWritable, kTVMLiteObject, kTVMLiteStaticObjectBegin,
+                   raise_last_error)
 from ..values import c_name, dyn_field_specs
 
 _i32_at = c_int32.from_address
@@ -149,6 +150,15 @@ def adopt_handle(obj, h):
     old, obj.chandle = obj.chandle, h
     if old:
         ObjectDecRef(old)
+
+
+def new_reference(obj, null_message):
+    """obj's handle with a reference added, for a callee that takes one over; ValueError(null_message) when obj
+    holds no handle."""
+    if not obj.chandle:
+        raise ValueError(null_message)
+    ObjectIncRef(obj.chandle)
+    return obj.chandle
 
 
 def _type_info_struct(tindex):

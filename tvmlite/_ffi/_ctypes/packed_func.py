@@ -17,7 +17,7 @@ from .base import (kTVMLiteArray, kTVMLiteBool, kTVMLiteBytes, kTVMLiteDataType,
                    kTVMLiteDevice, kTVMLiteFloat, kTVMLiteFunction,
                    kTVMLiteFunctionLongRunning, kTVMLiteInt, kTVMLiteMap, kTVMLiteNDArray, kTVMLiteNone,
                    kTVMLiteOpaquePtr, kTVMLiteRawStr, kTVMLiteStaticObjectBegin, kTVMLiteString)
-from .object import ObjectBase, _type_key_of, make_object, set_default_class
+from .object import ObjectBase, _type_key_of, make_object, new_reference, set_default_class
 from .ndarray import DataType, Device, check_buffer, make_data_type, make_device, ndarray_handle_from_python
 from ..values import c_name, numpy_scalar_value, str_utf8_fallback
 
@@ -336,10 +336,7 @@ _PY_SAFE_CALL_ADDR = ctypes.cast(_PY_SAFE_CALL, c_void_p).value
 def function_handle_from_callable(pyfunc):
     """A new Function handle that calls pyfunc (or a new reference to pyfunc when it is a Function)."""
     if isinstance(pyfunc, Function):
-        if not pyfunc.chandle:
-            raise ValueError("cannot pass a Function whose handle is null")
-        ObjectIncRef(pyfunc.chandle)
-        return pyfunc.chandle
+        return new_reference(pyfunc, "cannot pass a Function whose handle is null")
     if not callable(pyfunc):
         raise TypeError(f"expected a callable, got {type(pyfunc).__name__}")
     out = c_void_p()

@@ -55,6 +55,7 @@ and never an IndexError, KeyError or numpy AxisError from deep inside a converte
     choice_attr(attr, "mode", "constant", modes)  one of a fixed set of strings
     dtype_attr(attr, "to")                        an ONNX TensorProto data type, as the IR dtype string
     input_at(inputs, i)                           optional input i, None when the node leaves it out
+    required_attr(attr, "to")                     a required attribute's value (several names: a list)
 
 Typed inputs are read through ``dims_of(x)`` (the dims, ints or SizeVars), ``dtype_of(x)`` ("float32") and
 ``is_static(dims)``. A converter whose opset versions differ in details only is one ``_convert(cls, inputs, attr,
@@ -65,9 +66,9 @@ import threading
 from ....error import OpAttributeInvalid, OpAttributeRequired, OpNotImplemented
 
 __all__ = ["OnnxOpConverter", "register_converter", "get_convert_map", "registered_ops", "AttrCvt", "Renamer",
-           "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr", "normalize_axes",
-           "check_perm", "choice_attr", "dtype_attr", "input_at", "dims_of", "dtype_of", "is_static",
-           "opset_versions"]
+           "register_renamed", "unsupported", "ConverterContext", "rank_of", "normalize_axis", "axis_attr",
+           "normalize_axes", "check_perm", "choice_attr", "dtype_attr", "input_at", "required_attr", "dims_of",
+           "dtype_of", "is_static", "opset_versions"]
 
 _REGISTRY = {}  # (domain, op_type) -> converter class
 _MAP_CACHE = {}  # (domain, opset) -> {op_type: bound converter}
@@ -270,6 +271,16 @@ def input_at(inputs, i):
     return inputs[i] if i < len(inputs) else None
 
 
+def required_attr(attr, *names):
+    """The value of the attribute the node must set (several names: a list of their values); OpAttributeRequired
+    naming the first one it leaves out."""
+    for name in names:
+        if name not in attr:
+            raise OpAttributeRequired(f"attribute '{name}' is required")
+    values = [attr[name] for name in names]
+    return values[0] if len(names) == 1 else values
+
+
 class AttrCvt:
     """Convert by renaming the op and its attributes (TVM's AttrCvt), for converters that are a direct mapping.
 
@@ -292,9 +303,7 @@ class AttrCvt:
         self.required = list(required or ())
 
     def __call__(self, inputs, attr, ctx=None):
-        for name in self.required:
-            if name not in attr:
-                raise OpAttributeRequired(f"attribute '{name}' is required")
+        required_attr(attr, *self.required)
         out = dict(self.defaults)
         for name, value in attr.items():
             if name in self.ignores:
@@ -322,6 +331,14 @@ class Renamer:
 
     def __call__(self, inputs, attr, ctx=None):
         return self.op_builder(*[i for i in inputs if i is not None])
+
+
+def register_renamed(op_type, since, op_builder, domain=""):
+    """Register op_type's converter from opset since as Renamer(op_builder): the op is op_builder on the node's
+    inputs, attributes ignored (SequenceAt is relay.sequence_at)."""
+    renamer = Renamer(op_builder)
+    impl = classmethod(lambda cls, inputs, attr, ctx: renamer(inputs, attr, ctx))
+    return register_converter(op_type, domain)(type(op_type, (OnnxOpConverter,), {f"_impl_v{since}": impl}))
 
 
 class ConverterContext:

@@ -1,7 +1,7 @@
 """Attention and decoding ops with carried state: CausalConvWithState, LinearAttention, TensorScatter and
 FlexAttention (ai.onnx.preview)."""
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, choice_attr, dtype_attr, register_converter
+from .common import OnnxOpConverter, axis_attr, choice_attr, dtype_attr, register_converter, required_attr
 
 
 def _at(inputs, i):
@@ -22,11 +22,7 @@ class CausalConvWithState(OnnxOpConverter):
 class LinearAttention(OnnxOpConverter):
     @classmethod
     def _impl_v27(cls, inputs, attr, ctx):
-        for name in ("q_num_heads", "kv_num_heads"):
-            if name not in attr:
-                from ....error import OpAttributeRequired
-
-                raise OpAttributeRequired(f"attribute '{name}' is required")
+        required_attr(attr, "q_num_heads", "kv_num_heads")
         out = _op.nn.linear_attention(inputs[0], inputs[1], inputs[2], _at(inputs, 3), _at(inputs, 4),
                                       _at(inputs, 5), q_num_heads=attr["q_num_heads"],
                                       kv_num_heads=attr["kv_num_heads"], scale=attr.get("scale", 0.0),

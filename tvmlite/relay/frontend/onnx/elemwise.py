@@ -20,7 +20,7 @@ from ....error import OpAttributeInvalid
 from ... import op as _op
 from ...expr import Constant
 from ....ir.type import TensorType
-from .common import OnnxOpConverter, is_static, register_converter, unsupported
+from .common import OnnxOpConverter, is_static, register_converter, register_renamed, unsupported
 
 __all__ = ["legacy_broadcast"]
 
@@ -94,13 +94,6 @@ for _onnx_name, _relay_name, _first, _legacy in _BINARY:
     register_converter(_onnx_name)(type(_onnx_name, (OnnxOpConverter,), _binary(_relay_name, _first, _legacy)))
 
 
-def _unary(builder, first):
-    def impl(cls, inputs, attr, ctx):
-        return builder(inputs[0])  # v1's consumed_inputs is a memory hint, ignored
-
-    return {f"_impl_v{first}": classmethod(impl)}
-
-
 #  ONNX name, relay builder, first opset
 _UNARY = [("Neg", _op.negative, 1), ("Abs", _op.abs, 1), ("Sign", _op.sign, 9), ("Exp", _op.exp, 1),
           ("Log", _op.log, 1), ("Sqrt", _op.sqrt, 1), ("Reciprocal", _op.reciprocal, 1),
@@ -111,7 +104,7 @@ _UNARY = [("Neg", _op.negative, 1), ("Abs", _op.abs, 1), ("Sign", _op.sign, 9), 
           ("Round", _op.round, 11), ("BitwiseNot", _op.bitwise_not, 18), ("Not", _op.logical_not, 1),
           ("IsNaN", _op.isnan, 9), ("Relu", _op.nn.relu, 1)]
 
-for _onnx_name, _builder, _first in _UNARY:
-    register_converter(_onnx_name)(type(_onnx_name, (OnnxOpConverter,), _unary(_builder, _first)))
+for _onnx_name, _builder, _first in _UNARY:  # v1's consumed_inputs is a memory hint, ignored
+    register_renamed(_onnx_name, _first, _builder)
 
 del _onnx_name, _relay_name, _first, _legacy, _builder

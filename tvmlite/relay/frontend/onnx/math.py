@@ -23,7 +23,7 @@ from ... import op as _op
 from ...backend.dtypes import to_numpy_dtype
 from ...expr import TupleGetItem, const
 from .common import (OnnxOpConverter, axis_attr, choice_attr, dtype_attr, dtype_of, normalize_axes, rank_of,
-                     register_converter, unsupported)
+                     opset_versions, register_converter, register_renamed, required_attr, unsupported)
 from .elemwise import legacy_broadcast
 
 
@@ -118,9 +118,7 @@ class TopK(OnnxOpConverter):
 
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        if "k" not in attr:
-            raise OpAttributeRequired("attribute 'k' is required")
-        return cls._topk(inputs[0], attr["k"], axis_attr(attr, "axis", -1, inputs[0]), True)
+        return cls._topk(inputs[0], required_attr(attr, "k"), axis_attr(attr, "axis", -1, inputs[0]), True)
 
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
@@ -149,11 +147,7 @@ class Unique(OnnxOpConverter):
         return [TupleGetItem(call, i) for i in range(4)]
 
 
-@register_converter("Det")
-class Det(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.det(inputs[0])
+register_renamed("Det", 11, _op.det)
 
 
 # -- elementwise -----------------------------------------------------------------------------------------------
@@ -182,9 +176,7 @@ class Mod(OnnxOpConverter):
 class BitShift(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        direction = attr.get("direction")
-        if direction is None:
-            raise OpAttributeRequired("attribute 'direction' is required")
+        direction = required_attr(attr, "direction")
         if direction not in ("LEFT", "RIGHT"):
             raise OpAttributeInvalid(f"direction must be LEFT or RIGHT, got {direction!r}")
         return (_op.left_shift if direction == "LEFT" else _op.right_shift)(inputs[0], inputs[1])
@@ -254,45 +246,30 @@ def _check_source(x):
         unsupported("casts to or from string tensors are not supported")
 
 
+def _checked_target(inputs, attr, allow_name):
+    """Cast's and BitCast's target dtype (the required attribute 'to'), once the source is known not a string."""
+    to = required_attr(attr, "to")
+    _check_source(inputs[0])
+    return _target_dtype(to, allow_name)
+
+
 @register_converter("Cast")
+@opset_versions(1, 6, 19, 24)
 class Cast(OnnxOpConverter):
-    @classmethod
-    def _cast(cls, inputs, attr, allow_name, saturate=True, round_mode="up"):
-        if "to" not in attr:
-            raise OpAttributeRequired("attribute 'to' is required")
-        _check_source(inputs[0])
-        return _op.cast(inputs[0], _target_dtype(attr["to"], allow_name), saturate=saturate, round_mode=round_mode)
+    """1: 'to' may name the type; 6: a type number only; 19: saturate; 24: round_mode."""
 
     @classmethod
-    def _impl_v1(cls, inputs, attr, ctx):
-        return cls._cast(inputs, attr, True)
-
-    @classmethod
-    def _impl_v6(cls, inputs, attr, ctx):
-        return cls._cast(inputs, attr, False)
-
-    @classmethod
-    def _impl_v19(cls, inputs, attr, ctx):
-        return cls._cast(inputs, attr, False, saturate=bool(attr.get("saturate", 1)))
-
-    @classmethod
-    def _impl_v24(cls, inputs, attr, ctx):
-        return cls._cast(inputs, attr, False, saturate=bool(attr.get("saturate", 1)),
-                         round_mode=_round_mode(attr))
+    def _convert(cls, inputs, attr, ctx, version):
+        return _op.cast(inputs[0], _checked_target(inputs, attr, version < 6),
+                        saturate=bool(attr.get("saturate", 1)) if version >= 19 else True,
+                        round_mode=_round_mode(attr) if version >= 24 else "up")
 
 
 @register_converter("CastLike")
+@opset_versions(15, 19, 24)
 class CastLike(OnnxOpConverter):
     @classmethod
-    def _impl_v15(cls, inputs, attr, ctx):
-        return cls._impl_v24(inputs, attr, ctx)
-
-    @classmethod
-    def _impl_v19(cls, inputs, attr, ctx):
-        return cls._impl_v24(inputs, attr, ctx)
-
-    @classmethod
-    def _impl_v24(cls, inputs, attr, ctx):
+    def _convert(cls, inputs, attr, ctx, version):
         _check_source(inputs[0])
         _check_source(inputs[1])
         return _op.cast_like(inputs[0], inputs[1], saturate=bool(attr.get("saturate", 1)),
@@ -303,10 +280,7 @@ class CastLike(OnnxOpConverter):
 class BitCast(OnnxOpConverter):
     @classmethod
     def _impl_v26(cls, inputs, attr, ctx):
-        if "to" not in attr:
-            raise OpAttributeRequired("attribute 'to' is required")
-        _check_source(inputs[0])
-        return _op.reinterpret(inputs[0], _target_dtype(attr["to"], False))
+        return _op.reinterpret(inputs[0], _checked_target(inputs, attr, False))
 
 
 del _onnx_name, _relay_name, _from

@@ -3,7 +3,7 @@ import numpy as np
 
 from ....error import OpAttributeRequired
 from ...op import ml as _ml
-from .common import OnnxOpConverter, register_converter
+from .common import OnnxOpConverter, register_converter, register_renamed, required_attr
 
 _DOMAIN = "ai.onnx.ml"
 
@@ -15,11 +15,7 @@ class Binarizer(OnnxOpConverter):
         return _ml.binarizer(inputs[0], attr.get("threshold", 0.0))
 
 
-@register_converter("ArrayFeatureExtractor", domain=_DOMAIN)
-class ArrayFeatureExtractor(OnnxOpConverter):
-    @classmethod
-    def _impl_v1(cls, inputs, attr, ctx):
-        return _ml.array_feature_extractor(inputs[0], inputs[1])
+register_renamed("ArrayFeatureExtractor", 1, _ml.array_feature_extractor, _DOMAIN)
 
 
 def _values(attr, name, default=None):
@@ -33,10 +29,8 @@ def _values(attr, name, default=None):
 class TreeEnsemble(OnnxOpConverter):
     @classmethod
     def _impl_v5(cls, inputs, attr, ctx):
-        if "n_targets" not in attr:
-            raise OpAttributeRequired("attribute 'n_targets' is required")
         return _ml.tree_ensemble(
-            inputs[0], attr["n_targets"], _values(attr, "tree_roots"), _values(attr, "nodes_featureids"),
+            inputs[0], required_attr(attr, "n_targets"), _values(attr, "tree_roots"), _values(attr, "nodes_featureids"),
             _values(attr, "nodes_modes"), _values(attr, "nodes_splits"), _values(attr, "nodes_truenodeids"),
             _values(attr, "nodes_trueleafs"), _values(attr, "nodes_falsenodeids"),
             _values(attr, "nodes_falseleafs"), _values(attr, "leaf_targetids"), _values(attr, "leaf_weights"),

@@ -17,8 +17,8 @@ from ....error import OpAttributeInvalid
 from ... import expr as _expr
 from ... import op as _op
 from ...backend.dtypes import to_numpy_dtype
-from .common import (OnnxOpConverter, choice_attr, dims_of, dtype_of, is_static, opset_versions, register_converter,
-                     unsupported)
+from .common import (OnnxOpConverter, choice_attr, dims_of, dtype_of, input_at, is_static, opset_versions,
+                     register_converter, unsupported)
 
 # The four values ONNX defines, spelled so (onnxruntime refuses any other too).
 _AUTO_PADS = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
@@ -117,6 +117,17 @@ def _group(attr):
     return group
 
 
+def _conv_common(inputs, attr, what):
+    """(data, weight, rank, kernel, strides, dilations) of a Conv, ConvInteger or ConvTranspose node."""
+    data, weight = inputs[0], inputs[1]
+    rank = _rank_of(data, what)
+    if len(dims_of(weight)) != rank + 2:
+        raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
+    kernel = _kernel(attr, weight, rank, what)
+    return (data, weight, rank, kernel, _spatial_attr(attr, "strides", rank, 1),
+            _spatial_attr(attr, "dilations", rank, 1))
+
+
 @register_converter("Conv")
 @opset_versions(1, 11)
 class Conv(OnnxOpConverter):
@@ -124,18 +135,11 @@ class Conv(OnnxOpConverter):
 
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        data, weight = inputs[0], inputs[1]
-        bias = inputs[2] if len(inputs) > 2 else None
-        rank = _rank_of(data, "Conv")
-        if len(dims_of(weight)) != rank + 2:
-            raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
-        kernel = _kernel(attr, weight, rank, "Conv")
-        strides = _spatial_attr(attr, "strides", rank, 1)
-        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        data, weight, rank, kernel, strides, dilations = _conv_common(inputs, attr, "Conv")
         pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "Conv")
         y = getattr(_op.nn, f"conv{rank}d")(data, weight, strides=strides, padding=pads, dilation=dilations,
                                             groups=_group(attr), kernel_size=kernel)
-        return _bias(y, bias)
+        return _bias(y, input_at(inputs, 2))
 
 
 @register_converter("ConvTranspose")
@@ -149,14 +153,7 @@ class ConvTranspose(OnnxOpConverter):
 
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        data, weight = inputs[0], inputs[1]
-        bias = inputs[2] if len(inputs) > 2 else None
-        rank = _rank_of(data, "ConvTranspose")
-        if len(dims_of(weight)) != rank + 2:
-            raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
-        kernel = _kernel(attr, weight, rank, "ConvTranspose")
-        strides = _spatial_attr(attr, "strides", rank, 1)
-        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        data, weight, rank, kernel, strides, dilations = _conv_common(inputs, attr, "ConvTranspose")
         out_pad = _spatial_attr(attr, "output_padding", rank, 0)
         auto_pad = _auto_pad(attr)
         output_shape = attr.get("output_shape")
@@ -183,7 +180,7 @@ class ConvTranspose(OnnxOpConverter):
         y = getattr(_op.nn, f"conv{rank}d_transpose")(data, weight, strides=strides, padding=pads,
                                                       dilation=dilations, groups=_group(attr), kernel_size=kernel,
                                                       output_padding=out_pad)
-        return _bias(y, bias)
+        return _bias(y, input_at(inputs, 2))
 
 
 def _pool_common(data, attr, ctx, what, dilations_since, ceil_since):
@@ -295,7 +292,7 @@ class Gemm(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         a, b = inputs[0], inputs[1]
-        c = inputs[2] if len(inputs) > 2 else None
+        c = input_at(inputs, 2)
         for name, x in (("A", a), ("B", b)):
             if len(dims_of(x)) != 2:
                 raise ValueError(f"input {name} must be 2-D, got shape {tuple(dims_of(x))}")
@@ -368,13 +365,7 @@ class ConvInteger(OnnxOpConverter):
 
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        data, weight = inputs[0], inputs[1]
-        rank = _rank_of(data, "ConvInteger")
-        if len(dims_of(weight)) != rank + 2:
-            raise ValueError(f"weight shape {tuple(dims_of(weight))} does not match the input's rank {rank + 2}")
-        kernel = _kernel(attr, weight, rank, "ConvInteger")
-        strides = _spatial_attr(attr, "strides", rank, 1)
-        dilations = _spatial_attr(attr, "dilations", rank, 1)
+        data, weight, rank, kernel, strides, dilations = _conv_common(inputs, attr, "ConvInteger")
         pads = _window_pads(data, attr, kernel, strides, dilations, ctx.opset, "ConvInteger")
         return getattr(_op.nn, f"conv{rank}d_integer")(
             data, weight, _zero_point(inputs, 2, data), _zero_point(inputs, 3, weight), strides=strides,
@@ -436,8 +427,8 @@ class DeformConv(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         data, weight, offset = inputs[0], inputs[1], inputs[2]
-        bias = inputs[3] if len(inputs) > 3 else None
-        mask = inputs[4] if len(inputs) > 4 else None
+        bias = input_at(inputs, 3)
+        mask = input_at(inputs, 4)
         rank = _rank_of(data, "DeformConv", ranks=(2,))
         kernel = _kernel(attr, weight, rank, "DeformConv")
         strides = _spatial_attr(attr, "strides", rank, 1)

@@ -17,7 +17,7 @@ from ....error import OpAttributeInvalid, OpAttributeRequired
 from ... import expr as _expr
 from ... import op as _op
 from .common import (OnnxOpConverter, axis_attr, choice_attr, dims_of, dtype_attr, dtype_of, input_at, normalize_axes,
-                     opset_versions, rank_of, register_converter, unsupported)
+                     opset_versions, rank_of, register_converter, required_attr, unsupported)
 
 _nn = _op.nn
 
@@ -88,9 +88,7 @@ class InstanceNormalization(OnnxOpConverter):
 class GroupNormalization(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        if "num_groups" not in attr:
-            raise OpAttributeRequired("attribute 'num_groups' is required")
-        groups = int(attr["num_groups"])
+        groups = int(required_attr(attr, "num_groups"))
         data, scale, bias = inputs[:3]
         if version < 21:  # per-group scale and bias: repeat each over its group's channels
             channels = dims_of(data)[1] if len(dims_of(data)) > 1 else None
@@ -109,9 +107,7 @@ class GroupNormalization(OnnxOpConverter):
 class LRN(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
-        if "size" not in attr:
-            raise OpAttributeRequired("attribute 'size' is required")
-        return _nn.lrn(inputs[0], size=attr["size"], axis=1, bias=attr.get("bias", 1.0),
+        return _nn.lrn(inputs[0], size=required_attr(attr, "size"), axis=1, bias=attr.get("bias", 1.0),
                        alpha=attr.get("alpha", 1e-4), beta=attr.get("beta", 0.75))
 
 

@@ -3,7 +3,8 @@ DynamicQuantizeLinear, QLinearMatMul, QLinearConv."""
 from ....error import OpAttributeInvalid
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, dtype_attr, dtype_of, opset_versions, register_converter, unsupported
+from .common import (OnnxOpConverter, axis_attr, dtype_attr, dtype_of, input_at, opset_versions, register_converter,
+                     unsupported)
 from .nn import _group, _kernel, _spatial_attr, _window_pads
 
 
@@ -20,7 +21,7 @@ class QuantizeLinear(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         x, scale = inputs[0], inputs[1]
-        zp = inputs[2] if len(inputs) > 2 else None
+        zp = input_at(inputs, 2)
         if attr.get("output_dtype"):
             out = dtype_attr(attr, "output_dtype")
             if zp is not None and dtype_of(zp) != out:
@@ -45,7 +46,7 @@ class DequantizeLinear(OnnxOpConverter):
     @classmethod
     def _convert(cls, inputs, attr, ctx, version):
         x, scale = inputs[0], inputs[1]
-        zp = inputs[2] if len(inputs) > 2 else None
+        zp = input_at(inputs, 2)
         out = dtype_attr(attr, "output_dtype") if attr.get("output_dtype") else dtype_of(scale)
         return _op.qnn.dequantize(x, scale, zp, axis=_axis(attr, x, scale), block_size=attr.get("block_size", 0),
                                   out_dtype=out)

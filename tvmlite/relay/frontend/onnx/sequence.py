@@ -2,11 +2,12 @@
 SequenceMap (a subgraph per element), Optional, OptionalHasElement, OptionalGetElement."""
 import numpy as np
 
-from ....error import OpAttributeRequired, get_error_class
+from ....error import get_error_class
 from ....ir.type import SequenceType
 from ... import expr as _expr
 from ... import op as _op
-from .common import OnnxOpConverter, axis_attr, dtype_attr, normalize_axis, rank_of, register_converter
+from .common import (OnnxOpConverter, axis_attr, dtype_attr, input_at, normalize_axis, rank_of, register_converter,
+                     register_renamed, required_attr)
 
 
 @register_converter("SequenceConstruct")
@@ -23,39 +24,17 @@ class SequenceEmpty(OnnxOpConverter):
         return _op.sequence_empty(dtype_attr(attr, "dtype", 1))
 
 
-@register_converter("SequenceInsert")
-class SequenceInsert(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_insert(inputs[0], inputs[1], inputs[2] if len(inputs) > 2 else None)
-
-
-@register_converter("SequenceErase")
-class SequenceErase(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_erase(inputs[0], inputs[1] if len(inputs) > 1 else None)
-
-
-@register_converter("SequenceAt")
-class SequenceAt(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_at(inputs[0], inputs[1])
-
-
-@register_converter("SequenceLength")
-class SequenceLength(OnnxOpConverter):
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.sequence_length(inputs[0])
+register_renamed("SequenceInsert", 11, _op.sequence_insert)
+register_renamed("SequenceErase", 11, _op.sequence_erase)
+register_renamed("SequenceAt", 11, _op.sequence_at)
+register_renamed("SequenceLength", 11, _op.sequence_length)
 
 
 @register_converter("SplitToSequence")
 class SplitToSequence(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        split = inputs[1] if len(inputs) > 1 else None
+        split = input_at(inputs, 1)
         keepdims = bool(attr.get("keepdims", 1)) if split is None else True
         return _op.split_to_sequence(inputs[0], split, axis=axis_attr(attr, "axis", 0, inputs[0]), keepdims=keepdims)
 
@@ -64,14 +43,13 @@ class SplitToSequence(OnnxOpConverter):
 class ConcatFromSequence(OnnxOpConverter):
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
-        if "axis" not in attr:
-            raise OpAttributeRequired("attribute 'axis' is required")
+        axis = required_attr(attr, "axis")
         new_axis = bool(attr.get("new_axis", 0))
         ty = inputs[0].checked_type
         rank = rank_of(ty.elem_type) if isinstance(ty, SequenceType) else None
         if rank is not None:  # an axis of the elements, or with new_axis of the result (one rank more)
-            normalize_axis(attr["axis"], rank + new_axis, "axis")
-        return _op.concat_from_sequence(inputs[0], attr["axis"], new_axis)
+            normalize_axis(axis, rank + new_axis, "axis")
+        return _op.concat_from_sequence(inputs[0], axis, new_axis)
 
 
 @register_converter("SequenceMap")
@@ -111,8 +89,4 @@ class OptionalHasElement(OnnxOpConverter):
         return _op.optional_has_element(inputs[0])
 
 
-@register_converter("OptionalGetElement")
-class OptionalGetElement(OnnxOpConverter):
-    @classmethod
-    def _impl_v15(cls, inputs, attr, ctx):
-        return _op.optional_get_element(inputs[0])
+register_renamed("OptionalGetElement", 15, _op.optional_get_element)

@@ -12,8 +12,9 @@ import numpy as np
 from .... import error as _error
 from ... import expr as _expr
 from ... import op as _op
-from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dims_of, dtype_attr, is_static,
-                     normalize_axes, normalize_axis, rank_of, register_converter, unsupported)
+from .common import (OnnxOpConverter, axis_attr, check_perm, choice_attr, dims_of, dtype_attr, input_at, is_static,
+                     normalize_axes, normalize_axis, opset_versions, rank_of, register_converter, required_attr,
+                     unsupported)
 from .importer import within_fold_limit
 
 
@@ -41,9 +42,7 @@ def _outputs(ctx):
 class Reshape(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        if "shape" not in attr:
-            raise _error.OpAttributeRequired("attribute 'shape' is required")
-        return _op.reshape(inputs[0], attr["shape"])
+        return _op.reshape(inputs[0], required_attr(attr, "shape"))
 
     @classmethod
     def _impl_v5(cls, inputs, attr, ctx):
@@ -73,8 +72,7 @@ class Concat(OnnxOpConverter):
 
     @classmethod
     def _impl_v4(cls, inputs, attr, ctx):
-        if "axis" not in attr:
-            raise _error.OpAttributeRequired("attribute 'axis' is required")
+        required_attr(attr, "axis")
         return _op.concatenate([i for i in inputs if i is not None], axis_attr(attr, "axis", None, inputs[0]))
 
 
@@ -164,8 +162,8 @@ class Slice(OnnxOpConverter):
     @classmethod
     def _impl_v10(cls, inputs, attr, ctx):
         data, starts, ends = inputs[0], inputs[1], inputs[2]
-        axes = inputs[3] if len(inputs) > 3 else None
-        steps = inputs[4] if len(inputs) > 4 else None
+        axes = input_at(inputs, 3)
+        steps = input_at(inputs, 4)
         values = [_const_ints(ctx, v) for v in (starts, ends, axes, steps)]
         if all(v is not None or e is None for v, e in zip(values, (starts, ends, axes, steps))):
             s, e, a, st = values
@@ -324,17 +322,17 @@ def _np_dtype(dtype):
 class Pad(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        if "paddings" not in attr:
-            raise _error.OpAttributeRequired("attribute 'paddings' is required")
-        return _pad(ctx, inputs[0], attr["paddings"], None, attr.get("value", 0.0), attr.get("mode", "constant"),
-                    None, None, _PAD_MODES[1])
+        return cls._attrs(inputs, attr, ctx, "paddings")
 
     @classmethod
     def _impl_v2(cls, inputs, attr, ctx):
-        if "pads" not in attr:
-            raise _error.OpAttributeRequired("attribute 'pads' is required")
-        return _pad(ctx, inputs[0], attr["pads"], None, attr.get("value", 0.0), attr.get("mode", "constant"),
-                    None, None, _PAD_MODES[1])
+        return cls._attrs(inputs, attr, ctx, "pads")
+
+    @classmethod
+    def _attrs(cls, inputs, attr, ctx, pads_name):
+        """Before opset 11 the pads are an attribute (named "paddings" in opset 1)."""
+        return _pad(ctx, inputs[0], required_attr(attr, pads_name), None, attr.get("value", 0.0),
+                    attr.get("mode", "constant"), None, None, _PAD_MODES[1])
 
     @classmethod
     def _impl_v11(cls, inputs, attr, ctx):
@@ -347,8 +345,8 @@ class Pad(OnnxOpConverter):
     @classmethod
     def _inputs(cls, inputs, attr, ctx, modes):
         data, pads_e = inputs[0], inputs[1]
-        value = inputs[2] if len(inputs) > 2 else None
-        axes_e = inputs[3] if len(inputs) > 3 else None
+        value = input_at(inputs, 2)
+        axes_e = input_at(inputs, 3)
         pads, axes = _const_ints(ctx, pads_e), _const_ints(ctx, axes_e)
         if axes_e is not None and axes is not None:
             axes_e = None
@@ -396,9 +394,7 @@ def _unsqueeze(data, axes, what="axes"):
 class Unsqueeze(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        if "axes" not in attr:
-            raise _error.OpAttributeRequired("attribute 'axes' is required")
-        return _unsqueeze(inputs[0], attr["axes"])
+        return _unsqueeze(inputs[0], required_attr(attr, "axes"))
 
     @classmethod
     def _impl_v13(cls, inputs, attr, ctx):
@@ -434,37 +430,31 @@ def _prod(dims, lo, hi):
     return out
 
 
-@register_converter("DepthToSpace")
-class DepthToSpace(OnnxOpConverter):
-    @classmethod
-    def _impl_v1(cls, inputs, attr, ctx):
-        return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode="DCR")
+def _block_rearrange(builder, mode_since):
+    """DepthToSpace's or SpaceToDepth's converter: the attribute 'mode' from opset mode_since, "DCR" before."""
+    @opset_versions(1, mode_since)
+    class Converter(OnnxOpConverter):
+        @classmethod
+        def _convert(cls, inputs, attr, ctx, version):
+            mode = choice_attr(attr, "mode", "DCR", _MODES) if version >= mode_since else "DCR"
+            return builder(inputs[0], _blocksize(attr), mode=mode)
 
-    @classmethod
-    def _impl_v11(cls, inputs, attr, ctx):
-        return _op.nn.depth_to_space(inputs[0], _blocksize(attr), mode=choice_attr(attr, "mode", "DCR", _MODES))
-
-
-@register_converter("SpaceToDepth")
-class SpaceToDepth(OnnxOpConverter):
-    @classmethod
-    def _impl_v1(cls, inputs, attr, ctx):
-        return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode="DCR")
-
-    @classmethod
-    def _impl_v28(cls, inputs, attr, ctx):
-        return _op.nn.space_to_depth(inputs[0], _blocksize(attr), mode=choice_attr(attr, "mode", "DCR", _MODES))
+    return Converter
 
 
 _MODES = ("DCR", "CRD")
 
+for _name, _builder, _mode_since in [("DepthToSpace", _op.nn.depth_to_space, 11),
+                                     ("SpaceToDepth", _op.nn.space_to_depth, 28)]:
+    register_converter(_name)(type(_name, (_block_rearrange(_builder, _mode_since),), {}))
+del _name, _builder, _mode_since
+
 
 def _blocksize(attr):
-    if "blocksize" not in attr:
-        raise _error.OpAttributeRequired("attribute 'blocksize' is required")
-    if attr["blocksize"] < 1:
-        raise _error.OpAttributeInvalid(f"attribute 'blocksize' is {attr['blocksize']}, must be at least 1")
-    return attr["blocksize"]
+    blocksize = required_attr(attr, "blocksize")
+    if blocksize < 1:
+        raise _error.OpAttributeInvalid(f"attribute 'blocksize' is {blocksize}, must be at least 1")
+    return blocksize
 
 
 # ------------------------------------------------------------------------------------------ shape queries

@@ -2,7 +2,7 @@
 MelWeightMatrix (17). Scalar inputs that are constants become static sizes (a statically typed result)."""
 from ...op import signal as _signal
 from ....error import OpAttributeInvalid
-from .common import OnnxOpConverter, axis_attr, dtype_attr, register_converter
+from .common import OnnxOpConverter, axis_attr, dtype_attr, input_at, register_converter
 
 
 def _const_int(ctx, expr):
@@ -39,7 +39,7 @@ class DFT(OnnxOpConverter):
 
     @classmethod
     def _impl_v20(cls, inputs, attr, ctx):
-        axis_expr = inputs[2] if len(inputs) > 2 else None
+        axis_expr = input_at(inputs, 2)
         if axis_expr is None:
             axis = -2
         else:

@@ -1,14 +1,10 @@
 """String tensors: StringConcat, StringSplit, StringNormalizer, RegexFullMatch (Equal on strings is elemwise's)."""
 from ...op import text as _text
 from ...expr import TupleGetItem
-from .common import OnnxOpConverter, choice_attr, register_converter
+from .common import OnnxOpConverter, choice_attr, register_converter, register_renamed
 
 
-@register_converter("StringConcat")
-class StringConcat(OnnxOpConverter):
-    @classmethod
-    def _impl_v20(cls, inputs, attr, ctx):
-        return _text.string_concat(inputs[0], inputs[1])
+register_renamed("StringConcat", 20, _text.string_concat)
 
 
 @register_converter("StringSplit")

@@ -2,7 +2,7 @@
 from ....error import get_error_class
 from ...expr import TupleGetItem
 from ...op import training as _training
-from .common import OnnxOpConverter, choice_attr, register_converter
+from .common import OnnxOpConverter, choice_attr, register_converter, required_attr
 
 _DOMAIN = "ai.onnx.preview.training"
 
@@ -45,11 +45,7 @@ class Adam(OnnxOpConverter):
 class Momentum(OnnxOpConverter):
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        from ....error import OpAttributeRequired
-
-        for name in ("alpha", "beta", "mode", "norm_coefficient"):
-            if name not in attr:
-                raise OpAttributeRequired(f"attribute '{name}' is required")
+        required_attr(attr, "alpha", "beta", "mode", "norm_coefficient")
         (xs, gs, vs), n = _split(inputs, 3)
         call = _training.momentum(inputs[0], inputs[1], xs, gs, vs, attr["norm_coefficient"], attr["alpha"],
                                   attr["beta"], choice_attr(attr, "mode", None, ("standard", "nesterov")))
@@ -62,12 +58,9 @@ class Gradient(OnnxOpConverter):
 
     @classmethod
     def _impl_v1(cls, inputs, attr, ctx):
-        from ....error import OpAttributeRequired
         from ...gradient import gradient
 
-        for name in ("xs", "y"):
-            if name not in attr:
-                raise OpAttributeRequired(f"attribute '{name}' is required")
+        required_attr(attr, "xs", "y")
         symbols = ctx.scope  # the values converted so far, by name
         missing = [n for n in list(attr["xs"]) + [attr["y"]] if n not in symbols]
         if missing:

@@ -7,35 +7,13 @@ TupleWrapper: ``relay.nn.batch_norm(...)[0]`` is the normalised tensor, ``.astup
 from ... import expr as _expr
 from . import _make
 from .. import _make as _make_top
+from ..transform import TupleWrapper  # the multi-output ops' result, relay.nn.TupleWrapper too
 
 __all__ = ["TupleWrapper", "batch_norm", "layer_norm", "rms_norm", "instance_norm", "group_norm", "lrn",
            "lp_normalize", "mean_variance_normalization", "softmax", "log_softmax", "hardmax", "leaky_relu", "elu",
            "celu", "selu", "hard_sigmoid", "hard_swish", "thresholded_relu", "shrink", "swish", "gelu", "softplus",
            "softsign", "mish", "prelu", "clip", "dropout", "dropout_raw", "attention", "rotary_embedding",
            "nll_loss"]
-
-
-
-class TupleWrapper:
-    """A tuple-typed call with its field count: ``w[i]`` is a TupleGetItem, ``w.astuple()`` the call (TVM's)."""
-
-    def __init__(self, tuple_value, size):
-        self.tuple_value = tuple_value
-        self.size = size
-
-    def astuple(self):
-        return self.tuple_value
-
-    def __getitem__(self, index):
-        if not -self.size <= index < self.size:
-            raise IndexError(f"TupleWrapper index {index} out of range for {self.size} fields")
-        return _expr.TupleGetItem(self.tuple_value, index % self.size)
-
-    def __len__(self):
-        return self.size
-
-    def __iter__(self):
-        return (self[i] for i in range(self.size))
 
 
 def _opt(x):
