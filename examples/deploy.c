@@ -93,11 +93,11 @@ static int WriteNpy(const char* path, const DLTensor* t) {
   if (t->ndim > 1) dims[strlen(dims) - 2] = '\0';
   int n = snprintf(header, sizeof(header), "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
                    NpyDescr(t->dtype), dims);
-  int total = (10 + n + 1 + 63) / 64 * 64;  /* header padded with spaces, ending in '\n' */
+  int total = (10 + n + 1 + 63) / 64 * 64; /* header padded with spaces, ending in '\n' */
   FILE* f = fopen(path, "wb");
   if (!f) return -1;
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)((total - 10) & 255),
-                           (unsigned char)((total - 10) >> 8)};
+  unsigned char pre[10] = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)((total - 10) & 255), (unsigned char)((total - 10) >> 8)};
   fwrite(pre, 1, 10, f);
   fwrite(header, 1, (size_t)n, f);
   for (int i = 10 + n; i < total - 1; ++i) fputc(' ', f);
@@ -107,10 +107,10 @@ static int WriteNpy(const char* path, const DLTensor* t) {
   return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-#define CHECK(call)                                                      \
-  if ((call) != 0) {                                                     \
+#define CHECK(call)                                                          \
+  if ((call) != 0) {                                                         \
     fprintf(stderr, "%s failed: %s\n", #call, TVMLiteGetLastErrorMessage()); \
-    return 1;                                                            \
+    return 1;                                                                \
   }
 
 int main(int argc, char** argv) {
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     DLTensor x;
     CHECK(TVMLiteModelInputInfo(model, i, &info));
     if (ReadNpy(argv[3 + i], info.dtype, &x) != 0) return 1;
-    CHECK(TVMLiteExecutorSetInput(ex, i, &x));  /* copied: x may go */
+    CHECK(TVMLiteExecutorSetInput(ex, i, &x)); /* copied: x may go */
     free(x.data);
     free(x.shape);
   }

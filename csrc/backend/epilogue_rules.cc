@@ -38,8 +38,8 @@ using ir::Op;
 using runtime::Any;
 using runtime::Downcast;
 using runtime::Function;
-using runtime::String;
 using runtime::PackedArgs;
+using runtime::String;
 
 /*! \brief The call and its sources, unpacked from a rule's packed arguments. */
 struct RuleArgs {
@@ -77,17 +77,16 @@ bool IsImmediate(const std::string& s) {
 template <typename AttrsT>
 const AttrsT* AttrsOf(const CallNode* call) {
   const AttrsT* a = call->attrs.as<AttrsT>();
-  TVMLITE_CHECK_KIND(a != nullptr, TypeError) << "FTVMLiteEpilogue of " << Downcast<Op>(call->op)->name
-                                               << ": the call has no " << AttrsT::_type_key;
+  TVMLITE_CHECK_KIND(a != nullptr, TypeError)
+      << "FTVMLiteEpilogue of " << Downcast<Op>(call->op)->name << ": the call has no " << AttrsT::_type_key;
   return a;
 }
 
 /*! \brief Register rule(call_args) -> text as op's "FTVMLiteEpilogue". */
 template <typename F>
 void SetRule(const char* op_name, size_t num_srcs, F rule) {
-  Function f([op_name, num_srcs, rule](PackedArgs args, Any* rv) {
-    *rv = String(rule(Unpack(op_name, args, num_srcs)));
-  });
+  Function f(
+      [op_name, num_srcs, rule](PackedArgs args, Any* rv) { *rv = String(rule(Unpack(op_name, args, num_srcs))); });
   // RegisterOrGet: this file may initialise before the op's own registration (static init order across files).
   ir::OpRegEntry::RegisterOrGet(op_name).set_attr("FTVMLiteEpilogue", f);
 }
@@ -116,18 +115,23 @@ std::string Clip(const RuleArgs& r) {
 }
 
 void RegisterRules() {
-  static const char* kUnary[][2] = {
-      {"nn.relu", "relu"}, {"sigmoid", "sigmoid"}, {"tanh", "tanh"}, {"exp", "exp"}, {"log", "log"},
-      {"sqrt", "sqrt"}, {"rsqrt", "rsqrt"}, {"negative", "neg"}, {"abs", "abs"}, {"erf", "erf"},
-      {"floor", "floor"}, {"ceil", "ceil"}, {"round", "round"}, {"reciprocal", "reciprocal"}, {"sign", "sign"},
-      {"nn.softplus", "softplus"}, {"nn.mish", "mish"}, {"nn.hard_swish", "hard_swish"}, {"copy", "copy"}};
+  static const char* kUnary[][2] = {{"nn.relu", "relu"}, {"sigmoid", "sigmoid"},
+                                    {"tanh", "tanh"},    {"exp", "exp"},
+                                    {"log", "log"},      {"sqrt", "sqrt"},
+                                    {"rsqrt", "rsqrt"},  {"negative", "neg"},
+                                    {"abs", "abs"},      {"erf", "erf"},
+                                    {"floor", "floor"},  {"ceil", "ceil"},
+                                    {"round", "round"},  {"reciprocal", "reciprocal"},
+                                    {"sign", "sign"},    {"nn.softplus", "softplus"},
+                                    {"nn.mish", "mish"}, {"nn.hard_swish", "hard_swish"},
+                                    {"copy", "copy"}};
   for (const auto& u : kUnary) Unary(u[0], u[1]);
   // Registers hold values over the group's output shape, which the target shape broadcasts to: a copy (an input
   // is bound broadcasting against that shape).
   Unary("broadcast_to", "copy");
-  static const char* kBinary[][2] = {{"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"}, {"divide", "div"},
-                                     {"maximum", "max"}, {"minimum", "min"}, {"power", "pow"},
-                                     {"nn.prelu", "prelu"}};
+  static const char* kBinary[][2] = {{"add", "add"},    {"subtract", "sub"},  {"multiply", "mul"},
+                                     {"divide", "div"}, {"maximum", "max"},   {"minimum", "min"},
+                                     {"power", "pow"},  {"nn.prelu", "prelu"}};
   for (const auto& b : kBinary) Binary(b[0], b[1]);
   // The bias broadcasts along `axis`: the lowering hands it over as (C, 1, ..., 1) (graph_codegen.cc, BiasInput),
   // which numpy-broadcasts like that.

@@ -64,11 +64,11 @@ struct PendingView {
 /*! \brief A group to lower: its root expression and its leaves (inputs), each with its graph entries. */
 struct Group {
   Expr root;
-  std::vector<Expr> leaves;                                     // group params (Vars) or, for one op, its args
-  std::vector<std::vector<Entry>> leaf_entries;                 // per leaf
-  std::unordered_map<const Object*, size_t> leaf_index;         // leaf -> position
-  Function func;                                                // for the reference path
-  std::string name;                                             // the node's name
+  std::vector<Expr> leaves;                              // group params (Vars) or, for one op, its args
+  std::vector<std::vector<Entry>> leaf_entries;          // per leaf
+  std::unordered_map<const Object*, size_t> leaf_index;  // leaf -> position
+  Function func;                                         // for the reference path
+  std::string name;                                      // the node's name
 };
 
 class GraphBuilder {
@@ -267,7 +267,7 @@ class GraphBuilder {
   std::vector<char> value_fixed_, shape_fixed_;
   const Op if_call_op_ = Op::Get("if_call");
   const Op loop_op_ = Op::Get("loop"), scan_op_ = Op::Get("scan");
-  const CallNode* loop_fallback_ = nullptr;  // a loop or scan call LowerLoop gives the group path
+  const CallNode* loop_fallback_ = nullptr;    // a loop or scan call LowerLoop gives the group path
   std::vector<std::pair<Entry, bool>> guard_;  // the conditions of the branches being lowered
   std::vector<Entry> branch_outputs_;          // kept alive until the select nodes have read them
   std::vector<GNode> nodes_;

@@ -333,8 +333,8 @@ void GraphBuilder::MarkPerShape(const Group& g, size_t first) {
   for (size_t k = 0; k < g.leaf_entries.size(); ++k) {
     for (const Entry& e : g.leaf_entries[k]) {
       leaf_shapes_fixed = leaf_shapes_fixed && shape_fixed_[e.node];
-      returned_shape_fixed = returned_shape_fixed && (use.shape_value_read[k] ? value_fixed_[e.node]
-                                                                              : shape_fixed_[e.node]);
+      returned_shape_fixed =
+          returned_shape_fixed && (use.shape_value_read[k] ? value_fixed_[e.node] : shape_fixed_[e.node]);
     }
   }
   bool per_shape = use.pure;
@@ -393,8 +393,8 @@ std::vector<Entry> GraphBuilder::LowerIf(const Call& call, const CallNode* c) {
   n.func_name = kSelect;
   FlattenType(call->checked_type(), &n.out_types);
   TVMLITE_CHECK_KIND(then_out.size() == n.out_types.size() && else_out.size() == n.out_types.size(), ValueError)
-      << "LowerToGraph: an if_call's branches give " << then_out.size() << " and " << else_out.size()
-      << " values for " << n.out_types.size() << " outputs";
+      << "LowerToGraph: an if_call's branches give " << then_out.size() << " and " << else_out.size() << " values for "
+      << n.out_types.size() << " outputs";
   n.inputs = cond;
   n.inputs.insert(n.inputs.end(), then_out.begin(), then_out.end());
   n.inputs.insert(n.inputs.end(), else_out.begin(), else_out.end());
@@ -509,8 +509,7 @@ std::optional<std::vector<Entry>> GraphBuilder::TryLoop(const Call& call, const 
     n.kernel_attrs.Set(String("scan_output_directions"), ints(attrs->scan_output_directions));
     n.kernel_attrs.Set(String("batched"), static_cast<int64_t>(attrs->batched));
     std::vector<Any> scan_types;
-    for (size_t i = c->args[0]->checked_type().as<TupleTypeNode>()->fields.size(); i < ret_fields->fields.size();
-         ++i) {
+    for (size_t i = c->args[0]->checked_type().as<TupleTypeNode>()->fields.size(); i < ret_fields->fields.size(); ++i) {
       scan_types.push_back(String(TypeToString(ret_fields->fields[i])));
     }
     n.kernel_attrs.Set(String("scan_types"), Array<Any>(scan_types));
@@ -664,13 +663,19 @@ std::optional<std::vector<Call>> GraphBuilder::GroupCalls(const Group& g) {
     seen.insert(e.get());
     if (e.as<ConstantNode>()) return;
     const auto* c = e.as<CallNode>();
-    if (c == nullptr || !c->op.as<OpNode>()) { ok = false; return; }
+    if (c == nullptr || !c->op.as<OpNode>()) {
+      ok = false;
+      return;
+    }
     for (const Expr& a : c->args) {
       if (g.leaf_index.count(a.get())) continue;
       if (const auto* t = a.as<TupleNode>()) {
         // A tuple argument (concatenate's inputs; () an omitted input) of group inputs and constants.
         for (const Expr& f : t->fields) {
-          if (!g.leaf_index.count(f.get()) && !f.as<ConstantNode>()) { ok = false; return; }
+          if (!g.leaf_index.count(f.get()) && !f.as<ConstantNode>()) {
+            ok = false;
+            return;
+          }
         }
         continue;
       }
@@ -753,8 +758,8 @@ Map<String, Any> GraphBuilder::Finish(const std::vector<Entry>& heads) {
       if (!n.guard.empty()) {
         j += ",\"guard\":[";
         for (size_t k = 0; k < n.guard.size(); ++k) {
-          j += (k ? ",[" : "[") + std::to_string(n.guard[k].first.node) + "," +
-               std::to_string(n.guard[k].first.index) + "," + (n.guard[k].second ? "1" : "0") + "]";
+          j += (k ? ",[" : "[") + std::to_string(n.guard[k].first.node) + "," + std::to_string(n.guard[k].first.index) +
+               "," + (n.guard[k].second ? "1" : "0") + "]";
         }
         j += "]";
       }
@@ -807,9 +812,12 @@ Map<String, Any> GraphBuilder::Finish(const std::vector<Entry>& heads) {
       }
       j += "]";
       dltype += sep;
-      if (const auto* tt = t.as<TensorTypeNode>()) runtime::json::WriteString(tt->dtype.str(), &dltype);
-      else if (const auto* dt = t.as<DynTensorTypeNode>()) runtime::json::WriteString(dt->dtype.str(), &dltype);
-      else dltype += "\"object\"";
+      if (const auto* tt = t.as<TensorTypeNode>())
+        runtime::json::WriteString(tt->dtype.str(), &dltype);
+      else if (const auto* dt = t.as<DynTensorTypeNode>())
+        runtime::json::WriteString(dt->dtype.str(), &dltype);
+      else
+        dltype += "\"object\"";
       // A returned view shares its input's storage in the plan (liveness), but the kernel makes the view.
       storage += sep + std::to_string(n.returns ? -1 : plan.storage_id[e]);
       is_static += sep + std::string(StaticShape(t) ? "1" : "0");

@@ -96,8 +96,8 @@ namespace {
 /*! \brief A view of base's memory (from its start) with another shape and dtype; base must be large enough. */
 NDArray ViewOf(const NDArray& base, const std::vector<int64_t>& shape, DLDataType dtype) {
   const DLTensor& src = base->tensor;
-  DLTensor t{src.data, src.device, static_cast<int32_t>(shape.size()), dtype, const_cast<int64_t*>(shape.data()),
-             nullptr, src.byte_offset};
+  DLTensor t{src.data, src.device,     static_cast<int32_t>(shape.size()), dtype, const_cast<int64_t*>(shape.data()),
+             nullptr,  src.byte_offset};
   auto* owner = new NDArray(base);
   return NDArray::FromExternal(t, owner, [](void* p) { delete static_cast<NDArray*>(p); }, 0);
 }
@@ -191,9 +191,9 @@ void GraphExecutorObj::Init(const Map<String, Any>& graph, const Map<String, Any
   for (size_t sid = 0; sid < storage_bytes.size(); ++sid) {
     storage_dynamic.push_back(storage_kind[sid] == 2);
     if (check_only) continue;
-    storages.push_back(storage_kind[sid] == 2 ? NDArray()
-                                              : NDArray::Empty({std::max<int64_t>(storage_bytes[sid], 1)},
-                                                               DataType::UInt(8)));
+    storages.push_back(storage_kind[sid] == 2
+                           ? NDArray()
+                           : NDArray::Empty({std::max<int64_t>(storage_bytes[sid], 1)}, DataType::UInt(8)));
   }
 
   std::unordered_set<std::string> param_nodes;
@@ -214,8 +214,8 @@ void GraphExecutorObj::Init(const Map<String, Any>& graph, const Map<String, Any
       n.inputs.push_back(row_ptr[ref[0]] + ref[1]);
     }
     if (op == "null") {
-      TVMLITE_CHECK_KIND(n.outputs.size() == 1, ValueError) << "graph executor: input " << n.name << " has "
-                                                            << n.outputs.size() << " outputs";
+      TVMLITE_CHECK_KIND(n.outputs.size() == 1, ValueError)
+          << "graph executor: input " << n.name << " has " << n.outputs.size() << " outputs";
       int64_t e = n.outputs[0];
       const Any* p = params.get()->Find(Any(String(n.name)));
       if (p != nullptr) {
@@ -250,11 +250,11 @@ void GraphExecutorObj::Init(const Map<String, Any>& graph, const Map<String, Any
         n.kind = kSelect;
         TVMLITE_CHECK_KIND(!n.outputs.empty() && n.inputs.size() == 1 + 2 * n.outputs.size(), ValueError)
             << "graph executor: select " << n.name << " must read a condition and two values per output";
-        TVMLITE_CHECK_KIND(!n.per_shape, ValueError) << "graph executor: select " << n.name
-                                                     << " cannot be per_shape (its values are the branch's)";
+        TVMLITE_CHECK_KIND(!n.per_shape, ValueError)
+            << "graph executor: select " << n.name << " cannot be per_shape (its values are the branch's)";
         for (int64_t e : n.outputs) {
-          TVMLITE_CHECK_KIND(sids[e] < 0, ValueError) << "graph executor: select " << n.name
-                                                      << "'s outputs are its inputs': they have no storage";
+          TVMLITE_CHECK_KIND(sids[e] < 0, ValueError)
+              << "graph executor: select " << n.name << "'s outputs are its inputs': they have no storage";
           in_place[e] = true;
         }
       } else if (n.func_name == "__nop") {
@@ -313,8 +313,8 @@ void GraphExecutorObj::Init(const Map<String, Any>& graph, const Map<String, Any
   }
   for (const Any& h : GraphField<Array<Any>>(graph, "heads")) {
     std::vector<int64_t> ref = IntList(h, "a head");
-    TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(nodes.size()) &&
-                           ref[1] >= 0 && ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
+    TVMLITE_CHECK_KIND(ref.size() >= 2 && ref[0] >= 0 && ref[0] < static_cast<int64_t>(nodes.size()) && ref[1] >= 0 &&
+                           ref[1] < row_ptr[ref[0] + 1] - row_ptr[ref[0]],
                        ValueError)
         << "graph executor: a head names no entry";
     heads.push_back(row_ptr[ref[0]] + ref[1]);
@@ -332,8 +332,9 @@ void GraphExecutorObj::Init(const Map<String, Any>& graph, const Map<String, Any
     const bool returns = (n.fn.get()->cell.flags & kTVMLiteFunctionReturnsOutputs) != 0;
     TVMLITE_CHECK_KIND(n.kind == kReference || returns == (n.kind == kReturns), ValueError)
         << "graph executor: node " << n.name << "'s kernel " << n.func_name
-        << (returns ? " returns its outputs: the node must say \"returns\"" : " writes its outputs: the node "
-                                                                               "must not say \"returns\"");
+        << (returns ? " returns its outputs: the node must say \"returns\""
+                    : " writes its outputs: the node "
+                      "must not say \"returns\"");
   }
 }
 
@@ -341,9 +342,9 @@ void GraphExecutorObj::GivePrivateStorage(int64_t e, bool check_only) {
   storage_of_[e] = static_cast<int64_t>(storage_dynamic.size());
   storage_dynamic.push_back(!is_static[e]);
   if (check_only) return;
-  storages.push_back(is_static[e] ? NDArray::Empty({std::max<int64_t>(NumBytes(shapes[e], dtypes[e]), 1)},
-                                                   DataType::UInt(8))
-                                  : NDArray());
+  storages.push_back(is_static[e]
+                         ? NDArray::Empty({std::max<int64_t>(NumBytes(shapes[e], dtypes[e]), 1)}, DataType::UInt(8))
+                         : NDArray());
 }
 
 void GraphExecutorObj::ParsePerShape(const Map<String, Any>& nattrs, Node* n) {
@@ -360,18 +361,17 @@ void GraphExecutorObj::CheckParam(const std::string& name, int64_t e, const Any&
   std::optional<NDArray> a = value.as<NDArray>();
   TVMLITE_CHECK_KIND(a.has_value(), ValueError) << "graph executor: param '" << name << "' is not a tensor";
   DataType want(dtypes[e]), got(a->dtype());
-  TVMLITE_CHECK_KIND(want == got, ValueError) << "graph executor: param '" << name << "' is " << got.str()
-                                              << ", the graph's entry is " << want.str();
+  TVMLITE_CHECK_KIND(want == got, ValueError)
+      << "graph executor: param '" << name << "' is " << got.str() << ", the graph's entry is " << want.str();
   bool same = a->Shape().size() == shapes[e].size();
   for (size_t d = 0; same && d < shapes[e].size(); ++d) same = shapes[e][d] < 0 || shapes[e][d] == a->Shape()[d];
-  TVMLITE_CHECK_KIND(same, ValueError) << "graph executor: param '" << name << "' has shape "
-                                       << ShapeStr(a->Shape()) << ", the graph's entry " << ShapeStr(shapes[e]);
+  TVMLITE_CHECK_KIND(same, ValueError) << "graph executor: param '" << name << "' has shape " << ShapeStr(a->Shape())
+                                       << ", the graph's entry " << ShapeStr(shapes[e]);
 }
 
 NDArray GraphExecutorObj::MakeView(const Node& n, const NDArray& in, const std::vector<int64_t>& shape) const {
   int64_t out = n.outputs[0];
-  TVMLITE_CHECK_KIND(in.IsContiguous() && in.NBytes() == static_cast<size_t>(NumBytes(shape, dtypes[out])),
-                     ValueError)
+  TVMLITE_CHECK_KIND(in.IsContiguous() && in.NBytes() == static_cast<size_t>(NumBytes(shape, dtypes[out])), ValueError)
       << n.name << ": cannot view " << ShapeStr(in.Shape()) << " as " << ShapeStr(shape);
   return ViewOf(in, shape, dtypes[out]);
 }
@@ -389,15 +389,15 @@ void GraphExecutorObj::ParseShapeFunc(const Map<String, Any>& nattrs, const std:
   } catch (const runtime::Error& err) {
     TVMLITE_THROW(ValueError) << "graph executor: node " << n->name << "'s shape_func: " << err.message();
   }
-  TVMLITE_CHECK_KIND(func.has_value(), ValueError) << "graph executor: node " << n->name
-                                                   << "'s shape_func is not a function";
+  TVMLITE_CHECK_KIND(func.has_value(), ValueError)
+      << "graph executor: node " << n->name << "'s shape_func is not a function";
   std::optional<Array<Any>> args = a->as<Array<Any>>();
   TVMLITE_CHECK_KIND(args && args->size() == (*func)->params.size(), ValueError)
       << "graph executor: node " << n->name << "'s shape_args must list one entry list per shape_func param";
   for (size_t k = 0; k < args->size(); ++k) {
     std::optional<Array<Any>> refs = (*args)[k].as<Array<Any>>();
-    TVMLITE_CHECK_KIND(refs.has_value(), ValueError) << "graph executor: node " << n->name
-                                                     << "'s shape_args are malformed";
+    TVMLITE_CHECK_KIND(refs.has_value(), ValueError)
+        << "graph executor: node " << n->name << "'s shape_args are malformed";
     std::vector<int64_t> entries;
     for (const Any& r : *refs) {
       std::vector<int64_t> ref = IntList(r, "a shape arg");
@@ -481,14 +481,13 @@ const std::vector<std::vector<int64_t>>& GraphExecutorObj::OutShapes(size_t id, 
     }
     std::vector<std::vector<int64_t>> out = ConcreteShapes(EvalShapeFunc(n.shape_func, args));
     TVMLITE_CHECK_KIND(out.size() == n.outputs.size(), ValueError)
-        << n.name << ": its shape function gives " << out.size() << " shapes for " << n.outputs.size()
-        << " outputs";
+        << n.name << ": its shape function gives " << out.size() << " shapes for " << n.outputs.size() << " outputs";
     for (size_t k = 0; k < out.size(); ++k) {
       const auto& declared = shapes[n.outputs[k]];
       bool fits = declared.empty() || declared.size() == out[k].size();
       for (size_t d = 0; fits && d < declared.size(); ++d) fits = declared[d] < 0 || declared[d] == out[k][d];
-      TVMLITE_CHECK_KIND(fits, ValueError) << n.name << ": output " << k << " would have shape "
-                                           << ShapeStr(out[k]) << ", the graph says " << ShapeStr(declared);
+      TVMLITE_CHECK_KIND(fits, ValueError) << n.name << ": output " << k << " would have shape " << ShapeStr(out[k])
+                                           << ", the graph says " << ShapeStr(declared);
       NumBytes(out[k], dtypes[n.outputs[k]]);  // fits in memory
     }
     if (cache.all.size() >= kMaxShapesPerNode) cache.all.clear();  // a bound on what odd callers can grow
@@ -602,17 +601,17 @@ void GraphExecutorObj::SetInput(const Any& key, const Any& value, bool borrow) {
   }
   std::optional<NDArray> a = value.as<NDArray>();
   if (!a.has_value()) {
-    std::string got = value.object() ? value.object()->GetTypeKey()
-                                     : "a value of type index " + std::to_string(value.type_index());
+    std::string got =
+        value.object() ? value.object()->GetTypeKey() : "a value of type index " + std::to_string(value.type_index());
     TVMLITE_THROW(TypeError) << "set_input: input '" << name << "' is a tensor, got " << got;
   }
   DataType want(dtypes[e]), got(a->dtype());
-  TVMLITE_CHECK_KIND(want == got, TypeError) << "set_input: input '" << name << "' is " << want.str()
-                                             << ", got dtype " << got.str();
+  TVMLITE_CHECK_KIND(want == got, TypeError)
+      << "set_input: input '" << name << "' is " << want.str() << ", got dtype " << got.str();
   if (is_static[e]) {
-    TVMLITE_CHECK_KIND(a->Shape() == shapes[e], ValueError) << "set_input: input '" << name << "' has shape "
-                                                            << ShapeStr(shapes[e]) << ", got shape "
-                                                            << ShapeStr(a->Shape());
+    TVMLITE_CHECK_KIND(a->Shape() == shapes[e], ValueError)
+        << "set_input: input '" << name << "' has shape " << ShapeStr(shapes[e]) << ", got shape "
+        << ShapeStr(a->Shape());
     std::lock_guard<std::mutex> lock(mu_);
     if (borrow) {
       values_[e] = *a;
@@ -630,8 +629,7 @@ void GraphExecutorObj::SetInput(const Any& key, const Any& value, bool borrow) {
   }
   const auto& want_shape = shapes[e];
   TVMLITE_CHECK_KIND(want_shape.empty() || a->Shape().size() == want_shape.size(), ValueError)
-      << "set_input: input '" << name << "' has rank " << want_shape.size() << ", got shape "
-      << ShapeStr(a->Shape());
+      << "set_input: input '" << name << "' has rank " << want_shape.size() << ", got shape " << ShapeStr(a->Shape());
   for (size_t d = 0; d < want_shape.size(); ++d) {
     TVMLITE_CHECK_KIND(want_shape[d] < 0 || want_shape[d] == a->Shape()[d], ValueError)
         << "set_input: input '" << name << "' has shape " << ShapeStr(want_shape) << " (-1: any), got shape "
@@ -682,8 +680,7 @@ Any GraphExecutorObj::GetOutput(int64_t i) {
   TVMLITE_CHECK_KIND(i >= 0 && i < static_cast<int64_t>(heads.size()), IndexError)
       << "get_output: index " << i << " out of range for " << heads.size() << " outputs";
   std::lock_guard<std::mutex> lock(mu_);
-  TVMLITE_CHECK_KIND(has_run_, ValueError)
-      << "get_output: run() has not been called (or the last run failed)";
+  TVMLITE_CHECK_KIND(has_run_, ValueError) << "get_output: run() has not been called (or the last run failed)";
   return Snapshot(heads[i]);
 }
 
@@ -716,7 +713,8 @@ bool GraphExecutorObj::RunNode(size_t id, std::vector<AnyView>* args) {
 
 bool GraphExecutorObj::Execute(size_t id, const Node& n, std::vector<AnyView>* args) {
   switch (n.kind) {
-    case kInput: case kParam: return true;
+    case kInput:
+    case kParam: return true;
     case kSelect: {
       const size_t k = n.outputs.size();
       const size_t from = Truth(n.inputs[0], n) ? 1 : 1 + k;
@@ -727,8 +725,7 @@ bool GraphExecutorObj::Execute(size_t id, const Node& n, std::vector<AnyView>* a
       if (!n.view_fixed) {
         std::optional<NDArray> a = values_[n.inputs[0]].as<NDArray>();
         TVMLITE_CHECK_KIND(a.has_value(), ValueError) << n.name << ": the input of a view is not a tensor";
-        values_[n.outputs[0]] = MakeView(n, *a, n.shape_func.defined() ? OutShapes(id, n)[0]
-                                                                       : shapes[n.outputs[0]]);
+        values_[n.outputs[0]] = MakeView(n, *a, n.shape_func.defined() ? OutShapes(id, n)[0] : shapes[n.outputs[0]]);
       }
       return true;
     case kKernel: {
@@ -747,10 +744,13 @@ bool GraphExecutorObj::Execute(size_t id, const Node& n, std::vector<AnyView>* a
       return true;
     }
     case kLoop:
-      if (n.loop->is_loop) RunLoop(n);
-      else RunScan(n);
+      if (n.loop->is_loop)
+        RunLoop(n);
+      else
+        RunScan(n);
       return true;
-    case kReference: case kReturns: {
+    case kReference:
+    case kReturns: {
       args->clear();
       for (int64_t e : n.inputs) args->push_back(AnyView(values_[e]));
       Any rv;

@@ -72,12 +72,12 @@ class GraphExecutorObj : public Object {
   struct Node {
     Kind kind;
     std::string name, func_name;
-    Function factory, fn;                  // fn: the bound kernel (not made by a check)
+    Function factory, fn;  // fn: the bound kernel (not made by a check)
     Map<String, Any> kernel_attrs;
-    std::vector<int64_t> inputs, outputs;  // entry ids
-    bool view_fixed = false;               // kNop: made at creation
-    ir::Function shape_func;               // outputs of symbolic shape: their shapes per run (see above)
-    std::vector<std::pair<int64_t, bool>> guard;  // runs only when each entry (a bool scalar) holds the value
+    std::vector<int64_t> inputs, outputs;          // entry ids
+    bool view_fixed = false;                       // kNop: made at creation
+    ir::Function shape_func;                       // outputs of symbolic shape: their shapes per run (see above)
+    std::vector<std::pair<int64_t, bool>> guard;   // runs only when each entry (a bool scalar) holds the value
     std::vector<std::vector<int64_t>> shape_args;  // per shape_func param: its entries
     bool per_shape = false;                        // its outputs follow from the inputs' shapes ("Per shape")
     std::shared_ptr<LoopSpec> loop;                // kLoop
@@ -94,8 +94,8 @@ class GraphExecutorObj : public Object {
   std::vector<std::vector<int64_t>> shapes;
   std::vector<DLDataType> dtypes;
   std::vector<bool> is_static, is_object;
-  std::vector<bool> in_place;        // per entry: an NDArray the executor rewrites (get_output copies it)
-  std::vector<NDArray> storages;     // a dynamic one is (re)allocated by Run, under the lock
+  std::vector<bool> in_place;     // per entry: an NDArray the executor rewrites (get_output copies it)
+  std::vector<NDArray> storages;  // a dynamic one is (re)allocated by Run, under the lock
   std::vector<bool> storage_dynamic;
   std::vector<int64_t> storage_of_;  // per entry: its storage id (-1: none)
   std::vector<int64_t> heads;
@@ -171,8 +171,7 @@ class GraphExecutorObj : public Object {
   NDArray MakeView(const Node& n, const NDArray& in, const std::vector<int64_t>& shape) const;
 
   /*! \brief Read a node's "shape_func" and "shape_args" (both or neither); every arg an entry computed before it. */
-  static void ParseShapeFunc(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i,
-                             Node* n);
+  static void ParseShapeFunc(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i, Node* n);
 
   /*! \brief Read a node's "guard": [[node, index, 0 or 1], ...], each an entry computed before it. */
   static void ParseGuard(const Map<String, Any>& nattrs, const std::vector<int64_t>& row_ptr, size_t i, Node* n);
@@ -220,8 +219,8 @@ class GraphExecutorObj : public Object {
   Any GetOutput(int64_t i);
 
   Any GetInput(const Any& key);
- private:
 
+ private:
   static constexpr const char* kReferenceFactory = "relay.backend.reference";
 
   /*! \brief Entry e's value, copied when the executor rewrites it in place (call with the lock held). */
@@ -241,13 +240,13 @@ class GraphExecutorObj : public Object {
 
   // Changed by calls: guarded by mu_.
   std::mutex mu_;
-  std::vector<ShapeCache> shape_cache_;  // per node
-  std::vector<int64_t> key_;             // scratch: a node's leaf-shape signature
-  bool has_per_shape_ = false;           // fixed at Init
-  uint64_t generation_ = 0;              // counts the signatures seen, one after another (NoteSignature)
-  std::vector<uint64_t> computed_at_;    // per node: the generation its per_shape values are of (0: none)
+  std::vector<ShapeCache> shape_cache_;              // per node
+  std::vector<int64_t> key_;                         // scratch: a node's leaf-shape signature
+  bool has_per_shape_ = false;                       // fixed at Init
+  uint64_t generation_ = 0;                          // counts the signatures seen, one after another (NoteSignature)
+  std::vector<uint64_t> computed_at_;                // per node: the generation its per_shape values are of (0: none)
   std::vector<int64_t> signature_, last_signature_;  // the dynamic inputs' shapes, scratch and the last run's
-  std::vector<Any> values_;  // per entry
+  std::vector<Any> values_;                          // per entry
   std::unordered_set<int64_t> input_set_;
   std::unordered_set<int64_t> bound_;  // static inputs set with borrow (their values are the caller's arrays)
   bool has_run_ = false;

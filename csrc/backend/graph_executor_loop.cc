@@ -9,9 +9,9 @@
 namespace tvmlite {
 namespace backend {
 
-void GraphExecutorObj::ParseLoop(const Map<String, Any>& nattrs,
-                                 const std::vector<int64_t>& sids, const std::unordered_set<int64_t>& param_entries,
-                                 const Map<String, Any>* py_factories, bool check_only, Node* n) {
+void GraphExecutorObj::ParseLoop(const Map<String, Any>& nattrs, const std::vector<int64_t>& sids,
+                                 const std::unordered_set<int64_t>& param_entries, const Map<String, Any>* py_factories,
+                                 bool check_only, Node* n) {
   auto spec = std::make_shared<LoopSpec>();
   spec->is_loop = n->func_name == "__loop";
   Map<String, Any> ka = GraphField<Map<String, Any>>(nattrs, "kernel_attrs");
@@ -113,7 +113,8 @@ double GraphExecutorObj::ScalarOf(const Any& v, const std::string& what) {
   const DLTensor& t = (*a)->tensor;
   const char* p = static_cast<const char*>(t.data) + t.byte_offset;
   switch (t.dtype.code * 100 + t.dtype.bits) {
-    case kDLBool * 100 + 8: case kDLUInt * 100 + 8: return *reinterpret_cast<const uint8_t*>(p);
+    case kDLBool * 100 + 8:
+    case kDLUInt * 100 + 8: return *reinterpret_cast<const uint8_t*>(p);
     case kDLInt * 100 + 8: return *reinterpret_cast<const int8_t*>(p);
     case kDLInt * 100 + 16: return *reinterpret_cast<const int16_t*>(p);
     case kDLInt * 100 + 32: return *reinterpret_cast<const int32_t*>(p);
@@ -123,8 +124,8 @@ double GraphExecutorObj::ScalarOf(const Any& v, const std::string& what) {
     case kDLUInt * 100 + 64: return static_cast<double>(*reinterpret_cast<const uint64_t*>(p));
     case kDLFloat * 100 + 32: return *reinterpret_cast<const float*>(p);
     case kDLFloat * 100 + 64: return *reinterpret_cast<const double*>(p);
-    default: TVMLITE_THROW(TypeError) << what << " must be bool, an integer or float32/64, got "
-                                      << DataType(t.dtype).str();
+    default:
+      TVMLITE_THROW(TypeError) << what << " must be bool, an integer or float32/64, got " << DataType(t.dtype).str();
   }
 }
 
@@ -193,9 +194,8 @@ void GraphExecutorObj::SetBodyInput(GraphExecutorObj* body, size_t k, const NDAr
   for (size_t d = 0; fits && !body->is_static[e] && d < declared.size(); ++d) {
     fits = declared[d] < 0 || declared[d] == a.Shape()[d];
   }
-  TVMLITE_CHECK_KIND(fits, ValueError)
-      << node << ": the body's input " << name << " has shape " << ShapeStr(declared) << ", got shape "
-      << ShapeStr(a.Shape());
+  TVMLITE_CHECK_KIND(fits, ValueError) << node << ": the body's input " << name << " has shape " << ShapeStr(declared)
+                                       << ", got shape " << ShapeStr(a.Shape());
   if (body->is_static[e]) {
     body->values_[e].cast<NDArray>().CopyFrom(a);
   } else {
@@ -218,8 +218,8 @@ NDArray GraphExecutorObj::EmptyStack(int64_t e, size_t axis, bool batched, const
   TVMLITE_CHECK_KIND(axis < shape.size(), ValueError) << what << ": output axis out of range";
   shape[axis] = 0;
   for (int64_t d : shape) {
-    TVMLITE_CHECK_KIND(d >= 0, ValueError) << what << ": no iteration ran, and the stacked output's element type "
-                                           << type << " has symbolic dims";
+    TVMLITE_CHECK_KIND(d >= 0, ValueError)
+        << what << ": no iteration ran, and the stacked output's element type " << type << " has symbolic dims";
   }
   return NDArray::Empty(shape, dtypes[e]);
 }
@@ -342,8 +342,10 @@ std::vector<NDArray> GraphExecutorObj::ScanOne(const Node& n, std::vector<NDArra
         buf = NDArray();
       }
       NDArray slice = Take(xs[j], axes[j], idx, buf);
-      if (!buf.defined()) SetBodyInput(body, n_states + j, slice, n.name);
-      else body->input_set_.insert(e);
+      if (!buf.defined())
+        SetBodyInput(body, n_states + j, slice, n.name);
+      else
+        body->input_set_.insert(e);
     }
     std::vector<NDArray> res = RunBody(body, n.name);
     for (size_t k = 0; k < n_states; ++k) states[k] = res[k];
@@ -363,8 +365,7 @@ std::vector<NDArray> GraphExecutorObj::ScanOne(const Node& n, std::vector<NDArra
     }
     std::vector<NDArray>& acc = outs[k];
     for (const NDArray& y : acc) {
-      TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError)
-          << "scan: all input arrays must have the same shape";
+      TVMLITE_CHECK_KIND(y.Shape() == acc[0].Shape(), ValueError) << "scan: all input arrays must have the same shape";
     }
     if (!s.out_dirs.empty() && s.out_dirs[k]) std::reverse(acc.begin(), acc.end());
     result.push_back(Stack(acc, a));

@@ -32,8 +32,8 @@ struct GNode {
   runtime::Map<runtime::String, runtime::Any> kernel_attrs;
   std::vector<Entry> inputs;
   std::vector<ir::Type> out_types;
-  bool native = false;  // a topi kernel: its outputs are planned
-  std::string reason;   // a reference node: why no native kernel runs the group
+  bool native = false;        // a topi kernel: its outputs are planned
+  std::string reason;         // a reference node: why no native kernel runs the group
   bool returns = false;       // its kernel returns its outputs (MakeReturningKernel): they are not planned
   bool returns_view = false;  // ... a view of its first input's memory (dyn.reshape)
   // Inside If branches: runs only when each entry (a bool scalar) holds the value (graph_executor.cc, "If").

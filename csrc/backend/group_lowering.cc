@@ -22,7 +22,10 @@ namespace {
  */
 std::optional<Any> KernelAttrValue(const Any& v) {
   switch (v.type_index()) {
-    case kTVMLiteNone: case kTVMLiteInt: case kTVMLiteFloat: case kTVMLiteString: return v;
+    case kTVMLiteNone:
+    case kTVMLiteInt:
+    case kTVMLiteFloat:
+    case kTVMLiteString: return v;
     case kTVMLiteBool: return Any(v.cast<int64_t>());
     case kTVMLiteDataType: return Any(String(runtime::DataType(v.cast<DLDataType>()).str()));
     case kTVMLiteArray: {
@@ -253,8 +256,10 @@ std::optional<std::vector<Entry>> GraphBuilder::TryNative(const Group& g, bool f
       bool ok = true;
       runtime::details::ForEachReflectedField(anchor->attrs->type_index(), [&](const TVMLiteFieldInfo& fi) {
         std::optional<Any> v = KernelAttrValue(runtime::details::ReadField(anchor->attrs.get(), fi));
-        if (!v) ok = false;
-        else if (!v->is_none()) attrs.Set(String(std::string(fi.name.data, fi.name.size)), *v);
+        if (!v)
+          ok = false;
+        else if (!v->is_none())
+          attrs.Set(String(std::string(fi.name.data, fi.name.size)), *v);
       });
       if (!ok) return Refuse(op->name + " has an attribute a kernel cannot take");
     }
@@ -415,9 +420,8 @@ std::optional<Entry> GraphBuilder::BiasInput(const Group& g, const CallNode* cal
 }
 
 std::optional<std::string> GraphBuilder::BuildProgram(const Group& g, const std::vector<Call>& calls,
-                                                       const CallNode* anchor, const Type& out_type,
-                                                       std::vector<Entry>* epi_inputs,
-                                                       std::vector<PendingView>* views) {
+                                                      const CallNode* anchor, const Type& out_type,
+                                                      std::vector<Entry>* epi_inputs, std::vector<PendingView>* views) {
   const auto& epilogue_rules = epilogue_rules_;
   const Array<Any> out_shape = out_type.as<TensorTypeNode>()->shape;  // the caller checked it is a tensor
   std::unordered_map<const Object*, int> uses;
@@ -432,7 +436,10 @@ std::optional<std::string> GraphBuilder::BuildProgram(const Group& g, const std:
   int next_input = 0;
   auto alloc = [&]() -> int {
     for (int r = 1; r < topi_num_regs; ++r) {
-      if (reg_free[r]) { reg_free[r] = false; return r; }
+      if (reg_free[r]) {
+        reg_free[r] = false;
+        return r;
+      }
     }
     return -1;
   };
@@ -464,16 +471,25 @@ std::optional<std::string> GraphBuilder::BuildProgram(const Group& g, const std:
         continue;
       }
       auto it = src.find(a.get());
-      if (it != src.end()) { srcs.push_back(it->second); continue; }
-      if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) { srcs.push_back("()"); continue; }
+      if (it != src.end()) {
+        srcs.push_back(it->second);
+        continue;
+      }
+      if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) {
+        srcs.push_back("()");
+        continue;
+      }
       if (const auto* k = a.as<ConstantNode>()) {
         if (k->data.NumElements() == 1 && k->data.dtype() == runtime::DataType::Float(32)) {
           float v;
           std::memcpy(&v, static_cast<const char*>(k->data->tensor.data) + k->data->tensor.byte_offset, 4);
           char buf[40];
-          if (std::isnan(v)) std::snprintf(buf, sizeof(buf), "nan");
-          else if (std::isinf(v)) std::snprintf(buf, sizeof(buf), v > 0 ? "inf" : "-inf");
-          else std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+          if (std::isnan(v))
+            std::snprintf(buf, sizeof(buf), "nan");
+          else if (std::isinf(v))
+            std::snprintf(buf, sizeof(buf), v > 0 ? "inf" : "-inf");
+          else
+            std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
           src[a.get()] = buf;
         } else {
           if (!BroadcastsTo(a->checked_type(), out_shape)) {

@@ -118,8 +118,8 @@ std::vector<int64_t> Ints(const runtime::Array<int64_t>& a) {
 }
 
 TVMLITE_REGISTER_GLOBAL("relay.backend._PlanMemory")
-    .set_body_typed([](runtime::Array<int64_t> bytes, runtime::Array<int64_t> alias_of,
-                       runtime::Array<int64_t> planned, runtime::Array<runtime::Array<int64_t>> node_inputs,
+    .set_body_typed([](runtime::Array<int64_t> bytes, runtime::Array<int64_t> alias_of, runtime::Array<int64_t> planned,
+                       runtime::Array<runtime::Array<int64_t>> node_inputs,
                        runtime::Array<runtime::Array<int64_t>> node_outputs, runtime::Array<int64_t> outputs) {
       TVMLITE_CHECK_KIND(bytes.size() == alias_of.size() && bytes.size() == planned.size(), ValueError)
           << "_PlanMemory: bytes, alias_of and planned differ in length";
@@ -132,9 +132,9 @@ TVMLITE_REGISTER_GLOBAL("relay.backend._PlanMemory")
       }
       in.outputs = Ints(outputs);
       MemoryPlan plan = PlanMemory(in);
-      return runtime::Array<runtime::Any>{
-          runtime::Array<int64_t>(plan.storage_id), runtime::Array<int64_t>(plan.storage_bytes), plan.planned_bytes,
-          plan.intermediate_bytes};
+      return runtime::Array<runtime::Any>{runtime::Array<int64_t>(plan.storage_id),
+                                          runtime::Array<int64_t>(plan.storage_bytes), plan.planned_bytes,
+                                          plan.intermediate_bytes};
     });
 
 }  // namespace

@@ -91,7 +91,7 @@ std::optional<DataType> ParamDType(const std::string& name) {
   if (t.is_float()) return bits == 16 || bits == 32 || bits == 64 ? std::optional<DataType>(t) : std::nullopt;
   if (t.is_int() || t.is_uint()) {
     return bits == 2 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 ? std::optional<DataType>(t)
-                                                                                          : std::nullopt;
+                                                                                         : std::nullopt;
   }
   return std::nullopt;
 }

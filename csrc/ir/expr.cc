@@ -107,8 +107,7 @@ TVMLITE_STATIC_INIT_BLOCK({
       .def(refl::init<std::string, Optional<Type>>());
   runtime::MarkVarType(VarNode::RuntimeTypeIndex());
   TVMLITE_REFLECT_FIELDS(ConstantNode, data).def(refl::init<NDArray>());
-  TVMLITE_REFLECT_FIELDS(CallNode, op, args, attrs)
-      .def(refl::init<Expr, Array<Expr>, Optional<Attrs>>());
+  TVMLITE_REFLECT_FIELDS(CallNode, op, args, attrs).def(refl::init<Expr, Array<Expr>, Optional<Attrs>>());
   TVMLITE_REFLECT_FIELDS(TupleNode, fields).def(refl::init<Array<Expr>>());
   refl::ObjectDef<TupleGetItemNode>()
       .def_ro("tuple_value", &TupleGetItemNode::tuple)

@@ -56,8 +56,8 @@ void PostOrder(const Expr& root, std::unordered_set<const Object*>* visited, F o
     Frame& top = stack.back();
     if (top.next < top.children.size()) {
       Expr child = top.children[top.next++];
-      TVMLITE_CHECK_KIND(child.defined(), ValueError) << "the graph has a null expression below a "
-                                                      << top.node->GetTypeKey();
+      TVMLITE_CHECK_KIND(child.defined(), ValueError)
+          << "the graph has a null expression below a " << top.node->GetTypeKey();
       if (visited->insert(child.get()).second) {
         if (is_final(child)) {
           on_node(child, Array<Expr>());

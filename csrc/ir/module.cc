@@ -60,9 +60,7 @@ Array<Var> FreeVars(const Expr& expr) {
   return Array<Var>(free);
 }
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(IRModuleNode, functions);
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(IRModuleNode, functions); });
 
 TVMLITE_REGISTER_GLOBAL("ir.IRModule").set_body_typed([](Map<String, Function> functions) {
   return IRModule(std::move(functions));

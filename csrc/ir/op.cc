@@ -121,10 +121,9 @@ class OpRegistry {
     size_t dot = name.rfind('.');
     std::string maker = dot == std::string::npos ? "relay.op._make." + name
                                                  : "relay.op." + name.substr(0, dot) + "._make." + name.substr(dot + 1);
-    runtime::Registry::Set(maker, runtime::Function([op, maker](PackedArgs args, Any* rv) {
-                             *rv = MakeCall(op, args, maker);
-                           }),
-                           /*can_override=*/false);
+    runtime::Registry::Set(
+        maker, runtime::Function([op, maker](PackedArgs args, Any* rv) { *rv = MakeCall(op, args, maker); }),
+        /*can_override=*/false);
   }
 
   static Call MakeCall(const Op& op, PackedArgs args, const std::string& maker) {
@@ -208,8 +207,7 @@ OpRegEntry& OpRegEntry::set_num_inputs(int64_t n) {
   num_inputs_set_ = true;
   return *this;
 }
-OpRegEntry& OpRegEntry::add_argument(const std::string& name, const std::string& type,
-                                     const std::string& description) {
+OpRegEntry& OpRegEntry::add_argument(const std::string& name, const std::string& type, const std::string& description) {
   ObjectPtr<OpArgumentNode> a = make_object<OpArgumentNode>();
   a->name = name, a->type_info = type, a->description = description;
   node()->arguments.push_back(ObjectRef(std::move(a)));

@@ -44,8 +44,7 @@ std::optional<std::vector<int64_t>> TensorTypeNode::static_shape() const {
   return out;
 }
 
-TensorType::TensorType(Array<Any> shape, DataType dtype)
-    : Type(make_object<TensorTypeNode>(std::move(shape), dtype)) {}
+TensorType::TensorType(Array<Any> shape, DataType dtype) : Type(make_object<TensorTypeNode>(std::move(shape), dtype)) {}
 
 TensorType::TensorType(const std::vector<int64_t>& shape, DataType dtype)
     : TensorType(Array<Any>(shape.begin(), shape.end()), dtype) {}
@@ -84,19 +83,14 @@ std::string TypeToString(const Type& type) {
 }
 
 TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(SizeVarNode, name_hint)
-      .def(refl::init<std::string>());
+  TVMLITE_REFLECT_FIELDS(SizeVarNode, name_hint).def(refl::init<std::string>());
   refl::ObjectDef<TypeNode>();
-  TVMLITE_REFLECT_FIELDS(TensorTypeNode, shape, dtype)
-      .def(refl::init<Array<Any>, DataType>());
+  TVMLITE_REFLECT_FIELDS(TensorTypeNode, shape, dtype).def(refl::init<Array<Any>, DataType>());
   TVMLITE_REFLECT_FIELDS(DynTensorTypeNode, dtype).def(refl::init<DataType>());
   TVMLITE_REFLECT_FIELDS(TupleTypeNode, fields).def(refl::init<Array<Type>>());
-  TVMLITE_REFLECT_FIELDS(FuncTypeNode, arg_types, ret_type)
-      .def(refl::init<Array<Type>, Type>());
-  TVMLITE_REFLECT_FIELDS(SequenceTypeNode, elem_type)
-      .def(refl::init<Type>());
-  TVMLITE_REFLECT_FIELDS(OptionalTypeNode, elem_type)
-      .def(refl::init<Type>());
+  TVMLITE_REFLECT_FIELDS(FuncTypeNode, arg_types, ret_type).def(refl::init<Array<Type>, Type>());
+  TVMLITE_REFLECT_FIELDS(SequenceTypeNode, elem_type).def(refl::init<Type>());
+  TVMLITE_REFLECT_FIELDS(OptionalTypeNode, elem_type).def(refl::init<Type>());
 });
 
 }  // namespace ir

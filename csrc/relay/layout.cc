@@ -64,8 +64,8 @@ Layout::Layout(std::string name) : name_(std::move(name)) {
     }
     if (!axes_[a].primal()) {
       TVMLITE_CHECK_KIND(IndexOf(axes_[a].primal_name()) >= 0, ValueError)
-          << "layout '" << s << "': sub-axis '" << axes_[a].name << "' has no primal axis '"
-          << axes_[a].primal_name() << "'";
+          << "layout '" << s << "': sub-axis '" << axes_[a].name << "' has no primal axis '" << axes_[a].primal_name()
+          << "'";
     }
   }
 }
@@ -100,8 +100,8 @@ void CheckConvertible(const Layout& src, const Layout& dst) {
 
 std::vector<int64_t> LogicalExtents(const Layout& layout, const std::vector<int64_t>& shape) {
   TVMLITE_CHECK_KIND(shape.size() == layout.ndim(), ValueError)
-      << "a tensor of rank " << shape.size() << " cannot have layout '" << layout.name() << "' ("
-      << layout.ndim() << " axes)";
+      << "a tensor of rank " << shape.size() << " cannot have layout '" << layout.name() << "' (" << layout.ndim()
+      << " axes)";
   std::string primals = layout.PrimalAxes();
   std::vector<int64_t> out;
   for (char p : primals) {
@@ -113,8 +113,8 @@ std::vector<int64_t> LogicalExtents(const Layout& layout, const std::vector<int6
     }
     int64_t inner = shape[layout.IndexOf(static_cast<char>(p - 'A' + 'a'))];
     TVMLITE_CHECK_KIND(inner < 0 || inner == factor, ValueError)
-        << "sub-axis '" << static_cast<char>(p - 'A' + 'a') << "' of layout '" << layout.name()
-        << "' has factor " << factor << " but the tensor's dim is " << inner;
+        << "sub-axis '" << static_cast<char>(p - 'A' + 'a') << "' of layout '" << layout.name() << "' has factor "
+        << factor << " but the tensor's dim is " << inner;
     int64_t logical;
     TVMLITE_CHECK_KIND(!__builtin_mul_overflow(outer, factor, &logical), ValueError)
         << "the logical extent of axis '" << p << "' overflows int64";
@@ -199,9 +199,7 @@ int64_t ChannelFirstBlockOf(const std::string& layout, const std::string& plain)
   return block > 0 ? block : -1;
 }
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(LayoutTransformAttrs, src_layout, dst_layout);
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(LayoutTransformAttrs, src_layout, dst_layout); });
 
 TVMLITE_REGISTER_GLOBAL("relay._layout.ParseLayout").set_body_typed([](std::string name) {
   Layout layout(std::move(name));

@@ -11,7 +11,8 @@ namespace {
 
 #define TVMLITE_ABI_VALUE(name) {#name, static_cast<int64_t>(name)}
 #define TVMLITE_ABI_SIZEOF(type) {"sizeof(" #type ")", static_cast<int64_t>(sizeof(type))}
-#define TVMLITE_ABI_OFFSETOF(type, field) {"offsetof(" #type ", " #field ")", static_cast<int64_t>(offsetof(type, field))}
+#define TVMLITE_ABI_OFFSETOF(type, field) \
+  {"offsetof(" #type ", " #field ")", static_cast<int64_t>(offsetof(type, field))}
 
 const TVMLiteABIConstant kABIConstants[] = {
     // Type indices.

@@ -19,7 +19,9 @@ using namespace tvmlite::runtime;  // NOLINT(*)
 namespace {
 TVMLiteObjectHandle Release(ObjectPtr<Object> p) { return p.release()->header(); }
 template <typename RefT>
-TVMLiteObjectHandle Release(RefT ref) { return Release(std::move(ref.ObjectPtrRef())); }
+TVMLiteObjectHandle Release(RefT ref) {
+  return Release(std::move(ref.ObjectPtrRef()));
+}
 Object* Obj(TVMLiteObjectHandle h) { return Object::FromHeader(h); }
 
 void CheckType(TVMLiteObjectHandle h, int32_t type_index, const char* what) {
@@ -40,8 +42,12 @@ int RejectFunctionCall(TVMLiteObjectHandle func, int32_t num_args) {
 // Objects and values
 // ---------------------------------------------------------------------------------------------------------------
 
-void TVMLiteObjectIncRef(TVMLiteObjectHandle h) { if (h) Obj(h)->IncRef(); }
-void TVMLiteObjectDecRef(TVMLiteObjectHandle h) { if (h) Obj(h)->DecRef(); }
+void TVMLiteObjectIncRef(TVMLiteObjectHandle h) {
+  if (h) Obj(h)->IncRef();
+}
+void TVMLiteObjectDecRef(TVMLiteObjectHandle h) {
+  if (h) Obj(h)->DecRef();
+}
 int64_t TVMLiteObjectLiveCount(void) { return details::LiveCount(); }
 
 int TVMLiteAnyViewToOwned(const TVMLiteAny* view, TVMLiteAny* out) {
@@ -93,8 +99,7 @@ int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field
   API_END();
 }
 
-int TVMLiteDynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values,
-                           TVMLiteObjectHandle* out) {
+int TVMLiteDynObjectCreate(int32_t type_index, const TVMLiteAny* values, int32_t num_values, TVMLiteObjectHandle* out) {
   API_BEGIN();
   *out = Release(DynObjectCreate(type_index, values, num_values));
   API_END();
@@ -142,8 +147,7 @@ int TVMLiteFunctionCall(TVMLiteObjectHandle func, const TVMLiteAny* args, int32_
   return TVMLITE_OBJECT_CELL(TVMLiteFunctionCell, func)->safe_call(func, args, num_args, result);
 }
 
-int TVMLiteFunctionCreate(void* resource, TVMLiteSafeCall safe_call, void (*deleter)(void*),
-                          TVMLiteObjectHandle* out) {
+int TVMLiteFunctionCreate(void* resource, TVMLiteSafeCall safe_call, void (*deleter)(void*), TVMLiteObjectHandle* out) {
   API_BEGIN();
   ObjectPtr<FunctionObj> f;
   try {

@@ -21,9 +21,7 @@ TVMLITE_REGISTER_OBJECT_TYPE(ShapeTupleObj);
 Any::Any(const AnyView& view) {
   const TVMLiteAny& v = *view.raw();
   switch (v.type_index) {
-    case kTVMLiteRawStr:
-      TypeTraits<String>::MoveToAny(String(v.v_c_str), &data_);
-      return;
+    case kTVMLiteRawStr: TypeTraits<String>::MoveToAny(String(v.v_c_str), &data_); return;
     case kTVMLiteByteArrayPtr: {
       auto* b = static_cast<const TVMLiteByteArray*>(v.v_ptr);
       TypeTraits<Bytes>::MoveToAny(Bytes(b->data, static_cast<size_t>(b->size)), &data_);
@@ -34,8 +32,7 @@ Any::Any(const AnyView& view) {
       return;
     case kTVMLiteDLTensorPtr:
       // A borrowed tensor is wrapped as a view NDArray; whoever passed it keeps the memory alive.
-      TypeTraits<NDArray>::MoveToAny(NDArray::FromExternal(*static_cast<DLTensor*>(v.v_ptr), nullptr, nullptr),
-                                     &data_);
+      TypeTraits<NDArray>::MoveToAny(NDArray::FromExternal(*static_cast<DLTensor*>(v.v_ptr), nullptr, nullptr), &data_);
       return;
     default:
       data_ = v;
@@ -87,10 +84,8 @@ size_t AnyKeyHash::operator()(const Any& a) const {
       return std::hash<double>()(v.v_float64);
     }
     case kTVMLiteInt:
-    case kTVMLiteBool:
-      return std::hash<int64_t>()(v.v_int64);
-    default:
-      return std::hash<int64_t>()(v.v_int64) ^ static_cast<size_t>(v.type_index);
+    case kTVMLiteBool: return std::hash<int64_t>()(v.v_int64);
+    default: return std::hash<int64_t>()(v.v_int64) ^ static_cast<size_t>(v.type_index);
   }
 }
 

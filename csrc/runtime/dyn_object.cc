@@ -115,11 +115,14 @@ std::string ByteArrayString(const TVMLiteByteArray& b) {
 
 bool ValidFieldType(int32_t index) {
   switch (index) {
-    case -1: case kTVMLiteDynFieldSelf: case kTVMLiteInt: case kTVMLiteBool: case kTVMLiteFloat:
-    case kTVMLiteDataType: case kTVMLiteDevice:
-      return true;
-    default:
-      return index >= kTVMLiteStaticObjectBegin && TypeRegistry::Global()->Get(index) != nullptr;
+    case -1:
+    case kTVMLiteDynFieldSelf:
+    case kTVMLiteInt:
+    case kTVMLiteBool:
+    case kTVMLiteFloat:
+    case kTVMLiteDataType:
+    case kTVMLiteDevice: return true;
+    default: return index >= kTVMLiteStaticObjectBegin && TypeRegistry::Global()->Get(index) != nullptr;
   }
 }
 }  // namespace
@@ -153,8 +156,7 @@ int32_t DynTypeDefine(const std::string& key, int32_t parent_index, const std::v
         << "type '" << key << "': field '" << name << "' has invalid flags " << spec.flags;
     int64_t offset = kSlotOffset + (inherited_slots + static_cast<int64_t>(decls.size())) * sizeof(Any);
     decls.push_back({name, ByteArrayString(spec.type_str), offset, spec.static_type_index,
-                     kTVMLiteFieldWritable | spec.flags,
-                     &GetSlot, &SetSlot});
+                     kTVMLiteFieldWritable | spec.flags, &GetSlot, &SetSlot});
   }
   return reg->DefineDynamic(key, parent_index, decls, static_cast<int32_t>(inherited_slots + decls.size()));
 }
@@ -189,8 +191,8 @@ ObjectPtr<Object> DynObjectCreateDefault(int32_t type_index) {
 void InitFieldChecked(Object* obj, const TVMLiteFieldInfo* field, const TVMLiteAny& value) {
   std::optional<Any> v = CoerceToField(value, field);
   TVMLITE_CHECK_KIND(v.has_value(), TypeError)
-      << obj->GetTypeKey() << "." << std::string(field->name.data, static_cast<size_t>(field->name.size))
-      << " expects " << std::string(field->type_str.data, field->type_str.size) << " but got " << AnyTypeStr(value);
+      << obj->GetTypeKey() << "." << std::string(field->name.data, static_cast<size_t>(field->name.size)) << " expects "
+      << std::string(field->type_str.data, field->type_str.size) << " but got " << AnyTypeStr(value);
   if (field->setter(reinterpret_cast<char*>(obj) + field->offset, v->raw()) != 0) throw Error::MoveFromRaised();
 }
 

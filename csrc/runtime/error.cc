@@ -56,16 +56,15 @@ void SetRaised(ObjectPtr<Object> error) { RaisedSlot() = std::move(error); }
   throw Error("TypeError", "Cannot convert from type `" + AnyTypeStr(from) + "` to `" + to + "`");
 }
 
-[[noreturn]] void ThrowArgCountError(const std::string& name, const std::string& sig, size_t expected,
-                                     int32_t got) {
+[[noreturn]] void ThrowArgCountError(const std::string& name, const std::string& sig, size_t expected, int32_t got) {
   throw Error("TypeError", "Mismatched number of arguments when calling: `" + name + sig + "`. Expected " +
                                std::to_string(expected) + " but got " + std::to_string(got) + " arguments");
 }
 
 [[noreturn]] void ThrowArgTypeError(const std::string& name, const std::string& sig, size_t index,
                                     const TVMLiteAny& got, const std::string& expected) {
-  throw Error("TypeError", "Mismatched type on argument #" + std::to_string(index) + " when calling: `" + name +
-                               sig + "`. Expected `" + expected + "` but got `" + AnyTypeStr(got) + "`");
+  throw Error("TypeError", "Mismatched type on argument #" + std::to_string(index) + " when calling: `" + name + sig +
+                               "`. Expected `" + expected + "` but got `" + AnyTypeStr(got) + "`");
 }
 
 }  // namespace details

@@ -19,7 +19,7 @@ namespace tvmlite {
 namespace runtime {
 namespace {
 
-constexpr uint32_t kFlushToZero = 0x8000;      // MXCSR.FTZ: subnormal results become zero
+constexpr uint32_t kFlushToZero = 0x8000;       // MXCSR.FTZ: subnormal results become zero
 constexpr uint32_t kDenormalsAreZero = 0x0040;  // MXCSR.DAZ: subnormal inputs read as zero
 constexpr uint32_t kExceptionFlags = 0x003f;    // MXCSR status: invalid, denormal, divide, overflow, underflow, inexact
 

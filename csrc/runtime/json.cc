@@ -100,9 +100,8 @@ class Reader {
 
   /*! \brief Python's NaN, Infinity and -Infinity (a float); false, consuming nothing, at anything else. */
   bool NonFinite(Value* v) {
-    static const std::pair<const char*, double> kWords[] = {{"NaN", std::nan("")},
-                                                            {"Infinity", HUGE_VAL},
-                                                            {"-Infinity", -HUGE_VAL}};
+    static const std::pair<const char*, double> kWords[] = {
+        {"NaN", std::nan("")}, {"Infinity", HUGE_VAL}, {"-Infinity", -HUGE_VAL}};
     for (const auto& [word, value] : kWords) {
       const size_t n = std::strlen(word);
       if (s_.compare(pos_, n, word) == 0) {
@@ -154,10 +153,14 @@ class Reader {
     for (int k = 0; k < 4; ++k) {
       char h = s_[pos_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= h - '0';
-      else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
-      else Fail("bad hex digit in \\u escape");
+      if (h >= '0' && h <= '9')
+        cp |= h - '0';
+      else if (h >= 'a' && h <= 'f')
+        cp |= h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        cp |= h - 'A' + 10;
+      else
+        Fail("bad hex digit in \\u escape");
     }
     return cp;
   }
@@ -234,7 +237,6 @@ class Reader {
   size_t pos_ = 0;
 };
 
-
 /*! \brief A parsed value as plain tvmlite values (json.h). */
 Any ToPlain(const Value& v, const std::string& who) {
   switch (v.kind) {
@@ -277,15 +279,26 @@ bool IsValidUTF8(std::string_view s) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     int n;
     unsigned lo = 0x80, hi = 0xBF;  // allowed range of the first continuation byte
-    if (c < 0x80) { ++i; continue; }
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c == 0xE0) n = 2, lo = 0xA0;
-    else if (c == 0xED) n = 2, hi = 0x9F;
-    else if (c >= 0xE1 && c <= 0xEF) n = 2;
-    else if (c == 0xF0) n = 3, lo = 0x90;
-    else if (c == 0xF4) n = 3, hi = 0x8F;
-    else if (c >= 0xF1 && c <= 0xF3) n = 3;
-    else return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF)
+      n = 1;
+    else if (c == 0xE0)
+      n = 2, lo = 0xA0;
+    else if (c == 0xED)
+      n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF)
+      n = 2;
+    else if (c == 0xF0)
+      n = 3, lo = 0x90;
+    else if (c == 0xF4)
+      n = 3, hi = 0x8F;
+    else if (c >= 0xF1 && c <= 0xF3)
+      n = 3;
+    else
+      return false;
     if (i + n >= s.size()) return false;  // truncated sequence
     for (int k = 1; k <= n; ++k) {
       unsigned char cc = static_cast<unsigned char>(s[i + k]);
@@ -340,7 +353,8 @@ void WriteFloat(double v, std::string* out) {
 bool WritePlain(const Any& v, std::string* out) {
   switch (v.type_index()) {
     case kTVMLiteNone: *out += "null"; return true;
-    case kTVMLiteInt: case kTVMLiteBool: *out += std::to_string(v.cast<int64_t>()); return true;
+    case kTVMLiteInt:
+    case kTVMLiteBool: *out += std::to_string(v.cast<int64_t>()); return true;
     case kTVMLiteFloat: WriteFloat(v.cast<double>(), out); return true;
     case kTVMLiteString: WriteString(std::string(v.cast<String>()), out); return true;
     case kTVMLiteArray: {

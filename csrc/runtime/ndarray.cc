@@ -241,8 +241,8 @@ NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DLDataType dtype)
       << "CreateView: shape " << ShapeTuple(shape) << " of " << DataType(dtype).str() << " is " << nbytes
       << " bytes, the array " << ShapeTuple(Shape()) << " of " << this->dtype().str() << " is " << NBytes();
   const DLTensor& src = get()->tensor;
-  DLTensor view{src.data, src.device, static_cast<int32_t>(shape.size()), dtype,
-                const_cast<int64_t*>(shape.data()), nullptr, src.byte_offset};
+  DLTensor view{src.data, src.device,     static_cast<int32_t>(shape.size()), dtype, const_cast<int64_t*>(shape.data()),
+                nullptr,  src.byte_offset};
   auto* owner = new NDArray(*this);
   return FromExternal(view, owner, [](void* p) { delete static_cast<NDArray*>(p); }, get()->flags);
 }
@@ -276,11 +276,16 @@ struct NamedFloat {
   uint8_t bits;
 };
 constexpr NamedFloat kNamedFloats[] = {
-    {"float8_e3m4", kDLFloat8_e3m4, 8},       {"float8_e4m3", kDLFloat8_e4m3, 8},
-    {"float8_e4m3b11fnuz", kDLFloat8_e4m3b11fnuz, 8}, {"float8_e4m3fn", kDLFloat8_e4m3fn, 8},
-    {"float8_e4m3fnuz", kDLFloat8_e4m3fnuz, 8}, {"float8_e5m2", kDLFloat8_e5m2, 8},
-    {"float8_e5m2fnuz", kDLFloat8_e5m2fnuz, 8}, {"float8_e8m0fnu", kDLFloat8_e8m0fnu, 8},
-    {"float6_e2m3fn", kDLFloat6_e2m3fn, 6},   {"float6_e3m2fn", kDLFloat6_e3m2fn, 6},
+    {"float8_e3m4", kDLFloat8_e3m4, 8},
+    {"float8_e4m3", kDLFloat8_e4m3, 8},
+    {"float8_e4m3b11fnuz", kDLFloat8_e4m3b11fnuz, 8},
+    {"float8_e4m3fn", kDLFloat8_e4m3fn, 8},
+    {"float8_e4m3fnuz", kDLFloat8_e4m3fnuz, 8},
+    {"float8_e5m2", kDLFloat8_e5m2, 8},
+    {"float8_e5m2fnuz", kDLFloat8_e5m2fnuz, 8},
+    {"float8_e8m0fnu", kDLFloat8_e8m0fnu, 8},
+    {"float6_e2m3fn", kDLFloat6_e2m3fn, 6},
+    {"float6_e3m2fn", kDLFloat6_e3m2fn, 6},
     {"float4_e2m1fn", kDLFloat4_e2m1fn, 4},
 };
 
@@ -334,9 +339,9 @@ DLDataType StringToDLDataType(const std::string& str) {
     TVMLITE_THROW(ValueError) << "unknown data type '" << str << "'";
   }
   char* end = nullptr;
-  long bits = std::strtol(s, &end, 10);  // NOLINT(runtime/int)
+  long bits = std::strtol(s, &end, 10);                 // NOLINT(runtime/int)
   if (end == s) bits = t.code == kDLComplex ? 64 : 32;  // "float" alone means float32, as in numpy's names
-  long lanes = ParseLanes(end);  // NOLINT(runtime/int)
+  long lanes = ParseLanes(end);                         // NOLINT(runtime/int)
   TVMLITE_CHECK_KIND(bits > 0 && bits <= 255 && lanes > 0, ValueError) << "unknown data type '" << str << "'";
   t.bits = static_cast<uint8_t>(bits);
   t.lanes = static_cast<uint16_t>(lanes);
@@ -345,7 +350,7 @@ DLDataType StringToDLDataType(const std::string& str) {
 
 bool IsValidDLDataType(DLDataType t) {
   if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return true;  // "void"
-  if (t.code == kTVMLiteStringTypeCode) return t.bits == 0 && t.lanes == 1;  // a type, never an array's
+  if (t.code == kTVMLiteStringTypeCode) return t.bits == 0 && t.lanes == 1;   // a type, never an array's
   if (t.lanes == 0) return false;
   if (const NamedFloat* f = FindNamedFloat(t.code)) return t.bits == f->bits;
   return t.code <= kDLBool && t.bits > 0;
@@ -353,12 +358,21 @@ bool IsValidDLDataType(DLDataType t) {
 
 DLDevice MakeDevice(int64_t device_type, int64_t device_id) {
   switch (device_type) {
-    case kDLCPU: case kDLCUDA: case kDLCUDAHost: case kDLOpenCL: case kDLVulkan: case kDLMetal: case kDLVPI:
-    case kDLROCM: case kDLROCMHost: case kDLExtDev: case kDLCUDAManaged: case kDLOneAPI: case kDLWebGPU:
-    case kDLHexagon:
-      break;
-    default:
-      TVMLITE_THROW(ValueError) << "Device: " << device_type << " is not a DLPack device type";
+    case kDLCPU:
+    case kDLCUDA:
+    case kDLCUDAHost:
+    case kDLOpenCL:
+    case kDLVulkan:
+    case kDLMetal:
+    case kDLVPI:
+    case kDLROCM:
+    case kDLROCMHost:
+    case kDLExtDev:
+    case kDLCUDAManaged:
+    case kDLOneAPI:
+    case kDLWebGPU:
+    case kDLHexagon: break;
+    default: TVMLITE_THROW(ValueError) << "Device: " << device_type << " is not a DLPack device type";
   }
   TVMLITE_CHECK_KIND(device_id >= 0 && device_id <= INT32_MAX, ValueError)
       << "Device: device id must be in [0, 2**31), got " << device_id;

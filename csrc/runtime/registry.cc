@@ -107,7 +107,10 @@ class GlobalTable {
     const GlobalTable* g;
   };
 
-  Table* RetainTable(Table* t) { tables_.emplace_back(t); return t; }
+  Table* RetainTable(Table* t) {
+    tables_.emplace_back(t);
+    return t;
+  }
 
   void Grow(Table* old) {
     Table* t = RetainTable(new Table((old->mask + 1) * 2));

@@ -109,8 +109,8 @@ class JSONSaver {
  public:
   std::string Run(const Any& root) {
     if (const Object* obj = root.object(); obj != nullptr && !IsInline(obj->type_index())) Visit(obj);
-    std::string out = "{\"format\":\"" + std::string(kFormat) + "\",\"version\":" + std::to_string(kVersion) +
-                      ",\"root\":";
+    std::string out =
+        "{\"format\":\"" + std::string(kFormat) + "\",\"version\":" + std::to_string(kVersion) + ",\"root\":";
     WriteValue(root, &out);
     out += ",\"nodes\":[";
     out += nodes_;
@@ -164,9 +164,8 @@ class JSONSaver {
                                                                             : "it has no reflected fields")
                                  << ")";
       }
-      details::ForEachReflectedField(tindex, [&](const TVMLiteFieldInfo& fi) {
-        f->values.push_back(details::ReadField(obj, fi));
-      });
+      details::ForEachReflectedField(
+          tindex, [&](const TVMLiteFieldInfo& fi) { f->values.push_back(details::ReadField(obj, fi)); });
     }
     f->expanded = true;
     std::vector<const Object*> todo;  // pushing may move the frames, f with them
@@ -281,8 +280,7 @@ class JSONSaver {
         Base64Encode(static_cast<const BytesObj*>(v.object())->view(), out);
         *out += "\"}";
         return;
-      default:
-        break;
+      default: break;
     }
     TVMLITE_CHECK_KIND(a.type_index >= kTVMLiteStaticObjectBegin, TypeError)
         << "SaveJSON: a value of type " << AnyTypeStr(a) << " is not serializable";
@@ -342,8 +340,7 @@ class JSONLoader {
     if (Member(doc, "format", JValue::kString).s != kFormat) Malformed("not a tvmlite JSON document");
     int64_t version = Member(doc, "version", JValue::kInt).i;
     TVMLITE_CHECK_KIND(version >= 1 && version <= kVersion, ValueError)
-        << "LoadJSON: format version " << version << " is not supported (this tvmlite reads 1 to " << kVersion
-        << ")";
+        << "LoadJSON: format version " << version << " is not supported (this tvmlite reads 1 to " << kVersion << ")";
     const JValue& nodes = Member(doc, "nodes", JValue::kArray);
     const JValue* root = doc.Get("root");
     if (root == nullptr) Malformed("missing \"root\"");
@@ -447,7 +444,8 @@ class JSONLoader {
     std::vector<bool> given(infos.size(), false);
     for (size_t k = 0; fields != nullptr && k < fields->keys.size(); ++k) {
       const std::string& name = fields->keys[k];
-      auto it = std::find_if(infos.begin(), infos.end(), [&](const TVMLiteFieldInfo* f) { return FieldName(*f) == name; });
+      auto it =
+          std::find_if(infos.begin(), infos.end(), [&](const TVMLiteFieldInfo* f) { return FieldName(*f) == name; });
       if (it == infos.end()) Malformed("type '" + key + "' has no field '" + name + "'");
       if (given[it - infos.begin()]) Malformed("field '" + name + "' is given twice");
       given[it - infos.begin()] = true;

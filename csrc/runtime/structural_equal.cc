@@ -189,9 +189,7 @@ class StructuralEqualChecker {
     if (trace_) fail_step_ = t.step, reason_ = std::move(reason);
     return false;
   }
-  bool FailValues(const Task& t) {
-    return trace_ ? Fail(t, Repr(t.lhs) + " vs " + Repr(t.rhs)) : false;
-  }
+  bool FailValues(const Task& t) { return trace_ ? Fail(t, Repr(t.lhs) + " vs " + Repr(t.rhs)) : false; }
 
   bool Check(const Task& t) {
     const TVMLiteAny& a = *t.lhs.raw();
@@ -200,25 +198,21 @@ class StructuralEqualChecker {
       return trace_ ? Fail(t, "type " + AnyTypeStr(a) + " vs " + AnyTypeStr(b)) : false;
     }
     switch (a.type_index) {
-      case kTVMLiteNone:
-        return true;
+      case kTVMLiteNone: return true;
       case kTVMLiteInt:
-      case kTVMLiteBool:
-        return a.v_int64 == b.v_int64 || FailValues(t);
+      case kTVMLiteBool: return a.v_int64 == b.v_int64 || FailValues(t);
       case kTVMLiteFloat:
-        return a.v_float64 == b.v_float64 || (std::isnan(a.v_float64) && std::isnan(b.v_float64)) ||
-               FailValues(t);
-      case kTVMLiteOpaquePtr:
-        return a.v_ptr == b.v_ptr || FailValues(t);
+        return a.v_float64 == b.v_float64 || (std::isnan(a.v_float64) && std::isnan(b.v_float64)) || FailValues(t);
+      case kTVMLiteOpaquePtr: return a.v_ptr == b.v_ptr || FailValues(t);
       case kTVMLiteDataType:
         return (a.v_dtype.code == b.v_dtype.code && a.v_dtype.bits == b.v_dtype.bits &&
-                a.v_dtype.lanes == b.v_dtype.lanes) || FailValues(t);
+                a.v_dtype.lanes == b.v_dtype.lanes) ||
+               FailValues(t);
       case kTVMLiteDevice:
         return (DeviceTypeCode(a.v_device) == DeviceTypeCode(b.v_device) &&
                 a.v_device.device_id == b.v_device.device_id) ||
                FailValues(t);
-      default:
-        break;
+      default: break;
     }
     TVMLITE_ICHECK(a.type_index >= kTVMLiteStaticObjectBegin) << "borrowed value kind in an owned Any";
     return CheckObject(t, Object::FromHeader(a.v_obj), Object::FromHeader(b.v_obj));
@@ -236,17 +230,13 @@ class StructuralEqualChecker {
       case kTVMLiteShape: {
         const TVMLiteShapeCell& cx = static_cast<const ShapeTupleObj*>(x)->cell;
         const TVMLiteShapeCell& cy = static_cast<const ShapeTupleObj*>(y)->cell;
-        return (cx.size == cy.size && std::equal(cx.data, cx.data + cx.size, cy.data)) ||
-               Fail(t, "ShapeTuples differ");
+        return (cx.size == cy.size && std::equal(cx.data, cx.data + cx.size, cy.data)) || Fail(t, "ShapeTuples differ");
       }
       case kTVMLiteNDArray:
         return CheckNDArray(t, static_cast<const NDArrayObj*>(x)->tensor, static_cast<const NDArrayObj*>(y)->tensor);
-      case kTVMLiteArray:
-        return CheckArray(t, static_cast<const ArrayObj*>(x), static_cast<const ArrayObj*>(y));
-      case kTVMLiteMap:
-        return CheckMap(t, static_cast<const MapObj*>(x), static_cast<const MapObj*>(y));
-      default:
-        break;
+      case kTVMLiteArray: return CheckArray(t, static_cast<const ArrayObj*>(x), static_cast<const ArrayObj*>(y));
+      case kTVMLiteMap: return CheckMap(t, static_cast<const MapObj*>(x), static_cast<const MapObj*>(y));
+      default: break;
     }
     if (!details::HasReflectedStructure(tindex)) {
       return Fail(t, "two distinct objects of the opaque type " + x->GetTypeKey() + " (compared by identity)");

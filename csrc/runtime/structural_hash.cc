@@ -36,9 +36,7 @@ inline uint64_t Mix(uint64_t x) {
 }
 
 /*! \brief Order-dependent combination (boost's hash_combine widened to 64 bits). */
-inline uint64_t Combine(uint64_t h, uint64_t v) {
-  return Mix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
-}
+inline uint64_t Combine(uint64_t h, uint64_t v) { return Mix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
 
 /*! \brief Hash of a byte buffer, eight bytes per step (tensor data can be large). Deterministic on one endianness. */
 uint64_t BytesHash(std::string_view s) {
@@ -71,12 +69,9 @@ uint64_t PlainHash(const TVMLiteAny& a) {
   uint64_t h = Mix(static_cast<uint64_t>(a.type_index));
   switch (a.type_index) {
     case kTVMLiteInt:
-    case kTVMLiteBool:
-      return Combine(h, static_cast<uint64_t>(a.v_int64));
-    case kTVMLiteFloat:
-      return Combine(h, FloatBits(a.v_float64));
-    case kTVMLiteDataType:
-      return Combine(Combine(Combine(h, a.v_dtype.code), a.v_dtype.bits), a.v_dtype.lanes);
+    case kTVMLiteBool: return Combine(h, static_cast<uint64_t>(a.v_int64));
+    case kTVMLiteFloat: return Combine(h, FloatBits(a.v_float64));
+    case kTVMLiteDataType: return Combine(Combine(Combine(h, a.v_dtype.code), a.v_dtype.bits), a.v_dtype.lanes);
     case kTVMLiteDevice:
       return Combine(Combine(h, static_cast<uint64_t>(DeviceTypeCode(a.v_device))),
                      static_cast<uint64_t>(a.v_device.device_id));
@@ -91,13 +86,10 @@ bool IsLeaf(int32_t tindex) {
     case kTVMLiteString:
     case kTVMLiteBytes:
     case kTVMLiteShape:
-    case kTVMLiteNDArray:
-      return true;
+    case kTVMLiteNDArray: return true;
     case kTVMLiteArray:
-    case kTVMLiteMap:
-      return false;
-    default:
-      return !IsVarType(tindex) && !details::HasReflectedStructure(tindex);
+    case kTVMLiteMap: return false;
+    default: return !IsVarType(tindex) && !details::HasReflectedStructure(tindex);
   }
 }
 
@@ -208,9 +200,7 @@ class StructuralHasher {
     uint64_t h = TypeKeyHash(obj);
     switch (obj->type_index()) {
       case kTVMLiteString:
-      case kTVMLiteBytes:
-        h = Combine(h, StringHash(static_cast<const BytesObjBase*>(obj)->view()));
-        break;
+      case kTVMLiteBytes: h = Combine(h, StringHash(static_cast<const BytesObjBase*>(obj)->view())); break;
       case kTVMLiteShape: {
         const TVMLiteShapeCell& c = static_cast<const ShapeTupleObj*>(obj)->cell;
         h = Combine(h, static_cast<uint64_t>(c.size));

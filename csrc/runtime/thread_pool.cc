@@ -158,7 +158,9 @@ class ThreadPool {
     claim_.store(tag | (static_cast<uint64_t>(ranges) << 16), std::memory_order_release);
     generation_.store(gen, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-      { std::lock_guard<std::mutex> lock(mu_); }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+      }
       wake_.notify_all();
     }
     RunClaimed(gen, 0);
@@ -348,7 +350,7 @@ class ThreadPool {
   int64_t job_min_chunk_ = 1;
   uint32_t job_float_mode_ = 0;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int64_t> done_{0};   // pieces done
+  std::atomic<int64_t> done_{0};    // pieces done
   std::atomic<uint64_t> claim_{0};  // [generation tag : 32][ranges : 16][next range to claim : 16]
   std::unique_ptr<RangeClaim[]> ranges_{new RangeClaim[kMaxThreads]};  // never reallocated: late workers read it
   std::atomic<int> sleepers_{0};

@@ -99,8 +99,8 @@ TypeRegistry::TypeRegistry() {
   Publish(NewEntry(kTVMLiteObject, Object::_type_key, nullptr, 0, true));
 }
 
-TypeEntry* TypeRegistry::NewEntry(int32_t index, const std::string& key, const TypeEntry* parent,
-                                  int32_t num_slots, bool can_overflow) {
+TypeEntry* TypeRegistry::NewEntry(int32_t index, const std::string& key, const TypeEntry* parent, int32_t num_slots,
+                                  bool can_overflow) {
   TVMLITE_ICHECK(index >= 0 && index < kMaxTypes) << "type index " << index << " out of range";
   TVMLITE_ICHECK(Get(index) == nullptr) << "type index " << index << " is taken by " << Get(index)->key;
   auto* e = new TypeEntry();
@@ -142,8 +142,8 @@ int32_t TypeRegistry::AllocateIndex(TypeEntry* parent, const std::string& key, i
   return next_dynamic_;
 }
 
-int32_t TypeRegistry::Assign(int32_t static_index, const std::string& key, int32_t parent_index,
-                             int32_t num_slots, bool can_overflow) {
+int32_t TypeRegistry::Assign(int32_t static_index, const std::string& key, int32_t parent_index, int32_t num_slots,
+                             bool can_overflow) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = key2index_.find(key);
   if (it != key2index_.end()) {

@@ -24,16 +24,16 @@ int64_t LiveCount();
 }  // namespace details
 
 struct TypeEntry {
-  TVMLiteTypeInfo info;                      // what the C API hands out; points into the members below
+  TVMLiteTypeInfo info;  // what the C API hands out; points into the members below
   std::string key;
   std::vector<int32_t> ancestors;
   int32_t parent_index = -1;
-  int32_t num_slots = 0;                     // child indices reserved right after this one
-  int32_t allocated_slots = 0;               // how many of them are used
-  bool can_overflow = true;                  // children past the reservation get fresh indices
-  int32_t dyn_num_slots = -1;                // >= 0 for types defined at run time: Any slots in the layout
-  std::vector<TVMLiteFieldInfo> fields;      // own fields (not the parent's)
-  std::deque<std::string> strings;           // stable storage for field names and type strings
+  int32_t num_slots = 0;                 // child indices reserved right after this one
+  int32_t allocated_slots = 0;           // how many of them are used
+  bool can_overflow = true;              // children past the reservation get fresh indices
+  int32_t dyn_num_slots = -1;            // >= 0 for types defined at run time: Any slots in the layout
+  std::vector<TVMLiteFieldInfo> fields;  // own fields (not the parent's)
+  std::deque<std::string> strings;       // stable storage for field names and type strings
   std::vector<std::unique_ptr<std::vector<TVMLiteFieldInfo>>> retired_fields;
 };
 

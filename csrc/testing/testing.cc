@@ -30,10 +30,7 @@ class PairObj : public Object {
   TVMLITE_DECLARE_FINAL_OBJECT("testing.Pair", PairObj, Object);
 };
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(PairObj, first, second)
-      .def(refl::init<Any, Any>());
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(PairObj, first, second).def(refl::init<Any, Any>()); });
 
 // The same constructor under the type key, for tests and benchmarks that call it as a plain global.
 TVMLITE_REGISTER_GLOBAL("testing.Pair").set_body_typed([](Any first, Any second) {
@@ -43,8 +40,7 @@ TVMLITE_REGISTER_GLOBAL("testing.Pair").set_body_typed([](Any first, Any second)
 TVMLITE_REGISTER_GLOBAL("testing.nop").set_body_packed([](PackedArgs, Any*) {});
 
 TVMLITE_REGISTER_GLOBAL("testing.echo").set_body_packed([](PackedArgs args, Any* rv) {
-  TVMLITE_CHECK_KIND(args.size() == 1, TypeError)
-      << "testing.echo takes exactly one argument, got " << args.size();
+  TVMLITE_CHECK_KIND(args.size() == 1, TypeError) << "testing.echo takes exactly one argument, got " << args.size();
   *rv = Any(args[0]);
 });
 

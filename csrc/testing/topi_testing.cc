@@ -66,17 +66,20 @@ TVMLITE_REGISTER_GLOBAL("testing.parallel_pieces").set_body_typed([](int64_t n, 
   std::mutex mu;
   std::vector<std::thread::id> threads{std::this_thread::get_id()};
   std::vector<int64_t> calls;
-  runtime::ParallelFor(n, [&](int64_t begin, int64_t end) {
-    int64_t thread = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      const auto it = std::find(threads.begin(), threads.end(), std::this_thread::get_id());
-      thread = it - threads.begin();
-      if (it == threads.end()) threads.push_back(std::this_thread::get_id());
-      calls.insert(calls.end(), {begin, end, thread});
-    }
-    if (thread != 0 && slow_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(slow_us));
-  }, min_chunk);
+  runtime::ParallelFor(
+      n,
+      [&](int64_t begin, int64_t end) {
+        int64_t thread = 0;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          const auto it = std::find(threads.begin(), threads.end(), std::this_thread::get_id());
+          thread = it - threads.begin();
+          if (it == threads.end()) threads.push_back(std::this_thread::get_id());
+          calls.insert(calls.end(), {begin, end, thread});
+        }
+        if (thread != 0 && slow_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(slow_us));
+      },
+      min_chunk);
   return runtime::Array<int64_t>(calls);
 });
 

@@ -52,28 +52,28 @@ extern "C" {
  * the static ones are fixed here, the dynamic ones (>= kTVMLiteDynObjectBegin) are handed out at registration.
  */
 typedef enum {
-  kTVMLiteNone = 0,          /*!< None / nullptr. */
-  kTVMLiteInt = 1,           /*!< v_int64. */
-  kTVMLiteBool = 2,          /*!< v_int64 is 0 or 1. */
-  kTVMLiteFloat = 3,         /*!< v_float64. */
-  kTVMLiteOpaquePtr = 4,     /*!< v_ptr, not owned. */
-  kTVMLiteDataType = 5,      /*!< v_dtype. */
-  kTVMLiteDevice = 6,        /*!< v_device. */
-  kTVMLiteDLTensorPtr = 7,   /*!< v_ptr is a borrowed DLTensor*; arguments only. */
-  kTVMLiteRawStr = 8,        /*!< v_c_str is a borrowed NUL-terminated UTF-8 string; arguments only. */
-  kTVMLiteByteArrayPtr = 9,  /*!< v_ptr is a borrowed TVMLiteByteArray*; arguments only. */
-  kTVMLiteTensorView = 10,   /*!< v_ptr is a borrowed TVMLiteTensorView*; arguments only. */
+  kTVMLiteNone = 0,         /*!< None / nullptr. */
+  kTVMLiteInt = 1,          /*!< v_int64. */
+  kTVMLiteBool = 2,         /*!< v_int64 is 0 or 1. */
+  kTVMLiteFloat = 3,        /*!< v_float64. */
+  kTVMLiteOpaquePtr = 4,    /*!< v_ptr, not owned. */
+  kTVMLiteDataType = 5,     /*!< v_dtype. */
+  kTVMLiteDevice = 6,       /*!< v_device. */
+  kTVMLiteDLTensorPtr = 7,  /*!< v_ptr is a borrowed DLTensor*; arguments only. */
+  kTVMLiteRawStr = 8,       /*!< v_c_str is a borrowed NUL-terminated UTF-8 string; arguments only. */
+  kTVMLiteByteArrayPtr = 9, /*!< v_ptr is a borrowed TVMLiteByteArray*; arguments only. */
+  kTVMLiteTensorView = 10,  /*!< v_ptr is a borrowed TVMLiteTensorView*; arguments only. */
   kTVMLiteStaticObjectBegin = 64,
-  kTVMLiteObject = 64,       /*!< The root of all objects ("runtime.Object"). */
-  kTVMLiteString = 65,       /*!< "runtime.String": TVMLiteStringCell follows the header. */
-  kTVMLiteBytes = 66,        /*!< "runtime.Bytes": same layout as String. */
-  kTVMLiteError = 67,        /*!< "runtime.Error". */
-  kTVMLiteFunction = 68,     /*!< "runtime.Function": TVMLiteFunctionCell follows the header. */
-  kTVMLiteArray = 69,        /*!< "runtime.Array": TVMLiteSeqCell follows the header. */
-  kTVMLiteMap = 70,          /*!< "runtime.Map". */
-  kTVMLiteShape = 71,        /*!< "runtime.ShapeTuple": TVMLiteShapeCell follows the header. */
-  kTVMLiteNDArray = 72,      /*!< "runtime.NDArray": a DLTensor follows the header. */
-  kTVMLiteModule = 73,       /*!< "runtime.Module". */
+  kTVMLiteObject = 64,   /*!< The root of all objects ("runtime.Object"). */
+  kTVMLiteString = 65,   /*!< "runtime.String": TVMLiteStringCell follows the header. */
+  kTVMLiteBytes = 66,    /*!< "runtime.Bytes": same layout as String. */
+  kTVMLiteError = 67,    /*!< "runtime.Error". */
+  kTVMLiteFunction = 68, /*!< "runtime.Function": TVMLiteFunctionCell follows the header. */
+  kTVMLiteArray = 69,    /*!< "runtime.Array": TVMLiteSeqCell follows the header. */
+  kTVMLiteMap = 70,      /*!< "runtime.Map". */
+  kTVMLiteShape = 71,    /*!< "runtime.ShapeTuple": TVMLiteShapeCell follows the header. */
+  kTVMLiteNDArray = 72,  /*!< "runtime.NDArray": a DLTensor follows the header. */
+  kTVMLiteModule = 73,   /*!< "runtime.Module". */
   kTVMLiteStaticObjectEnd,
   kTVMLiteDynObjectBegin = 128 /*!< First index handed out at run time. */
 } TVMLiteTypeIndex;
@@ -87,9 +87,9 @@ typedef enum {
  * ref_count is updated atomically; the object is destroyed by deleter(self) when it drops to zero.
  */
 typedef struct TVMLiteObject {
-  int64_t ref_count;                       /*!< Strong references; atomic. */
-  int32_t type_index;                      /*!< Runtime type; never changes after construction. */
-  uint32_t reserved;                       /*!< Zero; keeps the header 8-byte aligned. */
+  int64_t ref_count;                           /*!< Strong references; atomic. */
+  int32_t type_index;                          /*!< Runtime type; never changes after construction. */
+  uint32_t reserved;                           /*!< Zero; keeps the header 8-byte aligned. */
   void (*deleter)(struct TVMLiteObject* self); /*!< Frees the object; set by whoever allocated it. */
 } TVMLiteObject;
 
@@ -127,7 +127,7 @@ typedef struct {
 typedef struct TVMLiteTensorView {
   DLTensor tensor; /*!< Must stay first: a TVMLiteTensorView* is also a DLTensor*. */
   int (*retain)(struct TVMLiteTensorView* self, struct TVMLiteObject** out);
-  void* owner;     /*!< The host array, for retain. */
+  void* owner; /*!< The host array, for retain. */
 } TVMLiteTensorView;
 
 /*! \brief Layout after the header of String and Bytes. data is NUL-terminated and lives as long as the object. */
@@ -209,19 +209,19 @@ typedef int (*TVMLiteFieldSetter)(void* field_addr, const TVMLiteAny* value);
 
 /*! \brief Field flags. */
 typedef enum {
-  kTVMLiteFieldWritable = 1,    /*!< Python may assign the attribute. */
-  kTVMLiteFieldNoCompare = 2,   /*!< Skipped by structural equality and hashing. */
-  kTVMLiteFieldDefinition = 4,  /*!< Defines variables (a function's params): structural equality binds them. */
-  kTVMLiteFieldOptional = 8,    /*!< None is a value too (Optional[int]); object fields accept None anyway. */
+  kTVMLiteFieldWritable = 1,   /*!< Python may assign the attribute. */
+  kTVMLiteFieldNoCompare = 2,  /*!< Skipped by structural equality and hashing. */
+  kTVMLiteFieldDefinition = 4, /*!< Defines variables (a function's params): structural equality binds them. */
+  kTVMLiteFieldOptional = 8,   /*!< None is a value too (Optional[int]); object fields accept None anyway. */
 } TVMLiteFieldFlag;
 
 /*! \brief One reflected field. Strings are owned by the registry and live for the process. */
 typedef struct {
   TVMLiteByteArray name;
-  TVMLiteByteArray type_str;     /*!< Human-readable type, e.g. "int", "Array<Expr>". */
-  int64_t offset;                /*!< Byte offset from the object header. */
-  int32_t static_type_index;     /*!< Type index every value of the field has, or -1 when it varies (Any). */
-  int32_t flags;                 /*!< TVMLiteFieldFlag bits. */
+  TVMLiteByteArray type_str; /*!< Human-readable type, e.g. "int", "Array<Expr>". */
+  int64_t offset;            /*!< Byte offset from the object header. */
+  int32_t static_type_index; /*!< Type index every value of the field has, or -1 when it varies (Any). */
+  int32_t flags;             /*!< TVMLiteFieldFlag bits. */
   TVMLiteFieldGetter getter;
   TVMLiteFieldSetter setter;
 } TVMLiteFieldInfo;
@@ -253,15 +253,15 @@ TVMLITE_DLL int TVMLiteTypeIsInstance(int32_t derived_index, int32_t base_index)
 
 /*! \brief One own field of a type defined at run time (see TVMLiteTypeDefineDynamic). Strings are borrowed. */
 typedef struct {
-  TVMLiteByteArray name;      /*!< Non-empty UTF-8, no NUL byte. */
-  TVMLiteByteArray type_str;  /*!< Human-readable type, e.g. "int", "demo.Point". */
+  TVMLiteByteArray name;     /*!< Non-empty UTF-8, no NUL byte. */
+  TVMLiteByteArray type_str; /*!< Human-readable type, e.g. "int", "demo.Point". */
   /*!
    * \brief The type index every value must have: -1 (any value), kTVMLiteInt, kTVMLiteBool, kTVMLiteFloat,
    * kTVMLiteString, kTVMLiteDataType, kTVMLiteDevice, a registered object type (that type or a child, or None),
    * or kTVMLiteDynFieldSelf for the type being defined (a self reference, as in a linked list).
    */
   int32_t static_type_index;
-  int32_t flags;  /*!< 0 or kTVMLiteFieldOptional (the field is always writable). */
+  int32_t flags; /*!< 0 or kTVMLiteFieldOptional (the field is always writable). */
 } TVMLiteDynFieldSpec;
 
 /*! \brief static_type_index of a field whose values are objects of the type being defined. */
@@ -284,8 +284,7 @@ TVMLITE_DLL int TVMLiteTypeIsDynamic(int32_t type_index);
  * \brief Assign a field of obj: checks that the field is writable (AttributeError), converts and checks value
  * against the field's static type (TypeError naming the field), then calls its setter.
  */
-TVMLITE_DLL int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field,
-                                      const TVMLiteAny* value);
+TVMLITE_DLL int TVMLiteObjectSetField(TVMLiteObjectHandle obj, const TVMLiteFieldInfo* field, const TVMLiteAny* value);
 
 /*!
  * \brief Construct a dynamic-type object with fields set from values (num_values must equal the field count;
@@ -395,8 +394,7 @@ TVMLITE_DLL int TVMLiteFunctionListGlobalNames(TVMLiteObjectHandle* out);
  * ------------------------------------------------------------------------------------------------------------ */
 
 /*! \brief Make a String (kTVMLiteString) or Bytes (kTVMLiteBytes) object holding a copy of data[0:size]. */
-TVMLITE_DLL int TVMLiteStringCreate(int32_t type_index, const char* data, int64_t size,
-                                    TVMLiteObjectHandle* out);
+TVMLITE_DLL int TVMLiteStringCreate(int32_t type_index, const char* data, int64_t size, TVMLiteObjectHandle* out);
 
 /*! \brief Make an Array holding owned copies of items[0:num_items] (views; raw strings become String). */
 TVMLITE_DLL int TVMLiteArrayCreate(const TVMLiteAny* items, int64_t num_items, TVMLiteObjectHandle* out);

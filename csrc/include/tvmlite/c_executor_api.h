@@ -114,4 +114,4 @@ TVMLITE_DLL int TVMLiteExecutorGetOutput(TVMLiteExecutor* ex, int32_t index, con
 #ifdef __cplusplus
 }  // extern "C"
 #endif
-#endif  /* TVMLITE_C_EXECUTOR_API_H_ */
+#endif /* TVMLITE_C_EXECUTOR_API_H_ */

@@ -44,9 +44,9 @@ bool OpFacts::AskRule(const ir::OpAttrMapBase& attr, const char* name, const ir:
   if (rule == nullptr) return false;
   runtime::Any out = rule->cast<runtime::Function>()(call);
   std::optional<bool> b = out.type_index() == kTVMLiteBool ? out.as<bool>() : std::nullopt;
-  TVMLITE_CHECK_KIND(b.has_value(), TypeError) << name << " of " << op->name << ": expected a bool, got a value of type "
-                                               << (out.object() ? out.object()->GetTypeKey()
-                                                                : "index " + std::to_string(out.type_index()));
+  TVMLITE_CHECK_KIND(b.has_value(), TypeError)
+      << name << " of " << op->name << ": expected a bool, got a value of type "
+      << (out.object() ? out.object()->GetTypeKey() : "index " + std::to_string(out.type_index()));
   return *b;
 }
 
@@ -81,9 +81,7 @@ bool OpFacts::ShapeReadsValue(const ir::Op& op, int64_t arg) const {
 }
 
 // The ONNX importer's folding (frontend/onnx/fold.py) asks this rather than restating the rule.
-TVMLITE_REGISTER_GLOBAL("relay.OpDeterministic").set_body_typed([](ir::Op op) {
-  return OpFacts().Deterministic(op);
-});
+TVMLITE_REGISTER_GLOBAL("relay.OpDeterministic").set_body_typed([](ir::Op op) { return OpFacts().Deterministic(op); });
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -220,9 +220,9 @@ Expr AlterOpLayoutContextNode::Blocked(const Expr& old, int64_t block, int64_t p
   Expr src = v.expr;
   int64_t src_block = v.block;
   if (v.padded > 0 && padded == 0 && c % block == 0) {  // the real channels' blocks, without NCHW in between
-    Expr e = LeadingChannels(block == v.block ? v.expr : MakeLayoutTransform(v.expr, FormLayout(rank, v.block),
-                                                                             FormLayout(rank, block)),
-                             c / block);
+    Expr e = LeadingChannels(
+        block == v.block ? v.expr : MakeLayoutTransform(v.expr, FormLayout(rank, v.block), FormLayout(rank, block)),
+        c / block);
     blocked_[key] = e;
     return e;
   }
@@ -298,9 +298,7 @@ bool KeepsFillerFinite(const OpFacts& facts, const Call& call) { return facts.Ke
  * own (absent or 1: a spatial map (N, 1, H, W), or (H, W)): with a trailing 1 it broadcasts against the blocked
  * result, each value over a pixel's whole block.
  */
-bool ChannelFree(const Array<Any>& s, size_t rank) {
-  return s.size() < rank - 1 || DimIs(s[s.size() - (rank - 1)], 1);
-}
+bool ChannelFree(const Array<Any>& s, size_t rank) { return s.size() < rank - 1 || DimIs(s[s.size() - (rank - 1)], 1); }
 
 /*!
  * \brief The walk: each node's value by its op's "FTVMLiteAlterOpLayout" rule, else the elementwise rewrite, else
@@ -371,9 +369,9 @@ class LayoutRewriter {
     TVMLITE_CHECK_KIND(expr && block && padded, TypeError)
         << "FTVMLiteAlterOpLayout of " << op->name << " must return [expr, block, padded] or None, got "
         << runtime::AnyTypeStr(*result.raw());
-    TVMLITE_CHECK_KIND((*block == 0 || (*block <= 16 && (*block & (*block - 1)) == 0)) && *padded >= 0 &&
-                           (*padded == 0 || *block > 0),
-                       ValueError)
+    TVMLITE_CHECK_KIND(
+        (*block == 0 || (*block <= 16 && (*block & (*block - 1)) == 0)) && *padded >= 0 && (*padded == 0 || *block > 0),
+        ValueError)
         << "FTVMLiteAlterOpLayout of " << op->name << " gave block " << *block << " and padded " << *padded
         << ": the block must be 0, 1, 2, 4, 8 or 16, the padding >= 0 and only of a blocked value";
     return Value{*expr, *block, *padded};

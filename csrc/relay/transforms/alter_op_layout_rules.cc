@@ -280,8 +280,7 @@ bool WinogradWeightFolds(int64_t tile, int64_t stride, int64_t in_channels, int6
 /*! \brief The OIHW weight transformed for F(tile x tile), in HWOI{oc}o blocks (both folded at build). */
 Expr WinogradWeight(const Expr& weight, int64_t tile, int64_t stride, int64_t oc) {
   static const Op transform = Op::Get("nn.contrib_conv2d_winograd_weight_transform");
-  Expr u = Call(transform, {weight},
-                MakeAttrsByName(transform, {{"tile_size", Any(tile)}, {"stride", Any(stride)}}));
+  Expr u = Call(transform, {weight}, MakeAttrsByName(transform, {{"tile_size", Any(tile)}, {"stride", Any(stride)}}));
   return MakeLayoutTransform(u, "HWOI", "HWOI" + std::to_string(oc) + "o");
 }
 
@@ -451,8 +450,8 @@ bool SpatialReduce(const CallNode* call, AlterOpLayoutContextNode* ctx, Value* o
   const auto* a = call->attrs.as<ReduceAttrs>();
   const Value& in = ctx->ValueOf(call->args[0]);
   const size_t in_rank = RankOf(call->args[0].get());  // the spatial dims' values are not read
-  if (a == nullptr || in.block == 0 || !BlockableRank(in_rank) || !a->keepdims || a->exclude ||
-      !a->axis.has_value() || a->axis->empty()) {
+  if (a == nullptr || in.block == 0 || !BlockableRank(in_rank) || !a->keepdims || a->exclude || !a->axis.has_value() ||
+      a->axis->empty()) {
     return false;
   }
   const int64_t rank = static_cast<int64_t>(in_rank);
@@ -460,7 +459,7 @@ bool SpatialReduce(const CallNode* call, AlterOpLayoutContextNode* ctx, Value* o
   for (int64_t axis : *a->axis) {
     if (axis < 0) axis += rank;
     if (axis < 2 || axis >= rank) return false;  // N and C are not reduced
-    axes.push_back(axis);  // non-negative: the blocked tensor has one more axis at the end
+    axes.push_back(axis);                        // non-negative: the blocked tensor has one more axis at the end
   }
   auto attrs = make_object<ReduceAttrs>();
   attrs->axis = Array<int64_t>(axes);

@@ -103,8 +103,9 @@ Function BindParams(const Function& func, const Map<String, NDArray>& params) {
   return Function(Array<Var>(kept), body, func->ret_type, func->attrs);
 }
 
-TVMLITE_REGISTER_GLOBAL("relay._transform.BindParams").set_body_typed(
-    [](Function func, Map<String, NDArray> params) { return BindParams(func, params); });
+TVMLITE_REGISTER_GLOBAL("relay._transform.BindParams").set_body_typed([](Function func, Map<String, NDArray> params) {
+  return BindParams(func, params);
+});
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -57,8 +57,7 @@ namespace {
 
 class DynamicToStaticMutator : public ExprMutator {
  public:
-  DynamicToStaticMutator()
-      : context_(make_object<DynamicToStaticContextNode>()), rules_("FTVMLiteDynamicToStatic") {}
+  DynamicToStaticMutator() : context_(make_object<DynamicToStaticContextNode>()), rules_("FTVMLiteDynamicToStatic") {}
 
  protected:
   Expr Rewrite(const Expr& original, const Array<Expr>& new_children) override {
@@ -73,9 +72,9 @@ class DynamicToStaticMutator : public ExprMutator {
     const Any candidate = rules_[op](node, context_);
     if (candidate.is_none()) return node;
     std::optional<Expr> expr = candidate.as<Expr>();
-    TVMLITE_CHECK_KIND(expr.has_value(), TypeError) << "FTVMLiteDynamicToStatic of " << op->name
-                                                    << " must return an Expr or None, got "
-                                                    << runtime::AnyTypeStr(*candidate.raw());
+    TVMLITE_CHECK_KIND(expr.has_value(), TypeError)
+        << "FTVMLiteDynamicToStatic of " << op->name << " must return an Expr or None, got "
+        << runtime::AnyTypeStr(*candidate.raw());
     try {
       return InferTypeExpr(*expr);  // the static relation: values the dyn op would reject keep it dynamic
     } catch (const runtime::Error&) {

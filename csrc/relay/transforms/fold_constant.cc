@@ -16,11 +16,11 @@
  * ops' numpy references, the debug executor's machinery), which returns an NDArray, an Array of NDArrays for
  * a tuple-typed op, or None when the op cannot be evaluated (no reference, a dtype NDArray cannot hold); then
  * the call stays. A tuple result becomes a Tuple of Constants, and TupleGetItem of a Tuple whose projected
- * field is a constant becomes that field. The result is typed again. Running the pass twice changes nothing the second time.
+ * field is a constant becomes that field. The result is typed again. Running the pass twice changes nothing the second
+ * time.
  */
 #include <tvmlite/relay/op_facts.h>
 #include <tvmlite/runtime/registry.h>
-
 
 #include "pass_util.h"
 
@@ -129,9 +129,7 @@ IRModule FoldConstant(const IRModule& mod) {
   return MapFunctions(typed, [&folder](const Function& f) { return runtime::Downcast<Function>(folder.Mutate(f)); });
 }
 
-TVMLITE_REGISTER_GLOBAL("relay._transform.FoldConstant").set_body_typed([](IRModule mod) {
-  return FoldConstant(mod);
-});
+TVMLITE_REGISTER_GLOBAL("relay._transform.FoldConstant").set_body_typed([](IRModule mod) { return FoldConstant(mod); });
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -91,8 +91,8 @@ class ScaleFolder : public ExprMutator {
     const int64_t axis = (*pair)[0] < 0 ? (*pair)[0] + rank : (*pair)[0];
     const int64_t weight_axis = (*pair)[1] < 0 ? (*pair)[1] + weight_rank : (*pair)[1];
     TVMLITE_CHECK_KIND(axis >= 0 && axis < rank && weight_axis >= 0 && weight_axis < weight_rank, ValueError)
-        << "FTVMLiteScaleAxis of " << op->name << " gave axes (" << (*pair)[0] << ", " << (*pair)[1]
-        << ") for a rank-" << rank << " result and a rank-" << weight_rank << " weight";
+        << "FTVMLiteScaleAxis of " << op->name << " gave axes (" << (*pair)[0] << ", " << (*pair)[1] << ") for a rank-"
+        << rank << " result and a rank-" << weight_rank << " weight";
     if (!w->static_dim(weight_axis)) return a;
     a.call = call, a.axis = axis, a.weight_axis = weight_axis, a.rank = rank;
     a.channels = *w->static_dim(weight_axis);

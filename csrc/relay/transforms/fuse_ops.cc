@@ -55,10 +55,10 @@ namespace {
 
 /*! \brief The dataflow graph of one function body, in topological order, with consumer lists. */
 struct IndexedGraph {
-  std::vector<Expr> nodes;                        // producers before consumers
-  std::unordered_map<const Object*, int> index;   // node -> position
-  std::vector<std::vector<int>> consumers;        // distinct consumer positions
-  std::vector<bool> external;                     // used beyond the graph (the body itself, nested functions)
+  std::vector<Expr> nodes;                       // producers before consumers
+  std::unordered_map<const Object*, int> index;  // node -> position
+  std::vector<std::vector<int>> consumers;       // distinct consumer positions
+  std::vector<bool> external;                    // used beyond the graph (the body itself, nested functions)
 
   /*! \brief The graph's edges of node: its inputs (a Call's callee when it is not an Op, its args; Tuple fields;
    * the tuple of a TupleGetItem; the outer nodes a nested Function's body refers to). */
@@ -245,8 +245,7 @@ class Fuser {
   bool IsSymbolicView(const CallNode* call) const {
     if (!facts_.IsView(runtime::Downcast<Op>(call->op)) || call->args.empty()) return false;
     const TensorTypeNode* in = TensorTypeOf(call->args[0]);
-    const TensorTypeNode* out =
-        call->checked_type_.defined() ? call->checked_type_.as<TensorTypeNode>() : nullptr;
+    const TensorTypeNode* out = call->checked_type_.defined() ? call->checked_type_.as<TensorTypeNode>() : nullptr;
     return in == nullptr || out == nullptr || !in->static_shape() || !out->static_shape();
   }
 

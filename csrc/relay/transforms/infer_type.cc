@@ -153,9 +153,7 @@ IRModule InferType(const IRModule& mod) {
 }
 
 TVMLITE_REGISTER_GLOBAL("relay._transform.InferType").set_body_typed([](IRModule mod) { return InferType(mod); });
-TVMLITE_REGISTER_GLOBAL("relay._transform.InferTypeExpr").set_body_typed([](Expr expr) {
-  return InferTypeExpr(expr);
-});
+TVMLITE_REGISTER_GLOBAL("relay._transform.InferTypeExpr").set_body_typed([](Expr expr) { return InferTypeExpr(expr); });
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -37,8 +37,8 @@ Expr ExpandH(const Expr& e, const TensorTypeNode* original_type);
 
 /*!
  * \brief f(..., squeeze(y, 2), ...) -> squeeze(f(... 4-D operands ...), 2) for a typed call of f whose result is
- * 3-D, when an operand is such a squeeze (legalize.cc's comment: the other operands get a unit axis before their last one).
- * bias_add: its (C,) bias stays and its axis becomes 1. Null when nothing is to sink.
+ * 3-D, when an operand is such a squeeze (legalize.cc's comment: the other operands get a unit axis before their last
+ * one). bias_add: its (C,) bias stays and its axis becomes 1. Null when nothing is to sink.
  */
 Expr SinkSqueeze(const CallNode* call, const std::vector<Expr>& args, bool bias_add);
 

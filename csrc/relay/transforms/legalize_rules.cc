@@ -61,8 +61,8 @@ Expr Conv1D(const CallNode* call, const std::vector<Expr>& args) {
     return Expr();
   }
   auto attrs = OverUnitHeight<Conv2DAttrs>(a, "OIHW");
-  return SqueezeH(MakeCall("nn.conv2d", {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)},
-                           Attrs(attrs)));
+  return SqueezeH(
+      MakeCall("nn.conv2d", {ExpandH(args[0], TensorTypeOf(call->args[0])), ExpandDims(args[1], 2)}, Attrs(attrs)));
 }
 
 Expr Conv1DTranspose(const CallNode* call, const std::vector<Expr>& args) {
@@ -165,8 +165,8 @@ Expr DepthwiseMultiplier(const CallNode* call, const std::vector<Expr>& args) {
   const auto* a = call->attrs.as<Conv2DAttrs>();
   const TensorTypeNode* x = TensorTypeOf(call->args[0]);
   const TensorTypeNode* w = TensorTypeOf(call->args[1]);
-  if (a == nullptr || x == nullptr || w == nullptr || x->ndim() != 4 || w->ndim() != 4 ||
-      a->data_layout != "NCHW" || a->kernel_layout != "OIHW" || a->groups <= 1) {
+  if (a == nullptr || x == nullptr || w == nullptr || x->ndim() != 4 || w->ndim() != 4 || a->data_layout != "NCHW" ||
+      a->kernel_layout != "OIHW" || a->groups <= 1) {
     return Expr();
   }
   std::optional<int64_t> c = x->shape[1].as<int64_t>(), o = w->shape[0].as<int64_t>();
@@ -204,8 +204,7 @@ void SetRule(const char* op_name, F rule) {
     Call call = args[0].cast<Call>();
     Array<Expr> new_args = args[1].cast<Array<Expr>>();
     TVMLITE_CHECK_KIND(new_args.size() == call->args.size(), ValueError)
-        << "FTVMLiteLegalize of " << op_name << ": " << new_args.size() << " args for a call of "
-        << call->args.size();
+        << "FTVMLiteLegalize of " << op_name << ": " << new_args.size() << " args for a call of " << call->args.size();
     std::vector<Expr> fresh;
     for (const Expr& a : new_args) fresh.push_back(a);
     Expr out = rule(call.get(), fresh);

@@ -24,8 +24,8 @@ namespace relay {
 template <typename Context>
 std::pair<ir::Call, Context> RuleArgs(const char* attr, const std::string& op_name, const char* context_name,
                                       runtime::PackedArgs args) {
-  TVMLITE_CHECK_KIND(args.size() == 2, TypeError) << attr << " of " << op_name << ": expected (call, context), got "
-                                                  << args.size() << " arguments";
+  TVMLITE_CHECK_KIND(args.size() == 2, TypeError)
+      << attr << " of " << op_name << ": expected (call, context), got " << args.size() << " arguments";
   std::optional<ir::Call> call = args[0].as<ir::Call>();
   std::optional<Context> context = args[1].as<Context>();
   TVMLITE_CHECK_KIND(call.has_value() && context.has_value(), TypeError)

@@ -51,8 +51,8 @@ Expr NameArange(ShapeValueEvaluator* shapes, const Expr& node, const CallNode* c
   const ShapeValue* stop = shapes->Eval(call->args[1]);
   const ShapeValue* step = shapes->Eval(call->args[2]);
   std::optional<std::vector<int64_t>> k = step ? step->StaticValues() : std::nullopt;
-  if (!start || !stop || !k || k->size() != 1 || (*k)[0] != 1 || start->sums.size() != 1 ||
-      stop->sums.size() != 1 || !start->sums[0] || !stop->sums[0]) {
+  if (!start || !stop || !k || k->size() != 1 || (*k)[0] != 1 || start->sums.size() != 1 || stop->sums.size() != 1 ||
+      !start->sums[0] || !stop->sums[0]) {
     return node;
   }
   std::optional<Affine> n = Affine::AddScaled(*stop->sums[0], *start->sums[0], -1);

@@ -80,7 +80,6 @@ std::optional<Ints> ConstInts(const Expr& e, bool allow_float) {
   return out;
 }
 
-
 std::optional<Affine> Affine::OfDim(const Any& dim) {
   if (std::optional<int64_t> v = StaticOf(dim)) return Const(*v);
   if (IsDimVar(dim)) return Affine{0, {{dim, 1}}};
@@ -241,9 +240,9 @@ std::optional<ShapeValue> ApplyShapeValueRule(const runtime::Function& rule, con
   const Any v = rule(call, ShapeValueContext(context));
   if (v.is_none()) return std::nullopt;
   std::optional<ShapeValueRef> value = v.as<ShapeValueRef>();
-  TVMLITE_CHECK_KIND(value.has_value(), TypeError) << "FTVMLiteShapeValue of " << op->name
-                                                   << " must return a ShapeValue or None, got "
-                                                   << runtime::AnyTypeStr(*v.raw());
+  TVMLITE_CHECK_KIND(value.has_value(), TypeError)
+      << "FTVMLiteShapeValue of " << op->name << " must return a ShapeValue or None, got "
+      << runtime::AnyTypeStr(*v.raw());
   const ShapeValue& out = (*value)->value;
   const TensorTypeNode* type = TensorTypeOf(call);
   const size_t entries = type->ndim() == 0 ? 1 : static_cast<size_t>(*type->static_dim(0));

@@ -131,7 +131,7 @@ std::optional<ShapeValue> Select(bool equal, const CallNode* call, ShapeValueEva
         out.Push(Any(int64_t(0)));
       } else if (IsDimVar(a) && IsDimVar(b) && DimEqual(a, b)) {
         out.Push(Any(int64_t(1)));
-      } else if (const auto &ua = in[0]->sums[at(0, i)], &ub = in[1]->sums[at(1, i)]; ua && ub) {
+      } else if (const auto& ua = in[0]->sums[at(0, i)], &ub = in[1]->sums[at(1, i)]; ua && ub) {
         // Sums of dims: equal ones are equal; a never-negative one is not a negative constant.
         std::optional<Affine> d = Affine::AddScaled(*ua, *ub, -1);
         if (d && d->IsConst()) {
@@ -199,7 +199,7 @@ std::optional<ShapeValue> SameEntries(const CallNode* call, ShapeValueEvaluator*
   out.sums = in->sums;
   const auto* type = call->checked_type_.as<TensorTypeNode>();  // typed: SetRule checked
   return out.dims.size() == (out.scalar ? 1 : static_cast<size_t>(*type->static_dim(0))) ? std::optional(out)
-                                                                                        : std::nullopt;
+                                                                                         : std::nullopt;
 }
 
 std::optional<ShapeValue> Take(const CallNode* call, ShapeValueEvaluator* shapes, ShapeValue out) {
@@ -253,9 +253,8 @@ void SetRule(const std::string& op_name, F rule) {
     // where read.
     const int64_t inputs = ir::Op::Get(op_name)->num_inputs;
     const size_t n = call->args.size();
-    TVMLITE_CHECK_KIND(call->op.as<OpNode>() != nullptr && (inputs < 0 || n == size_t(inputs)) &&
-                           IsShapeValueTensor(call),
-                       ValueError)
+    TVMLITE_CHECK_KIND(
+        call->op.as<OpNode>() != nullptr && (inputs < 0 || n == size_t(inputs)) && IsShapeValueTensor(call), ValueError)
         << "FTVMLiteShapeValue of " << op_name << ": expected a typed call of " << inputs
         << " args with a small integer result, got one of " << n << " args";
     ShapeValue out;
@@ -283,9 +282,9 @@ void RegisterRules() {
     });
   }
   const std::pair<const char*, Arithmetic> binary[] = {
-      {"add", Arithmetic::kAdd},         {"subtract", Arithmetic::kSubtract},
+      {"add", Arithmetic::kAdd},           {"subtract", Arithmetic::kSubtract},
       {"multiply", Arithmetic::kMultiply}, {"floor_divide", Arithmetic::kFloorDivide},
-      {"maximum", Arithmetic::kMaximum}, {"minimum", Arithmetic::kMinimum}};
+      {"maximum", Arithmetic::kMaximum},   {"minimum", Arithmetic::kMinimum}};
   for (const auto& [name, op] : binary) {
     const Arithmetic arithmetic = op;
     SetRule(name, [arithmetic](const CallNode* call, ShapeValueEvaluator* shapes, ShapeValue out) {

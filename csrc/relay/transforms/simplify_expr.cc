@@ -224,10 +224,9 @@ class ExprSimplifier : public ExprMutator {
       args.push_back(flip[i] ? read : memo_.at(call->args[i].get()));
     }
     if (!flip[0] && !flip[1]) return Expr();
-    Attrs attrs = WithAttrFields(call->attrs,
-                                 {{"transpose_a", Any(a->transpose_a != flip[0])},
-                                  {"transpose_b", Any(a->transpose_b != flip[1])}},
-                                 "SimplifyExpr");
+    Attrs attrs = WithAttrFields(
+        call->attrs, {{"transpose_a", Any(a->transpose_a != flip[0])}, {"transpose_b", Any(a->transpose_b != flip[1])}},
+        "SimplifyExpr");
     Expr out = Call(call->op, args, attrs);
     for (const Expr& c : scales) {
       if (c.defined()) out = MakeCall("multiply", {out, memo_.at(c.get())});
@@ -275,9 +274,7 @@ class ExprSimplifier : public ExprMutator {
 
 IRModule SimplifyExpr(const IRModule& mod) { return RewriteWithUses<ExprSimplifier>(mod); }
 
-TVMLITE_REGISTER_GLOBAL("relay._transform.SimplifyExpr").set_body_typed([](IRModule mod) {
-  return SimplifyExpr(mod);
-});
+TVMLITE_REGISTER_GLOBAL("relay._transform.SimplifyExpr").set_body_typed([](IRModule mod) { return SimplifyExpr(mod); });
 
 }  // namespace relay
 }  // namespace tvmlite

@@ -101,8 +101,8 @@ class InferenceSimplifier : public ExprMutator {
       scale = Cast(scale, data_t->dtype);
       shift = Cast(shift, data_t->dtype);
     }
-    Expr out = MakeCall("add", {MakeCall("multiply", {data, AlongAxis(scale, axis, ndim)}),
-                                AlongAxis(shift, axis, ndim)});
+    Expr out =
+        MakeCall("add", {MakeCall("multiply", {data, AlongAxis(scale, axis, ndim)}), AlongAxis(shift, axis, ndim)});
     return Tuple(Array<Expr>({out, mean, var}));
   }
 };
@@ -111,9 +111,8 @@ class InferenceSimplifier : public ExprMutator {
 
 IRModule SimplifyInference(const IRModule& mod) {
   IRModule typed = InferType(mod);
-  return MapFunctions(typed, [](const Function& f) {
-    return runtime::Downcast<Function>(InferenceSimplifier().Mutate(f));
-  });
+  return MapFunctions(typed,
+                      [](const Function& f) { return runtime::Downcast<Function>(InferenceSimplifier().Mutate(f)); });
 }
 
 TVMLITE_REGISTER_GLOBAL("relay._transform.SimplifyInference").set_body_typed([](IRModule mod) {

@@ -9,8 +9,8 @@ PyMODINIT_FUNC PyInit__capsule(void) {
   PyObject* m = PyModule_Create(&capsule_module);
   if (m == NULL) return NULL;
   if (PyModule_AddObject(m, "LEGACY_DESTRUCTOR", PyLong_FromVoidPtr((void*)&TVMLiteLegacyCapsuleDestructor)) < 0 ||
-      PyModule_AddObject(m, "VERSIONED_DESTRUCTOR",
-                         PyLong_FromVoidPtr((void*)&TVMLiteVersionedCapsuleDestructor)) < 0) {
+      PyModule_AddObject(m, "VERSIONED_DESTRUCTOR", PyLong_FromVoidPtr((void*)&TVMLiteVersionedCapsuleDestructor)) <
+          0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -30,4 +30,4 @@ static void TVMLiteVersionedCapsuleDestructor(PyObject* capsule) {
   }
   PyErr_Restore(type, value, traceback);
 }
-#endif  /* TVMLITE_DLPACK_CAPSULE_H_ */
+#endif /* TVMLITE_DLPACK_CAPSULE_H_ */

@@ -10,8 +10,7 @@
 #include "tvmlite/c_api.h"
 
 typedef struct {
-  PyObject_HEAD
-  char* data;
+  PyObject_HEAD char* data;
   int nd;
   Py_ssize_t* dimensions;
   Py_ssize_t* strides;
@@ -21,8 +20,7 @@ typedef struct {
 } TVMLiteNumpyArray;
 
 typedef struct {
-  PyObject_HEAD
-  PyTypeObject* typeobj;
+  PyObject_HEAD PyTypeObject* typeobj;
   char kind;
   char type;
   char byteorder;
@@ -35,10 +33,13 @@ typedef struct {
 
 /* numpy type numbers -> DLPack types, for an LP64 platform (numpy's long is 64-bit). */
 static inline int TVMLiteNumpyDType(int type_num, DLDataType* out) {
-  static const struct { int num; uint8_t code; uint8_t bits; } table[] = {
-      {0, kDLBool, 8},   {1, kDLInt, 8},    {2, kDLUInt, 8},   {3, kDLInt, 16},   {4, kDLUInt, 16},
-      {5, kDLInt, 32},   {6, kDLUInt, 32},  {7, kDLInt, 64},   {8, kDLUInt, 64},  {9, kDLInt, 64},
-      {10, kDLUInt, 64}, {11, kDLFloat, 32}, {12, kDLFloat, 64}, {23, kDLFloat, 16}};
+  static const struct {
+    int num;
+    uint8_t code;
+    uint8_t bits;
+  } table[] = {{0, kDLBool, 8},   {1, kDLInt, 8},     {2, kDLUInt, 8},    {3, kDLInt, 16},   {4, kDLUInt, 16},
+               {5, kDLInt, 32},   {6, kDLUInt, 32},   {7, kDLInt, 64},    {8, kDLUInt, 64},  {9, kDLInt, 64},
+               {10, kDLUInt, 64}, {11, kDLFloat, 32}, {12, kDLFloat, 64}, {23, kDLFloat, 16}};
   if (sizeof(long) != 8) return 0;
   for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); ++i) {
     if (table[i].num == type_num) {

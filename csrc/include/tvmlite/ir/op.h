@@ -4,7 +4,7 @@
  *
  *   TVMLITE_REGISTER_OP("nn.conv2d")
  *       .describe("2D convolution (NCHW data, OIHW weight).")
- *       
+ *
  *       .add_argument("data", "Tensor", "The input.")
  *       .add_argument("weight", "Tensor", "The filters.")
  *       .add_type_rel("Conv2D", ConvRel<2>)      // Type ConvRel<2>(const Array<Type>&, const Conv2DAttrs&)
@@ -152,8 +152,8 @@ class OpRegEntry {
   template <typename AttrsT>
   OpRegEntry& add_type_rel(const std::string& rel_name, Type (*fn)(const Array<Type>&, const AttrsT&)) {
     set_attrs_type<AttrsT>();
-    return SetTypeRelation(rel_name,
-                           [fn](const Array<Type>& args, const Attrs& attrs) { return fn(args, *AttrsAs<AttrsT>(attrs)); });
+    return SetTypeRelation(
+        rel_name, [fn](const Array<Type>& args, const Attrs& attrs) { return fn(args, *AttrsAs<AttrsT>(attrs)); });
   }
   template <typename V>
   OpRegEntry& set_attr(const std::string& key, V value, int plevel = 10) {
@@ -174,7 +174,7 @@ class OpRegEntry {
 }  // namespace ir
 }  // namespace tvmlite
 
-#define TVMLITE_REGISTER_OP(OpName)                                                                        \
+#define TVMLITE_REGISTER_OP(OpName)                                                                       \
   static TVMLITE_ATTRIBUTE_UNUSED ::tvmlite::ir::OpRegEntry& TVMLITE_CONCAT(__tvmlite_op_, __COUNTER__) = \
       ::tvmlite::ir::OpRegEntry::RegisterOrGet(OpName)
 

@@ -135,8 +135,7 @@ class FuncTypeNode : public TypeNode {
   Type ret_type;
 
   FuncTypeNode() = default;
-  FuncTypeNode(Array<Type> arg_types, Type ret_type)
-      : arg_types(std::move(arg_types)), ret_type(std::move(ret_type)) {}
+  FuncTypeNode(Array<Type> arg_types, Type ret_type) : arg_types(std::move(arg_types)), ret_type(std::move(ret_type)) {}
 
   TVMLITE_DECLARE_FINAL_OBJECT("ir.FuncType", FuncTypeNode, TypeNode);
 };

@@ -78,12 +78,18 @@ class AnyView {
 
   /*! \brief Convert, or nullopt when the value does not convert to T. */
   template <typename T>
-  std::optional<T> as() const { return TypeTraitsNoCV<T>::TryCast(&data_); }
+  std::optional<T> as() const {
+    return TypeTraitsNoCV<T>::TryCast(&data_);
+  }
   /*! \brief Convert, or throw TypeError. */
   template <typename T>
   T cast() const;
 
-  static AnyView FromRaw(const TVMLiteAny& raw) { AnyView v; v.data_ = raw; return v; }
+  static AnyView FromRaw(const TVMLiteAny& raw) {
+    AnyView v;
+    v.data_ = raw;
+    return v;
+  }
 
  protected:
   TVMLiteAny data_;
@@ -94,19 +100,26 @@ static_assert(sizeof(AnyView) == sizeof(TVMLiteAny), "AnyView is a plain TVMLite
 class Any {
  public:
   Any() { AnySetNone(&data_); }
-  Any(const Any& other) : data_(other.data_) { if (IsObject()) Object::FromHeader(data_.v_obj)->IncRef(); }
+  Any(const Any& other) : data_(other.data_) {
+    if (IsObject()) Object::FromHeader(data_.v_obj)->IncRef();
+  }
   Any(Any&& other) noexcept : data_(other.data_) { AnySetNone(&other.data_); }
   /*! \brief Own a view: raw strings become String, objects gain a reference. */
   Any(const AnyView& view);  // NOLINT(*)
-  template <typename T, typename = std::enable_if_t<TypeTraitsNoCV<T>::enabled &&
-                                                    !std::is_same_v<std::decay_t<T>, AnyView>>>
+  template <typename T,
+            typename = std::enable_if_t<TypeTraitsNoCV<T>::enabled && !std::is_same_v<std::decay_t<T>, AnyView>>>
   Any(T value) {  // NOLINT(*)
     TypeTraitsNoCV<T>::MoveToAny(std::move(value), &data_);
   }
   Any(const char* str);  // NOLINT(*)
-  ~Any() { if (IsObject()) Object::FromHeader(data_.v_obj)->DecRef(); }
+  ~Any() {
+    if (IsObject()) Object::FromHeader(data_.v_obj)->DecRef();
+  }
 
-  Any& operator=(Any other) noexcept { std::swap(data_, other.data_); return *this; }
+  Any& operator=(Any other) noexcept {
+    std::swap(data_, other.data_);
+    return *this;
+  }
 
   int32_t type_index() const { return data_.type_index; }
   bool is_none() const { return data_.type_index == kTVMLiteNone; }
@@ -115,14 +128,23 @@ class Any {
   Object* object() const { return IsObject() ? Object::FromHeader(data_.v_obj) : nullptr; }
 
   template <typename T>
-  std::optional<T> as() const { return TypeTraitsNoCV<T>::TryCast(&data_); }
+  std::optional<T> as() const {
+    return TypeTraitsNoCV<T>::TryCast(&data_);
+  }
   template <typename T>
   T cast() const;
 
   /*! \brief Take over an owned C value. */
-  static Any MoveFromRaw(TVMLiteAny raw) { Any a; a.data_ = raw; return a; }
+  static Any MoveFromRaw(TVMLiteAny raw) {
+    Any a;
+    a.data_ = raw;
+    return a;
+  }
   /*! \brief Hand the owned value to C; this Any becomes None. */
-  void MoveToRaw(TVMLiteAny* out) { *out = data_; AnySetNone(&data_); }
+  void MoveToRaw(TVMLiteAny* out) {
+    *out = data_;
+    AnySetNone(&data_);
+  }
 
  private:
   bool IsObject() const { return data_.type_index >= kTVMLiteStaticObjectBegin; }
@@ -315,8 +337,8 @@ struct TypeTraits<RefT, std::enable_if_t<std::is_base_of_v<ObjectRef, RefT>>> {
 template <typename RefT>
 inline RefT Downcast(ObjectRef ref) {
   if (ref.defined() && !ObjectRefConvert<RefT>::Check(ref.get())) {
-    TVMLITE_THROW(TypeError) << "Downcast from " << ref->GetTypeKey() << " to "
-                             << ObjectRefConvert<RefT>::TypeStr() << " failed";
+    TVMLITE_THROW(TypeError) << "Downcast from " << ref->GetTypeKey() << " to " << ObjectRefConvert<RefT>::TypeStr()
+                             << " failed";
   }
   return RefT(std::move(ref.ObjectPtrRef()));
 }
@@ -326,7 +348,7 @@ template <typename T>
 class Optional {
  public:
   Optional() = default;
-  Optional(std::nullopt_t) {}  // NOLINT(*)
+  Optional(std::nullopt_t) {}                      // NOLINT(*)
   Optional(T value) : value_(std::move(value)) {}  // NOLINT(*)
   bool has_value() const { return value_.has_value(); }
   explicit operator bool() const { return has_value(); }

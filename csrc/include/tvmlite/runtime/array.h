@@ -32,7 +32,10 @@ class ArrayObj : public Object {
   /*! \brief A new array with room for capacity elements and size 0. */
   static ObjectPtr<ArrayObj> Empty(int64_t capacity);
   /*! \brief Append in place; the caller guarantees size < capacity. */
-  void EmplaceBack(Any value) { new (data() + cell.size) Any(std::move(value)); ++cell.size; }
+  void EmplaceBack(Any value) {
+    new (data() + cell.size) Any(std::move(value));
+    ++cell.size;
+  }
 
   static constexpr const char* _type_key = "runtime.Array";
   static constexpr int32_t _type_index = kTVMLiteArray;
@@ -79,7 +82,10 @@ class Array : public ObjectRef {
    public:
     iterator(const Any* p) : p_(p) {}  // NOLINT(*)
     T operator*() const { return p_->template cast<T>(); }
-    iterator& operator++() { ++p_; return *this; }
+    iterator& operator++() {
+      ++p_;
+      return *this;
+    }
     bool operator!=(const iterator& o) const { return p_ != o.p_; }
     bool operator==(const iterator& o) const { return p_ == o.p_; }
 

@@ -73,7 +73,9 @@ class DataType {
   operator DLDataType() const { return t_; }  // NOLINT(*)
   std::string str() const { return DLDataTypeToString(t_); }
 
-  bool operator==(const DataType& o) const { return t_.code == o.t_.code && t_.bits == o.t_.bits && t_.lanes == o.t_.lanes; }
+  bool operator==(const DataType& o) const {
+    return t_.code == o.t_.code && t_.bits == o.t_.bits && t_.lanes == o.t_.lanes;
+  }
   bool operator!=(const DataType& o) const { return !(*this == o); }
 
  private:

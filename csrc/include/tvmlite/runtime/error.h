@@ -27,7 +27,9 @@ class ErrorObj : public Object {
     cell.payload = nullptr;
     cell.payload_deleter = nullptr;
   }
-  ~ErrorObj() { if (cell.payload_deleter) cell.payload_deleter(cell.payload); }
+  ~ErrorObj() {
+    if (cell.payload_deleter) cell.payload_deleter(cell.payload);
+  }
 
   const std::string& kind() const { return kind_; }
   const std::string& message() const { return message_; }

@@ -37,14 +37,16 @@ class FunctionObj : public Object {
   void (*resource_deleter)(void*) = nullptr;
 
   FunctionObj() { cell.safe_call = nullptr, cell.flags = 0, cell.reserved = 0, cell.resource = nullptr; }
-  ~FunctionObj() { if (resource_deleter) resource_deleter(cell.resource); }
+  ~FunctionObj() {
+    if (resource_deleter) resource_deleter(cell.resource);
+  }
 
   /*! \brief Call; throws the callee's Error on failure. Inline: C++ -> callback loops live on this path. */
   void CallPacked(const AnyView* args, int32_t num_args, Any* rv) const {
     TVMLiteAny result;
     AnySetNone(&result);
-    if (cell.safe_call(const_cast<FunctionObj*>(this)->header(), reinterpret_cast<const TVMLiteAny*>(args),
-                       num_args, &result) != 0) {
+    if (cell.safe_call(const_cast<FunctionObj*>(this)->header(), reinterpret_cast<const TVMLiteAny*>(args), num_args,
+                       &result) != 0) {
       ThrowRaised();
     }
     *rv = Any::MoveFromRaw(result);
@@ -109,8 +111,7 @@ struct CallableSignature : FuncSignature<F> {};
 template <typename F>
 struct CallableSignature<F, std::void_t<decltype(&F::operator())>> : FuncSignature<decltype(&F::operator())> {};
 
-[[noreturn]] void ThrowArgCountError(const std::string& name, const std::string& sig, size_t expected,
-                                     int32_t got);
+[[noreturn]] void ThrowArgCountError(const std::string& name, const std::string& sig, size_t expected, int32_t got);
 [[noreturn]] void ThrowArgTypeError(const std::string& name, const std::string& sig, size_t index,
                                     const TVMLiteAny& got, const std::string& expected);
 
@@ -136,8 +137,7 @@ auto UnpackArg(const std::string& name, const PackedArgs& args) {
 }
 
 template <typename Sig, typename F, size_t... I>
-void UnpackCall(const std::string& name, const F& f, const PackedArgs& args, Any* rv,
-                std::index_sequence<I...>) {
+void UnpackCall(const std::string& name, const F& f, const PackedArgs& args, Any* rv, std::index_sequence<I...>) {
   if (args.size() != static_cast<int32_t>(Sig::kNumArgs)) {
     ThrowArgCountError(name, Sig::Str(), Sig::kNumArgs, args.size());
   }
@@ -154,10 +154,8 @@ class Function : public ObjectRef {
   Function() = default;
   explicit Function(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   /*! \brief Wrap a packed callable: void(PackedArgs args, Any* rv). */
-  template <typename TCallable,
-            typename = std::enable_if_t<std::is_invocable_v<TCallable, PackedArgs, Any*>>>
-  explicit Function(TCallable f)
-      : ObjectRef(make_object<details::FunctionObjImpl<TCallable>>(std::move(f))) {}
+  template <typename TCallable, typename = std::enable_if_t<std::is_invocable_v<TCallable, PackedArgs, Any*>>>
+  explicit Function(TCallable f) : ObjectRef(make_object<details::FunctionObjImpl<TCallable>>(std::move(f))) {}
 
   /*!
    * \brief Wrap a typed callable; arguments are converted with the FFI's rules and a mismatch raises TypeError

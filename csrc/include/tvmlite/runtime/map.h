@@ -83,7 +83,10 @@ class Map : public ObjectRef {
    public:
     explicit iterator(MapObj::Items::const_iterator it) : it_(it) {}
     std::pair<K, V> operator*() const { return {it_->first.template cast<K>(), it_->second.template cast<V>()}; }
-    iterator& operator++() { ++it_; return *this; }
+    iterator& operator++() {
+      ++it_;
+      return *this;
+    }
     bool operator!=(const iterator& o) const { return it_ != o.it_; }
     bool operator==(const iterator& o) const { return it_ == o.it_; }
 

@@ -35,9 +35,9 @@ class NDArrayObj : public Object {
   friend class NDArray;
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
-  void* manager_ctx_ = nullptr;                 // external owner of the data, if any
-  void (*manager_deleter_)(void*) = nullptr;    // releases manager_ctx_
-  bool owns_data_ = false;                      // data came from our aligned allocator
+  void* manager_ctx_ = nullptr;               // external owner of the data, if any
+  void (*manager_deleter_)(void*) = nullptr;  // releases manager_ctx_
+  bool owns_data_ = false;                    // data came from our aligned allocator
 };
 
 class NDArray : public ObjectRef {

@@ -106,15 +106,24 @@ class ObjectPtr {
  public:
   ObjectPtr() = default;
   ObjectPtr(std::nullptr_t) {}  // NOLINT(*)
-  ObjectPtr(const ObjectPtr& other) : ptr_(other.ptr_) { if (ptr_) ptr_->IncRef(); }
+  ObjectPtr(const ObjectPtr& other) : ptr_(other.ptr_) {
+    if (ptr_) ptr_->IncRef();
+  }
   ObjectPtr(ObjectPtr&& other) noexcept : ptr_(other.ptr_) { other.ptr_ = nullptr; }
   template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U>>>
-  ObjectPtr(const ObjectPtr<U>& other) : ptr_(other.get()) { if (ptr_) ptr_->IncRef(); }  // NOLINT(*)
+  ObjectPtr(const ObjectPtr<U>& other) : ptr_(other.get()) {
+    if (ptr_) ptr_->IncRef();
+  }  // NOLINT(*)
   template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U>>>
   ObjectPtr(ObjectPtr<U>&& other) : ptr_(other.release()) {}  // NOLINT(*)
-  ~ObjectPtr() { if (ptr_) ptr_->DecRef(); }
+  ~ObjectPtr() {
+    if (ptr_) ptr_->DecRef();
+  }
 
-  ObjectPtr& operator=(ObjectPtr other) noexcept { std::swap(ptr_, other.ptr_); return *this; }
+  ObjectPtr& operator=(ObjectPtr other) noexcept {
+    std::swap(ptr_, other.ptr_);
+    return *this;
+  }
 
   T* get() const { return ptr_; }
   T* operator->() const { return ptr_; }
@@ -126,11 +135,22 @@ class ObjectPtr {
   bool operator!=(std::nullptr_t) const { return ptr_ != nullptr; }
 
   /*! \brief Give up ownership without a DecRef. */
-  T* release() { T* p = ptr_; ptr_ = nullptr; return p; }
+  T* release() {
+    T* p = ptr_;
+    ptr_ = nullptr;
+    return p;
+  }
   /*! \brief Take over a reference the caller already owns. */
-  static ObjectPtr MoveFromRaw(T* p) { ObjectPtr r; r.ptr_ = p; return r; }
+  static ObjectPtr MoveFromRaw(T* p) {
+    ObjectPtr r;
+    r.ptr_ = p;
+    return r;
+  }
   /*! \brief Share an object the caller only borrows (adds a reference). */
-  static ObjectPtr CopyFromRaw(T* p) { if (p) p->IncRef(); return MoveFromRaw(p); }
+  static ObjectPtr CopyFromRaw(T* p) {
+    if (p) p->IncRef();
+    return MoveFromRaw(p);
+  }
 
  private:
   T* ptr_{nullptr};
@@ -223,28 +243,28 @@ struct ObjectPtrEqual {
  * \brief Declare the type info of an object class that other classes may derive from.
  * Put `static constexpr const char* _type_key = "ns.Name";` (and optionally `_type_child_slots`) before it.
  */
-#define TVMLITE_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType)                                              \
-  static_assert(!ParentType::_type_final, "cannot derive from a final object type");                        \
-  static constexpr bool _type_final = false;                                                                \
-  static int32_t RuntimeTypeIndex() {                                                                       \
-    static const int32_t tindex = ::tvmlite::runtime::TypeIndexAssign(                                      \
-        TypeName::_type_index, TypeName::_type_key, ParentType::RuntimeTypeIndex(),                         \
-        TypeName::_type_child_slots, TypeName::_type_child_slots_can_overflow);                             \
-    return tindex;                                                                                          \
-  }                                                                                                         \
+#define TVMLITE_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType)                                                   \
+  static_assert(!ParentType::_type_final, "cannot derive from a final object type");                             \
+  static constexpr bool _type_final = false;                                                                     \
+  static int32_t RuntimeTypeIndex() {                                                                            \
+    static const int32_t tindex = ::tvmlite::runtime::TypeIndexAssign(                                           \
+        TypeName::_type_index, TypeName::_type_key, ParentType::RuntimeTypeIndex(), TypeName::_type_child_slots, \
+        TypeName::_type_child_slots_can_overflow);                                                               \
+    return tindex;                                                                                               \
+  }                                                                                                              \
   using _type_parent = ParentType
 
 /*! \brief As TVMLITE_DECLARE_BASE_OBJECT_INFO for a class nothing derives from (IsInstance is one compare). */
-#define TVMLITE_DECLARE_FINAL_OBJECT_INFO(TypeName, ParentType)                                             \
-  static constexpr int32_t _type_child_slots = 0;                                                           \
-  static constexpr bool _type_child_slots_can_overflow = false;                                             \
-  static_assert(!ParentType::_type_final, "cannot derive from a final object type");                        \
-  static constexpr bool _type_final = true;                                                                 \
-  static int32_t RuntimeTypeIndex() {                                                                       \
-    static const int32_t tindex = ::tvmlite::runtime::TypeIndexAssign(                                      \
-        TypeName::_type_index, TypeName::_type_key, ParentType::RuntimeTypeIndex(), 0, false);              \
-    return tindex;                                                                                          \
-  }                                                                                                         \
+#define TVMLITE_DECLARE_FINAL_OBJECT_INFO(TypeName, ParentType)                                                   \
+  static constexpr int32_t _type_child_slots = 0;                                                                 \
+  static constexpr bool _type_child_slots_can_overflow = false;                                                   \
+  static_assert(!ParentType::_type_final, "cannot derive from a final object type");                              \
+  static constexpr bool _type_final = true;                                                                       \
+  static int32_t RuntimeTypeIndex() {                                                                             \
+    static const int32_t tindex = ::tvmlite::runtime::TypeIndexAssign(TypeName::_type_index, TypeName::_type_key, \
+                                                                      ParentType::RuntimeTypeIndex(), 0, false);  \
+    return tindex;                                                                                                \
+  }                                                                                                               \
   using _type_parent = ParentType
 
 /*! \brief Default dynamic index for classes that do not pin a static one. */
@@ -263,21 +283,21 @@ struct ObjectPtrEqual {
  * \brief Constructors and accessors of a reference class TypeName wrapping ObjectName.
  * The reference is not nullable from the FFI: a None argument is a TypeError (use Optional<T> for that).
  */
-#define TVMLITE_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                                 \
-  TypeName() = default;                                                                                     \
+#define TVMLITE_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                                    \
+  TypeName() = default;                                                                                        \
   explicit TypeName(::tvmlite::runtime::ObjectPtr<::tvmlite::runtime::Object> n) : ParentType(std::move(n)) {} \
-  const ObjectName* operator->() const { return static_cast<const ObjectName*>(data_.get()); }              \
-  const ObjectName* get() const { return operator->(); }                                                    \
-  static constexpr bool _type_is_nullable = false;                                                          \
+  const ObjectName* operator->() const { return static_cast<const ObjectName*>(data_.get()); }                 \
+  const ObjectName* get() const { return operator->(); }                                                       \
+  static constexpr bool _type_is_nullable = false;                                                             \
   using ContainerType = ObjectName
 
 /*! \brief As TVMLITE_DEFINE_OBJECT_REF_METHODS, plus mutable access (for copy-on-write owners). */
-#define TVMLITE_DEFINE_MUTABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                         \
-  TVMLITE_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName);                                      \
+#define TVMLITE_DEFINE_MUTABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
+  TVMLITE_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName);              \
   ObjectName* operator->() { return static_cast<ObjectName*>(data_.get()); }
 
 /*! \brief Register a type at library load so its index exists before anyone asks (stable listing order). */
-#define TVMLITE_REGISTER_OBJECT_TYPE(TypeName)                                                              \
+#define TVMLITE_REGISTER_OBJECT_TYPE(TypeName) \
   static const int32_t TVMLITE_CONCAT(__tvmlite_type_reg_, __COUNTER__) = TypeName::RuntimeTypeIndex()
 
 #define TVMLITE_CONCAT_IMPL(a, b) a##b

@@ -75,35 +75,34 @@ class ObjectDef {
 
   /*! \brief A field Python can read but not assign. */
   template <typename FT>
-  ObjectDef& def_ro(const char* name, FT T::*member, int32_t flags = 0) {
+  ObjectDef& def_ro(const char* name, FT T::* member, int32_t flags = 0) {
     return Def(name, member, flags);
   }
   /*! \brief A field Python can read and assign (the value is converted and type-checked). */
   template <typename FT>
-  ObjectDef& def_rw(const char* name, FT T::*member, int32_t flags = 0) {
+  ObjectDef& def_rw(const char* name, FT T::* member, int32_t flags = 0) {
     return Def(name, member, flags | kTVMLiteFieldWritable);
   }
   /*! \brief The constructor Python calls (see the file comment). Arguments are checked like any typed call. */
   template <typename... Args>
   ObjectDef& def(init<Args...>) {
     // Errors name the type ("testing.Pair: argument #1 ..."), as a call of the class reads.
-    RegisterConstructor(T::_type_key, Function::FromTyped(
-                                          [](Args... args) {
-                                            return ObjectRef(make_object<T>(std::forward<Args>(args)...));
-                                          },
-                                          T::_type_key));
+    RegisterConstructor(
+        T::_type_key,
+        Function::FromTyped([](Args... args) { return ObjectRef(make_object<T>(std::forward<Args>(args)...)); },
+                            T::_type_key));
     return *this;
   }
 
  private:
   template <typename FT>
-  ObjectDef& Def(const char* name, FT T::*member, int32_t flags) {
+  ObjectDef& Def(const char* name, FT T::* member, int32_t flags) {
     // Offset from the header: address of the member in a fake object at a non-null base.
     const T* probe = reinterpret_cast<const T*>(alignof(T) * 1024);
     int64_t offset = reinterpret_cast<const char*>(&(probe->*member)) -
                      reinterpret_cast<const char*>(static_cast<const Object*>(probe));
-    RegisterField(type_index_, name, TypeTraits<FT>::TypeStr(), offset, FieldStaticTypeIndex<FT>(), flags,
-                  &Getter<FT>, &Setter<FT>);
+    RegisterField(type_index_, name, TypeTraits<FT>::TypeStr(), offset, FieldStaticTypeIndex<FT>(), flags, &Getter<FT>,
+                  &Setter<FT>);
     return *this;
   }
   template <typename FT>
@@ -140,12 +139,11 @@ class ObjectDef {
  * \brief refl::ObjectDef<T>() with .def_ro("f", &T::f) for each field named, in order (up to 16), as nlohmann's
  * NLOHMANN_DEFINE_TYPE_INTRUSIVE names them: a field's name and member cannot disagree. Chain more calls after it.
  */
-#define TVMLITE_REFLECT_FIELDS(T, ...)       \
-  ::tvmlite::runtime::refl::ObjectDef<T>() \
-      TVMLITE_REFL_PICK(__VA_ARGS__, TVMLITE_REFL_16, TVMLITE_REFL_15, TVMLITE_REFL_14, TVMLITE_REFL_13,  \
-                        TVMLITE_REFL_12, TVMLITE_REFL_11, TVMLITE_REFL_10, TVMLITE_REFL_9, TVMLITE_REFL_8,  \
-                        TVMLITE_REFL_7, TVMLITE_REFL_6, TVMLITE_REFL_5, TVMLITE_REFL_4, TVMLITE_REFL_3,     \
-                        TVMLITE_REFL_2, TVMLITE_REFL_1)(T, __VA_ARGS__)
+#define TVMLITE_REFLECT_FIELDS(T, ...)                                                                  \
+  ::tvmlite::runtime::refl::ObjectDef<T>() TVMLITE_REFL_PICK(                                           \
+      __VA_ARGS__, TVMLITE_REFL_16, TVMLITE_REFL_15, TVMLITE_REFL_14, TVMLITE_REFL_13, TVMLITE_REFL_12, \
+      TVMLITE_REFL_11, TVMLITE_REFL_10, TVMLITE_REFL_9, TVMLITE_REFL_8, TVMLITE_REFL_7, TVMLITE_REFL_6, \
+      TVMLITE_REFL_5, TVMLITE_REFL_4, TVMLITE_REFL_3, TVMLITE_REFL_2, TVMLITE_REFL_1)(T, __VA_ARGS__)
 #define TVMLITE_REFL_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, NAME, ...) NAME
 // Each TVMLITE_REFL_<n> defines the first field and hands the rest to TVMLITE_REFL_<n - 1>.
 #define TVMLITE_REFL_1(T, f) .def_ro(#f, &T::f)

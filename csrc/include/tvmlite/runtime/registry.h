@@ -40,10 +40,14 @@ class Registry {
   Registry& set_body(Function f);
   /*! \brief Body with the packed signature void(PackedArgs, Any*). */
   template <typename TCallable>
-  Registry& set_body_packed(TCallable f) { return set_body(Function(std::move(f))); }
+  Registry& set_body_packed(TCallable f) {
+    return set_body(Function(std::move(f)));
+  }
   /*! \brief Body with a typed signature; arguments are checked (see Function::FromTyped). */
   template <typename TCallable>
-  Registry& set_body_typed(TCallable f) { return set_body(Function::FromTyped(std::move(f), name_)); }
+  Registry& set_body_typed(TCallable f) {
+    return set_body(Function::FromTyped(std::move(f), name_));
+  }
   /*! \brief Mark the body long-running: bindings release their interpreter lock around calls. */
   Registry& set_long_running();
   /*! \brief Mark the body a kernel factory (see GetKernelFactory); call after set_body*. */
@@ -59,16 +63,17 @@ class Registry {
 }  // namespace runtime
 }  // namespace tvmlite
 
-#define TVMLITE_REGISTER_GLOBAL(OpName)                                                     \
-  static TVMLITE_ATTRIBUTE_UNUSED ::tvmlite::runtime::Registry& TVMLITE_CONCAT(__tvmlite_reg_, \
-                                                                               __COUNTER__) = \
+#define TVMLITE_REGISTER_GLOBAL(OpName)                                                                       \
+  static TVMLITE_ATTRIBUTE_UNUSED ::tvmlite::runtime::Registry& TVMLITE_CONCAT(__tvmlite_reg_, __COUNTER__) = \
       ::tvmlite::runtime::Registry::Register(OpName)
 
 #define TVMLITE_ATTRIBUTE_UNUSED __attribute__((unused))
 
 /*! \brief Run a block once at library load: TVMLITE_STATIC_INIT_BLOCK({ ... }); */
-#define TVMLITE_STATIC_INIT_BLOCK(body)                                                 \
-  static TVMLITE_ATTRIBUTE_UNUSED const int TVMLITE_CONCAT(__tvmlite_init_, __COUNTER__) = \
-      [] { body; return 0; }()
+#define TVMLITE_STATIC_INIT_BLOCK(body)                                                         \
+  static TVMLITE_ATTRIBUTE_UNUSED const int TVMLITE_CONCAT(__tvmlite_init_, __COUNTER__) = [] { \
+    body;                                                                                       \
+    return 0;                                                                                   \
+  }()
 
 #endif  // TVMLITE_RUNTIME_REGISTRY_H_

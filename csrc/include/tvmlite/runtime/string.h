@@ -53,9 +53,9 @@ class String : public ObjectRef {
  public:
   String() : String("", 0) {}
   String(const char* data, size_t size) : ObjectRef(details::MakeBytesObj<StringObj>(data, size)) {}
-  String(const char* str) : String(str, std::strlen(str)) {}         // NOLINT(*)
-  String(const std::string& s) : String(s.data(), s.size()) {}       // NOLINT(*)
-  String(std::string_view s) : String(s.data(), s.size()) {}         // NOLINT(*)
+  String(const char* str) : String(str, std::strlen(str)) {}    // NOLINT(*)
+  String(const std::string& s) : String(s.data(), s.size()) {}  // NOLINT(*)
+  String(std::string_view s) : String(s.data(), s.size()) {}    // NOLINT(*)
   explicit String(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
 
   const StringObj* get() const { return static_cast<const StringObj*>(data_.get()); }

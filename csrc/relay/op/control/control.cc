@@ -159,9 +159,8 @@ Type IfCallRel(const Array<Type>& args, const Attrs&) {
   const TupleTypeNode* given = TupleArg(args, 1, "args");
   const FuncTypeNode* then_fn = FuncArg(args, 2, "then_branch");
   const FuncTypeNode* else_fn = FuncArg(args, 3, "else_branch");
-  TVMLITE_CHECK_KIND(then_fn->arg_types.size() == given->fields.size() &&
-                         else_fn->arg_types.size() == given->fields.size(),
-                     TypeError)
+  TVMLITE_CHECK_KIND(
+      then_fn->arg_types.size() == given->fields.size() && else_fn->arg_types.size() == given->fields.size(), TypeError)
       << "both branches must take the " << given->fields.size() << " args, they take " << then_fn->arg_types.size()
       << " and " << else_fn->arg_types.size();
   try {
@@ -178,8 +177,8 @@ Type LoopRel(const Array<Type>& args, const Attrs&) {
   const FuncTypeNode* body = FuncArg(args, 3, "body");
   size_t n = init->fields.size();
   TVMLITE_CHECK_KIND(body->arg_types.size() == n + 2, TypeError)
-      << "the body must take (iteration, cond, " << n << " loop-carried values), it takes "
-      << body->arg_types.size() << " parameters";
+      << "the body must take (iteration, cond, " << n << " loop-carried values), it takes " << body->arg_types.size()
+      << " parameters";
   const auto* iter = body->arg_types[0].as<TensorTypeNode>();
   TVMLITE_CHECK_KIND(iter && iter->ndim() <= 1 && iter->dtype == DataType::Int(64), TypeError)
       << "the body's iteration parameter must be an int64 scalar, got " << TypeToString(body->arg_types[0]);
@@ -233,8 +232,8 @@ Type ScanRel(const Array<Type>& args, const ScanAttrs& a) {
   size_t n = states->fields.size(), m = xs->fields.size();
   TVMLITE_CHECK_KIND(m >= 1, ValueError) << "scan needs at least one scan input";
   TVMLITE_CHECK_KIND(body->arg_types.size() == n + m, TypeError)
-      << "the body must take " << n << " states and " << m << " scan elements, it takes "
-      << body->arg_types.size() << " parameters";
+      << "the body must take " << n << " states and " << m << " scan elements, it takes " << body->arg_types.size()
+      << " parameters";
   const auto* ret = body->ret_type.as<TupleTypeNode>();
   TVMLITE_CHECK_KIND(ret && ret->fields.size() >= n, TypeError)
       << "the body must return (" << n << " states, scan outputs...), it returns " << TypeToString(body->ret_type);
@@ -278,8 +277,7 @@ Type ScanRel(const Array<Type>& args, const ScanAttrs& a) {
       for (size_t d = 1; d < st->ndim(); ++d) dims.push_back(st->shape[d]);
       state = TensorType(Array<Any>(dims), st->dtype);
     }
-    TVMLITE_CHECK_KIND(TypeHolds(body->arg_types[i], state) && TypeHolds(body->arg_types[i], ret->fields[i]),
-                       TypeError)
+    TVMLITE_CHECK_KIND(TypeHolds(body->arg_types[i], state) && TypeHolds(body->arg_types[i], ret->fields[i]), TypeError)
         << "state " << i << ": initial " << TypeToString(state) << ", body parameter "
         << TypeToString(body->arg_types[i]) << " and body result " << TypeToString(ret->fields[i]) << " disagree";
     out.push_back(states->fields[i]);
@@ -330,8 +328,9 @@ TVMLITE_REGISTER_OP("if")
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("if_call")
-    .describe("then_branch(*args) when cond is true, else else_branch(*args): an If whose branches take the outer "
-              "values they read as parameters (the cpu build's form, so each branch optimises as a graph).")
+    .describe(
+        "then_branch(*args) when cond is true, else else_branch(*args): an If whose branches take the outer "
+        "values they read as parameters (the cpu build's form, so each branch optimises as a graph).")
     .add_argument("cond", "Tensor", "A bool scalar.")
     .add_argument("args", "Tuple", "The values the branches read.")
     .add_argument("then_branch", "Function", "fn(args...) -> T.")
@@ -340,8 +339,9 @@ TVMLITE_REGISTER_OP("if_call")
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("raise_error")
-    .describe("A value of type ret_type whose evaluation raises ValueError(message) (an If branch that cannot be "
-              "typed at the given shapes: the error comes when it is taken).")
+    .describe(
+        "A value of type ret_type whose evaluation raises ValueError(message) (an If branch that cannot be "
+        "typed at the given shapes: the error comes when it is taken).")
     .set_num_inputs(0)
     .add_type_rel("RaiseError", RaiseErrorRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque)

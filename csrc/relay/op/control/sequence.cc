@@ -30,8 +30,7 @@ namespace {
 const SequenceTypeNode* SeqArg(const Array<Type>& args, size_t i) {
   TVMLITE_CHECK_KIND(i < args.size(), TypeError) << "missing input " << i;
   const auto* s = args[i].as<SequenceTypeNode>();
-  TVMLITE_CHECK_KIND(s != nullptr, TypeError) << "input " << i << " must be a sequence, got "
-                                              << TypeToString(args[i]);
+  TVMLITE_CHECK_KIND(s != nullptr, TypeError) << "input " << i << " must be a sequence, got " << TypeToString(args[i]);
   return s;
 }
 
@@ -75,8 +74,8 @@ Type SequenceEmptyRel(const Array<Type>& args, const Attrs& attrs) {
 Type SequenceInsertRel(const Array<Type>& args, const Attrs&) {
   CheckNumArgs(args, 3);
   const SequenceTypeNode* s = SeqArg(args, 0);
-  TVMLITE_CHECK_KIND(IsTensorLike(args[1]), TypeError) << "the inserted value must be a tensor, got "
-                                                       << TypeToString(args[1]);
+  TVMLITE_CHECK_KIND(IsTensorLike(args[1]), TypeError)
+      << "the inserted value must be a tensor, got " << TypeToString(args[1]);
   CheckPosition(args, 2, true);
   return SequenceType(JoinTypes(s->elem_type, args[1]));
 }
@@ -130,8 +129,7 @@ Type ConcatFromSequenceRel(const Array<Type>& args, const Attrs& attrs) {
   const auto* a = AttrsAs<ConcatFromSequenceAttrs>(attrs);
   const SequenceTypeNode* s = SeqArg(args, 0);
   const auto* e = s->elem_type.as<TensorTypeNode>();
-  TVMLITE_CHECK_KIND(e != nullptr, TypeError)
-      << "the elements' rank must be known, got " << TypeToString(s->elem_type);
+  TVMLITE_CHECK_KIND(e != nullptr, TypeError) << "the elements' rank must be known, got " << TypeToString(s->elem_type);
   int64_t rank = static_cast<int64_t>(e->ndim()) + (a->new_axis ? 1 : 0);
   TVMLITE_CHECK_KIND(rank >= 1, ValueError) << "cannot concatenate scalars without new_axis";
   int64_t axis = NormalizeAxis(a->axis, rank);
@@ -179,9 +177,9 @@ Type OptionalGetElementRel(const Array<Type>& args, const Attrs&) {
   return args[0];
 }
 
-#define TVMLITE_REGISTER_SEQ_OP(Name, N, Rel, Doc) \
-  TVMLITE_REGISTER_OP(Name).describe(Doc).set_num_inputs(N).add_type_rel(#Rel, Rel).set_attr<TOpPattern>( \
-      "TOpPattern", kOpaque)
+#define TVMLITE_REGISTER_SEQ_OP(Name, N, Rel, Doc)                                                                     \
+  TVMLITE_REGISTER_OP(Name).describe(Doc).set_num_inputs(N).add_type_rel(#Rel, Rel).set_attr<TOpPattern>("TOpPattern", \
+                                                                                                         kOpaque)
 
 TVMLITE_REGISTER_SEQ_OP("sequence_construct", 1, SequenceConstructRel, "A sequence of the tuple's tensors.")
     .add_argument("inputs", "Tuple", "The tensors.");

@@ -17,8 +17,7 @@ Type ImageDecodeRel(const Array<Type>& args, const ImageDecodeAttrs& a) {
       << "the encoded stream must be 1-D, got shape " << ShapeToString(data->shape);
   TVMLITE_CHECK_KIND(data->dtype == DataType::UInt(8), TypeError)
       << "the encoded stream must be uint8, got " << data->dtype.str();
-  TVMLITE_CHECK_KIND(a.pixel_format == "RGB" || a.pixel_format == "BGR" || a.pixel_format == "Grayscale",
-                     ValueError)
+  TVMLITE_CHECK_KIND(a.pixel_format == "RGB" || a.pixel_format == "BGR" || a.pixel_format == "Grayscale", ValueError)
       << "pixel_format must be RGB, BGR or Grayscale, got '" << a.pixel_format << "'";
   int64_t channels = a.pixel_format == "Grayscale" ? 1 : 3;
   std::vector<Any> out{Any(SizeVar::Any()), Any(SizeVar::Any()), Any(channels)};

@@ -31,15 +31,13 @@ Type GridSampleRel(const Array<Type>& args, const GridSampleAttrs& a) {
   const TensorTypeNode* grid = TensorArg(args, 1);
   const size_t rank = data->shape.size();
   TVMLITE_CHECK_KIND(rank >= 3, ValueError)
-      << "data must be (N, C, D1, ...) with at least one spatial dim, got shape "
-      << ShapeToString(data->shape);
+      << "data must be (N, C, D1, ...) with at least one spatial dim, got shape " << ShapeToString(data->shape);
   TVMLITE_CHECK_KIND(grid->shape.size() == rank, ValueError)
-      << "grid must have the data's rank " << rank << ", got grid shape "
-      << ShapeToString(grid->shape) << " for data " << ShapeToString(data->shape);
+      << "grid must have the data's rank " << rank << ", got grid shape " << ShapeToString(grid->shape) << " for data "
+      << ShapeToString(data->shape);
   CheckOneOf("mode", a.mode, {"linear", "bilinear", "nearest", "cubic", "bicubic"});
   CheckOneOf("padding_mode", a.padding_mode, {"zeros", "border", "reflection"});
-  CheckDimsAgree(data->shape[0], grid->shape[0], "data and grid batch sizes differ",
-                 data->shape, grid->shape);
+  CheckDimsAgree(data->shape[0], grid->shape[0], "data and grid batch sizes differ", data->shape, grid->shape);
   if (grid->shape[rank - 1].type_index() == kTVMLiteInt) {
     TVMLITE_CHECK_KIND(DimIs(grid->shape[rank - 1], static_cast<int64_t>(rank - 2)), ValueError)
         << "the grid's last dim must be the spatial rank " << rank - 2 << ", got grid shape "
@@ -55,8 +53,7 @@ Type GridSampleRel(const Array<Type>& args, const GridSampleAttrs& a) {
 Type AffineGridRel(const Array<Type>& args, const AffineGridAttrs& a) {
   const TensorTypeNode* theta = TensorArg(args, 0);
   const TensorTypeNode* size = TensorArg(args, 1);
-  TVMLITE_CHECK_KIND(theta->shape.size() == 3 && (DimIs(theta->shape[1], 2) || DimIs(theta->shape[1], 3)),
-                     ValueError)
+  TVMLITE_CHECK_KIND(theta->shape.size() == 3 && (DimIs(theta->shape[1], 2) || DimIs(theta->shape[1], 3)), ValueError)
       << "theta must be (N, 2, 3) or (N, 3, 4), got shape " << ShapeToString(theta->shape);
   const int64_t r = theta->shape[1].cast<int64_t>();
   TVMLITE_CHECK_KIND(DimIs(theta->shape[2], r + 1) || theta->shape[2].type_index() != kTVMLiteInt, ValueError)
@@ -66,8 +63,7 @@ Type AffineGridRel(const Array<Type>& args, const AffineGridAttrs& a) {
   TVMLITE_CHECK_KIND(size->shape[0].type_index() != kTVMLiteInt || DimIs(size->shape[0], r + 2), ValueError)
       << "size must hold " << r + 2 << " values (N, C and " << r << " spatial dims) for theta "
       << ShapeToString(theta->shape) << ", got size shape " << ShapeToString(size->shape);
-  TVMLITE_CHECK_KIND(size->dtype.is_int(), TypeError) << "size must be an integer tensor, got "
-                                                      << size->dtype.str();
+  TVMLITE_CHECK_KIND(size->dtype.is_int(), TypeError) << "size must be an integer tensor, got " << size->dtype.str();
   std::vector<Any> out{theta->shape[0]};
   if (!a.output_size.empty()) {
     TVMLITE_CHECK_KIND(static_cast<int64_t>(a.output_size.size()) == r + 2, ValueError)
@@ -76,8 +72,8 @@ Type AffineGridRel(const Array<Type>& args, const AffineGridAttrs& a) {
       TVMLITE_CHECK_KIND(a.output_size[i] >= 0, ValueError)
           << "size[" << i << "] = " << a.output_size[i] << " is negative";
     }
-    CheckDimsAgree(theta->shape[0], Any(a.output_size[0]), "size[0] differs from theta's batch",
-                   theta->shape, Array<Any>(std::vector<Any>{Any(a.output_size[0])}));
+    CheckDimsAgree(theta->shape[0], Any(a.output_size[0]), "size[0] differs from theta's batch", theta->shape,
+                   Array<Any>(std::vector<Any>{Any(a.output_size[0])}));
     out[0] = Any(a.output_size[0]);
     for (int64_t i = 2; i < r + 2; ++i) out.push_back(Any(a.output_size[i]));
   } else {

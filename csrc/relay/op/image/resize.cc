@@ -30,8 +30,7 @@ Type ResizeRel(const Array<Type>& args, const ResizeAttrs& a) {
              {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
               "half_pixel_symmetric", "tf_half_pixel_for_nn"});
   CheckOneOf("nearest_mode", a.nearest_mode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
-  CheckOneOf("keep_aspect_ratio_policy", a.keep_aspect_ratio_policy,
-             {"stretch", "not_larger", "not_smaller"});
+  CheckOneOf("keep_aspect_ratio_policy", a.keep_aspect_ratio_policy, {"stretch", "not_larger", "not_smaller"});
   std::vector<bool> resized(rank, a.axes.empty());
   for (int64_t ax : a.axes) {
     TVMLITE_CHECK_KIND(ax >= -rank && ax < rank, ValueError)

@@ -56,8 +56,8 @@ Type TreeEnsembleRel(const Array<Type>& args, const TreeEnsembleAttrs& a) {
   TVMLITE_CHECK_KIND(a.post_transform >= 0 && a.post_transform <= 4, ValueError)
       << "post_transform must be 0..4, got " << a.post_transform;
   size_t n = a.nodes_featureids.size();
-  for (const Array<int64_t>& v : {a.nodes_modes, a.nodes_truenodeids, a.nodes_trueleafs, a.nodes_falsenodeids,
-                                  a.nodes_falseleafs}) {
+  for (const Array<int64_t>& v :
+       {a.nodes_modes, a.nodes_truenodeids, a.nodes_trueleafs, a.nodes_falsenodeids, a.nodes_falseleafs}) {
     TVMLITE_CHECK_KIND(v.size() == n, ValueError) << "every nodes_* attribute must have " << n << " entries";
   }
   TVMLITE_CHECK_KIND(a.nodes_splits.size() == n, ValueError) << "nodes_splits must have " << n << " entries";

@@ -56,8 +56,8 @@ void CheckBound(const Array<Type>& args, size_t i, const TensorTypeNode* data, c
   if (b == nullptr) return;
   TVMLITE_CHECK_KIND(b->dtype == data->dtype, TypeError)
       << what << " dtype " << b->dtype.str() << " differs from data dtype " << data->dtype.str();
-  bool scalar = b->shape.empty() || (b->shape.size() == 1 && (DimIs(b->shape[0], 1) ||
-                                                                b->shape[0].type_index() != kTVMLiteInt));
+  bool scalar =
+      b->shape.empty() || (b->shape.size() == 1 && (DimIs(b->shape[0], 1) || b->shape[0].type_index() != kTVMLiteInt));
   TVMLITE_CHECK_KIND(scalar, ValueError) << what << " must be a scalar, got shape " << ShapeToString(b->shape);
 }
 
@@ -74,8 +74,8 @@ Type DropoutRel(const Array<Type>& args, const DropoutAttrs& a) {
   CheckFloating(data->dtype, "data");
   const TensorTypeNode* ratio = TensorArg(args, 1);
   CheckFloating(ratio->dtype, "ratio");
-  TVMLITE_CHECK_KIND(ratio->shape.empty(), ValueError) << "ratio must be a scalar, got shape "
-                                                       << ShapeToString(ratio->shape);
+  TVMLITE_CHECK_KIND(ratio->shape.empty(), ValueError)
+      << "ratio must be a scalar, got shape " << ShapeToString(ratio->shape);
   const TensorTypeNode* training = TensorArg(args, 2);
   TVMLITE_CHECK_KIND(training->dtype.is_bool() && training->shape.empty(), TypeError)
       << "training_mode must be a bool scalar, got " << TypeToString(args[2]);
@@ -89,11 +89,11 @@ Type DropoutRel(const Array<Type>& args, const DropoutAttrs& a) {
 }
 
 #define TVMLITE_REGISTER_ACTIVATION(OpName, Text, AttrsT, Rel) \
-  TVMLITE_REGISTER_OP(OpName)                                 \
-      .describe(Text)                                         \
-      .add_argument("data", "Tensor", "The input.")           \
-      .set_attrs_type<AttrsT>()                               \
-      .add_type_rel("Activation", Rel)                        \
+  TVMLITE_REGISTER_OP(OpName)                                  \
+      .describe(Text)                                          \
+      .add_argument("data", "Tensor", "The input.")            \
+      .set_attrs_type<AttrsT>()                                \
+      .add_type_rel("Activation", Rel)                         \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
 
 TVMLITE_REGISTER_ACTIVATION("nn.leaky_relu", "x if x >= 0 else alpha * x.", ActivationAttrs, FloatUnaryRel)
@@ -115,15 +115,15 @@ TVMLITE_REGISTER_ACTIVATION("nn.shrink", "x - beta if x > alpha, x + beta if x <
     .set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_ACTIVATION("nn.swish", "x * sigmoid(alpha * x).", ActivationAttrs, FloatUnaryRel)
     .set_attr("TKeepsFinite", true);
-TVMLITE_REGISTER_ACTIVATION("nn.gelu", "x * Phi(x) (approximate 'none': erf; 'tanh': the tanh formula).",
-                            GeluAttrs, GeluRel)
+TVMLITE_REGISTER_ACTIVATION("nn.gelu", "x * Phi(x) (approximate 'none': erf; 'tanh': the tanh formula).", GeluAttrs,
+                            GeluRel)
     .set_attr("TKeepsFinite", true);
 
 #define TVMLITE_REGISTER_PLAIN_ACTIVATION(OpName, Text) \
-  TVMLITE_REGISTER_OP(OpName)                          \
-      .describe(Text)                                  \
-      .add_argument("data", "Tensor", "The input.")    \
-      .add_type_rel("Activation", FloatUnaryRel)       \
+  TVMLITE_REGISTER_OP(OpName)                           \
+      .describe(Text)                                   \
+      .add_argument("data", "Tensor", "The input.")     \
+      .add_type_rel("Activation", FloatUnaryRel)        \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
 
 TVMLITE_REGISTER_PLAIN_ACTIVATION("nn.hard_swish", "x * max(0, min(1, x / 6 + 1 / 2)).").set_attr("TKeepsFinite", true);
@@ -150,8 +150,9 @@ TVMLITE_REGISTER_OP("clip")
     .set_attr("TKeepsFinite", true);
 
 TVMLITE_REGISTER_OP("nn.dropout")
-    .describe("Dropout: (out, mask). Without training_mode out = data and mask is all true; with it, each "
-              "element is kept with probability 1 - ratio and scaled by 1 / (1 - ratio).")
+    .describe(
+        "Dropout: (out, mask). Without training_mode out = data and mask is all true; with it, each "
+        "element is kept with probability 1 - ratio and scaled by 1 / (1 - ratio).")
     .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("ratio", "Tensor", "The drop probability, a float scalar.")

@@ -45,7 +45,6 @@ Any DimDiv(const Any& dim, int64_t n, const char* what, const Array<Any>& shape)
   return Any(v / n);
 }
 
-
 /*! \brief ValueError unless the dims agree (symbolic dims pass). */
 void ExpectDim(const Any& got, const Any& want, const std::string& what) {
   TVMLITE_CHECK_KIND(!Static(got) || !Static(want) || DimEqual(got, want), ValueError)
@@ -77,8 +76,7 @@ Type AttentionRel(const Array<Type>& args, const AttentionAttrs& a) {
       << ShapeToString(q->shape) << ", " << ShapeToString(k->shape) << ", " << ShapeToString(v->shape);
   if (rank == 3) {
     TVMLITE_CHECK_KIND(a.q_num_heads > 0 && a.kv_num_heads > 0, ValueError)
-        << "3-D inputs need positive q_num_heads and kv_num_heads, got " << a.q_num_heads << " and "
-        << a.kv_num_heads;
+        << "3-D inputs need positive q_num_heads and kv_num_heads, got " << a.q_num_heads << " and " << a.kv_num_heads;
   } else {
     TVMLITE_CHECK_KIND(a.q_num_heads >= 0 && a.kv_num_heads >= 0, ValueError)
         << "q_num_heads and kv_num_heads must not be negative";
@@ -98,8 +96,8 @@ Type AttentionRel(const Array<Type>& args, const AttentionAttrs& a) {
   Heads hv = View(v, a.kv_num_heads, "v");
   ExpectDim(hk.batch, hq.batch, "k batch");
   ExpectDim(hv.batch, hq.batch, "v batch");
-  ExpectDim(hk.head_size, hq.head_size, "k head size (q " + ShapeToString(q->shape) + ", k " +
-                                            ShapeToString(k->shape) + ")");
+  ExpectDim(hk.head_size, hq.head_size,
+            "k head size (q " + ShapeToString(q->shape) + ", k " + ShapeToString(k->shape) + ")");
   ExpectDim(hv.heads, hk.heads, "v heads");
   ExpectDim(hv.seq, hk.seq, "v sequence length");
   if (Static(hq.heads) && Static(hk.heads)) {
@@ -148,10 +146,9 @@ Type AttentionRel(const Array<Type>& args, const AttentionAttrs& a) {
   }
   Array<Any> y_shape = rank == 4 ? Array<Any>{hq.batch, hq.heads, hq.seq, hv.head_size}
                                  : Array<Any>{hq.batch, hq.seq, DimMulChecked(hq.heads, hv.head_size)};
-  return TupleType({TensorType(y_shape, q->dtype),
-                    TensorType(Array<Any>{hq.batch, hk.heads, total, hk.head_size}, q->dtype),
-                    TensorType(Array<Any>{hq.batch, hk.heads, total, hv.head_size}, q->dtype),
-                    TensorType(scores, q->dtype)});
+  return TupleType(
+      {TensorType(y_shape, q->dtype), TensorType(Array<Any>{hq.batch, hk.heads, total, hk.head_size}, q->dtype),
+       TensorType(Array<Any>{hq.batch, hk.heads, total, hv.head_size}, q->dtype), TensorType(scores, q->dtype)});
 }
 
 Type RotaryEmbeddingRel(const Array<Type>& args, const RotaryEmbeddingAttrs& a) {
@@ -162,8 +159,7 @@ Type RotaryEmbeddingRel(const Array<Type>& args, const RotaryEmbeddingAttrs& a) 
   MatchDtype(x, cos);
   MatchDtype(x, sin);
   TVMLITE_CHECK_KIND(x->shape.size() == 3 || x->shape.size() == 4, ValueError)
-      << "x must be 4-D (batch, heads, seq, head_size) or 3-D (batch, seq, hidden), got "
-      << ShapeToString(x->shape);
+      << "x must be 4-D (batch, heads, seq, head_size) or 3-D (batch, seq, hidden), got " << ShapeToString(x->shape);
   Any batch = x->shape[0], seq, head_size;
   if (x->shape.size() == 4) {
     seq = x->shape[2];
@@ -206,8 +202,9 @@ Type RotaryEmbeddingRel(const Array<Type>& args, const RotaryEmbeddingAttrs& a) 
 }
 
 TVMLITE_REGISTER_OP("nn.attention")
-    .describe("Scaled dot-product attention (ONNX Attention): grouped-query heads, masks, causal and window "
-              "masking, a key/value cache and softcap; returns (y, present_key, present_value, qk_matmul_output).")
+    .describe(
+        "Scaled dot-product attention (ONNX Attention): grouped-query heads, masks, causal and window "
+        "masking, a key/value cache and softcap; returns (y, present_key, present_value, qk_matmul_output).")
     .set_num_inputs(7)
     .add_argument("q", "Tensor", "Queries.")
     .add_argument("k", "Tensor", "Keys.")

@@ -47,14 +47,10 @@ Type Col2ImRel(const Array<Type>& args, const Col2ImAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, 3, "data (batch, channels * prod(block_shape), blocks)");
   switch (a.image_shape.size()) {
-    case 1:
-      return Col2ImShape<1>(data, &a);
-    case 2:
-      return Col2ImShape<2>(data, &a);
-    case 3:
-      return Col2ImShape<3>(data, &a);
-    default:
-      TVMLITE_THROW(ValueError) << "image_shape needs 1 to 3 values, got " << a.image_shape.size();
+    case 1: return Col2ImShape<1>(data, &a);
+    case 2: return Col2ImShape<2>(data, &a);
+    case 3: return Col2ImShape<3>(data, &a);
+    default: TVMLITE_THROW(ValueError) << "image_shape needs 1 to 3 values, got " << a.image_shape.size();
   }
 }
 

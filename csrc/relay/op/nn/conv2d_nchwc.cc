@@ -35,11 +35,10 @@ template <int S>
 std::pair<int64_t, int64_t> KernelBlocks(const std::string& name) {
   const std::string primal = ConvKernelLayout(S);
   Layout layout(name);
-  bool ok = layout.ndim() == S + 4 && layout.PrimalAxes() == primal && layout[S + 2].name == 'i' &&
-            layout[S + 3].name == 'o';
+  bool ok =
+      layout.ndim() == S + 4 && layout.PrimalAxes() == primal && layout[S + 2].name == 'i' && layout[S + 3].name == 'o';
   TVMLITE_CHECK_KIND(ok, NotImplementedError)
-      << "kernel_layout '" << name << "' is not supported (only " << primal << "{i}i{o}o, e.g. " << primal
-      << "16i16o)";
+      << "kernel_layout '" << name << "' is not supported (only " << primal << "{i}i{o}o, e.g. " << primal << "16i16o)";
   return {layout[S + 2].factor, layout[S + 3].factor};
 }
 
@@ -67,28 +66,29 @@ Type ConvNCHWcRel(const Array<Type>& args, const Attrs& attrs) {
   auto [kic, oc] = KernelBlocks<S>(a->kernel_layout);
   int64_t out_block = a->out_layout.empty() ? oc : DataBlock<S>(a->out_layout, "out_layout");
   TVMLITE_CHECK_KIND(out_block == oc, ValueError)
-      << "out_layout '" << a->out_layout << "' disagrees with kernel_layout '" << a->kernel_layout
-      << "' (output block " << oc << ")";
-  CheckRank(data, S + 3, S == 2 ? "data (batch, channels / block, height, width, block)"
-                                : "data (batch, channels / block, depth, height, width, block)");
-  CheckRank(weight, S + 4, S == 2 ? "weight (out / oc, in / groups / ic, kh, kw, ic, oc)"
-                                  : "weight (out / oc, in / groups / ic, kd, kh, kw, ic, oc)");
+      << "out_layout '" << a->out_layout << "' disagrees with kernel_layout '" << a->kernel_layout << "' (output block "
+      << oc << ")";
+  CheckRank(data, S + 3,
+            S == 2 ? "data (batch, channels / block, height, width, block)"
+                   : "data (batch, channels / block, depth, height, width, block)");
+  CheckRank(weight, S + 4,
+            S == 2 ? "weight (out / oc, in / groups / ic, kh, kw, ic, oc)"
+                   : "weight (out / oc, in / groups / ic, kd, kh, kw, ic, oc)");
   TVMLITE_CHECK_KIND(data->dtype == weight->dtype || a->out_dtype.has_value(), TypeError)
       << "data and weight dtypes differ (" << data->dtype.str() << " vs " << weight->dtype.str()
       << "); set out_dtype to mix them";
   TVMLITE_CHECK_KIND(a->groups >= 1 && a->groups <= kMaxWindowValue, ValueError)
       << "groups = " << a->groups << " must be >= 1";
   TVMLITE_CHECK_KIND(DimIs(data->shape[S + 2], ic), ValueError)
-      << "data " << ShapeToString(data->shape) << " must end in its block " << ic << " (data_layout '"
-      << a->data_layout << "')";
+      << "data " << ShapeToString(data->shape) << " must end in its block " << ic << " (data_layout '" << a->data_layout
+      << "')";
   TVMLITE_CHECK_KIND(DimIs(weight->shape[S + 2], kic) && DimIs(weight->shape[S + 3], oc), ValueError)
       << "weight " << ShapeToString(weight->shape) << " must end in (" << kic << ", " << oc << ") (kernel_layout '"
       << a->kernel_layout << "')";
   if (kDepthwise) {
     TVMLITE_CHECK_KIND(kic == 1 && oc == ic, ValueError)
         << "a depthwise kernel_layout must be " << ConvKernelLayout(S) << "1i{c}o with c the data's block " << ic
-        << ", got '"
-        << a->kernel_layout << "'";
+        << ", got '" << a->kernel_layout << "'";
     TVMLITE_CHECK_KIND(DimIs(weight->shape[1], 1), ValueError)
         << "depthwise weight " << ShapeToString(weight->shape) << " must have one input channel per filter";
   } else {
@@ -146,9 +146,8 @@ Type ConvWinogradPerShapeRel(const Array<Type>& args, const Attrs& attrs) {
   const TensorTypeNode* weight = TensorArg(args, 1);
   Window<2> w = NormalizeWindow<2>(a->strides, a->padding, a->dilation);
   const int64_t stride = w.stride[0];
-  TVMLITE_CHECK_KIND(a->groups == 1 && w.stride[1] == stride && (stride == 1 || stride == 2) &&
-                         w.dilation[0] == 1 && w.dilation[1] == 1 && DimIs(weight->shape[2], 3) &&
-                         DimIs(weight->shape[3], 3),
+  TVMLITE_CHECK_KIND(a->groups == 1 && w.stride[1] == stride && (stride == 1 || stride == 2) && w.dilation[0] == 1 &&
+                         w.dilation[1] == 1 && DimIs(weight->shape[2], 3) && DimIs(weight->shape[3], 3),
                      ValueError)
       << "Winograd takes an ungrouped 3x3 conv of stride 1 or 2 (the same in both axes) and dilation 1";
   const int64_t oc = KernelBlocks<2>(a->kernel_layout).second;
@@ -171,8 +170,9 @@ Type ConvWinogradPerShapeRel(const Array<Type>& args, const Attrs& attrs) {
 }  // namespace
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
-    .describe("2-D convolution on blocked data: NCHW{ic}c data, OIHW{ic}i{oc}o weight -> NCHW{oc}c (grouped when "
-              "groups > 1, each group whole blocks).")
+    .describe(
+        "2-D convolution on blocked data: NCHW{ic}c data, OIHW{ic}i{oc}o weight -> NCHW{oc}c (grouped when "
+        "groups > 1, each group whole blocks).")
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / groups / ic, kh, kw, ic, oc).")
     .set_attrs_type<Conv2DAttrs>()
@@ -180,12 +180,14 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_per_shape")
-    .describe("A blocked 3x3 conv whose output plane is known only at run time: per call, Winograd with the filters "
-              "transformed for the tile its plane takes (topi.nn.conv2d_winograd_tile), else the direct conv.")
+    .describe(
+        "A blocked 3x3 conv whose output plane is known only at run time: per call, Winograd with the filters "
+        "transformed for the tile its plane takes (topi.nn.conv2d_winograd_tile), else the direct conv.")
     .set_num_inputs(-1)
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / ic, 3, 3, ic, oc).")
-    .add_argument("transformed", "Tensor", "One or two: the filters transformed for a tile size, (alpha, alpha, "
+    .add_argument("transformed", "Tensor",
+                  "One or two: the filters transformed for a tile size, (alpha, alpha, "
                   "out / oc, in (x4 at stride 2), oc).")
     .set_attrs_type<Conv2DAttrs>()
     .add_type_rel("Conv2DWinogradPerShape", ConvWinogradPerShapeRel)
@@ -200,8 +202,9 @@ TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv3d_NCDHWc")
-    .describe("3-D convolution on blocked data: NCDHW{ic}c data, OIDHW{ic}i{oc}o weight -> NCDHW{oc}c (grouped "
-              "when groups > 1, each group whole blocks).")
+    .describe(
+        "3-D convolution on blocked data: NCDHW{ic}c data, OIDHW{ic}i{oc}o weight -> NCDHW{oc}c (grouped "
+        "when groups > 1, each group whole blocks).")
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, depth, height, width, ic).")
     .add_argument("weight", "Tensor", "The packed filters, (out / oc, in / groups / ic, kd, kh, kw, ic, oc).")
     .set_attrs_type<Conv3DAttrs>()

@@ -81,11 +81,10 @@ Type WinogradConvRel(const Array<Type>& args, const Conv2DWinogradAttrs& a) {
   TVMLITE_CHECK_KIND(DimIs(data->shape[4], ic), ValueError)
       << "data " << ShapeToString(data->shape) << " must end in its block " << ic;
   const int64_t alpha = topi::winograd::AlphaOf(a.tile_size, stride), phases = stride * stride;
-  TVMLITE_CHECK_KIND(DimIs(weight->shape[0], alpha) && DimIs(weight->shape[1], alpha) &&
-                         DimIs(weight->shape[4], oc), ValueError)
-      << "weight " << ShapeToString(weight->shape) << " must be (" << alpha << ", " << alpha << ", O / " << oc
-      << ", " << (phases == 1 ? "C" : "4C") << ", " << oc << ") for tile_size " << a.tile_size << " and stride "
-      << stride;
+  TVMLITE_CHECK_KIND(DimIs(weight->shape[0], alpha) && DimIs(weight->shape[1], alpha) && DimIs(weight->shape[4], oc),
+                     ValueError)
+      << "weight " << ShapeToString(weight->shape) << " must be (" << alpha << ", " << alpha << ", O / " << oc << ", "
+      << (phases == 1 ? "C" : "4C") << ", " << oc << ") for tile_size " << a.tile_size << " and stride " << stride;
   TVMLITE_CHECK_KIND(a.groups == 1, ValueError) << "Winograd convolution needs groups = 1, got " << a.groups;
   std::optional<int64_t> cb = data->shape[1].as<int64_t>(), c = weight->shape[3].as<int64_t>();
   if (cb && c) {
@@ -115,16 +114,18 @@ TVMLITE_STATIC_INIT_BLOCK({
 });
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
-    .describe("The Winograd transform of 3x3 conv filters: (O, C, 3, 3) -> (alpha, alpha, O, C), G g G^T; stride 2: "
-              "(alpha, alpha, O, 4C), the parity phases' filters.")
+    .describe(
+        "The Winograd transform of 3x3 conv filters: (O, C, 3, 3) -> (alpha, alpha, O, C), G g G^T; stride 2: "
+        "(alpha, alpha, O, 4C), the parity phases' filters.")
     .set_num_inputs(1)
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels, 3, 3).")
     .add_type_rel("Conv2DWinogradWeightTransform", WeightTransformRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
-    .describe("3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(m x m, 2 x 2) over the input's parity "
-              "phases) on blocked data, the filters transformed.")
+    .describe(
+        "3x3 convolution by Winograd's F(m x m, 3 x 3) (stride 2: F(m x m, 2 x 2) over the input's parity "
+        "phases) on blocked data, the filters transformed.")
     .add_argument("data", "Tensor", "The input, (batch, in_channels / ic, height, width, ic).")
     .add_argument("weight", "Tensor", "The transformed filters, (alpha, alpha, out_channels / oc, in_channels, oc).")
     .add_type_rel("Conv2DWinograd", WinogradConvRel)

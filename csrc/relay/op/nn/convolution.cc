@@ -25,16 +25,15 @@ namespace {
 
 /*! \brief groups in [1, kMaxWindowValue]. */
 void CheckGroups(int64_t groups) {
-  TVMLITE_CHECK_KIND(groups >= 1 && groups <= kMaxWindowValue, ValueError)
-      << "groups = " << groups << " must be >= 1";
+  TVMLITE_CHECK_KIND(groups >= 1 && groups <= kMaxWindowValue, ValueError) << "groups = " << groups << " must be >= 1";
 }
 
 /*! \brief ValueError unless the static dim `dim` (named) is divisible by groups. */
 void CheckDivisible(const Any& dim, int64_t groups, const char* what, const TensorTypeNode* t, const char* tname) {
   std::optional<int64_t> v = dim.as<int64_t>();
   TVMLITE_CHECK_KIND(!v || *v % groups == 0, ValueError)
-      << what << " " << *v << " of " << tname << " " << ShapeToString(t->shape) << " is not divisible by groups = "
-      << groups;
+      << what << " " << *v << " of " << tname << " " << ShapeToString(t->shape)
+      << " is not divisible by groups = " << groups;
 }
 
 /*! \brief The kernel's spatial dims: the weight's, checked against kernel_size when that is given. */
@@ -60,8 +59,8 @@ Any OutChannels(Any from_weight, const Optional<int64_t>& channels, const Tensor
   if (!channels.has_value()) return from_weight;
   std::optional<int64_t> v = from_weight.as<int64_t>();
   TVMLITE_CHECK_KIND(!v || *v == *channels, ValueError)
-      << "channels = " << *channels << " disagrees with weight shape " << ShapeToString(weight->shape) << " ("
-      << *v << " output channels)";
+      << "channels = " << *channels << " disagrees with weight shape " << ShapeToString(weight->shape) << " (" << *v
+      << " output channels)";
   TVMLITE_CHECK_KIND(*channels >= 0, ValueError) << "channels = " << *channels << " must be >= 0";
   return v ? from_weight : Any(*channels);
 }
@@ -129,9 +128,9 @@ Type ConvTransposeRel(const Array<Type>& args, const ConvTransposeAttrs<N>& a) {
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << *c << " channels, weight "
         << ShapeToString(weight->shape) << " is packed for " << a.groups << " groups of " << packed;
   } else {
-    TVMLITE_CHECK_KIND(DimEqual(data->shape[1], weight->shape[0]) || !data->shape[1].as<int64_t>() ||
-                           !weight->shape[0].as<int64_t>(),
-                       ValueError)
+    TVMLITE_CHECK_KIND(
+        DimEqual(data->shape[1], weight->shape[0]) || !data->shape[1].as<int64_t>() || !weight->shape[0].as<int64_t>(),
+        ValueError)
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << DimToString(data->shape[1])
         << " channels, weight " << ShapeToString(weight->shape) << " has " << DimToString(weight->shape[0]);
   }
@@ -152,9 +151,9 @@ Type ConvTransposeRel(const Array<Type>& args, const ConvTransposeAttrs<N>& a) {
     TVMLITE_CHECK_KIND(size <= kMaxWindowValue, ValueError)
         << "spatial dim " << i << " of the output would be larger than " << kMaxWindowValue;
     TVMLITE_CHECK_KIND(*x >= 1 && size >= 1, ValueError)
-        << "spatial dim " << i << " of the output would be " << size << " (input " << *x << ", stride "
-        << w.stride[i] << ", padding (" << w.pad_begin[i] << ", " << w.pad_end[i] << "), kernel " << *kk
-        << ", dilation " << w.dilation[i] << ", output_padding " << out_pad[i] << ")";
+        << "spatial dim " << i << " of the output would be " << size << " (input " << *x << ", stride " << w.stride[i]
+        << ", padding (" << w.pad_begin[i] << ", " << w.pad_end[i] << "), kernel " << *kk << ", dilation "
+        << w.dilation[i] << ", output_padding " << out_pad[i] << ")";
     out.push_back(Any(size));
   }
   return TensorType(Array<Any>(out), dtype);
@@ -245,8 +244,10 @@ void RegisterConv() {
       .set_attr("FTVMLiteScaleAxis",
                 runtime::Function::FromTyped(ConvScaleAxis<N>, "FTVMLiteScaleAxis of nn.conv" + dims));
   OpRegEntry::RegisterOrGet("nn.conv" + dims + "_transpose")
-      .describe(std::to_string(N) + "-D transposed convolution (the gradient of conv" + dims + " w.r.t. its input): "
-                "data " + ChannelFirstLayout(N) + ", weight " + ConvTransposeKernelLayout(N) + ".")
+      .describe(std::to_string(N) + "-D transposed convolution (the gradient of conv" + dims +
+                " w.r.t. its input): "
+                "data " +
+                ChannelFirstLayout(N) + ", weight " + ConvTransposeKernelLayout(N) + ".")
       .set_num_inputs(2)
       .add_argument("data", "Tensor", "The input, (batch, in_channels, spatial...).")
       .add_argument("weight", "Tensor", "The filters, (in_channels, out_channels / groups, kernel...).")
@@ -254,7 +255,8 @@ void RegisterConv() {
       .add_type_rel("ConvTranspose", ConvTransposeRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
   OpRegEntry::RegisterOrGet("nn.conv" + dims + "_integer")
-      .describe(std::to_string(N) + "-D integer convolution (ONNX ConvInteger): conv of (data - data_zero_point) "
+      .describe(std::to_string(N) +
+                "-D integer convolution (ONNX ConvInteger): conv of (data - data_zero_point) "
                 "and (weight - weight_zero_point) accumulated in int32.")
       .set_num_inputs(4)
       .add_argument("data", "Tensor", "The input (int8 / uint8), (batch, in_channels, spatial...).")

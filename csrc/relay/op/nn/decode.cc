@@ -37,8 +37,7 @@ const TensorTypeNode* RankedArg(const Array<Type>& args, size_t i, size_t rank, 
 }
 
 void CheckDim(const Any& got, const Any& want, const char* what) {
-  TVMLITE_CHECK_KIND(!(got.type_index() == kTVMLiteInt && want.type_index() == kTVMLiteInt) ||
-                         DimEqual(got, want),
+  TVMLITE_CHECK_KIND(!(got.type_index() == kTVMLiteInt && want.type_index() == kTVMLiteInt) || DimEqual(got, want),
                      ValueError)
       << what << ": " << DimToString(got) << " vs " << DimToString(want);
 }
@@ -83,8 +82,7 @@ Type LinearAttentionRel(const Array<Type>& args, const LinearAttentionAttrs& a) 
   TVMLITE_CHECK_KIND(rule == "linear" || rule == "gated" || rule == "delta" || rule == "gated_delta", ValueError)
       << "update_rule must be linear, gated, delta or gated_delta, got '" << rule << "'";
   TVMLITE_CHECK_KIND(a.q_num_heads > 0 && a.kv_num_heads > 0 && a.q_num_heads % a.kv_num_heads == 0, ValueError)
-      << "q_num_heads (" << a.q_num_heads << ") must be a positive multiple of kv_num_heads ("
-      << a.kv_num_heads << ")";
+      << "q_num_heads (" << a.q_num_heads << ") must be a positive multiple of kv_num_heads (" << a.kv_num_heads << ")";
   bool gated = rule == "gated" || rule == "gated_delta";
   bool delta = rule == "delta" || rule == "gated_delta";
   TVMLITE_CHECK_KIND(!gated || a.has_decay, ValueError) << "update_rule '" << rule << "' needs the decay input";
@@ -124,9 +122,9 @@ Type LinearAttentionRel(const Array<Type>& args, const LinearAttentionAttrs& a) 
   }
   if (a.has_beta) {
     const TensorTypeNode* b = RankedArg(args, next++, 3, "beta");
-    TVMLITE_CHECK_KIND(b->shape[2].type_index() != kTVMLiteInt || DimIs(b->shape[2], a.kv_num_heads) ||
-                           DimIs(b->shape[2], 1),
-                       ValueError)
+    TVMLITE_CHECK_KIND(
+        b->shape[2].type_index() != kTVMLiteInt || DimIs(b->shape[2], a.kv_num_heads) || DimIs(b->shape[2], 1),
+        ValueError)
         << "beta's last dim must be kv_num_heads or 1, got " << DimToString(b->shape[2]);
   }
   Any out_last = Any(SizeVar::Any());
@@ -136,8 +134,8 @@ Type LinearAttentionRel(const Array<Type>& args, const LinearAttentionAttrs& a) 
         << "the output's last dim overflows int64";
     out_last = Any(n);
   }
-  return TupleType({TensorType(Array<Any>{q->shape[0], q->shape[1], out_last}, q->dtype),
-                    TensorType(state, state_dtype)});
+  return TupleType(
+      {TensorType(Array<Any>{q->shape[0], q->shape[1], out_last}, q->dtype), TensorType(state, state_dtype)});
 }
 
 /*! \brief The softmax's dtype: explicit, else float64 for float64 inputs and float32 for the rest. */
@@ -221,8 +219,9 @@ TVMLITE_REGISTER_OP("nn.linear_attention")
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
 TVMLITE_REGISTER_OP("nn.flex_attention")
-    .describe("Scaled dot-product attention with optional score and probability modifier functions (ONNX "
-              "FlexAttention).")
+    .describe(
+        "Scaled dot-product attention with optional score and probability modifier functions (ONNX "
+        "FlexAttention).")
     .set_num_inputs(-1)
     .add_argument("q", "Tensor", "(B, Hq, L, E)")
     .add_argument("k", "Tensor", "(B, Hkv, S, E)")

@@ -18,8 +18,7 @@ namespace {
 
 /*! \brief ValueError naming the shapes unless dim i of t is `want` (when both are static). */
 void CheckDim(const TensorTypeNode* t, size_t i, const Any& want, const char* what) {
-  bool ok = DimEqual(t->shape[i], want) || t->shape[i].type_index() != kTVMLiteInt ||
-            want.type_index() != kTVMLiteInt;
+  bool ok = DimEqual(t->shape[i], want) || t->shape[i].type_index() != kTVMLiteInt || want.type_index() != kTVMLiteInt;
   TVMLITE_CHECK_KIND(ok, ValueError) << what << " " << ShapeToString(t->shape) << ": dim " << i << " must be "
                                      << DimToString(want);
 }
@@ -37,8 +36,8 @@ Type DeformableConv2DRel(const Array<Type>& args, const DeformableConv2DAttrs& a
   CheckRank(offset, 4, "offset (batch, deformable_groups * 2 * KH * KW, out_height, out_width)");
   CheckRank(weight, 4, "weight (out_channels, in_channels / groups, KH, KW)");
   TVMLITE_CHECK_KIND(data->dtype == weight->dtype && data->dtype == offset->dtype, TypeError)
-      << "data, offset and weight must share a dtype, got " << data->dtype.str() << ", " << offset->dtype.str()
-      << ", " << weight->dtype.str();
+      << "data, offset and weight must share a dtype, got " << data->dtype.str() << ", " << offset->dtype.str() << ", "
+      << weight->dtype.str();
   TVMLITE_CHECK_KIND(a.groups >= 1 && a.groups <= kMaxWindowValue && a.deformable_groups >= 1 &&
                          a.deformable_groups <= kMaxWindowValue,
                      ValueError)
@@ -47,13 +46,13 @@ Type DeformableConv2DRel(const Array<Type>& args, const DeformableConv2DAttrs& a
   std::optional<int64_t> c = data->shape[1].as<int64_t>(), cg = weight->shape[1].as<int64_t>();
   if (c) {
     TVMLITE_CHECK_KIND(*c % a.groups == 0 && *c % a.deformable_groups == 0, ValueError)
-        << "in_channels " << *c << " of data " << ShapeToString(data->shape) << " must be divisible by groups = "
-        << a.groups << " and deformable_groups = " << a.deformable_groups;
+        << "in_channels " << *c << " of data " << ShapeToString(data->shape)
+        << " must be divisible by groups = " << a.groups << " and deformable_groups = " << a.deformable_groups;
   }
   if (std::optional<int64_t> o = weight->shape[0].as<int64_t>()) {
     TVMLITE_CHECK_KIND(*o % a.groups == 0, ValueError)
-        << "out_channels " << *o << " of weight " << ShapeToString(weight->shape) << " is not divisible by groups = "
-        << a.groups;
+        << "out_channels " << *o << " of weight " << ShapeToString(weight->shape)
+        << " is not divisible by groups = " << a.groups;
   }
   if (c && cg) {
     TVMLITE_CHECK_KIND(static_cast<__int128>(*cg) * a.groups == *c, ValueError)
@@ -68,8 +67,8 @@ Type DeformableConv2DRel(const Array<Type>& args, const DeformableConv2DAttrs& a
   for (int i = 0; i < 2; ++i) out.push_back(WindowOut<2>(data->shape[2 + i], k[i], w, i, false));
   if (a.channels.has_value()) CheckDim(weight, 0, Any(*a.channels), "weight");
   std::optional<int64_t> kh = BoundedDim(k[0], "kernel size"), kw = BoundedDim(k[1], "kernel size");
-  Any taps = kh && kw ? Any(BoundedMul(BoundedMul(*kh, *kw, "kernel taps"), a.deformable_groups, "taps")) :
-                        Any(SizeVar::Any());
+  Any taps = kh && kw ? Any(BoundedMul(BoundedMul(*kh, *kw, "kernel taps"), a.deformable_groups, "taps"))
+                      : Any(SizeVar::Any());
   CheckDim(offset, 0, data->shape[0], "offset");
   if (std::optional<int64_t> t = taps.as<int64_t>()) CheckDim(offset, 1, Any(*t * 2), "offset");
   CheckDim(offset, 2, out[2], "offset");

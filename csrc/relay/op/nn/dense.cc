@@ -82,8 +82,7 @@ Type MatmulRel(const Array<Type>& args, const MatmulAttrs& attr) {
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   TVMLITE_CHECK_KIND(a->ndim() >= 1 && b->ndim() >= 1, ValueError)
-      << "matmul operands must have rank >= 1, got " << ShapeToString(a->shape) << " and "
-      << ShapeToString(b->shape);
+      << "matmul operands must have rank >= 1, got " << ShapeToString(a->shape) << " and " << ShapeToString(b->shape);
   DataType dtype = ProductDtype(a, b, attr.out_dtype);
   return TensorType(MatmulShape(a, b, attr.transpose_a, attr.transpose_b, true), dtype);
 }
@@ -122,11 +121,10 @@ Type MatmulIntegerRel(const Array<Type>& args, const Attrs&) {
       << "zero points must have their operand's dtype: a " << a->dtype.str() << " / " << za->dtype.str() << ", b "
       << b->dtype.str() << " / " << zb->dtype.str();
   TVMLITE_CHECK_KIND(a->ndim() >= 1 && b->ndim() >= 1, ValueError)
-      << "matmul operands must have rank >= 1, got " << ShapeToString(a->shape) << " and "
-      << ShapeToString(b->shape);
+      << "matmul operands must have rank >= 1, got " << ShapeToString(a->shape) << " and " << ShapeToString(b->shape);
   auto check_zp = [](const TensorTypeNode* zp, const TensorTypeNode* x, int64_t axis, const char* name) {
-    TVMLITE_CHECK_KIND(zp->ndim() <= 1, ValueError) << name << " must be a scalar or 1-D, got shape "
-                                                    << ShapeToString(zp->shape);
+    TVMLITE_CHECK_KIND(zp->ndim() <= 1, ValueError)
+        << name << " must be a scalar or 1-D, got shape " << ShapeToString(zp->shape);
     if (zp->ndim() == 0 || DimIs(zp->shape[0], 1)) return;
     bool ok = axis >= 0 && (DimEqual(zp->shape[0], x->shape[axis]) || zp->shape[0].type_index() != kTVMLiteInt ||
                             x->shape[axis].type_index() != kTVMLiteInt);
@@ -158,8 +156,9 @@ TVMLITE_REGISTER_OP("nn.dense")
     .set_attr("FTVMLiteScaleAxis", runtime::Function::FromTyped(DenseScaleAxis, "FTVMLiteScaleAxis of nn.dense"));
 
 TVMLITE_REGISTER_OP("nn.matmul")
-    .describe("numpy.matmul: batch dims broadcast, 1-D operands are vectors; optional transposes of the last two "
-              "dims.")
+    .describe(
+        "numpy.matmul: batch dims broadcast, 1-D operands are vectors; optional transposes of the last two "
+        "dims.")
     .set_num_inputs(2)
     .add_argument("tensor_a", "Tensor", "The left operand, (..., M, K) or (K,).")
     .add_argument("tensor_b", "Tensor", "The right operand, (..., K, N) or (K,).")

@@ -50,8 +50,8 @@ Type DensePackRel(const Array<Type>& args, const DensePackAttrs& attr) {
   TVMLITE_CHECK_KIND(data->ndim() >= 1, ValueError) << "data must have rank >= 1, got a scalar";
   CheckRank(weight, 3, "weight (N / nb, K, nb)");
   int64_t nb = LayoutBlock(attr.weight_layout);
-  TVMLITE_CHECK_KIND(nb >= 1, ValueError) << "weight_layout must be NK{nb}n with nb >= 1, got '"
-                                          << attr.weight_layout << "'";
+  TVMLITE_CHECK_KIND(nb >= 1, ValueError)
+      << "weight_layout must be NK{nb}n with nb >= 1, got '" << attr.weight_layout << "'";
   TVMLITE_CHECK_KIND(weight->shape[2].type_index() != kTVMLiteInt || DimIs(weight->shape[2], nb), ValueError)
       << "weight " << ShapeToString(weight->shape) << " does not match weight_layout '" << attr.weight_layout
       << "' (its last dim must be " << nb << ")";
@@ -82,13 +82,12 @@ Type DensePackRel(const Array<Type>& args, const DensePackAttrs& attr) {
 
 }  // namespace
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(DensePackAttrs, units, out_dtype, weight_layout);
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(DensePackAttrs, units, out_dtype, weight_layout); });
 
 TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
-    .describe("nn.dense with a pre-packed weight: data (..., K), weight (ceil(N / nb), K, nb) (\"NK{nb}n\") -> "
-              "(..., N).")
+    .describe(
+        "nn.dense with a pre-packed weight: data (..., K), weight (ceil(N / nb), K, nb) (\"NK{nb}n\") -> "
+        "(..., N).")
     .add_argument("data", "Tensor", "The input, (..., K).")
     .add_argument("weight", "Tensor", "The packed weights, (ceil(N / nb), K, nb), zero past N.")
     .add_type_rel("DensePack", DensePackRel)

@@ -54,9 +54,8 @@ Any UnifyLabelDim(const Any& have, const Any& next, char letter, const std::stri
   if (DimIs(have, 1)) return next;
   if (DimIs(next, 1) || DimEqual(have, next)) return have;
   bool both_static = have.type_index() == kTVMLiteInt && next.type_index() == kTVMLiteInt;
-  TVMLITE_CHECK_KIND(!both_static, ValueError)
-      << "einsum equation '" << equation << "': label '" << letter << "' has sizes " << DimToString(have)
-      << " and " << DimToString(next);
+  TVMLITE_CHECK_KIND(!both_static, ValueError) << "einsum equation '" << equation << "': label '" << letter
+                                               << "' has sizes " << DimToString(have) << " and " << DimToString(next);
   return have.type_index() == kTVMLiteInt ? have : next;
 }
 
@@ -73,14 +72,14 @@ Type EinsumRel(const Array<Type>& args, const EinsumAttrs& a) {
   size_t start = 0;
   while (true) {
     size_t comma = lhs.find(',', start);
-    terms.push_back(ParseTerm(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start),
-                              a.equation));
+    terms.push_back(
+        ParseTerm(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), a.equation));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   TVMLITE_CHECK_KIND(terms.size() == tuple->fields.size(), ValueError)
-      << "einsum equation '" << a.equation << "' has " << terms.size() << " input terms for "
-      << tuple->fields.size() << " inputs";
+      << "einsum equation '" << a.equation << "' has " << terms.size() << " input terms for " << tuple->fields.size()
+      << " inputs";
   std::map<char, Any> dims;
   std::map<char, int> counts;
   Array<Any> ellipsis_dims;
@@ -89,9 +88,8 @@ Type EinsumRel(const Array<Type>& args, const EinsumAttrs& a) {
     const auto* t = tuple->fields[i].as<TensorTypeNode>();
     TVMLITE_CHECK_KIND(t != nullptr, TypeError) << "einsum input " << i << " must be a tensor";
     if (i == 0) dtype = t->dtype;
-    TVMLITE_CHECK_KIND(t->dtype == dtype, TypeError)
-        << "einsum inputs must share a dtype: input 0 is " << dtype.str() << ", input " << i << " is "
-        << t->dtype.str();
+    TVMLITE_CHECK_KIND(t->dtype == dtype, TypeError) << "einsum inputs must share a dtype: input 0 is " << dtype.str()
+                                                     << ", input " << i << " is " << t->dtype.str();
     const Term& term = terms[i];
     size_t n_letters = term.letters.size() - (term.ellipsis ? 1 : 0);
     TVMLITE_CHECK_KIND(term.ellipsis ? t->ndim() >= n_letters : t->ndim() == n_letters, ValueError)

@@ -17,9 +17,7 @@ namespace relay {
 
 namespace refl = ::tvmlite::runtime::refl;
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(NLLLossAttrs, reduction, ignore_index);
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(NLLLossAttrs, reduction, ignore_index); });
 
 Type NLLLossRel(const Array<Type>& args, const NLLLossAttrs& a) {
   TVMLITE_CHECK_KIND(a.reduction == "none" || a.reduction == "sum" || a.reduction == "mean", ValueError)

@@ -39,8 +39,7 @@ void CheckStashType(const std::string& stash_type) {
   TVMLITE_CHECK_KIND(stash_type.empty() || stash_type == "float32" || stash_type == "float64" ||
                          stash_type == "float16" || stash_type == "bfloat16",
                      ValueError)
-      << "stash_type must be a float dtype (float16, bfloat16, float32, float64) or empty, got '" << stash_type
-      << "'";
+      << "stash_type must be a float dtype (float16, bfloat16, float32, float64) or empty, got '" << stash_type << "'";
 }
 
 /*! \brief data (N, C, ...) with rank >= min_rank; returns C (dim `axis`). */
@@ -149,8 +148,8 @@ Type GroupNormRel(const Array<Type>& args, const GroupNormAttrs& a) {
   TVMLITE_CHECK_KIND(a.num_groups > 0, ValueError) << "num_groups must be positive, got " << a.num_groups;
   if (std::optional<int64_t> c = channels.as<int64_t>()) {
     TVMLITE_CHECK_KIND(*c % a.num_groups == 0, ValueError)
-        << "the " << *c << " channels of data " << ShapeToString(data->shape) << " do not split into "
-        << a.num_groups << " groups";
+        << "the " << *c << " channels of data " << ShapeToString(data->shape) << " do not split into " << a.num_groups
+        << " groups";
   }
   CheckScaleShift(args, data, channels);
   return args[0];
@@ -194,8 +193,9 @@ Type SoftmaxRel(const Array<Type>& args, const SoftmaxAttrs& a) {
 }
 
 TVMLITE_REGISTER_OP("nn.batch_norm")
-    .describe("Batch normalization over the channel axis; returns (out, mean_out, var_out): the moving "
-              "statistics unchanged in inference, the momentum-updated running statistics in training.")
+    .describe(
+        "Batch normalization over the channel axis; returns (out, mean_out, var_out): the moving "
+        "statistics unchanged in inference, the momentum-updated running statistics in training.")
     .set_num_inputs(5)
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .add_argument("gamma", "Tensor", "Scale (C,).")
@@ -256,11 +256,11 @@ TVMLITE_REGISTER_OP("nn.mean_variance_normalization")
     .add_type_rel("MVN", MVNRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);
 
-#define TVMLITE_REGISTER_SOFTMAX_OP(OpName, Text)              \
-  TVMLITE_REGISTER_OP(OpName)                                 \
-      .describe(Text)                                         \
-      .add_argument("data", "Tensor", "The input.")           \
-      .add_type_rel("Softmax", SoftmaxRel)                    \
+#define TVMLITE_REGISTER_SOFTMAX_OP(OpName, Text)   \
+  TVMLITE_REGISTER_OP(OpName)                       \
+      .describe(Text)                               \
+      .add_argument("data", "Tensor", "The input.") \
+      .add_type_rel("Softmax", SoftmaxRel)          \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)
 
 TVMLITE_REGISTER_SOFTMAX_OP("nn.softmax", "exp(x - max) / sum(exp(x - max)) along axis (or axes [axis, ndim)).");

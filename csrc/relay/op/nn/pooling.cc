@@ -36,8 +36,7 @@ int64_t PoolBlock(const std::string& layout, const std::string& out_layout, cons
       << "out_layout '" << out_layout << "' must be '' or the layout '" << layout << "'";
   CheckRank(data, 5, "blocked data (batch, channels / block, height, width, block)");
   TVMLITE_CHECK_KIND(DimIs(data->shape[4], block) || data->shape[4].type_index() != kTVMLiteInt, ValueError)
-      << "data " << ShapeToString(data->shape) << " must end in its block " << block << " (layout '" << layout
-      << "')";
+      << "data " << ShapeToString(data->shape) << " must end in its block " << block << " (layout '" << layout << "')";
   return block;
 }
 
@@ -89,8 +88,7 @@ Type GlobalPoolRel(const Array<Type>& args, const GlobalPoolAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(a.p > 0 && a.p < 1e300, ValueError) << "p = " << a.p << " must be positive and finite";
   if (PoolBlock(a.layout, "", data)) {
-    return TensorType({data->shape[0], data->shape[1], Any(int64_t(1)), Any(int64_t(1)), data->shape[4]},
-                      data->dtype);
+    return TensorType({data->shape[0], data->shape[1], Any(int64_t(1)), Any(int64_t(1)), data->shape[4]}, data->dtype);
   }
   TVMLITE_CHECK_KIND(data->ndim() >= 3 && data->ndim() <= 5, ValueError)
       << "data must have rank 3 to 5 (batch, channels, spatial...), got shape " << ShapeToString(data->shape);

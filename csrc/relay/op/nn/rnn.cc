@@ -34,8 +34,8 @@ void CheckShape(const Array<Type>& args, size_t i, const char* name, const std::
     ok = DimEqual(t->shape[d], want[d]) || t->shape[d].type_index() != kTVMLiteInt ||
          want[d].type_index() != kTVMLiteInt;
   }
-  TVMLITE_CHECK_KIND(ok, ValueError) << name << " must be " << ShapeToString(Array<Any>(want)) << " of "
-                                     << dtype << ", got " << TypeToString(args[i]);
+  TVMLITE_CHECK_KIND(ok, ValueError) << name << " must be " << ShapeToString(Array<Any>(want)) << " of " << dtype
+                                     << ", got " << TypeToString(args[i]);
 }
 
 }  // namespace
@@ -43,10 +43,9 @@ void CheckShape(const Array<Type>& args, size_t i, const char* name, const std::
 Type RNNRel(const Array<Type>& args, const RNNAttrs& a) {
   int64_t gates = a.mode == "RNN" ? 1 : a.mode == "GRU" ? 3 : a.mode == "LSTM" ? 4 : 0;
   TVMLITE_CHECK_KIND(gates > 0, ValueError) << "mode must be RNN, GRU or LSTM, got '" << a.mode << "'";
-  int64_t dirs = a.direction == "bidirectional" ? 2 : (a.direction == "forward" || a.direction == "reverse") ? 1
-                                                                                                                : 0;
-  TVMLITE_CHECK_KIND(dirs > 0, ValueError) << "direction must be forward, reverse or bidirectional, got '"
-                                           << a.direction << "'";
+  int64_t dirs = a.direction == "bidirectional" ? 2 : (a.direction == "forward" || a.direction == "reverse") ? 1 : 0;
+  TVMLITE_CHECK_KIND(dirs > 0, ValueError)
+      << "direction must be forward, reverse or bidirectional, got '" << a.direction << "'";
   TVMLITE_CHECK_KIND(a.layout == 0 || a.layout == 1, ValueError) << "layout must be 0 or 1";
   TVMLITE_CHECK_KIND(a.hidden_size > 0 && a.hidden_size < (int64_t(1) << 31), ValueError)
       << "hidden_size must be positive, got " << a.hidden_size;
@@ -72,8 +71,8 @@ Type RNNRel(const Array<Type>& args, const RNNAttrs& a) {
   } else {
     TVMLITE_CHECK_KIND(Absent(args[6]) && Absent(args[7]), TypeError) << "initial_c and P are LSTM inputs";
   }
-  std::vector<Any> y = a.layout ? std::vector<Any>{batch, seq, Any(dirs), h}
-                                 : std::vector<Any>{seq, Any(dirs), batch, h};
+  std::vector<Any> y =
+      a.layout ? std::vector<Any>{batch, seq, Any(dirs), h} : std::vector<Any>{seq, Any(dirs), batch, h};
   std::vector<Type> out{TensorType(Array<Any>(y), x->dtype), TensorType(Array<Any>(state), x->dtype)};
   if (gates == 4) out.push_back(TensorType(Array<Any>(state), x->dtype));
   return TupleType(Array<Type>(out));

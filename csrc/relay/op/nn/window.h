@@ -66,8 +66,7 @@ Window<N> NormalizeWindow(const Array<int64_t>& strides, const Array<int64_t>& p
     }
   } else {
     TVMLITE_CHECK_KIND(padding.size() <= 1 || padding.size() == static_cast<size_t>(N), ValueError)
-        << "padding needs 1, " << N << " or " << 2 * N << " values for a " << N << "-D window, got "
-        << padding.size();
+        << "padding needs 1, " << N << " or " << 2 * N << " values for a " << N << "-D window, got " << padding.size();
     w.pad_begin = w.pad_end = PerDim<N>(padding, "padding", 0, 0);
   }
   return w;
@@ -75,8 +74,8 @@ Window<N> NormalizeWindow(const Array<int64_t>& strides, const Array<int64_t>& p
 
 /*! \brief A static dim in [0, kMaxWindowValue], or nullopt when it is symbolic. ValueError beyond the bound. */
 inline std::optional<int64_t> BoundedDim(const Any& dim, const char* what) {
-  std::optional<int64_t> v = dim.type_index() == kTVMLiteInt ? std::optional<int64_t>(dim.cast<int64_t>())
-                                                              : std::nullopt;
+  std::optional<int64_t> v =
+      dim.type_index() == kTVMLiteInt ? std::optional<int64_t>(dim.cast<int64_t>()) : std::nullopt;
   TVMLITE_CHECK_KIND(!v || *v <= kMaxWindowValue, ValueError)
       << what << " " << *v << " is larger than the supported " << kMaxWindowValue;
   return v;

@@ -112,8 +112,8 @@ Type DequantizeRel(const Array<Type>& args, const DequantizeAttrs& a) {
 
 Type DynamicQuantizeRel(const Array<Type>& args, const Attrs&) {
   const TensorTypeNode* x = TensorArg(args, 0);
-  TVMLITE_CHECK_KIND(x->dtype == DataType::Float(32), TypeError) << "the input must be float32, got "
-                                                                 << TypeToString(args[0]);
+  TVMLITE_CHECK_KIND(x->dtype == DataType::Float(32), TypeError)
+      << "the input must be float32, got " << TypeToString(args[0]);
   std::vector<int64_t> scalar;
   return TupleType(Array<Type>{TensorType(x->shape, DataType::UInt(8)), TensorType(scalar, DataType::Float(32)),
                                TensorType(scalar, DataType::UInt(8))});
@@ -154,8 +154,7 @@ Type QLinearMatMulRel(const Array<Type>& args, const Attrs&) {
   if (vb) sb.push_back(Any(int64_t(1)));
   const Any& k1 = sa.back();
   const Any& k2 = sb[sb.size() - 2];
-  TVMLITE_CHECK_KIND(DimEqual(k1, k2) || k1.type_index() != kTVMLiteInt || k2.type_index() != kTVMLiteInt,
-                     ValueError)
+  TVMLITE_CHECK_KIND(DimEqual(k1, k2) || k1.type_index() != kTVMLiteInt || k2.type_index() != kTVMLiteInt, ValueError)
       << "matmul of " << ShapeToString(a->shape) << " and " << ShapeToString(b->shape) << ": inner dims differ";
   Array<Any> batch = BroadcastShapes(Array<Any>(std::vector<Any>(sa.begin(), sa.end() - 2)),
                                      Array<Any>(std::vector<Any>(sb.begin(), sb.end() - 2)));
@@ -179,8 +178,7 @@ Type QLinearConvRel(const Array<Type>& args, const QLinearConvAttrs& a) {
   TVMLITE_CHECK_KIND(x->ndim() >= 3 && w->ndim() == x->ndim(), ValueError)
       << "x and w must have one rank >= 3, got " << ShapeToString(x->shape) << " and " << ShapeToString(w->shape);
   size_t nsp = x->ndim() - 2;
-  TVMLITE_CHECK_KIND(a.strides.size() == nsp && a.dilation.size() == nsp && a.padding.size() == 2 * nsp,
-                     ValueError)
+  TVMLITE_CHECK_KIND(a.strides.size() == nsp && a.dilation.size() == nsp && a.padding.size() == 2 * nsp, ValueError)
       << "strides/dilation need " << nsp << " values and padding " << 2 * nsp;
   TVMLITE_CHECK_KIND(a.groups >= 1, ValueError) << "groups must be >= 1";
   if (!Absent(args[8])) {
@@ -239,17 +237,27 @@ TVMLITE_REGISTER_OP("qnn.dynamic_quantize")
 
 TVMLITE_REGISTER_OP("qnn.qlinear_matmul")
     .describe("ONNX QLinearMatMul: integer matmul of dequantized operands, requantized.")
-    .add_argument("a", "Tensor", "").add_argument("a_scale", "Tensor", "").add_argument("a_zero_point", "Tensor", "")
-    .add_argument("b", "Tensor", "").add_argument("b_scale", "Tensor", "").add_argument("b_zero_point", "Tensor", "")
-    .add_argument("y_scale", "Tensor", "").add_argument("y_zero_point", "Tensor", "")
+    .add_argument("a", "Tensor", "")
+    .add_argument("a_scale", "Tensor", "")
+    .add_argument("a_zero_point", "Tensor", "")
+    .add_argument("b", "Tensor", "")
+    .add_argument("b_scale", "Tensor", "")
+    .add_argument("b_zero_point", "Tensor", "")
+    .add_argument("y_scale", "Tensor", "")
+    .add_argument("y_zero_point", "Tensor", "")
     .add_type_rel("QLinearMatMul", QLinearMatMulRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
 
 TVMLITE_REGISTER_OP("qnn.qlinear_conv")
     .describe("ONNX QLinearConv: integer convolution (int32 accumulation), requantized.")
-    .add_argument("x", "Tensor", "").add_argument("x_scale", "Tensor", "").add_argument("x_zero_point", "Tensor", "")
-    .add_argument("w", "Tensor", "").add_argument("w_scale", "Tensor", "").add_argument("w_zero_point", "Tensor", "")
-    .add_argument("y_scale", "Tensor", "").add_argument("y_zero_point", "Tensor", "()")
+    .add_argument("x", "Tensor", "")
+    .add_argument("x_scale", "Tensor", "")
+    .add_argument("x_zero_point", "Tensor", "")
+    .add_argument("w", "Tensor", "")
+    .add_argument("w_scale", "Tensor", "")
+    .add_argument("w_zero_point", "Tensor", "")
+    .add_argument("y_scale", "Tensor", "")
+    .add_argument("y_zero_point", "Tensor", "()")
     .add_argument("bias", "Tensor", "int32, or ().")
     .add_type_rel("QLinearConv", QLinearConvRel)
     .set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);

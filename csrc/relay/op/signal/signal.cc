@@ -101,8 +101,8 @@ Type DFTRel(const Array<Type>& args, const DFTAttrs& a) {
     return TensorType(Array<Any>(out), data->dtype);
   }
   if (n) {
-    TVMLITE_CHECK_KIND(*n >= 1, ValueError) << "dft_length " << *n << " must be >= 1 for shape "
-                                            << ShapeToString(data->shape);
+    TVMLITE_CHECK_KIND(*n >= 1, ValueError)
+        << "dft_length " << *n << " must be >= 1 for shape " << ShapeToString(data->shape);
     out[*axis] = Any(a.onesided && !a.inverse ? *n / 2 + 1 : *n);
   } else if (!(IsOmitted(length) && !a.onesided)) {
     out[*axis] = Any(SizeVar::Any());
@@ -115,12 +115,11 @@ Type STFTRel(const Array<Type>& args, const STFTAttrs& a) {
   const TensorTypeNode* step = TensorArg(args, 1);
   const TensorTypeNode* window = TensorArg(args, 2);
   const TensorTypeNode* length = TensorArg(args, 3);
-  TVMLITE_CHECK_KIND(sig->shape.size() == 3 && (sig->shape[2].type_index() != kTVMLiteInt ||
-                                                DimIs(sig->shape[2], 1) || DimIs(sig->shape[2], 2)),
+  TVMLITE_CHECK_KIND(sig->shape.size() == 3 && (sig->shape[2].type_index() != kTVMLiteInt || DimIs(sig->shape[2], 1) ||
+                                                DimIs(sig->shape[2], 2)),
                      ValueError)
       << "signal must be (batch, length, 1|2), got shape " << ShapeToString(sig->shape);
-  TVMLITE_CHECK_KIND(sig->dtype.is_float(), TypeError) << "signal must be float, got "
-                                                      << sig->dtype.str();
+  TVMLITE_CHECK_KIND(sig->dtype.is_float(), TypeError) << "signal must be float, got " << sig->dtype.str();
   CheckScalarLike(step, "frame_step");
   CheckScalarOrOmitted(length, "frame_length");
   TVMLITE_CHECK_KIND(window->shape.size() == 1, ValueError)
@@ -129,8 +128,7 @@ Type STFTRel(const Array<Type>& args, const STFTAttrs& a) {
   CheckPositive(a.frame_length, "frame_length");
   if (a.onesided) {
     TVMLITE_CHECK_KIND(sig->shape[2].type_index() != kTVMLiteInt || DimIs(sig->shape[2], 1), ValueError)
-        << "onesided output needs a real signal (batch, length, 1), got shape "
-        << ShapeToString(sig->shape);
+        << "onesided output needs a real signal (batch, length, 1), got shape " << ShapeToString(sig->shape);
   }
   std::optional<int64_t> fl;
   if (a.frame_length.has_value()) {
@@ -145,8 +143,7 @@ Type STFTRel(const Array<Type>& args, const STFTAttrs& a) {
   std::optional<int64_t> sl = StaticDim(sig->shape[1]);
   std::optional<int64_t> frames;
   if (fl && sl && a.frame_step.has_value()) {
-    TVMLITE_CHECK_KIND(*fl <= *sl, ValueError)
-        << "frame_length " << *fl << " exceeds the signal length " << *sl;
+    TVMLITE_CHECK_KIND(*fl <= *sl, ValueError) << "frame_length " << *fl << " exceeds the signal length " << *sl;
     frames = (*sl - *fl) / *a.frame_step + 1;
   }
   std::optional<int64_t> bins;
@@ -160,8 +157,7 @@ Type WindowRel(const Array<Type>& args, const WindowAttrs& a) {
   CheckScalarLike(size, "size");
   TVMLITE_CHECK_KIND(a.kind == "hann" || a.kind == "hamming" || a.kind == "blackman", ValueError)
       << "kind must be hann, hamming or blackman, got '" << a.kind << "'";
-  TVMLITE_CHECK_KIND(!a.size.has_value() || *a.size >= 0, ValueError)
-      << "size must be >= 0, got " << *a.size;
+  TVMLITE_CHECK_KIND(!a.size.has_value() || *a.size >= 0, ValueError) << "size must be >= 0, got " << *a.size;
   TVMLITE_CHECK_KIND(a.dtype.is_float() || a.dtype.is_int() || a.dtype.is_uint(), TypeError)
       << "dtype must be numeric, got " << a.dtype.str();
   std::optional<int64_t> n;

@@ -54,8 +54,8 @@ Type ReinterpretRel(const Array<Type>& args, const CastAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckTensorDtype(a.dtype, "the target dtype");
   TVMLITE_CHECK_KIND(a.dtype.bits() == data->dtype.bits() && a.dtype.lanes() == data->dtype.lanes(), TypeError)
-      << "reinterpret needs types of the same width: " << data->dtype.str() << " is " << data->dtype.bits()
-      << " bits, " << a.dtype.str() << " is " << a.dtype.bits();
+      << "reinterpret needs types of the same width: " << data->dtype.str() << " is " << data->dtype.bits() << " bits, "
+      << a.dtype.str() << " is " << a.dtype.bits();
   return TensorType(data->shape, a.dtype);
 }
 

@@ -49,12 +49,12 @@ Type PredicateRel(const Array<Type>& args, const Attrs&) {
   return TensorType(TensorArg(args, 0)->shape, DataType::Bool());
 }
 
-#define TVMLITE_REGISTER_BINARY_OP(OpName, Rel)                           \
-  TVMLITE_REGISTER_OP(OpName)                                            \
-      .describe("Elementwise " OpName " with numpy broadcasting.")        \
-      .add_argument("lhs", "Tensor", "The left operand.")                \
-      .add_argument("rhs", "Tensor", "The right operand.")               \
-      .add_type_rel("Broadcast", Rel)                                    \
+#define TVMLITE_REGISTER_BINARY_OP(OpName, Rel)                    \
+  TVMLITE_REGISTER_OP(OpName)                                      \
+      .describe("Elementwise " OpName " with numpy broadcasting.") \
+      .add_argument("lhs", "Tensor", "The left operand.")          \
+      .add_argument("rhs", "Tensor", "The right operand.")         \
+      .add_type_rel("Broadcast", Rel)                              \
       .set_attr<TOpPattern>("TOpPattern", kBroadcast)
 
 namespace {
@@ -79,8 +79,8 @@ TVMLITE_REGISTER_BINARY_OP("add", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("subtract", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("multiply", BroadcastRel).set_attr("TKeepsFinite", true);
 TVMLITE_REGISTER_BINARY_OP("divide", BroadcastRel)
-    .set_attr("FTVMLiteKeepsFinite", runtime::Function::FromTyped(DividesByNonzeroScalar,
-                                                                   "FTVMLiteKeepsFinite of divide"));
+    .set_attr("FTVMLiteKeepsFinite",
+              runtime::Function::FromTyped(DividesByNonzeroScalar, "FTVMLiteKeepsFinite of divide"));
 TVMLITE_REGISTER_BINARY_OP("floor_divide", BroadcastRel);
 TVMLITE_REGISTER_BINARY_OP("power", PowerRel);  // the base's dtype; the exponent may be any numeric type
 TVMLITE_REGISTER_BINARY_OP("maximum", BroadcastRel).set_attr("TKeepsFinite", true);
@@ -102,11 +102,11 @@ TVMLITE_REGISTER_BINARY_OP("less_equal", BroadcastCompareRel);
 TVMLITE_REGISTER_BINARY_OP("greater", BroadcastCompareRel);
 TVMLITE_REGISTER_BINARY_OP("greater_equal", BroadcastCompareRel);
 
-#define TVMLITE_REGISTER_UNARY_OP(OpName, Rel)          \
-  TVMLITE_REGISTER_OP(OpName)                          \
-      .describe("Elementwise " OpName ".")              \
-      .add_argument("data", "Tensor", "The input.")    \
-      .add_type_rel("Identity", Rel)                   \
+#define TVMLITE_REGISTER_UNARY_OP(OpName, Rel)      \
+  TVMLITE_REGISTER_OP(OpName)                       \
+      .describe("Elementwise " OpName ".")          \
+      .add_argument("data", "Tensor", "The input.") \
+      .add_type_rel("Identity", Rel)                \
       .set_attr<TOpPattern>("TOpPattern", kElemWise)
 
 // "TKeepsFinite": bounded, or exp's growth over small inputs; not log, sqrt, reciprocal, tan (poles).

@@ -49,8 +49,8 @@ std::vector<int64_t> SliceLikeAxes(const TensorTypeNode* data, const TensorTypeN
   }
   out = NormalizeAxes(axes, nd, "slice_like");
   for (int64_t a : out) {
-    TVMLITE_CHECK_KIND(a < nl, ValueError) << "slice_like: axis " << a << " is out of range for shape_like "
-                                           << ShapeToString(like->shape);
+    TVMLITE_CHECK_KIND(a < nl, ValueError)
+        << "slice_like: axis " << a << " is out of range for shape_like " << ShapeToString(like->shape);
   }
   return out;
 }
@@ -148,11 +148,9 @@ Type TakeRel(const Array<Type>& args, const TakeAttrs& a) {
   int64_t axis = NormalizeAxis(a.axis, r);
   int64_t bd = a.batch_dims < 0 ? a.batch_dims + q : a.batch_dims;
   TVMLITE_CHECK_KIND(bd >= 0 && bd <= q && bd <= axis, ValueError)
-      << "take: batch_dims " << a.batch_dims << " must be in [0, min(indices rank " << q << ", axis " << axis
-      << ")]";
+      << "take: batch_dims " << a.batch_dims << " must be in [0, min(indices rank " << q << ", axis " << axis << ")]";
   for (int64_t i = 0; i < bd; ++i) {
-    TVMLITE_CHECK_KIND(!IsStatic(data->shape[i]) || !IsStatic(idx->shape[i]) ||
-                           DimEqual(data->shape[i], idx->shape[i]),
+    TVMLITE_CHECK_KIND(!IsStatic(data->shape[i]) || !IsStatic(idx->shape[i]) || DimEqual(data->shape[i], idx->shape[i]),
                        ValueError)
         << "take: batch dim " << i << " differs: data " << ShapeToString(data->shape) << ", indices "
         << ShapeToString(idx->shape);
@@ -168,8 +166,8 @@ Type GatherRel(const Array<Type>& args, const GatherAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* idx = IndicesArg(args, 1, "gather");
   TVMLITE_CHECK_KIND(data->ndim() == idx->ndim() && data->ndim() >= 1, ValueError)
-      << "gather: indices " << ShapeToString(idx->shape) << " must have the rank of data "
-      << ShapeToString(data->shape) << " (>= 1)";
+      << "gather: indices " << ShapeToString(idx->shape) << " must have the rank of data " << ShapeToString(data->shape)
+      << " (>= 1)";
   NormalizeAxis(a.axis, static_cast<int64_t>(data->ndim()));
   return TensorType(idx->shape, data->dtype);
 }
@@ -211,11 +209,10 @@ Type ScatterElementsRel(const Array<Type>& args, const ScatterElementsAttrs& a) 
       << "scatter_elements: data " << ShapeToString(data->shape) << ", indices " << ShapeToString(idx->shape)
       << " and updates " << ShapeToString(upd->shape) << " must have one rank (>= 1)";
   for (size_t i = 0; i < idx->ndim(); ++i) {
-    TVMLITE_CHECK_KIND(!IsStatic(idx->shape[i]) || !IsStatic(upd->shape[i]) ||
-                           DimEqual(idx->shape[i], upd->shape[i]),
+    TVMLITE_CHECK_KIND(!IsStatic(idx->shape[i]) || !IsStatic(upd->shape[i]) || DimEqual(idx->shape[i], upd->shape[i]),
                        ValueError)
-        << "scatter_elements: indices " << ShapeToString(idx->shape) << " and updates "
-        << ShapeToString(upd->shape) << " differ";
+        << "scatter_elements: indices " << ShapeToString(idx->shape) << " and updates " << ShapeToString(upd->shape)
+        << " differ";
   }
   NormalizeAxis(a.axis, static_cast<int64_t>(data->ndim()));
   return args[0];
@@ -232,8 +229,8 @@ Type ScatterNDRel(const Array<Type>& args, const ScatterNDAttrs& a) {
   TVMLITE_CHECK_KIND(q >= 1, ValueError) << "scatter_nd: indices must have rank >= 1, got a scalar";
   std::optional<int64_t> k = idx->static_dim(q - 1);
   TVMLITE_CHECK_KIND(k.has_value() && *k <= r, ValueError)
-      << "scatter_nd: the last dim of indices " << ShapeToString(idx->shape) << " must be static and <= rank "
-      << r << " of data " << ShapeToString(data->shape);
+      << "scatter_nd: the last dim of indices " << ShapeToString(idx->shape) << " must be static and <= rank " << r
+      << " of data " << ShapeToString(data->shape);
   std::vector<Any> want = Dims(idx->shape, 0, idx->shape.size() - 1);
   Append(&want, Dims(data->shape, *k));
   bool ok = static_cast<int64_t>(upd->ndim()) == static_cast<int64_t>(want.size());
@@ -307,8 +304,7 @@ Type WhereRel(const Array<Type>& args, const Attrs&) {
   const TensorTypeNode* cond = TensorArg(args, 0);
   const TensorTypeNode* x = TensorArg(args, 1);
   const TensorTypeNode* y = TensorArg(args, 2);
-  TVMLITE_CHECK_KIND(cond->dtype.is_bool(), TypeError) << "where: condition must be bool, got "
-                                                       << cond->dtype.str();
+  TVMLITE_CHECK_KIND(cond->dtype.is_bool(), TypeError) << "where: condition must be bool, got " << cond->dtype.str();
   DataType dtype = MatchDtype(x, y);
   return TensorType(BroadcastShapes(BroadcastShapes(cond->shape, x->shape), y->shape), dtype);
 }

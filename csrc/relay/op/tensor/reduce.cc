@@ -68,8 +68,7 @@ Type ArgReduceRel(const Array<Type>& args, const ArgReduceAttrs& a) {
   std::vector<bool> reduced = ReducedAxes(a.axis, a.exclude, ndim);
   for (size_t i = 0; i < reduced.size(); ++i) {
     TVMLITE_CHECK_KIND(!reduced[i] || !DimIs(data->shape[i], 0), ValueError)
-        << "cannot take the arg-extreme over axis " << i << " of size 0 (shape " << ShapeToString(data->shape)
-        << ")";
+        << "cannot take the arg-extreme over axis " << i << " of size 0 (shape " << ShapeToString(data->shape) << ")";
   }
   return TensorType(ReducedShape(data->shape, reduced, a.keepdims), DataType::Int(64));
 }
@@ -105,25 +104,25 @@ Type DetRel(const Array<Type>& args, const Attrs&) {
   const Any& c = data->shape[n - 1];
   TVMLITE_CHECK_KIND(!(r.type_index() == kTVMLiteInt && c.type_index() == kTVMLiteInt) || DimEqual(r, c), ValueError)
       << "det needs square matrices, got shape " << ShapeToString(data->shape);
-  TVMLITE_CHECK_KIND(data->dtype.is_floating_point(), TypeError) << "det needs a float tensor, got "
-                                                                 << data->dtype.str();
+  TVMLITE_CHECK_KIND(data->dtype.is_floating_point(), TypeError)
+      << "det needs a float tensor, got " << data->dtype.str();
   std::vector<Any> out;
   for (size_t i = 0; i + 2 < n; ++i) out.push_back(data->shape[i]);
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-#define TVMLITE_REGISTER_REDUCE_OP(OpName, Desc)                                                \
-  TVMLITE_REGISTER_OP(OpName)                                                                  \
-      .describe(Desc)                                                                          \
-      .add_argument("data", "Tensor", "The input.")                                            \
-      .add_type_rel("Reduce", ReduceRel)                                                       \
-      .set_attr<TOpPattern>("TOpPattern", kCommReduce);                                         \
-  TVMLITE_REGISTER_OP("dyn." OpName)                                                           \
-      .describe(Desc " Axes from a run-time tensor.")                                          \
-      .add_argument("data", "Tensor", "The input.")                                            \
-      .add_argument("axes", "Tensor", "1-D integer axes (negative counts from the end).")      \
-      .add_type_rel("DynReduce", DynReduceRel)                                                 \
-      .set_attr<TOpPattern>("TOpPattern", kOpaque)                                             \
+#define TVMLITE_REGISTER_REDUCE_OP(OpName, Desc)                                          \
+  TVMLITE_REGISTER_OP(OpName)                                                             \
+      .describe(Desc)                                                                     \
+      .add_argument("data", "Tensor", "The input.")                                       \
+      .add_type_rel("Reduce", ReduceRel)                                                  \
+      .set_attr<TOpPattern>("TOpPattern", kCommReduce);                                   \
+  TVMLITE_REGISTER_OP("dyn." OpName)                                                      \
+      .describe(Desc " Axes from a run-time tensor.")                                     \
+      .add_argument("data", "Tensor", "The input.")                                       \
+      .add_argument("axes", "Tensor", "1-D integer axes (negative counts from the end).") \
+      .add_type_rel("DynReduce", DynReduceRel)                                            \
+      .set_attr<TOpPattern>("TOpPattern", kOpaque)                                        \
       .set_attr("TAxisSemantics", true)
 
 TVMLITE_REGISTER_REDUCE_OP("sum", "Sum over axes (0 over an empty set).");
@@ -137,11 +136,11 @@ TVMLITE_REGISTER_REDUCE_OP("l1_norm", "sum(|x|) over axes.");
 TVMLITE_REGISTER_REDUCE_OP("l2_norm", "sqrt(sum(x * x)) over axes.");
 TVMLITE_REGISTER_REDUCE_OP("sum_square", "sum(x * x) over axes.");
 
-#define TVMLITE_REGISTER_ARG_REDUCE_OP(OpName, Desc)     \
-  TVMLITE_REGISTER_OP(OpName)                           \
-      .describe(Desc)                                   \
-      .add_argument("data", "Tensor", "The input.")     \
-      .add_type_rel("ArgReduce", ArgReduceRel)          \
+#define TVMLITE_REGISTER_ARG_REDUCE_OP(OpName, Desc) \
+  TVMLITE_REGISTER_OP(OpName)                        \
+      .describe(Desc)                                \
+      .add_argument("data", "Tensor", "The input.")  \
+      .add_type_rel("ArgReduce", ArgReduceRel)       \
       .set_attr<TOpPattern>("TOpPattern", kCommReduce)
 
 TVMLITE_REGISTER_ARG_REDUCE_OP("argmax", "int64 index of the maximum over axes (row-major over several axes).");

@@ -1,8 +1,8 @@
 /*!
  * \file reshape.cc
  * \brief Ops that rearrange a tensor's shape without choosing elements: reshape (and dyn.reshape), transpose,
- * reshape_like, squeeze / expand_dims (and their dyn forms), broadcast_to_like, nn.batch_flatten, nn.depth_to_space / nn.space_to_depth,
- * broadcast_to / tile (and dyn forms), shape_of, ndarray_size.
+ * reshape_like, squeeze / expand_dims (and their dyn forms), broadcast_to_like, nn.batch_flatten, nn.depth_to_space /
+ * nn.space_to_depth, broadcast_to / tile (and dyn forms), shape_of, ndarray_size.
  *
  * Symbolic dims: reshape's -1 is inferred by cancelling the input's dims against the output's known ones, so
  * (n, 3, 4) -> (0, -1) is (n, 12); a dim that cannot be computed becomes "?". The dyn.* forms take the target as
@@ -81,11 +81,11 @@ Array<Any> InferReshape(const Array<Any>& in, const Array<int64_t>& newshape, bo
       out[infer_at] = UnknownDim();
     } else {
       TVMLITE_CHECK_KIND(out_static != 0, ValueError)
-          << "reshape: cannot infer the -1 dim of " << NewshapeString(newshape)
-          << " when other dims are 0 (input " << ShapeToString(in) << ")";
+          << "reshape: cannot infer the -1 dim of " << NewshapeString(newshape) << " when other dims are 0 (input "
+          << ShapeToString(in) << ")";
       TVMLITE_CHECK_KIND(in_static % out_static == 0, ValueError)
-          << "reshape: cannot reshape " << ShapeToString(in) << " into "
-          << NewshapeString(newshape) << " (sizes do not divide)";
+          << "reshape: cannot reshape " << ShapeToString(in) << " into " << NewshapeString(newshape)
+          << " (sizes do not divide)";
       out[infer_at] = Any(in_static / out_static);
     }
   } else if (!in_unknown && !out_unknown) {
@@ -132,8 +132,8 @@ Type ReshapeLikeRel(const Array<Type>& args, const ReshapeLikeAttrs& a) {
     int64_t n_in = 1, n_out = 1;
     for (const Any& d : data->shape) n_in = CheckedMul(n_in, StaticValue(d), "reshape_like: the input size");
     for (const Any& d : out) n_out = CheckedMul(n_out, StaticValue(d), "reshape_like: the output size");
-    TVMLITE_CHECK_KIND(n_in == n_out, ValueError) << "reshape_like: cannot reshape " << ShapeToString(data->shape)
-                                                  << " into " << ShapeToString(Array<Any>(out));
+    TVMLITE_CHECK_KIND(n_in == n_out, ValueError)
+        << "reshape_like: cannot reshape " << ShapeToString(data->shape) << " into " << ShapeToString(Array<Any>(out));
   }
   return TensorType(Array<Any>(out), data->dtype);
 }
@@ -197,8 +197,8 @@ Type ExpandDimsRel(const Array<Type>& args, const ExpandDimsAttrs& a) {
       << "expand_dims: num_newaxis " << a.num_newaxis << " must be in [0, " << kMaxRank - ndim
       << "] for an input of rank " << ndim;
   TVMLITE_CHECK_KIND(a.axis >= -ndim - 1 && a.axis <= ndim, IndexError)
-      << "expand_dims: axis " << a.axis << " is out of range for rank " << ndim << " (valid: [" << -ndim - 1
-      << ", " << ndim << "])";
+      << "expand_dims: axis " << a.axis << " is out of range for rank " << ndim << " (valid: [" << -ndim - 1 << ", "
+      << ndim << "])";
   int64_t axis = a.axis < 0 ? a.axis + ndim + 1 : a.axis;
   std::vector<Any> out = Dims(data->shape);
   out.insert(out.begin() + axis, static_cast<size_t>(a.num_newaxis), Any(int64_t(1)));
@@ -286,8 +286,7 @@ Type BroadcastToLikeRel(const Array<Type>& args, const BroadcastToLikeAttrs& a) 
   TVMLITE_CHECK_KIND(a.axes.size() == a.like_axes.size(), ValueError)
       << "broadcast_to_like: " << a.axes.size() << " axes but " << a.like_axes.size() << " like_axes";
   std::vector<int64_t> axes = NormalizeAxes(a.axes, static_cast<int64_t>(data->ndim()), "broadcast_to_like");
-  std::vector<int64_t> like_axes =
-      NormalizeAxes(a.like_axes, static_cast<int64_t>(like->ndim()), "broadcast_to_like");
+  std::vector<int64_t> like_axes = NormalizeAxes(a.like_axes, static_cast<int64_t>(like->ndim()), "broadcast_to_like");
   std::vector<Any> out = Dims(data->shape);
   for (size_t j = 0; j < axes.size(); ++j) {
     const Any &d = data->shape[axes[j]], &l = like->shape[like_axes[j]];
@@ -367,9 +366,7 @@ TVMLITE_REGISTER_OP("reshape_like")
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}))
     .set_attr("TIsView", true);
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(ReshapeLikeAttrs, lhs_begin, lhs_end, rhs_begin, rhs_end);
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(ReshapeLikeAttrs, lhs_begin, lhs_end, rhs_begin, rhs_end); });
 
 TVMLITE_REGISTER_OP("broadcast_to_like")
     .describe("data broadcast to shape_like's shape, or to its dims like_axes on axes (TVM's, with axes).")
@@ -379,9 +376,7 @@ TVMLITE_REGISTER_OP("broadcast_to_like")
     .set_attr<TOpPattern>("TOpPattern", kOpaque)  // its kernel takes no epilogue: a group alone
     .set_attr("TShapeOnlyArgs", runtime::Array<int64_t>({1}));
 
-TVMLITE_STATIC_INIT_BLOCK({
-  TVMLITE_REFLECT_FIELDS(BroadcastToLikeAttrs, axes, like_axes);
-});
+TVMLITE_STATIC_INIT_BLOCK({ TVMLITE_REFLECT_FIELDS(BroadcastToLikeAttrs, axes, like_axes); });
 
 TVMLITE_REGISTER_OP("dyn.reshape")
     .describe("Reshape to the shape held by a 1-D integer tensor (ONNX 0/-1 rules, allowzero).")

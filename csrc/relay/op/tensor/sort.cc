@@ -34,16 +34,15 @@ std::vector<Any> Dims(const Array<Any>& shape) {
 int64_t TensorAxis(int64_t axis, int64_t ndim) {
   TVMLITE_CHECK_KIND(ndim >= 1, ValueError) << "needs a tensor of rank >= 1, got a scalar";
   TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, IndexError)
-      << "axis " << axis << " is out of range for rank " << ndim << " (valid: [" << -ndim << ", " << ndim - 1
-      << "])";
+      << "axis " << axis << " is out of range for rank " << ndim << " (valid: [" << -ndim << ", " << ndim - 1 << "])";
   return axis < 0 ? axis + ndim : axis;
 }
 
 /*! \brief A run-time scalar input (axis, k): a 0-d or 1-element 1-D integer tensor. */
 void CheckScalarInput(const TensorTypeNode* t, const char* what) {
-  TVMLITE_CHECK_KIND(t->shape.empty() || (t->shape.size() == 1 && (t->shape[0].type_index() != kTVMLiteInt ||
-                                                                   DimIs(t->shape[0], 1))),
-                     ValueError)
+  TVMLITE_CHECK_KIND(
+      t->shape.empty() || (t->shape.size() == 1 && (t->shape[0].type_index() != kTVMLiteInt || DimIs(t->shape[0], 1))),
+      ValueError)
       << what << " must be a scalar or a 1-element 1-D tensor, got shape " << ShapeToString(t->shape);
   TVMLITE_CHECK_KIND(t->dtype.is_int() || t->dtype.is_uint(), TypeError)
       << what << " must be an integer, got " << t->dtype.str();
@@ -134,22 +133,23 @@ Type UniqueRel(const Array<Type>& args, const UniqueAttrs& a) {
   return TupleType({TensorType(Array<Any>(shape), data->dtype), indices, vec(n), counts});
 }
 
-#define TVMLITE_REGISTER_SCAN_OP(OpName, Desc)                                                        \
-  TVMLITE_REGISTER_OP(OpName)                                                                        \
-      .describe(Desc)                                                                                \
-      .add_argument("data", "Tensor", "The input.")                                                  \
-      .add_type_rel("Scan", CumulativeRel)                                                                 \
-      .set_attr<TOpPattern>("TOpPattern", kOpaque);                                                  \
-  TVMLITE_REGISTER_OP("dyn." OpName)                                                                 \
-      .describe(Desc " The axis comes from a run-time scalar tensor.")                               \
-      .add_argument("data", "Tensor", "The input.")                                                  \
-      .add_argument("axis", "Tensor", "Integer scalar axis (negative counts from the end).")          \
-      .add_type_rel("DynScan", DynCumulativeRel)                                                           \
-      .set_attr<TOpPattern>("TOpPattern", kOpaque)                                                   \
+#define TVMLITE_REGISTER_SCAN_OP(OpName, Desc)                                               \
+  TVMLITE_REGISTER_OP(OpName)                                                                \
+      .describe(Desc)                                                                        \
+      .add_argument("data", "Tensor", "The input.")                                          \
+      .add_type_rel("Scan", CumulativeRel)                                                   \
+      .set_attr<TOpPattern>("TOpPattern", kOpaque);                                          \
+  TVMLITE_REGISTER_OP("dyn." OpName)                                                         \
+      .describe(Desc " The axis comes from a run-time scalar tensor.")                       \
+      .add_argument("data", "Tensor", "The input.")                                          \
+      .add_argument("axis", "Tensor", "Integer scalar axis (negative counts from the end).") \
+      .add_type_rel("DynScan", DynCumulativeRel)                                             \
+      .set_attr<TOpPattern>("TOpPattern", kOpaque)                                           \
       .set_attr("TAxisSemantics", true)
 
 TVMLITE_REGISTER_SCAN_OP("cumsum", "Cumulative sum along an axis (exclusive: starting from 0; reverse: from the end).");
-TVMLITE_REGISTER_SCAN_OP("cumprod", "Cumulative product along an axis (exclusive: starting from 1; reverse: from the end).");
+TVMLITE_REGISTER_SCAN_OP("cumprod",
+                         "Cumulative product along an axis (exclusive: starting from 1; reverse: from the end).");
 
 TVMLITE_REGISTER_OP("topk")
     .describe("The k largest (or smallest) elements along an axis, sorted, ties by the lower index.")

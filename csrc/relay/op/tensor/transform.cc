@@ -43,8 +43,8 @@ Any AddDim(const Any& d, int64_t a, const char* what) {
 
 int64_t StaticLengthArg(const Array<Type>& args, size_t i, const char* what) {
   const TensorTypeNode* t = TensorArg(args, i);
-  TVMLITE_CHECK_KIND(IsIntegerDtype(t->dtype), TypeError) << what << " must be an integer tensor, got "
-                                                         << t->dtype.str();
+  TVMLITE_CHECK_KIND(IsIntegerDtype(t->dtype), TypeError)
+      << what << " must be an integer tensor, got " << t->dtype.str();
   TVMLITE_CHECK_KIND(t->ndim() == 1, ValueError) << what << " must be 1-D, got shape " << ShapeToString(t->shape);
   std::optional<int64_t> n = t->static_dim(0);
   TVMLITE_CHECK_KIND(n.has_value(), ValueError)
@@ -72,8 +72,8 @@ std::vector<int64_t> NormalizeAxes(const Array<int64_t>& axes, int64_t ndim, con
   std::vector<bool> seen(ndim, false);
   for (int64_t ax : axes) {
     TVMLITE_CHECK_KIND(ax >= -ndim && ax < ndim, IndexError)
-        << op << ": axis " << ax << " is out of range for rank " << ndim << " (valid: [" << -ndim << ", "
-        << ndim - 1 << "])";
+        << op << ": axis " << ax << " is out of range for rank " << ndim << " (valid: [" << -ndim << ", " << ndim - 1
+        << "])";
     int64_t a = ax < 0 ? ax + ndim : ax;
     TVMLITE_CHECK_KIND(!seen[a], ValueError) << op << ": axis " << a << " is repeated";
     seen[a] = true;
@@ -240,8 +240,8 @@ Type ArangeRel(const Array<Type>& args, const FullAttrs& a) {
   const TensorTypeNode* stop = ScalarArg(args, 1, "arange: stop", true);
   const TensorTypeNode* step = ScalarArg(args, 2, "arange: step", true);
   TVMLITE_CHECK_KIND(start->dtype == stop->dtype && start->dtype == step->dtype, TypeError)
-      << "arange: start, stop and step differ in dtype (" << start->dtype.str() << ", " << stop->dtype.str()
-      << ", " << step->dtype.str() << ")";
+      << "arange: start, stop and step differ in dtype (" << start->dtype.str() << ", " << stop->dtype.str() << ", "
+      << step->dtype.str() << ")";
   DataType dtype = IsVoidDtype(a.dtype) ? start->dtype : a.dtype;
   return TensorType(Array<Any>({UnknownDim()}), dtype);
 }
@@ -250,15 +250,15 @@ Type TriluRel(const Array<Type>& args, const TriluAttrs&) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* k = ScalarArg(args, 1, "trilu: k", true);
   TVMLITE_CHECK_KIND(IsIntegerDtype(k->dtype), TypeError) << "trilu: k must be an integer, got " << k->dtype.str();
-  TVMLITE_CHECK_KIND(data->ndim() >= 2, ValueError) << "trilu: the input must have rank >= 2, got "
-                                                    << ShapeToString(data->shape);
+  TVMLITE_CHECK_KIND(data->ndim() >= 2, ValueError)
+      << "trilu: the input must have rank >= 2, got " << ShapeToString(data->shape);
   return args[0];
 }
 
 Type EyeLikeRel(const Array<Type>& args, const EyeLikeAttrs& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
-  TVMLITE_CHECK_KIND(data->ndim() == 2, ValueError) << "eye_like: the input must be 2-D, got "
-                                                    << ShapeToString(data->shape);
+  TVMLITE_CHECK_KIND(data->ndim() == 2, ValueError)
+      << "eye_like: the input must be 2-D, got " << ShapeToString(data->shape);
   return TensorType(data->shape, IsVoidDtype(a.dtype) ? data->dtype : a.dtype);
 }
 

@@ -29,7 +29,9 @@ inline std::vector<Any> Dims(const Array<Any>& shape, size_t lo = 0, size_t hi =
   for (size_t i = lo; i < std::min(hi, shape.size()); ++i) out.push_back(shape[i]);
   return out;
 }
-inline void Append(std::vector<Any>* out, const std::vector<Any>& more) { out->insert(out->end(), more.begin(), more.end()); }
+inline void Append(std::vector<Any>* out, const std::vector<Any>& more) {
+  out->insert(out->end(), more.begin(), more.end());
+}
 
 inline Any UnknownDim() { return Any(SizeVar::Any()); }
 inline bool IsStatic(const Any& d) { return d.type_index() == kTVMLiteInt; }

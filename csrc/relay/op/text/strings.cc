@@ -29,8 +29,8 @@ namespace {
 
 const TensorTypeNode* StringArg(const Array<Type>& args, size_t i) {
   const TensorTypeNode* t = TensorArg(args, i);
-  TVMLITE_CHECK_KIND(t->dtype.is_string(), TypeError) << "input " << i << " must be a string tensor, got "
-                                                      << t->dtype.str();
+  TVMLITE_CHECK_KIND(t->dtype.is_string(), TypeError)
+      << "input " << i << " must be a string tensor, got " << t->dtype.str();
   return t;
 }
 
@@ -49,9 +49,8 @@ Type StringSplitRel(const Array<Type>& args, const StringSplitAttrs&) {
 }
 
 Type StringNormalizerRel(const Array<Type>& args, const StringNormalizerAttrs& a) {
-  TVMLITE_CHECK_KIND(a.case_change_action == "LOWER" || a.case_change_action == "UPPER" ||
-                         a.case_change_action == "NONE",
-                     ValueError)
+  TVMLITE_CHECK_KIND(
+      a.case_change_action == "LOWER" || a.case_change_action == "UPPER" || a.case_change_action == "NONE", ValueError)
       << "case_change_action must be LOWER, UPPER or NONE, got '" << a.case_change_action << "'";
   CheckNumArgs(args, 1);
   const TensorTypeNode* x = StringArg(args, 0);

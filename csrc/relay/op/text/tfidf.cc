@@ -20,8 +20,7 @@ Type TfIdfVectorizerRel(const Array<Type>& args, const TfIdfVectorizerAttrs& a) 
   TVMLITE_CHECK_KIND(a.mode == "TF" || a.mode == "IDF" || a.mode == "TFIDF", ValueError)
       << "mode must be TF, IDF or TFIDF, got '" << a.mode << "'";
   TVMLITE_CHECK_KIND(a.min_gram_length >= 1 && a.min_gram_length <= a.max_gram_length, ValueError)
-      << "need 1 <= min_gram_length <= max_gram_length, got " << a.min_gram_length << " and "
-      << a.max_gram_length;
+      << "need 1 <= min_gram_length <= max_gram_length, got " << a.min_gram_length << " and " << a.max_gram_length;
   TVMLITE_CHECK_KIND(a.max_skip_count >= 0, ValueError) << "max_skip_count must be >= 0, got " << a.max_skip_count;
   TVMLITE_CHECK_KIND(!a.ngram_indexes.empty(), ValueError) << "ngram_indexes is empty";
   const int64_t pool = static_cast<int64_t>(a.pool_int64s.size());
@@ -31,8 +30,8 @@ Type TfIdfVectorizerRel(const Array<Type>& args, const TfIdfVectorizerAttrs& a) 
     int64_t start = a.ngram_counts[i];
     int64_t end = i + 1 < a.ngram_counts.size() ? a.ngram_counts[i + 1] : pool;
     TVMLITE_CHECK_KIND(start >= 0 && start <= end && end <= pool, ValueError)
-        << "ngram_counts must be non-decreasing positions in the pool of " << pool << " tokens, got "
-        << start << " then " << end;
+        << "ngram_counts must be non-decreasing positions in the pool of " << pool << " tokens, got " << start
+        << " then " << end;
     TVMLITE_CHECK_KIND((end - start) % static_cast<int64_t>(i + 1) == 0, ValueError)
         << "the pool's " << i + 1 << "-grams (tokens " << start << " to " << end << ") are not whole " << i + 1
         << "-grams";

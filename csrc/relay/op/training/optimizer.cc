@@ -57,12 +57,12 @@ Type OptimizerRel(const Array<Type>& args, const OptimizerAttrs& a) {
 
 }  // namespace
 
-#define TVMLITE_REGISTER_OPTIMIZER(OpName, States, Doc)                         \
-  TVMLITE_REGISTER_OP(OpName)                                                 \
-      .describe(Doc)                                                          \
-      .set_num_inputs(-1)                                                     \
+#define TVMLITE_REGISTER_OPTIMIZER(OpName, States, Doc)                        \
+  TVMLITE_REGISTER_OP(OpName)                                                  \
+      .describe(Doc)                                                           \
+      .set_num_inputs(-1)                                                      \
       .add_argument("inputs", "Tensor...", "R, T, then X..., G... and states") \
-      .add_type_rel("Optimizer", OptimizerRel<States>)                        \
+      .add_type_rel("Optimizer", OptimizerRel<States>)                         \
       .set_attr<TOpPattern>("TOpPattern", kOpaque)
 
 TVMLITE_REGISTER_OPTIMIZER("training.adagrad", 1, "One Adagrad step (ONNX Adagrad).");

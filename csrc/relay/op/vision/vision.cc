@@ -36,28 +36,25 @@ Type ROIAlignRel(const Array<Type>& args, const ROIAlignAttrs& a) {
   const TensorTypeNode* idx = TensorArg(args, 2);
   TVMLITE_CHECK_KIND(data->shape.size() == 4, ValueError)
       << "data must be (N, C, H, W), got shape " << ShapeToString(data->shape);
-  TVMLITE_CHECK_KIND(rois->shape.size() == 2 && (rois->shape[1].type_index() != kTVMLiteInt || DimIs(rois->shape[1], 4)),
-                     ValueError)
+  TVMLITE_CHECK_KIND(
+      rois->shape.size() == 2 && (rois->shape[1].type_index() != kTVMLiteInt || DimIs(rois->shape[1], 4)), ValueError)
       << "rois must be (num_rois, 4), got shape " << ShapeToString(rois->shape);
   TVMLITE_CHECK_KIND(idx->shape.size() == 1, ValueError)
       << "batch_indices must be (num_rois,), got shape " << ShapeToString(idx->shape);
   CheckDimsAgree(rois->shape[0], idx->shape[0],
-                 "rois " + ShapeToString(rois->shape) + " and batch_indices " +
-                     ShapeToString(idx->shape) + " disagree on num_rois");
+                 "rois " + ShapeToString(rois->shape) + " and batch_indices " + ShapeToString(idx->shape) +
+                     " disagree on num_rois");
   TVMLITE_CHECK_KIND(rois->dtype == data->dtype, TypeError)
       << "rois dtype " << rois->dtype.str() << " differs from data dtype " << data->dtype.str();
-  TVMLITE_CHECK_KIND(idx->dtype.is_int(), TypeError)
-      << "batch_indices must be integers, got " << idx->dtype.str();
+  TVMLITE_CHECK_KIND(idx->dtype.is_int(), TypeError) << "batch_indices must be integers, got " << idx->dtype.str();
   TVMLITE_CHECK_KIND(a.output_height >= 1 && a.output_width >= 1, ValueError)
-      << "output_height and output_width must be >= 1, got " << a.output_height << " and "
-      << a.output_width;
-  TVMLITE_CHECK_KIND(a.sampling_ratio >= 0, ValueError)
-      << "sampling_ratio must be >= 0, got " << a.sampling_ratio;
+      << "output_height and output_width must be >= 1, got " << a.output_height << " and " << a.output_width;
+  TVMLITE_CHECK_KIND(a.sampling_ratio >= 0, ValueError) << "sampling_ratio must be >= 0, got " << a.sampling_ratio;
   TVMLITE_CHECK_KIND(a.mode == "avg" || a.mode == "max", ValueError)
       << "mode must be avg or max, got '" << a.mode << "'";
-  TVMLITE_CHECK_KIND(a.coordinate_transformation_mode == "half_pixel" ||
-                         a.coordinate_transformation_mode == "output_half_pixel",
-                     ValueError)
+  TVMLITE_CHECK_KIND(
+      a.coordinate_transformation_mode == "half_pixel" || a.coordinate_transformation_mode == "output_half_pixel",
+      ValueError)
       << "coordinate_transformation_mode must be half_pixel or output_half_pixel, got '"
       << a.coordinate_transformation_mode << "'";
   std::vector<Any> out{rois->shape[0], data->shape[1], Any(a.output_height), Any(a.output_width)};
@@ -67,13 +64,12 @@ Type ROIAlignRel(const Array<Type>& args, const ROIAlignAttrs& a) {
 Type NonMaxSuppressionRel(const Array<Type>& args, const NonMaximumSuppressionAttrs& a) {
   const TensorTypeNode* boxes = TensorArg(args, 0);
   const TensorTypeNode* scores = TensorArg(args, 1);
-  TVMLITE_CHECK_KIND(boxes->shape.size() == 3 && (boxes->shape[2].type_index() != kTVMLiteInt ||
-                                                  DimIs(boxes->shape[2], 4)),
-                     ValueError)
+  TVMLITE_CHECK_KIND(
+      boxes->shape.size() == 3 && (boxes->shape[2].type_index() != kTVMLiteInt || DimIs(boxes->shape[2], 4)),
+      ValueError)
       << "boxes must be (batch, num_boxes, 4), got shape " << ShapeToString(boxes->shape);
   TVMLITE_CHECK_KIND(scores->shape.size() == 3, ValueError)
-      << "scores must be (batch, num_classes, num_boxes), got shape "
-      << ShapeToString(scores->shape);
+      << "scores must be (batch, num_classes, num_boxes), got shape " << ShapeToString(scores->shape);
   std::string shapes = " (boxes " + ShapeToString(boxes->shape) + ", scores " + ShapeToString(scores->shape) + ")";
   CheckDimsAgree(boxes->shape[0], scores->shape[0], "batch sizes differ" + shapes);
   CheckDimsAgree(boxes->shape[1], scores->shape[2], "box counts differ" + shapes);

@@ -39,7 +39,7 @@ struct LinearAttentionAttrs : public ir::AttrsNode {
 
 /*! \brief Inputs: q, k, v[, score_mod: fn(scores) -> scores][, prob_mod: fn(probs) -> probs]. */
 struct FlexAttentionAttrs : public ir::AttrsNode {
-  double scale = 0.0;                // 0: 1/sqrt(head_size)
+  double scale = 0.0;              // 0: 1/sqrt(head_size)
   std::string softmax_dtype = "";  // "": float32, or float64 for float64 inputs
   bool has_score_mod = false;
   bool has_prob_mod = false;

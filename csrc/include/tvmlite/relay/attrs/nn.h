@@ -54,8 +54,8 @@ struct ConvAttrs : public AttrsNode {
   Optional<DataType> out_dtype;
 
   TVMLITE_DECLARE_ATTRS(ConvAttrs, N == 1   ? "relay.attrs.Conv1DAttrs"
-                                  : N == 2 ? "relay.attrs.Conv2DAttrs"
-                                           : "relay.attrs.Conv3DAttrs");
+                                   : N == 2 ? "relay.attrs.Conv2DAttrs"
+                                            : "relay.attrs.Conv3DAttrs");
 };
 using Conv1DAttrs = ConvAttrs<1>;
 using Conv2DAttrs = ConvAttrs<2>;
@@ -135,8 +135,8 @@ struct ConvTransposeAttrs : public AttrsNode {
   Optional<DataType> out_dtype;
 
   TVMLITE_DECLARE_ATTRS(ConvTransposeAttrs, N == 1   ? "relay.attrs.Conv1DTransposeAttrs"
-                                           : N == 2 ? "relay.attrs.Conv2DTransposeAttrs"
-                                                    : "relay.attrs.Conv3DTransposeAttrs");
+                                            : N == 2 ? "relay.attrs.Conv2DTransposeAttrs"
+                                                     : "relay.attrs.Conv3DTransposeAttrs");
 };
 
 /*! \brief Which pooling a windowed pool op computes; selects the attrs fields it has. */
@@ -208,8 +208,8 @@ struct MaxUnpoolAttrs : public AttrsNode {
   Array<int64_t> output_size;  // empty: the inferred size; else N values
 
   TVMLITE_DECLARE_ATTRS(MaxUnpoolAttrs, N == 1   ? "relay.attrs.MaxUnpool1DAttrs"
-                                       : N == 2 ? "relay.attrs.MaxUnpool2DAttrs"
-                                                : "relay.attrs.MaxUnpool3DAttrs");
+                                        : N == 2 ? "relay.attrs.MaxUnpool2DAttrs"
+                                                 : "relay.attrs.MaxUnpool3DAttrs");
 };
 
 /*!

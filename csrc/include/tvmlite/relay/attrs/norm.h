@@ -27,12 +27,12 @@ using runtime::Optional;
 
 /*! \brief nn.batch_norm: out, mean_out, var_out = BN(data, gamma, beta, moving_mean, moving_var). */
 struct BatchNormAttrs : public AttrsNode {
-  int64_t axis = 1;        // the channel axis
+  int64_t axis = 1;  // the channel axis
   double epsilon = 1e-5;
-  bool center = true;      // add beta
-  bool scale = true;       // multiply by gamma
-  double momentum = 0.9;   // training: running = running * momentum + batch * (1 - momentum)
-  bool training = false;   // normalise with the batch's statistics and return the updated running ones
+  bool center = true;     // add beta
+  bool scale = true;      // multiply by gamma
+  double momentum = 0.9;  // training: running = running * momentum + batch * (1 - momentum)
+  bool training = false;  // normalise with the batch's statistics and return the updated running ones
   TVMLITE_DECLARE_ATTRS(BatchNormAttrs, "relay.attrs.BatchNormAttrs");
 };
 

@@ -5,8 +5,8 @@
  *
  *   sum(data, axis=[1], keepdims=false)   (2, 3, 4) -> (2, 4)
  *   sum(data, axis=None)                  every axis -> ()
- *   sum(data, axis=[])                    no axis: the op's elementwise part only (sum_square -> square, log_sum -> log)
- *   dyn.sum(data, axes (k,))              keepdims: rank kept, reduced dims unknown; else rank - k dims, unknown
+ *   sum(data, axis=[])                    no axis: the op's elementwise part only (sum_square -> square, log_sum ->
+ * log) dyn.sum(data, axes (k,))              keepdims: rank kept, reduced dims unknown; else rank - k dims, unknown
  */
 #ifndef TVMLITE_RELAY_ATTRS_REDUCE_H_
 #define TVMLITE_RELAY_ATTRS_REDUCE_H_

@@ -13,15 +13,15 @@
 namespace tvmlite {
 namespace relay {
 
-using runtime::Array;
 using runtime::Any;
+using runtime::Array;
 using runtime::DataType;
 using runtime::String;
 
 struct StringSplitAttrs : public ir::AttrsNode {
-  std::string delimiter;        // "" with has_delimiter false: split on runs of whitespace
+  std::string delimiter;  // "" with has_delimiter false: split on runs of whitespace
   bool has_delimiter = false;
-  int64_t maxsplit = -1;        // < 0: no limit
+  int64_t maxsplit = -1;  // < 0: no limit
 
   TVMLITE_DECLARE_ATTRS(StringSplitAttrs, "relay.attrs.StringSplitAttrs");
 };
