@@ -84,7 +84,13 @@ int32_t Index(int32_t index, size_t n, const char* func, const char* what) {
   return index;
 }
 
-void Describe(const TensorDesc& d, TVMLiteTensorInfo* out) {
+/*! \brief Entry index of a model's inputs or outputs (list) into out: the info functions' body. */
+void DescribeEntry(const TVMLiteModel* model, std::vector<TensorDesc> TVMLiteModel::*list, int32_t index,
+                   TVMLiteTensorInfo* out, const char* func, const char* what) {
+  NotNull(model, func, "model");
+  NotNull(out, func, "out");
+  const std::vector<TensorDesc>& entries = model->*list;
+  const TensorDesc& d = entries[Index(index, entries.size(), func, what)];
   out->name = d.name.c_str();
   out->dtype = d.dtype;
   out->ndim = static_cast<int32_t>(d.shape.size());
@@ -177,19 +183,13 @@ int TVMLiteModelNumOutputs(const TVMLiteModel* model, int32_t* out) {
 
 int TVMLiteModelInputInfo(const TVMLiteModel* model, int32_t index, TVMLiteTensorInfo* out) {
   API_BEGIN();
-  const char* func = "TVMLiteModelInputInfo";
-  NotNull(model, func, "model");
-  NotNull(out, func, "out");
-  Describe(model->inputs[Index(index, model->inputs.size(), func, "input")], out);
+  DescribeEntry(model, &TVMLiteModel::inputs, index, out, "TVMLiteModelInputInfo", "input");
   API_END();
 }
 
 int TVMLiteModelOutputInfo(const TVMLiteModel* model, int32_t index, TVMLiteTensorInfo* out) {
   API_BEGIN();
-  const char* func = "TVMLiteModelOutputInfo";
-  NotNull(model, func, "model");
-  NotNull(out, func, "out");
-  Describe(model->outputs[Index(index, model->outputs.size(), func, "output")], out);
+  DescribeEntry(model, &TVMLiteModel::outputs, index, out, "TVMLiteModelOutputInfo", "output");
   API_END();
 }
 

@@ -140,7 +140,7 @@ Registry& Registry::Register(const std::string& name, bool can_override) {
 
 Registry& Registry::set_body(Function f) {
   func_ = f;
-  Set(name_, std::move(f), can_override_);
+  GlobalTable::Get()->Put(name_, std::move(f), can_override_, kernel_factory_);
   return *this;
 }
 
@@ -154,8 +154,10 @@ void Registry::Set(const std::string& name, Function f, bool can_override) {
 }
 
 Registry& Registry::set_kernel_factory() {
-  // Republish the same function with the mark: a reader finds the entry before or after, with the same function.
-  GlobalTable::Get()->Put(name_, func_, true, true);
+  kernel_factory_ = true;
+  // After set_body*: republish the same function with the mark (a reader finds the entry before or after, with the
+  // same function); before it, set_body publishes it marked.
+  if (func_.defined()) GlobalTable::Get()->Put(name_, func_, true, true);
   return *this;
 }
 

@@ -171,15 +171,9 @@ Expr ReshapeLike(ShapeValueEvaluator* shapes, const Array<Expr>& args, bool allo
     }
   }
   if (at < 0) return Expr();
-  auto flat = make_object<ReshapeAttrs>();
-  flat->newshape = ToArray(newshape);
-  flat->allowzero = allowzero;
-  auto attrs = make_object<ReshapeLikeAttrs>();
-  attrs->lhs_begin = at;
-  attrs->lhs_end = at + 1;
-  attrs->rhs_begin = r0;
-  attrs->rhs_end = r1 + 1;
-  return MakeCall("reshape_like", {MakeCall("reshape", {args[0]}, Attrs(flat)), like}, Attrs(attrs));
+  Expr flat = MakeCall("reshape", {args[0]}, {{"newshape", ToArray(newshape)}, {"allowzero", allowzero}});
+  return MakeCall("reshape_like", {flat, like},
+                  {{"lhs_begin", at}, {"lhs_end", at + 1}, {"rhs_begin", r0}, {"rhs_end", r1 + 1}});
 }
 
 
@@ -241,14 +235,9 @@ Expr BroadcastLike(ShapeValueEvaluator* shapes, const Array<Expr>& args) {
     like_axes[k].push_back(source.axis);
   }
   if (likes.empty()) return Expr();
-  auto attrs = make_object<BroadcastToAttrs>();
-  attrs->shape = ToArray(target);
-  Expr out = MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
+  Expr out = MakeCall("broadcast_to", {args[0]}, {{"shape", ToArray(target)}});
   for (size_t k = 0; k < likes.size(); ++k) {
-    auto like = make_object<BroadcastToLikeAttrs>();
-    like->axes = ToArray(axes[k]);
-    like->like_axes = ToArray(like_axes[k]);
-    out = MakeCall("broadcast_to_like", {out, likes[k]}, Attrs(like));
+    out = MakeCall("broadcast_to_like", {out, likes[k]}, {{"axes", ToArray(axes[k])}, {"like_axes", ToArray(like_axes[k])}});
   }
   return out;
 }
@@ -322,17 +311,11 @@ Expr SliceLike(ShapeValueEvaluator* shapes, const Array<Expr>& args) {
   if (!like.defined()) return Expr();
   Expr x = args[0];
   if (!static_axes.empty()) {
-    auto attrs = make_object<StridedSliceAttrs>();
-    attrs->begin = ToArray(Ints(static_axes.size(), 0));
-    attrs->end = ToArray(static_ends);
-    attrs->strides = ToArray(Ints{1});
-    attrs->axes = ToArray(static_axes);
-    attrs->slice_mode = "end";
-    x = MakeCall("strided_slice", {x}, Attrs(attrs));
+    x = MakeCall("strided_slice", {x},
+                 {{"begin", ToArray(Ints(static_axes.size(), 0))}, {"end", ToArray(static_ends)},
+                  {"strides", ToArray(Ints{1})}, {"axes", ToArray(static_axes)}});
   }
-  auto attrs = make_object<SliceLikeAttrs>();
-  attrs->axes = ToArray(like_axes);
-  return MakeCall("slice_like", {x, like}, Attrs(attrs));
+  return MakeCall("slice_like", {x, like}, {{"axes", ToArray(like_axes)}});
 }
 
 /*! \brief dyn.reshape(x, s) -> reshape(x, newshape=s), allowzero kept; s a shape value: 0 copies x's dim at its
@@ -344,18 +327,13 @@ Expr Reshape(const CallNode* call, ShapeValueEvaluator* shapes) {
   std::optional<Ints> s = ConstInts(args[1]);
   if (!s) s = ReshapeTarget(shapes, args[0], args[1], old->allowzero);
   if (!s) return ReshapeLike(shapes, args, old->allowzero);
-  auto attrs = make_object<ReshapeAttrs>();
-  attrs->newshape = ToArray(*s);
-  attrs->allowzero = old->allowzero;
-  return MakeCall("reshape", {args[0]}, Attrs(attrs));
+  return MakeCall("reshape", {args[0]}, {{"newshape", ToArray(*s)}, {"allowzero", old->allowzero}});
 }
 
 Expr Squeeze(const CallNode* call, ShapeValueEvaluator*) {
   std::optional<Ints> a = ConstInts(call->args[1]);
   if (!a) return Expr();
-  auto attrs = make_object<SqueezeAttrs>();
-  attrs->axis = ToArray(*a);
-  return MakeCall("squeeze", {call->args[0]}, Attrs(attrs));
+  return MakeCall("squeeze", {call->args[0]}, {{"axis", ToArray(*a)}});
 }
 
 /*! \brief dyn.expand_dims(x, a) -> expand_dims(x, p, 1) for each output position p of a, ascending. */
@@ -369,10 +347,7 @@ Expr ExpandDims(const CallNode* call, ShapeValueEvaluator*) {
   std::sort(positions->begin(), positions->end());
   Expr out = args[0];
   for (int64_t p : *positions) {  // ascending: each insertion leaves the earlier positions in place
-    auto attrs = make_object<ExpandDimsAttrs>();
-    attrs->axis = p;
-    attrs->num_newaxis = 1;
-    out = MakeCall("expand_dims", {out}, Attrs(attrs));
+    out = MakeCall("expand_dims", {out}, {{"axis", p}, {"num_newaxis", int64_t(1)}});
   }
   return out;
 }
@@ -382,17 +357,13 @@ Expr BroadcastTo(const CallNode* call, ShapeValueEvaluator* shapes) {
   std::optional<Ints> s = ConstInts(args[1]);
   if (!s) s = BroadcastTarget(shapes, args[0], args[1]);
   if (!s) return BroadcastLike(shapes, args);
-  auto attrs = make_object<BroadcastToAttrs>();
-  attrs->shape = ToArray(*s);
-  return MakeCall("broadcast_to", {args[0]}, Attrs(attrs));
+  return MakeCall("broadcast_to", {args[0]}, {{"shape", ToArray(*s)}});
 }
 
 Expr Tile(const CallNode* call, ShapeValueEvaluator*) {
   std::optional<Ints> s = ConstInts(call->args[1]);
   if (!s) return Expr();
-  auto attrs = make_object<TileAttrs>();
-  attrs->reps = ToArray(*s);
-  return MakeCall("tile", {call->args[0]}, Attrs(attrs));
+  return MakeCall("tile", {call->args[0]}, {{"reps", ToArray(*s)}});
 }
 
 Expr StridedSlice(const CallNode* call, ShapeValueEvaluator* shapes) {
@@ -403,13 +374,8 @@ Expr StridedSlice(const CallNode* call, ShapeValueEvaluator* shapes) {
   if (!e && b && s && a) e = SliceBounds(shapes, args[0], args[2], *s, *a, /*ends=*/true);
   if (!b || !e || !s || !a) return SliceLike(shapes, args);
   if (IsWholeSlice(*b, *e, *s)) return args[0];  // x[0:] on every axis sliced (bias[:, :, -seq:] of seq)
-  auto attrs = make_object<StridedSliceAttrs>();
-  attrs->begin = ToArray(*b);
-  attrs->end = ToArray(*e);
-  attrs->strides = ToArray(*s);
-  attrs->axes = ToArray(*a);
-  attrs->slice_mode = "end";
-  return MakeCall("strided_slice", {args[0]}, Attrs(attrs));
+  return MakeCall("strided_slice", {args[0]},
+                  {{"begin", ToArray(*b)}, {"end", ToArray(*e)}, {"strides", ToArray(*s)}, {"axes", ToArray(*a)}});
 }
 
 Expr OneHot(const CallNode* call, ShapeValueEvaluator*) {
@@ -445,10 +411,7 @@ Expr Pad(const CallNode* call) {
     width[2 * (*norm)[i]] = (*pads)[i];
     width[2 * (*norm)[i] + 1] = (*pads)[i + norm->size()];
   }
-  auto attrs = make_object<PadAttrs>();
-  attrs->pad_width = ToArray(width);
-  attrs->pad_mode = old->pad_mode;
-  return MakeCall("nn.pad", {call->args[0], call->args[2]}, Attrs(attrs));
+  return MakeCall("nn.pad", {call->args[0], call->args[2]}, {{"pad_width", ToArray(width)}, {"pad_mode", old->pad_mode}});
 }
 
 /*! \brief dyn.<reduce>(x, a) -> name(x, axis=a, keepdims kept); an empty a is [] (reduce nothing) under

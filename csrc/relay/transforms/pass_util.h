@@ -14,6 +14,7 @@
 #include <tvmlite/ir/module.h>
 #include <tvmlite/relay/transform.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -27,6 +28,16 @@ using namespace ir;  // NOLINT(build/namespaces): the passes speak the IR's voca
 /*! \brief op_name(args) with attrs (an attrs struct made with make_object, or none). */
 inline Expr MakeCall(const std::string& op_name, Array<Expr> args, Attrs attrs = Attrs()) {
   return Call(Op::Get(op_name), std::move(args), std::move(attrs));
+}
+
+/*!
+ * \brief A call of op_name with attrs of the op's type, the named fields set (checked as the op's maker checks them)
+ * and the others at their defaults: MakeCall("squeeze", {x}, {{"axis", axes}}).
+ */
+inline Expr MakeCall(const std::string& op_name, Array<Expr> args, const std::map<std::string, Any>& fields) {
+  Op op = Op::Get(op_name);
+  Attrs attrs = WithAttrFields(MakeAttrs(op->attrs_type_index, nullptr, 0, op_name), fields, op_name);
+  return Call(op, std::move(args), std::move(attrs));
 }
 
 /*! \brief Whether expr is a call of the op named op_name. */

@@ -3,7 +3,7 @@
  * \brief The global function registry and TVMLITE_REGISTER_GLOBAL.
  *
  *   TVMLITE_REGISTER_GLOBAL("testing.add").set_body_typed([](int64_t a, int64_t b) { return a + b; });
- *   TVMLITE_REGISTER_GLOBAL("topi.sum").set_body_typed([](Map<String, Any> attrs) { ... }).set_kernel_factory();
+ *   TVMLITE_REGISTER_GLOBAL("topi.sum").set_kernel_factory().set_body_typed([](Map<String, Any> attrs) { ... });
  *
  * Lookups take no lock: the table is published through an atomic pointer and entries are never freed.
  *
@@ -50,13 +50,14 @@ class Registry {
   }
   /*! \brief Mark the body long-running: bindings release their interpreter lock around calls. */
   Registry& set_long_running();
-  /*! \brief Mark the body a kernel factory (see GetKernelFactory); call after set_body*. */
+  /*! \brief Mark the body a kernel factory (see GetKernelFactory), before or after set_body*. */
   Registry& set_kernel_factory();
 
  private:
   explicit Registry(std::string name, bool can_override) : name_(std::move(name)), can_override_(can_override) {}
   std::string name_;
   bool can_override_;
+  bool kernel_factory_ = false;
   Function func_;
 };
 
