@@ -546,8 +546,7 @@ Expr StaticResize(const CallNode* call) {
     size = topi::ResizeStaticOutputSize(shape, axes, roi ? &*roi : nullptr, scales ? &*scales : nullptr,
                                         sizes ? &*sizes : nullptr,
                                         topi::ParseResizePolicy(old->keep_aspect_ratio_policy, "DynamicToStatic"),
-                                        old->coordinate_transformation_mode == "tf_crop_and_resize",
-                                        "DynamicToStatic");
+                                        old->coordinate_transformation_mode == "tf_crop_and_resize", "DynamicToStatic");
   } catch (const runtime::Error&) {
     return Expr();
   }

@@ -53,8 +53,9 @@ std::vector<T> ToVector(const Array<T>& a) {
 }
 
 void CheckCount(size_t count, size_t axes, const char* name, const std::string& what) {
-  if (count != axes) TVMLITE_THROW(ValueError) << what << ": " << name << " has " << count << " values for " << axes
-                                               << " resized axes";
+  if (count != axes) {
+    TVMLITE_THROW(ValueError) << what << ": " << name << " has " << count << " values for " << axes << " resized axes";
+  }
 }
 
 }  // namespace
@@ -183,10 +184,10 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize_static_output_size")
       if (roi) roi_v = ToVector(*roi);
       if (scales) scales_v = ToVector(*scales);
       if (sizes) sizes_v = ToVector(*sizes);
-      std::optional<std::vector<int64_t>> out = ResizeStaticOutputSize(
-          ToVector(shape), ToVector(axes), roi_v ? &*roi_v : nullptr, scales_v ? &*scales_v : nullptr,
-          sizes_v ? &*sizes_v : nullptr, ParseResizePolicy(policy, kWhat), std::string(ctm) == "tf_crop_and_resize",
-          kWhat);
+      std::optional<std::vector<int64_t>> out =
+          ResizeStaticOutputSize(ToVector(shape), ToVector(axes), roi_v ? &*roi_v : nullptr,
+                                 scales_v ? &*scales_v : nullptr, sizes_v ? &*sizes_v : nullptr,
+                                 ParseResizePolicy(policy, kWhat), std::string(ctm) == "tf_crop_and_resize", kWhat);
       return out ? Optional<Array<int64_t>>(Array<int64_t>(*out)) : Optional<Array<int64_t>>();
     });
 
