@@ -33,7 +33,7 @@
  *   dyn.nn.col2im(x, i, b)            -> nn.col2im(x, image_shape=i, block_shape=b, window attrs kept)
  *   dyn.nn.max_unpool{N}d(x, i, s)    -> nn.max_unpool{N}d(x, i, output_size=s[2:], window attrs kept)
  *   image.resize(x, roi, scales, sizes) with constant roi/scales/sizes and no output_size: output_size set by
- *                                        the frontend's rule (relay.op.image._static_output_size)
+ *                                        topi::ResizeStaticOutputSize (tvmlite/topi/resize_geometry.h)
  * The candidate is typed with the static op's relation; when that fails (an axis out of range, a shape that does
  * not fit the data: the values the dyn op would reject at run time) the dyn call stays, so the pass never turns a
  * graph that builds into one that does not. A dyn call with an input that is not constant stays too. The module

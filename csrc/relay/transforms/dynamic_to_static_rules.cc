@@ -28,6 +28,7 @@
 #include <tvmlite/relay/attrs/transform.h>
 #include <tvmlite/relay/type_rel.h>
 #include <tvmlite/runtime/registry.h>
+#include <tvmlite/topi/resize_geometry.h>
 
 #include <algorithm>
 #include <limits>
@@ -461,34 +462,60 @@ Expr MaxUnpool(const CallNode* call, const std::string& name) {
                   WithAttrFields(call->attrs, {{"output_size", Any(size)}}, "DynamicToStatic"));
 }
 
+/*! \brief The values of a float32 / float64 CPU constant, flattened; nullopt for any other expr. */
+std::optional<std::vector<double>> ConstFloats(const Expr& e) {
+  const auto* c = e.as<ConstantNode>();
+  if (c == nullptr) return std::nullopt;
+  const NDArray& a = c->data;
+  const DLTensor& t = a->tensor;
+  const DataType dt = a.dtype();
+  if (t.device.device_type != kDLCPU || !a.IsContiguous() || !dt.is_float() || t.dtype.lanes != 1 ||
+      (dt.bits() != 32 && dt.bits() != 64)) {
+    return std::nullopt;
+  }
+  const char* p = static_cast<const char*>(t.data) + t.byte_offset;
+  std::vector<double> out(static_cast<size_t>(a.NumElements()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = dt.bits() == 32 ? reinterpret_cast<const float*>(p)[i] : reinterpret_cast<const double*>(p)[i];
+  }
+  return out;
+}
+
 /*!
  * \brief image.resize takes scales / sizes as inputs and types its result from the output_size attr: once they
- * are constants, output_size comes from the same Python rule the frontend uses for constants at import
- * (relay.op.image._static_output_size, the spec's arithmetic in one place).
+ * are constants, output_size comes from topi::ResizeStaticOutputSize (the rule the frontend applies to constants
+ * at import). Values the op rejects at run time leave the call dynamic, to fail there.
  */
 Expr StaticResize(const CallNode* call) {
   const auto* old = call->attrs.as<ResizeAttrs>();
-  static const runtime::Function rule = runtime::Registry::Get("relay.op.image._static_output_size");
-  if (old == nullptr || !old->output_size.empty() || !rule.defined() || call->args.size() != 4) return Expr();
+  if (old == nullptr || !old->output_size.empty() || call->args.size() != 4) return Expr();
   const TensorTypeNode* data = TensorTypeOf(call->args[0]);
   if (data == nullptr) return Expr();
-  Array<Any> operands;  // roi, scales, sizes: an NDArray, None when omitted; anything else stays dynamic
-  for (size_t i = 1; i < 4; ++i) {
-    const Expr& a = call->args[i];
-    if (const auto* t = a.as<TupleNode>(); t && t->fields.empty()) {
-      operands.push_back(Any());
-    } else if (const auto* c = a.as<ConstantNode>()) {
-      operands.push_back(Any(c->data));
-    } else {
-      return Expr();
-    }
-  }
-  std::vector<int64_t> shape;
+  // roi, scales, sizes: a constant's values, none when omitted (an empty tuple); anything else stays dynamic.
+  auto omitted = [](const Expr& e) {
+    const auto* t = e.as<TupleNode>();
+    return t != nullptr && t->fields.empty();
+  };
+  std::optional<std::vector<double>> roi, scales;
+  std::optional<Ints> sizes;
+  if (!omitted(call->args[1]) && !(roi = ConstFloats(call->args[1]))) return Expr();
+  if (!omitted(call->args[2]) && !(scales = ConstFloats(call->args[2]))) return Expr();
+  if (!omitted(call->args[3]) && !(sizes = ConstInts(call->args[3], /*allow_float=*/true))) return Expr();
+  Ints shape, axes;
   for (const Any& d : data->shape) shape.push_back(d.as<int64_t>().value_or(-1));
-  Array<int64_t> size = rule(Array<int64_t>(shape), call->attrs, operands[0], operands[1], operands[2])
-                            .cast<Array<int64_t>>();
-  if (size.empty()) return Expr();
-  return Call(call->op, call->args, WithAttrFields(call->attrs, {{"output_size", Any(size)}}, "DynamicToStatic"));
+  for (int64_t a : old->axes) axes.push_back(a);
+  std::optional<Ints> size;
+  try {
+    size = topi::ResizeStaticOutputSize(shape, axes, roi ? &*roi : nullptr, scales ? &*scales : nullptr,
+                                        sizes ? &*sizes : nullptr,
+                                        topi::ParseResizePolicy(old->keep_aspect_ratio_policy, "DynamicToStatic"),
+                                        old->coordinate_transformation_mode == "tf_crop_and_resize", "DynamicToStatic");
+  } catch (const runtime::Error&) {
+    return Expr();
+  }
+  if (!size) return Expr();
+  return Call(call->op, call->args,
+              WithAttrFields(call->attrs, {{"output_size", Any(ToArray(*size))}}, "DynamicToStatic"));
 }
 
 /*! \brief Register rule(call, shapes) -> Expr (null: keep the call) as op_name's "FTVMLiteDynamicToStatic". */

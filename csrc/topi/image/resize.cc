@@ -7,9 +7,9 @@
  *
  * Inputs are the op's: data (N, C, H, W) float32, roi (ignored: tf_crop_and_resize is not served), scales (1-D
  * float32, one per resized axis, empty when sizes is given), sizes (1-D int64, empty when scales is given). The
- * output size and the scale each axis's coordinates use are computed as the reference's resize_output_shape does
- * (tvmlite/relay/op/image/_image.py): with scales, out = floor(in * scale) and the coordinates use the scale
- * itself, not out / in; with sizes, the keep_aspect_ratio_policy. The out tensor must have that shape.
+ * output size and the scale each axis's coordinates use come from ResizeOutputShape (tvmlite/topi/resize_geometry.h,
+ * which the reference uses too): with scales, out = floor(in * scale) and the coordinates use the scale itself, not
+ * out / in; with sizes, the keep_aspect_ratio_policy. The out tensor must have that shape.
  * `axes` may list N and C only where they stay as they are (scale 1, same size).
  *
  * Served: mode nearest (every nearest_mode), linear and cubic (cubic_coeff_a, exclude_outside); coordinate modes
@@ -31,6 +31,7 @@
 #include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
 #include <tvmlite/topi/kernel_accepts.h>
+#include <tvmlite/topi/resize_geometry.h>
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +48,6 @@ const char kName[] = "topi.image.resize2d";
 enum class Mode { kNearest, kLinear, kCubic };
 enum class Ctm { kHalfPixel, kHalfPixelSymmetric, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kTfHalfPixelForNN };
 enum class NearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
-enum class Policy { kStretch, kNotLarger, kNotSmaller };
 
 template <typename E>
 E Choose(const std::string& key, const std::string& value, const std::vector<std::pair<const char*, E>>& choices) {
@@ -63,7 +63,7 @@ struct ResizeConfig {
   Mode mode;
   Ctm ctm;
   NearestMode nearest;
-  Policy policy;
+  ResizePolicy policy;
   double cubic_a;
   bool exclude_outside;
   std::vector<int64_t> axes;
@@ -154,53 +154,19 @@ AxisTable BuildAxis(const ResizeConfig& cfg, int64_t in_len, int64_t out_len, do
   return t;
 }
 
-/*! \brief Output dims and per-axis scales of data's 4 dims, as the reference's resize_output_shape. */
-void OutputGeometry(const ResizeConfig& cfg, const std::vector<int64_t>& shape, const TensorArg& scales,
-                    const TensorArg& sizes, std::vector<int64_t>* out, std::vector<double>* scale) {
-  std::vector<int64_t> axes = cfg.axes;
-  if (axes.empty()) axes = {0, 1, 2, 3};
-  for (int64_t& a : axes) a = a < 0 ? a + 4 : a;
-  *out = shape;
-  scale->assign(4, 1.0);
+/*! \brief Output dims and per-dim scales of data's 4 dims (ResizeOutputShape, with the kernel's tensor checks). */
+ResizeGeometry OutputGeometry(const ResizeConfig& cfg, const std::vector<int64_t>& shape, const TensorArg& scales,
+                              const TensorArg& sizes) {
+  std::vector<double> scale_values;
+  std::vector<int64_t> size_values;
   if (sizes.size() > 0) {
     sizes.CheckNDim(1);
-    const int64_t* s = sizes.Data<int64_t>();
-    if (sizes.size() != static_cast<int64_t>(axes.size())) {
-      sizes.Fail("has " + std::to_string(sizes.size()) + " values for " + std::to_string(axes.size()) +
-                 " resized axes");
-    }
-    if (cfg.policy == Policy::kStretch) {
-      for (size_t i = 0; i < axes.size(); ++i) {
-        (*out)[axes[i]] = s[i];
-        (*scale)[axes[i]] = shape[axes[i]] ? static_cast<double>(s[i]) / static_cast<double>(shape[axes[i]]) : 0.0;
-      }
-    } else {
-      double common = 0;
-      for (size_t i = 0; i < axes.size(); ++i) {
-        const double ratio = static_cast<double>(s[i]) / static_cast<double>(shape[axes[i]]);
-        common = i == 0 ? ratio : cfg.policy == Policy::kNotLarger ? std::min(common, ratio) : std::max(common, ratio);
-      }
-      for (int64_t a : axes) {
-        (*out)[a] = static_cast<int64_t>(std::floor(common * static_cast<double>(shape[a]) + 0.5));
-        (*scale)[a] = common;
-      }
-    }
-  } else {
-    if (scales.size() == 0) {
-      TVMLITE_THROW(ValueError) << kName << ": one of scales and sizes must be given (both are empty)";
-    }
+    size_values.assign(sizes.Data<int64_t>(), sizes.Data<int64_t>() + sizes.size());
+  } else if (scales.size() > 0) {
     scales.CheckNDim(1);
-    const float* s = scales.Data<float>();
-    if (scales.size() != static_cast<int64_t>(axes.size())) {
-      scales.Fail("has " + std::to_string(scales.size()) + " values for " + std::to_string(axes.size()) +
-                  " resized axes");
-    }
-    for (size_t i = 0; i < axes.size(); ++i) {
-      if (!(s[i] > 0)) scales.Fail("must be positive, got " + std::to_string(s[i]));
-      (*scale)[axes[i]] = static_cast<double>(s[i]);
-      (*out)[axes[i]] = static_cast<int64_t>(std::floor(static_cast<double>(shape[axes[i]]) * 1.0 * s[i]));
-    }
+    scale_values.assign(scales.Data<float>(), scales.Data<float>() + scales.size());
   }
+  return ResizeOutputShape(shape, cfg.axes, {}, scale_values, size_values, cfg.policy, kName);
 }
 
 /*!
@@ -226,9 +192,9 @@ void Run(const ResizeConfig& cfg, const KernelArgs& args) {
   float* y = out.Data<float>();
   data.CheckNDim(4);
   const std::vector<int64_t> shape = data.shape();
-  std::vector<int64_t> want;
-  std::vector<double> scale;
-  OutputGeometry(cfg, shape, scales, sizes, &want, &scale);
+  const ResizeGeometry geometry = OutputGeometry(cfg, shape, scales, sizes);
+  const std::vector<int64_t>& want = geometry.shape;
+  const std::vector<double>& scale = geometry.scale;
   out.CheckShape(want);
   for (int a = 0; a < 2; ++a) {
     if (want[a] != shape[a] || scale[a] != 1.0) {
@@ -321,10 +287,7 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any
                                      {"round_prefer_ceil", NearestMode::kRoundPreferCeil},
                                      {"floor", NearestMode::kFloor},
                                      {"ceil", NearestMode::kCeil}});
-  cfg.policy = Choose<Policy>("keep_aspect_ratio_policy", attrs.GetString("keep_aspect_ratio_policy", "stretch"),
-                              {{"stretch", Policy::kStretch},
-                               {"not_larger", Policy::kNotLarger},
-                               {"not_smaller", Policy::kNotSmaller}});
+  cfg.policy = ParseResizePolicy(attrs.GetString("keep_aspect_ratio_policy", "stretch"), kKernel);
   cfg.cubic_a = attrs.GetFloat("cubic_coeff_a", -0.75);
   cfg.exclude_outside = attrs.GetInt("exclude_outside", 0) != 0;
   TVMLITE_CHECK_KIND(attrs.GetInt("antialias", 0) == 0 || cfg.mode == Mode::kNearest, ValueError)

@@ -11,87 +11,40 @@ import math
 
 import numpy as np
 
-from ...._ffi.registry import register_func
+from ...._ffi.registry import get_global_func
 from ..op import register_reference
 
-def _round_half_up(v):
-    return int(math.floor(v + 0.5))
+#: The output-size arithmetic (ONNX Resize's, one place for every caller): csrc/topi/image/resize_geometry.cc.
+_resize_output_shape = get_global_func("topi.image.resize_output_shape")
+_resize_static_output_size = get_global_func("topi.image.resize_static_output_size")
+
+
+def _values(v, dtype):
+    """v (a sequence or an array) as a flat list of Python numbers of dtype; None stays None."""
+    return None if v is None else np.asarray(v, dtype=dtype).reshape(-1).tolist()
 
 
 def resize_output_shape(shape, axes, roi, scales, sizes, policy, coordinate_transformation_mode):
-    """(output shape, scale per resized axis) of ONNX Resize for a static input shape; also used by the frontend
-    when scales/sizes are constants."""
+    """(output shape, resized axes, scale per resized axis) of ONNX Resize for a static input shape; also used by
+    the frontend when scales/sizes are constants. sizes is used when given and not empty, else scales."""
+    use_sizes = sizes is not None and len(sizes)
+    out, scale = _resize_output_shape(
+        [int(d) for d in shape], [int(a) for a in axes or ()], _values(roi, np.float64) or [],
+        [] if use_sizes else _values(scales, np.float32) or [], _values(sizes, np.int64) if use_sizes else [],
+        policy, coordinate_transformation_mode)
     rank = len(shape)
     axes = [a + rank if a < 0 else a for a in (axes or range(rank))]
-    out = list(shape)
-    if sizes is not None and len(sizes):
-        sizes = [int(s) for s in np.asarray(sizes).reshape(-1)]
-        if len(sizes) != len(axes):
-            raise ValueError(f"sizes has {len(sizes)} values for {len(axes)} resized axes")
-        if policy == "stretch":
-            out_axes = sizes
-            scale = [s / shape[a] if shape[a] else 0.0 for s, a in zip(sizes, axes)]
-        else:
-            ratios = [s / shape[a] for s, a in zip(sizes, axes)]
-            common = min(ratios) if policy == "not_larger" else max(ratios)
-            out_axes = [_round_half_up(common * shape[a]) for a in axes]
-            scale = [common] * len(axes)
-    else:
-        scales = [float(s) for s in np.asarray(scales, dtype=np.float32).reshape(-1)]
-        if len(scales) != len(axes):
-            raise ValueError(f"scales has {len(scales)} values for {len(axes)} resized axes")
-        if any(s <= 0 for s in scales):
-            raise ValueError(f"scales must be positive, got {scales}")
-        crop = [1.0] * len(axes)
-        if coordinate_transformation_mode == "tf_crop_and_resize" and roi is not None and len(roi):
-            roi = np.asarray(roi, dtype=np.float64).reshape(-1)
-            crop = [roi[len(axes) + i] - roi[i] for i in range(len(axes))]
-        out_axes = [int(math.floor(shape[a] * c * s)) for a, c, s in zip(axes, crop, scales)]
-        scale = scales
-    for a, s in zip(axes, out_axes):
-        out[a] = s
-    return out, axes, scale
+    return [int(d) for d in out], axes, [float(scale[a]) for a in axes]
 
 
 def static_output_size(shape, axes, roi, scales, sizes, policy, coordinate_transformation_mode):
     """Resize's output shape as its ``output_size`` attr (-1 for a dim known only at run time) when scales or sizes
     are known (numpy arrays; None when absent or not constant), else (). shape has None for symbolic dims. The
-    frontend uses it when scales/sizes are constants at import, DynamicToStatic once build has bound them."""
-    rank = len(shape)
-    resized = [a + rank if a < 0 else a for a in (axes or range(rank))]
-    if sizes is not None and sizes.size:
-        use = (None, sizes)
-        if policy != "stretch" and any(shape[a] is None for a in resized):
-            return ()  # the common scale needs every resized dim
-    elif scales is not None and scales.size:
-        if coordinate_transformation_mode == "tf_crop_and_resize" and roi is None:
-            return ()
-        use = (scales, None)
-    else:
-        return ()
-    given = np.asarray(use[0] if use[1] is None else use[1]).reshape(-1)
-    if len(resized) != len(given):
-        raise ValueError(f"Resize: {'scales' if use[1] is None else 'sizes'} has {given.size} values for "
-                         f"{len(resized)} resized axes of an input of rank {rank}")
-    # A resized dim is static when set by sizes, or by a scale of a static dim; the others (-1) keep the input's
-    # dim (not resized) or are known at run time. Symbolic dims enter the arithmetic as 1, their results unused.
-    concrete = [1 if d is None else d for d in shape]
-    out = resize_output_shape(concrete, axes, roi, use[0], use[1], policy, coordinate_transformation_mode)[0]
-    static = [i in resized and (use[1] is not None or shape[i] is not None) for i in range(rank)]
-    return [out[i] if static[i] else -1 for i in range(rank)]
-
-
-@register_func("relay.op.image._static_output_size")
-def _static_output_size_ffi(shape, attrs, roi, scales, sizes):
-    """DynamicToStatic's entry: shape with -1 for symbolic dims, the call's ResizeAttrs, and roi/scales/sizes as
-    NDArrays (None when absent). Returns the output_size (a list; empty when it stays dynamic or is invalid)."""
-    arrays = [None if v is None else v.numpy() for v in (roi, scales, sizes)]
-    try:
-        out = static_output_size([None if d < 0 else int(d) for d in shape], [int(a) for a in attrs.axes], *arrays,
-                                 attrs.keep_aspect_ratio_policy, attrs.coordinate_transformation_mode)
-    except ValueError:
-        return []  # the values the op rejects at run time: the call stays dynamic and fails there
-    return [int(d) for d in out]
+    frontend uses it when scales/sizes are constants at import, DynamicToStatic (in C++) once build has bound them."""
+    out = _resize_static_output_size(
+        [-1 if d is None else int(d) for d in shape], [int(a) for a in axes or ()], _values(roi, np.float64),
+        _values(scales, np.float32), _values(sizes, np.int64), policy, coordinate_transformation_mode)
+    return () if out is None else [int(d) for d in out]
 
 
 def _original_coords(mode, in_len, out_len, scale, roi_start, roi_end):
