@@ -242,7 +242,7 @@ const bool kRegistered = [] {
     RegisterKernelAccepts("topi." + op, [k](const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
       return BinaryAccepts(k, attrs, t);
     });
-    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
+    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>(kOpKernelAttr, runtime::String("topi." + op));
   }
   return true;
 }();

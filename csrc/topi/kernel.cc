@@ -106,5 +106,21 @@ int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim) {
   return axis < 0 ? axis + ndim : axis;
 }
 
+AxisWise ReadAxisWise(const KernelArgs& args, int64_t axis_attr) {
+  TensorArg data = args.Input(0, "data"), out = args.Output();
+  AxisWise a;
+  a.x = data.Data<float>();
+  a.y = out.Data<float>();
+  a.shape = data.shape();
+  const int64_t ndim = static_cast<int64_t>(a.shape.size());
+  a.axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
+  out.CheckShape(a.shape);
+  a.outer = 1, a.len = a.shape[a.axis], a.inner = 1;
+  for (int64_t i = 0; i < ndim; ++i) {
+    if (i != a.axis) (i < a.axis ? a.outer : a.inner) *= a.shape[i];
+  }
+  return a;
+}
+
 }  // namespace topi
 }  // namespace tvmlite

@@ -125,8 +125,8 @@ TVMLITE_REGISTER_GLOBAL("topi.cumprod").set_body_typed([](Map<String, Any> attrs
   return MakeScan<true>("topi.cumprod", attrs);
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("cumsum").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cumsum"));
-TVMLITE_REGISTER_OP("cumprod").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cumprod"));
+TVMLITE_REGISTER_OP_KERNEL("cumsum", "topi.cumsum");
+TVMLITE_REGISTER_OP_KERNEL("cumprod", "topi.cumprod");
 
 }  // namespace topi
 }  // namespace tvmlite

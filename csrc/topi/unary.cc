@@ -111,7 +111,7 @@ const bool kRegistered = [] {
       if (t.size() == 2) return UnaryReason(op, attrs.kernel(), t[0].dtype, t[1].dtype);
       return attrs.kernel() + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
     });
-    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
+    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>(kOpKernelAttr, runtime::String("topi." + op));
   }
   return true;
 }();

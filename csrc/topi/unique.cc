@@ -208,8 +208,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.unique", UniqueAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("unique")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.unique"))
+TVMLITE_REGISTER_OP_KERNEL("unique", "topi.unique")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

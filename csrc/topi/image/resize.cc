@@ -353,8 +353,7 @@ std::string ResizeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.image.resize2d", ResizeAccepts);
 
-TVMLITE_REGISTER_OP("image.resize")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.image.resize2d"));
+TVMLITE_REGISTER_OP_KERNEL("image.resize", "topi.image.resize2d");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -731,13 +731,11 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d").set_body_typed([](Map<String, Any> att
 }).set_kernel_factory();
 
 // The lowering's kernel for the blocked conv (AlterOpLayout's output) and for plain NCHW convs (blocks of 1).
-TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
-TVMLITE_REGISTER_OP("nn.conv2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_NCHWc", "topi.nn.conv2d_nchwc");
+TVMLITE_REGISTER_OP_KERNEL("nn.conv2d", "topi.nn.conv2d_nchwc");
 // The 3-D conv: the blocked op AlterOpLayout makes, and plain NCDHW convs (blocks of 1).
-TVMLITE_REGISTER_OP("nn.contrib_conv3d_NCDHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d"));
-TVMLITE_REGISTER_OP("nn.conv3d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv3d_NCDHWc", "topi.nn.conv3d");
+TVMLITE_REGISTER_OP_KERNEL("nn.conv3d", "topi.nn.conv3d");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -531,10 +531,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d_transpose").set_body_typed([](Map<String
   return MakeConvTranspose<3>(attrs_in);
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.conv2d_transpose")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_transpose"));
-TVMLITE_REGISTER_OP("nn.conv3d_transpose")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d_transpose"));
+TVMLITE_REGISTER_OP_KERNEL("nn.conv2d_transpose", "topi.nn.conv2d_transpose");
+TVMLITE_REGISTER_OP_KERNEL("nn.conv3d_transpose", "topi.nn.conv3d_transpose");
 
 }  // namespace
 }  // namespace topi

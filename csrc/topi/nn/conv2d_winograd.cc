@@ -332,8 +332,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tiles")
       return runtime::Array<int64_t>(tiles.begin(), tiles.end());
     });
 
-TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_winograd_nchwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_winograd_without_weight_transform", "topi.nn.conv2d_winograd_nchwc");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -102,8 +102,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_per_shape").set_body_typed([](M
   return f;
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_per_shape")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_winograd_per_shape"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_winograd_per_shape", "topi.nn.conv2d_winograd_per_shape");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -225,8 +225,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.depthwise_conv2d_nchwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_depthwise_conv2d_NCHWc", "topi.nn.depthwise_conv2d_nchwc");
 
 }  // namespace topi
 }  // namespace tvmlite

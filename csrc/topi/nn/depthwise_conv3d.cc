@@ -144,8 +144,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv3d_ncdhwc").set_body_typed([](Map
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv3d_NCDHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.depthwise_conv3d_ncdhwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_depthwise_conv3d_NCDHWc", "topi.nn.depthwise_conv3d_ncdhwc");
 
 }  // namespace topi
 }  // namespace tvmlite

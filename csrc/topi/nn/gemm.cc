@@ -687,12 +687,10 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_width").set_body_typed([](int64_t n,
   return skinny ? int64_t(0) : native;
 });
 
-TVMLITE_REGISTER_OP("nn.dense").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense"));
-TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense_pack"));
-TVMLITE_REGISTER_OP("nn.matmul").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.matmul"));
-TVMLITE_REGISTER_OP("nn.batch_matmul")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.batch_matmul"));
+TVMLITE_REGISTER_OP_KERNEL("nn.dense", "topi.nn.dense");
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_dense_pack", "topi.nn.dense_pack");
+TVMLITE_REGISTER_OP_KERNEL("nn.matmul", "topi.nn.matmul");
+TVMLITE_REGISTER_OP_KERNEL("nn.batch_matmul", "topi.nn.batch_matmul");
 
 }  // namespace
 }  // namespace topi

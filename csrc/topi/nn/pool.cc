@@ -470,12 +470,10 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.global_avg_pool2d").set_body_typed([](Map<Strin
   return MakeGlobalPool("topi.nn.global_avg_pool2d", attrs, &kAvgType);
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.max_pool2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.max_pool2d"));
-TVMLITE_REGISTER_OP("nn.avg_pool2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.avg_pool2d"));
-TVMLITE_REGISTER_OP("nn.global_max_pool")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.global_max_pool2d"));
-TVMLITE_REGISTER_OP("nn.global_avg_pool")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.global_avg_pool2d"));
+TVMLITE_REGISTER_OP_KERNEL("nn.max_pool2d", "topi.nn.max_pool2d");
+TVMLITE_REGISTER_OP_KERNEL("nn.avg_pool2d", "topi.nn.avg_pool2d");
+TVMLITE_REGISTER_OP_KERNEL("nn.global_max_pool", "topi.nn.global_max_pool2d");
+TVMLITE_REGISTER_OP_KERNEL("nn.global_avg_pool", "topi.nn.global_avg_pool2d");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -101,17 +101,13 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
   Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
   const RowFns fns = PickRowFns();
   return MakeKernel(name, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), out = args.Output();
-    const float* x = data.Data<float>();
-    float* y = out.Data<float>();
-    const std::vector<int64_t> shape = data.shape();
-    const int64_t ndim = static_cast<int64_t>(shape.size());
-    const int64_t axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
-    out.CheckShape(shape);
-    int64_t outer = 1, len = 1, inner = 1;
-    for (int64_t i = 0; i < ndim; ++i) (i < axis ? outer : i == axis || flatten ? len : inner) *= shape[i];
+    const AxisWise a = ReadAxisWise(args, axis_attr);
+    const float* x = a.x;
+    float* y = a.y;
+    const std::vector<int64_t>& shape = a.shape;
+    const int64_t outer = a.outer, len = flatten ? a.len * a.inner : a.len, inner = flatten ? 1 : a.inner;
     BoundEpilogue bound = epi.Bind(shape, args.Rest(1), args.kernel());
-    if (data.size() == 0) return;
+    if (a.size() == 0) return;
     if (inner == 1) {
       runtime::ParallelFor(outer, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
@@ -122,24 +118,21 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
       return;
     }
     constexpr int64_t kCols = 16;
-    const int64_t blocks = (inner + kCols - 1) / kCols;
-    runtime::ParallelFor(outer * blocks, [&](int64_t t0, int64_t t1) {
+    runtime::ParallelTiles(outer, inner, kCols, [&](int64_t o, int64_t c0, int64_t c1) {
       thread_local std::vector<float> scratch;
       if (static_cast<int64_t>(scratch.size()) < kCols * len) scratch.resize(static_cast<size_t>(kCols * len));
       float* buf = scratch.data();
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t o = t / blocks, c0 = (t % blocks) * kCols, cols = std::min(kCols, inner - c0);
-        const float* src = x + o * len * inner + c0;
-        float* dst = y + o * len * inner + c0;
-        for (int64_t l = 0; l < len; ++l)
-          for (int64_t c = 0; c < cols; ++c) buf[c * len + l] = src[l * inner + c];
-        for (int64_t c = 0; c < cols; ++c) Row(fns, buf + c * len, buf + c * len, len, log);
-        for (int64_t l = 0; l < len; ++l)
-          for (int64_t c = 0; c < cols; ++c) dst[l * inner + c] = buf[c * len + l];
-      }
+      const int64_t cols = c1 - c0;
+      const float* src = x + o * len * inner + c0;
+      float* dst = y + o * len * inner + c0;
+      for (int64_t l = 0; l < len; ++l)
+        for (int64_t c = 0; c < cols; ++c) buf[c * len + l] = src[l * inner + c];
+      for (int64_t c = 0; c < cols; ++c) Row(fns, buf + c * len, buf + c * len, len, log);
+      for (int64_t l = 0; l < len; ++l)
+        for (int64_t c = 0; c < cols; ++c) dst[l * inner + c] = buf[c * len + l];
     }, std::max<int64_t>(1, 8192 / (len * kCols)));
     if (!bound.empty()) {
-      runtime::ParallelFor(data.size(), [&](int64_t b, int64_t e) { bound.Apply(y, b, e - b); }, 16384);
+      runtime::ParallelFor(a.size(), [&](int64_t b, int64_t e) { bound.Apply(y, b, e - b); }, 16384);
     }
   });
 }
@@ -151,9 +144,8 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.log_softmax").set_body_typed([](Map<String, Any
   return MakeSoftmax("topi.nn.log_softmax", attrs, true);
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.softmax").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.softmax"));
-TVMLITE_REGISTER_OP("nn.log_softmax")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.log_softmax"));
+TVMLITE_REGISTER_OP_KERNEL("nn.softmax", "topi.nn.softmax");
+TVMLITE_REGISTER_OP_KERNEL("nn.log_softmax", "topi.nn.log_softmax");
 
 }  // namespace
 }  // namespace softmax

@@ -90,7 +90,7 @@ std::string ConcatenateAccepts(const KernelAttrs& attrs, const std::vector<Tenso
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.concatenate", ConcatenateAccepts);
 
-TVMLITE_REGISTER_OP("concatenate").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.concatenate"));
+TVMLITE_REGISTER_OP_KERNEL("concatenate", "topi.concatenate");
 
 }  // namespace
 }  // namespace topi

@@ -169,8 +169,8 @@ std::string CastAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& 
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.cast", CastAccepts);
 
-TVMLITE_REGISTER_OP("copy").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.copy"));
-TVMLITE_REGISTER_OP("cast").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cast"));
+TVMLITE_REGISTER_OP_KERNEL("copy", "topi.copy");
+TVMLITE_REGISTER_OP_KERNEL("cast", "topi.cast");
 
 }  // namespace
 }  // namespace topi

@@ -415,27 +415,20 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.arange", DynShapeAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("shape_of").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.shape_of"));
-TVMLITE_REGISTER_OP("dyn.reshape")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.reshape"))
+TVMLITE_REGISTER_OP_KERNEL("shape_of", "topi.shape_of");
+TVMLITE_REGISTER_OP_KERNEL("dyn.reshape", "topi.dyn.reshape")
     .set_attr<bool>("TVMLiteReturnsOutputs", true)
     .set_attr<bool>("TVMLiteReturnsView", true);
-TVMLITE_REGISTER_OP("broadcast_to")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to"));
-TVMLITE_REGISTER_OP("broadcast_to_like")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to_like"));
-TVMLITE_REGISTER_OP("dyn.broadcast_to")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.broadcast_to"))
+TVMLITE_REGISTER_OP_KERNEL("broadcast_to", "topi.broadcast_to");
+TVMLITE_REGISTER_OP_KERNEL("broadcast_to_like", "topi.broadcast_to_like");
+TVMLITE_REGISTER_OP_KERNEL("dyn.broadcast_to", "topi.dyn.broadcast_to")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP("tile").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.tile"));
-TVMLITE_REGISTER_OP("dyn.tile")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.tile"))
+TVMLITE_REGISTER_OP_KERNEL("tile", "topi.tile");
+TVMLITE_REGISTER_OP_KERNEL("dyn.tile", "topi.dyn.tile")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP("dyn.full")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.full"))
+TVMLITE_REGISTER_OP_KERNEL("dyn.full", "topi.dyn.full")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP("arange")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.arange"))
+TVMLITE_REGISTER_OP_KERNEL("arange", "topi.arange")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

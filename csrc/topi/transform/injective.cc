@@ -35,6 +35,21 @@ void CheckSameDType(const TensorArg& a, const TensorArg& b, const std::string& k
   TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
 }
 
+bool WideIndices(const TensorArg& indices, const std::string& kernel) {
+  const std::string reason = IndexReason(kernel, "indices", indices.dtype());
+  TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
+  return indices.dtype().bits == 64;
+}
+
+void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& indices_shape,
+                    int64_t batch_dims, const std::string& kernel) {
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    TVMLITE_CHECK_KIND(data_shape[d] == indices_shape[d], ValueError)
+        << kernel << ": batch dim " << d << " differs: data " << runtime::ShapeTuple(data_shape) << ", indices "
+        << runtime::ShapeTuple(indices_shape);
+  }
+}
+
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what) {
   TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
       << kernel << ": " << what << " " << axis << " is out of range for rank " << ndim;

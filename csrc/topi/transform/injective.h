@@ -40,6 +40,11 @@ inline char* Bytes(const TensorArg& t) {
 }
 /*! \brief TypeError unless a and b have the same dtype. */
 void CheckSameDType(const TensorArg& a, const TensorArg& b, const std::string& kernel);
+/*! \brief Whether indices is int64 (else int32); TypeError naming the kernel for other dtypes (IndexReason). */
+bool WideIndices(const TensorArg& indices, const std::string& kernel);
+/*! \brief ValueError naming the kernel unless data and indices agree on their first batch_dims dims. */
+void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& indices_shape,
+                    int64_t batch_dims, const std::string& kernel);
 /*! \brief axis in [-ndim, ndim) made non-negative; ValueError naming the kernel otherwise. */
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what = "axis");
 int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end);

@@ -108,8 +108,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argwhere", ArgwhereAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("argwhere")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.argwhere"))
+TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

@@ -218,9 +218,8 @@ std::string PadAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.nn.pad", PadAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.nn.pad", PadAccepts);
 
-TVMLITE_REGISTER_OP("nn.pad").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.pad"));
-TVMLITE_REGISTER_OP("dyn.nn.pad")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.nn.pad"))
+TVMLITE_REGISTER_OP_KERNEL("nn.pad", "topi.nn.pad");
+TVMLITE_REGISTER_OP_KERNEL("dyn.nn.pad", "topi.dyn.nn.pad")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace

@@ -221,12 +221,9 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.strided_slice", SliceAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.slice_like", SliceAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.strided_slice", SliceAccepts);
 
-TVMLITE_REGISTER_OP("strided_slice")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.strided_slice"));
-TVMLITE_REGISTER_OP("slice_like")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.slice_like"));
-TVMLITE_REGISTER_OP("dyn.strided_slice")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.strided_slice"))
+TVMLITE_REGISTER_OP_KERNEL("strided_slice", "topi.strided_slice");
+TVMLITE_REGISTER_OP_KERNEL("slice_like", "topi.slice_like");
+TVMLITE_REGISTER_OP_KERNEL("dyn.strided_slice", "topi.dyn.strided_slice")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace

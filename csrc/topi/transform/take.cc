@@ -42,9 +42,7 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
-    DLDataType it = indices.dtype();
-    const std::string it_reason = IndexReason(kName, "indices", it);
-    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
+    const bool wide = injective::WideIndices(indices, kName);
     const int nd = data.ndim(), id = indices.ndim();
     TVMLITE_CHECK_KIND(nd >= 1, ValueError) << kName << ": data must have at least one dimension";
     const int axis = injective::NormalizeAxis(axis_attr, nd, kName);
@@ -53,11 +51,7 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
         << kName << ": batch_dims " << batch_attr << " must be in [0, min(rank(indices), axis)] = [0, "
         << std::min(id, axis) << "]";
     std::vector<int64_t> dshape = data.shape(), ishape = indices.shape(), want;
-    for (int d = 0; d < bd; ++d) {
-      TVMLITE_CHECK_KIND(dshape[d] == ishape[d], ValueError)
-          << kName << ": batch dim " << d << " differs: data " << runtime::ShapeTuple(dshape) << ", indices "
-          << runtime::ShapeTuple(ishape);
-    }
+    injective::CheckBatchDims(dshape, ishape, bd, kName);
     want.insert(want.end(), dshape.begin(), dshape.begin() + axis);
     want.insert(want.end(), ishape.begin() + bd, ishape.end());
     want.insert(want.end(), dshape.begin() + axis + 1, dshape.end());
@@ -71,7 +65,6 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
     TVMLITE_CHECK_KIND(n > 0, IndexError) << kName << ": cannot take from an empty axis " << axis;
     const char* x = injective::Bytes(data);
     const char* idx = injective::Bytes(indices);
-    const bool wide = it.bits == 64;
     char* y = injective::Bytes(out);
     const int64_t row_bytes = R * esize;
     injective::ForRows(rows, R, esize, out, bound, [&](int64_t r0, int64_t r1) {
@@ -97,7 +90,7 @@ std::string TakeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& 
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.take", TakeAccepts);
 
-TVMLITE_REGISTER_OP("take").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.take"));
+TVMLITE_REGISTER_OP_KERNEL("take", "topi.take");
 
 }  // namespace
 }  // namespace topi

@@ -93,18 +93,15 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
       return;
     }
     const int64_t rows = shape[m - 2], cols = shape[m - 1], src_col = strides[m - 1] / esize;
-    const int64_t outer = injective::Product(shape, 0, m - 2), row_blocks = (rows + kBlock - 1) / kBlock;
+    const int64_t outer = injective::Product(shape, 0, m - 2);
     char* y = injective::Bytes(out);
     float* yf = bound.empty() ? nullptr : reinterpret_cast<float*>(y);
-    runtime::ParallelFor(outer * row_blocks, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        int64_t o = t / row_blocks, k0 = (t % row_blocks) * kBlock, k1 = std::min(rows, k0 + kBlock);
-        int64_t rest = o, off = 0;
-        for (int d = m - 3; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
-        int64_t first = o * rows + k0;  // the first output row of the task
-        Transpose2DBytes(y + first * cols * esize, cols, x + off + k0 * esize, src_col, k1 - k0, cols, esize);
-        if (yf) bound.Apply(yf, first * cols, (k1 - k0) * cols);
-      }
+    runtime::ParallelTiles(outer, rows, kBlock, [&](int64_t o, int64_t k0, int64_t k1) {
+      int64_t rest = o, off = 0;
+      for (int d = m - 3; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
+      int64_t first = o * rows + k0;  // the first output row of the task
+      Transpose2DBytes(y + first * cols * esize, cols, x + off + k0 * esize, src_col, k1 - k0, cols, esize);
+      if (yf) bound.Apply(yf, first * cols, (k1 - k0) * cols);
     }, /*min_chunk=*/std::max<int64_t>(1, 65536 / (kBlock * cols * esize)));
   });
 }).set_kernel_factory();
@@ -125,7 +122,7 @@ std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorS
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.transpose", TransposeAccepts);
 
-TVMLITE_REGISTER_OP("transpose").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.transpose"));
+TVMLITE_REGISTER_OP_KERNEL("transpose", "topi.transpose");
 
 }  // namespace
 }  // namespace topi

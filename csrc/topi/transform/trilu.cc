@@ -74,7 +74,7 @@ std::string TriluAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.trilu", TriluAccepts);
 
-TVMLITE_REGISTER_OP("trilu").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.trilu"));
+TVMLITE_REGISTER_OP_KERNEL("trilu", "topi.trilu");
 
 }  // namespace
 }  // namespace topi

@@ -103,7 +103,7 @@ std::string WhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.where", WhereAccepts);
 
-TVMLITE_REGISTER_OP("where").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.where"));
+TVMLITE_REGISTER_OP_KERNEL("where", "topi.where");
 
 }  // namespace
 }  // namespace topi

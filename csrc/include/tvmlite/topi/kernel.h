@@ -15,6 +15,7 @@
 #ifndef TVMLITE_TOPI_KERNEL_H_
 #define TVMLITE_TOPI_KERNEL_H_
 
+#include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/array.h>
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/float_mode.h>
@@ -146,6 +147,19 @@ Function MakeReturningKernel(std::string name, int num_inputs, F body) {
  */
 int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim);
 
+/*!
+ * \brief An axis-wise kernel's float32 data (args[0]) and out, out checked to have data's shape, and that shape cut
+ * around the normalized axis: outer (the product of the dims before it) x len (its dim) x inner (those after).
+ */
+struct AxisWise {
+  const float* x;
+  float* y;
+  std::vector<int64_t> shape;
+  int64_t axis, outer, len, inner;
+  int64_t size() const { return outer * len * inner; }
+};
+AxisWise ReadAxisWise(const KernelArgs& args, int64_t axis_attr);
+
 // ---------------------------------------------------------------------------------------------------------------
 
 template <typename T>
@@ -163,6 +177,18 @@ T* TensorArg::Data() const {
   return reinterpret_cast<T*>(static_cast<char*>(array_->tensor.data) + array_->tensor.byte_offset);
 }
 
+/*! \brief The op attribute naming an op's kernel (a registered "topi.*" factory), which the lowering reads. */
+constexpr const char* kOpKernelAttr = "FTVMLiteKernel";
+
 }  // namespace topi
 }  // namespace tvmlite
+
+/*!
+ * \brief Name op's kernel (the kOpKernelAttr attribute), chainable like TVMLITE_REGISTER_OP:
+ *   TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere").set_attr<bool>("TVMLiteReturnsOutputs", true);
+ */
+#define TVMLITE_REGISTER_OP_KERNEL(OpName, KernelName) \
+  TVMLITE_REGISTER_OP(OpName).set_attr<::tvmlite::runtime::String>(::tvmlite::topi::kOpKernelAttr,  \
+                                                                    ::tvmlite::runtime::String(KernelName))
+
 #endif  // TVMLITE_TOPI_KERNEL_H_
