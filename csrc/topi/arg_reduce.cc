@@ -155,12 +155,8 @@ Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.argmax").set_body_typed([](Map<String, Any> attrs) {
-  return MakeArgReduce<true>("topi.argmax", attrs);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.argmin").set_body_typed([](Map<String, Any> attrs) {
-  return MakeArgReduce<false>("topi.argmin", attrs);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.argmax", MakeArgReduce<true>);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.argmin", MakeArgReduce<false>);
 
 TVMLITE_REGISTER_OP_KERNEL("argmax", "topi.argmax");
 TVMLITE_REGISTER_OP_KERNEL("argmin", "topi.argmin");

@@ -137,18 +137,10 @@ Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer 
   });
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.sum").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.sum", a, Reducer::kSum);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.mean").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.mean", a, Reducer::kMean);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.max").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.max", a, Reducer::kMax);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.min").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.min", a, Reducer::kMin);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.sum", MakeReduce, Reducer::kSum);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.mean", MakeReduce, Reducer::kMean);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.max", MakeReduce, Reducer::kMax);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.min", MakeReduce, Reducer::kMin);
 
 TVMLITE_REGISTER_OP_KERNEL("sum", "topi.sum");
 TVMLITE_REGISTER_OP_KERNEL("mean", "topi.mean");

@@ -118,12 +118,8 @@ Function MakeScan(const std::string& kernel, Map<String, Any> attrs_in) {
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.cumsum").set_body_typed([](Map<String, Any> attrs) {
-  return MakeScan<false>("topi.cumsum", attrs);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.cumprod").set_body_typed([](Map<String, Any> attrs) {
-  return MakeScan<true>("topi.cumprod", attrs);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.cumsum", MakeScan<false>);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.cumprod", MakeScan<true>);
 
 TVMLITE_REGISTER_OP_KERNEL("cumsum", "topi.cumsum");
 TVMLITE_REGISTER_OP_KERNEL("cumprod", "topi.cumprod");

@@ -659,13 +659,9 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
   });
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.matmul").set_body_typed([](Map<String, Any> attrs) {
-  return MakeMatmulKernel("topi.nn.matmul", attrs, false);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.matmul", MakeMatmulKernel, false);
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.batch_matmul").set_body_typed([](Map<String, Any> attrs) {
-  return MakeMatmulKernel("topi.nn.batch_matmul", attrs, true);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.batch_matmul", MakeMatmulKernel, true);
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_block").set_body_typed([](int64_t n) {
   TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;  // 0: keep nn.dense

@@ -451,24 +451,12 @@ const PoolType kAvgType = PoolType::kAvg;
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakePool("topi.nn.pool2d", attrs, nullptr);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.max_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakePool("topi.nn.max_pool2d", attrs, &kMaxType);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.avg_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakePool("topi.nn.avg_pool2d", attrs, &kAvgType);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.global_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakeGlobalPool("topi.nn.global_pool2d", attrs, nullptr);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.global_max_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakeGlobalPool("topi.nn.global_max_pool2d", attrs, &kMaxType);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.global_avg_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakeGlobalPool("topi.nn.global_avg_pool2d", attrs, &kAvgType);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.pool2d", MakePool, nullptr);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.max_pool2d", MakePool, &kMaxType);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.avg_pool2d", MakePool, &kAvgType);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.global_pool2d", MakeGlobalPool, nullptr);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.global_max_pool2d", MakeGlobalPool, &kMaxType);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.global_avg_pool2d", MakeGlobalPool, &kAvgType);
 
 TVMLITE_REGISTER_OP_KERNEL("nn.max_pool2d", "topi.nn.max_pool2d");
 TVMLITE_REGISTER_OP_KERNEL("nn.avg_pool2d", "topi.nn.avg_pool2d");

@@ -137,12 +137,8 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
   });
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.softmax").set_body_typed([](Map<String, Any> attrs) {
-  return MakeSoftmax("topi.nn.softmax", attrs, false);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.log_softmax").set_body_typed([](Map<String, Any> attrs) {
-  return MakeSoftmax("topi.nn.log_softmax", attrs, true);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.softmax", MakeSoftmax, false);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.log_softmax", MakeSoftmax, true);
 
 TVMLITE_REGISTER_OP_KERNEL("nn.softmax", "topi.nn.softmax");
 TVMLITE_REGISTER_OP_KERNEL("nn.log_softmax", "topi.nn.log_softmax");

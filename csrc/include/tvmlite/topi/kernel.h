@@ -22,6 +22,7 @@
 #include <tvmlite/runtime/function.h>
 #include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/ndarray.h>
+#include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/string.h>
 
 #include <string>
@@ -187,8 +188,20 @@ constexpr const char* kOpKernelAttr = "FTVMLiteKernel";
  * \brief Name op's kernel (the kOpKernelAttr attribute), chainable like TVMLITE_REGISTER_OP:
  *   TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere").set_attr<bool>("TVMLiteReturnsOutputs", true);
  */
-#define TVMLITE_REGISTER_OP_KERNEL(OpName, KernelName) \
-  TVMLITE_REGISTER_OP(OpName).set_attr<::tvmlite::runtime::String>(::tvmlite::topi::kOpKernelAttr,  \
+#define TVMLITE_REGISTER_OP_KERNEL(OpName, KernelName)                                              \
+  TVMLITE_REGISTER_OP(OpName).set_attr<::tvmlite::runtime::String>(::tvmlite::topi::kOpKernelAttr, \
                                                                     ::tvmlite::runtime::String(KernelName))
+
+/*!
+ * \brief Register the kernel factory Name as Make(Name, attrs, extra...): for the factories one maker serves with
+ * different arguments (the reductions, the pools, softmax and log_softmax, ...):
+ *   TVMLITE_REGISTER_KERNEL_FACTORY("topi.sum", MakeReduce, Reducer::kSum);
+ */
+#define TVMLITE_REGISTER_KERNEL_FACTORY(Name, Make, ...)                                                          \
+  TVMLITE_REGISTER_GLOBAL(Name)                                                                                   \
+      .set_body_typed([](::tvmlite::runtime::Map<::tvmlite::runtime::String, ::tvmlite::runtime::Any> attrs) { \
+        return Make(Name, attrs, ##__VA_ARGS__);                                                                  \
+      })                                                                                                          \
+      .set_kernel_factory()
 
 #endif  // TVMLITE_TOPI_KERNEL_H_
