@@ -123,13 +123,12 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argmin", ArgReduceAccepts);
 template <bool kMax>
 Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
   KernelAttrs attrs(name, attrs_in);
-  const Any* axis = attrs.map().get()->Find(Any(String("axis")));
-  const bool all = axis == nullptr || axis->is_none();
+  const bool all = !attrs.HasValue("axis");
   const std::vector<int64_t> axes = all ? std::vector<int64_t>() : attrs.GetInts("axis");
   const bool keepdims = attrs.GetInt("keepdims", 0) != 0;
   const bool exclude = attrs.GetInt("exclude", 0) != 0;
   const bool last = attrs.GetInt("select_last_index", 0) != 0;
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << name << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(name, 2, [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     const std::vector<int64_t> shape = data.shape();

@@ -234,8 +234,7 @@ const bool kRegistered = [] {
     runtime::Registry::Register("topi." + op)
         .set_body_typed([op, k](Map<String, Any> attrs) {
           KernelAttrs checked("topi." + op, attrs);  // no attrs besides the lowering's "epilogue"
-          TVMLITE_CHECK_KIND(checked.GetString("epilogue", "").empty(), ValueError)
-              << "topi." << op << ": takes no epilogue";
+          checked.CheckNoEpilogue();
           return MakeBinary(op, k);
         })
         .set_kernel_factory();

@@ -17,6 +17,15 @@ Any KernelAttrs::Get(const char* key) const {
   return *v;
 }
 
+bool KernelAttrs::HasValue(const char* key) const {
+  const Any* v = attrs_.get()->Find(Any(String(key)));
+  return v != nullptr && !v->is_none();
+}
+
+void KernelAttrs::CheckNoEpilogue() const {
+  TVMLITE_CHECK_KIND(GetString("epilogue", "").empty(), ValueError) << kernel_ << ": takes no epilogue";
+}
+
 int64_t KernelAttrs::GetInt(const char* key) const {
   Any v = Get(key);
   std::optional<int64_t> i = v.type_index() == kTVMLiteFloat ? std::nullopt : v.as<int64_t>();
@@ -104,6 +113,12 @@ int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim) {
   TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
       << kernel << ": axis " << axis << " is out of range for rank " << ndim;
   return axis < 0 ? axis + ndim : axis;
+}
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << runtime::ShapeTuple(shape);
+  return os.str();
 }
 
 AxisWise ReadAxisWise(const KernelArgs& args, int64_t axis_attr) {

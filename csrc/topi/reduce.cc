@@ -104,14 +104,9 @@ void Run(Reducer op, const Plan& p, const float* x, float* y) {
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
 }
 
-bool AxisIsNone(const KernelAttrs& attrs) {
-  const Any* v = attrs.map().get()->Find(Any(String("axis")));
-  return v == nullptr || v->is_none();
-}
-
 Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer op) {
   KernelAttrs attrs(name, attrs_in);
-  const bool all = AxisIsNone(attrs);
+  const bool all = !attrs.HasValue("axis");
   const std::vector<int64_t> axes = all ? std::vector<int64_t>() : attrs.GetInts("axis");
   const bool keepdims = attrs.GetInt("keepdims", 0) != 0;
   const bool exclude = attrs.GetInt("exclude", 0) != 0;

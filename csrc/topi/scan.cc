@@ -89,7 +89,7 @@ Function MakeScan(const std::string& kernel, Map<String, Any> attrs_in) {
   const int64_t axis_attr = attrs.GetInt("axis", 0);
   const bool exclusive = attrs.GetInt("exclusive", 0) != 0, reverse = attrs.GetInt("reverse", 0) != 0;
   const std::string dtype = attrs.GetString("dtype", "");
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kernel << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kernel, 2, [=](const KernelArgs& args) {
     TensorArg x = args.Input(0, "data"), out = args.Output();
     const DLDataType dt = x.dtype();

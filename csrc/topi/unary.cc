@@ -102,8 +102,7 @@ const bool kRegistered = [] {
     runtime::Registry::Register("topi." + op)
         .set_body_typed([op](Map<String, Any> attrs) {
           KernelAttrs checked("topi." + op, attrs);
-          TVMLITE_CHECK_KIND(checked.GetString("epilogue", "").empty(), ValueError)
-              << "topi." << op << ": takes no epilogue";
+          checked.CheckNoEpilogue();
           return MakeUnary(op);
         })
         .set_kernel_factory();

@@ -216,7 +216,7 @@ TVMLITE_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Map<String, Any> 
   static const std::string kName = "topi.broadcast_to";
   KernelAttrs attrs(kName, attrs_in);
   const std::vector<int64_t> shape = attrs.GetInts("shape");
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kName, 2, [shape](const KernelArgs& args) {
     NDArray out = args.Output().array();
     BroadcastInto(args.Input(0, "data"), shape, &out, kName);
@@ -227,7 +227,7 @@ TVMLITE_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Map<String, Any> 
 TVMLITE_REGISTER_GLOBAL("topi.broadcast_to_like").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.broadcast_to_like";
   KernelAttrs attrs(kName, attrs_in);
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kName, 3, [](const KernelArgs& args) {
     NDArray out = args.Output().array();
     std::vector<int64_t> want(out->tensor.shape, out->tensor.shape + out->tensor.ndim);
@@ -283,7 +283,7 @@ TVMLITE_REGISTER_GLOBAL("topi.tile").set_body_typed([](Map<String, Any> attrs_in
   static const std::string kName = "topi.tile";
   KernelAttrs attrs(kName, attrs_in);
   const std::vector<int64_t> reps = attrs.GetInts("reps");
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kName, 2, [reps](const KernelArgs& args) {
     NDArray out = args.Output().array();
     TileInto(args.Input(0, "data"), reps, &out, kName);

@@ -89,10 +89,6 @@ std::vector<int64_t> BroadcastStrides(const TensorArg& t, const std::vector<int6
   return strides;
 }
 
-bool HasValue(const KernelAttrs& attrs, const char* key) {
-  const Any* v = attrs.map().get()->Find(Any(String(key)));
-  return v != nullptr && !v->is_none();
-}
 
 bool CollapseDims(std::vector<int64_t>* shape, std::vector<std::vector<int64_t>*> strides) {
   std::vector<int64_t> dims;

@@ -98,9 +98,6 @@ void ForFlat(int64_t n, int esize, const TensorArg& out, const BoundEpilogue& ep
       /*min_chunk=*/std::max<int64_t>(1, 16 / esize));
 }
 
-/*! \brief Whether attrs has key with a value other than None (relay's Optional attrs). */
-bool HasValue(const KernelAttrs& attrs, const char* key);
-
 /*!
  * \brief Merge dim d into d - 1 when every operand walks the two as one (strides[k][d - 1] == strides[k][d] *
  * shape[d], both broadcast counting as one too) and drop unit dims; the output itself is contiguous, so always

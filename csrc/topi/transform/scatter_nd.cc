@@ -25,7 +25,7 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
   // Reductions accumulate in the data's type: the reference runs them (a TypeError here sends them there).
   TVMLITE_CHECK_KIND(attrs.GetString("mode", "update") == "update", TypeError)
       << kName << ": only mode 'update' runs natively";
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kName, 4, [](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), idx = args.Input(1, "indices"), upd = args.Input(2, "updates");
     TensorArg out = args.Output();

@@ -57,7 +57,7 @@ void Transpose2DBytes(char* dst, int64_t dst_row, const char* src, int64_t src_c
 TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.transpose";
   KernelAttrs attrs(kName, attrs_in);
-  std::vector<int64_t> axes_attr = injective::HasValue(attrs, "axes") ? attrs.GetInts("axes")
+  std::vector<int64_t> axes_attr = attrs.HasValue("axes") ? attrs.GetInts("axes")
                                                                        : std::vector<int64_t>{};
   Epilogue epi = injective::ParseEpilogue(attrs);
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, axes_attr](const KernelArgs& args) {
@@ -114,7 +114,7 @@ std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorS
   TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
   if (t[0].ndim != t.back().ndim) return k + ": out must have data's rank";
   // No axes (or none given: an empty list) reverses the dims.
-  const size_t n = injective::HasValue(attrs, "axes") ? attrs.GetInts("axes").size() : 0;
+  const size_t n = attrs.HasValue("axes") ? attrs.GetInts("axes").size() : 0;
   if (n != 0 && static_cast<int64_t>(n) != t[0].ndim) {
     return k + ": axes has " + std::to_string(n) + " entries for data of rank " + std::to_string(t[0].ndim);
   }

@@ -44,6 +44,10 @@ class KernelAttrs {
  public:
   KernelAttrs(std::string kernel, Map<String, Any> attrs) : kernel_(std::move(kernel)), attrs_(std::move(attrs)) {}
   bool Has(const char* key) const { return attrs_.count(String(key)) != 0; }
+  /*! \brief Whether key is given with a value other than None (relay's Optional attrs: None means not given). */
+  bool HasValue(const char* key) const;
+  /*! \brief ValueError "<kernel>: takes no epilogue" unless the attr "epilogue" is absent or "". */
+  void CheckNoEpilogue() const;
   int64_t GetInt(const char* key) const;
   int64_t GetInt(const char* key, int64_t fallback) const { return Has(key) ? GetInt(key) : fallback; }
   double GetFloat(const char* key) const;
@@ -147,6 +151,10 @@ Function MakeReturningKernel(std::string name, int num_inputs, F body) {
  * for a scalar (ndim 0) or an axis out of range. The axis-wise kernels (softmax, layer norm, LRN) share it.
  */
 int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim);
+
+/*! \brief A shape as the kernels' errors print it, "(1, 3, 224, 224)" (runtime::ShapeTuple's form). */
+std::string ShapeString(const std::vector<int64_t>& shape);
+inline std::string ShapeString(const TensorArg& t) { return ShapeString(t.shape()); }
 
 /*!
  * \brief An axis-wise kernel's float32 data (args[0]) and out, out checked to have data's shape, and that shape cut
