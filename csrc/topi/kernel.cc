@@ -4,6 +4,7 @@
  */
 #include <tvmlite/runtime/data_type.h>
 #include <tvmlite/runtime/shape.h>
+#include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
 
 #include <sstream>
@@ -21,6 +22,8 @@ bool KernelAttrs::HasValue(const char* key) const {
   const Any* v = attrs_.get()->Find(Any(String(key)));
   return v != nullptr && !v->is_none();
 }
+
+Epilogue KernelAttrs::GetEpilogue() const { return Epilogue::Parse(GetString("epilogue", ""), kernel_); }
 
 void KernelAttrs::CheckNoEpilogue() const {
   TVMLITE_CHECK_KIND(GetString("epilogue", "").empty(), ValueError) << kernel_ << ": takes no epilogue";

@@ -335,7 +335,7 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     throw runtime::Error(err.kind(), kName + ": " + err.message());
   }
   Plan plan = MakePlan(*src, *dst);
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [src = *src, dst = *dst, plan, epi](const KernelArgs& args) {
     TVMLITE_CHECK_KIND(args.size() == 2 + epi.num_inputs(), TypeError)
         << args.kernel() << ": expected " << 2 + epi.num_inputs() << " tensor arguments (data, "

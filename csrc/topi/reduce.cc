@@ -110,7 +110,7 @@ Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer 
   const std::vector<int64_t> axes = all ? std::vector<int64_t>() : attrs.GetInts("axis");
   const bool keepdims = attrs.GetInt("keepdims", 0) != 0;
   const bool exclude = attrs.GetInt("exclude", 0) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(name, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     const float* x = data.Data<float>();

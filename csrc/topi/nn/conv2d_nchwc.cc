@@ -580,7 +580,7 @@ template <int S>
 Function MakeConv(const std::string& name, Map<String, Any> attrs_in) {
   KernelAttrs attrs(name, attrs_in);
   ConvParams<S> params = ParseParams<S>(attrs);
-  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue program = attrs.GetEpilogue();
   return MakeKernel(name, 3 + program.num_inputs(),
                     [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
 }

@@ -55,7 +55,7 @@ DepthwiseConfig<kDims> ReadDepthwiseConfig(const KernelAttrs& attrs, const relay
   cfg.data_block = data_block(attrs);
   CheckFloat32OutDtype(attrs);
   cfg.isa = CpuIsa();
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), attrs.kernel());
+  cfg.epilogue = attrs.GetEpilogue();
   return cfg;
 }
 

@@ -411,7 +411,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     TVMLITE_CHECK_KIND(layout_nb >= 1 && layout_nb <= 64, ValueError)
         << kName << ": weight_layout must be NK{nb}n with 1 <= nb <= 64, got '" << layout << "'";
   }
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     const DenseCall c = ReadDenseCall(args, 3, "(N / nb, K, nb)");
     const TensorArg& weight = c.weight;
@@ -442,7 +442,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
   KernelAttrs attrs(kName, attrs_in);
   CheckOutDtype(attrs);
   int64_t units = attrs.HasValue("units") ? attrs.GetInt("units") : -1;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     const DenseCall c = ReadDenseCall(args, 2, "(units, K)");
     const float* x = c.x;
@@ -634,7 +634,7 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
   CheckOutDtype(attrs);
   const bool trans_a = attrs.GetInt("transpose_a", 0) != 0;
   const bool trans_b = attrs.GetInt("transpose_b", batch_matmul ? 1 : 0) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(name, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg ta = args.Input(0, batch_matmul ? "x" : "tensor_a");
     TensorArg tb = args.Input(1, batch_matmul ? "y" : "tensor_b");

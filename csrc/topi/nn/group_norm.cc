@@ -228,7 +228,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.group_norm").set_body_typed([](Map<String, Any>
   const bool stash64 = stash == "float64";
   // The reference adds epsilon in the stash type: float32 unless float64.
   return MakeNormKernel(kName, groups, stash64 ? epsilon : static_cast<float>(epsilon), stash64,
-                        Epilogue::Parse(attrs.GetString("epilogue", ""), kName));
+                        attrs.GetEpilogue());
 }).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, Any> attrs_in) {
@@ -236,7 +236,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, A
   KernelAttrs attrs(kName, attrs_in);
   const double epsilon = Epsilon(attrs);
   return MakeNormKernel(kName, 0, static_cast<float>(epsilon), false,
-                        Epilogue::Parse(attrs.GetString("epilogue", ""), kName));
+                        attrs.GetEpilogue());
 }).set_kernel_factory();
 
 TVMLITE_REGISTER_OP_KERNEL("nn.group_norm", "topi.nn.group_norm");

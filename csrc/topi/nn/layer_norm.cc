@@ -92,7 +92,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
       << kName << ": stash_type must be float32 for float32 data, got '" << stash << "'";
   const bool scale = attrs.GetInt("scale", 1) != 0;
   const bool center_given = attrs.Has("center"), center_attr = attrs.GetInt("center", 1) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   const int min_in = 1 + scale + (center_given && center_attr);
   return MakeKernel(kName, min_in + 1 + epi.num_inputs(), [=](const KernelArgs& args) {
     const bool center = center_given ? center_attr : args.size() - 1 - epi.num_inputs() > 1 + scale;

@@ -122,7 +122,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
   const Isa isa = CpuIsa();
   prm.loop = isa == Isa::kAVX512 ? EpiRunAVX512 : isa == Isa::kAVX2 ? EpiRunAVX2 : EpiRun;
   prm.vector = isa != Isa::kScalar;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TVMLITE_CHECK_KIND(args.size() == 2 + epi.num_inputs(), TypeError)
         << args.kernel() << ": expected " << 2 + epi.num_inputs() << " tensor arguments (data, " << epi.num_inputs()

@@ -343,7 +343,7 @@ Function MakePool(const std::string& kernel, Map<String, Any> attrs_in, const Po
   TVMLITE_CHECK_KIND(out_layout.empty() || out_layout == cfg.layout, ValueError)
       << kernel << ": out_layout '" << out_layout << "' must be empty or the layout '" << cfg.layout << "'";
   cfg.isa = CpuIsa();
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kernel);
+  cfg.epilogue = attrs.GetEpilogue();
   return MakeKernel(kernel, cfg.epilogue.num_inputs() + 2, [cfg](const KernelArgs& args) { RunPool(cfg, args); });
 }
 
@@ -417,7 +417,7 @@ Function MakeGlobalPool(const std::string& kernel, Map<String, Any> attrs_in, co
   const int64_t block = LayoutBlock(attrs, "layout");
   std::string layout = attrs.GetString("layout", "");
   if (layout.empty()) layout = "NCHW";
-  Epilogue epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kernel);
+  Epilogue epilogue = attrs.GetEpilogue();
   return MakeKernel(kernel, epilogue.num_inputs() + 2, [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data");
     TensorArg out = args.Output();

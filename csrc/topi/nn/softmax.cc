@@ -98,7 +98,7 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
   KernelAttrs attrs(name, attrs_in);
   const int64_t axis_attr = attrs.GetInt("axis", -1);
   const bool flatten = attrs.GetInt("flatten", 0) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue epi = attrs.GetEpilogue();
   const RowFns fns = PickRowFns();
   return MakeKernel(name, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     const AxisWise a = ReadAxisWise(args, axis_attr);

@@ -28,7 +28,7 @@ using injective::Bytes;
 TVMLITE_REGISTER_GLOBAL("topi.copy").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.copy";
   KernelAttrs attrs(kName, attrs_in);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -127,7 +127,7 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
                          KindOf(dtype, &to),
                      ValueError)
       << kName << ": dtype '" << dtype_name << "' is not supported (float32, float64, int8, uint8, int32, int64, bool)";
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, dtype, to](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     DLDataType got = out.dtype();

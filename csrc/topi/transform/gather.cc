@@ -46,7 +46,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
   static const std::string kName = "topi.gather";
   KernelAttrs attrs(kName, attrs_in);
   int64_t axis_attr = attrs.GetInt("axis", 0);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -102,7 +102,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
   static const std::string kName = "topi.gather_nd";
   KernelAttrs attrs(kName, attrs_in);
   int64_t b = attrs.GetInt("batch_dims", 0);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);

@@ -62,10 +62,6 @@ int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end) {
   return p;
 }
 
-Epilogue ParseEpilogue(const KernelAttrs& attrs) {
-  return Epilogue::Parse(attrs.GetString("epilogue", ""), attrs.kernel());
-}
-
 BoundEpilogue BindEpilogue(const Epilogue& epi, const TensorArg& out, const KernelArgs& args, int first_extra) {
   if (epi.empty()) return BoundEpilogue();
   out.Data<float>();  // a TypeError naming the kernel unless out is float32: the epilogue computes in float32

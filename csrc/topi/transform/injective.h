@@ -4,7 +4,7 @@
  * moving elements by their byte size (the dtype only matters for checks), the optional epilogue on float32
  * outputs, and the walk of the output by rows on the thread pool.
  *
- *   Epilogue epi = injective::ParseEpilogue(attrs);                     // factory
+ *   Epilogue epi = attrs.GetEpilogue();                                 // factory
  *   BoundEpilogue bound = injective::BindEpilogue(epi, out, args, k);   // call: extra inputs start at args[k]
  *   injective::ForRows(rows, row_elems, esize, out, bound, [&](int64_t r0, int64_t r1) { ...rows r0..r1... });
  *
@@ -49,8 +49,6 @@ void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<in
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what = "axis");
 int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end);
 
-/*! \brief The attr "epilogue" ("" or absent: none). */
-Epilogue ParseEpilogue(const KernelAttrs& attrs);
 /*! \brief Bind to this call's out (float32 required when the program is not empty) and args[first_extra..]. */
 BoundEpilogue BindEpilogue(const Epilogue& epi, const TensorArg& out, const KernelArgs& args, int first_extra);
 

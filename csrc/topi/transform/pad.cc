@@ -157,7 +157,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_
   std::vector<int64_t> widths = attrs.GetInts("pad_width");
   std::string mode_name = attrs.GetString("pad_mode", "constant");
   PadMode mode = ParseMode(kName, mode_name);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), value = args.Input(1, "pad_value"), out = args.Output();
     injective::CheckSameDType(data, out, kName);

@@ -139,7 +139,7 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
     TVMLITE_CHECK_KIND(strides.empty() || strides[strides.size() == 1 ? 0 : i] != 0, ValueError)
         << kName << ": step 0 for sliced axis " << i;
   }
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -153,7 +153,7 @@ TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_body_typed([](Map<String, Any> at
   static const std::string kName = "topi.slice_like";
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> axes_attr = attrs.GetInts("axes", {});
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), like = args.Input(1, "shape_like"), out = args.Output();
     injective::CheckSameDType(data, out, kName);

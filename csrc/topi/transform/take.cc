@@ -38,7 +38,7 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
   TVMLITE_CHECK_KIND(mode_name == "fast" || mode_name == "clip" || mode_name == "wrap", ValueError)
       << kName << ": mode '" << mode_name << "' (expected fast, clip or wrap)";
   Mode mode = mode_name == "clip" ? Mode::kClip : mode_name == "wrap" ? Mode::kWrap : Mode::kFast;
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
     injective::CheckSameDType(data, out, kName);

@@ -59,7 +59,7 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> axes_attr = attrs.HasValue("axes") ? attrs.GetInts("axes")
                                                                        : std::vector<int64_t>{};
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, axes_attr](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);

@@ -26,7 +26,7 @@ TVMLITE_REGISTER_GLOBAL("topi.trilu").set_body_typed([](Map<String, Any> attrs_i
   static const std::string kName = "topi.trilu";
   KernelAttrs attrs(kName, attrs_in);
   const bool upper = attrs.GetInt("upper", 1) != 0;
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [upper, epi](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), k_arg = args.Input(1, "k"), out = args.Output();
     TVMLITE_CHECK_KIND(data.ndim() >= 2, ValueError)

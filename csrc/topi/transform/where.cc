@@ -39,7 +39,7 @@ std::string ConditionReason(DLDataType ct) {
 TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.where";
   KernelAttrs attrs(kName, attrs_in);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 4 + epi.num_inputs(), [epi](const KernelArgs& args) {
     TensorArg cond = args.Input(0, "condition"), x = args.Input(1, "x"), y = args.Input(2, "y");
     TensorArg out = args.Output();

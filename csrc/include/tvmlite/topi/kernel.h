@@ -39,6 +39,8 @@ using runtime::Map;
 using runtime::NDArray;
 using runtime::String;
 
+class Epilogue;
+
 /*! \brief A kernel's attrs with typed getters; a missing required key or a wrong type is a ValueError/TypeError. */
 class KernelAttrs {
  public:
@@ -57,6 +59,8 @@ class KernelAttrs {
     return Has(key) ? GetString(key) : fallback;
   }
   std::vector<int64_t> GetInts(const char* key) const;
+  /*! \brief The attr "epilogue" parsed ("" or absent: the empty program); ValueError naming the kernel. */
+  Epilogue GetEpilogue() const;
   std::vector<int64_t> GetInts(const char* key, std::vector<int64_t> fallback) const {
     return Has(key) ? GetInts(key) : std::move(fallback);
   }
