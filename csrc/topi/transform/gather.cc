@@ -47,10 +47,8 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
   KernelAttrs attrs(kName, attrs_in);
   int64_t axis_attr = attrs.GetInt("axis", 0);
   Epilogue epi = attrs.GetEpilogue();
-  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
-    injective::CheckSameDType(data, out, kName);
-    const bool wide = injective::WideIndices(indices, kName);
+  return injective::MakeIndexingKernel(kName, epi, [=](const KernelArgs& args, const TensorArg& data,
+                                                       const TensorArg& indices, const TensorArg& out, bool wide) {
     const int nd = data.ndim();
     TVMLITE_CHECK_KIND(nd >= 1 && indices.ndim() == nd, ValueError)
         << kName << ": indices " << runtime::ShapeTuple(indices.shape()) << " must have the rank of data "
@@ -103,10 +101,8 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
   KernelAttrs attrs(kName, attrs_in);
   int64_t b = attrs.GetInt("batch_dims", 0);
   Epilogue epi = attrs.GetEpilogue();
-  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
-    injective::CheckSameDType(data, out, kName);
-    const bool wide = injective::WideIndices(indices, kName);
+  return injective::MakeIndexingKernel(kName, epi, [=](const KernelArgs& args, const TensorArg& data,
+                                                       const TensorArg& indices, const TensorArg& out, bool wide) {
     const int r = data.ndim(), q = indices.ndim();
     TVMLITE_CHECK_KIND(q >= 1, ValueError) << kName << ": indices must have rank >= 1, got a scalar";
     const int64_t k = indices.dim(q - 1);
@@ -151,10 +147,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
 // gather_nd's rank >= 1.
 std::string GatherAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   const std::string& k = attrs.kernel();
-  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
-  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(injective::IndexingReason(attrs, t));
   if (k == "topi.gather_nd") return MinRankReason(k, "indices", t[1], 1);
   TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "data", t[0], 1));
   if (t[1].ndim != t[0].ndim) return k + ": indices must have the rank of data";

@@ -50,6 +50,14 @@ void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<in
   }
 }
 
+std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
+  return ByteScalarReason(k, t.back().dtype);
+}
+
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what) {
   TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
       << kernel << ": " << what << " " << axis << " is out of range for rank " << ndim;

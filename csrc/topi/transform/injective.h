@@ -52,6 +52,23 @@ int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end);
 /*! \brief Bind to this call's out (float32 required when the program is not empty) and args[first_extra..]. */
 BoundEpilogue BindEpilogue(const Epilogue& epi, const TensorArg& out, const KernelArgs& args, int first_extra);
 
+/*!
+ * \brief The bound kernel of an indexing kernel (gather, gather_nd, take), run(data, indices, [epilogue inputs], out):
+ * checks out has data's dtype and indices are int32 or int64, then body(args, data, indices, out, wide), wide for
+ * int64 indices. The epilogue's inputs are counted here; body binds it.
+ */
+template <typename F>
+Function MakeIndexingKernel(const std::string& kernel, const Epilogue& epi, F body) {
+  return MakeKernel(kernel, 3 + epi.num_inputs(), [kernel, body](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
+    CheckSameDType(data, out, kernel);
+    body(args, data, indices, out, WideIndices(indices, kernel));
+  });
+}
+
+/*! \brief Why an indexing kernel refuses t (run(data, indices, [epilogue inputs], out)): MakeIndexingKernel's checks. */
+std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t);
+
 /*! \brief n elements of esize bytes, src stepping by src_stride bytes, to contiguous dst. */
 void GatherElems(char* dst, const char* src, int64_t n, int64_t src_stride, int esize);
 

@@ -39,10 +39,8 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
       << kName << ": mode '" << mode_name << "' (expected fast, clip or wrap)";
   Mode mode = mode_name == "clip" ? Mode::kClip : mode_name == "wrap" ? Mode::kWrap : Mode::kFast;
   Epilogue epi = attrs.GetEpilogue();
-  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
-    injective::CheckSameDType(data, out, kName);
-    const bool wide = injective::WideIndices(indices, kName);
+  return injective::MakeIndexingKernel(kName, epi, [=](const KernelArgs& args, const TensorArg& data,
+                                                       const TensorArg& indices, const TensorArg& out, bool wide) {
     const int nd = data.ndim(), id = indices.ndim();
     TVMLITE_CHECK_KIND(nd >= 1, ValueError) << kName << ": data must have at least one dimension";
     const int axis = injective::NormalizeAxis(axis_attr, nd, kName);
@@ -81,12 +79,8 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
 
 // run(data, indices, [epilogue inputs], out): the body's dtype checks, and data's rank >= 1.
 std::string TakeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
-  const std::string& k = attrs.kernel();
-  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
-  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
-  return MinRankReason(k, "data", t[0], 1);
+  TVMLITE_ACCEPTS_CHECK(injective::IndexingReason(attrs, t));
+  return MinRankReason(attrs.kernel(), "data", t[0], 1);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.take", TakeAccepts);
 
