@@ -166,7 +166,8 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   wl.out_block = blocked_weight ? weight.dim(S + 3) : 1;
   const int64_t weight_in_block = blocked_weight ? weight.dim(S + 2) : 1;
   TVMLITE_CHECK_KIND(wl.in_block >= 1 && wl.out_block >= 1, ValueError)
-      << kName << ": channel blocks must be >= 1 (data " << ShapeString(data) << ", weight " << ShapeString(weight) << ")";
+      << kName << ": channel blocks must be >= 1 (data " << ShapeString(data) << ", weight " << ShapeString(weight)
+      << ")";
   if (p.groups > 1 && wl.in_block != 1 && weight_in_block == 1 && weight.dim(1) == 1 &&
       p.groups == data.dim(1) * wl.in_block) {  // the depthwise op's tensors: say which kernel takes them
     TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is " << Rank<S>::kDepthwise
@@ -221,8 +222,8 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
     want.push_back(wl.out_block);
   } else {
     TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError)
-        << kName << ": out is " << S + 2 << "-D (" << d << ") but weight " << ShapeString(weight) << " has output block "
-        << wl.out_block;
+        << kName << ": out is " << S + 2 << "-D (" << d << ") but weight " << ShapeString(weight)
+        << " has output block " << wl.out_block;
   }
   out.CheckShape(want);
   return wl;

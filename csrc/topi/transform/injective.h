@@ -66,7 +66,7 @@ Function MakeIndexingKernel(const std::string& kernel, const Epilogue& epi, F bo
   });
 }
 
-/*! \brief Why an indexing kernel refuses t (run(data, indices, [epilogue inputs], out)): MakeIndexingKernel's checks. */
+/*! \brief Why an indexing kernel refuses t, run(data, indices, [epilogue inputs], out): MakeIndexingKernel's checks. */
 std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t);
 
 /*! \brief n elements of esize bytes, src stepping by src_stride bytes, to contiguous dst. */
