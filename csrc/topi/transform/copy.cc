@@ -150,8 +150,7 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
 // copy: run(data, [epilogue inputs], out), out data's dtype. cast: out the attr dtype, data a dtype KindOf knows.
 std::string CopyAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(attrs.kernel(), t[0].dtype, t.back().dtype));
-  return ByteScalarReason(attrs.kernel(), t.back().dtype);
+  return injective::MovedDTypeReason(attrs.kernel(), t[0].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.copy", CopyAccepts);
 

@@ -50,6 +50,11 @@ void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<in
   }
 }
 
+std::string MovedDTypeReason(const std::string& kernel, DLDataType in, DLDataType out) {
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(kernel, in, out));
+  return ByteScalarReason(kernel, out);
+}
+
 std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   const std::string& k = attrs.kernel();
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));

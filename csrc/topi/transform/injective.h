@@ -66,6 +66,8 @@ Function MakeIndexingKernel(const std::string& kernel, const Epilogue& epi, F bo
   });
 }
 
+/*! \brief Why a kernel that moves in's elements into out refuses them: out's dtype is not in's, or not 1-8 bytes. */
+std::string MovedDTypeReason(const std::string& kernel, DLDataType in, DLDataType out);
 /*! \brief Why an indexing kernel refuses t, run(data, indices, [epilogue inputs], out): MakeIndexingKernel's checks. */
 std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t);
 

@@ -220,8 +220,7 @@ std::string SliceAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
     return ByteScalarReason(k, t[0].dtype);
   }
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, k == "topi.slice_like" ? 2 : 1));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  return ByteScalarReason(k, t.back().dtype);
+  return injective::MovedDTypeReason(k, t[0].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.strided_slice", SliceAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.slice_like", SliceAccepts);

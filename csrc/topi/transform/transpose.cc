@@ -110,8 +110,7 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
 std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   const std::string& k = attrs.kernel();
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(injective::MovedDTypeReason(k, t[0].dtype, t.back().dtype));
   if (t[0].ndim != t.back().ndim) return k + ": out must have data's rank";
   // No axes (or none given: an empty list) reverses the dims.
   const size_t n = attrs.HasValue("axes") ? attrs.GetInts("axes").size() : 0;

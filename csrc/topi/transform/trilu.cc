@@ -69,8 +69,7 @@ std::string TriluAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
   TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "data", t[0], 2));
   TVMLITE_ACCEPTS_CHECK(IndexReason(k, "k", t[1].dtype));
   if (t[1].ndim > 1) return k + ": k must be 0-d or 1-d";
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  return ByteScalarReason(k, t.back().dtype);
+  return injective::MovedDTypeReason(k, t[0].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.trilu", TriluAccepts);
 

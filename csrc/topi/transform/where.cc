@@ -98,8 +98,7 @@ std::string WhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 3));
   TVMLITE_ACCEPTS_CHECK(ConditionReason(t[0].dtype));
   TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[1].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[2].dtype, t.back().dtype));
-  return ByteScalarReason(k, t.back().dtype);
+  return injective::MovedDTypeReason(k, t[2].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.where", WhereAccepts);
 
