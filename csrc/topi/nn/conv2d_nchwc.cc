@@ -579,11 +579,7 @@ void Run(const ConvParams<S>& p, const Epilogue& program, const KernelArgs& args
 
 template <int S>
 Function MakeConv(const std::string& name, Map<String, Any> attrs_in) {
-  KernelAttrs attrs(name, attrs_in);
-  ConvParams<S> params = ParseParams<S>(attrs);
-  Epilogue program = attrs.GetEpilogue();
-  return MakeKernel(name, 3 + program.num_inputs(),
-                    [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
+  return MakeParsedKernel(name, attrs_in, 2, ParseParams<S>, Run<S>);
 }
 
 }  // namespace

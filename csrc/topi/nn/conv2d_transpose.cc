@@ -497,11 +497,7 @@ void Run(const Params<S>& p, const Epilogue& program, const KernelArgs& args) {
 
 template <int S>
 Function MakeConvTranspose(const std::string& name, Map<String, Any> attrs_in) {
-  KernelAttrs attrs(name, attrs_in);
-  Params<S> params = ParseParams<S>(attrs);
-  Epilogue program = attrs.GetEpilogue();
-  return MakeKernel(name, 3 + program.num_inputs(),
-                    [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
+  return MakeParsedKernel(name, attrs_in, 2, ParseParams<S>, Run<S>);
 }
 
 TVMLITE_REGISTER_KERNEL_FACTORY(Rank<2>::Name(), MakeConvTranspose<2>);

@@ -24,6 +24,7 @@
 #include <tvmlite/runtime/ndarray.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/string.h>
+#include <tvmlite/topi/epilogue.h>
 
 #include <string>
 #include <utility>
@@ -39,7 +40,6 @@ using runtime::Map;
 using runtime::NDArray;
 using runtime::String;
 
-class Epilogue;
 
 /*! \brief A kernel's attrs with typed getters; a missing required key or a wrong type is a ValueError/TypeError. */
 class KernelAttrs {
@@ -148,6 +148,19 @@ Function MakeReturningKernel(std::string name, int num_inputs, F body) {
   const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning |
                                                              kTVMLiteFunctionReturnsOutputs;
   return f;
+}
+
+/*!
+ * \brief The factory of a kernel whose attrs parse once: params = parse(attrs) and the attr "epilogue" (GetEpilogue)
+ * at load, run(params, epilogue, args) per call, which takes num_inputs inputs, the epilogue's inputs, then out.
+ */
+template <typename Parse, typename Run>
+Function MakeParsedKernel(const std::string& name, Map<String, Any> attrs_in, int num_inputs, Parse parse, Run run) {
+  KernelAttrs attrs(name, attrs_in);
+  auto params = parse(attrs);
+  Epilogue epilogue = attrs.GetEpilogue();
+  return MakeKernel(name, num_inputs + 1 + epilogue.num_inputs(),
+                    [params, epilogue, run](const KernelArgs& args) { run(params, epilogue, args); });
 }
 
 /*!
