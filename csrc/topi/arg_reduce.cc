@@ -76,20 +76,17 @@ void ArgRun(const Plan& p, const T* x, int64_t* y) {
   }
   // output rows of inner values: fold red_count input rows; tasks are (row, column chunk)
   constexpr int64_t kChunk = 512;
-  const int64_t chunks = (p.inner + kChunk - 1) / kChunk;
-  runtime::ParallelFor(p.kept_count * chunks, [&](int64_t t0, int64_t t1) {
+  runtime::ParallelTiles(p.kept_count, p.inner, kChunk, [&](int64_t o, int64_t c0, int64_t c1) {
     T best[kChunk];
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t o = t / chunks, c0 = (t % chunks) * kChunk, w = std::min(kChunk, p.inner - c0);
-      const T* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
-      int64_t* at = y + o * p.inner + c0;
-      std::copy(base, base + w, best);  // reduced index 0 is at offset 0
-      std::fill(at, at + w, int64_t(0));
-      for (int64_t r = 1; r < p.red_count; ++r) {
-        const T* row = base + Offset(r, p.red_dims, p.red_strides);
-        for (int64_t j = 0; j < w; ++j) {
-          if (Better<T, kMax, kLast>(row[j], best[j])) best[j] = row[j], at[j] = r;
-        }
+    const int64_t w = c1 - c0;
+    const T* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
+    int64_t* at = y + o * p.inner + c0;
+    std::copy(base, base + w, best);  // reduced index 0 is at offset 0
+    std::fill(at, at + w, int64_t(0));
+    for (int64_t r = 1; r < p.red_count; ++r) {
+      const T* row = base + Offset(r, p.red_dims, p.red_strides);
+      for (int64_t j = 0; j < w; ++j) {
+        if (Better<T, kMax, kLast>(row[j], best[j])) best[j] = row[j], at[j] = r;
       }
     }
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
@@ -126,13 +123,12 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argmin", ArgReduceAccepts);
 template <bool kMax>
 Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
   KernelAttrs attrs(name, attrs_in);
-  const Any* axis = attrs.map().get()->Find(Any(String("axis")));
-  const bool all = axis == nullptr || axis->is_none();
+  const bool all = !attrs.HasValue("axis");
   const std::vector<int64_t> axes = all ? std::vector<int64_t>() : attrs.GetInts("axis");
   const bool keepdims = attrs.GetInt("keepdims", 0) != 0;
   const bool exclude = attrs.GetInt("exclude", 0) != 0;
   const bool last = attrs.GetInt("select_last_index", 0) != 0;
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << name << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(name, 2, [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     const std::vector<int64_t> shape = data.shape();
@@ -158,15 +154,11 @@ Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.argmax").set_body_typed([](Map<String, Any> attrs) {
-  return MakeArgReduce<true>("topi.argmax", attrs);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.argmin").set_body_typed([](Map<String, Any> attrs) {
-  return MakeArgReduce<false>("topi.argmin", attrs);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.argmax", MakeArgReduce<true>);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.argmin", MakeArgReduce<false>);
 
-TVMLITE_REGISTER_OP("argmax").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.argmax"));
-TVMLITE_REGISTER_OP("argmin").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.argmin"));
+TVMLITE_REGISTER_OP_KERNEL("argmax", "topi.argmax");
+TVMLITE_REGISTER_OP_KERNEL("argmin", "topi.argmin");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -234,15 +234,14 @@ const bool kRegistered = [] {
     runtime::Registry::Register("topi." + op)
         .set_body_typed([op, k](Map<String, Any> attrs) {
           KernelAttrs checked("topi." + op, attrs);  // no attrs besides the lowering's "epilogue"
-          TVMLITE_CHECK_KIND(checked.GetString("epilogue", "").empty(), ValueError)
-              << "topi." << op << ": takes no epilogue";
+          checked.CheckNoEpilogue();
           return MakeBinary(op, k);
         })
         .set_kernel_factory();
     RegisterKernelAccepts("topi." + op, [k](const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
       return BinaryAccepts(k, attrs, t);
     });
-    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
+    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>(kOpKernelAttr, runtime::String("topi." + op));
   }
   return true;
 }();

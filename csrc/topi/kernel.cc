@@ -4,6 +4,7 @@
  */
 #include <tvmlite/runtime/data_type.h>
 #include <tvmlite/runtime/shape.h>
+#include <tvmlite/topi/epilogue.h>
 #include <tvmlite/topi/kernel.h>
 
 #include <sstream>
@@ -15,6 +16,17 @@ Any KernelAttrs::Get(const char* key) const {
   const Any* v = attrs_.get()->Find(Any(String(key)));
   TVMLITE_CHECK_KIND(v != nullptr, ValueError) << kernel_ << ": missing attribute '" << key << "'";
   return *v;
+}
+
+bool KernelAttrs::HasValue(const char* key) const {
+  const Any* v = attrs_.get()->Find(Any(String(key)));
+  return v != nullptr && !v->is_none();
+}
+
+Epilogue KernelAttrs::GetEpilogue() const { return Epilogue::Parse(GetString("epilogue", ""), kernel_); }
+
+void KernelAttrs::CheckNoEpilogue() const {
+  TVMLITE_CHECK_KIND(GetString("epilogue", "").empty(), ValueError) << kernel_ << ": takes no epilogue";
 }
 
 int64_t KernelAttrs::GetInt(const char* key) const {
@@ -104,6 +116,28 @@ int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim) {
   TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
       << kernel << ": axis " << axis << " is out of range for rank " << ndim;
   return axis < 0 ? axis + ndim : axis;
+}
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << runtime::ShapeTuple(shape);
+  return os.str();
+}
+
+AxisWise ReadAxisWise(const KernelArgs& args, int64_t axis_attr) {
+  TensorArg data = args.Input(0, "data"), out = args.Output();
+  AxisWise a;
+  a.x = data.Data<float>();
+  a.y = out.Data<float>();
+  a.shape = data.shape();
+  const int64_t ndim = static_cast<int64_t>(a.shape.size());
+  a.axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
+  out.CheckShape(a.shape);
+  a.outer = 1, a.len = a.shape[a.axis], a.inner = 1;
+  for (int64_t i = 0; i < ndim; ++i) {
+    if (i != a.axis) (i < a.axis ? a.outer : a.inner) *= a.shape[i];
+  }
+  return a;
 }
 
 }  // namespace topi

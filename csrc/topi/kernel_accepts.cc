@@ -38,7 +38,7 @@ std::string ByteScalarReason(const std::string& kernel, DLDataType t) {
 }
 
 int EpilogueInputs(const KernelAttrs& attrs) {
-  return Epilogue::Parse(attrs.GetString("epilogue", ""), attrs.kernel()).num_inputs();
+  return attrs.GetEpilogue().num_inputs();
 }
 
 std::string CheckArity(const KernelAttrs& attrs, const std::vector<TensorSig>& t, int own, bool has_out) {

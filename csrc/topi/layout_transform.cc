@@ -100,28 +100,24 @@ template <typename T>
 void BlockedCopy(const char* in_raw, char* out_raw, int64_t pairs, int64_t c, int64_t hw, bool to_blocked) {
   const T* in = reinterpret_cast<const T*>(in_raw);
   T* out = reinterpret_cast<T*>(out_raw);
-  int64_t tiles = (hw + kTile - 1) / kTile;
   const bool channel_outer = RowsAlias(c, hw * static_cast<int64_t>(sizeof(T)));
-  auto body = [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      int64_t pair = t / tiles, p0 = (t % tiles) * kTile, p1 = std::min(hw, p0 + kTile);
-      // Both layouts hold a (n, block) pair's c * hw elements contiguously, at the same place.
-      const T* src = in + pair * c * hw;
-      T* dst = out + pair * c * hw;
-      if (sizeof(T) == 4 && c == 16) {
-        BlockedTile<T, 16>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
-      } else if (sizeof(T) == 4 && c == 8) {
-        BlockedTile<T, 8>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
-      } else if (sizeof(T) == 4 && c == 4) {
-        BlockedTile<T, 4>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
-      } else if (sizeof(T) == 4 && c == 3) {  // a stem's input (AlterOpLayout's NCHW3c)
-        BlockedTile<T, 3>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
-      } else {
-        BlockedTile<T, 0>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
-      }
+  auto body = [&](int64_t pair, int64_t p0, int64_t p1) {
+    // Both layouts hold a (n, block) pair's c * hw elements contiguously, at the same place.
+    const T* src = in + pair * c * hw;
+    T* dst = out + pair * c * hw;
+    if (sizeof(T) == 4 && c == 16) {
+      BlockedTile<T, 16>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
+    } else if (sizeof(T) == 4 && c == 8) {
+      BlockedTile<T, 8>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
+    } else if (sizeof(T) == 4 && c == 4) {
+      BlockedTile<T, 4>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
+    } else if (sizeof(T) == 4 && c == 3) {  // a stem's input (AlterOpLayout's NCHW3c)
+      BlockedTile<T, 3>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
+    } else {
+      BlockedTile<T, 0>(src, dst, c, hw, p0, p1, to_blocked, channel_outer);
     }
   };
-  runtime::ParallelFor(pairs * tiles, body, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * c)));
+  runtime::ParallelTiles(pairs, hw, kTile, body, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * c)));
 }
 
 /*!
@@ -228,18 +224,15 @@ void ParallelCopy(const char* in, char* out, int64_t bytes) {
  */
 void Reblock(const char* in, char* out, int64_t batch, int64_t channels, int64_t hw, int64_t a, int64_t b,
              size_t elem) {
-  const int64_t r = std::gcd(a, b), out_blocks = channels / b, tiles = (hw + kTile - 1) / kTile;
+  const int64_t r = std::gcd(a, b), out_blocks = channels / b;
   const size_t run_bytes = static_cast<size_t>(r) * elem;
-  runtime::ParallelFor(batch * out_blocks * tiles, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      int64_t item = t / tiles, p0 = (t % tiles) * kTile, p1 = std::min(hw, p0 + kTile);
-      int64_t n = item / out_blocks, ob = item % out_blocks;
-      for (int64_t s = 0; s < b; s += r) {
-        int64_t c = ob * b + s;  // the run's first channel
-        const char* src = in + (((n * (channels / a) + c / a) * hw) * a + c % a) * elem;
-        char* dst = out + (((n * out_blocks + ob) * hw) * b + s) * elem;
-        for (int64_t p = p0; p < p1; ++p) std::memcpy(dst + p * b * elem, src + p * a * elem, run_bytes);
-      }
+  runtime::ParallelTiles(batch * out_blocks, hw, kTile, [&](int64_t item, int64_t p0, int64_t p1) {
+    int64_t n = item / out_blocks, ob = item % out_blocks;
+    for (int64_t s = 0; s < b; s += r) {
+      int64_t c = ob * b + s;  // the run's first channel
+      const char* src = in + (((n * (channels / a) + c / a) * hw) * a + c % a) * elem;
+      char* dst = out + (((n * out_blocks + ob) * hw) * b + s) * elem;
+      for (int64_t p = p0; p < p1; ++p) std::memcpy(dst + p * b * elem, src + p * a * elem, run_bytes);
     }
   }, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * b)));
 }
@@ -342,7 +335,7 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     throw runtime::Error(err.kind(), kName + ": " + err.message());
   }
   Plan plan = MakePlan(*src, *dst);
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [src = *src, dst = *dst, plan, epi](const KernelArgs& args) {
     TVMLITE_CHECK_KIND(args.size() == 2 + epi.num_inputs(), TypeError)
         << args.kernel() << ": expected " << 2 + epi.num_inputs() << " tensor arguments (data, "

@@ -24,8 +24,7 @@ TVMLITE_REGISTER_GLOBAL("topi.raise_error").set_body_typed([](Map<String, Any> a
   });
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("raise_error")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.raise_error"))
+TVMLITE_REGISTER_OP_KERNEL("raise_error", "topi.raise_error")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

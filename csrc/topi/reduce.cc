@@ -86,39 +86,31 @@ void Run(Reducer op, const Plan& p, const float* x, float* y) {
   }
   // output rows of inner values: elementwise over red_count input rows; tasks are (row, column chunk)
   constexpr int64_t kChunk = 512;
-  const int64_t chunks = (p.inner + kChunk - 1) / kChunk;
-  runtime::ParallelFor(p.kept_count * chunks, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t o = t / chunks, c0 = (t % chunks) * kChunk, w = std::min(kChunk, p.inner - c0);
-      const float* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
-      float* dst = y + o * p.inner + c0;
-      float acc[kChunk];
-      std::fill(acc, acc + w, Identity(op));
-      for (int64_t r = 0; r < p.red_count; ++r) {
-        const float* row = base + Offset(r, p.red_dims, p.red_strides);
-        if (sum) {
-          for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
-        } else {
-          for (int64_t j = 0; j < w; ++j) acc[j] = Combine(op, acc[j], row[j]);
-        }
+  runtime::ParallelTiles(p.kept_count, p.inner, kChunk, [&](int64_t o, int64_t c0, int64_t c1) {
+    const int64_t w = c1 - c0;
+    const float* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
+    float* dst = y + o * p.inner + c0;
+    float acc[kChunk];
+    std::fill(acc, acc + w, Identity(op));
+    for (int64_t r = 0; r < p.red_count; ++r) {
+      const float* row = base + Offset(r, p.red_dims, p.red_strides);
+      if (sum) {
+        for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
+      } else {
+        for (int64_t j = 0; j < w; ++j) acc[j] = Combine(op, acc[j], row[j]);
       }
-      for (int64_t j = 0; j < w; ++j) dst[j] = acc[j] * scale;
     }
+    for (int64_t j = 0; j < w; ++j) dst[j] = acc[j] * scale;
   }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
-}
-
-bool AxisIsNone(const KernelAttrs& attrs) {
-  const Any* v = attrs.map().get()->Find(Any(String("axis")));
-  return v == nullptr || v->is_none();
 }
 
 Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer op) {
   KernelAttrs attrs(name, attrs_in);
-  const bool all = AxisIsNone(attrs);
+  const bool all = !attrs.HasValue("axis");
   const std::vector<int64_t> axes = all ? std::vector<int64_t>() : attrs.GetInts("axis");
   const bool keepdims = attrs.GetInt("keepdims", 0) != 0;
   const bool exclude = attrs.GetInt("exclude", 0) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(name, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     const float* x = data.Data<float>();
@@ -140,23 +132,15 @@ Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer 
   });
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.sum").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.sum", a, Reducer::kSum);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.mean").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.mean", a, Reducer::kMean);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.max").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.max", a, Reducer::kMax);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.min").set_body_typed([](Map<String, Any> a) {
-  return MakeReduce("topi.min", a, Reducer::kMin);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.sum", MakeReduce, Reducer::kSum);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.mean", MakeReduce, Reducer::kMean);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.max", MakeReduce, Reducer::kMax);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.min", MakeReduce, Reducer::kMin);
 
-TVMLITE_REGISTER_OP("sum").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.sum"));
-TVMLITE_REGISTER_OP("mean").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.mean"));
-TVMLITE_REGISTER_OP("max").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.max"));
-TVMLITE_REGISTER_OP("min").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.min"));
+TVMLITE_REGISTER_OP_KERNEL("sum", "topi.sum");
+TVMLITE_REGISTER_OP_KERNEL("mean", "topi.mean");
+TVMLITE_REGISTER_OP_KERNEL("max", "topi.max");
+TVMLITE_REGISTER_OP_KERNEL("min", "topi.min");
 
 }  // namespace
 }  // namespace topi

@@ -89,7 +89,7 @@ Function MakeScan(const std::string& kernel, Map<String, Any> attrs_in) {
   const int64_t axis_attr = attrs.GetInt("axis", 0);
   const bool exclusive = attrs.GetInt("exclusive", 0) != 0, reverse = attrs.GetInt("reverse", 0) != 0;
   const std::string dtype = attrs.GetString("dtype", "");
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kernel << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kernel, 2, [=](const KernelArgs& args) {
     TensorArg x = args.Input(0, "data"), out = args.Output();
     const DLDataType dt = x.dtype();
@@ -118,15 +118,11 @@ Function MakeScan(const std::string& kernel, Map<String, Any> attrs_in) {
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.cumsum").set_body_typed([](Map<String, Any> attrs) {
-  return MakeScan<false>("topi.cumsum", attrs);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.cumprod").set_body_typed([](Map<String, Any> attrs) {
-  return MakeScan<true>("topi.cumprod", attrs);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.cumsum", MakeScan<false>);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.cumprod", MakeScan<true>);
 
-TVMLITE_REGISTER_OP("cumsum").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cumsum"));
-TVMLITE_REGISTER_OP("cumprod").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cumprod"));
+TVMLITE_REGISTER_OP_KERNEL("cumsum", "topi.cumsum");
+TVMLITE_REGISTER_OP_KERNEL("cumprod", "topi.cumprod");
 
 }  // namespace topi
 }  // namespace tvmlite

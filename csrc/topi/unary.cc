@@ -102,8 +102,7 @@ const bool kRegistered = [] {
     runtime::Registry::Register("topi." + op)
         .set_body_typed([op](Map<String, Any> attrs) {
           KernelAttrs checked("topi." + op, attrs);
-          TVMLITE_CHECK_KIND(checked.GetString("epilogue", "").empty(), ValueError)
-              << "topi." << op << ": takes no epilogue";
+          checked.CheckNoEpilogue();
           return MakeUnary(op);
         })
         .set_kernel_factory();
@@ -111,7 +110,7 @@ const bool kRegistered = [] {
       if (t.size() == 2) return UnaryReason(op, attrs.kernel(), t[0].dtype, t[1].dtype);
       return attrs.kernel() + ": expected 2 tensor arguments (data, out), got " + std::to_string(t.size());
     });
-    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi." + op));
+    ir::OpRegEntry::RegisterOrGet(op).set_attr<runtime::String>(kOpKernelAttr, runtime::String("topi." + op));
   }
   return true;
 }();

@@ -147,7 +147,7 @@ TVMLITE_REGISTER_GLOBAL("topi.unique").set_body_typed([](Map<String, Any> attrs_
   KernelAttrs attrs(kName, attrs_in);
   const bool sorted = attrs.GetInt("sorted", 1) != 0;
   const std::optional<int64_t> axis = attrs.Has("axis") ? std::optional<int64_t>(attrs.GetInt("axis")) : std::nullopt;
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   Function f([sorted, axis](runtime::PackedArgs args, Any* rv) {
     TVMLITE_CHECK_KIND(args.size() == 1, TypeError)
         << kName << ": expected 1 tensor argument (data), got " << args.size();
@@ -208,8 +208,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.unique", UniqueAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("unique")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.unique"))
+TVMLITE_REGISTER_OP_KERNEL("unique", "topi.unique")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

@@ -304,7 +304,7 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any
   std::vector<int64_t> output_size = attrs.GetInts("output_size", {});
   TVMLITE_CHECK_KIND(output_size.empty() || output_size.size() == 4, ValueError)
       << kKernel << ": only 4-D (NCHW) data is supported, output_size has " << output_size.size() << " dims";
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
+  cfg.epilogue = attrs.GetEpilogue();
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 5, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
 
@@ -316,8 +316,7 @@ std::string ResizeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.image.resize2d", ResizeAccepts);
 
-TVMLITE_REGISTER_OP("image.resize")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.image.resize2d"));
+TVMLITE_REGISTER_OP_KERNEL("image.resize", "topi.image.resize2d");
 
 }  // namespace topi
 }  // namespace tvmlite

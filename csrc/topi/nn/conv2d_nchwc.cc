@@ -44,7 +44,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -58,26 +57,16 @@ namespace {
 
 /*! \brief What differs between the 2-D and the 3-D kernel: names and layouts (S spatial dims). */
 template <int S>
-struct Rank;
-template <>
-struct Rank<2> {
+struct Rank {
+  static_assert(S == 2 || S == 3, "2-D or 3-D");
   static const std::string& Name() {
-    static const std::string name = "topi.nn.conv2d_nchwc";
+    static const std::string name = S == 2 ? "topi.nn.conv2d_nchwc" : "topi.nn.conv3d";
     return name;
   }
-  static constexpr const char* kData = "NCHW";
-  static constexpr const char* kKernel = "OIHW";
-  static constexpr const char* kDepthwise = "topi.nn.depthwise_conv2d_nchwc";
-};
-template <>
-struct Rank<3> {
-  static const std::string& Name() {
-    static const std::string name = "topi.nn.conv3d";
-    return name;
-  }
-  static constexpr const char* kData = "NCDHW";
-  static constexpr const char* kKernel = "OIDHW";
-  static constexpr const char* kDepthwise = "topi.nn.depthwise_conv3d_ncdhwc";
+  static constexpr const char* kData = S == 2 ? "NCHW" : "NCDHW";
+  static constexpr const char* kKernel = S == 2 ? "OIHW" : "OIDHW";
+  static constexpr const char* kDepthwise =
+      S == 2 ? "topi.nn.depthwise_conv2d_nchwc" : "topi.nn.depthwise_conv3d_ncdhwc";
 };
 
 /*! \brief The attrs of one conv, normalised once by the factory. */
@@ -148,12 +137,6 @@ ConvParams<S> ParseParams(const KernelAttrs& attrs) {
   return p;
 }
 
-std::string ShapeStr(const TensorArg& t) {
-  std::ostringstream os;
-  os << runtime::ShapeTuple(t.shape());
-  return os.str();
-}
-
 /*!
  * \brief The workload of one call, every tensor checked against the others (ValueError naming the kernel). Shapes
  * (S spatial dims: (H, W), or (D, H, W)): data (N, C/ic, *S, ic) or (N, C, *S); weight (O/oc, C/g/ic, *K, ic, oc)
@@ -169,13 +152,13 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   out.Data<float>();
   TVMLITE_CHECK_KIND(data.ndim() == S + 2 || data.ndim() == S + 3, ValueError)
       << kName << ": data must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2
-      << "-D), got shape " << ShapeStr(data);
+      << "-D), got shape " << ShapeString(data);
   TVMLITE_CHECK_KIND(weight.ndim() == S + 2 || weight.ndim() == S + 4, ValueError)
       << kName << ": weight must be " << k << "{i}i{o}o (" << S + 4 << "-D) or " << k << " (" << S + 2
-      << "-D), got shape " << ShapeStr(weight);
+      << "-D), got shape " << ShapeString(weight);
   TVMLITE_CHECK_KIND(out.ndim() == S + 2 || out.ndim() == S + 3, ValueError)
       << kName << ": out must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2
-      << "-D), got shape " << ShapeStr(out);
+      << "-D), got shape " << ShapeString(out);
   Conv2DWorkload wl;
   const relay::Window<S>& w = p.window;
   const bool blocked_data = data.ndim() == S + 3, blocked_weight = weight.ndim() == S + 4;
@@ -183,15 +166,16 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   wl.out_block = blocked_weight ? weight.dim(S + 3) : 1;
   const int64_t weight_in_block = blocked_weight ? weight.dim(S + 2) : 1;
   TVMLITE_CHECK_KIND(wl.in_block >= 1 && wl.out_block >= 1, ValueError)
-      << kName << ": channel blocks must be >= 1 (data " << ShapeStr(data) << ", weight " << ShapeStr(weight) << ")";
+      << kName << ": channel blocks must be >= 1 (data " << ShapeString(data) << ", weight " << ShapeString(weight)
+      << ")";
   if (p.groups > 1 && wl.in_block != 1 && weight_in_block == 1 && weight.dim(1) == 1 &&
       p.groups == data.dim(1) * wl.in_block) {  // the depthwise op's tensors: say which kernel takes them
     TVMLITE_THROW(ValueError) << kName << ": depthwise convolution (groups == channels) is " << Rank<S>::kDepthwise
                               << "'s kernel";
   }
   TVMLITE_CHECK_KIND(weight_in_block == wl.in_block, ValueError)
-      << kName << ": mismatched blocks: data " << ShapeStr(data) << " has input block " << wl.in_block
-      << " but weight " << ShapeStr(weight) << " has " << weight_in_block;
+      << kName << ": mismatched blocks: data " << ShapeString(data) << " has input block " << wl.in_block
+      << " but weight " << ShapeString(weight) << " has " << weight_in_block;
   // Spatial dims, depth first when there is one (a 2-D conv has depth 1).
   int64_t in_sp[3] = {1, 1, 1}, kernel_sp[3] = {1, 1, 1};
   for (int i = 0; i < S; ++i) {
@@ -210,8 +194,8 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   wl.kernel_w = kernel_sp[2];
   wl.groups = p.groups;
   TVMLITE_CHECK_KIND(group_channels * p.groups == wl.in_channels, ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " reads " << group_channels << " input channels per group, "
-      << "but data " << ShapeStr(data) << " has " << wl.in_channels << " channels in " << p.groups << " groups";
+      << kName << ": weight " << ShapeString(weight) << " reads " << group_channels << " input channels per group, "
+      << "but data " << ShapeString(data) << " has " << wl.in_channels << " channels in " << p.groups << " groups";
   TVMLITE_CHECK_KIND(wl.out_channels % p.groups == 0 && (wl.out_channels / p.groups) % wl.out_block == 0,
                      ValueError)
       << kName << ": " << wl.out_channels << " output channels in " << p.groups << " groups of blocks of "
@@ -238,8 +222,8 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
     want.push_back(wl.out_block);
   } else {
     TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError)
-        << kName << ": out is " << S + 2 << "-D (" << d << ") but weight " << ShapeStr(weight) << " has output block "
-        << wl.out_block;
+        << kName << ": out is " << S + 2 << "-D (" << d << ") but weight " << ShapeString(weight)
+        << " has output block " << wl.out_block;
   }
   out.CheckShape(want);
   return wl;
@@ -594,12 +578,8 @@ void Run(const ConvParams<S>& p, const Epilogue& program, const KernelArgs& args
 }
 
 template <int S>
-Function MakeConv(Map<String, Any> attrs_in) {
-  KernelAttrs attrs(Rank<S>::Name(), attrs_in);
-  ConvParams<S> params = ParseParams<S>(attrs);
-  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), Rank<S>::Name());
-  return MakeKernel(Rank<S>::Name(), 3 + program.num_inputs(),
-                    [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
+Function MakeConv(const std::string& name, Map<String, Any> attrs_in) {
+  return MakeParsedKernel(name, attrs_in, 2, ParseParams<S>, Run<S>);
 }
 
 }  // namespace
@@ -723,21 +703,15 @@ Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float
   return pad.Padded();
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
-  return MakeConv<2>(attrs_in);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d").set_body_typed([](Map<String, Any> attrs_in) {
-  return MakeConv<3>(attrs_in);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY(Rank<2>::Name(), MakeConv<2>);
+TVMLITE_REGISTER_KERNEL_FACTORY(Rank<3>::Name(), MakeConv<3>);
 
 // The lowering's kernel for the blocked conv (AlterOpLayout's output) and for plain NCHW convs (blocks of 1).
-TVMLITE_REGISTER_OP("nn.contrib_conv2d_NCHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
-TVMLITE_REGISTER_OP("nn.conv2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_nchwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_NCHWc", "topi.nn.conv2d_nchwc");
+TVMLITE_REGISTER_OP_KERNEL("nn.conv2d", "topi.nn.conv2d_nchwc");
 // The 3-D conv: the blocked op AlterOpLayout makes, and plain NCDHW convs (blocks of 1).
-TVMLITE_REGISTER_OP("nn.contrib_conv3d_NCDHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d"));
-TVMLITE_REGISTER_OP("nn.conv3d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv3d_NCDHWc", "topi.nn.conv3d");
+TVMLITE_REGISTER_OP_KERNEL("nn.conv3d", "topi.nn.conv3d");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -53,7 +53,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -74,21 +73,14 @@ constexpr int64_t kMinCol2ImWork = int64_t(1) << 15;
 
 /*! \brief What differs between the 2-D and the 3-D kernel. */
 template <int S>
-struct Rank;
-template <>
-struct Rank<2> {
-  static const std::string& Name() { return kName; }
-  static constexpr const char* kData = "NCHW";
-  static constexpr const char* kKernel = "IOHW";
-};
-template <>
-struct Rank<3> {
+struct Rank {
+  static_assert(S == 2 || S == 3, "2-D or 3-D");
   static const std::string& Name() {
-    static const std::string name = "topi.nn.conv3d_transpose";
-    return name;
+    static const std::string name3 = "topi.nn.conv3d_transpose";
+    return S == 2 ? kName : name3;
   }
-  static constexpr const char* kData = "NCDHW";
-  static constexpr const char* kKernel = "IODHW";
+  static constexpr const char* kData = S == 2 ? "NCHW" : "NCDHW";
+  static constexpr const char* kKernel = S == 2 ? "IOHW" : "IODHW";
 };
 
 /*! \brief The attrs, normalised once by the factory. */
@@ -102,14 +94,9 @@ struct Params {
   std::vector<int64_t> kernel_size;  // empty: not given
 };
 
-bool IsNone(const KernelAttrs& attrs, const char* key) {
-  const Any* v = attrs.map().get()->Find(Any(String(key)));
-  return v == nullptr || v->is_none();
-}
-
 /*! \brief An int-list attr that may also be given as one int (strides=2); empty when absent. */
 std::vector<int64_t> IntsOrInt(const KernelAttrs& attrs, const char* key) {
-  if (IsNone(attrs, key)) return {};
+  if (!attrs.HasValue(key)) return {};
   const Any* v = attrs.map().get()->Find(Any(String(key)));
   if (v->type_index() == kTVMLiteInt) return {v->cast<int64_t>()};
   return attrs.GetInts(key);
@@ -119,7 +106,7 @@ template <int S>
 Params<S> ParseParams(const KernelAttrs& attrs) {
   const std::string& kName = Rank<S>::Name();
   const std::string want_data = Rank<S>::kData, want_kernel = Rank<S>::kKernel;
-  auto text = [&](const char* key) { return IsNone(attrs, key) ? std::string() : attrs.GetString(key); };
+  auto text = [&](const char* key) { return attrs.HasValue(key) ? attrs.GetString(key) : std::string(); };
   const std::string data = text("data_layout"), kernel = text("kernel_layout"), out = text("out_layout");
   const std::string dtype = text("out_dtype");
   TVMLITE_CHECK_KIND(data.empty() || data == want_data, NotImplementedError)
@@ -144,10 +131,10 @@ Params<S> ParseParams(const KernelAttrs& attrs) {
   } catch (const runtime::Error& e) {
     throw runtime::Error(e.kind(), kName + ": " + e.message());
   }
-  p.groups = IsNone(attrs, "groups") ? 1 : attrs.GetInt("groups");
+  p.groups = attrs.HasValue("groups") ? attrs.GetInt("groups") : 1;
   TVMLITE_CHECK_KIND(p.groups >= 1 && p.groups <= relay::kMaxWindowValue, ValueError)
       << kName << ": groups must be in [1, " << relay::kMaxWindowValue << "], got " << p.groups;
-  if (!IsNone(attrs, "channels")) {
+  if (attrs.HasValue("channels")) {
     p.channels = attrs.GetInt("channels");
     TVMLITE_CHECK_KIND(p.channels >= 0, ValueError) << kName << ": channels must be >= 0, got " << p.channels;
   }
@@ -156,12 +143,6 @@ Params<S> ParseParams(const KernelAttrs& attrs) {
   TVMLITE_CHECK_KIND(p.kernel_size.empty() || p.kernel_size.size() == S, ValueError)
       << kName << ": kernel_size needs 1 or " << S << " values, got " << p.kernel_size.size();
   return p;
-}
-
-std::string ShapeStr(const TensorArg& t) {
-  std::ostringstream os;
-  os << runtime::ShapeTuple(t.shape());
-  return os.str();
 }
 
 /*! \brief One call's sizes, every tensor checked against the others and the attrs (depth 1 for 2-D). */
@@ -201,18 +182,18 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
   weight.Data<float>();
   out.Data<float>();
   TVMLITE_CHECK_KIND(data.ndim() == S + 2, ValueError)
-      << kName << ": data must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeStr(data);
+      << kName << ": data must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeString(data);
   // A packed weight (G, O/G, *K, C/G) is Wt already; a plain one (C, O/G, *K) is transposed per call.
   const bool packed = weight.ndim() == S + 3;
   TVMLITE_CHECK_KIND(weight.ndim() == S + 2 || packed, ValueError)
       << kName << ": weight must be " << Rank<S>::kKernel << " (" << S + 2
       << "-D: in_channels, out_channels / groups, kernel...) or " << Rank<S>::kKernel << "{k}i (" << S + 3
-      << "-D: groups, out_channels / groups, kernel..., in_channels / groups), got shape " << ShapeStr(weight);
+      << "-D: groups, out_channels / groups, kernel..., in_channels / groups), got shape " << ShapeString(weight);
   TVMLITE_CHECK_KIND(p.packed < 0 || (p.packed > 0) == packed, ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " does not match kernel_layout '" << Rank<S>::kKernel
+      << kName << ": weight " << ShapeString(weight) << " does not match kernel_layout '" << Rank<S>::kKernel
       << (p.packed > 0 ? std::to_string(p.packed) + "i'" : "'");
   TVMLITE_CHECK_KIND(out.ndim() == S + 2, ValueError)
-      << kName << ": out must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeStr(out);
+      << kName << ": out must be " << layout << " (" << S + 2 << "-D), got shape " << ShapeString(out);
   Workload wl;
   wl.batch = data.dim(0);
   wl.in_channels = data.dim(1);
@@ -228,11 +209,11 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
   const int64_t weight_in = packed ? relay::BoundedMul(weight.dim(0), weight.dim(S + 2), "input channels")
                                    : weight.dim(0);
   TVMLITE_CHECK_KIND(weight_in == wl.in_channels && (!packed || weight.dim(0) == p.groups), ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " is for " << weight_in << " input channels"
+      << kName << ": weight " << ShapeString(weight) << " is for " << weight_in << " input channels"
       << (packed ? " in " + std::to_string(weight.dim(0)) + " groups" : std::string()) << ", data "
-      << ShapeStr(data) << " has " << wl.in_channels << (packed ? " in " + std::to_string(p.groups) : std::string());
+      << ShapeString(data) << " has " << wl.in_channels << (packed ? " in " + std::to_string(p.groups) : std::string());
   TVMLITE_CHECK_KIND(wl.in_channels % p.groups == 0, ValueError)
-      << kName << ": data " << ShapeStr(data) << " has " << wl.in_channels << " channels, not divisible by groups = "
+      << kName << ": data " << ShapeString(data) << " has " << wl.in_channels << " channels, not divisible by groups = "
       << p.groups;
   try {
     wl.out_channels = relay::BoundedMul(weight.dim(1), p.groups, "output channels");
@@ -240,7 +221,7 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
     throw runtime::Error(e.kind(), kName + ": " + e.message());
   }
   TVMLITE_CHECK_KIND(p.channels < 0 || p.channels == wl.out_channels, ValueError)
-      << kName << ": weight " << ShapeStr(weight) << " in " << p.groups << " groups gives " << wl.out_channels
+      << kName << ": weight " << ShapeString(weight) << " in " << p.groups << " groups gives " << wl.out_channels
       << " output channels, attribute channels = " << p.channels;
   bool empty = false, kernel_ok = true;
   std::string kernel_text, attr_text;  // "3x3" and "(2, 2)"
@@ -250,8 +231,8 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
     kernel_text += (i ? "x" : "") + std::to_string(weight.dim(2 + i));
     if (!p.kernel_size.empty()) attr_text += (i ? ", " : "(") + std::to_string(p.kernel_size[i]);
   }
-  TVMLITE_CHECK_KIND(!empty, ValueError) << kName << ": weight " << ShapeStr(weight) << " has an empty kernel";
-  TVMLITE_CHECK_KIND(kernel_ok, ValueError) << kName << ": weight " << ShapeStr(weight) << " has a " << kernel_text
+  TVMLITE_CHECK_KIND(!empty, ValueError) << kName << ": weight " << ShapeString(weight) << " has an empty kernel";
+  TVMLITE_CHECK_KIND(kernel_ok, ValueError) << kName << ": weight " << ShapeString(weight) << " has a " << kernel_text
                                             << " kernel, attribute kernel_size = " << attr_text << ")";
   int64_t out_sp[3] = {1, 1, 1};
   std::vector<int64_t> want{wl.batch, wl.out_channels};
@@ -515,26 +496,15 @@ void Run(const Params<S>& p, const Epilogue& program, const KernelArgs& args) {
 }
 
 template <int S>
-Function MakeConvTranspose(Map<String, Any> attrs_in) {
-  const std::string& name = Rank<S>::Name();
-  KernelAttrs attrs(name, attrs_in);
-  Params<S> params = ParseParams<S>(attrs);
-  Epilogue program = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
-  return MakeKernel(name, 3 + program.num_inputs(),
-                    [params, program](const KernelArgs& args) { Run<S>(params, program, args); });
+Function MakeConvTranspose(const std::string& name, Map<String, Any> attrs_in) {
+  return MakeParsedKernel(name, attrs_in, 2, ParseParams<S>, Run<S>);
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
-  return MakeConvTranspose<2>(attrs_in);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv3d_transpose").set_body_typed([](Map<String, Any> attrs_in) {
-  return MakeConvTranspose<3>(attrs_in);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY(Rank<2>::Name(), MakeConvTranspose<2>);
+TVMLITE_REGISTER_KERNEL_FACTORY(Rank<3>::Name(), MakeConvTranspose<3>);
 
-TVMLITE_REGISTER_OP("nn.conv2d_transpose")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_transpose"));
-TVMLITE_REGISTER_OP("nn.conv3d_transpose")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv3d_transpose"));
+TVMLITE_REGISTER_OP_KERNEL("nn.conv2d_transpose", "topi.nn.conv2d_transpose");
+TVMLITE_REGISTER_OP_KERNEL("nn.conv3d_transpose", "topi.nn.conv3d_transpose");
 
 }  // namespace
 }  // namespace topi

@@ -237,7 +237,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<S
       << kKernel << ": kernel_size must be (3, 3)";
   TVMLITE_CHECK_KIND(attrs.GetInt("groups", 1) == 1, ValueError) << kKernel << ": groups must be 1";
   CheckFloat32OutDtype(attrs);
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kKernel);
+  cfg.epilogue = attrs.GetEpilogue();
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
 
@@ -332,8 +332,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_tiles")
       return runtime::Array<int64_t>(tiles.begin(), tiles.end());
     });
 
-TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_without_weight_transform")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_winograd_nchwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_winograd_without_weight_transform", "topi.nn.conv2d_winograd_nchwc");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -96,14 +96,13 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_per_shape").set_body_typed([](M
     throw runtime::Error(e.kind(), std::string(kName) + ": " + e.message());
   }
   conv.stride = KernelWindow(attrs).stride[0];  // 1 or 2: the Winograd kernel checked it
-  conv.num_epilogue_inputs = Epilogue::Parse(attrs.GetString("epilogue", ""), kName).num_inputs();
+  conv.num_epilogue_inputs = attrs.GetEpilogue().num_inputs();
   Function f([conv](runtime::PackedArgs args, Any*) { Run(conv, args); });
   const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
   return f;
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_per_shape")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.conv2d_winograd_per_shape"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_winograd_per_shape", "topi.nn.conv2d_winograd_per_shape");
 
 }  // namespace topi
 }  // namespace tvmlite

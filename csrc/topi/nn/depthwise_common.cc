@@ -80,16 +80,24 @@ DepthwiseDims CheckDepthwiseInputs(const char* kernel, int dims, int64_t groups,
   return d;
 }
 
-bool DepthwiseFusedTail(const Epilogue& epilogue, const std::vector<runtime::NDArray>& inputs,
-                        const std::vector<int64_t>& out_shape, bool blocked, const float** bias, float* lo,
-                        float* hi) {
-  *bias = nullptr;
-  *lo = -std::numeric_limits<float>::infinity(), *hi = std::numeric_limits<float>::infinity();
-  std::vector<int64_t> channel_shape(out_shape.size(), 1);  // (1, C/c, 1.., c) or (1, C, 1..)
-  channel_shape[1] = out_shape[1];
-  if (blocked) channel_shape.back() = out_shape.back();
+DepthwiseOutput BindDepthwiseOutput(const char* kernel, const Epilogue& epilogue, const KernelArgs& args,
+                                    const DepthwiseDims& d, const std::vector<int64_t>& out_spatial) {
+  DepthwiseOutput o;
+  o.shape = {d.N, d.blocked ? d.CB : d.C};
+  o.shape.insert(o.shape.end(), out_spatial.begin(), out_spatial.end());
+  if (d.blocked) o.shape.push_back(d.c);
+  args.Output().CheckShape(o.shape);
+  const std::vector<runtime::NDArray> inputs = args.Rest(2);
+  o.bound = epilogue.Bind(o.shape, inputs, kernel);  // checks the epilogue's inputs
+  o.bias = nullptr;
+  o.lo = -std::numeric_limits<float>::infinity(), o.hi = std::numeric_limits<float>::infinity();
+  std::vector<int64_t> channel_shape(o.shape.size(), 1);  // (1, C/c, 1.., c) or (1, C, 1..)
+  channel_shape[1] = o.shape[1];
+  if (d.blocked) channel_shape.back() = o.shape.back();
   FusedTail tail;
-  return MatchFusedTail(epilogue, inputs, out_shape, channel_shape, &tail) && DepthwiseRowTail(tail, bias, lo, hi);
+  o.fused = MatchFusedTail(epilogue, inputs, o.shape, channel_shape, &tail) &&
+            DepthwiseRowTail(tail, &o.bias, &o.lo, &o.hi);
+  return o;
 }
 
 }  // namespace topi

@@ -6,7 +6,8 @@
  * tail. Each file keeps its own window attrs, data_layout parser, output sizes and row loop.
  *
  *   DepthwiseConfig<3> cfg = ReadDepthwiseConfig<3>(attrs, window, DataBlock);   // in the factory
- *   DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);              // per call: N, CB, c, D, H, W, KD..
+ *   DepthwiseCall call = ReadDepthwiseCall(kName, cfg, args);                      // per call: x, weight, y, dims
+ *   DepthwiseOutput o = BindDepthwiseOutput(kName, cfg.epilogue, args, call.d, {OD, OH, OW});
  *
  * Shapes, with S the spatial dims ((H, W) or (D, H, W)) and K the kernel's ((KH, KW) or (KD, KH, KW)):
  *   data   (N, C/c, S..., c)      or (N, C, S...)   (plain: c = 1)
@@ -54,7 +55,7 @@ DepthwiseConfig<kDims> ReadDepthwiseConfig(const KernelAttrs& attrs, const relay
   cfg.data_block = data_block(attrs);
   CheckFloat32OutDtype(attrs);
   cfg.isa = CpuIsa();
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), attrs.kernel());
+  cfg.epilogue = attrs.GetEpilogue();
   return cfg;
 }
 
@@ -74,21 +75,39 @@ DepthwiseDims CheckDepthwiseInputs(const char* kernel, int dims, int64_t groups,
                                    const std::vector<int64_t>& kernel_size, int64_t data_block,
                                    const TensorArg& data, const TensorArg& weight);
 
+/*! \brief One call's float32 tensors (args: data, weight, epilogue inputs..., out) and their checked dims. */
+struct DepthwiseCall {
+  const float* x;
+  const float* weight;
+  float* y;
+  DepthwiseDims d;
+};
+
 template <int kDims>
-DepthwiseDims CheckDepthwiseInputs(const char* kernel, const DepthwiseConfig<kDims>& cfg, const TensorArg& data,
-                                   const TensorArg& weight) {
+DepthwiseCall ReadDepthwiseCall(const char* kernel, const DepthwiseConfig<kDims>& cfg, const KernelArgs& args) {
   static_assert(kDims == 2 || kDims == 3, "depthwise convolutions are 2-D or 3-D");
-  return CheckDepthwiseInputs(kernel, kDims, cfg.groups, cfg.kernel_size, cfg.data_block, data, weight);
+  TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+  DepthwiseCall call{data.Data<float>(), weight.Data<float>(), out.Data<float>(), {}};
+  call.d = CheckDepthwiseInputs(kernel, kDims, cfg.groups, cfg.kernel_size, cfg.data_block, data, weight);
+  return call;
 }
 
+/*! \brief A call's output, checked, and its epilogue: bound, and where it can, as the rows' register tail. */
+struct DepthwiseOutput {
+  std::vector<int64_t> shape;  // (N, C/c, S'..., c) or (N, C, S'...), S' the output's spatial dims
+  BoundEpilogue bound;         // for the rows that do not run it in registers (all of them unless fused)
+  bool fused;                  // the epilogue is a per-channel bias then relu / clip, run in the rows' registers:
+  const float* bias;           //   the bias (C floats) or nullptr,
+  float lo, hi;                //   the clamp (-inf / inf unless fused). The rows clamp as min(hi, max(lo, x)),
+};                             //   the interpreter's clip only when lo <= hi (DepthwiseRowTail checks).
+
 /*!
- * \brief The epilogue, bound to the call's inputs, as the rows' register tail when it is a per-channel bias then
- * relu / clip (MatchFusedTail, DepthwiseRowTail): then true, *bias (C floats, or nullptr), *lo and *hi. False: the
- * interpreter runs it on each finished row, and *bias is nullptr, *lo / *hi -inf / inf.
+ * \brief out checked to be out_spatial's output (blocked as the data), the epilogue bound to its inputs (args after
+ * data and weight), and read as the rows' register tail when it is a per-channel bias then relu / clip
+ * (MatchFusedTail, DepthwiseRowTail). ValueError naming kernel.
  */
-bool DepthwiseFusedTail(const Epilogue& epilogue, const std::vector<runtime::NDArray>& inputs,
-                        const std::vector<int64_t>& out_shape, bool blocked, const float** bias, float* lo,
-                        float* hi);
+DepthwiseOutput BindDepthwiseOutput(const char* kernel, const Epilogue& epilogue, const KernelArgs& args,
+                                    const DepthwiseDims& d, const std::vector<int64_t>& out_spatial);
 
 }  // namespace topi
 }  // namespace tvmlite

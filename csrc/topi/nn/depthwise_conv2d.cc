@@ -125,14 +125,12 @@ void DepthwiseRowSweep(const DepthwiseRow& r) {
 using RowFn = DepthwiseRowFn;
 
 void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
-  TensorArg data = args.Input(0, "data");
-  TensorArg weight = args.Input(1, "weight");
-  TensorArg out = args.Output();
-  const float* x = data.Data<float>();
-  const float* wt = weight.Data<float>();
-  float* y = out.Data<float>();
-  const DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);
-  const int64_t N = d.N, CB = d.CB, c = d.c, C = d.C, H = d.in[0], W = d.in[1], KH = d.kernel[0], KW = d.kernel[1];
+  const DepthwiseCall call = ReadDepthwiseCall(kName, cfg, args);
+  const float* x = call.x;
+  const float* wt = call.weight;
+  float* y = call.y;
+  const DepthwiseDims& d = call.d;
+  const int64_t N = d.N, CB = d.CB, c = d.c, H = d.in[0], W = d.in[1], KH = d.kernel[0], KW = d.kernel[1];
   const relay::Window<2>& w = cfg.window;
   const int64_t pt = w.pad_begin[0], pl = w.pad_begin[1];
   const int64_t span_h = H + pt + w.pad_end[0] - w.dilation[0] * (KH - 1) - 1;
@@ -142,16 +140,13 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
                               << ", " << w.dilation[1] << ") does not fit the padded " << H << "x" << W << " input";
   }
   const int64_t OH = span_h / w.stride[0] + 1, OW = span_w / w.stride[1] + 1;
-  std::vector<int64_t> want = d.blocked ? std::vector<int64_t>{N, CB, OH, OW, c} : std::vector<int64_t>{N, C, OH, OW};
-  out.CheckShape(want);
-  BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
-  // A per-channel bias then relu / clip runs in registers; anything else after each row. The rows clamp as
-  // min(hi, max(lo, x)), which is the interpreter's clip only when lo <= hi.
-  const float* bias;
-  float lo, hi;
-  const bool fused = DepthwiseFusedTail(cfg.epilogue, args.Rest(2), want, d.blocked, &bias, &lo, &hi);
+  // A per-channel bias then relu / clip runs in registers; anything else after each row.
+  const DepthwiseOutput o = BindDepthwiseOutput(kName, cfg.epilogue, args, d, {OH, OW});
+  const BoundEpilogue& bound = o.bound;
+  const float* bias = o.bias;
+  const bool fused = o.fused;
   DepthwiseRow base = DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[1], w.dilation[0], w.dilation[1], pl);
-  base.lo = lo, base.hi = hi;  // -inf / inf unless fused
+  base.lo = o.lo, base.hi = o.hi;  // -inf / inf unless fused
   const RowFn row_fn = PickDepthwiseRow(cfg.isa, c);
   const int64_t reach = (KH - 1) * w.dilation[0];  // the last input row a row reads, from ih0
   const int64_t row_len = OW * c;
@@ -225,8 +220,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv2d_NCHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.depthwise_conv2d_nchwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_depthwise_conv2d_NCHWc", "topi.nn.depthwise_conv2d_nchwc");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -62,26 +62,22 @@ int64_t OutSize(const relay::Window<3>& w, int i, int64_t in, int64_t kernel) {
 }
 
 void Run(const DepthwiseConfig<3>& cfg, const KernelArgs& args) {
-  TensorArg data = args.Input(0, "data");
-  TensorArg weight = args.Input(1, "weight");
-  TensorArg out = args.Output();
-  const float* x = data.Data<float>();
-  const float* wt = weight.Data<float>();
-  float* y = out.Data<float>();
-  const DepthwiseDims d = CheckDepthwiseInputs(kName, cfg, data, weight);
-  const int64_t N = d.N, CB = d.CB, c = d.c, C = d.C, D = d.in[0], H = d.in[1], W = d.in[2];
+  const DepthwiseCall call = ReadDepthwiseCall(kName, cfg, args);
+  const DepthwiseDims& d = call.d;
+  const int64_t N = d.N, CB = d.CB, c = d.c, D = d.in[0], H = d.in[1], W = d.in[2];
   const int64_t KD = d.kernel[0], KH = d.kernel[1], KW = d.kernel[2];
   const relay::Window<3>& w = cfg.window;
   const int64_t OD = OutSize(w, 0, D, KD), OH = OutSize(w, 1, H, KH), OW = OutSize(w, 2, W, KW);
-  std::vector<int64_t> want = d.blocked ? std::vector<int64_t>{N, CB, OD, OH, OW, c}
-                                      : std::vector<int64_t>{N, C, OD, OH, OW};
-  out.CheckShape(want);
-  BoundEpilogue bound = cfg.epilogue.Bind(want, args.Rest(2), kName);  // checks the epilogue's inputs
-  if (out.size() == 0) return;
   // A per-channel bias then relu / clip runs in the rows' registers (as for 2-D); anything else after each row.
-  const float* bias;
-  float lo, hi;
-  const bool fused = DepthwiseFusedTail(cfg.epilogue, args.Rest(2), want, d.blocked, &bias, &lo, &hi);
+  const DepthwiseOutput o = BindDepthwiseOutput(kName, cfg.epilogue, args, d, {OD, OH, OW});
+  if (args.Output().size() == 0) return;
+  const float* x = call.x;
+  const float* wt = call.weight;
+  float* y = call.y;
+  const BoundEpilogue& bound = o.bound;
+  const float* bias = o.bias;
+  const float lo = o.lo, hi = o.hi;
+  const bool fused = o.fused;
   DepthwiseRow base =
       DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[2], w.dilation[1], w.dilation[2], w.pad_begin[2]);
   const DepthwiseRowFn row_fn = PickDepthwiseRow(cfg.isa, c);
@@ -144,8 +140,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv3d_ncdhwc").set_body_typed([](Map
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.contrib_depthwise_conv3d_NCDHWc")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.depthwise_conv3d_ncdhwc"));
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_depthwise_conv3d_NCDHWc", "topi.nn.depthwise_conv3d_ncdhwc");
 
 }  // namespace topi
 }  // namespace tvmlite

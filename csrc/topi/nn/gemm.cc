@@ -33,7 +33,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 #include <vector>
 
 #include "match_fused_tail.h"
@@ -328,14 +327,9 @@ using gemm::PackB;
 using gemm::PackedSize;
 using gemm::TileShape;
 
-bool IsNone(const KernelAttrs& attrs, const char* key) {
-  const Any* v = attrs.map().get()->Find(Any(String(key)));
-  return v == nullptr || v->is_none();
-}
-
 /*! \brief out_dtype, when given, must be float32 (the kernels compute float32 only). */
 void CheckOutDtype(const KernelAttrs& attrs) {
-  if (IsNone(attrs, "out_dtype")) return;
+  if (!attrs.HasValue("out_dtype")) return;
   std::string dt = attrs.GetString("out_dtype");
   TVMLITE_CHECK_KIND(dt.empty() || dt == "float32", TypeError)
       << attrs.kernel() << ": out_dtype must be float32, got '" << dt << "'";
@@ -352,12 +346,6 @@ const FusedTail* MatchGemmTail(const Epilogue& program, const KernelArgs& args, 
   return MatchFusedTail(program, args.Rest(2), out_shape, channel, tail, /*allow_scale=*/true, /*allow_gelu=*/true)
              ? tail
              : nullptr;
-}
-
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::ostringstream os;
-  os << runtime::ShapeTuple(s);
-  return os.str();
 }
 
 int64_t Prod(const std::vector<int64_t>& s, size_t begin, size_t end) {
@@ -377,32 +365,58 @@ int64_t ParseWeightLayout(const std::string& layout) {
   return nb;
 }
 
+/*!
+ * \brief The float32 tensors of a dense kernel, run(data, weight, [epilogue inputs], out): data (..., K) of rank >= 1,
+ * weight of rank weight_rank whose dim 1 is K (else "weight must be <weight_form> with K = ...").
+ */
+struct DenseCall {
+  TensorArg data, weight, out;
+  const float* x;
+  const float* w;
+  float* y;
+  int64_t k;
+};
+
+DenseCall ReadDenseCall(const KernelArgs& args, int weight_rank, const char* weight_form) {
+  TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
+  DenseCall c{data, weight, out, data.Data<float>(), weight.Data<float>(), out.Data<float>(), 0};
+  if (data.ndim() < 1) data.Fail("must have rank >= 1, got a scalar");
+  weight.CheckNDim(weight_rank);
+  c.k = data.dim(data.ndim() - 1);
+  if (weight.dim(1) != c.k) {
+    weight.Fail(std::string("must be ") + weight_form + " with K = " + std::to_string(c.k) + " (data " +
+                ShapeString(data.shape()) + "), got " + ShapeString(weight.shape()));
+  }
+  return c;
+}
+
+/*! \brief out checked to be data's shape with the last dim n; *rows = the product of the other dims. */
+std::vector<int64_t> CheckDenseOut(const DenseCall& c, int64_t n, int64_t* rows) {
+  std::vector<int64_t> oshape = c.data.shape();
+  oshape.back() = n;
+  c.out.CheckShape(oshape);
+  *rows = Prod(oshape, 0, oshape.size() - 1);
+  return oshape;
+}
+
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.dense_pack";
   KernelAttrs attrs(kName, attrs_in);
   CheckOutDtype(attrs);
-  int64_t units = IsNone(attrs, "units") ? -1 : attrs.GetInt("units");
+  int64_t units = attrs.HasValue("units") ? attrs.GetInt("units") : -1;
   int64_t layout_nb = 0;
-  if (!IsNone(attrs, "weight_layout")) {
+  if (attrs.HasValue("weight_layout")) {
     std::string layout = attrs.GetString("weight_layout");
     layout_nb = ParseWeightLayout(layout);
     TVMLITE_CHECK_KIND(layout_nb >= 1 && layout_nb <= 64, ValueError)
         << kName << ": weight_layout must be NK{nb}n with 1 <= nb <= 64, got '" << layout << "'";
   }
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
-    const float* x = data.Data<float>();
-    const float* w = weight.Data<float>();
-    float* y = out.Data<float>();
-    if (data.ndim() < 1) data.Fail("must have rank >= 1, got a scalar");
-    weight.CheckNDim(3);
-    const int64_t k = data.dim(data.ndim() - 1), nb = weight.dim(2), padded = weight.dim(0) * nb;
-    if (weight.dim(1) != k) {
-      weight.Fail("must be (N / nb, K, nb) with K = " + std::to_string(k) + " (data " + ShapeStr(data.shape()) +
-                  "), got " + ShapeStr(weight.shape()));
-    }
-    if (nb < 1 || nb > 64) weight.Fail("panel width (dim 2) must be in [1, 64], got " + ShapeStr(weight.shape()));
+    const DenseCall c = ReadDenseCall(args, 3, "(N / nb, K, nb)");
+    const TensorArg& weight = c.weight;
+    const int64_t k = c.k, nb = weight.dim(2), padded = weight.dim(0) * nb;
+    if (nb < 1 || nb > 64) weight.Fail("panel width (dim 2) must be in [1, 64], got " + ShapeString(weight.shape()));
     if (layout_nb != 0 && layout_nb != nb) {
       weight.Fail("has panel width " + std::to_string(nb) + " but weight_layout says " + std::to_string(layout_nb));
     }
@@ -414,13 +428,12 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
                   std::to_string(padded) + "])");
     }
     const int64_t n = units >= 0 ? units : padded;
-    std::vector<int64_t> oshape = data.shape();
-    oshape.back() = n;
-    out.CheckShape(oshape);
-    const int64_t m = Prod(oshape, 0, oshape.size() - 1);
+    int64_t m;
+    const std::vector<int64_t> oshape = CheckDenseOut(c, n, &m);
     BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
     FusedTail tail;
-    GemmPacked(x, k, w, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
+    GemmPacked(c.x, k, c.w, nb, m, n, k, c.y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail),
+               TileShape::kRows4);
   });
 }).set_kernel_factory();
 
@@ -428,27 +441,19 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
   static const std::string kName = "topi.nn.dense";
   KernelAttrs attrs(kName, attrs_in);
   CheckOutDtype(attrs);
-  int64_t units = IsNone(attrs, "units") ? -1 : attrs.GetInt("units");
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  int64_t units = attrs.HasValue("units") ? attrs.GetInt("units") : -1;
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), weight = args.Input(1, "weight"), out = args.Output();
-    const float* x = data.Data<float>();
-    const float* w = weight.Data<float>();
-    float* y = out.Data<float>();
-    if (data.ndim() < 1) data.Fail("must have rank >= 1, got a scalar");
-    weight.CheckNDim(2);
-    const int64_t k = data.dim(data.ndim() - 1), n = weight.dim(0);
-    if (weight.dim(1) != k) {
-      weight.Fail("must be (units, K) with K = " + std::to_string(k) + " (data " + ShapeStr(data.shape()) +
-                  "), got " + ShapeStr(weight.shape()));
-    }
+    const DenseCall c = ReadDenseCall(args, 2, "(units, K)");
+    const float* x = c.x;
+    const float* w = c.w;
+    float* y = c.y;
+    const int64_t k = c.k, n = c.weight.dim(0);
     if (units >= 0 && units != n) {
-      weight.Fail("has " + std::to_string(n) + " rows, attribute units = " + std::to_string(units));
+      c.weight.Fail("has " + std::to_string(n) + " rows, attribute units = " + std::to_string(units));
     }
-    std::vector<int64_t> oshape = data.shape();
-    oshape.back() = n;
-    out.CheckShape(oshape);
-    const int64_t m = Prod(oshape, 0, oshape.size() - 1);
+    int64_t m;
+    const std::vector<int64_t> oshape = CheckDenseOut(c, n, &m);
     BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
     if (m < 4 && k > 0) {
       gemm::DotRows(x, m, w, n, k, y, bound, 0);
@@ -497,7 +502,7 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
     else kb = r, p.n = c, p.b_sk = c, p.b_sn = 1;
   }
   TVMLITE_CHECK_KIND(kb == p.k, ValueError)
-      << kernel << ": reduction dims disagree: " << ShapeStr(sa) << " (K = " << p.k << ") and " << ShapeStr(sb)
+      << kernel << ": reduction dims disagree: " << ShapeString(sa) << " (K = " << p.k << ") and " << ShapeString(sb)
       << " (K = " << kb << ")" << (trans_a || trans_b ? " after the transposes" : "");
   const size_t ra = vec_a ? 0 : sa.size() - 2, rb = vec_b ? 0 : sb.size() - 2;
   const size_t rank = std::max(ra, rb);
@@ -508,7 +513,7 @@ MatmulPlan PlanMatmul(const TensorArg& ta, const TensorArg& tb, bool trans_a, bo
   for (size_t i = rank; i-- > 0;) {
     int64_t da = i + ra >= rank ? sa[i + ra - rank] : 1, db = i + rb >= rank ? sb[i + rb - rank] : 1;
     TVMLITE_CHECK_KIND(da == db || da == 1 || db == 1, ValueError)
-        << kernel << ": batch dims do not broadcast: " << ShapeStr(sa) << " and " << ShapeStr(sb);
+        << kernel << ": batch dims do not broadcast: " << ShapeString(sa) << " and " << ShapeString(sb);
     p.batch[i] = da == 1 ? db : da;
     p.a_bstride[i] = da == 1 ? 0 : stride_a;
     p.b_bstride[i] = db == 1 ? 0 : stride_b;
@@ -629,7 +634,7 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
   CheckOutDtype(attrs);
   const bool trans_a = attrs.GetInt("transpose_a", 0) != 0;
   const bool trans_b = attrs.GetInt("transpose_b", batch_matmul ? 1 : 0) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(name, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg ta = args.Input(0, batch_matmul ? "x" : "tensor_a");
     TensorArg tb = args.Input(1, batch_matmul ? "y" : "tensor_b");
@@ -659,13 +664,9 @@ Function MakeMatmulKernel(const std::string& name, Map<String, Any> attrs_in, bo
   });
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.matmul").set_body_typed([](Map<String, Any> attrs) {
-  return MakeMatmulKernel("topi.nn.matmul", attrs, false);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.matmul", MakeMatmulKernel, false);
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.batch_matmul").set_body_typed([](Map<String, Any> attrs) {
-  return MakeMatmulKernel("topi.nn.batch_matmul", attrs, true);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.batch_matmul", MakeMatmulKernel, true);
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_block").set_body_typed([](int64_t n) {
   TVMLITE_CHECK_KIND(n >= 1, ValueError) << "topi.nn.dense_pack_block: n must be >= 1, got " << n;  // 0: keep nn.dense
@@ -687,12 +688,10 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack_width").set_body_typed([](int64_t n,
   return skinny ? int64_t(0) : native;
 });
 
-TVMLITE_REGISTER_OP("nn.dense").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense"));
-TVMLITE_REGISTER_OP("nn.contrib_dense_pack")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.dense_pack"));
-TVMLITE_REGISTER_OP("nn.matmul").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.matmul"));
-TVMLITE_REGISTER_OP("nn.batch_matmul")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.batch_matmul"));
+TVMLITE_REGISTER_OP_KERNEL("nn.dense", "topi.nn.dense");
+TVMLITE_REGISTER_OP_KERNEL("nn.contrib_dense_pack", "topi.nn.dense_pack");
+TVMLITE_REGISTER_OP_KERNEL("nn.matmul", "topi.nn.matmul");
+TVMLITE_REGISTER_OP_KERNEL("nn.batch_matmul", "topi.nn.batch_matmul");
 
 }  // namespace
 }  // namespace topi

@@ -192,11 +192,8 @@ Function MakeNormKernel(const std::string& name, int64_t groups_attr, double eps
     // Few large groups: every chunk of every group in parallel, then the same merges in the same order.
     const int64_t chunks = (p.len + kChunk - 1) / kChunk, items = rows * chunks;
     std::vector<Moments> parts(static_cast<size_t>(items));
-    runtime::ParallelFor(items, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t r = t / chunks, b = (t % chunks) * kChunk;
-        parts[t] = ChunkMoments(p.x + r * p.len + b, std::min(kChunk, p.len - b));
-      }
+    runtime::ParallelTiles(rows, p.len, kChunk, [&](int64_t r, int64_t b, int64_t e) {
+      parts[r * chunks + b / kChunk] = ChunkMoments(p.x + r * p.len + b, e - b);
     }, 16);
     std::vector<Stats> stats;
     for (int64_t r = 0; r < rows; ++r) {
@@ -204,12 +201,9 @@ Function MakeNormKernel(const std::string& name, int64_t groups_attr, double eps
       for (int64_t k = 0; k < chunks; ++k) Merge(&m, parts[r * chunks + k]);
       stats.push_back(Finish(m, epsilon));
     }
-    runtime::ParallelFor(items, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t r = t / chunks, b = (t % chunks) * kChunk, e = std::min(p.len, b + kChunk);
-        Normalize(p, r, stats[r], b, e);
-        bound.Apply(p.y, r * p.len + b, e - b);
-      }
+    runtime::ParallelTiles(rows, p.len, kChunk, [&](int64_t r, int64_t b, int64_t e) {
+      Normalize(p, r, stats[r], b, e);
+      bound.Apply(p.y, r * p.len + b, e - b);
     }, 16);
   });
 }
@@ -234,7 +228,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.group_norm").set_body_typed([](Map<String, Any>
   const bool stash64 = stash == "float64";
   // The reference adds epsilon in the stash type: float32 unless float64.
   return MakeNormKernel(kName, groups, stash64 ? epsilon : static_cast<float>(epsilon), stash64,
-                        Epilogue::Parse(attrs.GetString("epilogue", ""), kName));
+                        attrs.GetEpilogue());
 }).set_kernel_factory();
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, Any> attrs_in) {
@@ -242,13 +236,11 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, A
   KernelAttrs attrs(kName, attrs_in);
   const double epsilon = Epsilon(attrs);
   return MakeNormKernel(kName, 0, static_cast<float>(epsilon), false,
-                        Epilogue::Parse(attrs.GetString("epilogue", ""), kName));
+                        attrs.GetEpilogue());
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.group_norm")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.group_norm"));
-TVMLITE_REGISTER_OP("nn.instance_norm")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.instance_norm"));
+TVMLITE_REGISTER_OP_KERNEL("nn.group_norm", "topi.nn.group_norm");
+TVMLITE_REGISTER_OP_KERNEL("nn.instance_norm", "topi.nn.instance_norm");
 
 }  // namespace
 }  // namespace topi

@@ -92,7 +92,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
       << kName << ": stash_type must be float32 for float32 data, got '" << stash << "'";
   const bool scale = attrs.GetInt("scale", 1) != 0;
   const bool center_given = attrs.Has("center"), center_attr = attrs.GetInt("center", 1) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), kName);
+  Epilogue epi = attrs.GetEpilogue();
   const int min_in = 1 + scale + (center_given && center_attr);
   return MakeKernel(kName, min_in + 1 + epi.num_inputs(), [=](const KernelArgs& args) {
     const bool center = center_given ? center_attr : args.size() - 1 - epi.num_inputs() > 1 + scale;
@@ -101,16 +101,12 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
         << args.kernel() << ": expected " << num_in + 1 + epi.num_inputs() << " tensor arguments (data"
         << (scale ? ", gamma" : "") << (center ? ", beta" : "") << ", " << epi.num_inputs()
         << " epilogue inputs, out), got " << args.size();
-    TensorArg data = args.Input(0, "data"), out = args.Output();
-    const float* x = data.Data<float>();
-    float* y = out.Data<float>();
-    const std::vector<int64_t> shape = data.shape();
-    const int64_t ndim = static_cast<int64_t>(shape.size());
-    const int64_t axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
-    out.CheckShape(shape);
-    const std::vector<int64_t> tail(shape.begin() + axis, shape.end());
-    int64_t rows = 1, d = 1;
-    for (int64_t i = 0; i < ndim; ++i) (i < axis ? rows : d) *= shape[i];
+    const AxisWise a = ReadAxisWise(args, axis_attr);
+    const float* x = a.x;
+    float* y = a.y;
+    const std::vector<int64_t>& shape = a.shape;
+    const std::vector<int64_t> tail(shape.begin() + a.axis, shape.end());
+    const int64_t rows = a.outer, d = a.len * a.inner;
     // gamma then beta, each D values (expanded when they broadcast)
     std::vector<float> params;
     const float* gamma = nullptr;
@@ -130,7 +126,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
       (which == 0 ? gamma : beta) = ptr;
     }
     BoundEpilogue bound = epi.Bind(shape, args.Rest(num_in), args.kernel());
-    if (data.size() == 0) return;
+    if (a.size() == 0) return;
     const float eps = static_cast<float>(epsilon);
     runtime::ParallelFor(rows, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
@@ -154,8 +150,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
   });
 }).set_kernel_factory();
 
-TVMLITE_REGISTER_OP("nn.layer_norm")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.layer_norm"));
+TVMLITE_REGISTER_OP_KERNEL("nn.layer_norm", "topi.nn.layer_norm");
 
 }  // namespace
 }  // namespace topi

@@ -343,7 +343,7 @@ Function MakePool(const std::string& kernel, Map<String, Any> attrs_in, const Po
   TVMLITE_CHECK_KIND(out_layout.empty() || out_layout == cfg.layout, ValueError)
       << kernel << ": out_layout '" << out_layout << "' must be empty or the layout '" << cfg.layout << "'";
   cfg.isa = CpuIsa();
-  cfg.epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kernel);
+  cfg.epilogue = attrs.GetEpilogue();
   return MakeKernel(kernel, cfg.epilogue.num_inputs() + 2, [cfg](const KernelArgs& args) { RunPool(cfg, args); });
 }
 
@@ -417,7 +417,7 @@ Function MakeGlobalPool(const std::string& kernel, Map<String, Any> attrs_in, co
   const int64_t block = LayoutBlock(attrs, "layout");
   std::string layout = attrs.GetString("layout", "");
   if (layout.empty()) layout = "NCHW";
-  Epilogue epilogue = Epilogue::Parse(attrs.GetString("epilogue", ""), kernel);
+  Epilogue epilogue = attrs.GetEpilogue();
   return MakeKernel(kernel, epilogue.num_inputs() + 2, [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data");
     TensorArg out = args.Output();
@@ -451,31 +451,17 @@ const PoolType kAvgType = PoolType::kAvg;
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakePool("topi.nn.pool2d", attrs, nullptr);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.max_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakePool("topi.nn.max_pool2d", attrs, &kMaxType);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.avg_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakePool("topi.nn.avg_pool2d", attrs, &kAvgType);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.global_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakeGlobalPool("topi.nn.global_pool2d", attrs, nullptr);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.global_max_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakeGlobalPool("topi.nn.global_max_pool2d", attrs, &kMaxType);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.global_avg_pool2d").set_body_typed([](Map<String, Any> attrs) {
-  return MakeGlobalPool("topi.nn.global_avg_pool2d", attrs, &kAvgType);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.pool2d", MakePool, nullptr);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.max_pool2d", MakePool, &kMaxType);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.avg_pool2d", MakePool, &kAvgType);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.global_pool2d", MakeGlobalPool, nullptr);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.global_max_pool2d", MakeGlobalPool, &kMaxType);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.global_avg_pool2d", MakeGlobalPool, &kAvgType);
 
-TVMLITE_REGISTER_OP("nn.max_pool2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.max_pool2d"));
-TVMLITE_REGISTER_OP("nn.avg_pool2d").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.avg_pool2d"));
-TVMLITE_REGISTER_OP("nn.global_max_pool")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.global_max_pool2d"));
-TVMLITE_REGISTER_OP("nn.global_avg_pool")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.global_avg_pool2d"));
+TVMLITE_REGISTER_OP_KERNEL("nn.max_pool2d", "topi.nn.max_pool2d");
+TVMLITE_REGISTER_OP_KERNEL("nn.avg_pool2d", "topi.nn.avg_pool2d");
+TVMLITE_REGISTER_OP_KERNEL("nn.global_max_pool", "topi.nn.global_max_pool2d");
+TVMLITE_REGISTER_OP_KERNEL("nn.global_avg_pool", "topi.nn.global_avg_pool2d");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -98,20 +98,16 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
   KernelAttrs attrs(name, attrs_in);
   const int64_t axis_attr = attrs.GetInt("axis", -1);
   const bool flatten = attrs.GetInt("flatten", 0) != 0;
-  Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), name);
+  Epilogue epi = attrs.GetEpilogue();
   const RowFns fns = PickRowFns();
   return MakeKernel(name, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), out = args.Output();
-    const float* x = data.Data<float>();
-    float* y = out.Data<float>();
-    const std::vector<int64_t> shape = data.shape();
-    const int64_t ndim = static_cast<int64_t>(shape.size());
-    const int64_t axis = NormalizedAxis(args.kernel(), axis_attr, ndim);
-    out.CheckShape(shape);
-    int64_t outer = 1, len = 1, inner = 1;
-    for (int64_t i = 0; i < ndim; ++i) (i < axis ? outer : i == axis || flatten ? len : inner) *= shape[i];
+    const AxisWise a = ReadAxisWise(args, axis_attr);
+    const float* x = a.x;
+    float* y = a.y;
+    const std::vector<int64_t>& shape = a.shape;
+    const int64_t outer = a.outer, len = flatten ? a.len * a.inner : a.len, inner = flatten ? 1 : a.inner;
     BoundEpilogue bound = epi.Bind(shape, args.Rest(1), args.kernel());
-    if (data.size() == 0) return;
+    if (a.size() == 0) return;
     if (inner == 1) {
       runtime::ParallelFor(outer, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
@@ -122,6 +118,7 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
       return;
     }
     constexpr int64_t kCols = 16;
+    // (outer, column block) items, not runtime::ParallelTiles: the scratch is set up once per piece of blocks.
     const int64_t blocks = (inner + kCols - 1) / kCols;
     runtime::ParallelFor(outer * blocks, [&](int64_t t0, int64_t t1) {
       thread_local std::vector<float> scratch;
@@ -139,21 +136,16 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
       }
     }, std::max<int64_t>(1, 8192 / (len * kCols)));
     if (!bound.empty()) {
-      runtime::ParallelFor(data.size(), [&](int64_t b, int64_t e) { bound.Apply(y, b, e - b); }, 16384);
+      runtime::ParallelFor(a.size(), [&](int64_t b, int64_t e) { bound.Apply(y, b, e - b); }, 16384);
     }
   });
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.softmax").set_body_typed([](Map<String, Any> attrs) {
-  return MakeSoftmax("topi.nn.softmax", attrs, false);
-}).set_kernel_factory();
-TVMLITE_REGISTER_GLOBAL("topi.nn.log_softmax").set_body_typed([](Map<String, Any> attrs) {
-  return MakeSoftmax("topi.nn.log_softmax", attrs, true);
-}).set_kernel_factory();
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.softmax", MakeSoftmax, false);
+TVMLITE_REGISTER_KERNEL_FACTORY("topi.nn.log_softmax", MakeSoftmax, true);
 
-TVMLITE_REGISTER_OP("nn.softmax").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.softmax"));
-TVMLITE_REGISTER_OP("nn.log_softmax")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.log_softmax"));
+TVMLITE_REGISTER_OP_KERNEL("nn.softmax", "topi.nn.softmax");
+TVMLITE_REGISTER_OP_KERNEL("nn.log_softmax", "topi.nn.log_softmax");
 
 }  // namespace
 }  // namespace softmax

@@ -24,7 +24,7 @@ TVMLITE_REGISTER_GLOBAL("topi.concatenate").set_body_typed([](Map<String, Any> a
   static const std::string kName = "topi.concatenate";
   KernelAttrs attrs(kName, attrs_in);
   int64_t axis_attr = attrs.GetInt("axis", 0);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, axis_attr](const KernelArgs& args) {
     const int n_in = args.size() - 1 - epi.num_inputs();
     TensorArg out = args.Output();
@@ -90,7 +90,7 @@ std::string ConcatenateAccepts(const KernelAttrs& attrs, const std::vector<Tenso
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.concatenate", ConcatenateAccepts);
 
-TVMLITE_REGISTER_OP("concatenate").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.concatenate"));
+TVMLITE_REGISTER_OP_KERNEL("concatenate", "topi.concatenate");
 
 }  // namespace
 }  // namespace topi

@@ -28,7 +28,7 @@ using injective::Bytes;
 TVMLITE_REGISTER_GLOBAL("topi.copy").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.copy";
   KernelAttrs attrs(kName, attrs_in);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -127,7 +127,7 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
                          KindOf(dtype, &to),
                      ValueError)
       << kName << ": dtype '" << dtype_name << "' is not supported (float32, float64, int8, uint8, int32, int64, bool)";
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, dtype, to](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     DLDataType got = out.dtype();
@@ -150,8 +150,7 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
 // copy: run(data, [epilogue inputs], out), out data's dtype. cast: out the attr dtype, data a dtype KindOf knows.
 std::string CopyAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(attrs.kernel(), t[0].dtype, t.back().dtype));
-  return ByteScalarReason(attrs.kernel(), t.back().dtype);
+  return injective::MovedDTypeReason(attrs.kernel(), t[0].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.copy", CopyAccepts);
 
@@ -169,8 +168,8 @@ std::string CastAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& 
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.cast", CastAccepts);
 
-TVMLITE_REGISTER_OP("copy").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.copy"));
-TVMLITE_REGISTER_OP("cast").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.cast"));
+TVMLITE_REGISTER_OP_KERNEL("copy", "topi.copy");
+TVMLITE_REGISTER_OP_KERNEL("cast", "topi.cast");
 
 }  // namespace
 }  // namespace topi

@@ -204,30 +204,40 @@ NDArray BroadcastInto(const TensorArg& data, const std::vector<int64_t>& want, c
   return out;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.dyn.broadcast_to").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kName = "topi.dyn.broadcast_to";
-  KernelAttrs attrs(kName, attrs_in);
-  return MakeReturningKernel(kName, 2, [](const KernelArgs& args) {
-    return BroadcastInto(args.Input(0, "data"), injective::IntValues(args.Input(1, "shape"), kName), nullptr, kName);
-  });
-}).set_kernel_factory();
-
-TVMLITE_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kName = "topi.broadcast_to";
-  KernelAttrs attrs(kName, attrs_in);
-  const std::vector<int64_t> shape = attrs.GetInts("shape");
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
-  return MakeKernel(kName, 2, [shape](const KernelArgs& args) {
-    NDArray out = args.Output().array();
-    BroadcastInto(args.Input(0, "data"), shape, &out, kName);
-  });
-}).set_kernel_factory();
+/*!
+ * \brief Register the two kernels of a copy into a target (a shape for broadcast_to, reps for tile): the static one,
+ * "topi.<op>" with the target in the attr key, run(data, out); and the dynamic one, "topi.dyn.<op>" with it in the
+ * input key, [out] = run(data, target). into(data, target, out or null to make it, kernel) copies and returns out.
+ */
+template <typename Into>
+bool RegisterCopyInto(const std::string& op, const char* key, Into into) {
+  const std::string name = "topi." + op, dyn_name = "topi.dyn." + op;
+  runtime::Registry::Register(dyn_name)
+      .set_body_typed([dyn_name, key, into](Map<String, Any>) {  // no attrs
+        return MakeReturningKernel(dyn_name, 2, [dyn_name, key, into](const KernelArgs& args) {
+          return into(args.Input(0, "data"), injective::IntValues(args.Input(1, key), dyn_name), nullptr, dyn_name);
+        });
+      })
+      .set_kernel_factory();
+  runtime::Registry::Register(name)
+      .set_body_typed([name, key, into](Map<String, Any> attrs_in) {
+        KernelAttrs attrs(name, attrs_in);
+        const std::vector<int64_t> target = attrs.GetInts(key);
+        attrs.CheckNoEpilogue();
+        return MakeKernel(name, 2, [name, target, into](const KernelArgs& args) {
+          NDArray out = args.Output().array();
+          into(args.Input(0, "data"), target, &out, name);
+        });
+      })
+      .set_kernel_factory();
+  return true;
+}
 
 // broadcast_to_like: the output's shape (from shape_like's dims, given by the executor) is the target.
 TVMLITE_REGISTER_GLOBAL("topi.broadcast_to_like").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.broadcast_to_like";
   KernelAttrs attrs(kName, attrs_in);
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kName, 3, [](const KernelArgs& args) {
     NDArray out = args.Output().array();
     std::vector<int64_t> want(out->tensor.shape, out->tensor.shape + out->tensor.ndim);
@@ -271,24 +281,8 @@ NDArray TileInto(const TensorArg& data, std::vector<int64_t> reps, const NDArray
   return out;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.dyn.tile").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kName = "topi.dyn.tile";
-  KernelAttrs attrs(kName, attrs_in);
-  return MakeReturningKernel(kName, 2, [](const KernelArgs& args) {
-    return TileInto(args.Input(0, "data"), injective::IntValues(args.Input(1, "reps"), kName), nullptr, kName);
-  });
-}).set_kernel_factory();
-
-TVMLITE_REGISTER_GLOBAL("topi.tile").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kName = "topi.tile";
-  KernelAttrs attrs(kName, attrs_in);
-  const std::vector<int64_t> reps = attrs.GetInts("reps");
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
-  return MakeKernel(kName, 2, [reps](const KernelArgs& args) {
-    NDArray out = args.Output().array();
-    TileInto(args.Input(0, "data"), reps, &out, kName);
-  });
-}).set_kernel_factory();
+const bool kCopyIntoRegistered = RegisterCopyInto("broadcast_to", "shape", BroadcastInto) &&
+                                  RegisterCopyInto("tile", "reps", TileInto);
 
 TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.full";
@@ -415,27 +409,20 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.arange", DynShapeAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("shape_of").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.shape_of"));
-TVMLITE_REGISTER_OP("dyn.reshape")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.reshape"))
+TVMLITE_REGISTER_OP_KERNEL("shape_of", "topi.shape_of");
+TVMLITE_REGISTER_OP_KERNEL("dyn.reshape", "topi.dyn.reshape")
     .set_attr<bool>("TVMLiteReturnsOutputs", true)
     .set_attr<bool>("TVMLiteReturnsView", true);
-TVMLITE_REGISTER_OP("broadcast_to")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to"));
-TVMLITE_REGISTER_OP("broadcast_to_like")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.broadcast_to_like"));
-TVMLITE_REGISTER_OP("dyn.broadcast_to")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.broadcast_to"))
+TVMLITE_REGISTER_OP_KERNEL("broadcast_to", "topi.broadcast_to");
+TVMLITE_REGISTER_OP_KERNEL("broadcast_to_like", "topi.broadcast_to_like");
+TVMLITE_REGISTER_OP_KERNEL("dyn.broadcast_to", "topi.dyn.broadcast_to")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP("tile").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.tile"));
-TVMLITE_REGISTER_OP("dyn.tile")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.tile"))
+TVMLITE_REGISTER_OP_KERNEL("tile", "topi.tile");
+TVMLITE_REGISTER_OP_KERNEL("dyn.tile", "topi.dyn.tile")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP("dyn.full")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.full"))
+TVMLITE_REGISTER_OP_KERNEL("dyn.full", "topi.dyn.full")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP("arange")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.arange"))
+TVMLITE_REGISTER_OP_KERNEL("arange", "topi.arange")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

@@ -46,13 +46,9 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
   static const std::string kName = "topi.gather";
   KernelAttrs attrs(kName, attrs_in);
   int64_t axis_attr = attrs.GetInt("axis", 0);
-  Epilogue epi = injective::ParseEpilogue(attrs);
-  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
-    injective::CheckSameDType(data, out, kName);
-    DLDataType it = indices.dtype();
-    const std::string it_reason = IndexReason(kName, "indices", it);
-    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
+  Epilogue epi = attrs.GetEpilogue();
+  return injective::MakeIndexingKernel(kName, epi, [=](const KernelArgs& args, const TensorArg& data,
+                                                       const TensorArg& indices, const TensorArg& out, bool wide) {
     const int nd = data.ndim();
     TVMLITE_CHECK_KIND(nd >= 1 && indices.ndim() == nd, ValueError)
         << kName << ": indices " << runtime::ShapeTuple(indices.shape()) << " must have the rank of data "
@@ -74,7 +70,6 @@ TVMLITE_REGISTER_GLOBAL("topi.gather").set_body_typed([](Map<String, Any> attrs_
     const char* x = injective::Bytes(data);
     const char* idx = injective::Bytes(indices);
     char* y = injective::Bytes(out);
-    const bool wide = it.bits == 64;
     injective::ForRows(out.size() / cols, cols, esize, out, bound, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         int64_t rest = r, base = 0;
@@ -105,13 +100,9 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
   static const std::string kName = "topi.gather_nd";
   KernelAttrs attrs(kName, attrs_in);
   int64_t b = attrs.GetInt("batch_dims", 0);
-  Epilogue epi = injective::ParseEpilogue(attrs);
-  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
-    injective::CheckSameDType(data, out, kName);
-    DLDataType it = indices.dtype();
-    const std::string it_reason = IndexReason(kName, "indices", it);
-    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
+  Epilogue epi = attrs.GetEpilogue();
+  return injective::MakeIndexingKernel(kName, epi, [=](const KernelArgs& args, const TensorArg& data,
+                                                       const TensorArg& indices, const TensorArg& out, bool wide) {
     const int r = data.ndim(), q = indices.ndim();
     TVMLITE_CHECK_KIND(q >= 1, ValueError) << kName << ": indices must have rank >= 1, got a scalar";
     const int64_t k = indices.dim(q - 1);
@@ -121,11 +112,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
         << kName << ": indices " << runtime::ShapeTuple(indices.shape()) << " address " << k << " dims of data "
         << runtime::ShapeTuple(data.shape()) << " after " << b << " batch dims";
     std::vector<int64_t> dshape = data.shape(), ishape = indices.shape(), want(ishape.begin(), ishape.end() - 1);
-    for (int d = 0; d < b; ++d) {
-      TVMLITE_CHECK_KIND(dshape[d] == ishape[d], ValueError)
-          << kName << ": batch dim " << d << " differs: data " << runtime::ShapeTuple(dshape) << ", indices "
-          << runtime::ShapeTuple(ishape);
-    }
+    injective::CheckBatchDims(dshape, ishape, b, kName);
     want.insert(want.end(), dshape.begin() + b + k, dshape.end());
     out.CheckShape(want);
     BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
@@ -140,7 +127,6 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
     const char* x = injective::Bytes(data);
     const char* idx = injective::Bytes(indices);
     char* y = injective::Bytes(out);
-    const bool wide = it.bits == 64;
     injective::ForRows(rows, slice, esize, out, bound, [&](int64_t r0, int64_t r1) {
       for (int64_t row = r0; row < r1; ++row) {
         int64_t off = (row / per_batch) * batch_stride;
@@ -161,10 +147,7 @@ TVMLITE_REGISTER_GLOBAL("topi.gather_nd").set_body_typed([](Map<String, Any> att
 // gather_nd's rank >= 1.
 std::string GatherAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   const std::string& k = attrs.kernel();
-  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
-  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(injective::IndexingReason(attrs, t));
   if (k == "topi.gather_nd") return MinRankReason(k, "indices", t[1], 1);
   TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "data", t[0], 1));
   if (t[1].ndim != t[0].ndim) return k + ": indices must have the rank of data";
@@ -173,8 +156,8 @@ std::string GatherAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.gather", GatherAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.gather_nd", GatherAccepts);
 
-TVMLITE_REGISTER_OP("gather").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather"));
-TVMLITE_REGISTER_OP("gather_nd").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.gather_nd"));
+TVMLITE_REGISTER_OP_KERNEL("gather", "topi.gather");
+TVMLITE_REGISTER_OP_KERNEL("gather_nd", "topi.gather_nd");
 
 }  // namespace
 }  // namespace topi

@@ -35,6 +35,34 @@ void CheckSameDType(const TensorArg& a, const TensorArg& b, const std::string& k
   TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
 }
 
+bool WideIndices(const TensorArg& indices, const std::string& kernel) {
+  const std::string reason = IndexReason(kernel, "indices", indices.dtype());
+  TVMLITE_CHECK_KIND(reason.empty(), TypeError) << reason;
+  return indices.dtype().bits == 64;
+}
+
+void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& indices_shape,
+                    int64_t batch_dims, const std::string& kernel) {
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    TVMLITE_CHECK_KIND(data_shape[d] == indices_shape[d], ValueError)
+        << kernel << ": batch dim " << d << " differs: data " << runtime::ShapeTuple(data_shape) << ", indices "
+        << runtime::ShapeTuple(indices_shape);
+  }
+}
+
+std::string MovedDTypeReason(const std::string& kernel, DLDataType in, DLDataType out) {
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(kernel, in, out));
+  return ByteScalarReason(kernel, out);
+}
+
+std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
+  const std::string& k = attrs.kernel();
+  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
+  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
+  return ByteScalarReason(k, t.back().dtype);
+}
+
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what) {
   TVMLITE_CHECK_KIND(axis >= -ndim && axis < ndim, ValueError)
       << kernel << ": " << what << " " << axis << " is out of range for rank " << ndim;
@@ -45,10 +73,6 @@ int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= shape[i];
   return p;
-}
-
-Epilogue ParseEpilogue(const KernelAttrs& attrs) {
-  return Epilogue::Parse(attrs.GetString("epilogue", ""), attrs.kernel());
 }
 
 BoundEpilogue BindEpilogue(const Epilogue& epi, const TensorArg& out, const KernelArgs& args, int first_extra) {
@@ -74,10 +98,6 @@ std::vector<int64_t> BroadcastStrides(const TensorArg& t, const std::vector<int6
   return strides;
 }
 
-bool HasValue(const KernelAttrs& attrs, const char* key) {
-  const Any* v = attrs.map().get()->Find(Any(String(key)));
-  return v != nullptr && !v->is_none();
-}
 
 bool CollapseDims(std::vector<int64_t>* shape, std::vector<std::vector<int64_t>*> strides) {
   std::vector<int64_t> dims;

@@ -4,7 +4,7 @@
  * moving elements by their byte size (the dtype only matters for checks), the optional epilogue on float32
  * outputs, and the walk of the output by rows on the thread pool.
  *
- *   Epilogue epi = injective::ParseEpilogue(attrs);                     // factory
+ *   Epilogue epi = attrs.GetEpilogue();                                 // factory
  *   BoundEpilogue bound = injective::BindEpilogue(epi, out, args, k);   // call: extra inputs start at args[k]
  *   injective::ForRows(rows, row_elems, esize, out, bound, [&](int64_t r0, int64_t r1) { ...rows r0..r1... });
  *
@@ -40,14 +40,36 @@ inline char* Bytes(const TensorArg& t) {
 }
 /*! \brief TypeError unless a and b have the same dtype. */
 void CheckSameDType(const TensorArg& a, const TensorArg& b, const std::string& kernel);
+/*! \brief Whether indices is int64 (else int32); TypeError naming the kernel for other dtypes (IndexReason). */
+bool WideIndices(const TensorArg& indices, const std::string& kernel);
+/*! \brief ValueError naming the kernel unless data and indices agree on their first batch_dims dims. */
+void CheckBatchDims(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& indices_shape,
+                    int64_t batch_dims, const std::string& kernel);
 /*! \brief axis in [-ndim, ndim) made non-negative; ValueError naming the kernel otherwise. */
 int NormalizeAxis(int64_t axis, int ndim, const std::string& kernel, const char* what = "axis");
 int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end);
 
-/*! \brief The attr "epilogue" ("" or absent: none). */
-Epilogue ParseEpilogue(const KernelAttrs& attrs);
 /*! \brief Bind to this call's out (float32 required when the program is not empty) and args[first_extra..]. */
 BoundEpilogue BindEpilogue(const Epilogue& epi, const TensorArg& out, const KernelArgs& args, int first_extra);
+
+/*!
+ * \brief The bound kernel of an indexing kernel (gather, gather_nd, take), run(data, indices, [epilogue inputs], out):
+ * checks out has data's dtype and indices are int32 or int64, then body(args, data, indices, out, wide), wide for
+ * int64 indices. The epilogue's inputs are counted here; body binds it.
+ */
+template <typename F>
+Function MakeIndexingKernel(const std::string& kernel, const Epilogue& epi, F body) {
+  return MakeKernel(kernel, 3 + epi.num_inputs(), [kernel, body](const KernelArgs& args) {
+    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
+    CheckSameDType(data, out, kernel);
+    body(args, data, indices, out, WideIndices(indices, kernel));
+  });
+}
+
+/*! \brief Why a kernel that moves in's elements into out refuses them: out's dtype is not in's, or not 1-8 bytes. */
+std::string MovedDTypeReason(const std::string& kernel, DLDataType in, DLDataType out);
+/*! \brief Why an indexing kernel refuses t, run(data, indices, [epilogue inputs], out): MakeIndexingKernel's checks. */
+std::string IndexingReason(const KernelAttrs& attrs, const std::vector<TensorSig>& t);
 
 /*! \brief n elements of esize bytes, src stepping by src_stride bytes, to contiguous dst. */
 void GatherElems(char* dst, const char* src, int64_t n, int64_t src_stride, int esize);
@@ -92,9 +114,6 @@ void ForFlat(int64_t n, int esize, const TensorArg& out, const BoundEpilogue& ep
       },
       /*min_chunk=*/std::max<int64_t>(1, 16 / esize));
 }
-
-/*! \brief Whether attrs has key with a value other than None (relay's Optional attrs). */
-bool HasValue(const KernelAttrs& attrs, const char* key);
 
 /*!
  * \brief Merge dim d into d - 1 when every operand walks the two as one (strides[k][d - 1] == strides[k][d] *

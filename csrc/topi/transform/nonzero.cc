@@ -68,7 +68,7 @@ void WithNonZero(const TensorArg& t, const std::string& kName, const F& body) {
 TVMLITE_REGISTER_GLOBAL("topi.argwhere").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.argwhere";
   KernelAttrs attrs(kName, attrs_in);
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeReturningKernel(kName, 1, [](const KernelArgs& args) {
     TensorArg cond = args.Input(0, "condition");
     const int rank = cond.ndim();
@@ -108,8 +108,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argwhere", ArgwhereAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("argwhere")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.argwhere"))
+TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi

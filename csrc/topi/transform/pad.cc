@@ -157,7 +157,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_
   std::vector<int64_t> widths = attrs.GetInts("pad_width");
   std::string mode_name = attrs.GetString("pad_mode", "constant");
   PadMode mode = ParseMode(kName, mode_name);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), value = args.Input(1, "pad_value"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -218,9 +218,8 @@ std::string PadAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.nn.pad", PadAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.nn.pad", PadAccepts);
 
-TVMLITE_REGISTER_OP("nn.pad").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.nn.pad"));
-TVMLITE_REGISTER_OP("dyn.nn.pad")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.nn.pad"))
+TVMLITE_REGISTER_OP_KERNEL("nn.pad", "topi.nn.pad");
+TVMLITE_REGISTER_OP_KERNEL("dyn.nn.pad", "topi.dyn.nn.pad")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace

@@ -25,16 +25,14 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
   // Reductions accumulate in the data's type: the reference runs them (a TypeError here sends them there).
   TVMLITE_CHECK_KIND(attrs.GetString("mode", "update") == "update", TypeError)
       << kName << ": only mode 'update' runs natively";
-  TVMLITE_CHECK_KIND(attrs.GetString("epilogue", "").empty(), ValueError) << kName << ": takes no epilogue";
+  attrs.CheckNoEpilogue();
   return MakeKernel(kName, 4, [](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), idx = args.Input(1, "indices"), upd = args.Input(2, "updates");
     TensorArg out = args.Output();
     injective::CheckSameDType(data, out, kName);
     injective::CheckSameDType(data, upd, kName);
     out.CheckShape(data.shape());
-    const DLDataType it = idx.dtype();
-    const std::string it_reason = IndexReason(kName, "indices", it);
-    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
+    const bool wide = injective::WideIndices(idx, kName);
     TVMLITE_CHECK_KIND(idx.ndim() >= 1, ValueError) << kName << ": indices must have a last dim (k)";
     const int64_t k = idx.dim(idx.ndim() - 1);
     TVMLITE_CHECK_KIND(k >= 0 && k <= data.ndim(), ValueError)
@@ -59,8 +57,8 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
       int64_t at = 0;
       for (int64_t j = 0; j < k; ++j) {
         const int64_t n = data.dim(static_cast<int>(j));
-        int64_t v = it.bits == 64 ? reinterpret_cast<const int64_t*>(ip)[t * k + j]
-                                  : reinterpret_cast<const int32_t*>(ip)[t * k + j];
+        int64_t v = wide ? reinterpret_cast<const int64_t*>(ip)[t * k + j]
+                     : reinterpret_cast<const int32_t*>(ip)[t * k + j];
         TVMLITE_CHECK_KIND(v >= -n && v < n, ValueError)
             << kName << ": index " << v << " is out of range for a dim of " << n;
         at = at * n + (v < 0 ? v + n : v);
@@ -86,7 +84,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.scatter_nd", ScatterNdAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP("scatter_nd").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.scatter_nd"));
+TVMLITE_REGISTER_OP_KERNEL("scatter_nd", "topi.scatter_nd");
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -87,6 +87,22 @@ SlicePlan PlanSlice(const std::string& kName, const TensorArg& data, int esize, 
   return plan;
 }
 
+/*!
+ * \brief The static kernels' call: out (its shape checked) = data sliced as PlanSlice says, then the epilogue, its
+ * inputs from args[first_extra].
+ */
+void SliceInto(const std::string& kName, const TensorArg& data, const TensorArg& out, const std::vector<int64_t>& axes,
+               const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+               const std::vector<int64_t>& strides, bool size_mode, const Epilogue& epi, const KernelArgs& args,
+               int first_extra) {
+  const int esize = injective::ElemBytes(out, kName);
+  SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, strides, size_mode);
+  out.CheckShape(plan.shape);
+  BoundEpilogue bound = injective::BindEpilogue(epi, out, args, first_extra);
+  if (out.size() == 0) return;
+  injective::StridedCopy(out, injective::Bytes(data) + plan.offset, plan.shape, plan.step_bytes, esize, bound);
+}
+
 /*! \brief Each of n axes normalised against rank nd, none twice. */
 std::vector<int64_t> SliceAxes(const std::string& kName, size_t n, int nd, const std::vector<int64_t>* given) {
   std::vector<int64_t> axes(n);
@@ -106,7 +122,7 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> begin = attrs.GetInts("begin"), end = attrs.GetInts("end");
   std::vector<int64_t> strides = attrs.GetInts("strides", {});
-  bool has_axes = injective::HasValue(attrs, "axes");
+  bool has_axes = attrs.HasValue("axes");
   std::vector<int64_t> axes_attr = has_axes ? attrs.GetInts("axes") : std::vector<int64_t>{};
   std::string slice_mode = attrs.GetString("slice_mode", "end");
   const size_t n = begin.size();
@@ -123,17 +139,12 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
     TVMLITE_CHECK_KIND(strides.empty() || strides[strides.size() == 1 ? 0 : i] != 0, ValueError)
         << kName << ": step 0 for sliced axis " << i;
   }
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
     std::vector<int64_t> axes = SliceAxes(kName, n, data.ndim(), has_axes ? &axes_attr : nullptr);
-    const int esize = injective::ElemBytes(out, kName);
-    SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, strides, size_mode);
-    out.CheckShape(plan.shape);
-    BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 1);
-    if (out.size() == 0) return;
-    injective::StridedCopy(out, injective::Bytes(data) + plan.offset, plan.shape, plan.step_bytes, esize, bound);
+    SliceInto(kName, data, out, axes, begin, end, strides, size_mode, epi, args, 1);
   });
 }).set_kernel_factory();
 
@@ -142,7 +153,7 @@ TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_body_typed([](Map<String, Any> at
   static const std::string kName = "topi.slice_like";
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> axes_attr = attrs.GetInts("axes", {});
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), like = args.Input(1, "shape_like"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -163,12 +174,7 @@ TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_body_typed([](Map<String, Any> at
           << " on axis " << a;
       end.push_back(like.shape()[a]);
     }
-    const int esize = injective::ElemBytes(out, kName);
-    SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, {}, false);
-    out.CheckShape(plan.shape);
-    BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
-    if (out.size() == 0) return;
-    injective::StridedCopy(out, injective::Bytes(data) + plan.offset, plan.shape, plan.step_bytes, esize, bound);
+    SliceInto(kName, data, out, axes, begin, end, {}, false, epi, args, 2);
   });
 }).set_kernel_factory();
 
@@ -214,19 +220,15 @@ std::string SliceAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
     return ByteScalarReason(k, t[0].dtype);
   }
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, k == "topi.slice_like" ? 2 : 1));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  return ByteScalarReason(k, t.back().dtype);
+  return injective::MovedDTypeReason(k, t[0].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.strided_slice", SliceAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.slice_like", SliceAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.strided_slice", SliceAccepts);
 
-TVMLITE_REGISTER_OP("strided_slice")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.strided_slice"));
-TVMLITE_REGISTER_OP("slice_like")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.slice_like"));
-TVMLITE_REGISTER_OP("dyn.strided_slice")
-    .set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.dyn.strided_slice"))
+TVMLITE_REGISTER_OP_KERNEL("strided_slice", "topi.strided_slice");
+TVMLITE_REGISTER_OP_KERNEL("slice_like", "topi.slice_like");
+TVMLITE_REGISTER_OP_KERNEL("dyn.strided_slice", "topi.dyn.strided_slice")
     .set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace

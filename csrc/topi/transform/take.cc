@@ -38,13 +38,9 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
   TVMLITE_CHECK_KIND(mode_name == "fast" || mode_name == "clip" || mode_name == "wrap", ValueError)
       << kName << ": mode '" << mode_name << "' (expected fast, clip or wrap)";
   Mode mode = mode_name == "clip" ? Mode::kClip : mode_name == "wrap" ? Mode::kWrap : Mode::kFast;
-  Epilogue epi = injective::ParseEpilogue(attrs);
-  return MakeKernel(kName, 3 + epi.num_inputs(), [=](const KernelArgs& args) {
-    TensorArg data = args.Input(0, "data"), indices = args.Input(1, "indices"), out = args.Output();
-    injective::CheckSameDType(data, out, kName);
-    DLDataType it = indices.dtype();
-    const std::string it_reason = IndexReason(kName, "indices", it);
-    TVMLITE_CHECK_KIND(it_reason.empty(), TypeError) << it_reason;
+  Epilogue epi = attrs.GetEpilogue();
+  return injective::MakeIndexingKernel(kName, epi, [=](const KernelArgs& args, const TensorArg& data,
+                                                       const TensorArg& indices, const TensorArg& out, bool wide) {
     const int nd = data.ndim(), id = indices.ndim();
     TVMLITE_CHECK_KIND(nd >= 1, ValueError) << kName << ": data must have at least one dimension";
     const int axis = injective::NormalizeAxis(axis_attr, nd, kName);
@@ -53,11 +49,7 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
         << kName << ": batch_dims " << batch_attr << " must be in [0, min(rank(indices), axis)] = [0, "
         << std::min(id, axis) << "]";
     std::vector<int64_t> dshape = data.shape(), ishape = indices.shape(), want;
-    for (int d = 0; d < bd; ++d) {
-      TVMLITE_CHECK_KIND(dshape[d] == ishape[d], ValueError)
-          << kName << ": batch dim " << d << " differs: data " << runtime::ShapeTuple(dshape) << ", indices "
-          << runtime::ShapeTuple(ishape);
-    }
+    injective::CheckBatchDims(dshape, ishape, bd, kName);
     want.insert(want.end(), dshape.begin(), dshape.begin() + axis);
     want.insert(want.end(), ishape.begin() + bd, ishape.end());
     want.insert(want.end(), dshape.begin() + axis + 1, dshape.end());
@@ -71,7 +63,6 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
     TVMLITE_CHECK_KIND(n > 0, IndexError) << kName << ": cannot take from an empty axis " << axis;
     const char* x = injective::Bytes(data);
     const char* idx = injective::Bytes(indices);
-    const bool wide = it.bits == 64;
     char* y = injective::Bytes(out);
     const int64_t row_bytes = R * esize;
     injective::ForRows(rows, R, esize, out, bound, [&](int64_t r0, int64_t r1) {
@@ -88,16 +79,12 @@ TVMLITE_REGISTER_GLOBAL("topi.take").set_body_typed([](Map<String, Any> attrs_in
 
 // run(data, indices, [epilogue inputs], out): the body's dtype checks, and data's rank >= 1.
 std::string TakeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
-  const std::string& k = attrs.kernel();
-  TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 2));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(IndexReason(k, "indices", t[1].dtype));
-  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
-  return MinRankReason(k, "data", t[0], 1);
+  TVMLITE_ACCEPTS_CHECK(injective::IndexingReason(attrs, t));
+  return MinRankReason(attrs.kernel(), "data", t[0], 1);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.take", TakeAccepts);
 
-TVMLITE_REGISTER_OP("take").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.take"));
+TVMLITE_REGISTER_OP_KERNEL("take", "topi.take");
 
 }  // namespace
 }  // namespace topi

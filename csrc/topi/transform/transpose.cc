@@ -57,9 +57,9 @@ void Transpose2DBytes(char* dst, int64_t dst_row, const char* src, int64_t src_c
 TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.transpose";
   KernelAttrs attrs(kName, attrs_in);
-  std::vector<int64_t> axes_attr = injective::HasValue(attrs, "axes") ? attrs.GetInts("axes")
+  std::vector<int64_t> axes_attr = attrs.HasValue("axes") ? attrs.GetInts("axes")
                                                                        : std::vector<int64_t>{};
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, axes_attr](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
     injective::CheckSameDType(data, out, kName);
@@ -93,18 +93,15 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
       return;
     }
     const int64_t rows = shape[m - 2], cols = shape[m - 1], src_col = strides[m - 1] / esize;
-    const int64_t outer = injective::Product(shape, 0, m - 2), row_blocks = (rows + kBlock - 1) / kBlock;
+    const int64_t outer = injective::Product(shape, 0, m - 2);
     char* y = injective::Bytes(out);
     float* yf = bound.empty() ? nullptr : reinterpret_cast<float*>(y);
-    runtime::ParallelFor(outer * row_blocks, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        int64_t o = t / row_blocks, k0 = (t % row_blocks) * kBlock, k1 = std::min(rows, k0 + kBlock);
-        int64_t rest = o, off = 0;
-        for (int d = m - 3; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
-        int64_t first = o * rows + k0;  // the first output row of the task
-        Transpose2DBytes(y + first * cols * esize, cols, x + off + k0 * esize, src_col, k1 - k0, cols, esize);
-        if (yf) bound.Apply(yf, first * cols, (k1 - k0) * cols);
-      }
+    runtime::ParallelTiles(outer, rows, kBlock, [&](int64_t o, int64_t k0, int64_t k1) {
+      int64_t rest = o, off = 0;
+      for (int d = m - 3; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
+      int64_t first = o * rows + k0;  // the first output row of the task
+      Transpose2DBytes(y + first * cols * esize, cols, x + off + k0 * esize, src_col, k1 - k0, cols, esize);
+      if (yf) bound.Apply(yf, first * cols, (k1 - k0) * cols);
     }, /*min_chunk=*/std::max<int64_t>(1, 65536 / (kBlock * cols * esize)));
   });
 }).set_kernel_factory();
@@ -113,11 +110,10 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
 std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
   const std::string& k = attrs.kernel();
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 1));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(ByteScalarReason(k, t.back().dtype));
+  TVMLITE_ACCEPTS_CHECK(injective::MovedDTypeReason(k, t[0].dtype, t.back().dtype));
   if (t[0].ndim != t.back().ndim) return k + ": out must have data's rank";
   // No axes (or none given: an empty list) reverses the dims.
-  const size_t n = injective::HasValue(attrs, "axes") ? attrs.GetInts("axes").size() : 0;
+  const size_t n = attrs.HasValue("axes") ? attrs.GetInts("axes").size() : 0;
   if (n != 0 && static_cast<int64_t>(n) != t[0].ndim) {
     return k + ": axes has " + std::to_string(n) + " entries for data of rank " + std::to_string(t[0].ndim);
   }
@@ -125,7 +121,7 @@ std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorS
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.transpose", TransposeAccepts);
 
-TVMLITE_REGISTER_OP("transpose").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.transpose"));
+TVMLITE_REGISTER_OP_KERNEL("transpose", "topi.transpose");
 
 }  // namespace
 }  // namespace topi

@@ -26,7 +26,7 @@ TVMLITE_REGISTER_GLOBAL("topi.trilu").set_body_typed([](Map<String, Any> attrs_i
   static const std::string kName = "topi.trilu";
   KernelAttrs attrs(kName, attrs_in);
   const bool upper = attrs.GetInt("upper", 1) != 0;
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 3 + epi.num_inputs(), [upper, epi](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), k_arg = args.Input(1, "k"), out = args.Output();
     TVMLITE_CHECK_KIND(data.ndim() >= 2, ValueError)
@@ -69,12 +69,11 @@ std::string TriluAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
   TVMLITE_ACCEPTS_CHECK(MinRankReason(k, "data", t[0], 2));
   TVMLITE_ACCEPTS_CHECK(IndexReason(k, "k", t[1].dtype));
   if (t[1].ndim > 1) return k + ": k must be 0-d or 1-d";
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[0].dtype, t.back().dtype));
-  return ByteScalarReason(k, t.back().dtype);
+  return injective::MovedDTypeReason(k, t[0].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.trilu", TriluAccepts);
 
-TVMLITE_REGISTER_OP("trilu").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.trilu"));
+TVMLITE_REGISTER_OP_KERNEL("trilu", "topi.trilu");
 
 }  // namespace
 }  // namespace topi

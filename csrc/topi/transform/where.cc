@@ -39,7 +39,7 @@ std::string ConditionReason(DLDataType ct) {
 TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.where";
   KernelAttrs attrs(kName, attrs_in);
-  Epilogue epi = injective::ParseEpilogue(attrs);
+  Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 4 + epi.num_inputs(), [epi](const KernelArgs& args) {
     TensorArg cond = args.Input(0, "condition"), x = args.Input(1, "x"), y = args.Input(2, "y");
     TensorArg out = args.Output();
@@ -98,12 +98,11 @@ std::string WhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>&
   TVMLITE_ACCEPTS_CHECK(CheckArity(attrs, t, 3));
   TVMLITE_ACCEPTS_CHECK(ConditionReason(t[0].dtype));
   TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[1].dtype, t.back().dtype));
-  TVMLITE_ACCEPTS_CHECK(SameDTypeReason(k, t[2].dtype, t.back().dtype));
-  return ByteScalarReason(k, t.back().dtype);
+  return injective::MovedDTypeReason(k, t[2].dtype, t.back().dtype);
 }
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.where", WhereAccepts);
 
-TVMLITE_REGISTER_OP("where").set_attr<runtime::String>("FTVMLiteKernel", runtime::String("topi.where"));
+TVMLITE_REGISTER_OP_KERNEL("where", "topi.where");
 
 }  // namespace
 }  // namespace topi

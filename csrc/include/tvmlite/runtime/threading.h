@@ -47,6 +47,30 @@ void ParallelFor(int64_t n, const F& f, int64_t min_chunk = 1) {
       const_cast<F*>(&f), min_chunk);
 }
 
+/*!
+ * \brief ParallelFor over rows of len items each, every row cut into tiles of tile items (the last one shorter): the
+ * rows * ceil(len / tile) tiles are the pool's items, and f(row, begin, end) runs once per tile ([begin, end) within
+ * the row), a piece's tiles in order. For kernels whose rows are too few, or too long, to share the threads alone.
+ *
+ *   runtime::ParallelTiles(outer, inner, 512, [&](int64_t o, int64_t i0, int64_t i1) { ... }, min_chunk);
+ *
+ * \param min_chunk as ParallelFor's, in tiles.
+ */
+template <typename F>
+void ParallelTiles(int64_t rows, int64_t len, int64_t tile, const F& f, int64_t min_chunk = 1) {
+  if (len <= 0 || tile <= 0) return;
+  const int64_t tiles = (len + tile - 1) / tile;
+  ParallelFor(
+      rows * tiles,
+      [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t row = t / tiles, begin = (t % tiles) * tile;
+          f(row, begin, begin + tile < len ? begin + tile : len);
+        }
+      },
+      min_chunk);
+}
+
 }  // namespace runtime
 }  // namespace tvmlite
 #endif  // TVMLITE_RUNTIME_THREADING_H_

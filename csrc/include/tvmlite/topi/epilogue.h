@@ -8,7 +8,7 @@
  * Registers r0..r7: r0 is the output (it starts as the anchor kernel's value, and its final value is the result);
  * in<k> is extra input k, numpy-broadcast to the output's shape; a number is an immediate.
  *
- *   Epilogue epi = Epilogue::Parse(attrs.GetString("epilogue", ""), "topi.nn.conv2d_nchwc");
+ *   Epilogue epi = attrs.GetEpilogue();   // the factory: KernelAttrs::GetEpilogue parses the attr "epilogue"
  *   ...per call:  BoundEpilogue bound = epi.Bind(out.shape(), args.Rest(2), kernel);
  *   ...per tile:  bound.Apply(out_data, flat_begin, n);   // in place on out_data[flat_begin, flat_begin + n)
  */

@@ -15,13 +15,16 @@
 #ifndef TVMLITE_TOPI_KERNEL_H_
 #define TVMLITE_TOPI_KERNEL_H_
 
+#include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/array.h>
 #include <tvmlite/runtime/error.h>
 #include <tvmlite/runtime/float_mode.h>
 #include <tvmlite/runtime/function.h>
 #include <tvmlite/runtime/map.h>
 #include <tvmlite/runtime/ndarray.h>
+#include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/string.h>
+#include <tvmlite/topi/epilogue.h>
 
 #include <string>
 #include <utility>
@@ -37,11 +40,16 @@ using runtime::Map;
 using runtime::NDArray;
 using runtime::String;
 
+
 /*! \brief A kernel's attrs with typed getters; a missing required key or a wrong type is a ValueError/TypeError. */
 class KernelAttrs {
  public:
   KernelAttrs(std::string kernel, Map<String, Any> attrs) : kernel_(std::move(kernel)), attrs_(std::move(attrs)) {}
   bool Has(const char* key) const { return attrs_.count(String(key)) != 0; }
+  /*! \brief Whether key is given with a value other than None (relay's Optional attrs: None means not given). */
+  bool HasValue(const char* key) const;
+  /*! \brief ValueError "<kernel>: takes no epilogue" unless the attr "epilogue" is absent or "". */
+  void CheckNoEpilogue() const;
   int64_t GetInt(const char* key) const;
   int64_t GetInt(const char* key, int64_t fallback) const { return Has(key) ? GetInt(key) : fallback; }
   double GetFloat(const char* key) const;
@@ -51,6 +59,8 @@ class KernelAttrs {
     return Has(key) ? GetString(key) : fallback;
   }
   std::vector<int64_t> GetInts(const char* key) const;
+  /*! \brief The attr "epilogue" parsed ("" or absent: the empty program); ValueError naming the kernel. */
+  Epilogue GetEpilogue() const;
   std::vector<int64_t> GetInts(const char* key, std::vector<int64_t> fallback) const {
     return Has(key) ? GetInts(key) : std::move(fallback);
   }
@@ -141,10 +151,40 @@ Function MakeReturningKernel(std::string name, int num_inputs, F body) {
 }
 
 /*!
+ * \brief The factory of a kernel whose attrs parse once: params = parse(attrs) and the attr "epilogue" (GetEpilogue)
+ * at load, run(params, epilogue, args) per call, which takes num_inputs inputs, the epilogue's inputs, then out.
+ */
+template <typename Parse, typename Run>
+Function MakeParsedKernel(const std::string& name, Map<String, Any> attrs_in, int num_inputs, Parse parse, Run run) {
+  KernelAttrs attrs(name, attrs_in);
+  auto params = parse(attrs);
+  Epilogue epilogue = attrs.GetEpilogue();
+  return MakeKernel(name, num_inputs + 1 + epilogue.num_inputs(),
+                    [params, epilogue, run](const KernelArgs& args) { run(params, epilogue, args); });
+}
+
+/*!
  * \brief axis (negative counts from the end) of a tensor of rank ndim, in [0, ndim); ValueError naming the kernel
  * for a scalar (ndim 0) or an axis out of range. The axis-wise kernels (softmax, layer norm, LRN) share it.
  */
 int64_t NormalizedAxis(const std::string& kernel, int64_t axis, int64_t ndim);
+
+/*! \brief A shape as the kernels' errors print it, "(1, 3, 224, 224)" (runtime::ShapeTuple's form). */
+std::string ShapeString(const std::vector<int64_t>& shape);
+inline std::string ShapeString(const TensorArg& t) { return ShapeString(t.shape()); }
+
+/*!
+ * \brief An axis-wise kernel's float32 data (args[0]) and out, out checked to have data's shape, and that shape cut
+ * around the normalized axis: outer (the product of the dims before it) x len (its dim) x inner (those after).
+ */
+struct AxisWise {
+  const float* x;
+  float* y;
+  std::vector<int64_t> shape;
+  int64_t axis, outer, len, inner;
+  int64_t size() const { return outer * len * inner; }
+};
+AxisWise ReadAxisWise(const KernelArgs& args, int64_t axis_attr);
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -163,6 +203,30 @@ T* TensorArg::Data() const {
   return reinterpret_cast<T*>(static_cast<char*>(array_->tensor.data) + array_->tensor.byte_offset);
 }
 
+/*! \brief The op attribute naming an op's kernel (a registered "topi.*" factory), which the lowering reads. */
+constexpr const char* kOpKernelAttr = "FTVMLiteKernel";
+
 }  // namespace topi
 }  // namespace tvmlite
+
+/*!
+ * \brief Name op's kernel (the kOpKernelAttr attribute), chainable like TVMLITE_REGISTER_OP:
+ *   TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere").set_attr<bool>("TVMLiteReturnsOutputs", true);
+ */
+#define TVMLITE_REGISTER_OP_KERNEL(OpName, KernelName)                                              \
+  TVMLITE_REGISTER_OP(OpName).set_attr<::tvmlite::runtime::String>(::tvmlite::topi::kOpKernelAttr, \
+                                                                    ::tvmlite::runtime::String(KernelName))
+
+/*!
+ * \brief Register the kernel factory Name as Make(Name, attrs, extra...): for the factories one maker serves with
+ * different arguments (the reductions, the pools, softmax and log_softmax, ...):
+ *   TVMLITE_REGISTER_KERNEL_FACTORY("topi.sum", MakeReduce, Reducer::kSum);
+ */
+#define TVMLITE_REGISTER_KERNEL_FACTORY(Name, Make, ...)                                                          \
+  TVMLITE_REGISTER_GLOBAL(Name)                                                                                   \
+      .set_body_typed([](::tvmlite::runtime::Map<::tvmlite::runtime::String, ::tvmlite::runtime::Any> attrs) { \
+        return Make(Name, attrs, ##__VA_ARGS__);                                                                  \
+      })                                                                                                          \
+      .set_kernel_factory()
+
 #endif  // TVMLITE_TOPI_KERNEL_H_
