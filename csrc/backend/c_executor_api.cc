@@ -85,7 +85,7 @@ int32_t Index(int32_t index, size_t n, const char* func, const char* what) {
 }
 
 /*! \brief Entry index of a model's inputs or outputs (list) into out: the info functions' body. */
-void DescribeEntry(const TVMLiteModel* model, std::vector<TensorDesc> TVMLiteModel::*list, int32_t index,
+void DescribeEntry(const TVMLiteModel* model, std::vector<TensorDesc> TVMLiteModel::* list, int32_t index,
                    TVMLiteTensorInfo* out, const char* func, const char* what) {
   NotNull(model, func, "model");
   NotNull(out, func, "out");

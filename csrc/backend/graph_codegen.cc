@@ -812,12 +812,9 @@ Map<String, Any> GraphBuilder::Finish(const std::vector<Entry>& heads) {
       }
       j += "]";
       dltype += sep;
-      if (const auto* tt = t.as<TensorTypeNode>())
-        runtime::json::WriteString(tt->dtype.str(), &dltype);
-      else if (const auto* dt = t.as<DynTensorTypeNode>())
-        runtime::json::WriteString(dt->dtype.str(), &dltype);
-      else
-        dltype += "\"object\"";
+      if (const auto* tt = t.as<TensorTypeNode>()) runtime::json::WriteString(tt->dtype.str(), &dltype);
+      else if (const auto* dt = t.as<DynTensorTypeNode>()) runtime::json::WriteString(dt->dtype.str(), &dltype);
+      else dltype += "\"object\"";
       // A returned view shares its input's storage in the plan (liveness), but the kernel makes the view.
       storage += sep + std::to_string(n.returns ? -1 : plan.storage_id[e]);
       is_static += sep + std::string(StaticShape(t) ? "1" : "0");

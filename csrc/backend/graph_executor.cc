@@ -744,10 +744,8 @@ bool GraphExecutorObj::Execute(size_t id, const Node& n, std::vector<AnyView>* a
       return true;
     }
     case kLoop:
-      if (n.loop->is_loop)
-        RunLoop(n);
-      else
-        RunScan(n);
+      if (n.loop->is_loop) RunLoop(n);
+      else RunScan(n);
       return true;
     case kReference:
     case kReturns: {

@@ -342,10 +342,8 @@ std::vector<NDArray> GraphExecutorObj::ScanOne(const Node& n, std::vector<NDArra
         buf = NDArray();
       }
       NDArray slice = Take(xs[j], axes[j], idx, buf);
-      if (!buf.defined())
-        SetBodyInput(body, n_states + j, slice, n.name);
-      else
-        body->input_set_.insert(e);
+      if (!buf.defined()) SetBodyInput(body, n_states + j, slice, n.name);
+      else body->input_set_.insert(e);
     }
     std::vector<NDArray> res = RunBody(body, n.name);
     for (size_t k = 0; k < n_states; ++k) states[k] = res[k];

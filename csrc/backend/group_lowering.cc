@@ -256,10 +256,8 @@ std::optional<std::vector<Entry>> GraphBuilder::TryNative(const Group& g, bool f
       bool ok = true;
       runtime::details::ForEachReflectedField(anchor->attrs->type_index(), [&](const TVMLiteFieldInfo& fi) {
         std::optional<Any> v = KernelAttrValue(runtime::details::ReadField(anchor->attrs.get(), fi));
-        if (!v)
-          ok = false;
-        else if (!v->is_none())
-          attrs.Set(String(std::string(fi.name.data, fi.name.size)), *v);
+        if (!v) ok = false;
+        else if (!v->is_none()) attrs.Set(String(std::string(fi.name.data, fi.name.size)), *v);
       });
       if (!ok) return Refuse(op->name + " has an attribute a kernel cannot take");
     }
@@ -484,12 +482,9 @@ std::optional<std::string> GraphBuilder::BuildProgram(const Group& g, const std:
           float v;
           std::memcpy(&v, static_cast<const char*>(k->data->tensor.data) + k->data->tensor.byte_offset, 4);
           char buf[40];
-          if (std::isnan(v))
-            std::snprintf(buf, sizeof(buf), "nan");
-          else if (std::isinf(v))
-            std::snprintf(buf, sizeof(buf), v > 0 ? "inf" : "-inf");
-          else
-            std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+          if (std::isnan(v)) std::snprintf(buf, sizeof(buf), "nan");
+          else if (std::isinf(v)) std::snprintf(buf, sizeof(buf), v > 0 ? "inf" : "-inf");
+          else std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
           src[a.get()] = buf;
         } else {
           if (!BroadcastsTo(a->checked_type(), out_shape)) {

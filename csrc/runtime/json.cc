@@ -153,14 +153,10 @@ class Reader {
     for (int k = 0; k < 4; ++k) {
       char h = s_[pos_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9')
-        cp |= h - '0';
-      else if (h >= 'a' && h <= 'f')
-        cp |= h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F')
-        cp |= h - 'A' + 10;
-      else
-        Fail("bad hex digit in \\u escape");
+      if (h >= '0' && h <= '9') cp |= h - '0';
+      else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
+      else Fail("bad hex digit in \\u escape");
     }
     return cp;
   }
@@ -283,22 +279,14 @@ bool IsValidUTF8(std::string_view s) {
       ++i;
       continue;
     }
-    if (c >= 0xC2 && c <= 0xDF)
-      n = 1;
-    else if (c == 0xE0)
-      n = 2, lo = 0xA0;
-    else if (c == 0xED)
-      n = 2, hi = 0x9F;
-    else if (c >= 0xE1 && c <= 0xEF)
-      n = 2;
-    else if (c == 0xF0)
-      n = 3, lo = 0x90;
-    else if (c == 0xF4)
-      n = 3, hi = 0x8F;
-    else if (c >= 0xF1 && c <= 0xF3)
-      n = 3;
-    else
-      return false;
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else return false;
     if (i + n >= s.size()) return false;  // truncated sequence
     for (int k = 1; k <= n; ++k) {
       unsigned char cc = static_cast<unsigned char>(s[i + k]);

@@ -58,38 +58,44 @@ void ArgRun(const Plan& p, const T* x, int64_t* y) {
   if (p.inner_reduced) {
     // one output per kept index: scan red_count runs of inner contiguous values
     const int64_t per_output = std::max<int64_t>(1, p.red_count * p.inner);
-    runtime::ParallelFor(p.kept_count, [&](int64_t o0, int64_t o1) {
-      for (int64_t o = o0; o < o1; ++o) {
-        const T* base = x + Offset(o, p.kept_dims, p.kept_strides);
-        T best = base[0];
-        int64_t at = 0;
-        for (int64_t r = 0; r < p.red_count; ++r) {
-          const T* run = base + Offset(r, p.red_dims, p.red_strides);
-          for (int64_t j = 0; j < p.inner; ++j) {
-            if (Better<T, kMax, kLast>(run[j], best)) best = run[j], at = r * p.inner + j;
+    runtime::ParallelFor(
+        p.kept_count,
+        [&](int64_t o0, int64_t o1) {
+          for (int64_t o = o0; o < o1; ++o) {
+            const T* base = x + Offset(o, p.kept_dims, p.kept_strides);
+            T best = base[0];
+            int64_t at = 0;
+            for (int64_t r = 0; r < p.red_count; ++r) {
+              const T* run = base + Offset(r, p.red_dims, p.red_strides);
+              for (int64_t j = 0; j < p.inner; ++j) {
+                if (Better<T, kMax, kLast>(run[j], best)) best = run[j], at = r * p.inner + j;
+              }
+            }
+            y[o] = at;
           }
-        }
-        y[o] = at;
-      }
-    }, std::max<int64_t>(1, 16384 / per_output));
+        },
+        std::max<int64_t>(1, 16384 / per_output));
     return;
   }
   // output rows of inner values: fold red_count input rows; tasks are (row, column chunk)
   constexpr int64_t kChunk = 512;
-  runtime::ParallelTiles(p.kept_count, p.inner, kChunk, [&](int64_t o, int64_t c0, int64_t c1) {
-    T best[kChunk];
-    const int64_t w = c1 - c0;
-    const T* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
-    int64_t* at = y + o * p.inner + c0;
-    std::copy(base, base + w, best);  // reduced index 0 is at offset 0
-    std::fill(at, at + w, int64_t(0));
-    for (int64_t r = 1; r < p.red_count; ++r) {
-      const T* row = base + Offset(r, p.red_dims, p.red_strides);
-      for (int64_t j = 0; j < w; ++j) {
-        if (Better<T, kMax, kLast>(row[j], best[j])) best[j] = row[j], at[j] = r;
-      }
-    }
-  }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
+  runtime::ParallelTiles(
+      p.kept_count, p.inner, kChunk,
+      [&](int64_t o, int64_t c0, int64_t c1) {
+        T best[kChunk];
+        const int64_t w = c1 - c0;
+        const T* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
+        int64_t* at = y + o * p.inner + c0;
+        std::copy(base, base + w, best);  // reduced index 0 is at offset 0
+        std::fill(at, at + w, int64_t(0));
+        for (int64_t r = 1; r < p.red_count; ++r) {
+          const T* row = base + Offset(r, p.red_dims, p.red_strides);
+          for (int64_t j = 0; j < w; ++j) {
+            if (Better<T, kMax, kLast>(row[j], best[j])) best[j] = row[j], at[j] = r;
+          }
+        }
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
 }
 
 /*! \brief run(tag) with a null T* for data's dtype dt; false (nothing run) for a dtype the kernels do not take. */
@@ -139,8 +145,8 @@ Function MakeArgReduce(const std::string& name, Map<String, Any> attrs_in) {
     auto run = [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       TVMLITE_CHECK_KIND(plan.reduce_size > 0, ValueError)
-          << args.kernel() << ": cannot take the arg-extreme of no elements (input shape "
-          << runtime::ShapeTuple(shape) << ")";
+          << args.kernel() << ": cannot take the arg-extreme of no elements (input shape " << runtime::ShapeTuple(shape)
+          << ")";
       if (out.size() == 0) return;
       const T* x = reinterpret_cast<const T*>(static_cast<const char*>(data.array()->tensor.data) +
                                               data.array()->tensor.byte_offset);

@@ -89,9 +89,7 @@ void Apply(const A* a, const A* b, O* out, const Broadcast& p, F f) {
 template <typename T>
 T Arith(const std::string& op, T x, T y, const std::string& kernel) {
   using U = std::make_unsigned_t<T>;
-  auto need_divisor = [&] {
-    TVMLITE_CHECK_KIND(y != 0, ValueError) << kernel << ": integer division by zero";
-  };
+  auto need_divisor = [&] { TVMLITE_CHECK_KIND(y != 0, ValueError) << kernel << ": integer division by zero"; };
   if (op == "add") return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));  // wraps as numpy does
   if (op == "subtract") return static_cast<T>(static_cast<U>(x) - static_cast<U>(y));
   if (op == "multiply") return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
@@ -150,8 +148,7 @@ void ByDType(DLDataType dt, Kind kind, const std::string& kernel, F f) {
   if (dt.lanes == 1 && dt.code == kDLInt && dt.bits == 32) return f(static_cast<int32_t*>(nullptr));
   if (numeric && dt.lanes == 1 && dt.code == kDLFloat && dt.bits == 32) return f(static_cast<float*>(nullptr));
   if (numeric && dt.lanes == 1 && dt.code == kDLFloat && dt.bits == 64) return f(static_cast<double*>(nullptr));
-  if ((any || kind == Kind::kLogical) && dt.lanes == 1 && (dt.code == kDLBool || dt.code == kDLUInt) &&
-      dt.bits == 8) {
+  if ((any || kind == Kind::kLogical) && dt.lanes == 1 && (dt.code == kDLBool || dt.code == kDLUInt) && dt.bits == 8) {
     return f(static_cast<uint8_t*>(nullptr));
   }
   TVMLITE_THROW(TypeError) << kernel << ": dtype " << DataType(dt).str() << " is not supported";
@@ -222,11 +219,11 @@ Function MakeBinary(const std::string& op, Kind kind) {
 
 const bool kRegistered = [] {
   const std::pair<const char*, Kind> ops[] = {
-      {"add", Kind::kArith},       {"subtract", Kind::kArith},     {"multiply", Kind::kArith},
-      {"divide", Kind::kArith},    {"floor_divide", Kind::kArith}, {"mod", Kind::kArith},
-      {"floor_mod", Kind::kArith}, {"maximum", Kind::kArith},      {"minimum", Kind::kArith},
-      {"equal", Kind::kCompare},   {"not_equal", Kind::kCompare},  {"less", Kind::kCompare},
-      {"less_equal", Kind::kCompare}, {"greater", Kind::kCompare}, {"greater_equal", Kind::kCompare},
+      {"add", Kind::kArith},           {"subtract", Kind::kArith},     {"multiply", Kind::kArith},
+      {"divide", Kind::kArith},        {"floor_divide", Kind::kArith}, {"mod", Kind::kArith},
+      {"floor_mod", Kind::kArith},     {"maximum", Kind::kArith},      {"minimum", Kind::kArith},
+      {"equal", Kind::kCompare},       {"not_equal", Kind::kCompare},  {"less", Kind::kCompare},
+      {"less_equal", Kind::kCompare},  {"greater", Kind::kCompare},    {"greater_equal", Kind::kCompare},
       {"logical_and", Kind::kLogical}, {"logical_or", Kind::kLogical}, {"logical_xor", Kind::kLogical}};
   for (const auto& [name, kind] : ops) {
     const std::string op = name;

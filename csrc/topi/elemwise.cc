@@ -15,7 +15,7 @@
 namespace tvmlite {
 namespace topi {
 
-TVMLITE_REGISTER_GLOBAL("topi.elemwise").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.elemwise").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.elemwise";
   KernelAttrs attrs(kName, attrs_in);
   Epilogue program = Epilogue::Parse(attrs.GetString("epilogue"), kName);
@@ -24,10 +24,11 @@ TVMLITE_REGISTER_GLOBAL("topi.elemwise").set_body_typed([](Map<String, Any> attr
     TensorArg out = args.Output();
     float* y = out.Data<float>();
     BoundEpilogue bound = program.Bind(out.shape(), args.Rest(0), args.kernel());
-    runtime::ParallelFor(out.size(), [&](int64_t begin, int64_t end) { bound.Apply(y, begin, end - begin); },
-                         /*min_chunk=*/16384);
+    runtime::ParallelFor(
+        out.size(), [&](int64_t begin, int64_t end) { bound.Apply(y, begin, end - begin); },
+        /*min_chunk=*/16384);
   });
-}).set_kernel_factory();
+});
 
 /*! \brief The canonical text of a program (Parse then ToString): what a program round-trips to. */
 TVMLITE_REGISTER_GLOBAL("topi.epilogue_canonical").set_body_typed([](String text) {

@@ -19,8 +19,8 @@ namespace {
 Isa HardwareIsa() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl")) {
     return Isa::kAVX512;
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAVX2;

@@ -97,8 +97,7 @@ TensorArg KernelArgs::Input(int i, const char* name) const {
   TVMLITE_CHECK_KIND(a.has_value() && a->defined(), TypeError)
       << *kernel_ << ": argument " << i << " (" << name << ") must be an NDArray";
   const DLTensor& t = (*a)->tensor;
-  TVMLITE_CHECK_KIND(t.device.device_type == kDLCPU, ValueError)
-      << *kernel_ << ": " << name << " must be on the CPU";
+  TVMLITE_CHECK_KIND(t.device.device_type == kDLCPU, ValueError) << *kernel_ << ": " << name << " must be on the CPU";
   TVMLITE_CHECK_KIND(a->IsContiguous(), ValueError) << *kernel_ << ": " << name << " must be contiguous";
   TVMLITE_CHECK_KIND(t.data != nullptr || a->NumElements() == 0, ValueError)
       << *kernel_ << ": " << name << " has no data";

@@ -37,9 +37,7 @@ std::string ByteScalarReason(const std::string& kernel, DLDataType t) {
   return IsByteScalar(t) ? "" : kernel + ": dtype " + DTypeName(t) + " is not supported (1, 2, 4 or 8 byte scalars)";
 }
 
-int EpilogueInputs(const KernelAttrs& attrs) {
-  return attrs.GetEpilogue().num_inputs();
-}
+int EpilogueInputs(const KernelAttrs& attrs) { return attrs.GetEpilogue().num_inputs(); }
 
 std::string CheckArity(const KernelAttrs& attrs, const std::vector<TensorSig>& t, int own, bool has_out) {
   const int epi = EpilogueInputs(attrs);

@@ -41,9 +41,7 @@ using relay::LayoutIndexMap;
 
 constexpr int64_t kTile = 64;  // pixels per tile of the blocked fast paths
 
-char* RawData(const TensorArg& t) {
-  return static_cast<char*>(t.array()->tensor.data) + t.array()->tensor.byte_offset;
-}
+char* RawData(const TensorArg& t) { return static_cast<char*>(t.array()->tensor.data) + t.array()->tensor.byte_offset; }
 
 /*!
  * \brief NCHW -> NCHW{c}c (to_blocked) or back, for one (n, block) pair and pixels [p0, p1). kC = 0: c at run
@@ -196,26 +194,31 @@ void MappedCopyBytes(const char* in, char* out, const LayoutIndexMap& map, size_
   const std::vector<int64_t>& shape = map.dst_shape();
   int64_t total = 1;
   for (int64_t s : shape) total *= s;
-  runtime::ParallelFor(total, [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> index(shape.size());
-    for (int64_t flat = begin; flat < end; ++flat) {
-      int64_t rest = flat;
-      for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-        index[d] = rest % shape[d];
-        rest /= shape[d];
-      }
-      std::memcpy(out + flat * elem, in + map.SrcOffset(index) * elem, elem);
-    }
-  }, /*min_chunk=*/4096);
+  runtime::ParallelFor(
+      total,
+      [&](int64_t begin, int64_t end) {
+        std::vector<int64_t> index(shape.size());
+        for (int64_t flat = begin; flat < end; ++flat) {
+          int64_t rest = flat;
+          for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+            index[d] = rest % shape[d];
+            rest /= shape[d];
+          }
+          std::memcpy(out + flat * elem, in + map.SrcOffset(index) * elem, elem);
+        }
+      },
+      /*min_chunk=*/4096);
 }
 
 /*! \brief out = in, bytes long, in parallel chunks: the layouts that move nothing (NCHW1c, or H * W = 1). */
 void ParallelCopy(const char* in, char* out, int64_t bytes) {
   constexpr int64_t kChunk = 1 << 16;
-  runtime::ParallelFor((bytes + kChunk - 1) / kChunk, [&](int64_t begin, int64_t end) {
-    int64_t lo = begin * kChunk, hi = std::min(bytes, end * kChunk);
-    std::memcpy(out + lo, in + lo, static_cast<size_t>(hi - lo));
-  }, /*min_chunk=*/4);
+  runtime::ParallelFor((bytes + kChunk - 1) / kChunk,
+                       [&](int64_t begin, int64_t end) {
+                         int64_t lo = begin * kChunk, hi = std::min(bytes, end * kChunk);
+                         std::memcpy(out + lo, in + lo, static_cast<size_t>(hi - lo));
+                       },
+                       /*min_chunk=*/4);
 }
 
 /*!
@@ -226,15 +229,18 @@ void Reblock(const char* in, char* out, int64_t batch, int64_t channels, int64_t
              size_t elem) {
   const int64_t r = std::gcd(a, b), out_blocks = channels / b;
   const size_t run_bytes = static_cast<size_t>(r) * elem;
-  runtime::ParallelTiles(batch * out_blocks, hw, kTile, [&](int64_t item, int64_t p0, int64_t p1) {
-    int64_t n = item / out_blocks, ob = item % out_blocks;
-    for (int64_t s = 0; s < b; s += r) {
-      int64_t c = ob * b + s;  // the run's first channel
-      const char* src = in + (((n * (channels / a) + c / a) * hw) * a + c % a) * elem;
-      char* dst = out + (((n * out_blocks + ob) * hw) * b + s) * elem;
-      for (int64_t p = p0; p < p1; ++p) std::memcpy(dst + p * b * elem, src + p * a * elem, run_bytes);
-    }
-  }, /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * b)));
+  runtime::ParallelTiles(
+      batch * out_blocks, hw, kTile,
+      [&](int64_t item, int64_t p0, int64_t p1) {
+        int64_t n = item / out_blocks, ob = item % out_blocks;
+        for (int64_t s = 0; s < b; s += r) {
+          int64_t c = ob * b + s;  // the run's first channel
+          const char* src = in + (((n * (channels / a) + c / a) * hw) * a + c % a) * elem;
+          char* dst = out + (((n * out_blocks + ob) * hw) * b + s) * elem;
+          for (int64_t p = p0; p < p1; ++p) std::memcpy(dst + p * b * elem, src + p * a * elem, run_bytes);
+        }
+      },
+      /*min_chunk=*/std::max<int64_t>(1, 16384 / (kTile * b)));
 }
 
 /*!
@@ -322,7 +328,7 @@ std::string DTypesReason(const std::string& kernel, DLDataType dt, DLDataType ou
   return kernel + ": elements of " + std::to_string(dt.bits) + " bits are not supported (whole bytes only)";
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.layout_transform";
   KernelAttrs attrs(kName, attrs_in);
   std::string src_name = attrs.GetString("src_layout"), dst_name = attrs.GetString("dst_layout");
@@ -338,8 +344,8 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
   Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [src = *src, dst = *dst, plan, epi](const KernelArgs& args) {
     TVMLITE_CHECK_KIND(args.size() == 2 + epi.num_inputs(), TypeError)
-        << args.kernel() << ": expected " << 2 + epi.num_inputs() << " tensor arguments (data, "
-        << epi.num_inputs() << " epilogue inputs, out), got " << args.size();
+        << args.kernel() << ": expected " << 2 + epi.num_inputs() << " tensor arguments (data, " << epi.num_inputs()
+        << " epilogue inputs, out), got " << args.size();
     TensorArg data = args.Input(0, "data");
     TensorArg out = args.Output();
     const std::string reason = DTypesReason(args.kernel(), data.dtype(), out.dtype());
@@ -361,7 +367,7 @@ TVMLITE_REGISTER_GLOBAL("topi.layout_transform").set_body_typed([](Map<String, A
     Transform(src, dst, plan, data, out, dst_shape);
     if (y != nullptr) ApplyOver(bound, y, out.size());
   });
-}).set_kernel_factory();
+});
 
 // run(data, [epilogue inputs], out): the epilogue's checks, DTypesReason, and data of src_layout's rank.
 std::string LayoutTransformAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

@@ -14,7 +14,7 @@
 namespace tvmlite {
 namespace topi {
 
-TVMLITE_REGISTER_GLOBAL("topi.raise_error").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.raise_error").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.raise_error";
   KernelAttrs attrs(kName, attrs_in);
   const std::string message = attrs.GetString("message", "");
@@ -22,10 +22,9 @@ TVMLITE_REGISTER_GLOBAL("topi.raise_error").set_body_typed([](Map<String, Any> a
   return MakeReturningKernel(kName, 0, [message](const KernelArgs&) -> NDArray {
     throw runtime::Error("ValueError", message);  // no "raised at" line: the error is the import's, not this file's
   });
-}).set_kernel_factory();
+});
 
-TVMLITE_REGISTER_OP_KERNEL("raise_error", "topi.raise_error")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("raise_error", "topi.raise_error").set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi
 }  // namespace tvmlite

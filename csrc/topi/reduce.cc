@@ -38,9 +38,7 @@ inline float Combine(Reducer op, float acc, float v) {
   return acc + v;
 }
 
-float Identity(Reducer op) {
-  return op == Reducer::kMax ? -HUGE_VALF : op == Reducer::kMin ? HUGE_VALF : 0.0f;
-}
+float Identity(Reducer op) { return op == Reducer::kMax ? -HUGE_VALF : op == Reducer::kMin ? HUGE_VALF : 0.0f; }
 
 /*! \brief The reduction of x[0:n] (contiguous). */
 float ReduceRun(Reducer op, const float* x, int64_t n) {
@@ -69,39 +67,45 @@ void Run(Reducer op, const Plan& p, const float* x, float* y) {
   const bool sum = op == Reducer::kSum || op == Reducer::kMean;
   if (p.inner_reduced) {
     // one output per kept index: the reduction of red_count runs of length inner
-    runtime::ParallelFor(p.kept_count, [&](int64_t o0, int64_t o1) {
-      for (int64_t o = o0; o < o1; ++o) {
-        const float* base = x + Offset(o, p.kept_dims, p.kept_strides);
-        double total = 0;
-        float acc = Identity(op);
-        for (int64_t r = 0; r < p.red_count; ++r) {
-          float v = ReduceRun(op, base + Offset(r, p.red_dims, p.red_strides), p.inner);
-          if (sum) total += v;
-          else acc = Combine(op, acc, v);
-        }
-        y[o] = sum ? static_cast<float>(total * scale) : acc;
-      }
-    }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * p.inner)));
+    runtime::ParallelFor(
+        p.kept_count,
+        [&](int64_t o0, int64_t o1) {
+          for (int64_t o = o0; o < o1; ++o) {
+            const float* base = x + Offset(o, p.kept_dims, p.kept_strides);
+            double total = 0;
+            float acc = Identity(op);
+            for (int64_t r = 0; r < p.red_count; ++r) {
+              float v = ReduceRun(op, base + Offset(r, p.red_dims, p.red_strides), p.inner);
+              if (sum) total += v;
+              else acc = Combine(op, acc, v);
+            }
+            y[o] = sum ? static_cast<float>(total * scale) : acc;
+          }
+        },
+        std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * p.inner)));
     return;
   }
   // output rows of inner values: elementwise over red_count input rows; tasks are (row, column chunk)
   constexpr int64_t kChunk = 512;
-  runtime::ParallelTiles(p.kept_count, p.inner, kChunk, [&](int64_t o, int64_t c0, int64_t c1) {
-    const int64_t w = c1 - c0;
-    const float* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
-    float* dst = y + o * p.inner + c0;
-    float acc[kChunk];
-    std::fill(acc, acc + w, Identity(op));
-    for (int64_t r = 0; r < p.red_count; ++r) {
-      const float* row = base + Offset(r, p.red_dims, p.red_strides);
-      if (sum) {
-        for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
-      } else {
-        for (int64_t j = 0; j < w; ++j) acc[j] = Combine(op, acc[j], row[j]);
-      }
-    }
-    for (int64_t j = 0; j < w; ++j) dst[j] = acc[j] * scale;
-  }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
+  runtime::ParallelTiles(
+      p.kept_count, p.inner, kChunk,
+      [&](int64_t o, int64_t c0, int64_t c1) {
+        const int64_t w = c1 - c0;
+        const float* base = x + Offset(o, p.kept_dims, p.kept_strides) + c0;
+        float* dst = y + o * p.inner + c0;
+        float acc[kChunk];
+        std::fill(acc, acc + w, Identity(op));
+        for (int64_t r = 0; r < p.red_count; ++r) {
+          const float* row = base + Offset(r, p.red_dims, p.red_strides);
+          if (sum) {
+            for (int64_t j = 0; j < w; ++j) acc[j] += row[j];
+          } else {
+            for (int64_t j = 0; j < w; ++j) acc[j] = Combine(op, acc[j], row[j]);
+          }
+        }
+        for (int64_t j = 0; j < w; ++j) dst[j] = acc[j] * scale;
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.red_count * kChunk)));
 }
 
 Function MakeReduce(const std::string& name, Map<String, Any> attrs_in, Reducer op) {

@@ -88,8 +88,8 @@ Groups GroupSlices(const T* x, int64_t outer, int64_t n, int64_t inner, bool sor
   g.inverse.resize(n);
   for (int64_t p = 0; p < n; ++p) {
     const int64_t k = order[p];
-    const bool fresh = p == 0 || (outer == 1 && inner == 1 ? !O::Equal(vals[p - 1], vals[p])
-                                                           : compare(order[p - 1], k) != 0);
+    const bool fresh =
+        p == 0 || (outer == 1 && inner == 1 ? !O::Equal(vals[p - 1], vals[p]) : compare(order[p - 1], k) != 0);
     if (fresh) {
       g.first.push_back(k);
       g.counts.push_back(0);
@@ -142,7 +142,7 @@ NDArray Int64Vector(const std::vector<int64_t>& v) {
   return a;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.unique").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.unique").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.unique";
   KernelAttrs attrs(kName, attrs_in);
   const bool sorted = attrs.GetInt("sorted", 1) != 0;
@@ -186,10 +186,10 @@ TVMLITE_REGISTER_GLOBAL("topi.unique").set_body_typed([](Map<String, Any> attrs_
     }
     *rv = Array<Any>{Any(y), Any(Int64Vector(g.first)), Any(Int64Vector(g.inverse)), Any(Int64Vector(g.counts))};
   });
-  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning |
-                                                             kTVMLiteFunctionReturnsOutputs;
+  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |=
+      kTVMLiteFunctionLongRunning | kTVMLiteFunctionReturnsOutputs;
   return f;
-}).set_kernel_factory();
+});
 
 // [y, indices, inverse, counts] = run(data): data of a dtype ByDType (the body's dispatch) takes; rank >= 1 with an
 // axis.
@@ -208,8 +208,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.unique", UniqueAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP_KERNEL("unique", "topi.unique")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("unique", "topi.unique").set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -73,7 +73,6 @@ std::optional<Ints> NormAxes(const Ints& axes, int64_t rank) {
   return out;
 }
 
-
 /*! \brief Where entry i of v is a tensor's dim: the shape_of it was read from, else a place holding its sum. */
 DimSource SourceOf(const ShapeValueEvaluator* shapes, const ShapeValue& v, size_t i) {
   if (v.sources[i].tensor.defined() || !v.sums[i]) return v.sources[i];
@@ -82,9 +81,7 @@ DimSource SourceOf(const ShapeValueEvaluator* shapes, const ShapeValue& v, size_
 
 /*! \brief Whether a slice keeps every element: begins 0, steps 1, ends at the end (int64 max). */
 bool IsWholeSlice(const Ints& begins, const Ints& ends, const Ints& steps) {
-  auto is = [](const Ints& v, int64_t x) {
-    return std::all_of(v.begin(), v.end(), [x](int64_t y) { return y == x; });
-  };
+  auto is = [](const Ints& v, int64_t x) { return std::all_of(v.begin(), v.end(), [x](int64_t y) { return y == x; }); };
   return is(begins, 0) && is(steps, 1) && is(ends, std::numeric_limits<int64_t>::max());
 }
 
@@ -177,7 +174,6 @@ Expr ReshapeLike(ShapeValueEvaluator* shapes, const Array<Expr>& args, bool allo
                   {{"lhs_begin", at}, {"lhs_end", at + 1}, {"rhs_begin", r0}, {"rhs_end", r1 + 1}});
 }
 
-
 /*!
  * \brief The static target of a broadcast of x to a shape value known as dims: a dim of x at its aligned
  * position becomes 1 (it broadcasts to itself); nullopt when another entry is symbolic.
@@ -238,7 +234,8 @@ Expr BroadcastLike(ShapeValueEvaluator* shapes, const Array<Expr>& args) {
   if (likes.empty()) return Expr();
   Expr out = MakeCall("broadcast_to", {args[0]}, {{"shape", ToArray(target)}});
   for (size_t k = 0; k < likes.size(); ++k) {
-    out = MakeCall("broadcast_to_like", {out, likes[k]}, {{"axes", ToArray(axes[k])}, {"like_axes", ToArray(like_axes[k])}});
+    out = MakeCall("broadcast_to_like", {out, likes[k]},
+                   {{"axes", ToArray(axes[k])}, {"like_axes", ToArray(like_axes[k])}});
   }
   return out;
 }
@@ -313,8 +310,10 @@ Expr SliceLike(ShapeValueEvaluator* shapes, const Array<Expr>& args) {
   Expr x = args[0];
   if (!static_axes.empty()) {
     x = MakeCall("strided_slice", {x},
-                 {{"begin", ToArray(Ints(static_axes.size(), 0))}, {"end", ToArray(static_ends)},
-                  {"strides", ToArray(Ints{1})}, {"axes", ToArray(static_axes)}});
+                 {{"begin", ToArray(Ints(static_axes.size(), 0))},
+                  {"end", ToArray(static_ends)},
+                  {"strides", ToArray(Ints{1})},
+                  {"axes", ToArray(static_axes)}});
   }
   return MakeCall("slice_like", {x, like}, {{"axes", ToArray(like_axes)}});
 }
@@ -412,7 +411,8 @@ Expr Pad(const CallNode* call) {
     width[2 * (*norm)[i]] = (*pads)[i];
     width[2 * (*norm)[i] + 1] = (*pads)[i + norm->size()];
   }
-  return MakeCall("nn.pad", {call->args[0], call->args[2]}, {{"pad_width", ToArray(width)}, {"pad_mode", old->pad_mode}});
+  return MakeCall("nn.pad", {call->args[0], call->args[2]},
+                  {{"pad_width", ToArray(width)}, {"pad_mode", old->pad_mode}});
 }
 
 /*! \brief dyn.<reduce>(x, a) -> name(x, axis=a, keepdims kept); an empty a is [] (reduce nothing) under
@@ -446,9 +446,10 @@ Expr Full(const CallNode* call, ShapeValueEvaluator* shapes) {
 Expr Col2Im(const CallNode* call, ShapeValueEvaluator*) {
   std::optional<Ints> image = ConstInts(call->args[1]), block = ConstInts(call->args[2]);
   if (call->attrs.as<Col2ImAttrs>() == nullptr || !image || !block) return Expr();
-  return MakeCall("nn.col2im", {call->args[0]},
-                  WithAttrFields(call->attrs, {{"image_shape", Any(ToArray(*image))},
-                                               {"block_shape", Any(ToArray(*block))}}, "DynamicToStatic"));
+  return MakeCall(
+      "nn.col2im", {call->args[0]},
+      WithAttrFields(call->attrs, {{"image_shape", Any(ToArray(*image))}, {"block_shape", Any(ToArray(*block))}},
+                     "DynamicToStatic"));
 }
 
 /*! \brief dyn.nn.max_unpool{N}d with a constant output_shape (batch, channels, spatial...): its spatial dims. */
@@ -544,15 +545,12 @@ void RegisterRules() {
   SetRule("dyn.nn.pad", [](const CallNode* call, ShapeValueEvaluator*) { return Pad(call); });
   SetRule("dyn.full", Full);
   SetRule("dyn.nn.col2im", Col2Im);
-  SetRule("dyn.nn.max_unpool1d", [](const CallNode* call, ShapeValueEvaluator*) {
-    return MaxUnpool<1>(call, "nn.max_unpool1d");
-  });
-  SetRule("dyn.nn.max_unpool2d", [](const CallNode* call, ShapeValueEvaluator*) {
-    return MaxUnpool<2>(call, "nn.max_unpool2d");
-  });
-  SetRule("dyn.nn.max_unpool3d", [](const CallNode* call, ShapeValueEvaluator*) {
-    return MaxUnpool<3>(call, "nn.max_unpool3d");
-  });
+  SetRule("dyn.nn.max_unpool1d",
+          [](const CallNode* call, ShapeValueEvaluator*) { return MaxUnpool<1>(call, "nn.max_unpool1d"); });
+  SetRule("dyn.nn.max_unpool2d",
+          [](const CallNode* call, ShapeValueEvaluator*) { return MaxUnpool<2>(call, "nn.max_unpool2d"); });
+  SetRule("dyn.nn.max_unpool3d",
+          [](const CallNode* call, ShapeValueEvaluator*) { return MaxUnpool<3>(call, "nn.max_unpool3d"); });
   SetRule("image.resize", [](const CallNode* call, ShapeValueEvaluator*) { return StaticResize(call); });
   for (const char* scan : {"cumsum", "cumprod"}) {
     const std::string name = scan;
@@ -560,8 +558,8 @@ void RegisterRules() {
   }
   // The reductions registered in pairs by TVMLITE_REGISTER_REDUCE_OP (reduce.cc); test_op_facts.py checks that
   // every dyn.* op has a rule.
-  for (const char* reduce : {"sum", "mean", "max", "min", "prod", "logsumexp", "log_sum", "l1_norm", "l2_norm",
-                             "sum_square"}) {
+  for (const char* reduce :
+       {"sum", "mean", "max", "min", "prod", "logsumexp", "log_sum", "l1_norm", "l2_norm", "sum_square"}) {
     const std::string name = reduce;
     SetRule("dyn." + name, [name](const CallNode* call, ShapeValueEvaluator*) { return Reduce(call, name); });
   }

@@ -80,21 +80,16 @@ struct AxisTable {
 double OriginalCoord(Ctm ctm, double x, int64_t in_len, int64_t out_len, double scale) {
   const double width = static_cast<double>(in_len) * scale;
   switch (ctm) {
-    case Ctm::kHalfPixel:
-      return (x + 0.5) / scale - 0.5;
+    case Ctm::kHalfPixel: return (x + 0.5) / scale - 0.5;
     case Ctm::kHalfPixelSymmetric: {
       const double adjustment = width != 0 ? static_cast<double>(out_len) / width : 1.0;
       const double offset = static_cast<double>(in_len) / 2 * (1 - adjustment);
       return offset + (x + 0.5) / scale - 0.5;
     }
-    case Ctm::kPytorchHalfPixel:
-      return width > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case Ctm::kAlignCorners:
-      return width != 1 ? x * static_cast<double>(in_len - 1) / (width - 1) : 0.0;
-    case Ctm::kAsymmetric:
-      return x / scale;
-    case Ctm::kTfHalfPixelForNN:
-      return (x + 0.5) / scale;
+    case Ctm::kPytorchHalfPixel: return width > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+    case Ctm::kAlignCorners: return width != 1 ? x * static_cast<double>(in_len - 1) / (width - 1) : 0.0;
+    case Ctm::kAsymmetric: return x / scale;
+    case Ctm::kTfHalfPixelForNN: return (x + 0.5) / scale;
   }
   return 0.0;
 }
@@ -118,7 +113,7 @@ AxisTable BuildAxis(const ResizeConfig& cfg, int64_t in_len, int64_t out_len, do
     double coeffs[4];
     int64_t first;  // offset of the first tap from f
     if (cfg.mode == Mode::kNearest) {
-      bool up = ratio == 1.0 ? true
+      bool up = ratio == 1.0                                    ? true
                 : cfg.nearest == NearestMode::kRoundPreferFloor ? ratio > 0.5
                 : cfg.nearest == NearestMode::kRoundPreferCeil  ? ratio >= 0.5
                                                                 : cfg.nearest == NearestMode::kCeil;
@@ -210,78 +205,84 @@ void Run(const ResizeConfig& cfg, const KernelArgs& args) {
   const AxisTable tw = BuildAxis(cfg, W, OW, scale[3]);
   if (th.taps == 1 && tw.taps == 1) {  // nearest (or identity): a gather per output row
     const int64_t rows = N * C * OH;
-    runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const int64_t plane = row / OH, oy = row % OH;
-        const float* src = x + plane * H * W + th.index[oy] * W;
-        float* o = y + row * OW;
-        for (int64_t ox = 0; ox < OW; ++ox) o[ox] = src[tw.index[ox]];
-      }
-      bound.Apply(y, begin * OW, (end - begin) * OW);
-    }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW)));
+    runtime::ParallelFor(
+        rows,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t row = begin; row < end; ++row) {
+            const int64_t plane = row / OH, oy = row % OH;
+            const float* src = x + plane * H * W + th.index[oy] * W;
+            float* o = y + row * OW;
+            for (int64_t ox = 0; ox < OW; ++ox) o[ox] = src[tw.index[ox]];
+          }
+          bound.Apply(y, begin * OW, (end - begin) * OW);
+        },
+        std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW)));
     return;
   }
   // Interpolation: per unit of up to kBand output rows of one plane, the horizontal pass runs once for each input
   // row the band reads (kept in a per-chunk buffer), then each output row is a weighted sum of those rows.
   constexpr int64_t kBand = 16;
   const int64_t bands = (OH + kBand - 1) / kBand;
-  runtime::ParallelFor(N * C * bands, [&](int64_t begin, int64_t end) {
-    std::vector<float> rows_buf;
-    std::vector<int64_t> slot;  // input row -> its row in rows_buf, or -1
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t plane = unit / bands, oy0 = (unit % bands) * kBand, oy1 = std::min(OH, oy0 + kBand);
-      const float* in = x + plane * H * W;
-      int64_t lo = H, hi = -1;
-      for (int64_t i = oy0 * th.taps; i < oy1 * th.taps; ++i) {
-        lo = std::min(lo, th.index[i]), hi = std::max(hi, th.index[i]);
-      }
-      slot.assign(hi - lo + 1, -1);
-      rows_buf.resize(0);
-      for (int64_t i = oy0 * th.taps; i < oy1 * th.taps; ++i) {
-        int64_t& s = slot[th.index[i] - lo];
-        if (s >= 0) continue;
-        s = static_cast<int64_t>(rows_buf.size() / std::max<int64_t>(OW, 1));
-        rows_buf.resize(rows_buf.size() + OW);
-        float* t = rows_buf.data() + s * OW;
-        const float* src = in + th.index[i] * W;
-        const int64_t* ix = tw.index.data();
-        const float* wx = tw.weight.data();
-        for (int64_t ox = 0; ox < OW; ++ox) {
-          float acc = 0;
-          for (int tx = 0; tx < tw.taps; ++tx) acc += wx[ox * tw.taps + tx] * src[ix[ox * tw.taps + tx]];
-          t[ox] = acc;
+  runtime::ParallelFor(
+      N * C * bands,
+      [&](int64_t begin, int64_t end) {
+        std::vector<float> rows_buf;
+        std::vector<int64_t> slot;  // input row -> its row in rows_buf, or -1
+        for (int64_t unit = begin; unit < end; ++unit) {
+          const int64_t plane = unit / bands, oy0 = (unit % bands) * kBand, oy1 = std::min(OH, oy0 + kBand);
+          const float* in = x + plane * H * W;
+          int64_t lo = H, hi = -1;
+          for (int64_t i = oy0 * th.taps; i < oy1 * th.taps; ++i) {
+            lo = std::min(lo, th.index[i]), hi = std::max(hi, th.index[i]);
+          }
+          slot.assign(hi - lo + 1, -1);
+          rows_buf.resize(0);
+          for (int64_t i = oy0 * th.taps; i < oy1 * th.taps; ++i) {
+            int64_t& s = slot[th.index[i] - lo];
+            if (s >= 0) continue;
+            s = static_cast<int64_t>(rows_buf.size() / std::max<int64_t>(OW, 1));
+            rows_buf.resize(rows_buf.size() + OW);
+            float* t = rows_buf.data() + s * OW;
+            const float* src = in + th.index[i] * W;
+            const int64_t* ix = tw.index.data();
+            const float* wx = tw.weight.data();
+            for (int64_t ox = 0; ox < OW; ++ox) {
+              float acc = 0;
+              for (int tx = 0; tx < tw.taps; ++tx) acc += wx[ox * tw.taps + tx] * src[ix[ox * tw.taps + tx]];
+              t[ox] = acc;
+            }
+          }
+          for (int64_t oy = oy0; oy < oy1; ++oy) {
+            float* o = y + (plane * OH + oy) * OW;
+            std::fill(o, o + OW, 0.0f);
+            for (int ty = 0; ty < th.taps; ++ty) {
+              const float* t = rows_buf.data() + slot[th.index[oy * th.taps + ty] - lo] * OW;
+              const float wy = th.weight[oy * th.taps + ty];
+              for (int64_t ox = 0; ox < OW; ++ox) o[ox] += wy * t[ox];
+            }
+          }
+          bound.Apply(y, (plane * OH + oy0) * OW, (oy1 - oy0) * OW);
         }
-      }
-      for (int64_t oy = oy0; oy < oy1; ++oy) {
-        float* o = y + (plane * OH + oy) * OW;
-        std::fill(o, o + OW, 0.0f);
-        for (int ty = 0; ty < th.taps; ++ty) {
-          const float* t = rows_buf.data() + slot[th.index[oy * th.taps + ty] - lo] * OW;
-          const float wy = th.weight[oy * th.taps + ty];
-          for (int64_t ox = 0; ox < OW; ++ox) o[ox] += wy * t[ox];
-        }
-      }
-      bound.Apply(y, (plane * OH + oy0) * OW, (oy1 - oy0) * OW);
-    }
-  }, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, OW * kBand)));
+      },
+      std::max<int64_t>(1, 4096 / std::max<int64_t>(1, OW * kBand)));
 }
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kKernel = kName;
   KernelAttrs attrs(kKernel, attrs_in);
   ResizeConfig cfg;
   cfg.mode = Choose<Mode>("mode", attrs.GetString("mode", "nearest"),
                           {{"nearest", Mode::kNearest}, {"linear", Mode::kLinear}, {"cubic", Mode::kCubic}});
-  cfg.ctm = Choose<Ctm>("coordinate_transformation_mode",
-                        attrs.GetString("coordinate_transformation_mode", "half_pixel"),
-                        {{"half_pixel", Ctm::kHalfPixel},
-                         {"half_pixel_symmetric", Ctm::kHalfPixelSymmetric},
-                         {"pytorch_half_pixel", Ctm::kPytorchHalfPixel},
-                         {"align_corners", Ctm::kAlignCorners},
-                         {"asymmetric", Ctm::kAsymmetric},
-                         {"tf_half_pixel_for_nn", Ctm::kTfHalfPixelForNN}});
+  cfg.ctm =
+      Choose<Ctm>("coordinate_transformation_mode", attrs.GetString("coordinate_transformation_mode", "half_pixel"),
+                  {{"half_pixel", Ctm::kHalfPixel},
+                   {"half_pixel_symmetric", Ctm::kHalfPixelSymmetric},
+                   {"pytorch_half_pixel", Ctm::kPytorchHalfPixel},
+                   {"align_corners", Ctm::kAlignCorners},
+                   {"asymmetric", Ctm::kAsymmetric},
+                   {"tf_half_pixel_for_nn", Ctm::kTfHalfPixelForNN}});
   cfg.nearest = Choose<NearestMode>("nearest_mode", attrs.GetString("nearest_mode", "round_prefer_floor"),
                                     {{"round_prefer_floor", NearestMode::kRoundPreferFloor},
                                      {"round_prefer_ceil", NearestMode::kRoundPreferCeil},
@@ -306,7 +307,7 @@ TVMLITE_REGISTER_GLOBAL("topi.image.resize2d").set_body_typed([](Map<String, Any
       << kKernel << ": only 4-D (NCHW) data is supported, output_size has " << output_size.size() << " dims";
   cfg.epilogue = attrs.GetEpilogue();
   return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 5, [cfg](const KernelArgs& args) { Run(cfg, args); });
-}).set_kernel_factory();
+});
 
 // The epilogue's checks, DTypesReason, and 4-D data.
 std::string ResizeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

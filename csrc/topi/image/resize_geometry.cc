@@ -103,8 +103,8 @@ ResizeGeometry ResizeOutputShape(const std::vector<int64_t>& shape, const std::v
     double common = 0;  // the one scale every resized axis takes, keeping the aspect ratio
     for (size_t i = 0; i < n; ++i) {
       if (shape[axes[i]] == 0) {
-        TVMLITE_THROW(ValueError) << what << ": keep_aspect_ratio_policy needs every resized dim > 0, axis "
-                                  << axes[i] << " is 0";
+        TVMLITE_THROW(ValueError) << what << ": keep_aspect_ratio_policy needs every resized dim > 0, axis " << axes[i]
+                                  << " is 0";
       }
       const double ratio = static_cast<double>(sizes[i]) / static_cast<double>(shape[axes[i]]);
       common = i == 0 ? ratio : policy == ResizePolicy::kNotLarger ? std::min(common, ratio) : std::max(common, ratio);

@@ -151,14 +151,14 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   weight.Data<float>();
   out.Data<float>();
   TVMLITE_CHECK_KIND(data.ndim() == S + 2 || data.ndim() == S + 3, ValueError)
-      << kName << ": data must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2
-      << "-D), got shape " << ShapeString(data);
+      << kName << ": data must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2 << "-D), got shape "
+      << ShapeString(data);
   TVMLITE_CHECK_KIND(weight.ndim() == S + 2 || weight.ndim() == S + 4, ValueError)
       << kName << ": weight must be " << k << "{i}i{o}o (" << S + 4 << "-D) or " << k << " (" << S + 2
       << "-D), got shape " << ShapeString(weight);
   TVMLITE_CHECK_KIND(out.ndim() == S + 2 || out.ndim() == S + 3, ValueError)
-      << kName << ": out must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2
-      << "-D), got shape " << ShapeString(out);
+      << kName << ": out must be " << d << "{c}c (" << S + 3 << "-D) or " << d << " (" << S + 2 << "-D), got shape "
+      << ShapeString(out);
   Conv2DWorkload wl;
   const relay::Window<S>& w = p.window;
   const bool blocked_data = data.ndim() == S + 3, blocked_weight = weight.ndim() == S + 4;
@@ -196,8 +196,7 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   TVMLITE_CHECK_KIND(group_channels * p.groups == wl.in_channels, ValueError)
       << kName << ": weight " << ShapeString(weight) << " reads " << group_channels << " input channels per group, "
       << "but data " << ShapeString(data) << " has " << wl.in_channels << " channels in " << p.groups << " groups";
-  TVMLITE_CHECK_KIND(wl.out_channels % p.groups == 0 && (wl.out_channels / p.groups) % wl.out_block == 0,
-                     ValueError)
+  TVMLITE_CHECK_KIND(wl.out_channels % p.groups == 0 && (wl.out_channels / p.groups) % wl.out_block == 0, ValueError)
       << kName << ": " << wl.out_channels << " output channels in " << p.groups << " groups of blocks of "
       << wl.out_block << ": each group must hold whole blocks";
   std::array<int64_t, 3> stride{1, 1, 1}, dilation{1, 1, 1}, pad_begin{0, 0, 0}, pad_end{0, 0, 0}, out_sp{1, 1, 1};
@@ -221,9 +220,8 @@ Conv2DWorkload MakeWorkload(const ConvParams<S>& p, const TensorArg& data, const
   if (out.ndim() == S + 3) {
     want.push_back(wl.out_block);
   } else {
-    TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError)
-        << kName << ": out is " << S + 2 << "-D (" << d << ") but weight " << ShapeString(weight)
-        << " has output block " << wl.out_block;
+    TVMLITE_CHECK_KIND(wl.out_block == 1, ValueError) << kName << ": out is " << S + 2 << "-D (" << d << ") but weight "
+                                                      << ShapeString(weight) << " has output block " << wl.out_block;
   }
   out.CheckShape(want);
   return wl;
@@ -309,9 +307,9 @@ struct PaddedCopy {
   const float* data = nullptr;
   float* dst = nullptr;
   int64_t seg_start[2] = {0, 0}, seg_len[2] = {0, 0};  // padded columns copied, the segments back to back
-  int64_t width = 0;  // columns per row of dst
-  int64_t rows = 0;   // planes * (H + pad_top + pad_bottom); 0: no copy
-  int64_t batch = 1;  // rows per claim: ~32 KB
+  int64_t width = 0;                                   // columns per row of dst
+  int64_t rows = 0;                                    // planes * (H + pad_top + pad_bottom); 0: no copy
+  int64_t batch = 1;                                   // rows per claim: ~32 KB
 
   PaddedCopy() = default;
   /*! \brief Padded columns [start0, start0 + len0) then [start1, start1 + len1) of every row into out. */
@@ -404,8 +402,8 @@ void ParallelItems(int64_t n, int64_t min_chunk, const F& fn, const Copy& pad = 
  */
 int64_t PaddedSize(const Conv2DWorkload& wl) {
   const __int128 planes = static_cast<__int128>(wl.batch * wl.in_channels) * wl.in_depth;
-  const __int128 padded = planes * (wl.in_height + wl.pad_top + wl.pad_bottom) *
-                          (wl.in_width + wl.pad_left + wl.pad_right);
+  const __int128 padded =
+      planes * (wl.in_height + wl.pad_top + wl.pad_bottom) * (wl.in_width + wl.pad_left + wl.pad_right);
   const __int128 input = planes * wl.in_height * wl.in_width;
   return padded <= 4 * input + (1 << 20) ? static_cast<int64_t>(padded) : -1;
 }
@@ -439,8 +437,8 @@ void RunIm2Col(const Conv2DWorkload& given, Conv2DTensors io, int64_t threads) {
   const Conv2DFastPath path = PickConv2DFastPath(wl.out_block, CpuIsa(), /*pointwise=*/true);
   const Conv2DPlan plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows, path.borders, threads);
   io.data = copy.dst;
-  const int64_t macs = wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items *
-                       (wl.in_channels / wl.groups);
+  const int64_t macs =
+      wl.batch * wl.out_channels * wl.out_height * wl.out_width / plan.num_items * (wl.in_channels / wl.groups);
   ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); }, copy);
 }
 
@@ -476,8 +474,8 @@ void RunFast(const Conv2DWorkload& given, Conv2DTensors io, const Conv2DFastPath
     plan = PlanConv2D(wl, path.lanes, path.regs, path.max_tile_rows, false, threads);
   }
   const int64_t macs_per_pixel = wl.in_channels / wl.groups * wl.kernel_d * wl.kernel_h * wl.kernel_w;
-  const int64_t macs = wl.batch * wl.out_channels * wl.out_depth * wl.out_height * wl.out_width / plan.num_items *
-                       macs_per_pixel;
+  const int64_t macs =
+      wl.batch * wl.out_channels * wl.out_depth * wl.out_height * wl.out_width / plan.num_items * macs_per_pixel;
   ParallelItems(plan.num_items, MinChunk(macs), [&](int64_t b, int64_t e) { path.fn(wl, plan, io, b, e); }, pad);
 }
 
@@ -517,33 +515,40 @@ bool RunRepacked(const Conv2DWorkload& wl, const Conv2DTensors& io, Isa isa, con
   auto blocked_at = [](int64_t n, int64_t c, int64_t i, int64_t channels, int64_t b, int64_t pixels) {
     return ((n * channels + c - c % b) * pixels + i * b) + c % b;
   };
-  if (data != nullptr) runtime::ParallelFor(N * C, [&](int64_t begin, int64_t end) {  // blocks of in_b -> of ic
-    for (int64_t nc = begin; nc < end; ++nc) {
-      const int64_t n = nc / C, c = nc % C;
-      const float* src = io.data + blocked_at(n, c, 0, C, in_b, plane);
-      float* dst = data + blocked_at(n, c, 0, C, ic, plane);
-      for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i * in_b];
-    }
-  }, /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)));
+  if (data != nullptr)
+    runtime::ParallelFor(
+        N * C,
+        [&](int64_t begin, int64_t end) {  // blocks of in_b -> of ic
+          for (int64_t nc = begin; nc < end; ++nc) {
+            const int64_t n = nc / C, c = nc % C;
+            const float* src = io.data + blocked_at(n, c, 0, C, in_b, plane);
+            float* dst = data + blocked_at(n, c, 0, C, ic, plane);
+            for (int64_t i = 0; i < plane; ++i) dst[i * ic] = src[i * in_b];
+          }
+        },
+        /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)));
   // weight: (O/w_ob, C/g/in_b, taps, in_b, w_ob) -> (padded_o/oc, C/g/ic, taps, ic, oc), zeros past O
   if (padded_o != O) std::fill(weight, weight + padded_o * group_in * taps, 0.0f);
   for (int64_t o = 0; o < O; ++o) {
     for (int64_t ci = 0; ci < group_in; ++ci) {
-      const float* src = io.weight + ((o / w_ob * (group_in / in_b) + ci / in_b) * taps * in_b + ci % in_b) * w_ob +
-                         o % w_ob;
+      const float* src =
+          io.weight + ((o / w_ob * (group_in / in_b) + ci / in_b) * taps * in_b + ci % in_b) * w_ob + o % w_ob;
       float* dst = weight + ((o / oc * (group_in / ic) + ci / ic) * taps * ic + ci % ic) * oc + o % oc;
       for (int64_t k = 0; k < taps; ++k) dst[k * ic * oc] = src[k * in_b * w_ob];
     }
   }
   RunFast(blocked, Conv2DTensors{data ? data : io.data, weight, out, nullptr, nullptr}, path, nullptr);
-  runtime::ParallelFor(N * O, [&](int64_t begin, int64_t end) {  // out: blocks of oc (padded) -> blocks of out_b
-    for (int64_t no = begin; no < end; ++no) {
-      const int64_t n = no / O, o = no % O;
-      const float* src = out + blocked_at(n, o, 0, padded_o, oc, out_plane);
-      float* dst = io.out + blocked_at(n, o, 0, O, out_b, out_plane);
-      for (int64_t i = 0; i < out_plane; ++i) dst[i * out_b] = src[i * oc];
-    }
-  }, /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(out_plane, 1)));
+  runtime::ParallelFor(
+      N * O,
+      [&](int64_t begin, int64_t end) {  // out: blocks of oc (padded) -> blocks of out_b
+        for (int64_t no = begin; no < end; ++no) {
+          const int64_t n = no / O, o = no % O;
+          const float* src = out + blocked_at(n, o, 0, padded_o, oc, out_plane);
+          float* dst = io.out + blocked_at(n, o, 0, O, out_b, out_plane);
+          for (int64_t i = 0; i < out_plane; ++i) dst[i * out_b] = src[i * oc];
+        }
+      },
+      /*min_chunk=*/std::max<int64_t>(1, 16384 / std::max<int64_t>(out_plane, 1)));
   if (!bound.empty()) {
     runtime::ParallelFor(
         N * O * out_plane, [&](int64_t b, int64_t e) { bound.Apply(io.out, b, e - b); }, /*min_chunk=*/16384);
@@ -620,13 +625,13 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   // Two blocks per tile when they divide the group; else three (9 blocks: 144 channels; on AVX2 3 blocks, 4 columns:
   // MobileNetV2's 24-channel projects ran 1.25-1.3x faster than one block of 12 columns, which read each input
   // pixel three times); else one.
-  plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3 ? 2
+  plan.out_blocks_per_item = group_blocks % 2 == 0 && budget / (2 * halves) >= 3       ? 2
                              : group_blocks % 3 == 0 && halves == 1 && budget / 3 >= 4 ? 3
                                                                                        : 1;
   const int64_t vectors = plan.out_blocks_per_item * halves;  // per output pixel
   plan.tile_width = std::min<int64_t>(max_tile, budget / vectors);
-  plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 &&
-                     wl.pad_top == 0 && wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
+  plan.flat_pixels = wl.kernel_h == 1 && wl.kernel_w == 1 && wl.stride_h == 1 && wl.stride_w == 1 && wl.pad_top == 0 &&
+                     wl.pad_left == 0 && wl.pad_bottom == 0 && wl.pad_right == 0;
   const int64_t block_groups = wl.out_channels / wl.out_block / plan.out_blocks_per_item;
   const int64_t planes = wl.batch * block_groups * wl.out_depth;  // (n, block group, od)
   // A row of OW columns in ceil(OW / T) balanced tiles fills on average OW / ceil(OW / T) of T columns: below 70%
@@ -653,8 +658,8 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
     }
     // More, shorter runs while the items do not balance over the threads (MobileNetV2's 960 -> 160 at 7x7: 5 block
     // groups of one run each left one of two threads idle for a fifth of the conv), down to one tile's width.
-    for (int64_t rows = plan.rows + 1; planes * plan.rows % threads != 0 && planes * plan.rows < 8 * threads &&
-                                       pixels / rows >= plan.tile_width;
+    for (int64_t rows = plan.rows + 1;
+         planes * plan.rows % threads != 0 && planes * plan.rows < 8 * threads && pixels / rows >= plan.tile_width;
          ++rows) {
       plan.row_length = (pixels + rows - 1) / rows;
       plan.rows = (pixels + plan.row_length - 1) / plan.row_length;
@@ -675,8 +680,7 @@ Conv2DPlan PlanConv2D(const Conv2DWorkload& wl, int lanes, int num_regs, int max
   // one item). Not 1x1 convs: their input, re-read by every pass of every block group, is the larger stream.
   const int64_t bytes_per_cb = wl.in_block * taps * plan.out_blocks_per_item * wl.out_block * 4;
   // On AVX2 (ResNet's 3x3 stride-2 convs to 7x7 and 14x14): 1.02-1.11x at one thread, 1.04-1.11x at two.
-  if (!plan.flat_pixels && taps > 1 && wl.out_width <= 14 &&
-      ncb * bytes_per_cb > (int64_t(48) << 10) && planes >= 8) {
+  if (!plan.flat_pixels && taps > 1 && wl.out_width <= 14 && ncb * bytes_per_cb > (int64_t(48) << 10) && planes >= 8) {
     plan.cb_chunk = std::max<int64_t>(1, (int64_t(16) << 10) / bytes_per_cb);
     if (plan.cb_chunk < ncb) {
       // 8 whole planes (ResNet's 256-channel stride-2 conv) left a thread idle for up to one of them (~12%) at two
@@ -698,8 +702,9 @@ Conv2DWorkload PadConv2DInput(const Conv2DWorkload& wl, const float* data, float
   // 600 KB), a launch costing more than a small copy.
   const PaddedCopy pad = PaddedCopy::Whole(wl, data, dst);
   const int64_t Wp = wl.in_width + wl.pad_left + wl.pad_right;
-  runtime::ParallelFor(pad.rows, [&](int64_t begin, int64_t end) { pad.Copy(begin, end); },
-                       std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * wl.in_block)));
+  runtime::ParallelFor(
+      pad.rows, [&](int64_t begin, int64_t end) { pad.Copy(begin, end); },
+      std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, Wp * wl.in_block)));
   return pad.Padded();
 }
 

@@ -89,8 +89,8 @@ struct Params {
   relay::Window<S> window;
   std::array<int64_t, S> output_padding{};
   int64_t groups = 1;
-  int64_t channels = -1;              // -1: not given
-  int64_t packed = -1;                // kernel_layout: -1 not given, 0 plain (IOHW), K packed (IOHW{K}i)
+  int64_t channels = -1;             // -1: not given
+  int64_t packed = -1;               // kernel_layout: -1 not given, 0 plain (IOHW), K packed (IOHW{K}i)
   std::vector<int64_t> kernel_size;  // empty: not given
 };
 
@@ -147,7 +147,7 @@ Params<S> ParseParams(const KernelAttrs& attrs) {
 
 /*! \brief One call's sizes, every tensor checked against the others and the attrs (depth 1 for 2-D). */
 struct Workload {
-  int64_t batch = 0, in_channels = 0, depth = 1, height = 0, width = 0;  // N, C, D, H, W
+  int64_t batch = 0, in_channels = 0, depth = 1, height = 0, width = 0;    // N, C, D, H, W
   int64_t out_channels = 0, out_depth = 1, out_height = 0, out_width = 0;  // O, OD, OH, OW
   int64_t kernel_d = 1, kernel_h = 1, kernel_w = 1, groups = 1;
   int64_t stride_d = 1, stride_h = 1, stride_w = 1, dilation_d = 1, dilation_h = 1, dilation_w = 1;
@@ -155,7 +155,7 @@ struct Workload {
   int64_t group_in() const { return in_channels / groups; }    // K
   int64_t group_out() const { return out_channels / groups; }  // O / G
   int64_t taps() const { return kernel_d * kernel_h * kernel_w; }
-  int64_t rows() const { return out_depth * out_height; }       // col2im's output rows, (od, oh)
+  int64_t rows() const { return out_depth * out_height; }  // col2im's output rows, (od, oh)
 };
 
 /*! \brief The output size of one spatial dim, or ValueError when it is below 1 or beyond kMaxWindowValue. */
@@ -169,8 +169,7 @@ int64_t OutSize(const Params<S>& p, int i, int64_t in, int64_t kernel) {
       << kName << ": spatial dim " << i << " of the output would be "
       << (size > relay::kMaxWindowValue ? std::string("too large") : std::to_string(static_cast<int64_t>(size)))
       << " (input " << in << ", stride " << w.stride[i] << ", padding (" << w.pad_begin[i] << ", " << w.pad_end[i]
-      << "), kernel " << kernel << ", dilation " << w.dilation[i] << ", output_padding " << p.output_padding[i]
-      << ")";
+      << "), kernel " << kernel << ", dilation " << w.dilation[i] << ", output_padding " << p.output_padding[i] << ")";
   return static_cast<int64_t>(size);
 }
 
@@ -206,15 +205,15 @@ Workload MakeWorkload(const Params<S>& p, const TensorArg& data, const TensorArg
   }
   wl.depth = in_sp[0], wl.height = in_sp[1], wl.width = in_sp[2];
   wl.kernel_d = k_sp[0], wl.kernel_h = k_sp[1], wl.kernel_w = k_sp[2];
-  const int64_t weight_in = packed ? relay::BoundedMul(weight.dim(0), weight.dim(S + 2), "input channels")
-                                   : weight.dim(0);
+  const int64_t weight_in =
+      packed ? relay::BoundedMul(weight.dim(0), weight.dim(S + 2), "input channels") : weight.dim(0);
   TVMLITE_CHECK_KIND(weight_in == wl.in_channels && (!packed || weight.dim(0) == p.groups), ValueError)
       << kName << ": weight " << ShapeString(weight) << " is for " << weight_in << " input channels"
-      << (packed ? " in " + std::to_string(weight.dim(0)) + " groups" : std::string()) << ", data "
-      << ShapeString(data) << " has " << wl.in_channels << (packed ? " in " + std::to_string(p.groups) : std::string());
+      << (packed ? " in " + std::to_string(weight.dim(0)) + " groups" : std::string()) << ", data " << ShapeString(data)
+      << " has " << wl.in_channels << (packed ? " in " + std::to_string(p.groups) : std::string());
   TVMLITE_CHECK_KIND(wl.in_channels % p.groups == 0, ValueError)
-      << kName << ": data " << ShapeString(data) << " has " << wl.in_channels << " channels, not divisible by groups = "
-      << p.groups;
+      << kName << ": data " << ShapeString(data) << " has " << wl.in_channels
+      << " channels, not divisible by groups = " << p.groups;
   try {
     wl.out_channels = relay::BoundedMul(weight.dim(1), p.groups, "output channels");
   } catch (const runtime::Error& e) {
@@ -271,30 +270,33 @@ void TransposeWeight(const Workload& wl, const float* w, float* wt) {
   const int64_t K = wl.group_in(), M = wl.group_out() * wl.taps();
   constexpr int64_t kT = 16;
   const int64_t k_tiles = (K + kT - 1) / kT;
-  runtime::ParallelFor(wl.groups * k_tiles, [&](int64_t b, int64_t e) {
-    float buf[kT][kT];
-    for (int64_t item = b; item < e; ++item) {
-      const int64_t g = item / k_tiles, k0 = item % k_tiles * kT, kn = std::min(kT, K - k0);
-      const float* src = w + (g * K + k0) * M;
-      float* dst = wt + g * M * K + k0;
-      for (int64_t m0 = 0; m0 < M; m0 += kT) {
-        const int64_t mn = std::min(kT, M - m0);
-        if (kn == kT && mn == kT) {  // whole tiles: fixed trip counts, which the compiler unrolls
-          float tile[kT][kT];
-          for (int64_t k = 0; k < kT; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(buf[k]));
-          for (int64_t m = 0; m < kT; ++m) {
-            for (int64_t k = 0; k < kT; ++k) tile[m][k] = buf[k][m];
+  runtime::ParallelFor(
+      wl.groups * k_tiles,
+      [&](int64_t b, int64_t e) {
+        float buf[kT][kT];
+        for (int64_t item = b; item < e; ++item) {
+          const int64_t g = item / k_tiles, k0 = item % k_tiles * kT, kn = std::min(kT, K - k0);
+          const float* src = w + (g * K + k0) * M;
+          float* dst = wt + g * M * K + k0;
+          for (int64_t m0 = 0; m0 < M; m0 += kT) {
+            const int64_t mn = std::min(kT, M - m0);
+            if (kn == kT && mn == kT) {  // whole tiles: fixed trip counts, which the compiler unrolls
+              float tile[kT][kT];
+              for (int64_t k = 0; k < kT; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(buf[k]));
+              for (int64_t m = 0; m < kT; ++m) {
+                for (int64_t k = 0; k < kT; ++k) tile[m][k] = buf[k][m];
+              }
+              for (int64_t m = 0; m < kT; ++m) std::memcpy(dst + (m0 + m) * K, tile[m], sizeof(tile[m]));
+              continue;
+            }
+            for (int64_t k = 0; k < kn; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(float) * mn);
+            for (int64_t m = 0; m < mn; ++m) {
+              for (int64_t k = 0; k < kn; ++k) dst[(m0 + m) * K + k] = buf[k][m];
+            }
           }
-          for (int64_t m = 0; m < kT; ++m) std::memcpy(dst + (m0 + m) * K, tile[m], sizeof(tile[m]));
-          continue;
         }
-        for (int64_t k = 0; k < kn; ++k) std::memcpy(buf[k], src + k * M + m0, sizeof(float) * mn);
-        for (int64_t m = 0; m < mn; ++m) {
-          for (int64_t k = 0; k < kn; ++k) dst[(m0 + m) * K + k] = buf[k][m];
-        }
-      }
-    }
-  }, std::max<int64_t>(1, 16384 / (kT * std::max<int64_t>(1, M))));
+      },
+      std::max<int64_t>(1, 16384 / (kT * std::max<int64_t>(1, M))));
 }
 
 /*! \brief What col2im needs of one call, fixed for all its units. */
@@ -320,13 +322,12 @@ Col2Im PlanCol2Im(const Workload& wl) {
   }
   // Enough items for the pool when the planes are few; a whole plane per item otherwise. Rows are (od, oh).
   const int64_t want = 4 * static_cast<int64_t>(runtime::NumThreads()), rows = wl.rows();
-  const int64_t per_plane = std::min(rows, std::max<int64_t>(1, (want + wl.group_out() - 1) /
-                                                                    std::max<int64_t>(1, wl.group_out())));
+  const int64_t per_plane =
+      std::min(rows, std::max<int64_t>(1, (want + wl.group_out() - 1) / std::max<int64_t>(1, wl.group_out())));
   c.rows_per_item = (rows + per_plane - 1) / per_plane;
   c.items_per_plane = (rows + c.rows_per_item - 1) / c.rows_per_item;
   // Work per item: its output values times the taps landing on each (in double: a heuristic that must not overflow).
-  const double landing =
-      std::max(1.0, static_cast<double>(wl.taps()) / wl.stride_d / wl.stride_h / wl.stride_w);
+  const double landing = std::max(1.0, static_cast<double>(wl.taps()) / wl.stride_d / wl.stride_h / wl.stride_w);
   const double work = static_cast<double>(c.rows_per_item) * wl.out_width * landing;
   c.min_chunk = std::max<int64_t>(1, static_cast<int64_t>(kMinCol2ImWork / work));
   return c;
@@ -425,16 +426,19 @@ void RunCol2Im(const Col2Im& c, const float* cols, int64_t p0, int64_t p1, float
                wl.out_height;
     }
   }
-  runtime::ParallelFor(wl.group_out() * c.items_per_plane, [&](int64_t b, int64_t e) {
-    for (int64_t item = b; item < e; ++item) {
-      const int64_t o = item / c.items_per_plane;
-      const int64_t oh0 = item % c.items_per_plane * c.rows_per_item;
-      const int64_t oh1 = std::min(rows, oh0 + c.rows_per_item);
-      const int64_t flat = (plane0 + o) * plane_size;
-      GatherRows(c, cols, p0, p1, o, out + flat, std::max(oh0, reach0), std::min(oh1, reach1), only);
-      if (last && !epi.empty()) epi.Apply(out, flat + oh0 * wl.out_width, (oh1 - oh0) * wl.out_width);
-    }
-  }, c.min_chunk);
+  runtime::ParallelFor(
+      wl.group_out() * c.items_per_plane,
+      [&](int64_t b, int64_t e) {
+        for (int64_t item = b; item < e; ++item) {
+          const int64_t o = item / c.items_per_plane;
+          const int64_t oh0 = item % c.items_per_plane * c.rows_per_item;
+          const int64_t oh1 = std::min(rows, oh0 + c.rows_per_item);
+          const int64_t flat = (plane0 + o) * plane_size;
+          GatherRows(c, cols, p0, p1, o, out + flat, std::max(oh0, reach0), std::min(oh1, reach1), only);
+          if (last && !epi.empty()) epi.Apply(out, flat + oh0 * wl.out_width, (oh1 - oh0) * wl.out_width);
+        }
+      },
+      c.min_chunk);
 }
 
 /*! \brief One image n and group g: the GEMM and col2im chunk by chunk. */

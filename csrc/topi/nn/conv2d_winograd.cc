@@ -88,20 +88,23 @@ void PhaseGemms(const winograd::Geometry& g, const float* v, const float* u, flo
   const int64_t unit_flops = 2 * kRows * c * o;
   const BoundEpilogue none;
   const int alpha = static_cast<int>(g.alpha);
-  runtime::ParallelFor(winograd::PhaseElements(alpha) * chunks, [&](int64_t u0, int64_t u1) {
-    for (int e = 0; e < alpha * alpha; ++e) {
-      const int64_t phases = winograd::PhasesOfElement(e / alpha, e % alpha, alpha), k = phases * c;
-      const int64_t before = winograd::PhasesBefore(e, alpha), first = before * chunks;  // element e's first unit
-      // chunk r of element e is this piece's when its first unit, first + r * phases, is in [u0, u1)
-      const int64_t r0 = std::clamp<int64_t>((u0 - first + phases - 1) / phases, 0, chunks);
-      const int64_t r1 = std::clamp<int64_t>((u1 - first + phases - 1) / phases, 0, chunks);
-      if (r0 < r1) {
-        const int64_t t0 = r0 * kRows, rows = std::min(r1 * kRows, g.tiles) - t0;
-        gemm::GemmPackedPrefix(v + before * g.tiles * c + t0 * k, k, u + e * o * 4 * c, g.out_block,
-                               4 * c * g.out_block, rows, o, k, mm + (e * g.tiles + t0) * o, o, none, 0);
-      }
-    }
-  }, std::max<int64_t>(1, (int64_t(1) << 19) / unit_flops));
+  runtime::ParallelFor(
+      winograd::PhaseElements(alpha) * chunks,
+      [&](int64_t u0, int64_t u1) {
+        for (int e = 0; e < alpha * alpha; ++e) {
+          const int64_t phases = winograd::PhasesOfElement(e / alpha, e % alpha, alpha), k = phases * c;
+          const int64_t before = winograd::PhasesBefore(e, alpha), first = before * chunks;  // element e's first unit
+          // chunk r of element e is this piece's when its first unit, first + r * phases, is in [u0, u1)
+          const int64_t r0 = std::clamp<int64_t>((u0 - first + phases - 1) / phases, 0, chunks);
+          const int64_t r1 = std::clamp<int64_t>((u1 - first + phases - 1) / phases, 0, chunks);
+          if (r0 < r1) {
+            const int64_t t0 = r0 * kRows, rows = std::min(r1 * kRows, g.tiles) - t0;
+            gemm::GemmPackedPrefix(v + before * g.tiles * c + t0 * k, k, u + e * o * 4 * c, g.out_block,
+                                   4 * c * g.out_block, rows, o, k, mm + (e * g.tiles + t0) * o, o, none, 0);
+          }
+        }
+      },
+      std::max<int64_t>(1, (int64_t(1) << 19) / unit_flops));
 }
 
 void Run(const WinogradConfig& cfg, const KernelArgs& args) {
@@ -115,12 +118,10 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   g.batch = data.dim(0), g.in_block = data.dim(4), g.in_channels = data.dim(1) * g.in_block;
   g.height = data.dim(2), g.width = data.dim(3);
   g.out_block = weight.dim(4), g.out_channels = weight.dim(2) * g.out_block;
-  if (weight.dim(0) != alpha || weight.dim(1) != alpha || weight.dim(3) != phases * g.in_channels ||
-      g.out_block < 1) {
+  if (weight.dim(0) != alpha || weight.dim(1) != alpha || weight.dim(3) != phases * g.in_channels || g.out_block < 1) {
     weight.Fail("must be (" + std::to_string(alpha) + ", " + std::to_string(alpha) + ", O / ob, " +
-                std::to_string(phases * g.in_channels) + ", ob) for tile_size " + std::to_string(cfg.m) +
-                ", stride " + std::to_string(cfg.stride) + " and data with " + std::to_string(g.in_channels) +
-                " channels");
+                std::to_string(phases * g.in_channels) + ", ob) for tile_size " + std::to_string(cfg.m) + ", stride " +
+                std::to_string(cfg.stride) + " and data with " + std::to_string(g.in_channels) + " channels");
   }
   if (g.in_block > 64) data.Fail("has a channel block of " + std::to_string(g.in_block) + "; at most 64");
   if (g.out_block > 64) weight.Fail("has an output block of " + std::to_string(g.out_block) + "; at most 64");
@@ -145,8 +146,8 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
   // (and an allocation of any size a caller asks for), as in conv2d_nchwc's padded copy.
   const __int128 padded = static_cast<__int128>(g.batch * g.in_channels) * padded_h * padded_w;
   if (padded > 4 * static_cast<__int128>(data.size()) + (1 << 20)) {
-    data.Fail("is padded far beyond its size (" + std::to_string(g.height) + "x" + std::to_string(g.width) +
-              " to " + std::to_string(padded_h) + "x" + std::to_string(padded_w) +
+    data.Fail("is padded far beyond its size (" + std::to_string(g.height) + "x" + std::to_string(g.width) + " to " +
+              std::to_string(padded_h) + "x" + std::to_string(padded_w) +
               "); Winograd needs the padded input to stay within 4x the input");
   }
   g.tiles_h = (g.out_height + cfg.m - 1) / cfg.m, g.tiles_w = (g.out_width + cfg.m - 1) / cfg.m;
@@ -166,8 +167,8 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
 
   const int64_t in_items = g.batch * (g.in_channels / g.in_block) * g.tiles_h;
   const TransformFn input = cfg.stride == 2 ? transforms.input_s2 : transforms.input;
-  runtime::ParallelFor(in_items, [&](int64_t b, int64_t e) { input(g, x, v, b, e); },
-                       MinItems(v_elements * g.tiles_w * g.in_block));
+  runtime::ParallelFor(
+      in_items, [&](int64_t b, int64_t e) { input(g, x, v, b, e); }, MinItems(v_elements * g.tiles_w * g.in_block));
 
   if (cfg.stride == 2) {
     PhaseGemms(g, v, u, mm);
@@ -176,25 +177,32 @@ void Run(const WinogradConfig& cfg, const KernelArgs& args) {
     const int64_t panel_set = g.out_channels * g.in_channels;  // floats of one U[xi]
     // Tile positions in parallel, each GEMM on one thread; small convs (a few us of GEMM) stay on the caller.
     const int64_t gemm_flops = 2 * g.tiles * g.in_channels * g.out_channels;
-    runtime::ParallelFor(alpha * alpha, [&](int64_t b, int64_t e) {
-      for (int64_t xi = b; xi < e; ++xi) {
-        gemm::GemmPacked(v + xi * g.tiles * g.in_channels, g.in_channels, u + xi * panel_set, g.out_block, g.tiles,
-                         g.out_channels, g.in_channels, mm + xi * g.tiles * g.out_channels, g.out_channels, none, 0);
-      }
-    }, std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, gemm_flops)));
+    runtime::ParallelFor(
+        alpha * alpha,
+        [&](int64_t b, int64_t e) {
+          for (int64_t xi = b; xi < e; ++xi) {
+            gemm::GemmPacked(v + xi * g.tiles * g.in_channels, g.in_channels, u + xi * panel_set, g.out_block, g.tiles,
+                             g.out_channels, g.in_channels, mm + xi * g.tiles * g.out_channels, g.out_channels, none,
+                             0);
+          }
+        },
+        std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(1, gemm_flops)));
   }
 
   const int64_t out_items = g.batch * (g.out_channels / g.out_block) * g.tiles_h;
   const int64_t row_floats = g.out_width * g.out_block;
-  runtime::ParallelFor(out_items, [&](int64_t b, int64_t e) {
-    for (int64_t item = b; item < e; ++item) {
-      transforms.output(g, mm, y, item, item + 1);
-      if (bound.empty()) continue;
-      const int64_t ty = item % g.tiles_h, plane = item / g.tiles_h;
-      const int64_t rows = std::min(cfg.m, g.out_height - ty * cfg.m);
-      bound.Apply(y, (plane * g.out_height + ty * cfg.m) * row_floats, rows * row_floats);
-    }
-  }, MinItems(alpha * alpha * g.tiles_w * g.out_block));
+  runtime::ParallelFor(
+      out_items,
+      [&](int64_t b, int64_t e) {
+        for (int64_t item = b; item < e; ++item) {
+          transforms.output(g, mm, y, item, item + 1);
+          if (bound.empty()) continue;
+          const int64_t ty = item % g.tiles_h, plane = item / g.tiles_h;
+          const int64_t rows = std::min(cfg.m, g.out_height - ty * cfg.m);
+          bound.Apply(y, (plane * g.out_height + ty * cfg.m) * row_floats, rows * row_floats);
+        }
+      },
+      MinItems(alpha * alpha * g.tiles_w * g.out_block));
 }
 
 runtime::Array<Any> MatrixOf(const float* values, int rows, int cols) {
@@ -219,27 +227,29 @@ runtime::Array<Any> MatrixOf(const double* values, int rows, int cols) {
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kKernel = kName;
-  KernelAttrs attrs(kKernel, attrs_in);
-  WinogradConfig cfg;
-  cfg.m = attrs.GetInt("tile_size", 4);
-  TVMLITE_CHECK_KIND(cfg.m == 2 || cfg.m == 4, ValueError)
-      << kKernel << ": tile_size must be 2 or 4, got " << cfg.m;
-  cfg.window = KernelWindow(attrs);
-  const relay::Window<2>& w = cfg.window;
-  TVMLITE_CHECK_KIND(w.stride[0] == w.stride[1] && (w.stride[0] == 1 || w.stride[0] == 2) && w.dilation[0] == 1 &&
-                         w.dilation[1] == 1, ValueError)
-      << kKernel << ": Winograd needs strides of 1 or 2 (the same in both axes) and dilation of 1";
-  cfg.stride = w.stride[0];
-  const std::vector<int64_t> ks = attrs.GetInts("kernel_size", {3, 3});
-  TVMLITE_CHECK_KIND(ks == std::vector<int64_t>({3, 3}), ValueError)
-      << kKernel << ": kernel_size must be (3, 3)";
-  TVMLITE_CHECK_KIND(attrs.GetInt("groups", 1) == 1, ValueError) << kKernel << ": groups must be 1";
-  CheckFloat32OutDtype(attrs);
-  cfg.epilogue = attrs.GetEpilogue();
-  return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
-}).set_kernel_factory();
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_nchwc")
+    .set_kernel_factory()
+    .set_body_typed([](Map<String, Any> attrs_in) {
+      static const std::string kKernel = kName;
+      KernelAttrs attrs(kKernel, attrs_in);
+      WinogradConfig cfg;
+      cfg.m = attrs.GetInt("tile_size", 4);
+      TVMLITE_CHECK_KIND(cfg.m == 2 || cfg.m == 4, ValueError)
+          << kKernel << ": tile_size must be 2 or 4, got " << cfg.m;
+      cfg.window = KernelWindow(attrs);
+      const relay::Window<2>& w = cfg.window;
+      TVMLITE_CHECK_KIND(w.stride[0] == w.stride[1] && (w.stride[0] == 1 || w.stride[0] == 2) && w.dilation[0] == 1 &&
+                             w.dilation[1] == 1,
+                         ValueError)
+          << kKernel << ": Winograd needs strides of 1 or 2 (the same in both axes) and dilation of 1";
+      cfg.stride = w.stride[0];
+      const std::vector<int64_t> ks = attrs.GetInts("kernel_size", {3, 3});
+      TVMLITE_CHECK_KIND(ks == std::vector<int64_t>({3, 3}), ValueError) << kKernel << ": kernel_size must be (3, 3)";
+      TVMLITE_CHECK_KIND(attrs.GetInt("groups", 1) == 1, ValueError) << kKernel << ": groups must be 1";
+      CheckFloat32OutDtype(attrs);
+      cfg.epilogue = attrs.GetEpilogue();
+      return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
+    });
 
 TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t tile_size, int64_t stride) {
   TVMLITE_CHECK_KIND(tile_size == 2 || tile_size == 4, ValueError)
@@ -280,8 +290,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.winograd_matrices").set_body_typed([](int64_t t
  * of F(2x2, 2x2)'s (28x28 and 56x56 planes: 1.12-1.2x F(2x2, 2x2), which is 1.2-1.35x the direct conv; its larger
  * input transform ate the gain at 30x30).
  */
-int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
-                     int64_t stride) {
+int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width, int64_t stride) {
   const Isa isa = CpuIsa();
   const int64_t block = isa == Isa::kAVX512 ? 16 : isa == Isa::kAVX2 ? 8 : 0;
   if (block == 0 || in_channels % block != 0 || out_channels % block != 0) return 0;

@@ -76,31 +76,33 @@ void Run(const PerShapeConv& conv, runtime::PackedArgs args) {
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_per_shape").set_body_typed([](Map<String, Any> attrs_in) {
-  static const Function make_direct = runtime::Registry::Get("topi.nn.conv2d_nchwc");
-  static const Function make_winograd = runtime::Registry::Get("topi.nn.conv2d_winograd_nchwc");
-  KernelAttrs attrs(kName, attrs_in);
-  auto winograd = [&](int64_t tile) {
-    Map<String, Any> with_tile = attrs_in;
-    with_tile.Set(String("tile_size"), Any(tile));
-    // relay leaves kernel_size empty when the weight tells it; the per-shape conv's weight is 3x3 (its relation)
-    if (attrs.GetInts("kernel_size", {}).empty()) with_tile.Set(String("kernel_size"), Any(Array<int64_t>{3, 3}));
-    return make_winograd(with_tile).cast<Function>();
-  };
-  PerShapeConv conv;
-  try {  // the errors of the two kernels it binds, named as this one's
-    conv.direct = make_direct(attrs_in).cast<Function>();
-    conv.winograd2 = winograd(2);
-    conv.winograd4 = winograd(4);
-  } catch (const runtime::Error& e) {
-    throw runtime::Error(e.kind(), std::string(kName) + ": " + e.message());
-  }
-  conv.stride = KernelWindow(attrs).stride[0];  // 1 or 2: the Winograd kernel checked it
-  conv.num_epilogue_inputs = attrs.GetEpilogue().num_inputs();
-  Function f([conv](runtime::PackedArgs args, Any*) { Run(conv, args); });
-  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
-  return f;
-}).set_kernel_factory();
+TVMLITE_REGISTER_GLOBAL("topi.nn.conv2d_winograd_per_shape")
+    .set_kernel_factory()
+    .set_body_typed([](Map<String, Any> attrs_in) {
+      static const Function make_direct = runtime::Registry::Get("topi.nn.conv2d_nchwc");
+      static const Function make_winograd = runtime::Registry::Get("topi.nn.conv2d_winograd_nchwc");
+      KernelAttrs attrs(kName, attrs_in);
+      auto winograd = [&](int64_t tile) {
+        Map<String, Any> with_tile = attrs_in;
+        with_tile.Set(String("tile_size"), Any(tile));
+        // relay leaves kernel_size empty when the weight tells it; the per-shape conv's weight is 3x3 (its relation)
+        if (attrs.GetInts("kernel_size", {}).empty()) with_tile.Set(String("kernel_size"), Any(Array<int64_t>{3, 3}));
+        return make_winograd(with_tile).cast<Function>();
+      };
+      PerShapeConv conv;
+      try {  // the errors of the two kernels it binds, named as this one's
+        conv.direct = make_direct(attrs_in).cast<Function>();
+        conv.winograd2 = winograd(2);
+        conv.winograd4 = winograd(4);
+      } catch (const runtime::Error& e) {
+        throw runtime::Error(e.kind(), std::string(kName) + ": " + e.message());
+      }
+      conv.stride = KernelWindow(attrs).stride[0];  // 1 or 2: the Winograd kernel checked it
+      conv.num_epilogue_inputs = attrs.GetEpilogue().num_inputs();
+      Function f([conv](runtime::PackedArgs args, Any*) { Run(conv, args); });
+      const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning;
+      return f;
+    });
 
 TVMLITE_REGISTER_OP_KERNEL("nn.contrib_conv2d_winograd_per_shape", "topi.nn.conv2d_winograd_per_shape");
 

@@ -55,8 +55,7 @@ namespace chain {
 namespace {
 
 const char* const kStageNames[] = {"expand", "depthwise", "project"};
-const char* const kStageKernels[] = {"topi.nn.conv2d_nchwc", "topi.nn.depthwise_conv2d_nchwc",
-                                     "topi.nn.conv2d_nchwc"};
+const char* const kStageKernels[] = {"topi.nn.conv2d_nchwc", "topi.nn.depthwise_conv2d_nchwc", "topi.nn.conv2d_nchwc"};
 
 /*! \brief The attrs of one stage: the keys "<stage>.<key>" of attrs, without the prefix. */
 Map<String, Any> StageAttrs(const Map<String, Any>& attrs, const std::string& stage) {
@@ -102,8 +101,8 @@ ChainConfig ParseConfig(const Map<String, Any>& attrs_in) {
     const std::string key(kv.first);
     bool known = key == "stages";
     for (int s = 0; s < 3; ++s) {
-      known = known || (cfg.has[s] && key.compare(0, std::strlen(kStageNames[s]) + 1,
-                                                  std::string(kStageNames[s]) + ".") == 0);
+      known = known ||
+              (cfg.has[s] && key.compare(0, std::strlen(kStageNames[s]) + 1, std::string(kStageNames[s]) + ".") == 0);
     }
     TVMLITE_CHECK_KIND(known, ValueError) << kName << ": unknown attr '" << key << "' for stages \"" << stages << "\"";
   }
@@ -146,8 +145,8 @@ ChainShape CheckShapes(const ChainConfig& cfg, const ChainArgs& a) {
   if (cfg.has[kExpand]) {
     const std::vector<int64_t> w = a.weight[kExpand].Shape();
     if (w.size() != 6 || w[1] != s.CB || w[2] < 1 || w[3] < 1 || w[4] != s.ic || w[5] < 1) {
-      Fail("the expand weight", a.weight[kExpand], "(E/ec, " + std::to_string(s.CB) + ", KH, KW, " +
-                                                       std::to_string(s.ic) + ", ec)");
+      Fail("the expand weight", a.weight[kExpand],
+           "(E/ec, " + std::to_string(s.CB) + ", KH, KW, " + std::to_string(s.ic) + ", ec)");
     }
     s.EB = w[0], s.ec = w[5], s.EKH = w[2], s.EKW = w[3];
     const relay::Window<2>& ew = cfg.expand_window;
@@ -160,8 +159,8 @@ ChainShape CheckShapes(const ChainConfig& cfg, const ChainArgs& a) {
   }
   const std::vector<int64_t> w = a.weight[kDepthwise].Shape();
   if (w.size() != 6 || w[0] != s.EB || w[1] != 1 || w[4] != 1 || w[5] != s.ec) {
-    Fail("the depthwise weight", a.weight[kDepthwise], "(" + std::to_string(s.EB) + ", 1, KH, KW, 1, " +
-                                                           std::to_string(s.ec) + ")");
+    Fail("the depthwise weight", a.weight[kDepthwise],
+         "(" + std::to_string(s.EB) + ", 1, KH, KW, 1, " + std::to_string(s.ec) + ")");
   }
   s.KH = w[2], s.KW = w[3];
   const relay::Window<2>& win = cfg.window;
@@ -175,8 +174,8 @@ ChainShape CheckShapes(const ChainConfig& cfg, const ChainArgs& a) {
   if (cfg.has[kProject]) {
     const std::vector<int64_t> p = a.weight[kProject].Shape();
     if (p.size() != 6 || p[1] != s.EB || p[2] != 1 || p[3] != 1 || p[4] != s.ec || p[5] < 1) {
-      Fail("the project weight", a.weight[kProject], "(O/oc, " + std::to_string(s.EB) + ", 1, 1, " +
-                                                         std::to_string(s.ec) + ", oc)");
+      Fail("the project weight", a.weight[kProject],
+           "(O/oc, " + std::to_string(s.EB) + ", 1, 1, " + std::to_string(s.ec) + ", oc)");
     }
     s.OB = p[0], s.oc = p[5];
   }
@@ -272,12 +271,14 @@ bool PerChannel(const std::vector<NDArray>& inputs) {
   return true;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_nchwc").set_body_typed([](Map<String, Any> attrs) {
-  ChainConfig cfg = ParseConfig(attrs);
-  int min_args = 3;  // data, the depthwise weight, out
-  for (int st = 0; st < 3; ++st) min_args += cfg.has[st] ? (st != kDepthwise) + cfg.epilogue[st].num_inputs() : 0;
-  return MakeKernel(kName, min_args, [cfg](const KernelArgs& args) { Run(cfg, args); });
-}).set_kernel_factory();
+TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_nchwc")
+    .set_kernel_factory()
+    .set_body_typed([](Map<String, Any> attrs) {
+      ChainConfig cfg = ParseConfig(attrs);
+      int min_args = 3;  // data, the depthwise weight, out
+      for (int st = 0; st < 3; ++st) min_args += cfg.has[st] ? (st != kDepthwise) + cfg.epilogue[st].num_inputs() : 0;
+      return MakeKernel(kName, min_args, [cfg](const KernelArgs& args) { Run(cfg, args); });
+    });
 
 // The lowering's policy (csrc/backend/fuse_depthwise_chains.cc): output rows per band, 0 for "keep the stages apart".
 TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_chain_band")

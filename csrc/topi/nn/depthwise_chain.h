@@ -57,7 +57,7 @@ struct ChainShape {
   int64_t H, W;               // the depthwise's input: the expand's output (data's without expand)
   int64_t EB, ec;             // the depthwise's channel blocks
   int64_t KH, KW, OH, OW;
-  int64_t OB, oc;            // out's channel blocks (EB, ec without project)
+  int64_t OB, oc;  // out's channel blocks (EB, ec without project)
 };
 
 // The paths' policies, which the lowering asks too (csrc/backend/fuse_depthwise_chains.cc).

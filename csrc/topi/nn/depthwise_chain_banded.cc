@@ -83,12 +83,12 @@ struct Banded {
   const ChainConfig* cfg;
   ChainShape s;
   int64_t band, rows_cap;  // output rows per band; input rows the expand scratch holds
-  const float* x;   // data
-  const float* xp;  // the expand's input: data, or its zero-padded copy when the expand pads
-  int64_t xp_h, xp_w;  // xp's rows and columns
+  const float* x;          // data
+  const float* xp;         // the expand's input: data, or its zero-padded copy when the expand pads
+  int64_t xp_h, xp_w;      // xp's rows and columns
   float* y;
   const float* weight[3];
-  const FusedTail* expand_tail;      // null: plain store
+  const FusedTail* expand_tail;       // null: plain store
   const BoundEpilogue* expand_bound;  // the expand's epilogue when not in registers, on the scratch's layout
   const float* dw_bias;
   float dw_lo, dw_hi;
@@ -121,8 +121,8 @@ Conv2DWorkload ExpandRows(const Banded& b, int64_t from, int64_t hi, int64_t out
  * the pool hands a thread its range in pieces, in order, so their shared input rows are computed once.
  */
 struct RowCarry {
-  uint64_t call = 0;  // the chain call (a per-call number): 0 none
-  int64_t n = -1, next_row = -1;  // the image, and the output row a continuing run starts at
+  uint64_t call = 0;                 // the chain call (a per-call number): 0 none
+  int64_t n = -1, next_row = -1;     // the image, and the output row a continuing run starts at
   int64_t have_lo = 0, have_hi = 0;  // image rows [have_lo, have_hi) are the expand scratch's rows 0, 1, ...
 };
 
@@ -138,8 +138,8 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
   const int64_t L = s.ec;
   const int64_t exp_plane = b.rows_cap * s.W * L, dw_plane = b.band * s.OW * L;
   const bool expand = b.cfg->has[kExpand], project = b.cfg->has[kProject];
-  DepthwiseRow row = DepthwiseRowShape(s.H, s.W, L, s.OW, s.KH, s.KW, win.stride[1], win.dilation[0],
-                                       win.dilation[1], win.pad_begin[1]);
+  DepthwiseRow row = DepthwiseRowShape(s.H, s.W, L, s.OW, s.KH, s.KW, win.stride[1], win.dilation[0], win.dilation[1],
+                                       win.pad_begin[1]);
   row.lo = b.dw_lo, row.hi = b.dw_hi;
   const bool continues = carry->call == call && carry->n == n && carry->next_row == row_begin;
   int64_t have_lo = continues ? carry->have_lo : 0, have_hi = continues ? carry->have_hi : 0;
@@ -148,7 +148,7 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
     if (expand) {
       const int64_t lo = std::max<int64_t>(0, r0 * sh - pt);
       const int64_t hi = std::max(lo, std::min(s.H, (r1 - 1) * sh - pt + reach + 1));
-      int64_t from = lo;  // the first row to compute
+      int64_t from = lo;                    // the first row to compute
       if (have_lo <= lo && lo < have_hi) {  // rows [lo, have_hi) were computed for the last band: move them up
         if (lo > have_lo) {
           for (int64_t p = 0; p < s.EB; ++p) {
@@ -162,8 +162,12 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
         const Conv2DWorkload wl = ExpandRows(b, from, hi, exp_plane);
         const Conv2DPlan plan = PlanConv2D(wl, b.expand_path.lanes, b.expand_path.regs, b.expand_path.max_tile_rows);
         const int64_t first_row = from * b.cfg->expand_window.stride[0];  // in xp
-        Conv2DTensors io{b.xp + (n * s.CB * b.xp_h + first_row) * b.xp_w * s.ic, b.weight[kExpand],
-                         exp + (from - lo) * s.W * L, nullptr, nullptr, b.expand_tail};
+        Conv2DTensors io{b.xp + (n * s.CB * b.xp_h + first_row) * b.xp_w * s.ic,
+                         b.weight[kExpand],
+                         exp + (from - lo) * s.W * L,
+                         nullptr,
+                         nullptr,
+                         b.expand_tail};
         b.expand_path.fn(wl, plan, io, 0, plan.num_items);
         if (b.expand_bound != nullptr) {  // on the rows just computed, per plane (still in L1 / L2)
           for (int64_t p = 0; p < s.EB; ++p) {
@@ -202,8 +206,8 @@ void RunRows(const Banded& b, uint64_t call, int64_t n, int64_t row_begin, int64
       }
     }
     if (project) {
-      const Conv2DWorkload wl = PointwiseRows(s.EB * L, L, s.OB * s.oc, s.oc, r1 - r0, s.OW, dw_plane,
-                                              s.OH * s.OW * s.oc);
+      const Conv2DWorkload wl =
+          PointwiseRows(s.EB * L, L, s.OB * s.oc, s.oc, r1 - r0, s.OW, dw_plane, s.OH * s.OW * s.oc);
       const Conv2DPlan plan = PlanConv2D(wl, b.project_path.lanes, b.project_path.regs, b.project_path.max_tile_rows);
       const int64_t shift = (n * s.OB * s.OH + r0) * s.OW * s.oc;  // the band's first value in y
       FusedTail tail = b.project_tail;
@@ -310,18 +314,21 @@ bool RunBanded(const ChainConfig& cfg, const ChainArgs& a, const ChainShape& s) 
   const uint64_t call = calls.fetch_add(1, std::memory_order_relaxed) + 1;
   const int64_t exp_size = cfg.has[kExpand] ? s.EB * b.rows_cap * s.W * s.ec : 0;
   const int64_t dw_size = cfg.has[kProject] ? s.EB * band * s.OW * s.ec : 0;
-  runtime::ParallelFor(s.N * s.OH, [&](int64_t begin, int64_t end) {
-    // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
-    static thread_local std::vector<float> exp_scratch, dw_scratch;
-    static thread_local RowCarry carry;
-    float* exp = AlignedScratch(&exp_scratch, exp_size);  // 64-byte aligned: each pixel's 16 channels one line
-    float* dw = AlignedScratch(&dw_scratch, dw_size);
-    for (int64_t row = begin; row < end;) {
-      const int64_t n = row / s.OH, r0 = row % s.OH, r1 = std::min(s.OH, r0 + (end - row));
-      RunRows(b, call, n, r0, r1, exp, dw, &carry);
-      row += r1 - r0;
-    }
-  }, std::max<int64_t>(1, band / 2));
+  runtime::ParallelFor(
+      s.N * s.OH,
+      [&](int64_t begin, int64_t end) {
+        // This thread's scratch, grown as needed and kept: the executor runs the same chains every run.
+        static thread_local std::vector<float> exp_scratch, dw_scratch;
+        static thread_local RowCarry carry;
+        float* exp = AlignedScratch(&exp_scratch, exp_size);  // 64-byte aligned: each pixel's 16 channels one line
+        float* dw = AlignedScratch(&dw_scratch, dw_size);
+        for (int64_t row = begin; row < end;) {
+          const int64_t n = row / s.OH, r0 = row % s.OH, r1 = std::min(s.OH, r0 + (end - row));
+          RunRows(b, call, n, r0, r1, exp, dw, &carry);
+          row += r1 - r0;
+        }
+      },
+      std::max<int64_t>(1, band / 2));
   return true;
 }
 

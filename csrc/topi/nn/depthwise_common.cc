@@ -28,8 +28,8 @@ namespace {
 }  // namespace
 
 DepthwiseDims CheckDepthwiseInputs(const char* kernel, int dims, int64_t groups,
-                                   const std::vector<int64_t>& kernel_size, int64_t data_block,
-                                   const TensorArg& data, const TensorArg& weight) {
+                                   const std::vector<int64_t>& kernel_size, int64_t data_block, const TensorArg& data,
+                                   const TensorArg& weight) {
   // The dims' names in the messages: data (N, C/c, D, H, W, c), weight (C/c, 1, KD, KH, KW, 1, c).
   const char* spatial = dims == 3 ? "D, H, W" : "H, W";
   const char* taps = dims == 3 ? "KD, KH, KW" : "KH, KW";
@@ -70,8 +70,8 @@ DepthwiseDims CheckDepthwiseInputs(const char* kernel, int dims, int64_t groups,
     TVMLITE_THROW(ValueError) << kernel << ": groups = " << groups << " must equal the channels (" << C
                               << ") of a depthwise convolution";
   }
-  const bool kernel_matches = kernel_size.size() == static_cast<size_t>(dims) &&
-                              std::equal(d.kernel, d.kernel + dims, kernel_size.begin());
+  const bool kernel_matches =
+      kernel_size.size() == static_cast<size_t>(dims) && std::equal(d.kernel, d.kernel + dims, kernel_size.begin());
   if (!kernel_size.empty() && !kernel_matches) {
     std::ostringstream os;
     os << "kernel_size " << runtime::ShapeTuple(kernel_size);
@@ -95,8 +95,8 @@ DepthwiseOutput BindDepthwiseOutput(const char* kernel, const Epilogue& epilogue
   channel_shape[1] = o.shape[1];
   if (d.blocked) channel_shape.back() = o.shape.back();
   FusedTail tail;
-  o.fused = MatchFusedTail(epilogue, inputs, o.shape, channel_shape, &tail) &&
-            DepthwiseRowTail(tail, &o.bias, &o.lo, &o.hi);
+  o.fused =
+      MatchFusedTail(epilogue, inputs, o.shape, channel_shape, &tail) && DepthwiseRowTail(tail, &o.bias, &o.lo, &o.hi);
   return o;
 }
 

@@ -61,10 +61,10 @@ DepthwiseConfig<kDims> ReadDepthwiseConfig(const KernelAttrs& attrs, const relay
 
 /*! \brief The dims of one call's data and weight. */
 struct DepthwiseDims {
-  bool blocked;          // NC{S}{c}c, else plain (c = 1)
-  int64_t N, CB, c, C;   // C = CB * c
-  int64_t in[3];         // the input's spatial dims S (the first dims of them)
-  int64_t kernel[3];     // the kernel's K
+  bool blocked;         // NC{S}{c}c, else plain (c = 1)
+  int64_t N, CB, c, C;  // C = CB * c
+  int64_t in[3];        // the input's spatial dims S (the first dims of them)
+  int64_t kernel[3];    // the kernel's K
 };
 
 /*!
@@ -72,8 +72,8 @@ struct DepthwiseDims {
  * naming kernel. Compiled once (depthwise_common.cc): the messages are built on the error paths only.
  */
 DepthwiseDims CheckDepthwiseInputs(const char* kernel, int dims, int64_t groups,
-                                   const std::vector<int64_t>& kernel_size, int64_t data_block,
-                                   const TensorArg& data, const TensorArg& weight);
+                                   const std::vector<int64_t>& kernel_size, int64_t data_block, const TensorArg& data,
+                                   const TensorArg& weight);
 
 /*! \brief One call's float32 tensors (args: data, weight, epilogue inputs..., out) and their checked dims. */
 struct DepthwiseCall {
@@ -99,7 +99,7 @@ struct DepthwiseOutput {
   bool fused;                  // the epilogue is a per-channel bias then relu / clip, run in the rows' registers:
   const float* bias;           //   the bias (C floats) or nullptr,
   float lo, hi;                //   the clamp (-inf / inf unless fused). The rows clamp as min(hi, max(lo, x)),
-};                             //   the interpreter's clip only when lo <= hi (DepthwiseRowTail checks).
+};  //   the interpreter's clip only when lo <= hi (DepthwiseRowTail checks).
 
 /*!
  * \brief out checked to be out_spatial's output (blocked as the data), the epilogue bound to its inputs (args after

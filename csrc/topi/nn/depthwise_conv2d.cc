@@ -136,8 +136,8 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
   const int64_t span_h = H + pt + w.pad_end[0] - w.dilation[0] * (KH - 1) - 1;
   const int64_t span_w = W + pl + w.pad_end[1] - w.dilation[1] * (KW - 1) - 1;
   if (KH < 1 || KW < 1 || span_h < 0 || span_w < 0) {
-    TVMLITE_THROW(ValueError) << kName << ": the " << KH << "x" << KW << " kernel (dilation " << w.dilation[0]
-                              << ", " << w.dilation[1] << ") does not fit the padded " << H << "x" << W << " input";
+    TVMLITE_THROW(ValueError) << kName << ": the " << KH << "x" << KW << " kernel (dilation " << w.dilation[0] << ", "
+                              << w.dilation[1] << ") does not fit the padded " << H << "x" << W << " input";
   }
   const int64_t OH = span_h / w.stride[0] + 1, OW = span_w / w.stride[1] + 1;
   // A per-channel bias then relu / clip runs in registers; anything else after each row.
@@ -152,29 +152,32 @@ void Run(const DepthwiseConfig<2>& cfg, const KernelArgs& args) {
   const int64_t row_len = OW * c;
   const int64_t rows = N * CB * OH;
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * KH * KW));
-  runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    DepthwiseRow r = base;
-    // (plane, oh) stepped along, not divided out per row: a small row is only ~60 FMAs. plane = n * CB + cb.
-    int64_t plane = begin / OH, oh = begin % OH, cb = plane % CB;
-    for (int64_t row = begin; row < end; ++row) {
-      r.in = x + plane * H * W * c;
-      r.weight = wt + cb * KH * KW * c;
-      r.out = y + row * row_len;
-      r.ih0 = oh * w.stride[0] - pt;
-      if (bias) r.bias = bias + cb * c;
-      // Rows the next output row reads that this one does not: (ih0 + reach, ih0 + reach + stride_h].
-      const int64_t first = std::max<int64_t>(0, r.ih0 + reach + 1);
-      const int64_t last = std::min<int64_t>(H - 1, r.ih0 + reach + w.stride[0]);
-      r.prefetch = oh + 1 < OH && first <= last ? r.in + first * W * c : nullptr;
-      r.prefetch_len = r.prefetch ? (last - first + 1) * W * c : 0;
-      row_fn(r);
-      if (!fused) bound.Apply(y, row * row_len, row_len);
-      if (++oh == OH) {
-        oh = 0, ++plane;
-        if (++cb == CB) cb = 0;
-      }
-    }
-  }, min_chunk);
+  runtime::ParallelFor(
+      rows,
+      [&](int64_t begin, int64_t end) {
+        DepthwiseRow r = base;
+        // (plane, oh) stepped along, not divided out per row: a small row is only ~60 FMAs. plane = n * CB + cb.
+        int64_t plane = begin / OH, oh = begin % OH, cb = plane % CB;
+        for (int64_t row = begin; row < end; ++row) {
+          r.in = x + plane * H * W * c;
+          r.weight = wt + cb * KH * KW * c;
+          r.out = y + row * row_len;
+          r.ih0 = oh * w.stride[0] - pt;
+          if (bias) r.bias = bias + cb * c;
+          // Rows the next output row reads that this one does not: (ih0 + reach, ih0 + reach + stride_h].
+          const int64_t first = std::max<int64_t>(0, r.ih0 + reach + 1);
+          const int64_t last = std::min<int64_t>(H - 1, r.ih0 + reach + w.stride[0]);
+          r.prefetch = oh + 1 < OH && first <= last ? r.in + first * W * c : nullptr;
+          r.prefetch_len = r.prefetch ? (last - first + 1) * W * c : 0;
+          row_fn(r);
+          if (!fused) bound.Apply(y, row * row_len, row_len);
+          if (++oh == OH) {
+            oh = 0, ++plane;
+            if (++cb == CB) cb = 0;
+          }
+        }
+      },
+      min_chunk);
 }
 
 }  // namespace
@@ -211,14 +214,16 @@ bool DepthwiseRowTail(const FusedTail& tail, const float** bias, float* lo, floa
   return true;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kKernel = kName;
-  KernelAttrs attrs(kKernel, attrs_in);
-  const DepthwiseConfig<2> cfg = ReadDepthwiseConfig<2>(attrs, KernelWindow(attrs), [](const KernelAttrs& a) {
-    return a.Has("data_layout") ? LayoutBlock(a, "data_layout") : int64_t{-1};
-  });
-  return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
-}).set_kernel_factory();
+TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv2d_nchwc")
+    .set_kernel_factory()
+    .set_body_typed([](Map<String, Any> attrs_in) {
+      static const std::string kKernel = kName;
+      KernelAttrs attrs(kKernel, attrs_in);
+      const DepthwiseConfig<2> cfg = ReadDepthwiseConfig<2>(attrs, KernelWindow(attrs), [](const KernelAttrs& a) {
+        return a.Has("data_layout") ? LayoutBlock(a, "data_layout") : int64_t{-1};
+      });
+      return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
+    });
 
 TVMLITE_REGISTER_OP_KERNEL("nn.contrib_depthwise_conv2d_NCHWc", "topi.nn.depthwise_conv2d_nchwc");
 

@@ -78,67 +78,71 @@ void Run(const DepthwiseConfig<3>& cfg, const KernelArgs& args) {
   const float* bias = o.bias;
   const float lo = o.lo, hi = o.hi;
   const bool fused = o.fused;
-  DepthwiseRow base =
-      DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[2], w.dilation[1], w.dilation[2], w.pad_begin[2]);
+  DepthwiseRow base = DepthwiseRowShape(H, W, c, OW, KH, KW, w.stride[2], w.dilation[1], w.dilation[2], w.pad_begin[2]);
   const DepthwiseRowFn row_fn = PickDepthwiseRow(cfg.isa, c);
   const int64_t row_len = OW * c, plane = H * W * c, taps = KH * KW * c;
   const int64_t rows = N * CB * OD * OH;
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * KD * KH * KW));
-  runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    DepthwiseRow r = base;
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t oh = row % OH, od = row / OH % OD, nc = row / OH / OD;  // nc = n * CB + cb
-      const int64_t cb = nc % CB;
-      const float* channel_bias = fused && bias ? bias + cb * c : nullptr;
-      r.out = y + row * row_len;
-      r.ih0 = oh * w.stride[1] - w.pad_begin[1];
-      // Depth taps [kd0, kd1) read slices inside the input.
-      const int64_t first = od * w.stride[0] - w.pad_begin[0], dd = w.dilation[0];
-      const int64_t kd0 = first >= 0 ? 0 : (-first + dd - 1) / dd;
-      const int64_t kd1 = D - 1 - first < 0 ? 0 : std::min(KD, (D - 1 - first) / dd + 1);
-      if (kd0 >= kd1) {  // every tap in the padding: the bias (clamped), or zero
-        for (int64_t i = 0; i < row_len; ++i) {
-          const float v = channel_bias ? channel_bias[i % c] : 0.0f;
-          r.out[i] = v < lo ? lo : (v > hi ? hi : v);
+  runtime::ParallelFor(
+      rows,
+      [&](int64_t begin, int64_t end) {
+        DepthwiseRow r = base;
+        for (int64_t row = begin; row < end; ++row) {
+          const int64_t oh = row % OH, od = row / OH % OD, nc = row / OH / OD;  // nc = n * CB + cb
+          const int64_t cb = nc % CB;
+          const float* channel_bias = fused && bias ? bias + cb * c : nullptr;
+          r.out = y + row * row_len;
+          r.ih0 = oh * w.stride[1] - w.pad_begin[1];
+          // Depth taps [kd0, kd1) read slices inside the input.
+          const int64_t first = od * w.stride[0] - w.pad_begin[0], dd = w.dilation[0];
+          const int64_t kd0 = first >= 0 ? 0 : (-first + dd - 1) / dd;
+          const int64_t kd1 = D - 1 - first < 0 ? 0 : std::min(KD, (D - 1 - first) / dd + 1);
+          if (kd0 >= kd1) {  // every tap in the padding: the bias (clamped), or zero
+            for (int64_t i = 0; i < row_len; ++i) {
+              const float v = channel_bias ? channel_bias[i % c] : 0.0f;
+              r.out[i] = v < lo ? lo : (v > hi ? hi : v);
+            }
+          }
+          for (int64_t kd = kd0; kd < kd1; ++kd) {
+            r.in = x + (nc * D + first + kd * dd) * plane;
+            r.weight = wt + (cb * KD + kd) * taps;
+            r.accumulate = kd > kd0;
+            r.bias = kd == kd0 ? channel_bias : nullptr;
+            r.lo = kd + 1 == kd1 && fused ? lo : -std::numeric_limits<float>::infinity();
+            r.hi = kd + 1 == kd1 && fused ? hi : std::numeric_limits<float>::infinity();
+            row_fn(r);
+          }
+          if (!fused) bound.Apply(y, row * row_len, row_len);
         }
-      }
-      for (int64_t kd = kd0; kd < kd1; ++kd) {
-        r.in = x + (nc * D + first + kd * dd) * plane;
-        r.weight = wt + (cb * KD + kd) * taps;
-        r.accumulate = kd > kd0;
-        r.bias = kd == kd0 ? channel_bias : nullptr;
-        r.lo = kd + 1 == kd1 && fused ? lo : -std::numeric_limits<float>::infinity();
-        r.hi = kd + 1 == kd1 && fused ? hi : std::numeric_limits<float>::infinity();
-        row_fn(r);
-      }
-      if (!fused) bound.Apply(y, row * row_len, row_len);
-    }
-  }, min_chunk);
+      },
+      min_chunk);
 }
 
 }  // namespace
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv3d_ncdhwc").set_body_typed([](Map<String, Any> attrs_in) {
-  static const std::string kKernel = kName;
-  KernelAttrs attrs(kKernel, attrs_in);
-  const Array<int64_t> strides(IntsOrInt(attrs, "strides")), padding(IntsOrInt(attrs, "padding"));
-  const Array<int64_t> dilation(IntsOrInt(attrs, "dilation"));
-  relay::Window<3> window;
-  try {
-    window = relay::NormalizeWindow<3>(strides, padding, dilation);
-  } catch (const runtime::Error& e) {
-    TVMLITE_THROW(ValueError) << kKernel << ": " << e.message();
-  }
-  const DepthwiseConfig<3> cfg = ReadDepthwiseConfig<3>(attrs, window, [](const KernelAttrs& a) -> int64_t {
-    if (!a.Has("data_layout")) return -1;
-    const std::string layout = a.GetString("data_layout");
-    const int64_t block = layout.empty() ? 0 : relay::ChannelFirstBlockOf(layout, "NCDHW");
-    TVMLITE_CHECK_KIND(block >= 0, ValueError)
-        << a.kernel() << ": data_layout '" << layout << "' is not supported (NCDHW or NCDHW<c>c, e.g. NCDHW16c)";
-    return block;
-  });
-  return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
-}).set_kernel_factory();
+TVMLITE_REGISTER_GLOBAL("topi.nn.depthwise_conv3d_ncdhwc")
+    .set_kernel_factory()
+    .set_body_typed([](Map<String, Any> attrs_in) {
+      static const std::string kKernel = kName;
+      KernelAttrs attrs(kKernel, attrs_in);
+      const Array<int64_t> strides(IntsOrInt(attrs, "strides")), padding(IntsOrInt(attrs, "padding"));
+      const Array<int64_t> dilation(IntsOrInt(attrs, "dilation"));
+      relay::Window<3> window;
+      try {
+        window = relay::NormalizeWindow<3>(strides, padding, dilation);
+      } catch (const runtime::Error& e) {
+        TVMLITE_THROW(ValueError) << kKernel << ": " << e.message();
+      }
+      const DepthwiseConfig<3> cfg = ReadDepthwiseConfig<3>(attrs, window, [](const KernelAttrs& a) -> int64_t {
+        if (!a.Has("data_layout")) return -1;
+        const std::string layout = a.GetString("data_layout");
+        const int64_t block = layout.empty() ? 0 : relay::ChannelFirstBlockOf(layout, "NCDHW");
+        TVMLITE_CHECK_KIND(block >= 0, ValueError)
+            << a.kernel() << ": data_layout '" << layout << "' is not supported (NCDHW or NCDHW<c>c, e.g. NCDHW16c)";
+        return block;
+      });
+      return MakeKernel(kKernel, cfg.epilogue.num_inputs() + 3, [cfg](const KernelArgs& args) { Run(cfg, args); });
+    });
 
 TVMLITE_REGISTER_OP_KERNEL("nn.contrib_depthwise_conv3d_NCDHWc", "topi.nn.depthwise_conv3d_ncdhwc");
 

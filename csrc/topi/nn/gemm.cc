@@ -142,13 +142,16 @@ void DotRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, fl
   const int64_t by_flops = kMinChunkFlops / std::max<int64_t>(1, 2 * kGroup * k * m);
   const int64_t by_bytes = kMinChunkBytes / std::max<int64_t>(1, kGroup * k * int64_t(sizeof(float)));
   const int64_t min_chunk = std::max<int64_t>(1, std::min(by_flops, by_bytes));
-  runtime::ParallelFor(groups, [&](int64_t g0, int64_t g1) {
-    int64_t j0 = g0 * kGroup, j1 = std::min(n, g1 * kGroup);
-    fn(x, m, w + j0 * k, j1 - j0, k, y + j0, n);
-    if (!epi.empty()) {
-      for (int64_t i = 0; i < m; ++i) epi.Apply(y - y_flat, y_flat + i * n + j0, j1 - j0);
-    }
-  }, min_chunk);
+  runtime::ParallelFor(
+      groups,
+      [&](int64_t g0, int64_t g1) {
+        int64_t j0 = g0 * kGroup, j1 = std::min(n, g1 * kGroup);
+        fn(x, m, w + j0 * k, j1 - j0, k, y + j0, n);
+        if (!epi.empty()) {
+          for (int64_t i = 0; i < m; ++i) epi.Apply(y - y_flat, y_flat + i * n + j0, j1 - j0);
+        }
+      },
+      min_chunk);
 }
 
 /*!
@@ -157,19 +160,22 @@ void DotRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, fl
  * each part. The GEMM's tiles would compute a whole panel of columns per row and copy N of them out (6x slower).
  */
 void SkinnyRows(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, const BoundEpilogue& epi) {
-  runtime::ParallelFor(m, [&](int64_t r0, int64_t r1) {
-    for (int64_t i = r0; i < r1; ++i) {
-      const float* xi = x + i * k;
-      float* yi = y + i * n;
-      for (int64_t j = 0; j < n; ++j) {
-        const float* wj = w + j * k;
-        float s = 0;
-        for (int64_t q = 0; q < k; ++q) s += xi[q] * wj[q];
-        yi[j] = s;
-      }
-    }
-    if (!epi.empty()) epi.Apply(y, r0 * n, (r1 - r0) * n);
-  }, std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, 2 * n * k)));
+  runtime::ParallelFor(
+      m,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t i = r0; i < r1; ++i) {
+          const float* xi = x + i * k;
+          float* yi = y + i * n;
+          for (int64_t j = 0; j < n; ++j) {
+            const float* wj = w + j * k;
+            float s = 0;
+            for (int64_t q = 0; q < k; ++q) s += xi[q] * wj[q];
+            yi[j] = s;
+          }
+        }
+        if (!epi.empty()) epi.Apply(y, r0 * n, (r1 - r0) * n);
+      },
+      std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(1, 2 * n * k)));
 }
 
 }  // namespace
@@ -180,30 +186,34 @@ void PackB(const float* b, int64_t sk, int64_t sn, int64_t k, int64_t n, int64_t
   int64_t panels = (n + nb - 1) / nb;
   const Isa isa = CpuIsa();
   // B given as (N, K) rows (dense's weight, batch_matmul's transpose_b): whole vector blocks transposed in registers
-  auto trans = sk != 1 || sn <= 1 ? nullptr
+  auto trans = sk != 1 || sn <= 1                ? nullptr
                : isa == Isa::kAVX512 && nb == 16 ? PackBTransposedAVX512
-               : isa == Isa::kAVX2 && nb == 8 ? PackBTransposedAVX2 : nullptr;
-  runtime::ParallelFor(panels, [&](int64_t p0, int64_t p1) {
-    if (trans != nullptr) {
-      trans(b, sn, k, n, p0, p1, out);
-      return;
-    }
-    for (int64_t p = p0; p < p1; ++p) {
-      float* dst = out + p * k * nb;
-      int64_t c0 = p * nb, w = std::min(nb, n - c0);
-      if (sn == 1) {
-        for (int64_t q = 0; q < k; ++q) {
-          std::memcpy(dst + q * nb, b + q * sk + c0, sizeof(float) * w);
-          for (int64_t j = w; j < nb; ++j) dst[q * nb + j] = 0.0f;
+               : isa == Isa::kAVX2 && nb == 8    ? PackBTransposedAVX2
+                                                 : nullptr;
+  runtime::ParallelFor(
+      panels,
+      [&](int64_t p0, int64_t p1) {
+        if (trans != nullptr) {
+          trans(b, sn, k, n, p0, p1, out);
+          return;
         }
-      } else {
-        for (int64_t q = 0; q < k; ++q) {
-          for (int64_t j = 0; j < w; ++j) dst[q * nb + j] = b[q * sk + (c0 + j) * sn];
-          for (int64_t j = w; j < nb; ++j) dst[q * nb + j] = 0.0f;
+        for (int64_t p = p0; p < p1; ++p) {
+          float* dst = out + p * k * nb;
+          int64_t c0 = p * nb, w = std::min(nb, n - c0);
+          if (sn == 1) {
+            for (int64_t q = 0; q < k; ++q) {
+              std::memcpy(dst + q * nb, b + q * sk + c0, sizeof(float) * w);
+              for (int64_t j = w; j < nb; ++j) dst[q * nb + j] = 0.0f;
+            }
+          } else {
+            for (int64_t q = 0; q < k; ++q) {
+              for (int64_t j = 0; j < w; ++j) dst[q * nb + j] = b[q * sk + (c0 + j) * sn];
+              for (int64_t j = w; j < nb; ++j) dst[q * nb + j] = 0.0f;
+            }
+          }
         }
-      }
-    }
-  }, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, k * nb)));
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, k * nb)));
 }
 
 namespace {
@@ -257,9 +267,21 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
         const int rows = static_cast<int>(std::min<int64_t>(cfg.rows, m - r0));
         float* dst = c + r0 * ldc + col0;
         const bool fuse = last && !partial && fused;
-        Tile t{a + r0 * lda + kb, lda, bp + p0 * panel + kb * ldb, panel, nb, ldb, kc,
-               partial ? buf : dst, partial ? width_v : ldc, rows, static_cast<int>(width_v), kb > 0,
-               fuse ? tail : nullptr, col0, c_flat + r0 * ldc + col0};
+        Tile t{a + r0 * lda + kb,
+               lda,
+               bp + p0 * panel + kb * ldb,
+               panel,
+               nb,
+               ldb,
+               kc,
+               partial ? buf : dst,
+               partial ? width_v : ldc,
+               rows,
+               static_cast<int>(width_v),
+               kb > 0,
+               fuse ? tail : nullptr,
+               col0,
+               c_flat + r0 * ldc + col0};
         if (partial && kb > 0) {
           for (int r = 0; r < rows; ++r) std::memcpy(buf + r * width_v, dst + r * ldc, sizeof(float) * width);
         }
@@ -273,21 +295,28 @@ void Gemm(const float* a, int64_t lda, const float* bp, int64_t nb, int64_t pane
       }
     }
   };
-  runtime::ParallelFor(units, [&](int64_t u0, int64_t u1) {
-    alignas(64) float buf[kMaxRows * kMaxCols];
-    // Row tile rt of column tile jt is this piece's when its first unit, P(jt) * row_tiles + rt * w, is in [u0, u1).
-    for (int64_t jt = 0; jt < col_tiles; ++jt) {
-      const int64_t p0 = jt * panels / col_tiles, w = (jt + 1) * panels / col_tiles - p0;
-      const int64_t first = p0 * row_tiles;
-      const int64_t rt0 = std::min(row_tiles, std::max<int64_t>(0, (u0 - first + w - 1) / w));
-      const int64_t rt1 = std::min(row_tiles, std::max<int64_t>(0, (u1 - first + w - 1) / w));
-      if (rt0 < rt1) run(jt, rt0, rt1, buf);
-    }
-  }, std::max<int64_t>(1, kMinChunkFlops / unit_flops));
+  runtime::ParallelFor(
+      units,
+      [&](int64_t u0, int64_t u1) {
+        alignas(64) float buf[kMaxRows * kMaxCols];
+        // Row tile rt of column tile jt is this piece's when its first unit, P(jt) * row_tiles + rt * w, is in [u0,
+        // u1).
+        for (int64_t jt = 0; jt < col_tiles; ++jt) {
+          const int64_t p0 = jt * panels / col_tiles, w = (jt + 1) * panels / col_tiles - p0;
+          const int64_t first = p0 * row_tiles;
+          const int64_t rt0 = std::min(row_tiles, std::max<int64_t>(0, (u0 - first + w - 1) / w));
+          const int64_t rt1 = std::min(row_tiles, std::max<int64_t>(0, (u1 - first + w - 1) / w));
+          if (rt0 < rt1) run(jt, rt0, rt1, buf);
+        }
+      },
+      std::max<int64_t>(1, kMinChunkFlops / unit_flops));
   if (epi_after) {
-    runtime::ParallelFor(m, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) epi.Apply(base, c_flat + r * ldc, n);
-    }, std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(1, n)));
+    runtime::ParallelFor(
+        m,
+        [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) epi.Apply(base, c_flat + r * ldc, n);
+        },
+        std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(1, n)));
   }
 }
 
@@ -303,7 +332,7 @@ void GemmPackedPrefix(const float* a, int64_t lda, const float* bp, int64_t nb, 
                       int64_t k, float* c, int64_t ldc, const BoundEpilogue& epi, int64_t c_flat, TileShape shape) {
   if (m == 0 || n == 0) return;
   TVMLITE_ICHECK(panel >= k * nb) << "GemmPackedPrefix: panels of " << panel << " floats hold fewer than " << k
-                                   << " steps of " << nb;
+                                  << " steps of " << nb;
   Gemm(a, lda, bp, nb, panel, nb, m, n, k, c, ldc, epi, c_flat, nullptr, shape);
 }
 
@@ -399,7 +428,7 @@ std::vector<int64_t> CheckDenseOut(const DenseCall& c, int64_t n, int64_t* rows)
   return oshape;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.dense_pack";
   KernelAttrs attrs(kName, attrs_in);
   CheckOutDtype(attrs);
@@ -432,12 +461,11 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense_pack").set_body_typed([](Map<String, Any>
     const std::vector<int64_t> oshape = CheckDenseOut(c, n, &m);
     BoundEpilogue bound = epi.Bind(oshape, args.Rest(2), args.kernel());
     FusedTail tail;
-    GemmPacked(c.x, k, c.w, nb, m, n, k, c.y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail),
-               TileShape::kRows4);
+    GemmPacked(c.x, k, c.w, nb, m, n, k, c.y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
-}).set_kernel_factory();
+});
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.dense";
   KernelAttrs attrs(kName, attrs_in);
   CheckOutDtype(attrs);
@@ -469,7 +497,7 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.dense").set_body_typed([](Map<String, Any> attr
     FusedTail tail;
     GemmPacked(x, k, packed, nb, m, n, k, y, n, bound, 0, MatchGemmTail(epi, args, oshape, &tail), TileShape::kRows4);
   });
-}).set_kernel_factory();
+});
 
 /*!
  * \brief A batched product as numpy.matmul sees it: out_batch (broadcast), per batch a (M, K) with element (i, q)
@@ -544,7 +572,8 @@ void MatVec(const float* a, const float* b, int64_t sk, int64_t sn, int64_t n, i
   if (sk == 1 && sn == k) {  // B's columns are rows of K floats (q @ K^T with K as it is): the ISA's dot products
     Isa isa = CpuIsa();
     auto dot = isa == Isa::kAVX512 ? gemm::DotRowsAVX512
-               : isa == Isa::kAVX2 ? gemm::DotRowsAVX2 : gemm::DotRowsPortable;
+               : isa == Isa::kAVX2 ? gemm::DotRowsAVX2
+                                   : gemm::DotRowsPortable;
     dot(a, 1, b, n, k, y, n);
     return;
   }
@@ -621,9 +650,12 @@ void RunMatmul(const MatmulPlan& p, const float* a, const float* b, float* out, 
   };
   if (nbatch >= runtime::NumThreads() && nbatch > 1) {
     int64_t min_chunk = std::max<int64_t>(1, gemm::kMinChunkFlops / std::max<int64_t>(1, 2 * mn * k));
-    runtime::ParallelFor(nbatch, [&](int64_t b0, int64_t b1) {
-      for (int64_t bi = b0; bi < b1; ++bi) one(bi);
-    }, min_chunk);
+    runtime::ParallelFor(
+        nbatch,
+        [&](int64_t b0, int64_t b1) {
+          for (int64_t bi = b0; bi < b1; ++bi) one(bi);
+        },
+        min_chunk);
   } else {
     for (int64_t bi = 0; bi < nbatch; ++bi) one(bi);
   }

@@ -181,30 +181,39 @@ Function MakeNormKernel(const std::string& name, int64_t groups_attr, double eps
     p.len = p.per_group * p.plane;
     const int64_t rows = shape[0] * p.groups;
     if (rows >= 4 * runtime::NumThreads() || rows * p.len <= 2 * kChunk) {
-      runtime::ParallelFor(rows, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          Normalize(p, r, Finish(RowMoments(p.x + r * p.len, p.len), epsilon), 0, p.len);
-          bound.Apply(p.y, r * p.len, p.len);
-        }
-      }, std::max<int64_t>(1, 16384 / p.len));
+      runtime::ParallelFor(
+          rows,
+          [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+              Normalize(p, r, Finish(RowMoments(p.x + r * p.len, p.len), epsilon), 0, p.len);
+              bound.Apply(p.y, r * p.len, p.len);
+            }
+          },
+          std::max<int64_t>(1, 16384 / p.len));
       return;
     }
     // Few large groups: every chunk of every group in parallel, then the same merges in the same order.
     const int64_t chunks = (p.len + kChunk - 1) / kChunk, items = rows * chunks;
     std::vector<Moments> parts(static_cast<size_t>(items));
-    runtime::ParallelTiles(rows, p.len, kChunk, [&](int64_t r, int64_t b, int64_t e) {
-      parts[r * chunks + b / kChunk] = ChunkMoments(p.x + r * p.len + b, e - b);
-    }, 16);
+    runtime::ParallelTiles(
+        rows, p.len, kChunk,
+        [&](int64_t r, int64_t b, int64_t e) {
+          parts[r * chunks + b / kChunk] = ChunkMoments(p.x + r * p.len + b, e - b);
+        },
+        16);
     std::vector<Stats> stats;
     for (int64_t r = 0; r < rows; ++r) {
       Moments m;
       for (int64_t k = 0; k < chunks; ++k) Merge(&m, parts[r * chunks + k]);
       stats.push_back(Finish(m, epsilon));
     }
-    runtime::ParallelTiles(rows, p.len, kChunk, [&](int64_t r, int64_t b, int64_t e) {
-      Normalize(p, r, stats[r], b, e);
-      bound.Apply(p.y, r * p.len + b, e - b);
-    }, 16);
+    runtime::ParallelTiles(
+        rows, p.len, kChunk,
+        [&](int64_t r, int64_t b, int64_t e) {
+          Normalize(p, r, stats[r], b, e);
+          bound.Apply(p.y, r * p.len + b, e - b);
+        },
+        16);
   });
 }
 
@@ -214,30 +223,28 @@ double Epsilon(const KernelAttrs& attrs) {
   return epsilon;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.group_norm").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.group_norm").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.group_norm";
   KernelAttrs attrs(kName, attrs_in);
   const int64_t groups = attrs.GetInt("num_groups", 1);
   TVMLITE_CHECK_KIND(groups > 0, ValueError) << kName << ": num_groups must be positive, got " << groups;
   const double epsilon = Epsilon(attrs);
   const std::string stash = attrs.GetString("stash_type", "float32");
-  TVMLITE_CHECK_KIND(stash.empty() || stash == "float32" || stash == "float64" || stash == "float16" ||
-                         stash == "bfloat16",
-                     ValueError)
+  TVMLITE_CHECK_KIND(
+      stash.empty() || stash == "float32" || stash == "float64" || stash == "float16" || stash == "bfloat16",
+      ValueError)
       << kName << ": stash_type must be float16, bfloat16, float32, float64 or empty, got '" << stash << "'";
   const bool stash64 = stash == "float64";
   // The reference adds epsilon in the stash type: float32 unless float64.
-  return MakeNormKernel(kName, groups, stash64 ? epsilon : static_cast<float>(epsilon), stash64,
-                        attrs.GetEpilogue());
-}).set_kernel_factory();
+  return MakeNormKernel(kName, groups, stash64 ? epsilon : static_cast<float>(epsilon), stash64, attrs.GetEpilogue());
+});
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.instance_norm").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.instance_norm";
   KernelAttrs attrs(kName, attrs_in);
   const double epsilon = Epsilon(attrs);
-  return MakeNormKernel(kName, 0, static_cast<float>(epsilon), false,
-                        attrs.GetEpilogue());
-}).set_kernel_factory();
+  return MakeNormKernel(kName, 0, static_cast<float>(epsilon), false, attrs.GetEpilogue());
+});
 
 TVMLITE_REGISTER_OP_KERNEL("nn.group_norm", "topi.nn.group_norm");
 TVMLITE_REGISTER_OP_KERNEL("nn.instance_norm", "topi.nn.instance_norm");

@@ -81,7 +81,7 @@ void ExpandParam(const TensorArg& p, const std::vector<int64_t>& tail, float* ou
   }
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.layer_norm";
   KernelAttrs attrs(kName, attrs_in);
   const int64_t axis_attr = attrs.GetInt("axis", -1);
@@ -128,27 +128,30 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.layer_norm").set_body_typed([](Map<String, Any>
     BoundEpilogue bound = epi.Bind(shape, args.Rest(num_in), args.kernel());
     if (a.size() == 0) return;
     const float eps = static_cast<float>(epsilon);
-    runtime::ParallelFor(rows, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const float* xr = x + r * d;
-        float* yr = y + r * d;
-        const float mean = Sum8(xr, d, 0.0f, false) / static_cast<float>(d);
-        const float var = Sum8(xr, d, mean, true) / static_cast<float>(d);
-        const float inv_std = 1.0f / std::sqrt(var + eps);
-        if (gamma && beta) {
-          for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std * gamma[i] + beta[i];
-        } else if (gamma) {
-          for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std * gamma[i];
-        } else if (beta) {
-          for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std + beta[i];
-        } else {
-          for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std;
-        }
-        bound.Apply(y, r * d, d);
-      }
-    }, std::max<int64_t>(1, 8192 / d));
+    runtime::ParallelFor(
+        rows,
+        [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            const float* xr = x + r * d;
+            float* yr = y + r * d;
+            const float mean = Sum8(xr, d, 0.0f, false) / static_cast<float>(d);
+            const float var = Sum8(xr, d, mean, true) / static_cast<float>(d);
+            const float inv_std = 1.0f / std::sqrt(var + eps);
+            if (gamma && beta) {
+              for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std * gamma[i] + beta[i];
+            } else if (gamma) {
+              for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std * gamma[i];
+            } else if (beta) {
+              for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std + beta[i];
+            } else {
+              for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - mean) * inv_std;
+            }
+            bound.Apply(y, r * d, d);
+          }
+        },
+        std::max<int64_t>(1, 8192 / d));
   });
-}).set_kernel_factory();
+});
 
 TVMLITE_REGISTER_OP_KERNEL("nn.layer_norm", "topi.nn.layer_norm");
 

@@ -108,7 +108,7 @@ void Scale(const Params& p, const float* x, const float* total, float* y, int64_
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] / b[i];
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.lrn";
   KernelAttrs attrs(kName, attrs_in);
   const int64_t size = attrs.GetInt("size", 5);
@@ -142,70 +142,73 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.lrn").set_body_typed([](Map<String, Any> attrs_
     // (outer, tile) items, not runtime::ParallelTiles: the scratch is set up once per piece of tiles (per tile, the
     // kernel measured ~20% slower at 1x96x55x55).
     const int64_t tiles = (inner + tile - 1) / tile;
-    runtime::ParallelFor(outer * tiles, [&](int64_t t0, int64_t t1) {
-      // The thread's buffer, kept across calls (scratch.h): every float is written before it is read.
-      static thread_local std::vector<float> scratch;
-      float* total = AlignedScratch(&scratch, (direct ? 3 + channels : 2 * padded + 3) * tile);
-      float* tmp = total + tile;         // Scale's 2 * tile
-      float* pre = tmp + 2 * tile;       // direct: [C][tile] squares; van Herk: [padded][tile] prefix sums
-      float* suf = pre + padded * tile;  // van Herk: suffix sums (within segments)
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t o = t / tiles, i0 = (t % tiles) * tile, w = std::min(tile, inner - i0);
-        const int64_t base = o * channels * inner + i0;  // element (o, 0, i0)
-        const float* xt = x + base;
-        if (direct) {
-          for (int64_t c = 0; c < channels; ++c) {
-            const float* row = xt + c * inner;
-            float* sq = pre + c * tile;
-            for (int64_t i = 0; i < w; ++i) sq[i] = row[i] * row[i];
-          }
-        } else {
-          // padded position j is channel j - lo (zero outside the channels)
-          auto square = [&](int64_t j, int64_t i) {
-            const int64_t c = j - lo;
-            if (c < 0 || c >= channels) return 0.0f;
-            const float v = xt[c * inner + i];
-            return v * v;
-          };
-          for (int64_t j = 0; j < padded; ++j) {
-            float* pj = pre + j * tile;
-            if (j % width == 0) {
-              for (int64_t i = 0; i < w; ++i) pj[i] = square(j, i);
+    runtime::ParallelFor(
+        outer * tiles,
+        [&](int64_t t0, int64_t t1) {
+          // The thread's buffer, kept across calls (scratch.h): every float is written before it is read.
+          static thread_local std::vector<float> scratch;
+          float* total = AlignedScratch(&scratch, (direct ? 3 + channels : 2 * padded + 3) * tile);
+          float* tmp = total + tile;         // Scale's 2 * tile
+          float* pre = tmp + 2 * tile;       // direct: [C][tile] squares; van Herk: [padded][tile] prefix sums
+          float* suf = pre + padded * tile;  // van Herk: suffix sums (within segments)
+          for (int64_t t = t0; t < t1; ++t) {
+            const int64_t o = t / tiles, i0 = (t % tiles) * tile, w = std::min(tile, inner - i0);
+            const int64_t base = o * channels * inner + i0;  // element (o, 0, i0)
+            const float* xt = x + base;
+            if (direct) {
+              for (int64_t c = 0; c < channels; ++c) {
+                const float* row = xt + c * inner;
+                float* sq = pre + c * tile;
+                for (int64_t i = 0; i < w; ++i) sq[i] = row[i] * row[i];
+              }
             } else {
-              for (int64_t i = 0; i < w; ++i) pj[i] = pj[i - tile] + square(j, i);
+              // padded position j is channel j - lo (zero outside the channels)
+              auto square = [&](int64_t j, int64_t i) {
+                const int64_t c = j - lo;
+                if (c < 0 || c >= channels) return 0.0f;
+                const float v = xt[c * inner + i];
+                return v * v;
+              };
+              for (int64_t j = 0; j < padded; ++j) {
+                float* pj = pre + j * tile;
+                if (j % width == 0) {
+                  for (int64_t i = 0; i < w; ++i) pj[i] = square(j, i);
+                } else {
+                  for (int64_t i = 0; i < w; ++i) pj[i] = pj[i - tile] + square(j, i);
+                }
+              }
+              for (int64_t j = padded; j-- > 0;) {
+                float* sj = suf + j * tile;
+                if ((j + 1) % width == 0 || j + 1 == padded) {
+                  for (int64_t i = 0; i < w; ++i) sj[i] = square(j, i);
+                } else {
+                  for (int64_t i = 0; i < w; ++i) sj[i] = sj[i + tile] + square(j, i);
+                }
+              }
+            }
+            for (int64_t c = 0; c < channels; ++c) {
+              if (direct) {
+                const int64_t first = std::max<int64_t>(0, c - lo), last = std::min(channels - 1, c + hi);
+                for (int64_t i = 0; i < w; ++i) total[i] = 0.0f;
+                for (int64_t k = first; k <= last; ++k) {
+                  const float* sq = pre + k * tile;
+                  for (int64_t i = 0; i < w; ++i) total[i] += sq[i];
+                }
+              } else if (c % width == 0) {  // the window [c, c + width) of padded positions is one segment
+                std::copy(suf + c * tile, suf + c * tile + w, total);
+              } else {
+                const float* s = suf + c * tile;
+                const float* q = pre + (c + width - 1) * tile;
+                for (int64_t i = 0; i < w; ++i) total[i] = s[i] + q[i];
+              }
+              Scale(prm, xt + c * inner, total, y + base + c * inner, w, tmp);
+              bound.Apply(y, base + c * inner, w);
             }
           }
-          for (int64_t j = padded; j-- > 0;) {
-            float* sj = suf + j * tile;
-            if ((j + 1) % width == 0 || j + 1 == padded) {
-              for (int64_t i = 0; i < w; ++i) sj[i] = square(j, i);
-            } else {
-              for (int64_t i = 0; i < w; ++i) sj[i] = sj[i + tile] + square(j, i);
-            }
-          }
-        }
-        for (int64_t c = 0; c < channels; ++c) {
-          if (direct) {
-            const int64_t first = std::max<int64_t>(0, c - lo), last = std::min(channels - 1, c + hi);
-            for (int64_t i = 0; i < w; ++i) total[i] = 0.0f;
-            for (int64_t k = first; k <= last; ++k) {
-              const float* sq = pre + k * tile;
-              for (int64_t i = 0; i < w; ++i) total[i] += sq[i];
-            }
-          } else if (c % width == 0) {  // the window [c, c + width) of padded positions is one segment
-            std::copy(suf + c * tile, suf + c * tile + w, total);
-          } else {
-            const float* s = suf + c * tile;
-            const float* q = pre + (c + width - 1) * tile;
-            for (int64_t i = 0; i < w; ++i) total[i] = s[i] + q[i];
-          }
-          Scale(prm, xt + c * inner, total, y + base + c * inner, w, tmp);
-          bound.Apply(y, base + c * inner, w);
-        }
-      }
-    }, std::max<int64_t>(1, 16384 / (channels * tile)));
+        },
+        std::max<int64_t>(1, 16384 / (channels * tile)));
   });
-}).set_kernel_factory();
+});
 
 TVMLITE_REGISTER_OP_KERNEL("nn.lrn", "topi.nn.lrn");
 

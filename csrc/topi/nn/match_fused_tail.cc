@@ -10,8 +10,8 @@ namespace tvmlite {
 namespace topi {
 
 bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
-                    const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape,
-                    FusedTail* tail, bool allow_scale, bool allow_gelu) {
+                    const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape, FusedTail* tail,
+                    bool allow_scale, bool allow_gelu) {
   const size_t rank = out_shape.size();
   if (program.empty() || channel_shape.size() != rank) return false;
   auto is_reg = [](const EpiSrc& src, int reg) { return src.kind == EpiSrc::kReg && src.index == reg; };
@@ -22,7 +22,8 @@ bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>
     const bool opening = first;
     first = false;
     const bool imm_b = ins.b.kind == EpiSrc::kImm, imm_a = ins.a.kind == EpiSrc::kImm;
-    if (opening && allow_scale && ins.op == EpiOp::kMul && ((is_reg(ins.a, cur) && imm_b) || (imm_a && is_reg(ins.b, cur)))) {
+    if (opening && allow_scale && ins.op == EpiOp::kMul &&
+        ((is_reg(ins.a, cur) && imm_b) || (imm_a && is_reg(ins.b, cur)))) {
       tail->scale_op = FusedTail::kMulImm;
       tail->scale = imm_b ? ins.b.imm : ins.a.imm;
     } else if (opening && allow_scale && ins.op == EpiOp::kDiv && is_reg(ins.a, cur) && imm_b) {

@@ -27,8 +27,8 @@ namespace topi {
  * runs it).
  */
 bool MatchFusedTail(const Epilogue& program, const std::vector<runtime::NDArray>& inputs,
-                    const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape,
-                    FusedTail* tail, bool allow_scale = false, bool allow_gelu = false);
+                    const std::vector<int64_t>& out_shape, const std::vector<int64_t>& channel_shape, FusedTail* tail,
+                    bool allow_scale = false, bool allow_gelu = false);
 
 /*! \brief The per-channel shape of a conv output: (1, C, 1, 1) for NCHW, (1, C/c, 1, 1, c) for NCHW{c}c. */
 std::vector<int64_t> ConvChannelShape(const std::vector<int64_t>& out_shape);

@@ -22,8 +22,9 @@
  * Algorithm: one task per output row of one (n, channel block) plane. Each output pixel clips its window to the
  * valid taps with per-column ranges computed once per call (no padding is materialised, no per-tap branch), and
  * reduces c lanes at once: one AVX-512 (c % 16 == 0) or AVX2 (c % 8 == 0) register per pixel
- * (csrc/topi/x86/{avx512,avx2}/pool.cc), else a lane loop with a compile-time trip count for the usual blocks. Plain NCHW (c = 1) instead sweeps each tap over the columns it is valid for,
- * accumulating into the output row, so the loop runs along W. The epilogue runs on each written row.
+ * (csrc/topi/x86/{avx512,avx2}/pool.cc), else a lane loop with a compile-time trip count for the usual blocks. Plain
+ * NCHW (c = 1) instead sweeps each tap over the columns it is valid for, accumulating into the output row, so the loop
+ * runs along W. The epilogue runs on each written row.
  */
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
@@ -172,8 +173,8 @@ void PoolRowPlain(const PoolGeom& g, const std::vector<TapRange>& /*cols: g's in
   }
 }
 
-using PoolRowFn = void (*)(const PoolGeom&, const std::vector<TapRange>&, const std::vector<int64_t>&,
-                           const float*, float*, int64_t);
+using PoolRowFn = void (*)(const PoolGeom&, const std::vector<TapRange>&, const std::vector<int64_t>&, const float*,
+                           float*, int64_t);
 
 template <PoolType kType>
 PoolRowFn PickPoolRow(int64_t c) {
@@ -249,8 +250,8 @@ void RunPool(const PoolConfig& cfg, const KernelArgs& args) {
   g.OH = PoolOutSize(d.H, g.KH, g.sh, g.dh, g.pt, g.pb, cfg.ceil_mode);
   g.OW = PoolOutSize(d.W, g.KW, g.sw, g.dw, g.pl, g.pr, cfg.ceil_mode);
   if (g.OH < 1 || g.OW < 1) {
-    TVMLITE_THROW(ValueError) << cfg.kernel << ": the " << g.KH << "x" << g.KW << " window (dilation " << g.dh
-                              << ", " << g.dw << ") does not fit the padded " << d.H << "x" << d.W << " input";
+    TVMLITE_THROW(ValueError) << cfg.kernel << ": the " << g.KH << "x" << g.KW << " window (dilation " << g.dh << ", "
+                              << g.dw << ") does not fit the padded " << d.H << "x" << d.W << " input";
   }
   std::vector<int64_t> shape = OutShape(d, cfg.block, g.OH, g.OW);
   out.CheckShape(shape);
@@ -282,38 +283,41 @@ void RunPool(const PoolConfig& cfg, const KernelArgs& args) {
   const int64_t row_len = g.OW * d.c, plane_len = d.H * d.W * d.c;
   const int64_t rows = d.N * d.CB * g.OH;
   const int64_t min_chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len * g.KH * g.KW));
-  runtime::ParallelFor(rows, [&](int64_t begin, int64_t end) {
-    // avg's 1 / count per output column of the row (the thread's buffer, kept across calls: scratch.h)
-    static thread_local std::vector<float> scale_buf;
-    float* scale = isa_row && cfg.type == PoolType::kAvg ? AlignedScratch(&scale_buf, g.OW) : nullptr;
-    // The epilogue runs on runs of rows of at least 1024 values (a 7-wide NCHW row alone is too short).
-    int64_t pending = begin;
-    for (int64_t row = begin; row < end; ++row) {
-      const float* plane = d.x + (row / g.OH) * plane_len;
-      float* out_row = y + row * row_len;
-      const int64_t oh = row % g.OH;
-      if (isa_row) {
-        const int64_t ih0 = oh * g.sh - g.pt;
-        const TapRange taps = Taps(ih0, g.KH, g.dh, 0, g.H);
-        if (scale != nullptr) {
-          const int64_t row_pad_count = Taps(ih0, g.KH, g.dh, -g.pt, g.H + g.pb).count();
-          for (int64_t ow = 0; ow < g.OW; ++ow) {
-            const int64_t n = g.include_pad ? row_pad_count * col_pad_count[ow] : taps.count() * cols[ow].count();
-            scale[ow] = n > 0 ? 1.0f / static_cast<float>(n) : std::numeric_limits<float>::quiet_NaN();
+  runtime::ParallelFor(
+      rows,
+      [&](int64_t begin, int64_t end) {
+        // avg's 1 / count per output column of the row (the thread's buffer, kept across calls: scratch.h)
+        static thread_local std::vector<float> scale_buf;
+        float* scale = isa_row && cfg.type == PoolType::kAvg ? AlignedScratch(&scale_buf, g.OW) : nullptr;
+        // The epilogue runs on runs of rows of at least 1024 values (a 7-wide NCHW row alone is too short).
+        int64_t pending = begin;
+        for (int64_t row = begin; row < end; ++row) {
+          const float* plane = d.x + (row / g.OH) * plane_len;
+          float* out_row = y + row * row_len;
+          const int64_t oh = row % g.OH;
+          if (isa_row) {
+            const int64_t ih0 = oh * g.sh - g.pt;
+            const TapRange taps = Taps(ih0, g.KH, g.dh, 0, g.H);
+            if (scale != nullptr) {
+              const int64_t row_pad_count = Taps(ih0, g.KH, g.dh, -g.pt, g.H + g.pb).count();
+              for (int64_t ow = 0; ow < g.OW; ++ow) {
+                const int64_t n = g.include_pad ? row_pad_count * col_pad_count[ow] : taps.count() * cols[ow].count();
+                scale[ow] = n > 0 ? 1.0f / static_cast<float>(n) : std::numeric_limits<float>::quiet_NaN();
+              }
+            }
+            PoolRowArgs a{plane, out_row, g.W,       g.OW,      d.c,           g.sw,          g.dw, g.pl,
+                          g.dh,  ih0,     taps.lo_k, taps.hi_k, col_lo.data(), col_hi.data(), scale};
+            isa_row(a);
+          } else {
+            row_fn(g, cols, col_pad_count, plane, out_row, oh);
+          }
+          if ((row + 1 - pending) * row_len >= 1024 || row + 1 == end) {
+            bound.Apply(y, pending * row_len, (row + 1 - pending) * row_len);
+            pending = row + 1;
           }
         }
-        PoolRowArgs a{plane, out_row, g.W, g.OW, d.c, g.sw, g.dw, g.pl, g.dh, ih0, taps.lo_k, taps.hi_k,
-                      col_lo.data(), col_hi.data(), scale};
-        isa_row(a);
-      } else {
-        row_fn(g, cols, col_pad_count, plane, out_row, oh);
-      }
-      if ((row + 1 - pending) * row_len >= 1024 || row + 1 == end) {
-        bound.Apply(y, pending * row_len, (row + 1 - pending) * row_len);
-        pending = row + 1;
-      }
-    }
-  }, min_chunk);
+      },
+      min_chunk);
 }
 
 Function MakePool(const std::string& kernel, Map<String, Any> attrs_in, const PoolType* fixed) {
@@ -325,8 +329,8 @@ Function MakePool(const std::string& kernel, Map<String, Any> attrs_in, const Po
   TVMLITE_CHECK_KIND(ps.size() == 1 || ps.size() == 2, ValueError)
       << kernel << ": pool_size needs 1 or 2 values, got " << ps.size();
   cfg.KH = ps[0], cfg.KW = ps.back();
-  TVMLITE_CHECK_KIND(cfg.KH >= 1 && cfg.KW >= 1 && cfg.KH <= relay::kMaxWindowValue &&
-                         cfg.KW <= relay::kMaxWindowValue, ValueError)
+  TVMLITE_CHECK_KIND(cfg.KH >= 1 && cfg.KW >= 1 && cfg.KH <= relay::kMaxWindowValue && cfg.KW <= relay::kMaxWindowValue,
+                     ValueError)
       << kernel << ": pool_size (" << cfg.KH << ", " << cfg.KW << ") must be positive";
   cfg.window = KernelWindow(attrs);
   const int64_t extent[2] = {cfg.window.dilation[0] * (cfg.KH - 1) + 1, cfg.window.dilation[1] * (cfg.KW - 1) + 1};
@@ -439,10 +443,13 @@ Function MakeGlobalPool(const std::string& kernel, Map<String, Any> attrs_in, co
     BoundEpilogue bound = epilogue.Bind(shape, args.Rest(1), kernel);
     const GlobalFn fn = type == PoolType::kMax ? PickGlobal<PoolType::kMax>(d.c) : PickGlobal<PoolType::kAvg>(d.c);
     const int64_t hw = d.H * d.W;
-    runtime::ParallelFor(d.N * d.CB, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) fn(d.x + p * hw * d.c, hw, d.c, y + p * d.c);
-      bound.Apply(y, begin * d.c, (end - begin) * d.c);
-    }, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, hw * d.c)));
+    runtime::ParallelFor(
+        d.N * d.CB,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) fn(d.x + p * hw * d.c, hw, d.c, y + p * d.c);
+          bound.Apply(y, begin * d.c, (end - begin) * d.c);
+        },
+        std::max<int64_t>(1, 32768 / std::max<int64_t>(1, hw * d.c)));
   });
 }
 

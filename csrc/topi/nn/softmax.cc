@@ -109,32 +109,38 @@ Function MakeSoftmax(const std::string& name, Map<String, Any> attrs_in, bool lo
     BoundEpilogue bound = epi.Bind(shape, args.Rest(1), args.kernel());
     if (a.size() == 0) return;
     if (inner == 1) {
-      runtime::ParallelFor(outer, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          Row(fns, x + r * len, y + r * len, len, log);
-          bound.Apply(y, r * len, len);
-        }
-      }, std::max<int64_t>(1, 8192 / len));
+      runtime::ParallelFor(
+          outer,
+          [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+              Row(fns, x + r * len, y + r * len, len, log);
+              bound.Apply(y, r * len, len);
+            }
+          },
+          std::max<int64_t>(1, 8192 / len));
       return;
     }
     constexpr int64_t kCols = 16;
     // (outer, column block) items, not runtime::ParallelTiles: the scratch is set up once per piece of blocks.
     const int64_t blocks = (inner + kCols - 1) / kCols;
-    runtime::ParallelFor(outer * blocks, [&](int64_t t0, int64_t t1) {
-      thread_local std::vector<float> scratch;
-      if (static_cast<int64_t>(scratch.size()) < kCols * len) scratch.resize(static_cast<size_t>(kCols * len));
-      float* buf = scratch.data();
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t o = t / blocks, c0 = (t % blocks) * kCols, cols = std::min(kCols, inner - c0);
-        const float* src = x + o * len * inner + c0;
-        float* dst = y + o * len * inner + c0;
-        for (int64_t l = 0; l < len; ++l)
-          for (int64_t c = 0; c < cols; ++c) buf[c * len + l] = src[l * inner + c];
-        for (int64_t c = 0; c < cols; ++c) Row(fns, buf + c * len, buf + c * len, len, log);
-        for (int64_t l = 0; l < len; ++l)
-          for (int64_t c = 0; c < cols; ++c) dst[l * inner + c] = buf[c * len + l];
-      }
-    }, std::max<int64_t>(1, 8192 / (len * kCols)));
+    runtime::ParallelFor(
+        outer * blocks,
+        [&](int64_t t0, int64_t t1) {
+          thread_local std::vector<float> scratch;
+          if (static_cast<int64_t>(scratch.size()) < kCols * len) scratch.resize(static_cast<size_t>(kCols * len));
+          float* buf = scratch.data();
+          for (int64_t t = t0; t < t1; ++t) {
+            const int64_t o = t / blocks, c0 = (t % blocks) * kCols, cols = std::min(kCols, inner - c0);
+            const float* src = x + o * len * inner + c0;
+            float* dst = y + o * len * inner + c0;
+            for (int64_t l = 0; l < len; ++l)
+              for (int64_t c = 0; c < cols; ++c) buf[c * len + l] = src[l * inner + c];
+            for (int64_t c = 0; c < cols; ++c) Row(fns, buf + c * len, buf + c * len, len, log);
+            for (int64_t l = 0; l < len; ++l)
+              for (int64_t c = 0; c < cols; ++c) dst[l * inner + c] = buf[c * len + l];
+          }
+        },
+        std::max<int64_t>(1, 8192 / (len * kCols)));
     if (!bound.empty()) {
       runtime::ParallelFor(a.size(), [&](int64_t b, int64_t e) { bound.Apply(y, b, e - b); }, 16384);
     }

@@ -20,7 +20,7 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
-TVMLITE_REGISTER_GLOBAL("topi.concatenate").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.concatenate").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.concatenate";
   KernelAttrs attrs(kName, attrs_in);
   int64_t axis_attr = attrs.GetInt("axis", 0);
@@ -72,7 +72,7 @@ TVMLITE_REGISTER_GLOBAL("topi.concatenate").set_body_typed([](Map<String, Any> a
       }
     });
   });
-}).set_kernel_factory();
+});
 
 // run(x_0, ..., x_{N-1}, [epilogue inputs], out): every input out's dtype and rank (>= 1).
 std::string ConcatenateAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

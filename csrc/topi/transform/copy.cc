@@ -25,7 +25,7 @@ namespace {
 
 using injective::Bytes;
 
-TVMLITE_REGISTER_GLOBAL("topi.copy").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.copy").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.copy";
   KernelAttrs attrs(kName, attrs_in);
   Epilogue epi = attrs.GetEpilogue();
@@ -43,7 +43,7 @@ TVMLITE_REGISTER_GLOBAL("topi.copy").set_body_typed([](Map<String, Any> attrs_in
       if (x != y) std::memcpy(y + b * esize, x + b * esize, (e - b) * esize);
     });
   });
-}).set_kernel_factory();
+});
 
 // ------------------------------------------------------------------------------------------------------- cast
 
@@ -117,14 +117,13 @@ CastFn PickCast(Kind from, Kind to) {
   return nullptr;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.cast").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.cast";
   KernelAttrs attrs(kName, attrs_in);
   std::string dtype_name = attrs.GetString("dtype");
   DLDataType dtype;
   Kind to;
-  TVMLITE_CHECK_KIND(runtime::IsValidDLDataType(dtype = runtime::StringToDLDataType(dtype_name)) &&
-                         KindOf(dtype, &to),
+  TVMLITE_CHECK_KIND(runtime::IsValidDLDataType(dtype = runtime::StringToDLDataType(dtype_name)) && KindOf(dtype, &to),
                      ValueError)
       << kName << ": dtype '" << dtype_name << "' is not supported (float32, float64, int8, uint8, int32, int64, bool)";
   Epilogue epi = attrs.GetEpilogue();
@@ -145,7 +144,7 @@ TVMLITE_REGISTER_GLOBAL("topi.cast").set_body_typed([](Map<String, Any> attrs_in
     injective::ForFlat(out.size(), injective::ElemBytes(out, kName), out, bound,
                        [&](int64_t b, int64_t e) { fn(x, y, b, e); });
   });
-}).set_kernel_factory();
+});
 
 // copy: run(data, [epilogue inputs], out), out data's dtype. cast: out the attr dtype, data a dtype KindOf knows.
 std::string CopyAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

@@ -57,9 +57,8 @@ struct Scalar {
 
 /*! \brief The dtypes ReadScalar reads (it checks this first; WriteScalar writes these too). */
 bool IsScalarDType(DLDataType dt) {
-  return IsDType(dt, kDLFloat, 32) || IsDType(dt, kDLFloat, 64) || IsDType(dt, kDLInt, 64) ||
-         IsDType(dt, kDLInt, 32) || IsDType(dt, kDLInt, 16) || IsDType(dt, kDLInt, 8) || IsDType(dt, kDLUInt, 8) ||
-         IsDType(dt, kDLBool, 8);
+  return IsDType(dt, kDLFloat, 32) || IsDType(dt, kDLFloat, 64) || IsDType(dt, kDLInt, 64) || IsDType(dt, kDLInt, 32) ||
+         IsDType(dt, kDLInt, 16) || IsDType(dt, kDLInt, 8) || IsDType(dt, kDLUInt, 8) || IsDType(dt, kDLBool, 8);
 }
 
 Scalar ReadScalar(const TensorArg& t, const std::string& kernel, const char* what) {
@@ -136,7 +135,7 @@ std::vector<int64_t> ResolveReshape(const std::vector<int64_t>& in, std::vector<
   return out;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.shape_of").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.shape_of").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.shape_of";
   KernelAttrs attrs(kName, attrs_in);
   const DLDataType dtype = DTypeAttr(attrs, DLDataType(DataType::Int(64)));
@@ -153,9 +152,9 @@ TVMLITE_REGISTER_GLOBAL("topi.shape_of").set_body_typed([](Map<String, Any> attr
       else out.Data<int32_t>()[i] = static_cast<int32_t>(data->tensor.shape[i]);
     }
   });
-}).set_kernel_factory();
+});
 
-TVMLITE_REGISTER_GLOBAL("topi.dyn.reshape").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.dyn.reshape").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.reshape";
   KernelAttrs attrs(kName, attrs_in);
   const bool allowzero = attrs.GetInt("allowzero", 0) != 0;
@@ -165,7 +164,7 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.reshape").set_body_typed([](Map<String, Any> a
         ResolveReshape(data.shape(), injective::IntValues(args.Input(1, "newshape"), kName), allowzero, kName);
     return ViewAs(data.array(), shape);
   });
-}).set_kernel_factory();
+});
 
 /*! \brief The output of a kernel copying data into shape: given (checked: that shape, data's dtype), or made. */
 NDArray OutputFor(const TensorArg& data, const std::vector<int64_t>& shape, const NDArray* given,
@@ -234,7 +233,7 @@ bool RegisterCopyInto(const std::string& op, const char* key, Into into) {
 }
 
 // broadcast_to_like: the output's shape (from shape_like's dims, given by the executor) is the target.
-TVMLITE_REGISTER_GLOBAL("topi.broadcast_to_like").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.broadcast_to_like").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.broadcast_to_like";
   KernelAttrs attrs(kName, attrs_in);
   attrs.CheckNoEpilogue();
@@ -243,7 +242,7 @@ TVMLITE_REGISTER_GLOBAL("topi.broadcast_to_like").set_body_typed([](Map<String, 
     std::vector<int64_t> want(out->tensor.shape, out->tensor.shape + out->tensor.ndim);
     BroadcastInto(args.Input(0, "data"), want, &out, kName);
   });
-}).set_kernel_factory();
+});
 
 /*! \brief numpy.tile(data, reps) into out (null: made here): reps and data's rank padded with leading 1s. */
 NDArray TileInto(const TensorArg& data, std::vector<int64_t> reps, const NDArray* given, const std::string& kName) {
@@ -281,10 +280,10 @@ NDArray TileInto(const TensorArg& data, std::vector<int64_t> reps, const NDArray
   return out;
 }
 
-const bool kCopyIntoRegistered = RegisterCopyInto("broadcast_to", "shape", BroadcastInto) &&
-                                  RegisterCopyInto("tile", "reps", TileInto);
+const bool kCopyIntoRegistered =
+    RegisterCopyInto("broadcast_to", "shape", BroadcastInto) && RegisterCopyInto("tile", "reps", TileInto);
 
-TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.full";
   KernelAttrs attrs(kName, attrs_in);
   const std::string dtype_text = attrs.GetString("dtype", "");
@@ -306,9 +305,9 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.full").set_body_typed([](Map<String, Any> attr
     for (int64_t i = 0; i < n; ++i) std::memcpy(p + i * esize, one, esize);
     return out;
   });
-}).set_kernel_factory();
+});
 
-TVMLITE_REGISTER_GLOBAL("topi.arange").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.arange").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.arange";
   KernelAttrs attrs(kName, attrs_in);
   const std::string dtype_text = attrs.GetString("dtype", "");
@@ -345,7 +344,7 @@ TVMLITE_REGISTER_GLOBAL("topi.arange").set_body_typed([](Map<String, Any> attrs_
     }
     return out;
   });
-}).set_kernel_factory();
+});
 
 /*!
  * \brief What each kernel here takes: shape / reps / newshape inputs 0-d or 1-d int32/int64, copied data 1/2/4/8-byte
@@ -415,15 +414,11 @@ TVMLITE_REGISTER_OP_KERNEL("dyn.reshape", "topi.dyn.reshape")
     .set_attr<bool>("TVMLiteReturnsView", true);
 TVMLITE_REGISTER_OP_KERNEL("broadcast_to", "topi.broadcast_to");
 TVMLITE_REGISTER_OP_KERNEL("broadcast_to_like", "topi.broadcast_to_like");
-TVMLITE_REGISTER_OP_KERNEL("dyn.broadcast_to", "topi.dyn.broadcast_to")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("dyn.broadcast_to", "topi.dyn.broadcast_to").set_attr<bool>("TVMLiteReturnsOutputs", true);
 TVMLITE_REGISTER_OP_KERNEL("tile", "topi.tile");
-TVMLITE_REGISTER_OP_KERNEL("dyn.tile", "topi.dyn.tile")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP_KERNEL("dyn.full", "topi.dyn.full")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
-TVMLITE_REGISTER_OP_KERNEL("arange", "topi.arange")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("dyn.tile", "topi.dyn.tile").set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("dyn.full", "topi.dyn.full").set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("arange", "topi.arange").set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi
 }  // namespace tvmlite

@@ -12,8 +12,8 @@ namespace topi {
 namespace injective {
 
 std::vector<int64_t> IntValues(const TensorArg& t, const std::string& kernel) {
-  TVMLITE_CHECK_KIND(t.ndim() <= 1, ValueError) << kernel << ": a shape or bounds input must be 0-d or 1-d, got rank "
-                                                << t.ndim();
+  TVMLITE_CHECK_KIND(t.ndim() <= 1, ValueError)
+      << kernel << ": a shape or bounds input must be 0-d or 1-d, got rank " << t.ndim();
   const DLDataType dt = t.dtype();
   TVMLITE_CHECK_KIND(IsIndexDType(dt), TypeError) << kernel << ": a shape or bounds input must be int32 or int64";
   std::vector<int64_t> out(t.size());
@@ -97,7 +97,6 @@ std::vector<int64_t> BroadcastStrides(const TensorArg& t, const std::vector<int6
                                      << " does not broadcast to the output's " << runtime::ShapeTuple(out_shape);
   return strides;
 }
-
 
 bool CollapseDims(std::vector<int64_t>* shape, std::vector<std::vector<int64_t>*> strides) {
   std::vector<int64_t> dims;

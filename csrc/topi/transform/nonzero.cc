@@ -60,12 +60,11 @@ void WithNonZero(const TensorArg& t, const std::string& kName, const F& body) {
       body([x](int64_t k) { return x[k] != 0; });
     }
   } else {
-    TVMLITE_THROW(TypeError) << kName << ": condition of dtype " << runtime::DataType(dt).str()
-                             << " is not supported";
+    TVMLITE_THROW(TypeError) << kName << ": condition of dtype " << runtime::DataType(dt).str() << " is not supported";
   }
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.argwhere").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.argwhere").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.argwhere";
   KernelAttrs attrs(kName, attrs_in);
   attrs.CheckNoEpilogue();
@@ -94,7 +93,7 @@ TVMLITE_REGISTER_GLOBAL("topi.argwhere").set_body_typed([](Map<String, Any> attr
     });
     return out;
   });
-}).set_kernel_factory();
+});
 
 // [out] = run(condition): a dtype TakesCondition (WithNonZero's gate) takes.
 std::string ArgwhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {
@@ -108,8 +107,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.argwhere", ArgwhereAccepts);
 
 }  // namespace
 
-TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere").set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace topi
 }  // namespace tvmlite

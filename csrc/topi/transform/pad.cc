@@ -54,9 +54,8 @@ PadPlan PlanPad(const std::string& kName, const std::vector<int64_t>& widths, Pa
         << kName << ": pad_width (" << before << ", " << after << ") is too large";
     const int64_t crop = std::max<int64_t>(-before, 0);
     const int64_t n = data.dim(d) - crop - std::max<int64_t>(-after, 0);
-    TVMLITE_CHECK_KIND(n >= 0, ValueError)
-        << kName << ": pad_width (" << before << ", " << after << ") crops more than axis " << d << " of "
-        << data.dim(d) << " holds";
+    TVMLITE_CHECK_KIND(n >= 0, ValueError) << kName << ": pad_width (" << before << ", " << after
+                                           << ") crops more than axis " << d << " of " << data.dim(d) << " holds";
     const int64_t pb = std::max<int64_t>(before, 0);
     p.shape[d] = n + pb + std::max<int64_t>(after, 0);
     TVMLITE_CHECK_KIND(n > 0 || mode == PadMode::kConstant || p.shape[d] == 0, ValueError)
@@ -151,7 +150,7 @@ void CheckValue(const TensorArg& data, const TensorArg& value, const std::string
       << kName << ": pad_value must hold one value, got shape " << runtime::ShapeTuple(value.shape());
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.nn.pad";
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> widths = attrs.GetInts("pad_width");
@@ -167,9 +166,9 @@ TVMLITE_REGISTER_GLOBAL("topi.nn.pad").set_body_typed([](Map<String, Any> attrs_
     BoundEpilogue bound = injective::BindEpilogue(epi, out, args, 2);
     RunPad(std::move(p), widths, data, value, out, bound, kName);
   });
-}).set_kernel_factory();
+});
 
-TVMLITE_REGISTER_GLOBAL("topi.dyn.nn.pad").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.dyn.nn.pad").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.nn.pad";
   KernelAttrs attrs(kName, attrs_in);
   std::string mode_name = attrs.GetString("pad_mode", "constant");
@@ -195,7 +194,7 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.nn.pad").set_body_typed([](Map<String, Any> at
     RunPad(std::move(p), widths, data, value, out_arg, BoundEpilogue(), kName);
     return out;
   });
-}).set_kernel_factory();
+});
 
 // nn.pad: run(data, pad_value, [epilogue inputs], out); dyn.nn.pad: [out] = run(data, pads, pad_value, axes), pads
 // and axes 0-d or 1-d int32/int64. pad_value has data's dtype.
@@ -219,8 +218,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.nn.pad", PadAccepts);
 TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.nn.pad", PadAccepts);
 
 TVMLITE_REGISTER_OP_KERNEL("nn.pad", "topi.nn.pad");
-TVMLITE_REGISTER_OP_KERNEL("dyn.nn.pad", "topi.dyn.nn.pad")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("dyn.nn.pad", "topi.dyn.nn.pad").set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace
 }  // namespace topi

@@ -19,7 +19,7 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
-TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.scatter_nd";
   KernelAttrs attrs(kName, attrs_in);
   // Reductions accumulate in the data's type: the reference runs them (a TypeError here sends them there).
@@ -57,8 +57,8 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
       int64_t at = 0;
       for (int64_t j = 0; j < k; ++j) {
         const int64_t n = data.dim(static_cast<int>(j));
-        int64_t v = wide ? reinterpret_cast<const int64_t*>(ip)[t * k + j]
-                     : reinterpret_cast<const int32_t*>(ip)[t * k + j];
+        int64_t v =
+            wide ? reinterpret_cast<const int64_t*>(ip)[t * k + j] : reinterpret_cast<const int32_t*>(ip)[t * k + j];
         TVMLITE_CHECK_KIND(v >= -n && v < n, ValueError)
             << kName << ": index " << v << " is out of range for a dim of " << n;
         at = at * n + (v < 0 ? v + n : v);
@@ -66,7 +66,7 @@ TVMLITE_REGISTER_GLOBAL("topi.scatter_nd").set_body_typed([](Map<String, Any> at
       std::memcpy(y + at * slice * esize, up + t * slice * esize, slice * esize);
     }
   });
-}).set_kernel_factory();
+});
 
 // run(data, indices, updates, out) in mode "update": data, updates and out one dtype, indices int32/int64 of rank
 // >= 1.

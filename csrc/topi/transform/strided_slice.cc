@@ -92,9 +92,8 @@ SlicePlan PlanSlice(const std::string& kName, const TensorArg& data, int esize, 
  * inputs from args[first_extra].
  */
 void SliceInto(const std::string& kName, const TensorArg& data, const TensorArg& out, const std::vector<int64_t>& axes,
-               const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
-               const std::vector<int64_t>& strides, bool size_mode, const Epilogue& epi, const KernelArgs& args,
-               int first_extra) {
+               const std::vector<int64_t>& begin, const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
+               bool size_mode, const Epilogue& epi, const KernelArgs& args, int first_extra) {
   const int esize = injective::ElemBytes(out, kName);
   SlicePlan plan = PlanSlice(kName, data, esize, axes, begin, end, strides, size_mode);
   out.CheckShape(plan.shape);
@@ -117,7 +116,7 @@ std::vector<int64_t> SliceAxes(const std::string& kName, size_t n, int nd, const
   return axes;
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.strided_slice";
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> begin = attrs.GetInts("begin"), end = attrs.GetInts("end");
@@ -126,8 +125,7 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
   std::vector<int64_t> axes_attr = has_axes ? attrs.GetInts("axes") : std::vector<int64_t>{};
   std::string slice_mode = attrs.GetString("slice_mode", "end");
   const size_t n = begin.size();
-  TVMLITE_CHECK_KIND(end.size() == n, ValueError)
-      << kName << ": begin has " << n << " entries, end has " << end.size();
+  TVMLITE_CHECK_KIND(end.size() == n, ValueError) << kName << ": begin has " << n << " entries, end has " << end.size();
   TVMLITE_CHECK_KIND(strides.empty() || strides.size() == 1 || strides.size() == n, ValueError)
       << kName << ": strides has " << strides.size() << " entries for " << n << " sliced axes";
   TVMLITE_CHECK_KIND(!has_axes || axes_attr.size() == n, ValueError)
@@ -146,10 +144,10 @@ TVMLITE_REGISTER_GLOBAL("topi.strided_slice").set_body_typed([](Map<String, Any>
     std::vector<int64_t> axes = SliceAxes(kName, n, data.ndim(), has_axes ? &axes_attr : nullptr);
     SliceInto(kName, data, out, axes, begin, end, strides, size_mode, epi, args, 1);
   });
-}).set_kernel_factory();
+});
 
 // slice_like: data[0:like.shape[a]] on axes; like's dims are read per call (its values never).
-TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.slice_like";
   KernelAttrs attrs(kName, attrs_in);
   std::vector<int64_t> axes_attr = attrs.GetInts("axes", {});
@@ -170,15 +168,15 @@ TVMLITE_REGISTER_GLOBAL("topi.slice_like").set_body_typed([](Map<String, Any> at
       TVMLITE_CHECK_KIND(a < like.ndim(), ValueError)
           << kName << ": axis " << a << " is out of range for shape_like of rank " << like.ndim();
       TVMLITE_CHECK_KIND(like.shape()[a] <= data.shape()[a], ValueError)
-          << kName << ": shape_like's dim " << like.shape()[a] << " exceeds data's " << data.shape()[a]
-          << " on axis " << a;
+          << kName << ": shape_like's dim " << like.shape()[a] << " exceeds data's " << data.shape()[a] << " on axis "
+          << a;
       end.push_back(like.shape()[a]);
     }
     SliceInto(kName, data, out, axes, begin, end, {}, false, epi, args, 2);
   });
-}).set_kernel_factory();
+});
 
-TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.dyn.strided_slice";
   KernelAttrs attrs(kName, attrs_in);
   TVMLITE_CHECK_KIND(attrs.GetString("slice_mode", "end") == "end", ValueError)
@@ -204,7 +202,7 @@ TVMLITE_REGISTER_GLOBAL("topi.dyn.strided_slice").set_body_typed([](Map<String, 
     }
     return out;
   });
-}).set_kernel_factory();
+});
 
 // strided_slice: run(data, [epilogue inputs], out); slice_like: run(data, shape_like, [epilogue inputs], out)
 // (shape_like of any dtype: only its dims are read); dyn.strided_slice: [out] = run(data, begin, end, strides, axes),
@@ -228,8 +226,7 @@ TVMLITE_REGISTER_KERNEL_ACCEPTS("topi.dyn.strided_slice", SliceAccepts);
 
 TVMLITE_REGISTER_OP_KERNEL("strided_slice", "topi.strided_slice");
 TVMLITE_REGISTER_OP_KERNEL("slice_like", "topi.slice_like");
-TVMLITE_REGISTER_OP_KERNEL("dyn.strided_slice", "topi.dyn.strided_slice")
-    .set_attr<bool>("TVMLiteReturnsOutputs", true);
+TVMLITE_REGISTER_OP_KERNEL("dyn.strided_slice", "topi.dyn.strided_slice").set_attr<bool>("TVMLiteReturnsOutputs", true);
 
 }  // namespace
 }  // namespace topi

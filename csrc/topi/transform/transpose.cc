@@ -43,22 +43,25 @@ void Transpose2D(T* dst, int64_t dst_row, const T* src, int64_t src_col, int64_t
 void Transpose2DBytes(char* dst, int64_t dst_row, const char* src, int64_t src_col, int64_t rows, int64_t cols,
                       int esize) {
   switch (esize) {
-    case 1: return Transpose2D(reinterpret_cast<uint8_t*>(dst), dst_row, reinterpret_cast<const uint8_t*>(src),
-                               src_col, rows, cols);
-    case 2: return Transpose2D(reinterpret_cast<uint16_t*>(dst), dst_row, reinterpret_cast<const uint16_t*>(src),
-                               src_col, rows, cols);
-    case 4: return Transpose2D(reinterpret_cast<uint32_t*>(dst), dst_row, reinterpret_cast<const uint32_t*>(src),
-                               src_col, rows, cols);
-    default: return Transpose2D(reinterpret_cast<uint64_t*>(dst), dst_row, reinterpret_cast<const uint64_t*>(src),
-                                src_col, rows, cols);
+    case 1:
+      return Transpose2D(reinterpret_cast<uint8_t*>(dst), dst_row, reinterpret_cast<const uint8_t*>(src), src_col, rows,
+                         cols);
+    case 2:
+      return Transpose2D(reinterpret_cast<uint16_t*>(dst), dst_row, reinterpret_cast<const uint16_t*>(src), src_col,
+                         rows, cols);
+    case 4:
+      return Transpose2D(reinterpret_cast<uint32_t*>(dst), dst_row, reinterpret_cast<const uint32_t*>(src), src_col,
+                         rows, cols);
+    default:
+      return Transpose2D(reinterpret_cast<uint64_t*>(dst), dst_row, reinterpret_cast<const uint64_t*>(src), src_col,
+                         rows, cols);
   }
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.transpose").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.transpose";
   KernelAttrs attrs(kName, attrs_in);
-  std::vector<int64_t> axes_attr = attrs.HasValue("axes") ? attrs.GetInts("axes")
-                                                                       : std::vector<int64_t>{};
+  std::vector<int64_t> axes_attr = attrs.HasValue("axes") ? attrs.GetInts("axes") : std::vector<int64_t>{};
   Epilogue epi = attrs.GetEpilogue();
   return MakeKernel(kName, 2 + epi.num_inputs(), [epi, axes_attr](const KernelArgs& args) {
     TensorArg data = args.Input(0, "data"), out = args.Output();
@@ -96,15 +99,18 @@ TVMLITE_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Map<String, Any> att
     const int64_t outer = injective::Product(shape, 0, m - 2);
     char* y = injective::Bytes(out);
     float* yf = bound.empty() ? nullptr : reinterpret_cast<float*>(y);
-    runtime::ParallelTiles(outer, rows, kBlock, [&](int64_t o, int64_t k0, int64_t k1) {
-      int64_t rest = o, off = 0;
-      for (int d = m - 3; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
-      int64_t first = o * rows + k0;  // the first output row of the task
-      Transpose2DBytes(y + first * cols * esize, cols, x + off + k0 * esize, src_col, k1 - k0, cols, esize);
-      if (yf) bound.Apply(yf, first * cols, (k1 - k0) * cols);
-    }, /*min_chunk=*/std::max<int64_t>(1, 65536 / (kBlock * cols * esize)));
+    runtime::ParallelTiles(
+        outer, rows, kBlock,
+        [&](int64_t o, int64_t k0, int64_t k1) {
+          int64_t rest = o, off = 0;
+          for (int d = m - 3; d >= 0; --d) off += (rest % shape[d]) * strides[d], rest /= shape[d];
+          int64_t first = o * rows + k0;  // the first output row of the task
+          Transpose2DBytes(y + first * cols * esize, cols, x + off + k0 * esize, src_col, k1 - k0, cols, esize);
+          if (yf) bound.Apply(yf, first * cols, (k1 - k0) * cols);
+        },
+        /*min_chunk=*/std::max<int64_t>(1, 65536 / (kBlock * cols * esize)));
   });
-}).set_kernel_factory();
+});
 
 // run(data, [epilogue inputs], out): out data's dtype and rank; as many axes (when given) as data has dims.
 std::string TransposeAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

@@ -22,7 +22,7 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
-TVMLITE_REGISTER_GLOBAL("topi.trilu").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.trilu").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.trilu";
   KernelAttrs attrs(kName, attrs_in);
   const bool upper = attrs.GetInt("upper", 1) != 0;
@@ -60,7 +60,7 @@ TVMLITE_REGISTER_GLOBAL("topi.trilu").set_body_typed([](Map<String, Any> attrs_i
       }
     });
   });
-}).set_kernel_factory();
+});
 
 // run(data, k, [epilogue inputs], out): data of rank >= 2 and out its dtype, k a 0-d or 1-d int32/int64.
 std::string TriluAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

@@ -36,7 +36,7 @@ std::string ConditionReason(DLDataType ct) {
   return "topi.where: condition must be bool (or a one-byte integer), got " + DTypeName(ct);
 }
 
-TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_in) {
+TVMLITE_REGISTER_GLOBAL("topi.where").set_kernel_factory().set_body_typed([](Map<String, Any> attrs_in) {
   static const std::string kName = "topi.where";
   KernelAttrs attrs(kName, attrs_in);
   Epilogue epi = attrs.GetEpilogue();
@@ -90,7 +90,7 @@ TVMLITE_REGISTER_GLOBAL("topi.where").set_body_typed([](Map<String, Any> attrs_i
       }
     });
   });
-}).set_kernel_factory();
+});
 
 // run(cond, x, y, [epilogue inputs], out): the body's dtype checks (ranks only broadcast).
 std::string WhereAccepts(const KernelAttrs& attrs, const std::vector<TensorSig>& t) {

@@ -26,7 +26,7 @@ namespace {
 struct TailRegs {
   int scale_op;
   __m256 scale;
-  bool simple;   // no full-shape add, and no clip with lo > hi
+  bool simple;  // no full-shape add, and no clip with lo > hi
   // Exactly one full-shape add (a residual) and no clip with lo > hi: no tests per add, as (v + pre) + full or
   // (v + full) + post (one branch, the same for every vector of the call), pre / post the per-channel add before /
   // after it or -0. The general path's tests took ResNet-50's residual 1x1 convs 10-20% over the plain conv on AVX2.
@@ -49,8 +49,8 @@ __attribute__((always_inline)) inline TailRegs LoadTail(const FusedTail& t, int6
   for (int k = 0; k < 2; ++k) {
     r.kind[k] = t.add_kind[k];
     r.full[k] = t.add[k];
-    r.channel[k] = t.add_kind[k] == FusedTail::kChannel ? _mm256_loadu_ps(t.add[k] + channel_off)
-                                                        : _mm256_set1_ps(-0.0f);
+    r.channel[k] =
+        t.add_kind[k] == FusedTail::kChannel ? _mm256_loadu_ps(t.add[k] + channel_off) : _mm256_set1_ps(-0.0f);
     if (t.add_kind[k] == FusedTail::kFull) r.simple = false;
   }
   r.act = t.act;

@@ -103,13 +103,11 @@ class ErrorBuilder {
 /*! \brief Internal invariant; a failure is a bug in tvmlite, reported as InternalError. */
 #define TVMLITE_ICHECK(cond) \
   if (cond) {                \
-  } else                     \
-    TVMLITE_THROW(InternalError) << "Check failed: (" #cond ") is false: "
+  } else TVMLITE_THROW(InternalError) << "Check failed: (" #cond ") is false: "
 
 /*! \brief User-facing check with a chosen error kind. */
 #define TVMLITE_CHECK_KIND(cond, Kind) \
   if (cond) {                          \
-  } else                               \
-    TVMLITE_THROW(Kind)
+  } else TVMLITE_THROW(Kind)
 
 #endif  // TVMLITE_RUNTIME_ERROR_H_

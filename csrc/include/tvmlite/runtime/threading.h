@@ -10,7 +10,8 @@
  * OS stalls holds up the call by its current piece only). The call returns when every piece is done. The pool
  * starts at first use with TVMLITE_NUM_THREADS threads (default: the cores this process may run on). A ParallelFor
  * issued from inside a piece, or while another thread's ParallelFor holds the pool, runs inline on its caller:
- * concurrent callers are correct and never wait on each other. An exception thrown by a piece is rethrown by ParallelFor (the first one; other pieces still run to completion).
+ * concurrent callers are correct and never wait on each other. An exception thrown by a piece is rethrown by
+ * ParallelFor (the first one; other pieces still run to completion).
  */
 #ifndef TVMLITE_RUNTIME_THREADING_H_
 #define TVMLITE_RUNTIME_THREADING_H_
@@ -43,8 +44,8 @@ template <typename F>
 void ParallelFor(int64_t n, const F& f, int64_t min_chunk = 1) {
   if (n <= 0) return;
   detail::ParallelLaunch(
-      n, [](void* ctx, int64_t begin, int64_t end) { (*static_cast<const F*>(ctx))(begin, end); },
-      const_cast<F*>(&f), min_chunk);
+      n, [](void* ctx, int64_t begin, int64_t end) { (*static_cast<const F*>(ctx))(begin, end); }, const_cast<F*>(&f),
+      min_chunk);
 }
 
 /*!

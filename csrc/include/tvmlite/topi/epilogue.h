@@ -30,7 +30,7 @@ enum class EpiOp : uint8_t {
 #define TVMLITE_EPI_ENUMERATOR(name, text, arity, scalar, vec) k##name,
   TVMLITE_EPILOGUE_OPS(TVMLITE_EPI_ENUMERATOR)
 #undef TVMLITE_EPI_ENUMERATOR
-  kNumOps
+      kNumOps
 };
 
 /*! \brief The op's name in the text form ("add", "relu", ...). */
@@ -41,7 +41,7 @@ int EpiOpArity(EpiOp op);
 /*! \brief Where an instruction reads a value from. */
 struct EpiSrc {
   enum Kind : uint8_t { kReg, kInput, kImm } kind = kReg;
-  int index = 0;   // register or extra-input number
+  int index = 0;  // register or extra-input number
   float imm = 0;
 };
 

@@ -40,7 +40,6 @@ using runtime::Map;
 using runtime::NDArray;
 using runtime::String;
 
-
 /*! \brief A kernel's attrs with typed getters; a missing required key or a wrong type is a ValueError/TypeError. */
 class KernelAttrs {
  public:
@@ -76,8 +75,8 @@ class KernelAttrs {
 /*! \brief One tensor argument of a bound kernel, checked: CPU, contiguous, not null. */
 class TensorArg {
  public:
-  TensorArg(NDArray array, const std::string* kernel, const char* name) : array_(std::move(array)),
-                                                                           kernel_(kernel), name_(name) {}
+  TensorArg(NDArray array, const std::string* kernel, const char* name)
+      : array_(std::move(array)), kernel_(kernel), name_(name) {}
   const NDArray& array() const { return array_; }
   int ndim() const { return array_->tensor.ndim; }
   int64_t dim(int i) const { return array_->tensor.shape[i]; }
@@ -145,8 +144,8 @@ Function MakeReturningKernel(std::string name, int num_inputs, F body) {
         << name << ": expected " << num_inputs << " tensor arguments (its inputs), got " << args.size();
     *rv = Array<Any>{Any(body(KernelArgs(&name, args)))};
   });
-  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |= kTVMLiteFunctionLongRunning |
-                                                             kTVMLiteFunctionReturnsOutputs;
+  const_cast<runtime::FunctionObj*>(f.get())->cell.flags |=
+      kTVMLiteFunctionLongRunning | kTVMLiteFunctionReturnsOutputs;
   return f;
 }
 
@@ -190,12 +189,14 @@ AxisWise ReadAxisWise(const KernelArgs& args, int64_t axis_attr);
 
 template <typename T>
 struct DTypeOf;
+// clang-format off: a table
 template <> struct DTypeOf<float> { static constexpr DLDataType value{kDLFloat, 32, 1}; };
 template <> struct DTypeOf<double> { static constexpr DLDataType value{kDLFloat, 64, 1}; };
 template <> struct DTypeOf<int8_t> { static constexpr DLDataType value{kDLInt, 8, 1}; };
 template <> struct DTypeOf<uint8_t> { static constexpr DLDataType value{kDLUInt, 8, 1}; };
 template <> struct DTypeOf<int32_t> { static constexpr DLDataType value{kDLInt, 32, 1}; };
 template <> struct DTypeOf<int64_t> { static constexpr DLDataType value{kDLInt, 64, 1}; };
+// clang-format on
 
 template <typename T>
 T* TensorArg::Data() const {
@@ -213,20 +214,20 @@ constexpr const char* kOpKernelAttr = "FTVMLiteKernel";
  * \brief Name op's kernel (the kOpKernelAttr attribute), chainable like TVMLITE_REGISTER_OP:
  *   TVMLITE_REGISTER_OP_KERNEL("argwhere", "topi.argwhere").set_attr<bool>("TVMLiteReturnsOutputs", true);
  */
-#define TVMLITE_REGISTER_OP_KERNEL(OpName, KernelName)                                              \
+#define TVMLITE_REGISTER_OP_KERNEL(OpName, KernelName)                                             \
   TVMLITE_REGISTER_OP(OpName).set_attr<::tvmlite::runtime::String>(::tvmlite::topi::kOpKernelAttr, \
-                                                                    ::tvmlite::runtime::String(KernelName))
+                                                                   ::tvmlite::runtime::String(KernelName))
 
 /*!
  * \brief Register the kernel factory Name as Make(Name, attrs, extra...): for the factories one maker serves with
  * different arguments (the reductions, the pools, softmax and log_softmax, ...):
  *   TVMLITE_REGISTER_KERNEL_FACTORY("topi.sum", MakeReduce, Reducer::kSum);
  */
-#define TVMLITE_REGISTER_KERNEL_FACTORY(Name, Make, ...)                                                          \
-  TVMLITE_REGISTER_GLOBAL(Name)                                                                                   \
+#define TVMLITE_REGISTER_KERNEL_FACTORY(Name, Make, ...)                                                       \
+  TVMLITE_REGISTER_GLOBAL(Name)                                                                                \
       .set_body_typed([](::tvmlite::runtime::Map<::tvmlite::runtime::String, ::tvmlite::runtime::Any> attrs) { \
-        return Make(Name, attrs, ##__VA_ARGS__);                                                                  \
-      })                                                                                                          \
+        return Make(Name, attrs, ##__VA_ARGS__);                                                               \
+      })                                                                                                       \
       .set_kernel_factory()
 
 #endif  // TVMLITE_TOPI_KERNEL_H_

@@ -42,14 +42,14 @@ using AcceptsFn = std::function<std::string(const KernelAttrs& attrs, const std:
  */
 bool RegisterKernelAccepts(const std::string& kernel, AcceptsFn fn);
 
-#define TVMLITE_REGISTER_KERNEL_ACCEPTS(Kernel, Fn)                                                 \
+#define TVMLITE_REGISTER_KERNEL_ACCEPTS(Kernel, Fn)                                            \
   static TVMLITE_ATTRIBUTE_UNUSED const bool TVMLITE_CONCAT(__tvmlite_accepts_, __COUNTER__) = \
       ::tvmlite::topi::RegisterKernelAccepts(Kernel, Fn)
 
 /*! \brief In a predicate: return the reason expr gives, if any. */
-#define TVMLITE_ACCEPTS_CHECK(expr)         \
-  do {                                      \
-    std::string tvmlite_reason_ = (expr);   \
+#define TVMLITE_ACCEPTS_CHECK(expr)                       \
+  do {                                                    \
+    std::string tvmlite_reason_ = (expr);                 \
     if (!tvmlite_reason_.empty()) return tvmlite_reason_; \
   } while (0)
 

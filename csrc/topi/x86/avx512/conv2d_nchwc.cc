@@ -49,26 +49,26 @@ constexpr int kMaxTile = 14;
 
 /*! \brief What every tile of one call shares. */
 struct TileArgs {
-  int64_t ncb;          // input channel blocks per group
-  int64_t kd;           // kernel depth taps this tile walks (1 for a 2-D conv; 0 when every tap is in padding)
-  int64_t kh;           // kernel rows
-  int64_t in_cb_stride; // input floats between channel blocks
-  int64_t in_kd_stride; // input floats between kernel depth taps (dilation_d * H * W * ic)
-  int64_t in_kh_stride; // input floats between kernel rows (dilation_h * W * ic)
-  int64_t kw_loop;      // kernel columns walked by the kw loop (1 when kw and c are flattened)
-  int64_t c_loop;       // channels walked by the inner loop (ic, or KW * ic when dilation_w == 1)
-  int64_t kw_step;      // input floats between kernel columns (dilation_w * ic)
-  int64_t col_step;     // input floats between output columns (stride_w * ic)
-  int64_t w_ob_stride;  // weight floats between output blocks
-  int64_t w_cb_stride;  // weight floats between input channel blocks
-  int64_t w_kd_stride;  // weight floats between kernel depth taps
-  int64_t w_kh_stride;  // weight floats between kernel rows
-  int64_t w_kw_stride;  // weight floats between kernel columns (ic * 16)
+  int64_t ncb;           // input channel blocks per group
+  int64_t kd;            // kernel depth taps this tile walks (1 for a 2-D conv; 0 when every tap is in padding)
+  int64_t kh;            // kernel rows
+  int64_t in_cb_stride;  // input floats between channel blocks
+  int64_t in_kd_stride;  // input floats between kernel depth taps (dilation_d * H * W * ic)
+  int64_t in_kh_stride;  // input floats between kernel rows (dilation_h * W * ic)
+  int64_t kw_loop;       // kernel columns walked by the kw loop (1 when kw and c are flattened)
+  int64_t c_loop;        // channels walked by the inner loop (ic, or KW * ic when dilation_w == 1)
+  int64_t kw_step;       // input floats between kernel columns (dilation_w * ic)
+  int64_t col_step;      // input floats between output columns (stride_w * ic)
+  int64_t w_ob_stride;   // weight floats between output blocks
+  int64_t w_cb_stride;   // weight floats between input channel blocks
+  int64_t w_kd_stride;   // weight floats between kernel depth taps
+  int64_t w_kh_stride;   // weight floats between kernel rows
+  int64_t w_kw_stride;   // weight floats between kernel columns (ic * 16)
   int64_t out_ob_stride;
   int64_t out_col_stride;  // output floats between the tile's columns: 16, or a row (a border column's tile)
-  const FusedTail* tail;  // the epilogue in registers, or null (plain store)
-  const float* out_base;        // the whole output (a full-shape epilogue input is read at the same offset)
-  int64_t ob;                   // the tile's first output block (its bias)
+  const FusedTail* tail;   // the epilogue in registers, or null (plain store)
+  const float* out_base;   // the whole output (a full-shape epilogue input is read at the same offset)
+  int64_t ob;              // the tile's first output block (its bias)
   // Lines [prefetch, prefetch_end) fetched into L2, one per input channel step: the next block group's weights, which
   // a model's late layers (MBs of them, read once per run) would otherwise wait on memory for.
   const char* prefetch = nullptr;
@@ -115,8 +115,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
     for (int j = 0; j < T; ++j) {
 #pragma GCC unroll 4
       for (int b = 0; b < OB; ++b) {
-        acc[r][j][b] = accumulate ? _mm512_loadu_ps(out + b * a.out_ob_stride + r * os + j * ocs)
-                                  : _mm512_setzero_ps();
+        acc[r][j][b] = accumulate ? _mm512_loadu_ps(out + b * a.out_ob_stride + r * os + j * ocs) : _mm512_setzero_ps();
       }
     }
   }
@@ -194,18 +193,27 @@ constexpr TileFn Pick() {
   }
 }
 
-#define TVMLITE_CONV_TILES(R, OB, CS)                                                                          \
-  {                                                                                                               \
-    nullptr, Pick<R, 1, OB, CS>(), Pick<R, 2, OB, CS>(), Pick<R, 3, OB, CS>(), Pick<R, 4, OB, CS>(),               \
-        Pick<R, 5, OB, CS>(), Pick<R, 6, OB, CS>(), Pick<R, 7, OB, CS>(), Pick<R, 8, OB, CS>(),                    \
-        Pick<R, 9, OB, CS>(), Pick<R, 10, OB, CS>(), Pick<R, 11, OB, CS>(), Pick<R, 12, OB, CS>(),                 \
-        Pick<R, 13, OB, CS>(), Pick<R, 14, OB, CS>()                                                               \
-  }
-#define TVMLITE_CONV_TILES_CS(CS)                                                                              \
-  {                                                                                                             \
-    {TVMLITE_CONV_TILES(1, 1, CS), TVMLITE_CONV_TILES(1, 2, CS), TVMLITE_CONV_TILES(1, 3, CS)}, {               \
-      TVMLITE_CONV_TILES(2, 1, CS), TVMLITE_CONV_TILES(2, 2, CS), TVMLITE_CONV_TILES(2, 3, CS)                  \
-    }                                                                                                           \
+#define TVMLITE_CONV_TILES(R, OB, CS) \
+  {nullptr,                           \
+   Pick<R, 1, OB, CS>(),              \
+   Pick<R, 2, OB, CS>(),              \
+   Pick<R, 3, OB, CS>(),              \
+   Pick<R, 4, OB, CS>(),              \
+   Pick<R, 5, OB, CS>(),              \
+   Pick<R, 6, OB, CS>(),              \
+   Pick<R, 7, OB, CS>(),              \
+   Pick<R, 8, OB, CS>(),              \
+   Pick<R, 9, OB, CS>(),              \
+   Pick<R, 10, OB, CS>(),             \
+   Pick<R, 11, OB, CS>(),             \
+   Pick<R, 12, OB, CS>(),             \
+   Pick<R, 13, OB, CS>(),             \
+   Pick<R, 14, OB, CS>()}
+#define TVMLITE_CONV_TILES_CS(CS)                                                                 \
+  {                                                                                               \
+    {TVMLITE_CONV_TILES(1, 1, CS), TVMLITE_CONV_TILES(1, 2, CS), TVMLITE_CONV_TILES(1, 3, CS)}, { \
+      TVMLITE_CONV_TILES(2, 1, CS), TVMLITE_CONV_TILES(2, 2, CS), TVMLITE_CONV_TILES(2, 3, CS)    \
+    }                                                                                             \
   }
 
 // [column step][R - 1][OB - 1][T] (OB 1..3): column steps 16 (ic 16, stride 1), 32 (ic 16, stride 2), 8 (ic 8 / ic 4
@@ -221,10 +229,10 @@ const TileFn kBorderTiles[kMaxTile + 1][3] = {
     {nullptr, nullptr, nullptr},
 #define TVMLITE_BORDER_TILES(T) \
   {Pick<1, T, 1, kBorderStep>(), Pick<1, T, 2, kBorderStep>(), Pick<1, T, 3, kBorderStep>()}
-    TVMLITE_BORDER_TILES(1),  TVMLITE_BORDER_TILES(2),  TVMLITE_BORDER_TILES(3),  TVMLITE_BORDER_TILES(4),
-    TVMLITE_BORDER_TILES(5),  TVMLITE_BORDER_TILES(6),  TVMLITE_BORDER_TILES(7),  TVMLITE_BORDER_TILES(8),
-    TVMLITE_BORDER_TILES(9),  TVMLITE_BORDER_TILES(10), TVMLITE_BORDER_TILES(11), TVMLITE_BORDER_TILES(12),
-    TVMLITE_BORDER_TILES(13), TVMLITE_BORDER_TILES(14)
+    TVMLITE_BORDER_TILES(1),     TVMLITE_BORDER_TILES(2),  TVMLITE_BORDER_TILES(3),  TVMLITE_BORDER_TILES(4),
+    TVMLITE_BORDER_TILES(5),     TVMLITE_BORDER_TILES(6),  TVMLITE_BORDER_TILES(7),  TVMLITE_BORDER_TILES(8),
+    TVMLITE_BORDER_TILES(9),     TVMLITE_BORDER_TILES(10), TVMLITE_BORDER_TILES(11), TVMLITE_BORDER_TILES(12),
+    TVMLITE_BORDER_TILES(13),    TVMLITE_BORDER_TILES(14)
 #undef TVMLITE_BORDER_TILES
 };
 #undef TVMLITE_CONV_TILES_CS
@@ -295,7 +303,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   const TileFn* tiles1 = kTiles[cs_index][0][OB - 1];
   const TileFn* tiles2 = kTiles[cs_index][1][OB - 1];
   auto border_tile = [&](int64_t width) { return kBorderTiles[width][OB - 1]; };  // a border column's rows
-  const int64_t rs = sh * W * ic;                  // input floats between output rows
+  const int64_t rs = sh * W * ic;                                                 // input floats between output rows
 
   // The kernel rows [k0, k1) of output row oh that read input rows (the others fall in the top / bottom padding).
   auto kernel_rows = [&](int64_t oh, int64_t* k0, int64_t* k1) {
@@ -306,20 +314,20 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
   };
   // Output rows [row0, row0 + rows) (rows 1, or 2 sharing their kernel rows [k0, k1)), the interior columns in
   // balanced tiles; data_n / weight at the item's first depth tap; share(t, ntiles) sets tile t's prefetch lines.
-  auto interior = [&](TileArgs& t, const float* data_n, const float* weight, float* out_n, int64_t row0,
-                      int64_t rows, int64_t k0, int64_t k1, bool accumulate, auto&& share) {
+  auto interior = [&](TileArgs& t, const float* data_n, const float* weight, float* out_n, int64_t row0, int64_t rows,
+                      int64_t k0, int64_t k1, bool accumulate, auto&& share) {
     const int64_t count = col_hi - col_lo, ntiles = (count + tmax - 1) / tmax;
     const TileFn* tiles = rows == 2 ? tiles2 : tiles1;
     t.kh = k1 - k0;
-    const float* in = t.kh > 0 ? data_n + (row0 * sh - pt + k0 * dh) * W * ic + (col_lo * wl.stride_w - pl) * ic
-                               : data_n;
+    const float* in =
+        t.kh > 0 ? data_n + (row0 * sh - pt + k0 * dh) * W * ic + (col_lo * wl.stride_w - pl) * ic : data_n;
     const float* w = weight + k0 * a.w_kh_stride;
     int64_t ow0 = col_lo;
     for (int64_t tile = 0; tile < ntiles; ++tile) {
       const int64_t width = count / ntiles + (tile < count % ntiles ? 1 : 0);
       share(tile, ntiles);
-      tiles[width](t, t.kh > 0 ? in + (ow0 - col_lo) * a.col_step : in, rs, w, out_n + (row0 * OW + ow0) * oc,
-                   OW * oc, accumulate);
+      tiles[width](t, t.kh > 0 ? in + (ow0 - col_lo) * a.col_step : in, rs, w, out_n + (row0 * OW + ow0) * oc, OW * oc,
+                   accumulate);
       ow0 += width;
     }
     t.kh = KH;
@@ -366,7 +374,7 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
       for (int64_t tile = 0; tile < ntiles; ++tile) {
         const int64_t width = count / ntiles + (tile < count % ntiles ? 1 : 0);
         border_tile(width)(t, edge_n + (r * sh * edge_width + col_kw) * ic, 0, w_kw, out_n + (r * OW + ow) * oc, 0,
-                         accumulate);
+                           accumulate);
         r += width;
       }
     }
@@ -405,8 +413,8 @@ void Conv2DNCHWcAVX512(const Conv2DWorkload& wl, const Conv2DPlan& plan, const C
         int64_t calls = 0;
         auto pass_share = [&](int64_t, int64_t) {
           const int64_t k = calls++;
-          const char* p = next_w != nullptr && k < OB ? reinterpret_cast<const char*>(next_w + k * a.w_ob_stride)
-                                                      : nullptr;
+          const char* p =
+              next_w != nullptr && k < OB ? reinterpret_cast<const char*>(next_w + k * a.w_ob_stride) : nullptr;
           chunk.prefetch = p;
           chunk.prefetch_end = p ? p + next_cbs * a.w_cb_stride * static_cast<int64_t>(sizeof(float)) : nullptr;
         };

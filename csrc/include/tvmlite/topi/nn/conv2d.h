@@ -51,8 +51,8 @@ namespace topi {
 /*! \brief One convolution's parameters, every value normalised (plain data: no std:: types cross ISA files). */
 struct Conv2DWorkload {
   int64_t batch = 0;
-  int64_t in_channels = 0, in_height = 0, in_width = 0, in_block = 1;        // C, H, W, ic
-  int64_t out_channels = 0, out_height = 0, out_width = 0, out_block = 1;    // O, OH, OW, oc
+  int64_t in_channels = 0, in_height = 0, in_width = 0, in_block = 1;      // C, H, W, ic
+  int64_t out_channels = 0, out_height = 0, out_width = 0, out_block = 1;  // O, OH, OW, oc
   int64_t kernel_h = 1, kernel_w = 1;
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
@@ -99,9 +99,9 @@ struct Conv2DPlan {
   // of the flattened plane too, each tile T consecutive pixels of it, however many output rows they span, each with
   // the address of its own input window.
   bool gather_pixels = false;
-  int64_t rows = 0;                 // rows per (n, block group): OH, or ceil(OH * OW / row_length)
-  int64_t row_length = 0;           // OW, or the run length when flat_pixels or gather_pixels
-  int64_t num_items = 0;            // batch * block groups * OD * ceil(rows / tile_rows)
+  int64_t rows = 0;        // rows per (n, block group): OH, or ceil(OH * OW / row_length)
+  int64_t row_length = 0;  // OW, or the run length when flat_pixels or gather_pixels
+  int64_t num_items = 0;   // batch * block groups * OD * ceil(rows / tile_rows)
   // Input channel blocks per pass. Below the group's count, a small map whose weights overflow L1 is computed in
   // passes over the input channels (partial sums in out), each item a (n, block group, od) plane or a part of its
   // rows (plane_parts of them: at least 16 items, so two threads' last items balance), so one pass's weights serve
@@ -146,8 +146,8 @@ void Conv2DNCHWcAVX2(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Con
                      int64_t end);
 /*! \brief The AVX2 path compiled for 1x1 kernels (x86/avx2/conv2d_nchwc_1x1.cc: the same tiles, scheduled for register
  * pressure); any workload the AVX2 path takes. */
-void Conv2DNCHWcAVX2Pointwise(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io,
-                              int64_t begin, int64_t end);
+void Conv2DNCHWcAVX2Pointwise(const Conv2DWorkload& wl, const Conv2DPlan& plan, const Conv2DTensors& io, int64_t begin,
+                              int64_t end);
 /*!
  * \brief AVX-512VL path for out_block 8 (or 16 as two ymm halves): the AVX2 path's ymm tiles with 32 registers
  * (plan for 8 lanes, 32 registers, tile_rows 1), up to 3 output blocks per tile; any in_block; no padding.

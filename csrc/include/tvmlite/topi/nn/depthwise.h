@@ -31,12 +31,12 @@ struct DepthwiseRow {
   float* out;           // the output row, OW x c
   int64_t H, W, c, OW, KH, KW;
   int64_t stride_w, dil_h, dil_w;
-  int64_t ih0;           // input row of tap kh = 0: oh * stride_h - pad_top (may be negative)
+  int64_t ih0;  // input row of tap kh = 0: oh * stride_h - pad_top (may be negative)
   int64_t pad_left;
   int64_t ow_lo, ow_hi;  // the interior columns
   // The fused tail, applied in registers: out = min(hi, max(lo, bias + conv)) (NaN stays NaN).
-  const float* bias;     // the block's c values, or nullptr for none (ignored when accumulate)
-  float lo, hi;          // -inf / +inf when there is no clamp
+  const float* bias;  // the block's c values, or nullptr for none (ignored when accumulate)
+  float lo, hi;       // -inf / +inf when there is no clamp
   // The input rows the next output row reads first (contiguous, prefetch_len floats), fetched ahead while this row
   // computes: the big layers stream their input from L3 or memory. nullptr: none.
   const float* prefetch;

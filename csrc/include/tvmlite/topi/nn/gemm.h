@@ -44,19 +44,19 @@ namespace gemm {
 
 /*! \brief One register tile: C[0:rows, 0:vecs*W] (+)= A[0:rows, 0:k] * B, B's columns from packed panels. */
 struct Tile {
-  const float* a;     // row r, step k: a[r * lda + k]
+  const float* a;  // row r, step k: a[r * lda + k]
   int64_t lda;
-  const float* b;     // the first panel at this tile's k offset;
-                      // column c, step k: b[(c / nb) * panel + k * ldb + c % nb]
-  int64_t panel;      // floats between consecutive panels (K * nb packed, nb read in place)
+  const float* b;  // the first panel at this tile's k offset;
+                   // column c, step k: b[(c / nb) * panel + k * ldb + c % nb]
+  int64_t panel;   // floats between consecutive panels (K * nb packed, nb read in place)
   int64_t nb;
-  int64_t ldb;        // floats between k steps of a panel: nb when packed, B's row stride when read in place
-  int64_t k;          // the K block's length
-  float* c;           // row r, column j: c[r * ldc + j]
+  int64_t ldb;  // floats between k steps of a panel: nb when packed, B's row stride when read in place
+  int64_t k;    // the K block's length
+  float* c;     // row r, column j: c[r * ldc + j]
   int64_t ldc;
-  int rows;           // 1..8 (AVX-512; 1..4 when cols is 64), 1..6 (AVX2), 1..4 (portable)
-  int cols;           // a multiple of the ISA's vector width, at most the driver's tile width
-  bool accumulate;    // add to C instead of overwriting it
+  int rows;         // 1..8 (AVX-512; 1..4 when cols is 64), 1..6 (AVX2), 1..4 (portable)
+  int cols;         // a multiple of the ISA's vector width, at most the driver's tile width
+  bool accumulate;  // add to C instead of overwriting it
   // The epilogue in registers as the tile is stored (AVX-512, last K block), or null: column j's per-channel value
   // is add[.][col + j], a full-shape input's is add[.][c_flat + r * ldc + j].
   const FusedTail* tail;

@@ -25,7 +25,7 @@ struct PoolRowArgs {
   int64_t ih0, kh_lo, kh_hi;
   const int64_t* col_lo;  // OW entries
   const int64_t* col_hi;
-  const float* scale;     // OW entries (avg), or nullptr (max)
+  const float* scale;  // OW entries (avg), or nullptr (max)
 };
 
 /*! \brief c a multiple of 16; AVX-512F only. */

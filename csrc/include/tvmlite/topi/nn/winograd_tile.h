@@ -18,8 +18,7 @@
 namespace tvmlite {
 namespace topi {
 
-int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width,
-                     int64_t stride);
+int64_t WinogradTile(int64_t in_channels, int64_t out_channels, int64_t out_height, int64_t out_width, int64_t stride);
 std::vector<int64_t> WinogradTilesOfAnyPlane(int64_t in_channels, int64_t out_channels, int64_t stride);
 
 }  // namespace topi
