@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "window_attrs.h"
@@ -176,16 +177,28 @@ void PoolRowPlain(const PoolGeom& g, const std::vector<TapRange>& /*cols: g's in
 using PoolRowFn = void (*)(const PoolGeom&, const std::vector<TapRange>&, const std::vector<int64_t>&, const float*,
                            float*, int64_t);
 
+/*!
+ * \brief pick(kC) for c channels a point: kC = c for 16, 8, 4, 2 and 1 (loops of a constant trip count, which the
+ * compiler unrolls and vectorises), 0 for any other c (the loops read c at run time).
+ */
+template <class Pick>
+auto PickForChannels(int64_t c, Pick pick) {
+  switch (c) {
+    case 16: return pick(std::integral_constant<int, 16>());
+    case 8: return pick(std::integral_constant<int, 8>());
+    case 4: return pick(std::integral_constant<int, 4>());
+    case 2: return pick(std::integral_constant<int, 2>());
+    case 1: return pick(std::integral_constant<int, 1>());
+    default: return pick(std::integral_constant<int, 0>());
+  }
+}
+
 template <PoolType kType>
 PoolRowFn PickPoolRow(int64_t c) {
-  switch (c) {
-    case 16: return PoolRow<16, kType>;
-    case 8: return PoolRow<8, kType>;
-    case 4: return PoolRow<4, kType>;
-    case 2: return PoolRow<2, kType>;
-    case 1: return PoolRowPlain<kType>;
-    default: return PoolRow<0, kType>;
-  }
+  return PickForChannels(c, [](auto kC) -> PoolRowFn {
+    if constexpr (kC == 1) return PoolRowPlain<kType>;
+    else return PoolRow<kC, kType>;
+  });
 }
 
 /*! \brief The validated data of a pooling call: (N, planes' channel blocks, H, W, c) whatever the layout. */
@@ -406,13 +419,10 @@ using GlobalFn = void (*)(const float*, int64_t, int64_t, float*);
 
 template <PoolType kType>
 GlobalFn PickGlobal(int64_t c) {
-  switch (c) {
-    case 16: return GlobalPlane<16, kType>;
-    case 8: return GlobalPlane<8, kType>;
-    case 4: return GlobalPlane<4, kType>;
-    case 1: return GlobalPlaneScalar<kType>;
-    default: return GlobalPlane<0, kType>;
-  }
+  return PickForChannels(c, [](auto kC) -> GlobalFn {
+    if constexpr (kC == 1) return GlobalPlaneScalar<kType>;
+    else return GlobalPlane<kC, kType>;
+  });
 }
 
 Function MakeGlobalPool(const std::string& kernel, Map<String, Any> attrs_in, const PoolType* fixed) {

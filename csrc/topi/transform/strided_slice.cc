@@ -20,34 +20,13 @@
 #include <tvmlite/ir/op.h>
 #include <tvmlite/runtime/registry.h>
 #include <tvmlite/runtime/shape.h>
-
-#include <limits>
+#include <tvmlite/topi/slice_range.h>
 
 #include "injective.h"
 
 namespace tvmlite {
 namespace topi {
 namespace {
-
-/*! \brief Python's slice(begin, end, step).indices(n): the first index and the length. */
-void SliceIndices(int64_t n, int64_t begin, int64_t end, int64_t step, int64_t* start, int64_t* len) {
-  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
-    if (v < 0) v = v < -n ? lo : v + n;
-    return std::min(std::max(v, lo), hi);
-  };
-  __int128 l;
-  if (step > 0) {
-    int64_t b = clamp(begin, 0, n), e = clamp(end, 0, n);
-    *start = b;
-    l = e > b ? (static_cast<__int128>(e) - b + step - 1) / step : 0;
-  } else {
-    int64_t b = clamp(begin, -1, n - 1), e = clamp(end, -1, n - 1);
-    __int128 s = -static_cast<__int128>(step);
-    *start = b;
-    l = b > e ? (static_cast<__int128>(b) - e + s - 1) / s : 0;
-  }
-  *len = static_cast<int64_t>(l);
-}
 
 /*! \brief A slice of data: the output's shape, the first element's byte offset and each dim's step in bytes. */
 struct SlicePlan {
@@ -75,13 +54,11 @@ SlicePlan PlanSlice(const std::string& kName, const TensorArg& data, int esize, 
     int64_t b = begin[i], e = end[i];
     if (size_mode) {
       TVMLITE_CHECK_KIND(e >= -1, ValueError) << kName << ": size " << e << " on axis " << d;
-      if (b < 0) b = std::max<int64_t>(b + dim, 0);
-      e = e == -1 || b > std::numeric_limits<int64_t>::max() - e ? std::numeric_limits<int64_t>::max() : b + e;
+      e = SizeModeEnd(dim, b, e);
     }
-    int64_t start, len;
-    SliceIndices(dim, b, e, step, &start, &len);
-    plan.shape[d] = len;
-    if (len > 0) plan.offset += start * in_stride[d];
+    const SliceRange range = SliceIndices(dim, b, e, step);
+    plan.shape[d] = range.length;
+    if (range.length > 0) plan.offset += range.start * in_stride[d];
     plan.step_bytes[d] = step * in_stride[d];
   }
   return plan;

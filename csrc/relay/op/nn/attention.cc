@@ -64,12 +64,7 @@ Heads View(const TensorTypeNode* t, int64_t num_heads, const char* what) {
 }  // namespace
 
 Type AttentionRel(const Array<Type>& args, const AttentionAttrs& a) {
-  const TensorTypeNode* q = TensorArg(args, 0);
-  const TensorTypeNode* k = TensorArg(args, 1);
-  const TensorTypeNode* v = TensorArg(args, 2);
-  CheckFloating(q->dtype, "q");
-  MatchDtype(q, k);
-  MatchDtype(q, v);
+  auto [q, k, v] = FloatTensorArgs<3>(args, "q");
   size_t rank = q->shape.size();
   TVMLITE_CHECK_KIND((rank == 3 || rank == 4) && k->shape.size() == rank && v->shape.size() == rank, ValueError)
       << "q, k and v must all be 3-D (batch, seq, hidden) or all 4-D (batch, heads, seq, head_size), got "
@@ -152,12 +147,7 @@ Type AttentionRel(const Array<Type>& args, const AttentionAttrs& a) {
 }
 
 Type RotaryEmbeddingRel(const Array<Type>& args, const RotaryEmbeddingAttrs& a) {
-  const TensorTypeNode* x = TensorArg(args, 0);
-  const TensorTypeNode* cos = TensorArg(args, 1);
-  const TensorTypeNode* sin = TensorArg(args, 2);
-  CheckFloating(x->dtype, "x");
-  MatchDtype(x, cos);
-  MatchDtype(x, sin);
+  auto [x, cos, sin] = FloatTensorArgs<3>(args, "x");
   TVMLITE_CHECK_KIND(x->shape.size() == 3 || x->shape.size() == 4, ValueError)
       << "x must be 4-D (batch, heads, seq, head_size) or 3-D (batch, seq, hidden), got " << ShapeToString(x->shape);
   Any batch = x->shape[0], seq, head_size;

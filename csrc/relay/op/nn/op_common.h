@@ -4,12 +4,14 @@
  *
  *   if (const TensorTypeNode* beta = OptionalTensorArg(args, 2)) { ... }   // () = absent
  *   CheckFloating(data->dtype, "data");
+ *   auto [q, k, v] = FloatTensorArgs<3>(args, "q");   // one floating dtype
  */
 #ifndef TVMLITE_RELAY_OP_NN_OP_COMMON_H_
 #define TVMLITE_RELAY_OP_NN_OP_COMMON_H_
 
 #include <tvmlite/relay/type_rel.h>
 
+#include <array>
 #include <string>
 
 namespace tvmlite {
@@ -31,6 +33,16 @@ inline const TensorTypeNode* OptionalTensorArg(const Array<Type>& args, size_t i
 inline void CheckFloating(DataType dtype, const char* what) {
   TVMLITE_CHECK_KIND(!dtype.is_int() && !dtype.is_uint() && !dtype.is_bool() && dtype.bits() > 0, TypeError)
       << what << " must have a floating dtype, got " << dtype.str();
+}
+
+/*! \brief Arguments 0..N-1 as tensors of one floating dtype, the first's (`first` names it in the error). */
+template <size_t N>
+inline std::array<const TensorTypeNode*, N> FloatTensorArgs(const Array<Type>& args, const char* first) {
+  std::array<const TensorTypeNode*, N> t;
+  for (size_t i = 0; i < N; ++i) t[i] = TensorArg(args, i);
+  CheckFloating(t[0]->dtype, first);
+  for (size_t i = 1; i < N; ++i) MatchDtype(t[0], t[i]);
+  return t;
 }
 
 /*! \brief ValueError unless t is 1-D with dim equal to `channels` (symbolic dims pass). */

@@ -9,6 +9,8 @@
  * least 0. With a symbolic dim only the full slice [0:big:1] keeps the dim; other slices of it are "?".
  * gather_nd and scatter_nd use ONNX's index layout: the last dim of indices is the index tuple.
  */
+#include <tvmlite/topi/slice_range.h>
+
 #include "transform_util.h"
 
 #include <algorithm>
@@ -18,24 +20,6 @@ namespace tvmlite {
 namespace relay {
 
 // -------------------------------------------------------------------------------------------- strided_slice
-
-/*! \brief The length of data[begin:end:step] on a dim of n (numpy's rules). */
-int64_t SliceLength(int64_t n, int64_t begin, int64_t end, int64_t step) {
-  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
-    if (v < 0) v = v < -n ? lo : v + n;  // v + n cannot overflow: v >= -n here
-    return std::min(std::max(v, lo), hi);
-  };
-  __int128 len;
-  if (step > 0) {
-    int64_t b = clamp(begin, 0, n), e = clamp(end, 0, n);
-    len = e > b ? (static_cast<__int128>(e) - b + step - 1) / step : 0;
-  } else {
-    int64_t b = clamp(begin, -1, n - 1), e = clamp(end, -1, n - 1);
-    __int128 s = -static_cast<__int128>(step);
-    len = b > e ? (static_cast<__int128>(b) - e + s - 1) / s : 0;
-  }
-  return static_cast<int64_t>(len);
-}
 
 /*! \brief slice_like's axes, normalised against data's rank and each within like's. */
 std::vector<int64_t> SliceLikeAxes(const TensorTypeNode* data, const TensorTypeNode* like, const Array<int64_t>& axes) {
@@ -104,12 +88,11 @@ Type StridedSliceRel(const Array<Type>& args, const StridedSliceAttrs& a) {
       } else if (!IsStatic(d) && begin >= 0) {
         end = begin > std::numeric_limits<int64_t>::max() - end ? std::numeric_limits<int64_t>::max() : begin + end;
       } else if (IsStatic(d)) {
-        int64_t b = begin < 0 ? std::max<int64_t>(begin + StaticValue(d), 0) : begin;  // as the reference
-        end = b > std::numeric_limits<int64_t>::max() - end ? std::numeric_limits<int64_t>::max() : b + end;
+        end = topi::SizeModeEnd(StaticValue(d), begin, end);
       }
     }
     if (IsStatic(d)) {
-      out[axes[i]] = Any(SliceLength(StaticValue(d), begin, end, step));
+      out[axes[i]] = Any(topi::SliceIndices(StaticValue(d), begin, end, step).length);
     } else if (!(begin == 0 && step == 1 && end >= std::numeric_limits<int32_t>::max())) {
       out[axes[i]] = UnknownDim();  // the full slice keeps a symbolic dim; others cannot be computed
     }
@@ -193,18 +176,24 @@ Type GatherNDRel(const Array<Type>& args, const GatherNDAttrs& a) {
   return TensorType(Array<Any>(out), data->dtype);
 }
 
-void CheckReduction(const std::string& r, const char* op) {
-  TVMLITE_CHECK_KIND(r == "update" || r == "add" || r == "mul" || r == "min" || r == "max", ValueError)
-      << op << ": reduction '" << r << "' (expected update, add, mul, min or max)";
+/*! \brief A scatter's data, indices and updates: updates of data's dtype, the reduction one ONNX names. */
+struct ScatterArgs {
+  const TensorTypeNode *data, *indices, *updates;
+};
+
+ScatterArgs CheckScatterArgs(const Array<Type>& args, const std::string& reduction, const char* op) {
+  ScatterArgs s{TensorArg(args, 0), IndicesArg(args, 1, op), TensorArg(args, 2)};
+  TVMLITE_CHECK_KIND(
+      reduction == "update" || reduction == "add" || reduction == "mul" || reduction == "min" || reduction == "max",
+      ValueError)
+      << op << ": reduction '" << reduction << "' (expected update, add, mul, min or max)";
+  TVMLITE_CHECK_KIND(s.updates->dtype == s.data->dtype, TypeError)
+      << op << ": updates are " << s.updates->dtype.str() << ", data is " << s.data->dtype.str();
+  return s;
 }
 
 Type ScatterElementsRel(const Array<Type>& args, const ScatterElementsAttrs& a) {
-  const TensorTypeNode* data = TensorArg(args, 0);
-  const TensorTypeNode* idx = IndicesArg(args, 1, "scatter_elements");
-  const TensorTypeNode* upd = TensorArg(args, 2);
-  CheckReduction(a.reduction, "scatter_elements");
-  TVMLITE_CHECK_KIND(upd->dtype == data->dtype, TypeError)
-      << "scatter_elements: updates are " << upd->dtype.str() << ", data is " << data->dtype.str();
+  auto [data, idx, upd] = CheckScatterArgs(args, a.reduction, "scatter_elements");
   TVMLITE_CHECK_KIND(idx->ndim() == data->ndim() && upd->ndim() == data->ndim() && data->ndim() >= 1, ValueError)
       << "scatter_elements: data " << ShapeToString(data->shape) << ", indices " << ShapeToString(idx->shape)
       << " and updates " << ShapeToString(upd->shape) << " must have one rank (>= 1)";
@@ -219,12 +208,7 @@ Type ScatterElementsRel(const Array<Type>& args, const ScatterElementsAttrs& a) 
 }
 
 Type ScatterNDRel(const Array<Type>& args, const ScatterNDAttrs& a) {
-  const TensorTypeNode* data = TensorArg(args, 0);
-  const TensorTypeNode* idx = IndicesArg(args, 1, "scatter_nd");
-  const TensorTypeNode* upd = TensorArg(args, 2);
-  CheckReduction(a.mode, "scatter_nd");
-  TVMLITE_CHECK_KIND(upd->dtype == data->dtype, TypeError)
-      << "scatter_nd: updates are " << upd->dtype.str() << ", data is " << data->dtype.str();
+  auto [data, idx, upd] = CheckScatterArgs(args, a.mode, "scatter_nd");
   int64_t r = static_cast<int64_t>(data->ndim()), q = static_cast<int64_t>(idx->ndim());
   TVMLITE_CHECK_KIND(q >= 1, ValueError) << "scatter_nd: indices must have rank >= 1, got a scalar";
   std::optional<int64_t> k = idx->static_dim(q - 1);
