@@ -3,7 +3,7 @@
  * \brief The common epilogues a kernel applies in registers before its store, instead of the interpreter: a bias,
  * a residual, relu / clip, and (GEMM only) a leading scale by a constant (attention's scores / sqrt(d)) and GELU (a
  * transformer's FFN). Plain data, shared by the ISA files (csrc/topi/nn/match_fused_tail.h reads a program into one;
- * csrc/topi/x86/avx512/fused_tail.h and csrc/topi/x86/fused_tail_ymm.h apply it to a vector).
+ * csrc/topi/x86/fused_tail_vec.h applies it to a ymm or zmm vector).
  *
  *   FusedTail tail;                       // add[k] per channel or of the output's shape, then an activation
  *   v = ApplyTail(tail, v, channel_offset, flat_offset);

@@ -13,7 +13,7 @@
 #include <cmath>
 #include <utility>
 
-#include "../fused_tail_ymm.h"
+#include "../fused_tail_vec.h"
 
 namespace tvmlite {
 namespace topi {

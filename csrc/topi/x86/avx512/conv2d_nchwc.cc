@@ -38,7 +38,7 @@
 #include <algorithm>
 #include <tvmlite/topi/nn/conv2d.h>
 
-#include "fused_tail.h"
+#include "../fused_tail_vec.h"
 
 namespace tvmlite {
 namespace topi {
@@ -172,7 +172,7 @@ void Tile(const TileArgs& a, const float* in, int64_t rs, const float* w, float*
   const int64_t base = out - a.out_base;
 #pragma GCC unroll 4
   for (int b = 0; b < OB; ++b) {
-    const TailRegs tail = LoadTail(*a.tail, (a.ob + b) * kLanes);  // this block's 16 channels
+    const TailRegs<16> tail = LoadTail<16>(*a.tail, (a.ob + b) * kLanes);  // this block's 16 channels
 #pragma GCC unroll 2
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 28

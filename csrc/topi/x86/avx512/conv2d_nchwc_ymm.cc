@@ -10,7 +10,7 @@
 #include <immintrin.h>
 #include <tvmlite/topi/nn/conv2d.h>
 
-#include "../fused_tail_ymm.h"
+#include "../fused_tail_vec.h"
 
 namespace tvmlite {
 namespace topi {

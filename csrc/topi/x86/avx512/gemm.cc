@@ -20,7 +20,7 @@
 #include <cmath>
 #include <utility>
 
-#include "fused_tail.h"
+#include "../fused_tail_vec.h"
 
 namespace tvmlite {
 namespace topi {
