@@ -20,8 +20,11 @@ namespace tvmlite {
 namespace topi {
 namespace {
 
-/*! \brief The instructions a tail uses, per register width in lanes (the register type as a template argument
- * would lose its attributes, GCC's -Wignored-attributes). */
+/*!
+ * \brief The instructions of a tail that differ by width, keyed by the lanes (a register type as the template
+ * argument loses its attributes: GCC's -Wignored-attributes). +, * and / are GCC's vector operators, which
+ * _mm256_add_ps and the others are defined as.
+ */
 template <int kLanes>
 struct TailVec;
 
@@ -30,9 +33,6 @@ struct TailVec<8> {
   using V = __m256;
   static __m256 Set1(float x) { return _mm256_set1_ps(x); }
   static __m256 Load(const float* p) { return _mm256_loadu_ps(p); }
-  static __m256 Add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
-  static __m256 Mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
-  static __m256 Div(__m256 a, __m256 b) { return _mm256_div_ps(a, b); }
   static __m256 Max(__m256 a, __m256 b) { return _mm256_max_ps(a, b); }
   static __m256 Min(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
   /*! \brief x < lo ? lo : (x > hi ? hi : x), for lo > hi too. */
@@ -48,9 +48,6 @@ struct TailVec<16> {
   using V = __m512;
   static __m512 Set1(float x) { return _mm512_set1_ps(x); }
   static __m512 Load(const float* p) { return _mm512_loadu_ps(p); }
-  static __m512 Add(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
-  static __m512 Mul(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
-  static __m512 Div(__m512 a, __m512 b) { return _mm512_div_ps(a, b); }
   // The maskz forms: plain _mm512_max_ps trips a false GCC 12 -Wuninitialized (bug 105593).
   static __m512 Max(__m512 a, __m512 b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static __m512 Min(__m512 a, __m512 b) { return _mm512_maskz_min_ps(0xFFFF, a, b); }
@@ -131,18 +128,18 @@ __attribute__((always_inline)) inline typename TailVec<kLanes>::V ApplyTail(cons
   using O = TailVec<kLanes>;
   using V = typename O::V;
   if constexpr (kScale) {
-    if (r.scale_op == FusedTail::kMulImm) v = O::Mul(v, r.scale);
-    if (r.scale_op == FusedTail::kDivImm) v = O::Div(v, r.scale);
+    if (r.scale_op == FusedTail::kMulImm) v = v * r.scale;
+    if (r.scale_op == FusedTail::kDivImm) v = v / r.scale;
   }
-  if (r.simple) return O::Min(r.hi, O::Max(r.lo, O::Add(O::Add(v, r.channel[0]), r.channel[1])));
+  if (r.simple) return O::Min(r.hi, O::Max(r.lo, (v + r.channel[0]) + r.channel[1]));
   if (r.one_full != nullptr) {
     const V full = O::Load(r.one_full + full_off);
-    v = r.full_second ? O::Add(O::Add(v, r.pre), full) : O::Add(O::Add(v, full), r.post);
+    v = r.full_second ? (v + r.pre) + full : (v + full) + r.post;
     return O::Min(r.hi, O::Max(r.lo, v));
   }
   for (int k = 0; k < 2; ++k) {
-    if (r.kind[k] == FusedTail::kChannel) v = O::Add(v, r.channel[k]);
-    if (r.kind[k] == FusedTail::kFull) v = O::Add(v, O::Load(r.full[k] + full_off));
+    if (r.kind[k] == FusedTail::kChannel) v = v + r.channel[k];
+    if (r.kind[k] == FusedTail::kFull) v = v + O::Load(r.full[k] + full_off);
   }
   if (r.act == FusedTail::kRelu) return O::Max(r.lo, v);
   if (r.act == FusedTail::kClip) return O::ClipInOrder(v, r.lo, r.hi);
