@@ -34,41 +34,6 @@ float HSum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-/*! \brief y[0:4] for one x row against the w rows w0..w3 (each k long), two accumulators per w row. */
-void Dot1x4(const float* x, const float* w, int64_t k, float* y) {
-  __m256 s[4][2];
-  for (int j = 0; j < 4; ++j) s[j][0] = s[j][1] = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    __m256 a0 = _mm256_loadu_ps(x + i), a1 = _mm256_loadu_ps(x + i + 8);
-    for (int j = 0; j < 4; ++j) {
-      s[j][0] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(w + j * k + i), s[j][0]);
-      s[j][1] = _mm256_fmadd_ps(a1, _mm256_loadu_ps(w + j * k + i + 8), s[j][1]);
-    }
-  }
-  for (; i + 8 <= k; i += 8) {
-    __m256 a = _mm256_loadu_ps(x + i);
-    for (int j = 0; j < 4; ++j) s[j][0] = _mm256_fmadd_ps(a, _mm256_loadu_ps(w + j * k + i), s[j][0]);
-  }
-  for (int j = 0; j < 4; ++j) {
-    float tail = 0;
-    for (int64_t q = i; q < k; ++q) tail += x[q] * w[j * k + q];
-    y[j] = HSum(_mm256_add_ps(s[j][0], s[j][1])) + tail;
-  }
-}
-
-float Dot(const float* x, const float* w, int64_t k) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(w + i), s0);
-    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(w + i + 8), s1);
-  }
-  float tail = 0;
-  for (; i < k; ++i) tail += x[i] * w[i];
-  return HSum(_mm256_add_ps(s0, s1)) + tail;
-}
-
 /*! \brief out[i] = column i of the 8 x 8 block in[0..7] (rows), in registers: 24 shuffles (gemm_pack.inc). */
 __attribute__((always_inline)) inline void TransposeBlock(const __m256 (&in)[8], __m256 (&out)[8]) {
   __m256 t[8], u[8];
@@ -97,19 +62,12 @@ LaneMask FirstLanes(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 V LoadFirst(const float* p, LaneMask mask) { return _mm256_maskload_ps(p, mask); }
-constexpr bool kPrefetchNextPanel = false;
+constexpr bool kPrefetchNextRows = false;
 
 }  // namespace
 
-void DotRowsAVX2(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
-  int64_t j = 0;
-  for (; j + 4 <= n; j += 4) {
-    for (int64_t i = 0; i < m; ++i) Dot1x4(x + i * k, w + j * k, k, y + i * ldy + j);
-  }
-  for (; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
-  }
-}
+#define TVMLITE_GEMM_DOT_ENTRY DotRowsAVX2
+#include "../gemm_dot.inc"
 
 #define TVMLITE_GEMM_TILE_ENTRY GemmTileAVX2
 #include "../gemm_tile.inc"

@@ -43,75 +43,6 @@ float HSum(__m512 v) {
 constexpr int kMaxRows = 8, kMaxVecs = 4;
 constexpr bool TileFits(int rows, int vecs) { return vecs < 4 || rows <= 4; }
 
-inline float Dot(const float* x, const float* w, int64_t k) {
-  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 32 <= k; i += 32) {
-    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(w + i), s0);
-    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(w + i + 16), s1);
-  }
-  for (; i < k; i += 16) {
-    __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
-    s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, w + i), s0);
-  }
-  return HSum(_mm512_add_ps(s0, s1));
-}
-
-/*! \brief y[0, 0:4] and y[1, 0:4] (the rows x0, x1 against w0..w3): each w row read once for two x rows. */
-void Dot2x4(const float* x0, const float* x1, const float* w, int64_t k, float* y0, float* y1) {
-  __m512 s[2][4];
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 4; ++j) s[i][j] = _mm512_setzero_ps();
-  for (int64_t i = 0; i < k; i += 16) {
-    __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
-    __m512 a0 = _mm512_maskz_loadu_ps(m, x0 + i), a1 = _mm512_maskz_loadu_ps(m, x1 + i);
-    for (int j = 0; j < 4; ++j) {
-      __m512 b = _mm512_maskz_loadu_ps(m, w + j * k + i);
-      s[0][j] = _mm512_fmadd_ps(a0, b, s[0][j]);
-      s[1][j] = _mm512_fmadd_ps(a1, b, s[1][j]);
-    }
-  }
-  for (int j = 0; j < 4; ++j) {
-    y0[j] = HSum(s[0][j]);
-    y1[j] = HSum(s[1][j]);
-  }
-}
-
-/*!
- * \brief y[0:4] for one x row against w0..w3, two accumulators per w row (the FMA latency). next: the rows of the
- * next call (w4..w7), prefetched meanwhile, or null: a batch-1 dense streams its weights from memory (a classifier's
- * 5 MB do not stay in cache between runs), and four streams alone leave the memory latency exposed.
- */
-void Dot1x4(const float* x, const float* w, int64_t k, float* y, const float* next) {
-  __m512 s[4][2];  // every loop over it unrolled: else GCC keeps it on the stack (docs/compiler.md)
-#pragma GCC unroll 4
-  for (int j = 0; j < 4; ++j) s[j][0] = s[j][1] = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 32 <= k; i += 32) {
-    if (next != nullptr) {
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        _mm_prefetch(reinterpret_cast<const char*>(next + j * k + i), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(next + j * k + i + 16), _MM_HINT_T0);
-      }
-    }
-    __m512 a0 = _mm512_loadu_ps(x + i), a1 = _mm512_loadu_ps(x + i + 16);
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
-      s[j][0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(w + j * k + i), s[j][0]);
-      s[j][1] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(w + j * k + i + 16), s[j][1]);
-    }
-  }
-  for (; i < k; i += 16) {
-    __mmask16 m = k - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (k - i)) - 1);
-    __m512 a = _mm512_maskz_loadu_ps(m, x + i);
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) s[j][0] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(m, w + j * k + i), s[j][0]);
-  }
-#pragma GCC unroll 4
-  for (int j = 0; j < 4; ++j) y[j] = HSum(_mm512_add_ps(s[j][0], s[j][1]));
-}
-
 /*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles (gemm_pack.inc). */
 __attribute__((always_inline)) inline void TransposeBlock(const __m512 (&in)[16], __m512 (&out)[16]) {
   __m512 t[16], u[16];
@@ -147,21 +78,12 @@ __attribute__((always_inline)) inline void TransposeBlock(const __m512 (&in)[16]
 typedef __mmask16 LaneMask;
 LaneMask FirstLanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
 V LoadFirst(const float* p, LaneMask mask) { return _mm512_maskz_loadu_ps(mask, p); }
-constexpr bool kPrefetchNextPanel = true;
+constexpr bool kPrefetchNextRows = true;
 
 }  // namespace
 
-void DotRowsAVX512(const float* x, int64_t m, const float* w, int64_t n, int64_t k, float* y, int64_t ldy) {
-  int64_t j = 0;
-  for (; j + 4 <= n; j += 4) {
-    int64_t i = 0;
-    for (; i + 2 <= m; i += 2) Dot2x4(x + i * k, x + (i + 1) * k, w + j * k, k, y + i * ldy + j, y + (i + 1) * ldy + j);
-    if (i < m) Dot1x4(x + i * k, w + j * k, k, y + i * ldy + j, j + 12 <= n ? w + (j + 8) * k : nullptr);
-  }
-  for (; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) y[i * ldy + j] = Dot(x + i * k, w + j * k, k);
-  }
-}
+#define TVMLITE_GEMM_DOT_ENTRY DotRowsAVX512
+#include "../gemm_dot.inc"
 
 #define TVMLITE_GEMM_TILE_ENTRY GemmTileAVX512
 #include "../gemm_tile.inc"
