@@ -56,12 +56,6 @@ __attribute__((always_inline)) inline void TransposeBlock(const __m256 (&in)[8],
   }
 }
 
-/*! \brief The first n lanes (n in [1, 8]), all ones in them: the partial blocks of gemm_pack.inc. */
-typedef __m256i LaneMask;
-LaneMask FirstLanes(int64_t n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-V LoadFirst(const float* p, LaneMask mask) { return _mm256_maskload_ps(p, mask); }
 constexpr bool kPrefetchNextRows = false;
 
 }  // namespace

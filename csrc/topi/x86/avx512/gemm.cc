@@ -74,10 +74,6 @@ __attribute__((always_inline)) inline void TransposeBlock(const __m512 (&in)[16]
   }
 }
 
-/*! \brief The first n lanes (n in [1, 16]): the partial blocks of gemm_pack.inc. */
-typedef __mmask16 LaneMask;
-LaneMask FirstLanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
-V LoadFirst(const float* p, LaneMask mask) { return _mm512_maskz_loadu_ps(mask, p); }
 constexpr bool kPrefetchNextRows = true;
 
 }  // namespace
