@@ -349,7 +349,6 @@ TVMLITE_REGISTER_OP("raise_error")
 
 TVMLITE_REGISTER_OP("loop")
     .describe("ONNX Loop: run body while i < max_trip_count and cond; carry values, stack scan outputs.")
-    .set_num_inputs(4)
     .add_argument("max_trip_count", "Tensor", "An int64 scalar, or () for no limit.")
     .add_argument("cond", "Tensor", "A bool scalar, or () to ignore the body's condition.")
     .add_argument("v_initial", "Tuple", "The loop-carried values' initial values.")

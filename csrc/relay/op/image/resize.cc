@@ -68,7 +68,6 @@ TVMLITE_STATIC_INIT_BLOCK({
 
 TVMLITE_REGISTER_OP("image.resize")
     .describe("Resize a tensor on some axes (ONNX Resize: nearest, linear, cubic interpolation).")
-    .set_num_inputs(4)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("roi", "Tensor", "1-D region of interest (starts then ends) for tf_crop_and_resize; else empty.")
     .add_argument("scales", "Tensor", "1-D float scale per resized axis; empty when sizes is given.")

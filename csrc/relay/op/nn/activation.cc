@@ -141,7 +141,6 @@ TVMLITE_REGISTER_OP("nn.prelu")
 
 TVMLITE_REGISTER_OP("clip")
     .describe("min(max(data, min), max); a () bound is no bound.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("min", "Tensor or ()", "The lower bound, a scalar.")
     .add_argument("max", "Tensor or ()", "The upper bound, a scalar.")
@@ -153,7 +152,6 @@ TVMLITE_REGISTER_OP("nn.dropout")
     .describe(
         "Dropout: (out, mask). Without training_mode out = data and mask is all true; with it, each "
         "element is kept with probability 1 - ratio and scaled by 1 / (1 - ratio).")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("ratio", "Tensor", "The drop probability, a float scalar.")
     .add_argument("training_mode", "Tensor", "A bool scalar.")

@@ -195,7 +195,6 @@ TVMLITE_REGISTER_OP("nn.attention")
     .describe(
         "Scaled dot-product attention (ONNX Attention): grouped-query heads, masks, causal and window "
         "masking, a key/value cache and softcap; returns (y, present_key, present_value, qk_matmul_output).")
-    .set_num_inputs(7)
     .add_argument("q", "Tensor", "Queries.")
     .add_argument("k", "Tensor", "Keys.")
     .add_argument("v", "Tensor", "Values.")

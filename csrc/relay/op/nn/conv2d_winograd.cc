@@ -117,7 +117,6 @@ TVMLITE_REGISTER_OP("nn.contrib_conv2d_winograd_weight_transform")
     .describe(
         "The Winograd transform of 3x3 conv filters: (O, C, 3, 3) -> (alpha, alpha, O, C), G g G^T; stride 2: "
         "(alpha, alpha, O, 4C), the parity phases' filters.")
-    .set_num_inputs(1)
     .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels, 3, 3).")
     .add_type_rel("Conv2DWinogradWeightTransform", WeightTransformRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);

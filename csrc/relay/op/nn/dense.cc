@@ -159,7 +159,6 @@ TVMLITE_REGISTER_OP("nn.matmul")
     .describe(
         "numpy.matmul: batch dims broadcast, 1-D operands are vectors; optional transposes of the last two "
         "dims.")
-    .set_num_inputs(2)
     .add_argument("tensor_a", "Tensor", "The left operand, (..., M, K) or (K,).")
     .add_argument("tensor_b", "Tensor", "The right operand, (..., K, N) or (K,).")
     .add_type_rel("Matmul", MatmulRel)

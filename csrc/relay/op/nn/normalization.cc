@@ -196,7 +196,6 @@ TVMLITE_REGISTER_OP("nn.batch_norm")
     .describe(
         "Batch normalization over the channel axis; returns (out, mean_out, var_out): the moving "
         "statistics unchanged in inference, the momentum-updated running statistics in training.")
-    .set_num_inputs(5)
     .add_argument("data", "Tensor", "The input (N, C, ...).")
     .add_argument("gamma", "Tensor", "Scale (C,).")
     .add_argument("beta", "Tensor", "Offset (C,).")
@@ -207,7 +206,6 @@ TVMLITE_REGISTER_OP("nn.batch_norm")
 
 TVMLITE_REGISTER_OP("nn.layer_norm")
     .describe("Layer normalization over the axes [axis, ndim); returns (out, mean, inv_std_dev).")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "The input.")
     .add_argument("gamma", "Tensor", "Scale, broadcast to data.shape[axis:].")
     .add_argument("beta", "Tensor or ()", "Offset, broadcast to data.shape[axis:]; () for none.")
@@ -245,7 +243,6 @@ TVMLITE_REGISTER_OP("nn.lrn")
 
 TVMLITE_REGISTER_OP("nn.lp_normalize")
     .describe("data / ||data||_p along axis (p = 1 or 2; a zero norm gives 0).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .add_type_rel("LpNormalize", LpNormalizeRel)
     .set_attr<TOpPattern>("TOpPattern", kOpaque);

@@ -80,7 +80,6 @@ Type RNNRel(const Array<Type>& args, const RNNAttrs& a) {
 
 TVMLITE_REGISTER_OP("nn.rnn")
     .describe("ONNX RNN/GRU/LSTM over a sequence (mode attr); optional inputs omitted as empty tuples.")
-    .set_num_inputs(8)
     .add_argument("data", "Tensor", "X.")
     .add_argument("weight", "Tensor", "W: input weights.")
     .add_argument("recurrence", "Tensor", "R: recurrence weights.")

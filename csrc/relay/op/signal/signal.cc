@@ -188,7 +188,6 @@ TVMLITE_STATIC_INIT_BLOCK({
 
 TVMLITE_REGISTER_OP("signal.dft")
     .describe("Discrete Fourier transform along one axis (ONNX DFT); complex values as a trailing dim of 2.")
-    .set_num_inputs(3)
     .add_argument("data", "Tensor", "(..., 1) real or (..., 2) complex.")
     .add_argument("dft_length", "Tensor", "int scalar, or empty (0,) for the default length.")
     .add_argument("axis", "Tensor", "int scalar, or empty (0,) when the attrs carry the axis.")

@@ -433,14 +433,12 @@ TVMLITE_REGISTER_OP("nn.batch_flatten")
 
 TVMLITE_REGISTER_OP("nn.depth_to_space")
     .describe("Move channel blocks into block_size x block_size spatial blocks (NCHW; DCR or CRD order).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input (NCHW).")
     .add_type_rel("DepthToSpace", SubPixelRel<true>)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
 
 TVMLITE_REGISTER_OP("nn.space_to_depth")
     .describe("Move block_size x block_size spatial blocks into channels (NCHW; DCR or CRD order).")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input (NCHW).")
     .add_type_rel("SpaceToDepth", SubPixelRel<false>)
     .set_attr<TOpPattern>("TOpPattern", kInjective);

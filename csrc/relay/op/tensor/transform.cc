@@ -297,7 +297,6 @@ TVMLITE_REGISTER_OP("concatenate")
 
 TVMLITE_REGISTER_OP("split")
     .describe("Split along axis into equal sections or at indices; returns a tuple.")
-    .set_num_inputs(1)
     .add_argument("data", "Tensor", "The input.")
     .add_type_rel("Split", SplitRel)
     .set_attr<TOpPattern>("TOpPattern", kInjective);
@@ -338,7 +337,6 @@ TVMLITE_REGISTER_OP("dyn.full")
 
 TVMLITE_REGISTER_OP("arange")
     .describe("start, start + step, ... below stop (above it for a negative step); ONNX Range.")
-    .set_num_inputs(3)
     .add_argument("start", "Tensor", "Scalar start.")
     .add_argument("stop", "Tensor", "Scalar stop (exclusive).")
     .add_argument("step", "Tensor", "Scalar step.")
