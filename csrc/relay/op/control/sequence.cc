@@ -54,7 +54,6 @@ bool IsTensorLike(const Type& t) { return t.as<TensorTypeNode>() || t.as<DynTens
 }  // namespace
 
 Type SequenceConstructRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   const auto* tt = args[0].as<TupleTypeNode>();
   TVMLITE_CHECK_KIND(tt && !tt->fields.empty(), TypeError)
       << "expected a non-empty tuple of tensors, got " << TypeToString(args[0]);
@@ -66,13 +65,9 @@ Type SequenceConstructRel(const Array<Type>& args, const Attrs&) {
   return SequenceType(elem);
 }
 
-Type SequenceEmptyRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 0);
-  return SequenceType(DynTensorType(AttrsAs<SequenceEmptyAttrs>(attrs)->dtype));
-}
+Type SequenceEmptyRel(const Array<Type>&, const SequenceEmptyAttrs& a) { return SequenceType(DynTensorType(a.dtype)); }
 
 Type SequenceInsertRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 3);
   const SequenceTypeNode* s = SeqArg(args, 0);
   TVMLITE_CHECK_KIND(IsTensorLike(args[1]), TypeError)
       << "the inserted value must be a tensor, got " << TypeToString(args[1]);
@@ -81,7 +76,6 @@ Type SequenceInsertRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type SequenceEraseRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const SequenceTypeNode* s = SeqArg(args, 0);
   CheckPosition(args, 1, true);
   (void)s;
@@ -89,23 +83,19 @@ Type SequenceEraseRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type SequenceAtRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const SequenceTypeNode* s = SeqArg(args, 0);
   CheckPosition(args, 1, false);
   return s->elem_type;
 }
 
 Type SequenceLengthRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   SeqArg(args, 0);
   return TensorType(std::vector<int64_t>{}, DataType::Int(64));
 }
 
-Type SplitToSequenceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
-  const auto* a = AttrsAs<SplitToSequenceAttrs>(attrs);
+Type SplitToSequenceRel(const Array<Type>& args, const SplitToSequenceAttrs& a) {
   const TensorTypeNode* x = TensorArg(args, 0);
-  int64_t axis = NormalizeAxis(a->axis, x->ndim());
+  int64_t axis = NormalizeAxis(a.axis, x->ndim());
   if (!Absent(args[1])) {
     const TensorTypeNode* split = TensorArg(args, 1);
     TVMLITE_CHECK_KIND(split->ndim() <= 1 && (split->dtype.code() == kDLInt), TypeError)
@@ -117,27 +107,25 @@ Type SplitToSequenceRel(const Array<Type>& args, const Attrs& attrs) {
       dims.push_back(x->shape[d]);
     } else if (!Absent(args[1])) {
       dims.push_back(SizeVar::Any());
-    } else if (a->keepdims) {
+    } else if (a.keepdims) {
       dims.push_back(int64_t(1));
     }
   }
   return SequenceType(TensorType(Array<Any>(dims), x->dtype));
 }
 
-Type ConcatFromSequenceRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 1);
-  const auto* a = AttrsAs<ConcatFromSequenceAttrs>(attrs);
+Type ConcatFromSequenceRel(const Array<Type>& args, const ConcatFromSequenceAttrs& a) {
   const SequenceTypeNode* s = SeqArg(args, 0);
   const auto* e = s->elem_type.as<TensorTypeNode>();
   TVMLITE_CHECK_KIND(e != nullptr, TypeError) << "the elements' rank must be known, got " << TypeToString(s->elem_type);
-  int64_t rank = static_cast<int64_t>(e->ndim()) + (a->new_axis ? 1 : 0);
+  int64_t rank = static_cast<int64_t>(e->ndim()) + (a.new_axis ? 1 : 0);
   TVMLITE_CHECK_KIND(rank >= 1, ValueError) << "cannot concatenate scalars without new_axis";
-  int64_t axis = NormalizeAxis(a->axis, rank);
+  int64_t axis = NormalizeAxis(a.axis, rank);
   std::vector<Any> dims;
   for (int64_t d = 0, src = 0; d < rank; ++d) {
     if (d == axis) {
       dims.push_back(SizeVar::Any());
-      if (!a->new_axis) ++src;
+      if (!a.new_axis) ++src;
     } else {
       dims.push_back(e->shape[src++]);
     }
@@ -146,23 +134,19 @@ Type ConcatFromSequenceRel(const Array<Type>& args, const Attrs& attrs) {
 }
 
 Type OptionalRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   TVMLITE_CHECK_KIND(IsTensorLike(args[0]) || args[0].as<SequenceTypeNode>(), TypeError)
       << "an optional holds a tensor or a sequence, got " << TypeToString(args[0]);
   return OptionalType(args[0]);
 }
 
-Type OptionalEmptyRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 0);
-  const auto* a = AttrsAs<OptionalEmptyAttrs>(attrs);
-  TVMLITE_CHECK_KIND(a->elem_type.defined(), TypeError) << "elem_type is required";
-  TVMLITE_CHECK_KIND(IsTensorLike(a->elem_type) || a->elem_type.as<SequenceTypeNode>(), TypeError)
-      << "an optional holds a tensor or a sequence, got " << TypeToString(a->elem_type);
-  return OptionalType(a->elem_type);
+Type OptionalEmptyRel(const Array<Type>&, const OptionalEmptyAttrs& a) {
+  TVMLITE_CHECK_KIND(a.elem_type.defined(), TypeError) << "elem_type is required";
+  TVMLITE_CHECK_KIND(IsTensorLike(a.elem_type) || a.elem_type.as<SequenceTypeNode>(), TypeError)
+      << "an optional holds a tensor or a sequence, got " << TypeToString(a.elem_type);
+  return OptionalType(a.elem_type);
 }
 
 Type OptionalHasElementRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   TVMLITE_CHECK_KIND(args[0].as<OptionalTypeNode>() || args[0].as<SequenceTypeNode>() || IsTensorLike(args[0]),
                      TypeError)
       << "expected an optional, a tensor or a sequence, got " << TypeToString(args[0]);
@@ -170,7 +154,6 @@ Type OptionalHasElementRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type OptionalGetElementRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   if (const auto* o = args[0].as<OptionalTypeNode>()) return o->elem_type;
   TVMLITE_CHECK_KIND(args[0].as<SequenceTypeNode>() || IsTensorLike(args[0]), TypeError)
       << "expected an optional, a tensor or a sequence, got " << TypeToString(args[0]);
@@ -183,8 +166,7 @@ Type OptionalGetElementRel(const Array<Type>& args, const Attrs&) {
 
 TVMLITE_REGISTER_SEQ_OP("sequence_construct", 1, SequenceConstructRel, "A sequence of the tuple's tensors.")
     .add_argument("inputs", "Tuple", "The tensors.");
-TVMLITE_REGISTER_SEQ_OP("sequence_empty", 0, SequenceEmptyRel, "An empty sequence of tensors of dtype.")
-    .set_attrs_type<SequenceEmptyAttrs>();
+TVMLITE_REGISTER_SEQ_OP("sequence_empty", 0, SequenceEmptyRel, "An empty sequence of tensors of dtype.");
 TVMLITE_REGISTER_SEQ_OP("sequence_insert", 3, SequenceInsertRel, "Insert a tensor at position (default: end).")
     .add_argument("seq", "Sequence", "The sequence.")
     .add_argument("tensor", "Tensor", "The value inserted.")
@@ -199,16 +181,13 @@ TVMLITE_REGISTER_SEQ_OP("sequence_length", 1, SequenceLengthRel, "The number of 
     .add_argument("seq", "Sequence", "The sequence.");
 TVMLITE_REGISTER_SEQ_OP("split_to_sequence", 2, SplitToSequenceRel, "Split a tensor along axis into a sequence.")
     .add_argument("data", "Tensor", "The tensor split.")
-    .add_argument("split", "Tensor", "Chunk length (scalar) or lengths (1-D), or () for chunks of 1.")
-    .set_attrs_type<SplitToSequenceAttrs>();
+    .add_argument("split", "Tensor", "Chunk length (scalar) or lengths (1-D), or () for chunks of 1.");
 TVMLITE_REGISTER_SEQ_OP("concat_from_sequence", 1, ConcatFromSequenceRel,
                         "Concatenate (or stack, with new_axis) a sequence's tensors along axis.")
-    .add_argument("seq", "Sequence", "The sequence.")
-    .set_attrs_type<ConcatFromSequenceAttrs>();
+    .add_argument("seq", "Sequence", "The sequence.");
 TVMLITE_REGISTER_SEQ_OP("optional", 1, OptionalRel, "An optional holding the value.")
     .add_argument("value", "Tensor", "A tensor or a sequence.");
-TVMLITE_REGISTER_SEQ_OP("optional_empty", 0, OptionalEmptyRel, "An empty optional of elem_type.")
-    .set_attrs_type<OptionalEmptyAttrs>();
+TVMLITE_REGISTER_SEQ_OP("optional_empty", 0, OptionalEmptyRel, "An empty optional of elem_type.");
 TVMLITE_REGISTER_SEQ_OP("optional_has_element", 1, OptionalHasElementRel, "Whether the optional holds a value.")
     .add_argument("value", "Optional", "An optional (a tensor or sequence counts as present).");
 TVMLITE_REGISTER_SEQ_OP("optional_get_element", 1, OptionalGetElementRel, "The optional's value.")

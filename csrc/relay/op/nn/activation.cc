@@ -29,7 +29,6 @@ TVMLITE_STATIC_INIT_BLOCK({
 });
 
 Type FloatUnaryRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   CheckFloating(TensorArg(args, 0)->dtype, "data");
   return args[0];
 }

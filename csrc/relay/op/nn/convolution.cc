@@ -73,36 +73,33 @@ DataType ConvDtype(const TensorTypeNode* data, const TensorTypeNode* weight, con
 }
 
 template <int N>
-Type ConvRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 2);
-  const auto* a = AttrsAs<ConvAttrs<N>>(attrs);
+Type ConvRel(const Array<Type>& args, const ConvAttrs<N>& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
-  CheckLayout(a->data_layout, "data_layout", ChannelFirstLayout(N));
-  CheckLayout(a->kernel_layout, "kernel_layout", ConvKernelLayout(N));
-  CheckLayout(a->out_layout, "out_layout", ChannelFirstLayout(N), true);
+  CheckLayout(a.data_layout, "data_layout", ChannelFirstLayout(N));
+  CheckLayout(a.kernel_layout, "kernel_layout", ConvKernelLayout(N));
+  CheckLayout(a.out_layout, "out_layout", ChannelFirstLayout(N), true);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
   CheckRank(weight, N + 2, "weight (out_channels, in_channels / groups, kernel...)");
-  DataType dtype = ConvDtype(data, weight, a->out_dtype);
-  CheckGroups(a->groups);
-  Window<N> w = NormalizeWindow<N>(a->strides, a->padding, a->dilation);
-  CheckDivisible(data->shape[1], a->groups, "in_channels", data, "data");
-  CheckDivisible(weight->shape[0], a->groups, "out_channels", weight, "weight");
+  DataType dtype = ConvDtype(data, weight, a.out_dtype);
+  CheckGroups(a.groups);
+  Window<N> w = NormalizeWindow<N>(a.strides, a.padding, a.dilation);
+  CheckDivisible(data->shape[1], a.groups, "in_channels", data, "data");
+  CheckDivisible(weight->shape[0], a.groups, "out_channels", weight, "weight");
   std::optional<int64_t> c = data->shape[1].as<int64_t>(), cg = weight->shape[1].as<int64_t>();
   if (c && cg) {
-    TVMLITE_CHECK_KIND(static_cast<__int128>(*cg) * a->groups == *c, ValueError)
+    TVMLITE_CHECK_KIND(static_cast<__int128>(*cg) * a.groups == *c, ValueError)
         << "in_channels mismatch: data " << ShapeToString(data->shape) << " has " << *c << " channels, weight "
-        << ShapeToString(weight->shape) << " expects " << *cg << " per group * groups " << a->groups;
+        << ShapeToString(weight->shape) << " expects " << *cg << " per group * groups " << a.groups;
   }
-  std::array<Any, N> k = KernelDims<N>(weight, a->kernel_size);
-  std::vector<Any> out{data->shape[0], OutChannels(weight->shape[0], a->channels, weight)};
+  std::array<Any, N> k = KernelDims<N>(weight, a.kernel_size);
+  std::vector<Any> out{data->shape[0], OutChannels(weight->shape[0], a.channels, weight)};
   for (int i = 0; i < N; ++i) out.push_back(WindowOut<N>(data->shape[2 + i], k[i], w, i, false));
   return TensorType(Array<Any>(out), dtype);
 }
 
 template <int N>
 Type ConvTransposeRel(const Array<Type>& args, const ConvTransposeAttrs<N>& a) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   CheckLayout(a.data_layout, "data_layout", ChannelFirstLayout(N));
@@ -165,8 +162,7 @@ Type ConvTransposeRel(const Array<Type>& args, const ConvTransposeAttrs<N>& a) {
  * (or one value), weight's a scalar or one per output channel; each has its operand's dtype.
  */
 template <int N>
-Type ConvIntegerRel(const Array<Type>& args, const Attrs& attrs) {
-  CheckNumArgs(args, 4);
+Type ConvIntegerRel(const Array<Type>& args, const ConvAttrs<N>& a) {
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* weight = TensorArg(args, 1);
   const TensorTypeNode* dz = TensorArg(args, 2);
@@ -180,7 +176,7 @@ Type ConvIntegerRel(const Array<Type>& args, const Attrs& attrs) {
       << ", weight " << weight->dtype.str() << " / " << wz->dtype.str();
   TVMLITE_CHECK_KIND(dz->ndim() == 0 || (dz->ndim() == 1 && DimIs(dz->shape[0], 1)), ValueError)
       << "data_zero_point must be a scalar, got shape " << ShapeToString(dz->shape);
-  Type conv = ConvRel<N>({args[0], TensorType(weight->shape, data->dtype)}, attrs);
+  Type conv = ConvRel<N>({args[0], TensorType(weight->shape, data->dtype)}, a);
   const auto* out = conv.as<TensorTypeNode>();
   if (wz->ndim() == 1 && !DimIs(wz->shape[0], 1)) {
     bool ok = DimEqual(wz->shape[0], weight->shape[0]) || wz->shape[0].type_index() != kTVMLiteInt ||
@@ -235,10 +231,8 @@ void RegisterConv() {
   OpRegEntry::RegisterOrGet("nn.conv" + dims)
       .describe(std::to_string(N) + "-D convolution: data " + ChannelFirstLayout(N) + ", weight " +
                 ConvKernelLayout(N) + "; grouped when groups > 1 (depthwise: groups = in_channels).")
-      .set_num_inputs(2)
       .add_argument("data", "Tensor", "The input, (batch, in_channels, spatial...).")
       .add_argument("weight", "Tensor", "The filters, (out_channels, in_channels / groups, kernel...).")
-      .template set_attrs_type<ConvAttrs<N>>()
       .add_type_rel("Conv", ConvRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable)
       .set_attr("FTVMLiteScaleAxis",
@@ -248,22 +242,18 @@ void RegisterConv() {
                 " w.r.t. its input): "
                 "data " +
                 ChannelFirstLayout(N) + ", weight " + ConvTransposeKernelLayout(N) + ".")
-      .set_num_inputs(2)
       .add_argument("data", "Tensor", "The input, (batch, in_channels, spatial...).")
       .add_argument("weight", "Tensor", "The filters, (in_channels, out_channels / groups, kernel...).")
-      .template set_attrs_type<ConvTransposeAttrs<N>>()
       .add_type_rel("ConvTranspose", ConvTransposeRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOutEWiseFusable);
   OpRegEntry::RegisterOrGet("nn.conv" + dims + "_integer")
       .describe(std::to_string(N) +
                 "-D integer convolution (ONNX ConvInteger): conv of (data - data_zero_point) "
                 "and (weight - weight_zero_point) accumulated in int32.")
-      .set_num_inputs(4)
       .add_argument("data", "Tensor", "The input (int8 / uint8), (batch, in_channels, spatial...).")
       .add_argument("weight", "Tensor", "The filters (int8 / uint8), (out_channels, in_channels / groups, kernel...).")
       .add_argument("data_zero_point", "Tensor", "Scalar zero point of data.")
       .add_argument("weight_zero_point", "Tensor", "Scalar or per-output-channel zero point of weight.")
-      .template set_attrs_type<ConvAttrs<N>>()
       .add_type_rel("ConvInteger", ConvIntegerRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOpaque);
 }

@@ -25,7 +25,6 @@ void CheckDim(const TensorTypeNode* t, size_t i, const Any& want, const char* wh
 
 template <bool kMask>
 Type DeformableConv2DRel(const Array<Type>& args, const DeformableConv2DAttrs& a) {
-  CheckNumArgs(args, kMask ? 4 : 3);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* offset = TensorArg(args, 1);
   const TensorTypeNode* weight = TensorArg(args, 2);

@@ -38,7 +38,6 @@ Type DynCol2ImRel(const Array<Type>& args, const Col2ImAttrs&) {
 
 template <int N>
 Type DynMaxUnpoolRel(const Array<Type>& args, const MaxUnpoolAttrs<N>&) {
-  CheckNumArgs(args, 3);
   const TensorTypeNode* data = TensorArg(args, 0);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
   const TensorTypeNode* indices = TensorArg(args, 1);
@@ -55,11 +54,9 @@ template <int N>
 void RegisterDynMaxUnpool() {
   OpRegEntry::RegisterOrGet("dyn.nn.max_unpool" + std::to_string(N) + "d")
       .describe(std::to_string(N) + "-D max unpooling into the spatial dims of an output_shape tensor.")
-      .set_num_inputs(3)
       .add_argument("data", "Tensor", "The pooled values, (batch, channels, spatial...).")
       .add_argument("indices", "Tensor", "Flat indices (as MaxPool's Indices) of data's shape.")
       .add_argument("output_shape", "Tensor", "The full output shape (batch, channels, spatial...), 1-D integer.")
-      .template set_attrs_type<MaxUnpoolAttrs<N>>()
       .add_type_rel("DynMaxUnpool", DynMaxUnpoolRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOpaque)
       .template set_attr<bool>("TAxisSemantics", true);

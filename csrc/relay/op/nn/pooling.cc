@@ -42,7 +42,6 @@ int64_t PoolBlock(const std::string& layout, const std::string& out_layout, cons
 
 template <PoolKind K, int N>
 Type PoolRel(const Array<Type>& args, const PoolAttrs<K, N>& a) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   constexpr bool kBlockable = N == 2 && (K == PoolKind::kMax || K == PoolKind::kAvg);
   int64_t block = kBlockable ? PoolBlock(a.layout, a.out_layout, data) : 0;
@@ -100,7 +99,6 @@ Type GlobalPoolRel(const Array<Type>& args, const GlobalPoolAttrs& a) {
 
 template <int N>
 Type MaxUnpoolRel(const Array<Type>& args, const MaxUnpoolAttrs<N>& a) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* data = TensorArg(args, 0);
   const TensorTypeNode* indices = TensorArg(args, 1);
   CheckRank(data, N + 2, "data (batch, channels, spatial...)");
@@ -161,9 +159,7 @@ void RegisterPool(const char* base, const char* what) {
   if (K == PoolKind::kMaxArgmax) name += "_with_argmax";
   OpRegEntry::RegisterOrGet(name)
       .describe(std::to_string(N) + "-D " + what + " over " + ChannelFirstLayout(N) + " data.")
-      .set_num_inputs(1)
       .add_argument("data", "Tensor", "The input, (batch, channels, spatial...).")
-      .template set_attrs_type<A>()
       .add_type_rel("Pool", PoolRel<K, N>)
       .template set_attr<TOpPattern>("TOpPattern", K == PoolKind::kMaxArgmax ? kOpaque : kOutEWiseFusable);
 }
@@ -178,10 +174,8 @@ void RegisterPools() {
   TVMLITE_REFLECT_FIELDS(U, pool_size, strides, padding, output_size);
   OpRegEntry::RegisterOrGet("nn.max_unpool" + std::to_string(N) + "d")
       .describe(std::to_string(N) + "-D max unpooling: scatter data to the flat indices of a zero tensor.")
-      .set_num_inputs(2)
       .add_argument("data", "Tensor", "The pooled values, (batch, channels, spatial...).")
       .add_argument("indices", "Tensor", "Flat indices (as MaxPool's Indices) of data's shape.")
-      .template set_attrs_type<U>()
       .add_type_rel("MaxUnpool", MaxUnpoolRel<N>)
       .template set_attr<TOpPattern>("TOpPattern", kOpaque);
 }

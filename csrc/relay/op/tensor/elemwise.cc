@@ -14,14 +14,12 @@ namespace tvmlite {
 namespace relay {
 
 Type BroadcastRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   return TensorType(BroadcastShapes(a->shape, b->shape), MatchDtype(a, b));
 }
 
 Type PowerRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   auto numeric = [](DataType t) { return t.is_int() || t.is_uint() || t.is_floating_point(); };
@@ -31,7 +29,6 @@ Type PowerRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type BroadcastCompareRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 2);
   const TensorTypeNode* a = TensorArg(args, 0);
   const TensorTypeNode* b = TensorArg(args, 1);
   MatchDtype(a, b);
@@ -39,13 +36,11 @@ Type BroadcastCompareRel(const Array<Type>& args, const Attrs&) {
 }
 
 Type IdentityRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   TensorArg(args, 0);
   return args[0];
 }
 
 Type PredicateRel(const Array<Type>& args, const Attrs&) {
-  CheckNumArgs(args, 1);
   return TensorType(TensorArg(args, 0)->shape, DataType::Bool());
 }
 

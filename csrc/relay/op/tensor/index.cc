@@ -236,7 +236,6 @@ Type ArgwhereRel(const Array<Type>& args, const Attrs&) {
 template <bool kDyn>
 Type OneHotRel(const Array<Type>& args, const OneHotAttrs& a) {
   const char* op = kDyn ? "dyn.one_hot" : "one_hot";
-  CheckNumArgs(args, kDyn ? 4 : 3);
   const TensorTypeNode* idx = TensorArg(args, 0);  // ONNX OneHot casts any number to an index
   TVMLITE_CHECK_KIND(IsIntegerDtype(idx->dtype) || idx->dtype.is_float(), TypeError)
       << op << ": indices must be numbers, got " << idx->dtype.str();

@@ -233,7 +233,6 @@ Type BatchFlattenRel(const Array<Type>& args, const Attrs&) {
 template <bool kToSpace>
 Type SubPixelRel(const Array<Type>& args, const SubPixelAttrs& a) {
   const char* op = kToSpace ? "nn.depth_to_space" : "nn.space_to_depth";
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(a.layout == "NCHW", ValueError) << op << ": layout '" << a.layout << "' (only NCHW)";
   TVMLITE_CHECK_KIND(a.mode == "DCR" || a.mode == "CRD", ValueError)
@@ -340,7 +339,6 @@ Type DynTileRel(const Array<Type>& args, const Attrs&) {
 
 template <bool kSize>
 Type ShapeOfRel(const Array<Type>& args, const DtypeAttrs& a) {
-  CheckNumArgs(args, 1);
   const TensorTypeNode* data = TensorArg(args, 0);
   TVMLITE_CHECK_KIND(IsIntegerDtype(a.dtype) && a.dtype.lanes() == 1, TypeError)
       << (kSize ? "ndarray_size" : "shape_of") << ": dtype must be an integer type, got " << a.dtype.str();

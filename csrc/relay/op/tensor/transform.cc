@@ -219,7 +219,6 @@ Type DynPadRel(const Array<Type>& args, const PadAttrs& a) {
 
 template <bool kDyn>
 Type FullRel(const Array<Type>& args, const FullAttrs& a) {
-  CheckNumArgs(args, kDyn ? 2 : 1);
   const TensorTypeNode* fill = ScalarArg(args, 0, kDyn ? "dyn.full: fill_value" : "full: fill_value");
   DataType dtype = IsVoidDtype(a.dtype) ? fill->dtype : a.dtype;
   if (kDyn) return TensorType(UnknownShape(StaticLengthArg(args, 1, "dyn.full: shape")), dtype);

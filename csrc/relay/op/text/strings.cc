@@ -52,7 +52,6 @@ Type StringNormalizerRel(const Array<Type>& args, const StringNormalizerAttrs& a
   TVMLITE_CHECK_KIND(
       a.case_change_action == "LOWER" || a.case_change_action == "UPPER" || a.case_change_action == "NONE", ValueError)
       << "case_change_action must be LOWER, UPPER or NONE, got '" << a.case_change_action << "'";
-  CheckNumArgs(args, 1);
   const TensorTypeNode* x = StringArg(args, 0);
   TVMLITE_CHECK_KIND(x->ndim() == 1 || (x->ndim() == 2 && DimIs(x->shape[0], 1)), ValueError)
       << "the input must be (C,) or (1, C), got " << ShapeToString(x->shape);

@@ -34,21 +34,11 @@ float HSum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-/*! \brief out[i] = column i of the 8 x 8 block in[0..7] (rows), in registers: 24 shuffles (gemm_pack.inc). */
-__attribute__((always_inline)) inline void TransposeBlock(const __m256 (&in)[8], __m256 (&out)[8]) {
-  __m256 t[8], u[8];
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
-    t[i] = _mm256_unpacklo_ps(in[i], in[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(in[i], in[i + 1]);
-  }
-#pragma GCC unroll 2
-  for (int g = 0; g < 8; g += 4) {  // u[4 g + c]: in lane l, column 4 l + c of rows 4 g .. 4 g + 3
-    u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
-    u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
-    u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-    u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-  }
+/*!
+ * \brief The 8 x 8 transpose's last step (gemm_pack.inc TransposeBlock): u's 4 x 4 blocks transposed within each
+ * 128-bit lane, out[i] = column i, the lanes exchanged.
+ */
+__attribute__((always_inline)) inline void TransposeAcrossLanes(const __m256 (&u)[8], __m256 (&out)[8]) {
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {
     out[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);

@@ -43,25 +43,12 @@ float HSum(__m512 v) {
 constexpr int kMaxRows = 8, kMaxVecs = 4;
 constexpr bool TileFits(int rows, int vecs) { return vecs < 4 || rows <= 4; }
 
-/*! \brief out[i] = column i of the 16 x 16 block in[0..15] (rows), in registers: 64 shuffles (gemm_pack.inc). */
-__attribute__((always_inline)) inline void TransposeBlock(const __m512 (&in)[16], __m512 (&out)[16]) {
-  __m512 t[16], u[16];
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; i += 2) {  // per 128-bit lane l: t[i] = rows i, i + 1 at 4 l, 4 l + 1; t[i + 1] at + 2, + 3
-    t[i] = _mm512_unpacklo_ps(in[i], in[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(in[i], in[i + 1]);
-  }
-  // 4 x 4 blocks: u[4 g + c] holds, in its 128-bit lane l, column 4 l + c of rows 4 g .. 4 g + 3
-#pragma GCC unroll 4
-  for (int g = 0; g < 16; g += 4) {
-    const __m512d t0 = _mm512_castps_pd(t[g]), t1 = _mm512_castps_pd(t[g + 1]);
-    const __m512d t2 = _mm512_castps_pd(t[g + 2]), t3 = _mm512_castps_pd(t[g + 3]);
-    u[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
-    u[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
-    u[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
-    u[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
-  }
-  // Column 4 l + c gathers lane l of u[c], u[4 + c], u[8 + c], u[12 + c]: two 128-bit lane shuffles.
+/*!
+ * \brief The 16 x 16 transpose's last step (gemm_pack.inc TransposeBlock): u's 4 x 4 blocks transposed within
+ * each 128-bit lane, out[i] = column i. Column 4 l + c gathers lane l of u[c], u[4 + c], u[8 + c], u[12 + c]: two
+ * 128-bit lane shuffles.
+ */
+__attribute__((always_inline)) inline void TransposeAcrossLanes(const __m512 (&u)[16], __m512 (&out)[16]) {
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {
     const __m512 a02 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), a13 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
